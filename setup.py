@@ -1,0 +1,142 @@
+"""Build script: the core shared library (ninja, in parallel), then sdk._C over its C ABI.
+
+The core is one shared library, ``sdk/lib/libsdk_core.so``, compiled from
+``core/src/*.cpp`` by ninja. ``sdk._C`` (the Python binding) links against it
+with an ``$ORIGIN`` rpath and includes only ``sdk/c_api.h``. The public headers
+are copied to ``sdk/include`` so that installed packages carry them.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+CORE_SRC = ROOT / "core" / "src"
+CORE_INCLUDE = ROOT / "core" / "include"
+CORE_LIB_NAME = "libsdk_core.so"
+
+# Release flags that run on any x86-64; faster paths are picked at run time.
+CORE_CXXFLAGS = [
+    "-std=c++17",
+    "-O3",
+    "-fPIC",
+    "-fvisibility=hidden",
+    "-fno-math-errno",
+    "-DSDK_CORE_BUILDING",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+]
+CORE_LDFLAGS = ["-shared", "-pthread", "-ldl", "-Wl,-soname," + CORE_LIB_NAME]
+
+
+def _ninja_exe() -> str:
+    try:
+        import ninja  # the PyPI package: "ninja not found" never happens
+
+        return os.path.join(ninja.BIN_DIR, "ninja")
+    except ImportError:
+        found = shutil.which("ninja")
+        if not found:
+            raise RuntimeError("ninja is required to build the core: pip install ninja") from None
+        return found
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def build_core(build_dir: Path, out_lib: Path, verbose: bool = False) -> None:
+    """Compile core/src/*.cpp into out_lib with ninja (incremental)."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    cxx = os.environ.get("CXX", "c++")
+    sources = sorted(CORE_SRC.glob("**/*.cpp"))
+    if not sources:
+        raise RuntimeError(f"no core sources under {CORE_SRC}")
+    cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
+    if os.environ.get("SDK_DEBUG"):
+        cflags = [f for f in cflags if f != "-O3"] + ["-O0", "-g"]
+    lines = [
+        "ninja_required_version = 1.3",
+        f"cxx = {cxx}",
+        f"cflags = {' '.join(shlex.quote(f) for f in cflags)}",
+        f"ldflags = {' '.join(CORE_LDFLAGS)}",
+        "rule cxx",
+        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CXX $in",
+        "rule link",
+        "  command = $cxx $in -o $out $ldflags",
+        "  description = LINK $out",
+    ]
+    objects = []
+    for src in sources:
+        obj = build_dir / (src.relative_to(CORE_SRC).as_posix().replace("/", "_") + ".o")
+        objects.append(obj)
+        lines.append(f"build {obj}: cxx {src}")
+    out_lib.parent.mkdir(parents=True, exist_ok=True)
+    lines.append(f"build {out_lib}: link {' '.join(map(str, objects))}")
+    lines.append(f"default {out_lib}")
+    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
+    cmd = [_ninja_exe(), "-C", str(build_dir)]
+    jobs = os.environ.get("MAX_JOBS")
+    if jobs:
+        cmd += ["-j", jobs]
+    if verbose:
+        cmd.append("-v")
+    import fcntl  # one ninja per build folder at a time (parallel dev builds)
+
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(cmd, check=True)
+
+
+def copy_headers(dest: Path) -> None:
+    """Install the public headers inside the package (sdk/include/sdk/*.h)."""
+    target = dest / "sdk"
+    target.mkdir(parents=True, exist_ok=True)
+    for header in (CORE_INCLUDE / "sdk").glob("*.h"):
+        out = target / header.name
+        if not out.exists() or out.read_bytes() != header.read_bytes():
+            shutil.copyfile(header, out)
+
+
+class BuildWithCore(build_ext):
+    """build_ext that first builds the core library and headers into the package."""
+
+    def run(self) -> None:
+        if self.inplace:
+            pkg_dir = ROOT / "sdk"
+        else:
+            pkg_dir = Path(self.build_lib) / "sdk"
+        tag = f"{sys.implementation.cache_tag}-{sysconfig.get_platform()}"
+        build_core(ROOT / "build" / f"core-{tag}", pkg_dir / "lib" / CORE_LIB_NAME,
+                   verbose=bool(self.verbose > 1))
+        copy_headers(pkg_dir / "include")
+        for ext in self.extensions:
+            ext.library_dirs.append(str(pkg_dir / "lib"))
+        super().run()
+
+
+binding = Extension(
+    "sdk._C",
+    sources=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sdk" / "_C").glob("*.cpp")),
+    include_dirs=[str(CORE_INCLUDE)],
+    libraries=["sdk_core"],
+    runtime_library_dirs=["$ORIGIN/lib"],
+    extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden"],
+    language="c++",
+)
+
+setup(ext_modules=[binding], cmdclass={"build_ext": BuildWithCore})
