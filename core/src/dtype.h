@@ -1,0 +1,222 @@
+// core/src/dtype.h: element types, half-precision conversions and dtype dispatch.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "tensor_impl.h"
+
+namespace sdk::detail {
+
+// IEEE binary16, stored as bits; arithmetic goes through float.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float f) : bits(from_float(f)) {}  // NOLINT: implicit like a numeric type
+  operator float() const { return to_float(bits); }
+
+  static uint16_t from_float(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) {  // inf or nan
+      return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
+    }
+    if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow
+    if (absx < 0x38800000u) {  // subnormal or zero in half
+      float af;
+      std::memcpy(&af, &absx, 4);
+      // Scale into the subnormal range; rounding to nearest even by the FPU.
+      float scaled = af * 16777216.0f;  // 2^24
+      uint32_t m = static_cast<uint32_t>(std::nearbyint(scaled));
+      return static_cast<uint16_t>(sign | m);
+    }
+    uint32_t mant = absx & 0x7fffffu;
+    uint32_t exp = (absx >> 23) - 112;  // rebias 127 -> 15
+    uint32_t h = (exp << 10) | (mant >> 13);
+    uint32_t rest = mant & 0x1fffu;  // round to nearest even
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h += 1;
+    return static_cast<uint16_t>(sign | h);
+  }
+  static float to_float(uint16_t h) {
+    uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+      if (mant == 0) {
+        x = sign;
+      } else {  // subnormal: value = mant * 2^-24
+        float f = static_cast<float>(mant) * 5.9604644775390625e-08f;
+        std::memcpy(&x, &f, 4);
+        x |= sign;
+      }
+    } else if (exp == 31) {
+      x = sign | 0x7f800000u | (mant << 13);
+    } else {
+      x = sign | ((exp + 112) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+  }
+};
+
+// bfloat16: the upper 16 bits of a float32, rounded to nearest even.
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float f) : bits(from_float(f)) {}  // NOLINT
+  operator float() const {
+    uint32_t x = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+  }
+  static uint16_t from_float(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return static_cast<uint16_t>(x >> 16);
+  }
+};
+
+// C++ type of each dtype code.
+template <sdk_dtype D>
+struct CType;
+template <>
+struct CType<SDK_BOOL> {
+  using type = bool;
+};
+template <>
+struct CType<SDK_UINT8> {
+  using type = uint8_t;
+};
+template <>
+struct CType<SDK_INT8> {
+  using type = int8_t;
+};
+template <>
+struct CType<SDK_INT16> {
+  using type = int16_t;
+};
+template <>
+struct CType<SDK_INT32> {
+  using type = int32_t;
+};
+template <>
+struct CType<SDK_INT64> {
+  using type = int64_t;
+};
+template <>
+struct CType<SDK_FLOAT16> {
+  using type = Half;
+};
+template <>
+struct CType<SDK_BFLOAT16> {
+  using type = BFloat16;
+};
+template <>
+struct CType<SDK_FLOAT32> {
+  using type = float;
+};
+template <>
+struct CType<SDK_FLOAT64> {
+  using type = double;
+};
+
+// Type used for arithmetic on an element type (halves compute in float).
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+
+constexpr bool is_valid_dtype(sdk_dtype d) { return d >= SDK_BOOL && d <= SDK_FLOAT64; }
+constexpr bool is_floating(sdk_dtype d) { return d >= SDK_FLOAT16 && d <= SDK_FLOAT64; }
+constexpr bool is_integral(sdk_dtype d, bool include_bool) {
+  return (d >= SDK_UINT8 && d <= SDK_INT64) || (include_bool && d == SDK_BOOL);
+}
+int64_t itemsize(sdk_dtype d);
+const char* dtype_name(sdk_dtype d);
+sdk_dtype promote(sdk_dtype a, sdk_dtype b);
+// Result dtype of tensor `t` op Python scalar of `kind` (torch: a scalar only
+// lifts the category: int tensor + float scalar -> default float32).
+sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind);
+void check_dtype(sdk_dtype d, const char* op);  // TypeError for unknown codes
+
+// Read a scalar as T.
+template <typename T>
+T scalar_as(const sdk_scalar& s) {
+  if (s.kind == SDK_SCALAR_FLOAT) return static_cast<T>(s.f);
+  return static_cast<T>(s.i);
+}
+template <>
+inline double scalar_as<double>(const sdk_scalar& s) {
+  return s.kind == SDK_SCALAR_FLOAT ? s.f : static_cast<double>(s.i);
+}
+template <>
+inline Half scalar_as<Half>(const sdk_scalar& s) {
+  return Half(static_cast<float>(scalar_as<double>(s)));
+}
+template <>
+inline BFloat16 scalar_as<BFloat16>(const sdk_scalar& s) {
+  return BFloat16(static_cast<float>(scalar_as<double>(s)));
+}
+template <>
+inline bool scalar_as<bool>(const sdk_scalar& s) {
+  return s.kind == SDK_SCALAR_FLOAT ? s.f != 0.0 : s.i != 0;
+}
+
+}  // namespace sdk::detail
+
+// Dispatch on a runtime dtype: the body sees `scalar_t`.
+//   SDK_DISPATCH_ALL(t.dtype, "add", [&] { kernel<scalar_t>(...); });
+#define SDK_DTYPE_CASE(code, ...)                               \
+  case code: {                                                  \
+    using scalar_t = typename ::sdk::detail::CType<code>::type; \
+    return __VA_ARGS__();                                       \
+  }
+
+#define SDK_DTYPE_DEFAULT(dtype, name)                     \
+  default:                                                 \
+    SDK_FAIL(SDK_ERROR_TYPE, name, ": unsupported dtype ", \
+             (::sdk::detail::dtype_name(dtype) ? ::sdk::detail::dtype_name(dtype) : "?"))
+
+#define SDK_DISPATCH_FLOATING(dtype, name, ...) \
+  [&] {                                         \
+    switch (dtype) {                            \
+      SDK_DTYPE_CASE(SDK_FLOAT32, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_FLOAT64, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_FLOAT16, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_BFLOAT16, __VA_ARGS__) \
+      SDK_DTYPE_DEFAULT(dtype, name);           \
+    }                                           \
+  }()
+
+#define SDK_DISPATCH_ALL(dtype, name, ...)      \
+  [&] {                                         \
+    switch (dtype) {                            \
+      SDK_DTYPE_CASE(SDK_FLOAT32, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_FLOAT64, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_FLOAT16, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_BFLOAT16, __VA_ARGS__) \
+      SDK_DTYPE_CASE(SDK_INT64, __VA_ARGS__)    \
+      SDK_DTYPE_CASE(SDK_INT32, __VA_ARGS__)    \
+      SDK_DTYPE_CASE(SDK_INT16, __VA_ARGS__)    \
+      SDK_DTYPE_CASE(SDK_INT8, __VA_ARGS__)     \
+      SDK_DTYPE_CASE(SDK_UINT8, __VA_ARGS__)    \
+      SDK_DTYPE_CASE(SDK_BOOL, __VA_ARGS__)     \
+      SDK_DTYPE_DEFAULT(dtype, name);           \
+    }                                           \
+  }()
