@@ -147,7 +147,11 @@ constexpr bool is_floating(sdk_dtype d) { return d >= SDK_FLOAT16 && d <= SDK_FL
 constexpr bool is_integral(sdk_dtype d, bool include_bool) {
   return (d >= SDK_UINT8 && d <= SDK_INT64) || (include_bool && d == SDK_BOOL);
 }
-int64_t itemsize(sdk_dtype d);
+// Inline: itemsize sits on every hot path (data(), allocation).
+inline int64_t itemsize(sdk_dtype d) {
+  constexpr int8_t kSizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return is_valid_dtype(d) ? kSizes[d] : 0;
+}
 const char* dtype_name(sdk_dtype d);
 sdk_dtype promote(sdk_dtype a, sdk_dtype b);
 // Result dtype of tensor `t` op Python scalar of `kind` (torch: a scalar only

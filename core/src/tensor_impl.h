@@ -81,6 +81,9 @@ struct Storage {
   // Frees `data`: the allocator's free, or a from_blob/DLPack deleter.
   sdk_deleter deleter = nullptr;
   void* deleter_ctx = nullptr;
+  // CPU storages made by new_storage live in the same block as their data
+  // (one allocation per tensor on the hot path); freed as one block.
+  bool embedded = false;
 
   void retain() { refcount.fetch_add(1, std::memory_order_relaxed); }
   void release();  // frees data and this when the count reaches zero
@@ -174,11 +177,24 @@ Ref make_tensor(int64_t ndim, const int64_t* sizes, sdk_dtype dtype, sdk_device 
 Ref make_view(const TensorImpl& t, int64_t ndim, const int64_t* sizes, const int64_t* strides,
               int64_t offset);
 
+// Product of sizes; ValueError naming `op` for negative sizes or overflow.
+int64_t checked_numel(int64_t ndim, const int64_t* sizes, const char* op);
+// Contiguous strides for sizes (size-1/0 dims get the natural stride).
+void contiguous_strides(int64_t ndim, const int64_t* sizes, int64_t* strides);
+bool compute_contiguous(int64_t ndim, const int64_t* sizes, const int64_t* strides);
+
 // Argument checks shared by every entry point.
 const TensorImpl& checked(const sdk_tensor* t, const char* op, const char* arg);
+// ValueError "op: argument 'arg' is NULL" when p is NULL.
+void check_not_null(const void* p, const char* op, const char* arg);
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);  // IndexError if out of range
 std::string shape_str(const TensorImpl& t);                   // "[2, 3]"
 std::string describe(const TensorImpl& t);                    // "float32[2, 3]"
+std::string sizes_str(int64_t ndim, const int64_t* sizes);    // "[2, 3]"
+// Store a new reference in *result (if result is non-NULL).
+inline void set_result(sdk_tensor** result, Ref r) {
+  if (result) *result = r.release_handle();
+}
 
 // ---------------------------------------------------------------------------
 // str(): implemented here so every file can build messages.

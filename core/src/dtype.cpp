@@ -1,0 +1,62 @@
+// core/src/dtype.cpp: dtype names, torch's type promotion rules and the dtype ABI functions.
+#include "dtype.h"
+
+namespace sdk::detail {
+
+const char* dtype_name(sdk_dtype d) {
+  static const char* const kNames[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
+                                       "int64", "float16", "bfloat16", "float32", "float64"};
+  return is_valid_dtype(d) ? kNames[d] : nullptr;
+}
+
+// torch's lattice: bool < integers < floats; within integers uint8 and int8
+// meet at int16; within floats float16 and bfloat16 meet at float32.
+sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
+  if (a == b) return a;
+  if (a == SDK_BOOL) return b;
+  if (b == SDK_BOOL) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && !fb) return a;
+  if (fb && !fa) return b;
+  if (fa) {  // both floating
+    if ((a == SDK_FLOAT16 && b == SDK_BFLOAT16) || (a == SDK_BFLOAT16 && b == SDK_FLOAT16)) {
+      return SDK_FLOAT32;
+    }
+    return a > b ? a : b;
+  }
+  // both integral, different
+  if ((a == SDK_UINT8 && b == SDK_INT8) || (a == SDK_INT8 && b == SDK_UINT8)) return SDK_INT16;
+  return a > b ? a : b;  // codes grow with width; uint8 < int16 < int32 < int64
+}
+
+sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind) {
+  switch (scalar_kind) {
+    case SDK_SCALAR_FLOAT:
+      return is_floating(t) ? t : SDK_FLOAT32;
+    case SDK_SCALAR_INT:
+      return t == SDK_BOOL ? SDK_INT64 : t;
+    default:
+      return t;
+  }
+}
+
+void check_dtype(sdk_dtype d, const char* op) {
+  if (!is_valid_dtype(d)) SDK_FAIL(SDK_ERROR_TYPE, op, ": unknown dtype code ", d);
+}
+
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API int32_t sdk_dtype_count(void) { return SDK_FLOAT64 + 1; }
+SDK_API int64_t sdk_dtype_itemsize(sdk_dtype dtype) { return itemsize(dtype); }
+SDK_API const char* sdk_dtype_name(sdk_dtype dtype) { return dtype_name(dtype); }
+SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b) {
+  // Unknown codes have no promotion: report -1 rather than guessing.
+  if (!is_valid_dtype(a) || !is_valid_dtype(b)) return -1;
+  return promote(a, b);
+}
+
+}  // extern "C"

@@ -1,0 +1,196 @@
+// core/src/parallel.cpp: the lazily started worker pool behind parallel_for, fork-safe.
+#include "parallel.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tensor_impl.h"
+
+namespace sdk::detail {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+int default_num_threads() {
+  for (const char* var : {"SDK_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* v = std::getenv(var)) {
+      int n = std::atoi(v);
+      if (n >= 1) return n;
+    }
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n >= 1) return n;
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+std::atomic<int> g_num_threads{0};  // 0: not yet read from the environment
+std::atomic<void (*)(int)> g_blas_hook{nullptr};
+
+// One job at a time; workers sleep on a condition variable between jobs.
+class Pool {
+ public:
+  explicit Pool(int nworkers) {
+    for (int i = 0; i < nworkers; ++i) workers_.emplace_back([this] { loop(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  int size() const { return static_cast<int>(workers_.size()); }
+
+  void run(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
+    std::lock_guard<std::mutex> job_guard(job_mu_);  // serialises callers from several threads
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      body_ = body;
+      ctx_ = ctx;
+      nchunks_ = nchunks;
+      next_.store(0, std::memory_order_relaxed);
+      done_.store(0, std::memory_order_relaxed);
+      error_ = nullptr;
+      ++generation_;
+    }
+    cv_.notify_all();
+    work();
+    // Wait for chunks other threads took; spin briefly since they are short.
+    for (int spin = 0; done_.load(std::memory_order_acquire) < nchunks; ++spin) {
+      if (spin > 2000) {
+        std::unique_lock<std::mutex> lk(mu_);
+        done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= nchunks; });
+        break;
+      }
+      std::this_thread::yield();
+    }
+    std::exception_ptr err;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      err = error_;
+      body_ = nullptr;
+    }
+    if (err) std::rethrow_exception(err);
+  }
+
+ private:
+  void work() {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    for (;;) {
+      int64_t c = next_.fetch_add(1, std::memory_order_relaxed);
+      if (c >= nchunks_) break;
+      try {
+        body_(ctx_, c);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == nchunks_) {
+        std::lock_guard<std::mutex> g(mu_);
+        done_cv_.notify_all();
+      }
+    }
+    t_in_parallel = was;
+  }
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || (generation_ != seen && body_ != nullptr); });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex job_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  void (*body_)(void*, int64_t) = nullptr;
+  void* ctx_ = nullptr;
+  int64_t nchunks_ = 0;
+  std::atomic<int64_t> next_{0}, done_{0};
+  std::exception_ptr error_;
+};
+
+std::mutex g_pool_mu;
+Pool* g_pool = nullptr;
+
+// In a forked child the workers do not exist and the mutexes may be held by
+// threads that vanished: abandon the old pool (leak it) and start afresh.
+void atfork_child() {
+  g_pool = nullptr;
+  new (&g_pool_mu) std::mutex();
+}
+
+Pool* get_pool(int nthreads) {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, atfork_child); });
+  std::lock_guard<std::mutex> g(g_pool_mu);
+  if (!g_pool || g_pool->size() != nthreads - 1) {
+    delete g_pool;  // joins the old workers; only happens when the thread count changed
+    g_pool = new Pool(nthreads - 1);
+  }
+  return g_pool;
+}
+
+}  // namespace
+
+int get_num_threads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    int d = default_num_threads();
+    g_num_threads.compare_exchange_strong(n, d);
+    n = g_num_threads.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
+void set_num_threads(int n) {
+  if (n < 1) n = 1;
+  g_num_threads.store(n, std::memory_order_relaxed);
+  if (auto hook = g_blas_hook.load(std::memory_order_acquire)) hook(n);
+}
+
+void set_blas_threads_hook(void (*fn)(int)) { g_blas_hook.store(fn, std::memory_order_release); }
+
+bool in_parallel_region() { return t_in_parallel; }
+
+void run_chunks(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
+  if (nchunks <= 0) return;
+  int nt = get_num_threads();
+  if (nchunks == 1 || nt <= 1 || t_in_parallel) {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    try {
+      for (int64_t c = 0; c < nchunks; ++c) body(ctx, c);
+    } catch (...) {
+      t_in_parallel = was;
+      throw;
+    }
+    t_in_parallel = was;
+    return;
+  }
+  get_pool(nt)->run(nchunks, body, ctx);
+}
+
+}  // namespace sdk::detail

@@ -1,0 +1,256 @@
+// core/src/tensor.cpp: TensorImpl and Storage lifetime, shape bookkeeping and the tensor getters.
+#include <cstdlib>
+
+#include "allocator.h"
+#include "dtype.h"
+#include "tensor_impl.h"
+
+namespace sdk::detail {
+
+// Room in front of embedded data for the Storage header; keeps data 64-byte aligned.
+constexpr int64_t kStorageHeader = 64;
+static_assert(sizeof(Storage) <= kStorageHeader, "Storage header must fit in front of data");
+
+void Storage::release() {
+  if (refcount.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (embedded) {
+    int64_t total = kStorageHeader + nbytes;
+    int32_t dev = device.index;
+    Allocator* a = get_allocator(device.type);
+    this->~Storage();
+    a->deallocate(this, total, dev);
+    return;
+  }
+  if (deleter) {
+    deleter(data, deleter_ctx);
+  } else if (data) {
+    if (Allocator* a = get_allocator(device.type)) a->deallocate(data, nbytes, device.index);
+  }
+  delete this;
+}
+
+Storage* new_storage(int64_t nbytes, sdk_device device) {
+  if (nbytes < 0) SDK_FAIL(SDK_ERROR_VALUE, "storage size must be >= 0, got ", nbytes);
+  Allocator* a = get_allocator(device.type);
+  if (!a) {
+    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "no allocator for device type ", device.type,
+             device.type == SDK_CUDA ? " (CUDA is not available in this build)" : "");
+  }
+  if (device.type == SDK_CPU) {
+    if (nbytes > (INT64_C(1) << 56)) {
+      SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
+    }
+    void* block = a->allocate(kStorageHeader + nbytes, device.index);
+    Storage* s = new (block) Storage();
+    s->data = static_cast<char*>(block) + kStorageHeader;
+    s->nbytes = nbytes;
+    s->device = device;
+    s->embedded = true;
+    return s;
+  }
+  void* data = nbytes ? a->allocate(nbytes, device.index) : nullptr;
+  Storage* s = new (std::nothrow) Storage();
+  if (!s) {
+    a->deallocate(data, nbytes, device.index);
+    throw std::bad_alloc();
+  }
+  s->data = data;
+  s->nbytes = nbytes;
+  s->device = device;
+  return s;
+}
+
+Storage* wrap_storage(void* data, int64_t nbytes, sdk_device device, sdk_deleter deleter,
+                      void* ctx) {
+  Storage* s = new Storage();
+  s->data = data;
+  s->nbytes = nbytes;
+  s->device = device;
+  s->deleter = deleter;
+  s->deleter_ctx = ctx;
+  return s;
+}
+
+TensorImpl::~TensorImpl() {
+  if (sizes != inline_sizes) delete[] sizes;  // strides live in the same array
+  if (storage) storage->release();
+}
+
+int64_t checked_numel(int64_t ndim, const int64_t* sz, const char* op) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (sz[i] < 0) {
+      SDK_FAIL(SDK_ERROR_VALUE, op, ": negative size ", sz[i], " at dim ", i, " in shape ",
+               sizes_str(ndim, sz));
+    }
+    if (__builtin_mul_overflow(n, sz[i], &n)) overflow = true;
+  }
+  // A zero anywhere makes the product 0 even if a prefix overflowed.
+  if (overflow && n != 0) {
+    for (int64_t i = 0; i < ndim; ++i)
+      if (sz[i] == 0) return 0;
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": shape ", sizes_str(ndim, sz), " has too many elements");
+  }
+  return n;
+}
+
+void contiguous_strides(int64_t ndim, const int64_t* sz, int64_t* st) {
+  int64_t s = 1;
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    st[i] = s;
+    s *= sz[i] > 1 ? sz[i] : 1;
+  }
+}
+
+bool compute_contiguous(int64_t ndim, const int64_t* sz, const int64_t* st) {
+  int64_t expected = 1;
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    if (sz[i] == 0) return true;
+    if (sz[i] == 1) continue;
+    if (st[i] != expected) return false;
+    expected *= sz[i];
+  }
+  return true;
+}
+
+void TensorImpl::set_shape(int64_t nd, const int64_t* sz, const int64_t* st) {
+  if (nd < 0 || nd > 64) SDK_FAIL(SDK_ERROR_VALUE, "ndim must be in [0, 64], got ", nd);
+  int64_t n = checked_numel(nd, sz, "tensor");
+  if (nd > kInlineDims) {
+    int64_t* arr = new int64_t[2 * nd];
+    if (sizes != inline_sizes) delete[] sizes;
+    sizes = arr;
+    strides = arr + nd;
+  } else if (sizes != inline_sizes) {
+    delete[] sizes;
+    sizes = inline_sizes;
+    strides = inline_strides;
+  }
+  for (int64_t i = 0; i < nd; ++i) sizes[i] = sz[i];
+  ndim = nd;
+  numel = n;
+  if (st) {
+    for (int64_t i = 0; i < nd; ++i) strides[i] = st[i];
+    contiguous = compute_contiguous(nd, sizes, strides);
+  } else {
+    contiguous_strides(nd, sizes, strides);
+    contiguous = true;
+  }
+}
+
+void* TensorImpl::data() const { return static_cast<char*>(storage->data) + offset * itemsize(); }
+
+int64_t TensorImpl::itemsize() const { return ::sdk::detail::itemsize(dtype); }
+
+Ref make_tensor(int64_t ndim, const int64_t* sz, sdk_dtype dtype, sdk_device device) {
+  int64_t n = checked_numel(ndim, sz, "empty");
+  int64_t isz = itemsize(dtype);
+  if (isz == 0) SDK_FAIL(SDK_ERROR_VALUE, "unknown dtype code ", dtype);
+  int64_t nbytes;
+  if (__builtin_mul_overflow(n, isz, &nbytes) || nbytes > (INT64_C(1) << 56)) {
+    SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate a tensor of shape ",
+             sizes_str(ndim, sz), " (", n, " elements of ", isz, " bytes)");
+  }
+  Storage* s = new_storage(nbytes, device);
+  TensorImpl* t = new (std::nothrow) TensorImpl();
+  if (!t) {
+    s->release();
+    throw std::bad_alloc();
+  }
+  t->storage = s;
+  t->dtype = dtype;
+  Ref r(t);
+  r->set_shape(ndim, sz, nullptr);
+  return r;
+}
+
+Ref make_tensor(const std::vector<int64_t>& sz, sdk_dtype dtype, sdk_device device) {
+  return make_tensor(static_cast<int64_t>(sz.size()), sz.data(), dtype, device);
+}
+
+Ref make_view(const TensorImpl& t, int64_t ndim, const int64_t* sz, const int64_t* st,
+              int64_t offset) {
+  TensorImpl* v = new TensorImpl();
+  t.storage->retain();
+  v->storage = t.storage;
+  v->dtype = t.dtype;
+  v->offset = offset;
+  Ref r(v);
+  r->set_shape(ndim, sz, st);
+  return r;
+}
+
+void check_not_null(const void* p, const char* op, const char* arg) {
+  if (!p) SDK_FAIL(SDK_ERROR_VALUE, op, ": argument '", arg, "' is NULL");
+}
+
+const TensorImpl& checked(const sdk_tensor* t, const char* op, const char* arg) {
+  check_not_null(t, op, arg);
+  return *to_impl(t);
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  // A 0-dim tensor accepts dim 0 and -1, as in torch.
+  int64_t n = ndim > 0 ? ndim : 1;
+  if (dim < -n || dim >= n) {
+    SDK_FAIL(SDK_ERROR_INDEX, op, ": dim ", dim, " is out of range for a tensor with ndim ", ndim,
+             " (expected in [", -n, ", ", n - 1, "])");
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+std::string sizes_str(int64_t ndim, const int64_t* sz) {
+  std::string s = "[";
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(sz[i]);
+  }
+  return s + "]";
+}
+
+std::string shape_str(const TensorImpl& t) { return sizes_str(t.ndim, t.sizes); }
+
+std::string describe(const TensorImpl& t) {
+  const char* name = dtype_name(t.dtype);
+  return std::string(name ? name : "?") + shape_str(t);
+}
+
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API void sdk_tensor_retain(sdk_tensor* t) {
+  if (t) to_impl(t)->retain();
+}
+SDK_API void sdk_tensor_release(sdk_tensor* t) {
+  if (t) to_impl(t)->release();
+}
+SDK_API int64_t sdk_tensor_use_count(const sdk_tensor* t) {
+  return t ? to_impl(t)->refcount.load(std::memory_order_relaxed) : 0;
+}
+SDK_API int64_t sdk_tensor_ndim(const sdk_tensor* t) { return to_impl(t)->ndim; }
+SDK_API const int64_t* sdk_tensor_sizes(const sdk_tensor* t) { return to_impl(t)->sizes; }
+SDK_API const int64_t* sdk_tensor_strides(const sdk_tensor* t) { return to_impl(t)->strides; }
+SDK_API int64_t sdk_tensor_storage_offset(const sdk_tensor* t) { return to_impl(t)->offset; }
+SDK_API int64_t sdk_tensor_numel(const sdk_tensor* t) { return to_impl(t)->numel; }
+SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t) { return to_impl(t)->dtype; }
+SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t) { return to_impl(t)->device(); }
+SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t) { return to_impl(t)->data(); }
+SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t) { return to_impl(t)->storage->data; }
+SDK_API int64_t sdk_tensor_storage_nbytes(const sdk_tensor* t) {
+  return to_impl(t)->storage->nbytes;
+}
+SDK_API int32_t sdk_tensor_is_contiguous(const sdk_tensor* t) {
+  return to_impl(t)->contiguous ? 1 : 0;
+}
+SDK_API int64_t sdk_tensor_version(const sdk_tensor* t) {
+  return to_impl(t)->storage->version.load(std::memory_order_relaxed);
+}
+SDK_API void sdk_tensor_bump_version(sdk_tensor* t) {
+  if (t) to_impl(t)->bump_version();
+}
+
+}  // extern "C"
