@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Set up everything from a fresh machine (PyPI only) and run every check: lint, format, tests.
+# Usage: scripts/test.sh [pytest args...]     (env: PYTHON=python3.11, SDK_VENV=.venv)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/_venv.sh
+
+echo "== lint (ruff) and format (ruff format, clang-format)"
+"$VPY" -m ruff check .
+"$VPY" -m ruff format --check .
+git ls-files -- '*.h' '*.c' '*.cpp' '*.cu' '*.cuh' | grep -v '^templates/' \
+  | xargs "$VENV/bin/clang-format" --dry-run --Werror
+
+echo "== tests"
+exec "$VPY" -m pytest -q -n 2 "$@"
