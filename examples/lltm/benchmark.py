@@ -1,0 +1,215 @@
+"""Time the LLTM cell: forward call and backward of (h'.sum() + C'.sum()), per variant.
+
+Variants: py (sdk Python ops + autograd), cpp (pybind11 extension), ctypes (C ABI
+extension), torch (the same C++ op built against torch; only when torch is importable),
+mm (the op's matmuls alone: addmm forward, the two mm of backward -- the floor for large
+sizes). Prints min / median / mean microseconds per call; --json for machines.
+
+    python benchmark.py                       # B=16 F=32 S=128, variant cpp
+    python benchmark.py --variant all --sizes 16,32,128 64,256,512 256,1024,1024
+    python benchmark.py --variant cpp torch --json results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Callable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALL_VARIANTS = ("py", "cpp", "ctypes", "torch", "mm")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("-b", "--batch-size", type=int, default=16)
+    p.add_argument("-f", "--features", type=int, default=32)
+    p.add_argument("-s", "--state-size", type=int, default=128)
+    p.add_argument("--sizes", nargs="+", metavar="B,F,S", help="several sizes (overrides -b/-f/-s)")
+    p.add_argument("-r", "--runs", type=int, default=0, help="timed runs (default: ~1 s worth)")
+    p.add_argument("--double", action="store_true", help="float64 instead of float32")
+    p.add_argument("--variant", nargs="+", default=["cpp"], choices=(*ALL_VARIANTS, "all"))
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", nargs="?", const="-", metavar="PATH", help="write JSON (- = stdout)")
+    args = p.parse_args(argv)
+    if "all" in args.variant:
+        args.variant = list(ALL_VARIANTS)
+    if args.sizes:
+        args.sizes = [tuple(int(v) for v in s.split(",")) for s in args.sizes]
+    else:
+        args.sizes = [(args.batch_size, args.features, args.state_size)]
+    return args
+
+
+def time_calls(fn: Callable[[], object], runs: int) -> list[float]:
+    """Microseconds per call of fn over `runs` calls, after one untimed warm-up."""
+    fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e6)
+    return times
+
+
+def auto_runs(fn: Callable[[], object], budget_s: float = 1.0) -> int:
+    start = time.perf_counter()
+    fn()
+    fn()
+    per_call = (time.perf_counter() - start) / 2
+    return max(10, min(1000, int(budget_s / max(per_call, 1e-7))))
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    return {
+        "min": min(times),
+        "median": statistics.median(times),
+        "mean": statistics.fmean(times),
+    }
+
+
+def sdk_pass(variant: str, B: int, F: int, S: int, double: bool):
+    """(forward, backward) closures for an sdk variant; backward reruns a forward untimed."""
+    import sdk
+
+    dtype = sdk.float64 if double else sdk.float32
+    x, h, c = (sdk.randn(B, n, dtype=dtype) for n in (F, S, S))
+    if variant == "mm":
+        W = sdk.randn(3 * S, F + S, dtype=dtype)
+        bias = sdk.randn(1, 3 * S, dtype=dtype)
+        X = sdk.randn(B, F + S, dtype=dtype)
+        dG = sdk.randn(B, 3 * S, dtype=dtype)
+        return (lambda: sdk.addmm(bias, X, W.t())), (lambda: (dG.t().mm(X), dG.mm(W)))
+    if variant == "py":
+        from reference import PythonLLTM
+
+        cell = PythonLLTM(F, S)
+    else:
+        from lltm import LLTM
+
+        cell = LLTM(F, S, backend=variant)
+    cell = cell.to(dtype)
+    return _passes(lambda: cell(x, (h, c)))
+
+
+def torch_pass(B: int, F: int, S: int, double: bool):
+    import torch
+    from torch_ref.torch_lltm import TorchLLTM
+
+    dtype = torch.float64 if double else torch.float32
+    x, h, c = (torch.randn(B, n, dtype=dtype) for n in (F, S, S))
+    cell = TorchLLTM(F, S).to(dtype)
+    return _passes(lambda: cell(x, (h, c)))
+
+
+def _passes(run_forward: Callable[[], tuple]):
+    """Forward: the cell call. Backward: (h'.sum() + C'.sum()).backward() on a fresh forward."""
+    pending: list = []
+
+    def forward():
+        return run_forward()
+
+    def prepare():
+        pending.append(run_forward())
+
+    def backward():
+        new_h, new_cell = pending.pop()
+        (new_h.sum() + new_cell.sum()).backward()
+
+    return forward, (prepare, backward)
+
+
+def measure(variant: str, size: tuple[int, int, int], args: argparse.Namespace) -> dict:
+    B, F, S = size
+    if variant == "torch":
+        forward, backward = torch_pass(B, F, S, args.double)
+    else:
+        forward, backward = sdk_pass(variant, B, F, S, args.double)
+    runs = args.runs or auto_runs(forward)
+    fwd = time_calls(forward, runs)
+    if isinstance(backward, tuple):  # autograd: only the backward call is timed
+        prepare, run = backward
+        times = []
+        for _ in range(runs + 1):
+            prepare()
+            start = time.perf_counter()
+            run()
+            times.append((time.perf_counter() - start) * 1e6)
+        bwd = times[1:]
+    else:
+        bwd = time_calls(backward, runs)
+    return {
+        "variant": variant,
+        "B": B,
+        "F": F,
+        "S": S,
+        "dtype": "float64" if args.double else "float32",
+        "threads": args.threads,
+        "runs": runs,
+        "forward_us": summary(fwd),
+        "backward_us": summary(bwd),
+    }
+
+
+def torch_available() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sys.path.insert(0, HERE)
+    import sdk
+
+    sdk.manual_seed(0)
+    sdk.set_num_threads(args.threads)
+    variants = list(args.variant)
+    if "torch" in variants:
+        if torch_available():
+            import torch
+
+            torch.manual_seed(0)
+            torch.set_num_threads(args.threads)
+        else:
+            print("torch is not installed: skipping the torch variant", file=sys.stderr)
+            variants.remove("torch")
+    results = [measure(v, size, args) for size in args.sizes for v in variants]
+    print_table(results)
+    if args.json:
+        text = json.dumps({"benchmark": "lltm", "results": results}, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w") as f:
+                f.write(text + "\n")
+    return 0
+
+
+def print_table(results: list[dict]) -> None:
+    out = sys.stderr if "--json" in sys.argv and sys.argv[-1] in ("--json", "-") else sys.stdout
+    head = f"{'B,F,S':>15} {'variant':>7} | {'forward min/med/mean (us)':>28} | "
+    head += f"{'backward min/med/mean (us)':>28} | vs torch (med) fwd  bwd"
+    print(head, file=out)
+    torch_by_size = {(r["B"], r["F"], r["S"]): r for r in results if r["variant"] == "torch"}
+    for r in results:
+        f, b = r["forward_us"], r["backward_us"]
+        line = f"{r['B']:>4},{r['F']:>4},{r['S']:>5} {r['variant']:>7} | "
+        line += f"{f['min']:>8.1f} {f['median']:>9.1f} {f['mean']:>9.1f} | "
+        line += f"{b['min']:>8.1f} {b['median']:>9.1f} {b['mean']:>9.1f} |"
+        ref = torch_by_size.get((r["B"], r["F"], r["S"]))
+        if ref is not None and r is not ref:
+            rf = f["median"] / ref["forward_us"]["median"]
+            rb = b["median"] / ref["backward_us"]["median"]
+            line += f" {rf:>12.2f}x {rb:.2f}x"
+        print(line, file=out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
