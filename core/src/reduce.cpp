@@ -1,0 +1,473 @@
+// core/src/reduce.cpp: sum/mean/prod/amax/amin/all/any over any set of dims (sdk_reduce).
+//
+// The reduced and kept dims are separated, sorted by stride and coalesced.
+// Then one of two loops runs: when the innermost (stride-1) dim is reduced,
+// each output is a vectorised reduction of contiguous rows ("inner" mode);
+// when it is kept, whole contiguous rows are combined elementwise into a row
+// of accumulators ("outer" mode), so no strided gathers are needed. Other
+// layouts are copied to contiguous first.
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "kernel_util.h"
+
+namespace sdk::detail::k2 {
+namespace {
+
+struct Dim {
+  int64_t size, in, out;  // size, input stride, output stride (elements)
+};
+
+// Walks a list of dims (last fastest), tracking input and output offsets.
+struct Walker {
+  const std::vector<Dim>& d;
+  std::vector<int64_t> idx;
+  int64_t in = 0, out = 0;
+  Walker(const std::vector<Dim>& dims, int64_t start) : d(dims), idx(dims.size(), 0) {
+    for (int64_t k = int64_t(d.size()) - 1; k >= 0; --k) {
+      idx[k] = start % d[k].size;
+      start /= d[k].size;
+      in += idx[k] * d[k].in;
+      out += idx[k] * d[k].out;
+    }
+  }
+  void next() {
+    for (int64_t k = int64_t(d.size()) - 1; k >= 0; --k) {
+      in += d[k].in;
+      out += d[k].out;
+      if (++idx[k] < d[k].size) return;
+      in -= d[k].in * d[k].size;
+      out -= d[k].out * d[k].size;
+      idx[k] = 0;
+    }
+  }
+};
+
+template <typename T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+template <typename A>
+struct SumOp {
+  static A init() { return A(0); }
+  static A combine(A a, A b) { return a + b; }
+};
+template <typename A>
+struct ProdOp {
+  static A init() { return A(1); }
+  static A combine(A a, A b) { return a * b; }
+};
+template <typename A>
+struct MaxOp {
+  static A init() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::lowest();
+  }
+  static A combine(A a, A b) { return (b > a || is_nan(b)) ? b : a; }
+};
+template <typename A>
+struct MinOp {
+  static A init() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::max();
+  }
+  static A combine(A a, A b) { return (b < a || is_nan(b)) ? b : a; }
+};
+struct AllOp {
+  static bool init() { return true; }
+  static bool combine(bool a, bool b) { return a && b; }
+};
+struct AnyOp {
+  static bool init() { return false; }
+  static bool combine(bool a, bool b) { return a || b; }
+};
+
+// Reduce n contiguous elements: 16 independent accumulators (vectorisable)
+// over blocks, halves combined pairwise above the block size, which keeps
+// float32 sums accurate (error grows with log n, as in a pairwise sum).
+template <typename Op, typename A, typename T>
+A reduce_contig(const T* p, int64_t n) {
+  constexpr int L = 16;
+  constexpr int64_t kBlock = 2048;
+  if (n < 2 * L) {
+    A acc = Op::init();
+    for (int64_t i = 0; i < n; ++i) acc = Op::combine(acc, convert<A>(p[i]));
+    return acc;
+  }
+  if (n > kBlock) {
+    int64_t h = (n / 2) & ~int64_t(L - 1);
+    return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
+  }
+  A acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = convert<A>(p[j]);
+  int64_t i = L;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], convert<A>(p[i + j]));
+  }
+  for (; i < n; ++i) acc[0] = Op::combine(acc[0], convert<A>(p[i]));
+  for (int w = L / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) acc[j] = Op::combine(acc[j], acc[j + w]);
+  }
+  return acc[0];
+}
+
+// acc[j] = combine(acc[j], row[j]) for j < m: vectorised across the row.
+template <typename Op, typename A, typename T>
+inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], convert<A>(row[j]));
+}
+
+template <typename A>
+inline A finish(A v, bool mean, int64_t count) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (mean) return v / static_cast<A>(count);
+  }
+  return v;
+}
+
+struct Plan {
+  std::vector<Dim> kept, red;
+  int64_t out_numel = 1, red_numel = 1;
+};
+
+// Sort by input stride, outermost first; stride-0 (broadcast) dims go outermost.
+void sort_dims(std::vector<Dim>& v) {
+  auto key = [](const Dim& d) { return d.in == 0 ? INT64_MAX : d.in; };
+  std::stable_sort(v.begin(), v.end(), [&](const Dim& a, const Dim& b) { return key(a) > key(b); });
+}
+
+void coalesce(std::vector<Dim>& v) {
+  std::vector<Dim> r;
+  for (const Dim& d : v) {
+    if (!r.empty() && r.back().in == d.in * d.size && r.back().out == d.out * d.size) {
+      r.back().size *= d.size;
+      r.back().in = d.in;
+      r.back().out = d.out;
+    } else {
+      r.push_back(d);
+    }
+  }
+  v.swap(r);
+}
+
+Plan make_plan(const TensorImpl& x, const std::vector<bool>& mask) {
+  Plan p;
+  // Output strides: contiguous over the kept dims in their original order.
+  std::vector<int64_t> out_stride(x.ndim, 0);
+  int64_t s = 1;
+  for (int64_t d = x.ndim - 1; d >= 0; --d) {
+    if (!mask[d]) {
+      out_stride[d] = s;
+      s *= x.sizes[d];
+    }
+  }
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    if (mask[d]) {
+      p.red_numel *= x.sizes[d];
+      if (x.sizes[d] != 1) p.red.push_back({x.sizes[d], x.strides[d], 0});
+    } else {
+      p.out_numel *= x.sizes[d];
+      if (x.sizes[d] != 1) p.kept.push_back({x.sizes[d], x.strides[d], out_stride[d]});
+    }
+  }
+  sort_dims(p.kept);
+  sort_dims(p.red);
+  coalesce(p.kept);
+  coalesce(p.red);
+  return p;
+}
+
+struct Job {
+  bool mean = false;
+  int64_t count = 0;
+};
+
+template <typename Op, typename A, typename T>
+void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
+  std::vector<Dim> red_outer(p.red.begin(), p.red.end() - 1);
+  const int64_t n = p.red.back().size;
+  int64_t n_outer = 1;
+  for (const Dim& d : red_outer) n_outer *= d.size;
+  // One long contiguous reduction: split it across threads, combine in order.
+  if (p.out_numel == 1 && red_outer.empty() && n >= (int64_t(1) << 18) && get_num_threads() > 1) {
+    const int64_t nchunks = std::min<int64_t>(get_num_threads(), 16);
+    A part[16];
+    const int64_t step = ((n / nchunks) + 15) & ~int64_t(15);
+    parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        int64_t lo = std::min(n, c * step), hi = std::min(n, lo + step);
+        part[c] = reduce_contig<Op, A>(base + lo, hi - lo);
+      }
+    });
+    A acc = part[0];
+    for (int64_t c = 1; c < nchunks; ++c) acc = Op::combine(acc, part[c]);
+    out[0] = finish(acc, job.mean, job.count);
+    return;
+  }
+  const int64_t work = std::max<int64_t>(1, n * n_outer);
+  parallel_for(0, p.out_numel, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
+    Walker kw(p.kept, b);
+    for (int64_t o = b; o < e; ++o, kw.next()) {
+      A acc;
+      if (red_outer.empty()) {
+        acc = reduce_contig<Op, A>(base + kw.in, n);
+      } else {
+        acc = Op::init();
+        Walker rw(red_outer, 0);
+        for (int64_t r = 0; r < n_outer; ++r, rw.next()) {
+          acc = Op::combine(acc, reduce_contig<Op, A>(base + kw.in + rw.in, n));
+        }
+      }
+      out[kw.out] = finish(acc, job.mean, job.count);
+    }
+  });
+}
+
+template <typename Op, typename A, typename T>
+void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
+  std::vector<Dim> kept_outer(p.kept.begin(), p.kept.end() - 1);
+  const Dim inner = p.kept.back();
+  const int64_t m = inner.size;
+  int64_t n_ko = 1;
+  for (const Dim& d : kept_outer) n_ko *= d.size;
+  const int64_t nr = p.red_numel;
+  // Column blocks keep the accumulator row in L1 and give threads work
+  // when there are few outer rows.
+  int64_t cb = sizeof(A) >= 8 ? 1024 : 2048;
+  const int64_t nt = get_num_threads();
+  if (n_ko < nt && nr * m >= 65536) {
+    cb = std::min(cb, std::max<int64_t>(64, ((m + nt - 1) / nt + 15) & ~int64_t(15)));
+  }
+  const int64_t ncb = (m + cb - 1) / cb;
+  const int64_t per_task = std::max<int64_t>(1, std::min(cb, m) * nr);
+  parallel_for(0, n_ko * ncb, std::max<int64_t>(1, 65536 / per_task), [&](int64_t b, int64_t e) {
+    std::unique_ptr<A[]> acc_buf(new A[cb]), blk_buf(new A[cb]);
+    A* acc = acc_buf.get();
+    A* blk = blk_buf.get();
+    for (int64_t t = b; t < e; ++t) {
+      Walker kw(kept_outer, t / ncb);
+      const int64_t j0 = (t % ncb) * cb, len = std::min(cb, m - j0);
+      std::fill(acc, acc + len, Op::init());
+      Walker rw(p.red, 0);
+      const T* col = base + kw.in + j0;
+      // Rows are combined in blocks of 128 first, which bounds float error growth.
+      for (int64_t r0 = 0; r0 < nr; r0 += 128) {
+        const int64_t r1 = std::min(nr, r0 + 128);
+        A* dst = acc;
+        if (nr > 128) {
+          dst = blk;
+          std::fill(blk, blk + len, Op::init());
+        }
+        for (int64_t r = r0; r < r1; ++r, rw.next()) combine_row<Op>(dst, col + rw.in, len);
+        if (nr > 128) combine_row<Op>(acc, blk, len);
+      }
+      A* o = out + kw.out + j0 * inner.out;
+      for (int64_t j = 0; j < len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
+    }
+  });
+}
+
+// Reduce x (T elements) into out (A elements, contiguous over kept dims).
+template <typename Op, typename A, typename T>
+void run_reduce(const TensorImpl& x, const std::vector<bool>& mask, A* out, const Job& job) {
+  Plan p = make_plan(x, mask);
+  if (p.out_numel == 0) return;
+  if (p.red_numel == 0) {
+    for (int64_t i = 0; i < p.out_numel; ++i) out[i] = finish(Op::init(), job.mean, job.count);
+    return;
+  }
+  if (p.red.empty()) p.red.push_back({1, 1, 0});  // only size-1 dims reduced
+  const T* base = static_cast<const T*>(x.data());
+  if (p.red.back().in == 1) {
+    inner_mode<Op>(base, p, out, job);
+  } else if (!p.kept.empty() && p.kept.back().in == 1) {
+    outer_mode<Op>(base, p, out, job);
+  } else {
+    Ref c = contiguous(x);
+    if (!c->contiguous) {  // cannot happen: a fresh tensor is contiguous
+      fatal("reduce: contiguous copy is not contiguous");
+    }
+    run_reduce<Op, A, T>(*c, mask, out, job);
+  }
+}
+
+const char* op_name(int32_t op) {
+  static const char* const kNames[] = {"sum", "mean", "prod", "amax", "amin", "all", "any"};
+  return (op >= 0 && op <= SDK_ANY) ? kNames[op] : "?";
+}
+
+// Parse the dims argument into a mask over x's dims.
+std::vector<bool> dims_mask(const TensorImpl& x, int64_t ndims, const int64_t* dims,
+                            const char* op) {
+  std::vector<bool> mask(x.ndim, dims == nullptr || ndims == 0);
+  if (dims == nullptr || ndims == 0) return mask;
+  SDK_VALUE_CHECK(ndims > 0, op, ": ndims must be >= 0, got ", ndims);
+  std::vector<bool> seen(std::max<int64_t>(x.ndim, 1), false);
+  for (int64_t i = 0; i < ndims; ++i) {
+    int64_t d = wrap_dim(dims[i], x.ndim, op);
+    SDK_VALUE_CHECK(!seen[d], op, ": dim ", dims[i], " appears multiple times in the list of dims");
+    seen[d] = true;
+    if (x.ndim > 0) mask[d] = true;
+  }
+  return mask;
+}
+
+Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim) {
+  Shape s;
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    if (!mask[d]) {
+      s.push_back(x.sizes[d]);
+    } else if (keepdim) {
+      s.push_back(1);
+    }
+  }
+  return s;
+}
+
+template <template <typename> class OpT>
+void dispatch_arith(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
+                    const Job& job, const char* op) {
+  SDK_DISPATCH_ALL(x.dtype, op, [&] {
+    using T = scalar_t;
+    switch (acc.dtype) {
+      case SDK_FLOAT32:
+        return run_reduce<OpT<float>, float, T>(x, mask, static_cast<float*>(acc.data()), job);
+      case SDK_FLOAT64:
+        return run_reduce<OpT<double>, double, T>(x, mask, static_cast<double*>(acc.data()), job);
+      default:
+        return run_reduce<OpT<int64_t>, int64_t, T>(x, mask, static_cast<int64_t*>(acc.data()),
+                                                    job);
+    }
+  });
+}
+
+template <template <typename> class OpT>
+void dispatch_minmax(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
+                     const char* op) {
+  SDK_DISPATCH_ALL(x.dtype, op, [&] {
+    using A = typename OpMath<scalar_t>::type;
+    run_reduce<OpT<A>, A, scalar_t>(x, mask, static_cast<A*>(acc.data()), Job{});
+  });
+}
+
+template <typename Op>
+void dispatch_logical(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
+                      const char* op) {
+  SDK_DISPATCH_ALL(x.dtype, op, [&] {
+    run_reduce<Op, bool, scalar_t>(x, mask, static_cast<bool*>(acc.data()), Job{});
+  });
+}
+
+// Accumulator dtype for sum/prod/mean producing `out_dtype`.
+sdk_dtype arith_acc(sdk_dtype out_dtype) {
+  if (out_dtype == SDK_FLOAT64) return SDK_FLOAT64;
+  if (is_floating(out_dtype)) return SDK_FLOAT32;
+  return SDK_INT64;
+}
+
+Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask, bool keepdim,
+                sdk_dtype dtype, sdk_tensor* out, const char* name) {
+  Ref xr;  // x after an optional cast (amax/amin with a dtype)
+  const TensorImpl* x = &x0;
+  sdk_dtype out_dtype, acc_dtype;
+  switch (op) {
+    case SDK_SUM:
+    case SDK_PROD:
+      out_dtype = dtype >= 0 ? dtype : (is_integral(x0.dtype, true) ? SDK_INT64 : x0.dtype);
+      acc_dtype = arith_acc(out_dtype);
+      break;
+    case SDK_MEAN:
+      out_dtype = dtype >= 0 ? dtype : x0.dtype;
+      SDK_TYPE_CHECK(is_floating(out_dtype), name,
+                     ": could not infer output dtype. Input dtype must be a floating point "
+                     "dtype (or pass dtype=), got ",
+                     dname(out_dtype));
+      acc_dtype = arith_acc(out_dtype);
+      break;
+    case SDK_AMAX:
+    case SDK_AMIN:
+      out_dtype = dtype >= 0 ? dtype : x0.dtype;
+      if (out_dtype != x0.dtype) {
+        xr = to_dtype(x0, out_dtype, false);
+        x = xr.get();
+      }
+      acc_dtype = (out_dtype == SDK_FLOAT16 || out_dtype == SDK_BFLOAT16) ? SDK_FLOAT32 : out_dtype;
+      break;
+    default:  // all, any
+      out_dtype = dtype >= 0 ? dtype : SDK_BOOL;
+      acc_dtype = SDK_BOOL;
+      break;
+  }
+  Shape oshape = out_shape(x0, mask, keepdim);
+  int64_t red = 1, outn = 1;
+  for (int64_t d = 0; d < x0.ndim; ++d) (mask[d] ? red : outn) *= x0.sizes[d];
+  if ((op == SDK_AMAX || op == SDK_AMIN) && red == 0 && outn > 0) {
+    SDK_FAIL(SDK_ERROR_VALUE, name, ": cannot reduce over a zero-size dimension of input of shape ",
+             shape_str(x0), " (the operation has no identity)");
+  }
+  // Write straight into `out` when it already has the accumulator layout.
+  Ref acc;
+  if (out && to_impl(out)->dtype == acc_dtype && out_dtype == acc_dtype &&
+      to_impl(out)->contiguous && to_impl(out) != &x0) {
+    check_out(*to_impl(out), oshape, out_dtype, name);
+    acc = Ref::borrow(out);
+  } else {
+    acc = make_tensor(oshape, acc_dtype, x0.device());
+  }
+  Job job{op == SDK_MEAN, red};
+  switch (op) {
+    case SDK_SUM:
+    case SDK_MEAN:
+      dispatch_arith<SumOp>(*x, mask, *acc, job, name);
+      break;
+    case SDK_PROD:
+      dispatch_arith<ProdOp>(*x, mask, *acc, job, name);
+      break;
+    case SDK_AMAX:
+      dispatch_minmax<MaxOp>(*x, mask, *acc, name);
+      break;
+    case SDK_AMIN:
+      dispatch_minmax<MinOp>(*x, mask, *acc, name);
+      break;
+    case SDK_ALL:
+      dispatch_logical<AllOp>(*x, mask, *acc, name);
+      break;
+    default:
+      dispatch_logical<AnyOp>(*x, mask, *acc, name);
+      break;
+  }
+  Ref res = acc;
+  if (acc_dtype != out_dtype) res = to_dtype(*acc, out_dtype, false);
+  return finish_out(res, out, name);
+}
+
+}  // namespace
+}  // namespace sdk::detail::k2
+
+using namespace sdk::detail;
+using namespace sdk::detail::k2;
+
+extern "C" {
+
+SDK_API sdk_status sdk_reduce(int32_t op, const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                              int32_t keepdim, sdk_dtype dtype, sdk_tensor* out,
+                              sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  SDK_VALUE_CHECK(op >= SDK_SUM && op <= SDK_ANY, "sdk_reduce: unknown reduction op ", op);
+  std::string name = str("sdk_reduce(", op_name(op), ")");
+  const TensorImpl& t = checked(x, name.c_str(), "x");
+  check_cpu(t, name.c_str(), "x");
+  if (dtype != -1) check_dtype(dtype, name.c_str());
+  SDK_VALUE_CHECK(out || result, name, ": both out and result are NULL");
+  std::vector<bool> mask = dims_mask(t, ndims, dims, name.c_str());
+  set_result(result, reduce_impl(op, t, mask, keepdim != 0, dtype, out, name.c_str()));
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
