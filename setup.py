@@ -39,6 +39,20 @@ CORE_CXXFLAGS = [
 CORE_LDFLAGS = ["-shared", "-pthread", "-ldl", "-Wl,-soname," + CORE_LIB_NAME]
 
 
+def _blas_build_path() -> list[str]:
+    """Bake the build machine's scipy-openblas32 path in as the BLAS loader's fallback."""
+    try:
+        import scipy_openblas32
+
+        path = os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so")
+    except Exception:  # optional at build time: the loader searches other places first
+        return []
+    return [f'-DSDK_BLAS_BUILD_PATH="{path}"'] if os.path.exists(path) else []
+
+
+CORE_CXXFLAGS += _blas_build_path()
+
+
 def _ninja_exe() -> str:
     try:
         import ninja  # the PyPI package: "ninja not found" never happens
