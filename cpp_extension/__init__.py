@@ -1,0 +1,174 @@
+"""Build C++/CUDA extensions against the sdk core: setuptools helpers and JIT load().
+
+Layering rule: cpp_extension may import sdk, never the reverse.
+
+The public names and argument names follow torch.utils.cpp_extension, so a
+torch extension's setup.py or load() call ports by changing the import.
+Importing this package is light (no setuptools, no compiler): setuptools is
+imported only when CppExtension / BuildExtension are used.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ._build import last_load_info
+from ._errors import BuildError
+
+__all__ = [
+    "BuildError",
+    "BuildExtension",
+    "CppExtension",
+    "CUDAExtension",
+    "get_default_build_root",
+    "include_paths",
+    "is_ninja_available",
+    "last_load_info",
+    "library_paths",
+    "load",
+    "load_inline",
+    "verify_ninja_availability",
+]
+
+_LAZY = {"BuildExtension", "CppExtension", "CUDAExtension"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import _setuptools
+
+        return getattr(_setuptools, name)
+    raise AttributeError(f"module 'cpp_extension' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)
+
+
+def include_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
+    """Include folders for extensions: the sdk headers (and CUDA's with cuda=True)."""
+    from ._toolchain import _find_nvcc, sdk_paths
+
+    paths = [sdk_paths().include_dir]
+    if cuda or device_type == "cuda":
+        paths.append(os.path.join(os.path.dirname(os.path.dirname(_find_nvcc())), "include"))
+    return paths
+
+
+def library_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
+    """Library folders for extensions: the sdk core's (and CUDA's with cuda=True)."""
+    from ._toolchain import _find_nvcc, sdk_paths
+
+    paths = [sdk_paths().library_dir]
+    if cuda or device_type == "cuda":
+        paths.append(os.path.join(os.path.dirname(os.path.dirname(_find_nvcc())), "lib64"))
+    return paths
+
+
+def get_default_build_root() -> str:
+    """Where JIT builds are cached: $SDK_EXTENSIONS_DIR or <cache dir>/sdk_extensions."""
+    from ._cache import extensions_root
+
+    return str(extensions_root())
+
+
+def is_ninja_available() -> bool:
+    """Always true when the SDK is installed (ninja is a dependency); kept for torch users."""
+    try:
+        from ._toolchain import ninja_executable
+
+        ninja_executable()
+        return True
+    except BuildError:
+        return False
+
+
+def verify_ninja_availability() -> None:
+    """Raise BuildError (explaining the fix) if ninja is missing."""
+    from ._toolchain import ninja_executable
+
+    ninja_executable()
+
+
+def load(
+    name: str,
+    sources,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose: bool = False,
+    with_cuda: bool | None = None,
+    is_python_module: bool = True,
+    is_standalone: bool = False,
+    keep_intermediates: bool = True,
+    bridge: str | None = None,
+):
+    """Compile `sources` (cached by content) and load the result.
+
+    Returns the imported pybind11 module (default); with is_python_module=False
+    or bridge="ctypes", an object whose attributes call the SDK_EXPORT functions;
+    with is_standalone=True, the path of an executable linked against the core.
+    Raises BuildError with the first compiler errors on failure.
+    """
+    from ._build import jit_build, make_request, resolve_bridge
+
+    req = make_request(
+        name,
+        sources,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        verbose=verbose,
+        with_cuda=with_cuda,
+        keep_intermediates=keep_intermediates,
+        bridge=resolve_bridge(bridge, is_python_module, is_standalone),
+    )
+    return jit_build(req)
+
+
+def load_inline(
+    name: str,
+    cpp_sources,
+    cuda_sources=None,
+    functions=None,
+    extra_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose: bool = False,
+    with_cuda: bool | None = None,
+    is_python_module: bool = True,
+    with_pytorch_error_handling: bool = True,
+    keep_intermediates: bool = True,
+    bridge: str | None = None,
+):
+    """Like load(), from source strings: writes main.cpp with <sdk/extension.h> prepended
+    and a PYBIND11_MODULE generated from `functions` (a name, a list, or {name: doc}).
+    With the ctypes bridge, <sdk/export.h> is prepended and functions use SDK_EXPORT.
+    (`with_pytorch_error_handling` is accepted for torch compatibility and ignored.)
+    """
+    from ._build import inline_sources, jit_build, make_request, resolve_bridge
+
+    chosen = resolve_bridge(bridge, is_python_module, False)
+    texts = inline_sources(name, cpp_sources, cuda_sources, functions, chosen)
+    req = make_request(
+        name,
+        texts,
+        inline=True,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        verbose=verbose,
+        with_cuda=with_cuda if with_cuda is not None else bool(cuda_sources),
+        keep_intermediates=keep_intermediates,
+        bridge=chosen,
+    )
+    return jit_build(req)

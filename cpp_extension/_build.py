@@ -1,0 +1,394 @@
+"""JIT builds: load() and load_inline(), the content-hashed cache, locking and import."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _cache, _lock, _ninja, _toolchain
+from ._errors import BuildError, format_build_failure
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CUDA_SUFFIXES = (".cu", ".cuh")
+_C_SUFFIXES = (".c",)
+
+# name -> (digest, loaded object); name -> number of versions loaded in this process
+_LOADED: dict[str, tuple[str, object]] = {}
+_VERSIONS: dict[str, int] = {}
+_LAST_INFO: dict[str, object] = {}
+
+
+def last_load_info() -> dict[str, object]:
+    """What the last load() did: name, built (a compiler ran), seconds, paths, hash."""
+    return dict(_LAST_INFO)
+
+
+@dataclass
+class _Request:
+    """A JIT build request, with its sources as (path, text)."""
+
+    name: str
+    sources: list[tuple[str, bytes]]
+    extra_cflags: list[str]
+    extra_cuda_cflags: list[str]
+    extra_ldflags: list[str]
+    extra_include_paths: list[str]
+    build_dir: Path
+    verbose: bool
+    with_cuda: bool
+    bridge: str  # "pybind11", "ctypes" or "standalone"
+    keep_intermediates: bool
+    write_sources: bool  # load_inline: the texts are written into build_dir when building
+
+
+def resolve_bridge(bridge: str | None, is_python_module: bool, is_standalone: bool) -> str:
+    if is_standalone:
+        return "standalone"
+    if bridge is None:
+        return "pybind11" if is_python_module else "ctypes"
+    if bridge not in ("pybind11", "ctypes"):
+        raise ValueError(f"bridge must be 'pybind11' or 'ctypes', got {bridge!r}")
+    return bridge
+
+
+def _as_list(value, what: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    try:
+        return [os.fspath(v) if isinstance(v, os.PathLike) else str(v) for v in value]
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a list of strings, got {value!r}") from None
+
+
+def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"extension name must be a C identifier, got {name!r}")
+    paths = _toolchain.sdk_paths()
+    build_directory = kw.get("build_directory")
+    build_dir = (
+        Path(build_directory).expanduser().resolve()
+        if build_directory
+        else _cache.default_build_dir(name, paths.abi[0])
+    )
+    if inline:
+        texts = list(sources)
+    else:
+        texts = []
+        for src in _as_list(sources, "sources"):
+            path = os.path.abspath(src)
+            try:
+                with open(path, "rb") as f:
+                    texts.append((path, f.read()))
+            except FileNotFoundError:
+                raise FileNotFoundError(
+                    f"extension '{name}': source file not found: {src}"
+                ) from None
+    if not texts:
+        raise ValueError(f"extension '{name}': no sources given")
+    with_cuda = kw.get("with_cuda")
+    if with_cuda is None:
+        with_cuda = any(p.endswith(_CUDA_SUFFIXES) for p, _ in texts)
+    return _Request(
+        name=name,
+        sources=texts,
+        extra_cflags=_as_list(kw.get("extra_cflags"), "extra_cflags"),
+        extra_cuda_cflags=_as_list(kw.get("extra_cuda_cflags"), "extra_cuda_cflags"),
+        extra_ldflags=_as_list(kw.get("extra_ldflags"), "extra_ldflags"),
+        extra_include_paths=[
+            os.path.abspath(p)
+            for p in _as_list(kw.get("extra_include_paths"), "extra_include_paths")
+        ],
+        build_dir=build_dir,
+        verbose=bool(kw.get("verbose", False)),
+        with_cuda=bool(with_cuda),
+        bridge=kw["bridge"],
+        keep_intermediates=bool(kw.get("keep_intermediates", True)),
+        write_sources=inline,
+    )
+
+
+def _language(path: str) -> str:
+    if path.endswith(_CUDA_SUFFIXES):
+        return "cuda"
+    if path.endswith(_C_SUFFIXES):
+        return "c"
+    return "cxx"
+
+
+def _output_name(req: _Request) -> str:
+    return req.name if req.bridge == "standalone" else f"{req.name}.so"
+
+
+def _include_dirs(req: _Request) -> list[str]:
+    dirs = list(req.extra_include_paths) + [_toolchain.sdk_paths().include_dir]
+    if req.bridge == "pybind11":
+        import pybind11
+
+        dirs.append(pybind11.get_include())
+        dirs += _toolchain.python_include_dirs()
+    return dirs
+
+
+def _flags(req: _Request) -> dict[str, list[str]]:
+    """Per-language compile flags and the link flags; user flags come last so they win."""
+    incs = [f"-I{d}" for d in _include_dirs(req)]
+    define = [f"-DSDK_EXTENSION_NAME={req.name}"]
+    hidden = ["-fvisibility=hidden"] if req.bridge == "pybind11" else []
+    cxx = ["-std=c++17", "-O2", "-fPIC", *hidden, *define, *incs, *req.extra_cflags]
+    user_c = [f for f in req.extra_cflags if not f.startswith("-std=c++")]
+    c = ["-std=c11", "-O2", "-fPIC", *define, *incs, *user_c]
+    cuda = [
+        "-O2",
+        "-std=c++17",
+        "--compiler-options",
+        "-fPIC",
+        *define,
+        *incs,
+        *req.extra_cuda_cflags,
+    ]
+    paths = _toolchain.sdk_paths()
+    ld = [] if req.bridge == "standalone" else ["-shared"]
+    if paths.library_exists:
+        ld += [f"-L{paths.library_dir}", "-lsdk_core", f"-Wl,-rpath,{paths.library_dir}"]
+    elif req.bridge != "pybind11":
+        raise BuildError(
+            f"extension '{req.name}' needs the sdk core library, which was not found at "
+            f"{paths.library_path}; build it first (`python setup.py build_ext --inplace` "
+            "in the repository, or install the sdk package)"
+        )
+    if req.with_cuda:
+        nvcc = _toolchain.compiler_command("cuda")[0]
+        cuda_lib = os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64")
+        ld += [f"-L{cuda_lib}", "-lcudart", f"-Wl,-rpath,{cuda_lib}"]
+    ld += req.extra_ldflags
+    return {"cxx": cxx, "c": c, "cuda": cuda, "ld": ld}
+
+
+def _languages(req: _Request) -> set[str]:
+    langs = {_language(p) for p, _ in req.sources} | {"cxx"}  # cxx links
+    if not req.with_cuda:
+        langs.discard("cuda")
+    return langs
+
+
+def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, list[str]]) -> str:
+    paths = _toolchain.sdk_paths()
+    idents_file = _cache.extensions_root() / "toolchains.json"
+    config = {
+        "recipe": _cache.RECIPE_VERSION,
+        "name": req.name,
+        "bridge": req.bridge,
+        "flags": flags,
+        "compilers": {
+            k: _toolchain.compiler_identity(v, idents_file) for k, v in compilers.items()
+        },
+        "abi": list(paths.abi),
+        "python": sys.version,
+    }
+    if req.bridge == "pybind11":
+        import pybind11
+
+        config["pybind11"] = pybind11.__version__
+    roots = [
+        (str(req.build_dir) if req.write_sources else os.path.dirname(p), text)
+        for p, text in req.sources
+    ]
+    headers = _cache.local_headers(roots, _include_dirs(req))
+    labels = [(os.path.basename(p) if req.write_sources else p, t) for p, t in req.sources]
+    return _cache.content_hash(labels, headers, config)
+
+
+def jit_build(req: _Request):
+    """Build (or reuse) and load the extension described by `req`."""
+    start = time.monotonic()
+    compilers = {lang: _toolchain.compiler_command(lang) for lang in _languages(req)}
+    flags = _flags(req)
+    digest = _digest(req, flags, compilers)
+    output = req.build_dir / _output_name(req)
+    info = {"name": req.name, "build_directory": str(req.build_dir), "hash": digest}
+    with _lock.thread_lock(req.build_dir):
+        cached = _LOADED.get(req.name)
+        if cached is not None and cached[0] == digest and req.bridge != "standalone":
+            _LAST_INFO.clear()
+            _LAST_INFO.update(
+                info, built=False, seconds=time.monotonic() - start, output=str(output)
+            )
+            return cached[1]
+        built = False
+        with _lock.file_lock(req.build_dir, exclusive=False):
+            fresh = _is_fresh(req, digest, output)
+            if fresh:
+                result = _load_output(req, digest, output)
+        if not fresh:
+            with _lock.file_lock(req.build_dir, exclusive=True):
+                if not _is_fresh(req, digest, output):
+                    _build_locked(req, digest, flags, compilers, output)
+                    built = True
+                result = _load_output(req, digest, output)
+    _LAST_INFO.clear()
+    _LAST_INFO.update(info, built=built, seconds=time.monotonic() - start, output=str(output))
+    return result
+
+
+def _is_fresh(req: _Request, digest: str, output: Path) -> bool:
+    return _cache.read_stamp(req.build_dir).get("hash") == digest and output.is_file()
+
+
+def _object_paths(req: _Request) -> list[tuple[str, str, str]]:
+    """(source path, object path, language) with unique object names."""
+    used: set[str] = set()
+    result = []
+    for path, _ in req.sources:
+        lang = _language(path)
+        if lang == "cuda" and path.endswith(".cuh"):
+            continue
+        stem = os.path.splitext(os.path.basename(path))[0]
+        obj = f"{stem}.cuda.o" if lang == "cuda" else f"{stem}.o"
+        n = 1
+        while obj in used:
+            obj = f"{stem}_{n}.o"
+            n += 1
+        used.add(obj)
+        src = str(req.build_dir / os.path.basename(path)) if req.write_sources else path
+        result.append((src, str(req.build_dir / obj), lang))
+    return result
+
+
+def _build_locked(req, digest, flags, compilers, output: Path) -> None:
+    """Compile and link under the exclusive lock; the output appears atomically."""
+    start = time.monotonic()
+    _lock.reap_stale_builder(req.build_dir)
+    if req.write_sources:
+        for path, text in req.sources:
+            _ninja.write_if_changed(req.build_dir / os.path.basename(path), text.decode())
+    launcher = _toolchain.compiler_launcher()
+    plan_compilers = {
+        lang: (launcher + argv if lang != "cuda" else argv) for lang, argv in compilers.items()
+    }
+    plan = _ninja.BuildPlan(req.build_dir, plan_compilers)
+    objects = []
+    for src, obj, lang in _object_paths(req):
+        plan.compiles.append(_ninja.CompileStep(src, obj, lang, flags[lang]))
+        objects.append(obj)
+    linked = req.build_dir / "link" / output.name
+    linked.parent.mkdir(exist_ok=True)
+    plan.links.append(_ninja.LinkStep(str(linked), objects, flags["ld"], compilers["cxx"]))
+    _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
+    env = _lock.start_builder(req.build_dir)
+    try:
+        code, log = _ninja.run(
+            req.build_dir, _toolchain.default_jobs(), req.verbose, req.name, env=env
+        )
+    finally:
+        _lock.finish_builder(req.build_dir)
+    log_path = req.build_dir / "build.log"
+    log_path.write_text(log)
+    if code != 0:
+        raise format_build_failure(req.name, log, str(req.build_dir), str(log_path))
+    _atomic_copy(linked, output)
+    if not req.keep_intermediates:
+        for obj in objects:
+            for p in (obj, obj + ".d"):
+                if os.path.exists(p):
+                    os.remove(p)
+    _cache.write_stamp(req.build_dir, digest, str(output), time.monotonic() - start)
+
+
+def _atomic_copy(src: Path, dst: Path) -> None:
+    """Never expose a half-written binary: copy to a temp name, then rename over."""
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    shutil.copyfile(src, tmp)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, dst)
+
+
+def _load_output(req: _Request, digest: str, output: Path):
+    """Import the built binary; a rebuild in this process loads a versioned copy."""
+    if req.bridge == "standalone":
+        return str(output)
+    path = output
+    module_name = req.name
+    previous = _LOADED.get(req.name)
+    if previous is not None and previous[0] != digest:
+        version = _VERSIONS.get(req.name, 0) + 1
+        _VERSIONS[req.name] = version
+        module_name = f"{req.name}_v{version}"
+        path = output.with_name(f"{module_name}{output.suffix}")
+        _atomic_copy(output, path)
+    if req.bridge == "ctypes":
+        from ._ctypes_bridge import load_library
+
+        result = load_library(str(path), module_name)
+    else:
+        result = _import_pybind11(req.name, module_name, str(path))
+    _LOADED[req.name] = (digest, result)
+    return result
+
+
+def _import_pybind11(init_name: str, module_name: str, path: str):
+    """Import an extension module from `path`; its PyInit_ function is named after init_name."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.ExtensionFileLoader(init_name, path)
+    spec = importlib.util.spec_from_file_location(init_name, path, loader=loader)
+    if spec is None:
+        raise ImportError(f"cannot import extension from {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    sys.modules[module_name] = module
+    return module
+
+
+# ------------------------------------------------------------------------------ inline
+
+
+def inline_sources(
+    name: str,
+    cpp_sources,
+    cuda_sources,
+    functions,
+    bridge: str,
+) -> list[tuple[str, bytes]]:
+    """main.cpp (header prepended, module generated from `functions`) and cuda.cu."""
+    cpp = _as_list(cpp_sources, "cpp_sources")
+    cuda = _as_list(cuda_sources, "cuda_sources")
+    if bridge == "pybind11":
+        header = "#include <sdk/extension.h>\n"
+    else:
+        header = "#include <sdk/export.h>\n"
+    body = header + "\n".join(cpp)
+    funcs = _functions_dict(functions)
+    if funcs and bridge == "pybind11":
+        defs = []
+        for fname, doc in funcs.items():
+            doc_lit = '"' + doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+            defs.append(f'  m.def("{fname}", &{fname}, {doc_lit});')
+        body += "\n\nPYBIND11_MODULE(SDK_EXTENSION_NAME, m) {\n" + "\n".join(defs) + "\n}\n"
+    elif funcs and bridge == "ctypes":
+        raise ValueError(
+            f"load_inline('{name}'): `functions` generates pybind11 bindings; with the ctypes "
+            'bridge mark each function with SDK_EXPORT(name, "signature") instead'
+        )
+    out = [("main.cpp", body.encode())]
+    if cuda:
+        cu = "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+        out.append(("cuda.cu", (cu + "\n".join(cuda)).encode()))
+    return out
+
+
+def _functions_dict(functions) -> dict[str, str]:
+    if functions is None:
+        return {}
+    if isinstance(functions, str):
+        functions = [functions]
+    if isinstance(functions, dict):
+        return {str(k): str(v) for k, v in functions.items()}
+    return {str(f): "" for f in functions}

@@ -1,0 +1,103 @@
+"""The JIT cache: where builds live, the content hash that decides a rebuild, the stamp on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+STAMP_NAME = "build.stamp"
+# Bump when the build recipe changes in a way the other hash inputs do not show.
+RECIPE_VERSION = "1"
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+
+
+def extensions_root() -> Path:
+    """$SDK_EXTENSIONS_DIR, else <XDG_CACHE_HOME or ~/.cache>/sdk_extensions."""
+    env = os.environ.get("SDK_EXTENSIONS_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "sdk_extensions"
+
+
+def flavor(abi_major: int) -> str:
+    """Cache sub-folder per Python version and core ABI major, e.g. py311_abi1."""
+    return f"py{sys.version_info.major}{sys.version_info.minor}_abi{abi_major}"
+
+
+def default_build_dir(name: str, abi_major: int) -> Path:
+    return extensions_root() / flavor(abi_major) / name
+
+
+def local_headers(roots: list[tuple[str, bytes]], include_dirs: list[str]) -> list[str]:
+    """Headers that `roots` ((folder, text) of each source) include, transitively, found in
+    the including file's folder (for "...") or in `include_dirs`. System headers are not
+    scanned: the compiler identity and library versions stand for them."""
+    seen: set[str] = set()
+    found: list[str] = []
+    todo = list(roots)
+    while todo:
+        here, text = todo.pop()
+        for kind, name in _INCLUDE.findall(text):
+            rel = name.decode(errors="replace").strip()
+            dirs = ([here] if kind == b'"' else []) + include_dirs
+            for d in dirs:
+                cand = os.path.normpath(os.path.join(d, rel))
+                if cand in seen:
+                    break
+                if os.path.isfile(cand):
+                    seen.add(cand)
+                    found.append(cand)
+                    try:
+                        with open(cand, "rb") as f:
+                            todo.append((os.path.dirname(cand), f.read()))
+                    except OSError:
+                        pass
+                    break
+    return sorted(found)
+
+
+def content_hash(inputs: list[tuple[str, bytes]], headers: list[str], config: dict) -> str:
+    """sha256 over the configuration, each (label, text) source, and the headers' bytes."""
+    h = hashlib.sha256()
+    h.update(json.dumps(config, sort_keys=True, default=str).encode())
+    for label, text in inputs:
+        h.update(f"\0src\0{label}\0{len(text)}\0".encode())
+        h.update(text)
+    for p in headers:
+        h.update(f"\0hdr\0{p}\0".encode())
+        try:
+            with open(p, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"<missing>")
+    return h.hexdigest()
+
+
+def read_stamp(build_dir: Path) -> dict:
+    try:
+        return json.loads((build_dir / STAMP_NAME).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def write_stamp(build_dir: Path, digest: str, output: str, seconds: float) -> dict:
+    """Record a successful build (after its output is in place): the last write of a build."""
+    old = read_stamp(build_dir)
+    stamp = {
+        "hash": digest,
+        "output": output,
+        "built_at": time.time(),
+        "build_seconds": round(seconds, 3),
+        "builds": int(old.get("builds", 0)) + 1,
+    }
+    tmp = build_dir / f"{STAMP_NAME}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(stamp, indent=1))
+    os.replace(tmp, build_dir / STAMP_NAME)
+    return stamp

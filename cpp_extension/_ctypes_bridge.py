@@ -1,0 +1,433 @@
+"""The ctypes bridge: call SDK_EXPORT functions of an extension with no binding library.
+
+Functions and their signatures are found in the binary's dynamic symbol table
+(see sdk/export.h for the grammar); tensors cross as sdk_tensor handles, which
+come from sdk.Tensor or any DLPack producer (numpy) without copying.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import operator
+import re
+from dataclasses import dataclass
+
+from . import _elf, _toolchain
+
+SIG_PREFIX = "sdk_sig_"
+ABI_SYMBOL = "sdk_extension_abi_version"
+_KINDS = ("Tensor", "Tensor?", "float", "int", "bool")
+_CTYPE = {
+    "Tensor": ctypes.c_void_p,
+    "Tensor?": ctypes.c_void_p,
+    "float": ctypes.c_double,
+    "int": ctypes.c_int64,
+    "bool": ctypes.c_int32,
+}
+_ERRORS = {
+    1: ValueError,
+    2: TypeError,
+    3: IndexError,
+    4: RuntimeError,
+    5: MemoryError,
+    6: NotImplementedError,
+}
+_ARG = re.compile(r"^(Tensor\?|Tensor|float|int|bool)(?:\s+([A-Za-z_]\w*))?$")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Parsed "(Tensor x, float alpha) -> Tensor"."""
+
+    args: tuple[tuple[str, str], ...]  # (kind, name)
+    results: tuple[str, ...]  # result names ("" when unnamed)
+    text: str
+    tuple_result: bool
+
+
+def parse_signature(fname: str, text: str) -> Signature:
+    """Parse one signature; ValueError naming the function and the bad part."""
+    m = re.fullmatch(r"\s*\((.*?)\)\s*->\s*(.+?)\s*", text)
+    if not m:
+        raise ValueError(f"{fname}: signature {text!r} is not of the form '(args) -> results'")
+    args = []
+    for i, part in enumerate(p.strip() for p in m.group(1).split(",") if m.group(1).strip()):
+        am = _ARG.match(part)
+        if not am:
+            raise ValueError(
+                f"{fname}: argument {part!r} in {text!r}: expected one of {', '.join(_KINDS)} "
+                "followed by an optional name"
+            )
+        args.append((am.group(1), am.group(2) or f"arg{i}"))
+    res = m.group(2).strip()
+    tuple_result = res.startswith("(")
+    inner = res[1:-1] if tuple_result and res.endswith(")") else res
+    results = []
+    for part in (p.strip() for p in inner.split(",") if inner.strip()):
+        rm = re.fullmatch(r"Tensor(?:\s+([A-Za-z_]\w*))?", part)
+        if not rm:
+            raise ValueError(f"{fname}: result {part!r} in {text!r}: results must be Tensor")
+        results.append(rm.group(1) or "")
+    if tuple_result and len(results) == 1:
+        tuple_result = True  # "(Tensor,)"-like spelling keeps a 1-tuple
+    return Signature(tuple(args), tuple(results), text.strip(), tuple_result)
+
+
+# ------------------------------------------------------------------ the core library
+
+
+class _Core:
+    """The few core C ABI functions the bridge calls, bound once."""
+
+    def __init__(self) -> None:
+        path = _toolchain.sdk_paths().library_path
+        lib = ctypes.CDLL(path)
+        vp, i32 = ctypes.c_void_p, ctypes.c_int32
+        self.lib = lib
+        self._bind("sdk_last_error_kind", i32, [])
+        self._bind("sdk_last_error_message", ctypes.c_char_p, [])
+        self._bind("sdk_clear_last_error", None, [])
+        self._bind("sdk_abi_version", ctypes.c_uint32, [])
+        self._bind("sdk_tensor_release", None, [vp])
+        self._bind("sdk_from_dlpack", i32, [vp, ctypes.POINTER(vp)])
+        self._bind("sdk_from_dlpack_unversioned", i32, [vp, ctypes.POINTER(vp)])
+        self._bind("sdk_to_dlpack", i32, [vp, ctypes.POINTER(vp)])
+
+    def _bind(self, name: str, restype, argtypes) -> None:
+        fn = getattr(self.lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+        setattr(self, name, fn)
+
+    def raise_last_error(self, where: str, status: int) -> None:
+        kind = self.sdk_last_error_kind() or status
+        msg = (self.sdk_last_error_message() or b"").decode(errors="replace")
+        if not msg:
+            msg = f"failed with status {status} and no message (call sdk_set_last_error)"
+        raise _ERRORS.get(kind, RuntimeError)(f"{where}: {msg}")
+
+
+_CORE: _Core | None = None
+
+
+def core() -> _Core:
+    global _CORE
+    if _CORE is None:
+        _CORE = _Core()
+    return _CORE
+
+
+# --------------------------------------------------------------------- DLPack glue
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+# The destructor gets a raw pointer (the capsule is being freed): no py_object conversion.
+_raw_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api)
+)
+# Names must outlive the capsules that point at them: module-level constants.
+_VERSIONED = b"dltensor_versioned"
+_UNVERSIONED = b"dltensor"
+_USED_VERSIONED = b"used_dltensor_versioned"
+_USED_UNVERSIONED = b"used_dltensor"
+
+
+class _ManagedHead(ctypes.Structure):
+    """The fixed head of DLManagedTensorVersioned: version, manager_ctx, deleter."""
+
+    _fields_ = [
+        ("major", ctypes.c_uint32),
+        ("minor", ctypes.c_uint32),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
+    ]
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule: int) -> None:
+    # An unconsumed capsule still owns the tensor: run its deleter.
+    if _api.PyCapsule_IsValid(capsule, _VERSIONED):
+        ptr = _raw_get_pointer(capsule, _VERSIONED)
+        if ptr:
+            head = _ManagedHead.from_address(ptr)
+            if head.deleter:
+                head.deleter(ptr)
+
+
+class _CapsuleExporter:
+    """Hands one DLPack capsule to a consumer's from_dlpack()."""
+
+    def __init__(self, capsule) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        capsule, self._capsule = self._capsule, None
+        if capsule is None:
+            raise BufferError("this DLPack capsule was already consumed")
+        return capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU; the ctypes bridge only returns host tensors today
+
+
+def _handle_from_dlpack(obj, where: str) -> int:
+    """A NEW sdk_tensor handle sharing obj's memory (DLPack, no copy)."""
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 1))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    name = _api.PyCapsule_GetName(capsule)
+    out = ctypes.c_void_p()
+    c = core()
+    c.sdk_clear_last_error()
+    if name == _VERSIONED:
+        ptr = _api.PyCapsule_GetPointer(capsule, _VERSIONED)
+        status = c.sdk_from_dlpack(ptr, ctypes.byref(out))
+        used = _USED_VERSIONED
+    elif name == _UNVERSIONED:
+        ptr = _api.PyCapsule_GetPointer(capsule, _UNVERSIONED)
+        status = c.sdk_from_dlpack_unversioned(ptr, ctypes.byref(out))
+        used = _USED_UNVERSIONED
+    else:
+        raise TypeError(f"{where}: __dlpack__ returned a capsule named {name!r}")
+    if status != 0:
+        c.raise_last_error(where, status)
+    _api.PyCapsule_SetName(capsule, used)  # the tensor now owns it
+    return out.value
+
+
+def _sdk_module():
+    try:
+        import sdk
+
+        return sdk
+    except Exception:
+        return None
+
+
+def to_handle(obj, where: str) -> tuple[int, bool]:
+    """(handle, owned) for a Tensor argument; owned handles are released after the call."""
+    hook = getattr(obj, "_handle_address", None)
+    if hook is not None:
+        return int(hook()), False
+    if hasattr(obj, "__dlpack__"):
+        return _handle_from_dlpack(obj, where), True
+    raise TypeError(
+        f"{where} must be a Tensor or an array supporting DLPack (numpy), got {type(obj).__name__}"
+    )
+
+
+def from_handle(handle: int):
+    """Wrap a NEW handle as sdk.Tensor (numpy array when sdk is not importable)."""
+    sdk = _sdk_module()
+    hook = getattr(sdk, "_from_handle", None) if sdk is not None else None
+    if hook is not None:
+        return hook(handle)
+    c = core()
+    managed = ctypes.c_void_p()
+    status = c.sdk_to_dlpack(handle, ctypes.byref(managed))
+    c.sdk_tensor_release(handle)
+    if status != 0:
+        c.raise_last_error("returning a tensor", status)
+    destructor = ctypes.cast(_capsule_destructor, ctypes.c_void_p)
+    capsule = _api.PyCapsule_New(managed.value, _VERSIONED, destructor)
+    exporter = _CapsuleExporter(capsule)
+    if sdk is not None and hasattr(sdk, "from_dlpack"):
+        return sdk.from_dlpack(exporter)
+    import numpy
+
+    return numpy.from_dlpack(exporter)
+
+
+# ------------------------------------------------------------------ functions, module
+
+
+def _convert_scalar(kind: str, value, where: str):
+    if kind == "float":
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return float(value)
+    elif kind == "int":
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            v = operator.index(value)
+            if not -(2**63) <= v < 2**63:
+                raise OverflowError(f"{where}={v} does not fit in int64")
+            return v
+    elif kind == "bool":
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return 1 if value else 0
+    raise TypeError(f"{where} must be {kind}, got {type(value).__name__} ({value!r})")
+
+
+class ExportedFunction:
+    """A Python callable for one SDK_EXPORT function."""
+
+    def __init__(self, name: str, cfunc, sig: Signature) -> None:
+        self.__name__ = name
+        self.signature = sig
+        self.__doc__ = f"{name}{sig.text}"
+        cfunc.restype = ctypes.c_int32
+        cfunc.argtypes = [_CTYPE[k] for k, _ in sig.args] + [
+            ctypes.POINTER(ctypes.c_void_p) for _ in sig.results
+        ]
+        self._cfunc = cfunc
+
+    def __repr__(self) -> str:
+        return f"<sdk extension function {self.__name__}{self.signature.text}>"
+
+    def _bind(self, args, kwargs) -> list:
+        params = self.signature.args
+        if len(args) > len(params):
+            raise TypeError(
+                f"{self.__name__}() takes {len(params)} argument(s) but {len(args)} were given "
+                f"(signature {self.signature.text})"
+            )
+        values = list(args) + [_MISSING] * (len(params) - len(args))
+        names = [n for _, n in params]
+        for key, val in kwargs.items():
+            if key not in names:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{key}'")
+            i = names.index(key)
+            if values[i] is not _MISSING:
+                raise TypeError(f"{self.__name__}() got multiple values for argument '{key}'")
+            values[i] = val
+        for (_, n), v in zip(params, values):
+            if v is _MISSING:
+                raise TypeError(f"{self.__name__}() missing argument '{n}' ({self.signature.text})")
+        return values
+
+    def __call__(self, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        c = core()
+        owned: list[int] = []
+        cargs: list = []
+        outs = [ctypes.c_void_p() for _ in self.signature.results]
+        try:
+            for (kind, pname), value in zip(self.signature.args, values):
+                where = f"{self.__name__}(): argument '{pname}'"
+                if kind == "Tensor?" and value is None:
+                    cargs.append(None)
+                elif kind.startswith("Tensor"):
+                    handle, own = to_handle(value, where)
+                    if own:
+                        owned.append(handle)
+                    cargs.append(handle)
+                else:
+                    cargs.append(_convert_scalar(kind, value, where))
+            c.sdk_clear_last_error()
+            status = self._cfunc(*cargs, *(ctypes.byref(o) for o in outs))
+            if status != 0:
+                c.raise_last_error(f"{self.__name__}()", status)
+            if any(o.value is None for o in outs):
+                raise RuntimeError(f"{self.__name__}() returned SDK_OK but left a result unset")
+            results = [from_handle(o.value) for o in outs]
+            for o in outs:
+                o.value = None  # ownership moved into the results
+        finally:
+            for h in owned:
+                c.sdk_tensor_release(h)
+            for o in outs:
+                if o.value:
+                    c.sdk_tensor_release(o.value)
+        if not results:
+            return None
+        if len(results) == 1 and not self.signature.tuple_result:
+            return results[0]
+        return tuple(results)
+
+
+_MISSING = object()
+
+
+class CtypesExtension:
+    """What load() returns for the ctypes bridge: one attribute per exported function."""
+
+    def __init__(self, name: str, path: str, lib, functions: dict[str, ExportedFunction]):
+        self.__name__ = name
+        self.__file__ = path
+        self._lib = lib
+        self._functions = functions
+        for fname, fn in functions.items():
+            setattr(self, fname, fn)
+
+    def __dir__(self):
+        return sorted(set(self._functions) | {"__name__", "__file__"})
+
+    def __getattr__(self, attr: str):
+        raise AttributeError(
+            f"extension '{self.__name__}' has no function '{attr}'; it exports: "
+            f"{', '.join(sorted(self._functions)) or '(none)'}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<sdk ctypes extension '{self.__name__}' from {self.__file__}>"
+
+
+def _check_abi(path: str, built: int) -> None:
+    running = int(core().sdk_abi_version())
+    bmaj, bmin, rmaj, rmin = built >> 16, built & 0xFFFF, running >> 16, running & 0xFFFF
+    if bmaj != rmaj or bmin > rmin:
+        raise ImportError(
+            f"{path} was built against sdk ABI {bmaj}.{bmin}, but the running sdk core provides "
+            f"ABI {rmaj}.{rmin}; rebuild the extension against the installed sdk"
+        )
+
+
+def _read_exports(path: str) -> tuple[dict[str, str] | None, int | None]:
+    """({function: signature}, built ABI) from the ELF file; (None, None) if unreadable."""
+    try:
+        elf = _elf.ElfFile(path)
+        syms = elf.dynamic_symbols()
+    except (_elf.ElfError, OSError, ValueError, IndexError):
+        return None, None
+    sigs = {
+        n[len(SIG_PREFIX) :]: elf.read_string(s)
+        for n, s in syms.items()
+        if n.startswith(SIG_PREFIX) and s.kind == "object"
+    }
+    abi = elf.read_u32(syms[ABI_SYMBOL]) if ABI_SYMBOL in syms else None
+    return sigs, abi
+
+
+def load_library(path: str, name: str) -> CtypesExtension:
+    """Check the ABI, dlopen `path` and bind every SDK_EXPORT function in it."""
+    sigs, abi = _read_exports(path)
+    lib_holder: list = []
+    if sigs is None:  # exotic binary: fall back to nm + reading the symbols after dlopen
+        names = _elf.dynamic_symbols_nm(path)
+        lib_holder.append(ctypes.CDLL(path))
+        sigs = {
+            n[len(SIG_PREFIX) :]: ctypes.string_at(
+                ctypes.addressof(ctypes.c_char.in_dll(lib_holder[0], n))
+            ).decode()
+            for n in names
+            if n.startswith(SIG_PREFIX)
+        }
+        if ABI_SYMBOL in names:
+            abi = ctypes.c_uint32.in_dll(lib_holder[0], ABI_SYMBOL).value
+    if abi is None:
+        raise ImportError(
+            f"{path} has no {ABI_SYMBOL} symbol: ctypes-bridge extensions must "
+            '#include <sdk/export.h> and mark functions with SDK_EXPORT(name, "signature")'
+        )
+    _check_abi(path, abi)
+    lib = lib_holder[0] if lib_holder else ctypes.CDLL(path)
+    functions = {}
+    for fname, text in sorted(sigs.items()):
+        try:
+            cfunc = getattr(lib, fname)
+        except AttributeError:
+            raise ImportError(
+                f"{path}: SDK_EXPORT({fname}, ...) has a signature but no function '{fname}'"
+            ) from None
+        functions[fname] = ExportedFunction(fname, cfunc, parse_signature(fname, text))
+    return CtypesExtension(name, path, lib, functions)

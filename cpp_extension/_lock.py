@@ -1,0 +1,115 @@
+"""Build-folder locks: fcntl.flock between processes, a threading lock within one.
+
+Rationale: a lock held by the kernel on an open file dies with its process,
+so a builder killed mid-compile can never block later loads (unlike a lock
+*file* whose existence is the lock). Compilers orphaned by such a kill are
+found by a token in their environment and stopped before the next build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+LOCK_NAME = ".lock"
+BUILDER_NAME = ".builder"
+TOKEN_ENV = "SDK_EXTENSIONS_BUILD_TOKEN"
+
+_registry_guard = threading.Lock()
+_thread_locks: dict[str, threading.RLock] = {}
+
+
+def thread_lock(build_dir: Path) -> threading.RLock:
+    """One lock per build folder for the threads of this process."""
+    key = os.path.realpath(build_dir)
+    with _registry_guard:
+        lock = _thread_locks.get(key)
+        if lock is None:
+            lock = _thread_locks[key] = threading.RLock()
+        return lock
+
+
+@contextlib.contextmanager
+def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
+    """Hold flock on <build_dir>/.lock: shared to read the cache, exclusive to build."""
+    import fcntl
+
+    build_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
+def start_builder(build_dir: Path) -> dict[str, str]:
+    """Record a token for this build; returns the environment to run the build with."""
+    token = uuid.uuid4().hex
+    (build_dir / BUILDER_NAME).write_text(f"{token}\n{os.getpid()}\n")
+    env = dict(os.environ)
+    env[TOKEN_ENV] = token
+    return env
+
+
+def finish_builder(build_dir: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (build_dir / BUILDER_NAME).unlink()
+
+
+def reap_stale_builder(build_dir: Path) -> int:
+    """Kill what is left of a builder that died mid-build; returns how many processes.
+
+    Called with the exclusive lock held, so any recorded builder is dead (or
+    it would still hold the lock) and its compilers are orphans that would
+    otherwise keep writing into this folder.
+    """
+    marker = build_dir / BUILDER_NAME
+    try:
+        token = marker.read_text().split()[0]
+    except (OSError, IndexError):
+        return 0
+    needle = f"{TOKEN_ENV}={token}".encode()
+    killed = 0
+    for pid in _pids():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if needle not in f.read().split(b"\0"):
+                    continue
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except (OSError, ProcessLookupError):
+            continue
+    finish_builder(build_dir)
+    return killed
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    except OSError:
+        return []
+
+
+def parent_death_hook():
+    """A preexec_fn giving the child (ninja) SIGKILL when the builder dies (Linux), or None.
+
+    libc is resolved here, in the parent, so the child only makes one call.
+    """
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def hook() -> None:
+        prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+
+    return hook

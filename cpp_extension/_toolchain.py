@@ -1,0 +1,228 @@
+"""Toolchain discovery: compilers (with a cached identity), ninja, ccache, and sdk's paths."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._errors import BuildError
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+_CORE_LIB_NAME = "libsdk_core.so"
+
+
+@dataclass(frozen=True)
+class SdkPaths:
+    """Where the core's headers and library are, and its ABI version."""
+
+    include_dir: str
+    library_path: str
+    abi: tuple[int, int]
+
+    @property
+    def library_dir(self) -> str:
+        return os.path.dirname(self.library_path)
+
+    @property
+    def library_exists(self) -> bool:
+        return os.path.isfile(self.library_path)
+
+
+def _abi_from_header(include_dir: str) -> tuple[int, int]:
+    text = Path(include_dir, "sdk", "c_api.h").read_text()
+    major = re.search(r"#define\s+SDK_ABI_VERSION_MAJOR\s+(\d+)", text)
+    minor = re.search(r"#define\s+SDK_ABI_VERSION_MINOR\s+(\d+)", text)
+    if not major or not minor:
+        raise RuntimeError(f"cannot read the ABI version from {include_dir}/sdk/c_api.h")
+    return int(major.group(1)), int(minor.group(1))
+
+
+def normalize_abi(value: object) -> tuple[int, int]:
+    """sdk.abi_version() as (major, minor), whether it is packed, a tuple or a string."""
+    if isinstance(value, int):
+        return value >> 16, value & 0xFFFF
+    if isinstance(value, str):
+        major, minor = value.split(".")[:2]
+        return int(major), int(minor)
+    major, minor = tuple(value)[:2]  # type: ignore[arg-type]
+    return int(major), int(minor)
+
+
+_SDK_PATHS: SdkPaths | None = None
+
+
+def sdk_paths() -> SdkPaths:
+    """Paths from the sdk package; the repository layout when sdk is not importable yet."""
+    global _SDK_PATHS
+    if _SDK_PATHS is not None:
+        return _SDK_PATHS
+    include_dir = library_path = None
+    abi = None
+    try:
+        import sdk
+
+        include_dir = sdk.get_include()
+        get_lib = getattr(sdk, "get_library_path", None)
+        if get_lib is not None:
+            library_path = get_lib()
+        elif hasattr(sdk, "get_library_dir"):
+            library_path = os.path.join(sdk.get_library_dir(), _CORE_LIB_NAME)
+        abi = normalize_abi(sdk.abi_version())
+    except Exception:  # sdk missing or half-built: fall back to the source tree
+        pass
+    if not include_dir or not os.path.isfile(os.path.join(include_dir, "sdk", "c_api.h")):
+        include_dir = str(_REPO_ROOT / "core" / "include")
+    if not library_path:
+        library_path = str(_REPO_ROOT / "sdk" / "lib" / _CORE_LIB_NAME)
+    if abi is None:
+        abi = _abi_from_header(include_dir)
+    _SDK_PATHS = SdkPaths(str(include_dir), str(library_path), abi)
+    return _SDK_PATHS
+
+
+def header_abi() -> tuple[int, int]:
+    """The ABI version of the headers extensions compile against."""
+    return _abi_from_header(sdk_paths().include_dir)
+
+
+# ----------------------------------------------------------------------------- compilers
+
+
+def compiler_command(language: str) -> list[str]:
+    """The compiler for `language` ("cxx", "c", "cuda") as argv, honouring CXX/CC/NVCC."""
+    if language == "cuda":
+        nvcc = os.environ.get("NVCC") or _find_nvcc()
+        return [nvcc]
+    env, default = ("CC", "cc") if language == "c" else ("CXX", "c++")
+    argv = shlex.split(os.environ.get(env, "") or default)
+    exe = shutil.which(argv[0])
+    if exe is None:
+        pkg = "gcc" if language == "c" else "g++"
+        raise BuildError(
+            f"no {'C' if language == 'c' else 'C++'} compiler found: '{argv[0]}' is not on PATH.\n"
+            f"Install one (e.g. `apt-get install {pkg}`, or `conda install gxx_linux-64`) "
+            f"or point {env} at it (e.g. {env}=/usr/bin/{pkg})."
+        )
+    return [exe, *argv[1:]]
+
+
+def _find_nvcc() -> str:
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        home = os.environ.get(var)
+        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
+            return os.path.join(home, "bin", "nvcc")
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    if os.path.isfile("/usr/local/cuda/bin/nvcc"):
+        return "/usr/local/cuda/bin/nvcc"
+    raise BuildError(
+        "CUDA sources were given but nvcc was not found: install the CUDA toolkit, "
+        "or set CUDA_HOME (nvcc at $CUDA_HOME/bin/nvcc) or put nvcc on PATH."
+    )
+
+
+def compiler_identity(argv: list[str], cache_file: Path) -> str:
+    """`<compiler> --version`, remembered on disk by path, size and mtime.
+
+    Rationale: a warm load must not spawn the compiler; the stat key changes
+    when the compiler is upgraded in place, which forces one new probe.
+    """
+    exe = os.path.realpath(argv[0])
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return exe
+    key = f"{exe}|{' '.join(argv[1:])}|{st.st_size}|{st.st_mtime_ns}"
+    table: dict[str, str] = {}
+    try:
+        table = json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        pass
+    if key in table:
+        return table[key]
+    try:
+        out = subprocess.run(
+            [*argv, "--version"], capture_output=True, text=True, timeout=60
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    ident = f"{exe}: {out}"
+    table[key] = ident
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(table, indent=1))
+        os.replace(tmp, cache_file)
+    except OSError:
+        pass
+    return ident
+
+
+def compiler_launcher() -> list[str]:
+    """ccache or sccache in front of compilers when on PATH (SDK_EXTENSIONS_NO_CCACHE=1: off)."""
+    if os.environ.get("SDK_EXTENSIONS_NO_CCACHE", "") not in ("", "0"):
+        return []
+    for tool in ("ccache", "sccache"):
+        found = shutil.which(tool)
+        if found:
+            return [found]
+    return []
+
+
+def ninja_executable() -> str:
+    """The ninja from the `ninja` PyPI package (a dependency), else one on PATH."""
+    try:
+        import ninja
+
+        exe = os.path.join(ninja.BIN_DIR, "ninja")
+        if os.path.isfile(exe):
+            return exe
+    except ImportError:
+        pass
+    found = shutil.which("ninja")
+    if found:
+        return found
+    raise BuildError(
+        "ninja was not found; it is a dependency of this SDK: "
+        f"`{sys.executable} -m pip install ninja`"
+    )
+
+
+def default_jobs() -> int:
+    """MAX_JOBS, else CPUs capped by available memory (about 1.5 GB per C++ job)."""
+    env = os.environ.get("MAX_JOBS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise BuildError(f"MAX_JOBS must be a positive integer, got {env!r}") from None
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    jobs = cpus or 1
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    avail_gb = int(line.split()[1]) / 1024 / 1024
+                    jobs = min(jobs, max(1, int(avail_gb / 1.5)))
+                    break
+    except OSError:
+        pass
+    return jobs
+
+
+def python_include_dirs() -> list[str]:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = [paths["include"]]
+    if paths.get("platinclude") and paths["platinclude"] != paths["include"]:
+        dirs.append(paths["platinclude"])
+    return dirs
