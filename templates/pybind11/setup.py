@@ -1,0 +1,29 @@
+"""Builds the extension {{name}}._C; the package metadata is in pyproject.toml."""
+
+{{^cuda}}
+from cpp_extension import BuildExtension, CppExtension
+{{/cuda}}
+{{#cuda}}
+from cpp_extension import BuildExtension, CUDAExtension
+{{/cuda}}
+from setuptools import setup
+
+{{^cuda}}
+setup(
+    ext_modules=[CppExtension("{{name}}._C", ["csrc/{{name}}.cpp"], extra_compile_args=["-O3"])],
+    cmdclass={"build_ext": BuildExtension},
+)
+{{/cuda}}
+{{#cuda}}
+setup(
+    ext_modules=[
+        CUDAExtension(
+            "{{name}}._C",
+            ["csrc/{{name}}.cpp", "csrc/{{name}}_cuda.cu"],
+            define_macros=[("WITH_CUDA", None)],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3"]},
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+)
+{{/cuda}}
