@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "tensor_impl.h"
 
@@ -141,6 +142,22 @@ template <>
 struct OpMath<BFloat16> {
   using type = float;
 };
+
+// dtype code of a C++ element type (the inverse of CType).
+template <typename T>
+constexpr sdk_dtype dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return SDK_BOOL;
+  if constexpr (std::is_same_v<T, uint8_t>) return SDK_UINT8;
+  if constexpr (std::is_same_v<T, int8_t>) return SDK_INT8;
+  if constexpr (std::is_same_v<T, int16_t>) return SDK_INT16;
+  if constexpr (std::is_same_v<T, int32_t>) return SDK_INT32;
+  if constexpr (std::is_same_v<T, int64_t>) return SDK_INT64;
+  if constexpr (std::is_same_v<T, Half>) return SDK_FLOAT16;
+  if constexpr (std::is_same_v<T, BFloat16>) return SDK_BFLOAT16;
+  if constexpr (std::is_same_v<T, float>) return SDK_FLOAT32;
+  if constexpr (std::is_same_v<T, double>) return SDK_FLOAT64;
+  return -1;
+}
 
 constexpr bool is_valid_dtype(sdk_dtype d) { return d >= SDK_BOOL && d <= SDK_FLOAT64; }
 constexpr bool is_floating(sdk_dtype d) { return d >= SDK_FLOAT16 && d <= SDK_FLOAT64; }

@@ -1,0 +1,292 @@
+// core/src/elementwise.cpp: binary ops (tensor-tensor and tensor-scalar), add_scaled, where,
+// masked_fill, clamp.
+#include "elementwise.h"
+
+#include <cmath>
+
+namespace sdk::detail {
+namespace {
+
+bool is_comparison(int op) { return op >= SDK_EQ && op <= SDK_GE; }
+bool is_logical(int op) { return op >= SDK_LOGICAL_AND && op <= SDK_LOGICAL_XOR; }
+
+const char* binary_name(int op) {
+  static const char* const kNames[] = {
+      "add",         "sub",         "mul",         "div",         "pow",          "maximum",
+      "minimum",     "eq",          "ne",          "lt",          "le",           "gt",
+      "ge",          "logical_and", "logical_or",  "logical_xor", "floor_divide", "remainder",
+      "bitwise_and", "bitwise_or",  "bitwise_xor", "atan2"};
+  return (op >= 0 && op <= SDK_ATAN2) ? kNames[op] : "?";
+}
+
+struct BinaryTypes {
+  sdk_dtype compute;
+  sdk_dtype result;
+};
+
+// Compute and result dtypes of `op` on operands whose promoted dtype is `common`.
+BinaryTypes binary_types(int op, sdk_dtype common) {
+  const char* name = binary_name(op);
+  switch (op) {
+    case SDK_ADD:
+    case SDK_MUL:
+    case SDK_MAXIMUM:
+    case SDK_MINIMUM:
+      return {common, common};
+    case SDK_SUB:
+      SDK_TYPE_CHECK(common != SDK_BOOL,
+                     "sub: subtraction of bool tensors is not supported; use logical_xor");
+      return {common, common};
+    case SDK_DIV:
+    case SDK_ATAN2: {
+      sdk_dtype c = is_floating(common) ? common : SDK_FLOAT32;
+      return {c, c};
+    }
+    case SDK_POW: {
+      sdk_dtype c = common == SDK_BOOL ? SDK_INT64 : common;
+      return {c, c};
+    }
+    case SDK_FLOOR_DIVIDE:
+    case SDK_REMAINDER:
+      SDK_TYPE_CHECK(common != SDK_BOOL, name, ": not supported for bool tensors");
+      return {common, common};
+    case SDK_BITWISE_AND:
+    case SDK_BITWISE_OR:
+    case SDK_BITWISE_XOR:
+      SDK_TYPE_CHECK(!is_floating(common), name,
+                     ": only integer and bool tensors are supported, got ", dtype_name(common));
+      return {common, common};
+    default:
+      if (is_comparison(op) || is_logical(op)) return {common, SDK_BOOL};
+      SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
+  }
+}
+
+template <typename T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp & 1) ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  for (auto e = exp; e > 0; e >>= 1) {
+    if (e & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
+// Python's floor division and modulo for floats (signs follow the divisor).
+template <typename C>
+C py_fmod(C a, C b) {
+  C m = std::fmod(a, b);
+  if (m != 0) {
+    if ((b < 0) != (m < 0)) m += b;
+  } else {
+    m = std::copysign(C(0), b);
+  }
+  return m;
+}
+template <typename C>
+C py_floordiv(C a, C b) {
+  if (b == 0) return a / b;
+  C m = std::fmod(a, b);
+  C div = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) div -= 1;
+  if (div == 0) return std::copysign(C(0), a / b);
+  C fl = std::floor(div);
+  if (div - fl > C(0.5)) fl += 1;
+  return fl;
+}
+// Integer versions: callers reject b == 0 beforehand; -1 avoids INT_MIN / -1 traps.
+template <typename C>
+C int_floordiv(C a, C b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<C>) {
+    if (b == -1) return static_cast<C>(0 - static_cast<std::make_unsigned_t<C>>(a));
+    C q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return a / b;
+  }
+}
+template <typename C>
+C int_mod(C a, C b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<C>) {
+    if (b == -1) return 0;
+    C r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    return a % b;
+  }
+}
+
+template <typename C>
+C nan_max(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a > b ? a : b;
+}
+template <typename C>
+C nan_min(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? a : b;
+}
+
+// Run `op` with inputs and output of element type T (comparisons/logical: bool out).
+template <typename T>
+void binary_kernel(int op, const Launch& L) {
+  using C = typename OpMath<T>::type;
+  constexpr bool kFloat = std::is_floating_point_v<C>;
+  switch (op) {
+    case SDK_ADD:
+      return L.binary<T, T>([](C a, C b) { return a + b; });
+    case SDK_SUB:
+      return L.binary<T, T>([](C a, C b) { return a - b; });
+    case SDK_MUL:
+      return L.binary<T, T>([](C a, C b) { return a * b; });
+    case SDK_DIV:
+      if constexpr (kFloat) return L.binary<T, T>([](C a, C b) { return a / b; });
+      break;
+    case SDK_ATAN2:
+      if constexpr (kFloat) return L.binary<T, T>([](C a, C b) { return std::atan2(a, b); });
+      break;
+    case SDK_POW:
+      if constexpr (kFloat) {
+        return L.binary<T, T>([](C a, C b) { return std::pow(a, b); });
+      } else if constexpr (!std::is_same_v<C, bool>) {
+        return L.binary<T, T>([](C a, C b) { return int_pow<C>(a, b); });
+      }
+      break;
+    case SDK_MAXIMUM:
+      return L.binary<T, T>([](C a, C b) { return nan_max(a, b); });
+    case SDK_MINIMUM:
+      return L.binary<T, T>([](C a, C b) { return nan_min(a, b); });
+    case SDK_EQ:
+      return L.binary<bool, T>([](C a, C b) { return a == b; });
+    case SDK_NE:
+      return L.binary<bool, T>([](C a, C b) { return a != b; });
+    case SDK_LT:
+      return L.binary<bool, T>([](C a, C b) { return a < b; });
+    case SDK_LE:
+      return L.binary<bool, T>([](C a, C b) { return a <= b; });
+    case SDK_GT:
+      return L.binary<bool, T>([](C a, C b) { return a > b; });
+    case SDK_GE:
+      return L.binary<bool, T>([](C a, C b) { return a >= b; });
+    case SDK_LOGICAL_AND:
+      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) && (b != C(0)); });
+    case SDK_LOGICAL_OR:
+      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) || (b != C(0)); });
+    case SDK_LOGICAL_XOR:
+      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) != (b != C(0)); });
+    case SDK_FLOOR_DIVIDE:
+      if constexpr (kFloat) {
+        return L.binary<T, T>([](C a, C b) { return py_floordiv(a, b); });
+      } else if constexpr (!std::is_same_v<C, bool>) {
+        return L.binary<T, T>([](C a, C b) { return int_floordiv<C>(a, b); });
+      }
+      break;
+    case SDK_REMAINDER:
+      if constexpr (kFloat) {
+        return L.binary<T, T>([](C a, C b) { return py_fmod(a, b); });
+      } else if constexpr (!std::is_same_v<C, bool>) {
+        return L.binary<T, T>([](C a, C b) { return int_mod<C>(a, b); });
+      }
+      break;
+    case SDK_BITWISE_AND:
+      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a & b; });
+      break;
+    case SDK_BITWISE_OR:
+      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a | b; });
+      break;
+    case SDK_BITWISE_XOR:
+      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a ^ b; });
+      break;
+  }
+  SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(dtype_of<T>()));
+}
+
+// True if any element of t is zero (integer division checks).
+bool has_zero(const TensorImpl& t) {
+  bool found = false;
+  TensorIter it;
+  it.build({&t}, "has_zero");
+  SDK_DISPATCH_ALL(t.dtype, "has_zero", [&] {
+    it.run_range(0, it.numel, [&](char** p, const int64_t* s, int64_t n) {
+      const char* q = p[0];
+      for (int64_t i = 0; i < n && !found; ++i, q += s[0])
+        found = *reinterpret_cast<const scalar_t*>(q) == scalar_t(0);
+    });
+  });
+  return found;
+}
+
+void check_int_division(int op, sdk_dtype compute, bool zero) {
+  if ((op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER) && !is_floating(compute) && zero) {
+    SDK_FAIL(SDK_ERROR_RUNTIME, binary_name(op), ": integer division by zero");
+  }
+}
+
+}  // namespace
+
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                              sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_binary", "a");
+  const TensorImpl& tb = checked(b, "sdk_binary", "b");
+  if (!out) check_not_null(result, "sdk_binary", "result");
+  if (op < 0 || op > SDK_ATAN2) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
+  check_cpu(ta, binary_name(op));
+  check_cpu(tb, binary_name(op));
+  BinaryTypes ty = binary_types(op, promote(ta.dtype, tb.dtype));
+  int64_t sz[kIterMaxDims];
+  int64_t nd;
+  if (same_shape(ta, tb)) {
+    nd = ta.ndim;
+    for (int64_t d = 0; d < nd; ++d) sz[d] = ta.sizes[d];
+  } else {
+    const TensorImpl* both[2] = {&ta, &tb};
+    nd = broadcast_shapes(binary_name(op), 2, both, sz);
+  }
+  if (!is_floating(ty.compute) && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
+    check_int_division(op, ty.compute, has_zero(tb));
+  }
+  OutPlan plan;
+  plan.prepare(binary_name(op), out, nd, sz, ty.result, {&ta, &tb});
+  Ref ha, hb;
+  const TensorImpl* ia = &ta;
+  const TensorImpl* ib = &tb;
+  if (ia->dtype != ty.compute) ia = (ha = contiguous_copy(ta, ty.compute)).get();
+  if (ib->dtype != ty.compute) ib = (hb = contiguous_copy(tb, ty.compute)).get();
+  ia = plan.fix_alias(ia, ha);
+  ib = plan.fix_alias(ib, hb);
+  TensorImpl& o = *plan.target;
+  if (o.numel > 0) {
+    TensorIter it;
+    Launch L = make_launch(o, {ia, ib}, it, binary_name(op));
+    SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
+  }
+  plan.finish(result);
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
