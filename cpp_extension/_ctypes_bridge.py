@@ -77,28 +77,40 @@ def parse_signature(fname: str, text: str) -> Signature:
 # ------------------------------------------------------------------ the core library
 
 
+_VP = ctypes.c_void_p
+_CORE_FUNCS = {
+    "sdk_last_error_kind": (ctypes.c_int32, []),
+    "sdk_last_error_message": (ctypes.c_char_p, []),
+    "sdk_clear_last_error": (None, []),
+    "sdk_abi_version": (ctypes.c_uint32, []),
+    "sdk_tensor_release": (None, [_VP]),
+    "sdk_from_dlpack": (ctypes.c_int32, [_VP, ctypes.POINTER(_VP)]),
+    "sdk_from_dlpack_unversioned": (ctypes.c_int32, [_VP, ctypes.POINTER(_VP)]),
+    "sdk_to_dlpack": (ctypes.c_int32, [_VP, ctypes.POINTER(_VP)]),
+}
+
+
 class _Core:
-    """The few core C ABI functions the bridge calls, bound once."""
+    """The few core C ABI functions the bridge calls, bound on first use."""
 
     def __init__(self) -> None:
-        path = _toolchain.sdk_paths().library_path
-        lib = ctypes.CDLL(path)
-        vp, i32 = ctypes.c_void_p, ctypes.c_int32
-        self.lib = lib
-        self._bind("sdk_last_error_kind", i32, [])
-        self._bind("sdk_last_error_message", ctypes.c_char_p, [])
-        self._bind("sdk_clear_last_error", None, [])
-        self._bind("sdk_abi_version", ctypes.c_uint32, [])
-        self._bind("sdk_tensor_release", None, [vp])
-        self._bind("sdk_from_dlpack", i32, [vp, ctypes.POINTER(vp)])
-        self._bind("sdk_from_dlpack_unversioned", i32, [vp, ctypes.POINTER(vp)])
-        self._bind("sdk_to_dlpack", i32, [vp, ctypes.POINTER(vp)])
+        self.lib = ctypes.CDLL(_toolchain.sdk_paths().library_path)
 
-    def _bind(self, name: str, restype, argtypes) -> None:
-        fn = getattr(self.lib, name)
+    def __getattr__(self, name: str):
+        if name not in _CORE_FUNCS:
+            raise AttributeError(name)
+        restype, argtypes = _CORE_FUNCS[name]
+        try:
+            fn = getattr(self.lib, name)
+        except AttributeError:
+            raise RuntimeError(
+                f"the sdk core library {self.lib._name} lacks {name}; it is older than this "
+                "cpp_extension: rebuild or upgrade sdk"
+            ) from None
         fn.restype = restype
         fn.argtypes = argtypes
         setattr(self, name, fn)
+        return fn
 
     def raise_last_error(self, where: str, status: int) -> None:
         kind = self.sdk_last_error_kind() or status
@@ -420,7 +432,13 @@ def load_library(path: str, name: str) -> CtypesExtension:
             '#include <sdk/export.h> and mark functions with SDK_EXPORT(name, "signature")'
         )
     _check_abi(path, abi)
-    lib = lib_holder[0] if lib_holder else ctypes.CDLL(path)
+    try:
+        lib = lib_holder[0] if lib_holder else ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(
+            f"cannot load {path}: {e} (an undefined sdk_* symbol means the sdk core is older "
+            "than the headers the extension was built with)"
+        ) from None
     functions = {}
     for fname, text in sorted(sigs.items()):
         try:

@@ -1,0 +1,105 @@
+"""`python -m cpp_extension`: info (toolchain and paths), clean (the JIT cache), new (hook)."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Callable
+
+from . import _cache, _toolchain
+from ._errors import BuildError
+
+# Subcommands added by other modules: name -> (help, add_arguments(parser), run(args) -> int).
+# `new NAME` (project scaffolding) registers itself here when it lands.
+EXTRA_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
+
+
+def _compiler_line(language: str) -> str:
+    try:
+        argv = _toolchain.compiler_command(language)
+    except BuildError as e:
+        return f"not found ({str(e).splitlines()[-1]})"
+    ident = _toolchain.compiler_identity(argv, _cache.extensions_root() / "toolchains.json")
+    first = ident.split(": ", 1)[-1].splitlines()[0] if ": " in ident else ident
+    return f"{' '.join(argv)} ({first})"
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    paths = _toolchain.sdk_paths()
+    try:
+        import sdk
+
+        sdk_version = getattr(sdk, "__version__", "unknown")
+    except Exception as e:  # report, do not fail: info is what people run when things break
+        sdk_version = f"not importable ({e})"
+    try:
+        import pybind11
+
+        pybind11_version = pybind11.__version__
+    except ImportError:
+        pybind11_version = "not installed (pip install pybind11)"
+    try:
+        ninja = _toolchain.ninja_executable()
+    except BuildError as e:
+        ninja = f"not found: {e}"
+    launcher = _toolchain.compiler_launcher()
+    rows = [
+        ("python", sys.version.split()[0] + f" ({sys.executable})"),
+        ("sdk", sdk_version),
+        ("sdk ABI", f"{paths.abi[0]}.{paths.abi[1]}"),
+        ("include path", paths.include_dir),
+        ("library", paths.library_path + ("" if paths.library_exists else "  (MISSING)")),
+        ("pybind11", pybind11_version),
+        ("C++ compiler", _compiler_line("cxx")),
+        ("C compiler", _compiler_line("c")),
+        ("ninja", ninja),
+        (
+            "compiler cache",
+            launcher[0] if launcher else "none (install ccache to speed up rebuilds)",
+        ),
+        ("parallel jobs", str(_toolchain.default_jobs())),
+        ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    root = _cache.extensions_root()
+    if args.name:
+        targets = [p for p in root.glob(f"*/{args.name}") if p.is_dir()]
+        if not targets:
+            print(f"no cached build named {args.name!r} under {root}")
+            return 1
+    else:
+        targets = [p for p in root.glob("*") if p.is_dir()] if root.is_dir() else []
+    for path in targets:
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"removed {path}")
+    if not targets:
+        print(f"nothing to clean under {root}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cpp_extension", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
+    clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
+    clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "info": cmd_info,
+        "clean": cmd_clean,
+    }
+    for name, (help_text, add_args, run) in EXTRA_COMMANDS.items():
+        add_args(sub.add_parser(name, help=help_text))
+        handlers[name] = run
+    args = parser.parse_args(argv)
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""setuptools helpers: CppExtension/CUDAExtension and BuildExtension (parallel builds with ninja)."""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+from pathlib import Path
+
+from setuptools import Extension
+from setuptools.command.build_ext import build_ext
+
+from . import _ninja, _toolchain
+from ._errors import format_build_failure
+
+
+def _sdk_rpaths(ext_name: str) -> list[str]:
+    """The core's folder now, and where it sits relative to the installed module.
+
+    Rationale: with `pip install`, the module lands in the same site-packages as
+    sdk (site-packages/pkg/mod.so -> site-packages/sdk/lib), so an $ORIGIN path
+    keeps working after the build folder or an isolated build env is gone.
+    """
+    depth = ext_name.count(".")
+    relative = "$ORIGIN/" + "../" * depth + "sdk/lib"
+    return [relative, _toolchain.sdk_paths().library_dir]
+
+
+def CppExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
+    """A setuptools.Extension for C++ built against the sdk core (headers, library, rpath)."""
+    paths = _toolchain.sdk_paths()
+    include_dirs = list(kwargs.get("include_dirs") or [])
+    include_dirs.append(paths.include_dir)
+    try:
+        import pybind11
+
+        include_dirs.append(pybind11.get_include())
+    except ImportError:
+        pass
+    kwargs["include_dirs"] = include_dirs
+    kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [paths.library_dir]
+    kwargs["libraries"] = list(kwargs.get("libraries") or []) + ["sdk_core"]
+    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + _sdk_rpaths(
+        name
+    )
+    kwargs["language"] = "c++"
+    return Extension(name, sources, *args, **kwargs)
+
+
+def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
+    """CppExtension plus the CUDA runtime (include, lib64, cudart); .cu files go to nvcc."""
+    nvcc = _toolchain.compiler_command("cuda")[0]
+    home = os.path.dirname(os.path.dirname(nvcc))
+    kwargs["include_dirs"] = list(kwargs.get("include_dirs") or []) + [
+        os.path.join(home, "include")
+    ]
+    lib64 = os.path.join(home, "lib64")
+    kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [lib64]
+    kwargs["libraries"] = list(kwargs.get("libraries") or []) + ["cudart"]
+    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [lib64]
+    return CppExtension(name, sources, *args, **kwargs)
+
+
+def _language(src: str) -> str:
+    if src.endswith(".cu"):
+        return "cuda"
+    return "c" if src.endswith(".c") else "cxx"
+
+
+class BuildExtension(build_ext):
+    """build_ext that compiles every source of every extension in parallel with ninja.
+
+    Options: no_python_abi_suffix (name.so instead of name.cpython-3xx-...so),
+    use_ninja (False falls back to setuptools' serial build). extra_compile_args
+    may be a list or {"cxx": [...], "nvcc": [...]}; user flags come after ours.
+    """
+
+    @classmethod
+    def with_options(cls, **options):
+        """A subclass with preset options, for cmdclass={"build_ext": ...}."""
+
+        class BuildExtensionWithOptions(cls):
+            def __init__(self, *args, **kwargs):
+                kwargs.update(options)
+                super().__init__(*args, **kwargs)
+
+        return BuildExtensionWithOptions
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.no_python_abi_suffix = kwargs.pop("no_python_abi_suffix", False)
+        self.use_ninja = kwargs.pop("use_ninja", True)
+        super().__init__(*args, **kwargs)
+
+    def get_ext_filename(self, ext_name: str) -> str:
+        filename = super().get_ext_filename(ext_name)
+        if self.no_python_abi_suffix:
+            suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+            if filename.endswith(suffix):
+                filename = filename[: -len(suffix)] + ".so"
+        return filename
+
+    def build_extensions(self) -> None:
+        if not self.use_ninja:
+            for ext in self.extensions:
+                self._split_flags_for_setuptools(ext)
+            super().build_extensions()
+            return
+        self.check_extensions_list(self.extensions)
+        build_dir = Path(self.build_temp).resolve()
+        build_dir.mkdir(parents=True, exist_ok=True)
+        languages = {"cxx"} | {_language(s) for e in self.extensions for s in e.sources}
+        compilers = {lang: _toolchain.compiler_command(lang) for lang in languages}
+        launcher = _toolchain.compiler_launcher()
+        plan = _ninja.BuildPlan(
+            build_dir, {k: (launcher + v if k != "cuda" else v) for k, v in compilers.items()}
+        )
+        for ext in self.extensions:
+            self._plan_extension(plan, ext, compilers["cxx"])
+        _ninja.write_if_changed(build_dir / "build.ninja", _ninja.render(plan))
+        verbose = bool(self.verbose) and self.verbose > 1
+        code, log = _ninja.run(build_dir, _toolchain.default_jobs(), verbose, "extensions")
+        log_path = build_dir / "build.log"
+        log_path.write_text(log)
+        if code != 0:
+            names = ", ".join(e.name for e in self.extensions)
+            raise format_build_failure(names, log, str(build_dir), str(log_path))
+
+    def _plan_extension(self, plan: _ninja.BuildPlan, ext: Extension, cxx: list[str]) -> None:
+        out = Path(self.get_ext_fullpath(ext.name)).resolve()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        objdir = plan.build_dir / ext.name
+        objdir.mkdir(parents=True, exist_ok=True)
+        user = ext.extra_compile_args or []
+        if isinstance(user, dict):
+            user_cxx, user_nvcc = list(user.get("cxx", [])), list(user.get("nvcc", []))
+        else:
+            user_cxx, user_nvcc = list(user), []
+        incs = [f"-I{os.path.abspath(d)}" for d in list(ext.include_dirs) + list(self.include_dirs)]
+        macros = []
+        for macro in ext.define_macros:
+            name, value = macro[0], macro[1] if len(macro) > 1 else None
+            macros.append(f"-D{name}" if value is None else f"-D{name}={value}")
+        macros += [f"-U{m}" for m in ext.undef_macros]
+        short = ext.name.split(".")[-1]
+        common = ["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros]
+        flags = {
+            "cxx": ["-std=c++17", "-fvisibility=hidden", *common, *user_cxx],
+            "c": ["-std=c11", *common, *[f for f in user_cxx if not f.startswith("-std=c++")]],
+            "cuda": [
+                "-std=c++17",
+                "--compiler-options",
+                "-fPIC",
+                *[f for f in common if f != "-fPIC"],
+                *user_nvcc,
+            ],
+        }
+        objects = []
+        used: set[str] = set()
+        for src in ext.sources:
+            lang = _language(src)
+            stem = Path(src).stem
+            obj = f"{stem}.o"
+            n = 1
+            while obj in used:
+                obj, n = f"{stem}_{n}.o", n + 1
+            used.add(obj)
+            objects.append(str(objdir / obj))
+            plan.compiles.append(
+                _ninja.CompileStep(os.path.abspath(src), objects[-1], lang, flags[lang])
+            )
+        ld = ["-shared", *[os.path.abspath(o) for o in ext.extra_objects]]
+        ld += [f"-L{d}" for d in list(ext.library_dirs) + list(self.library_dirs or [])]
+        ld += [f"-l{lib}" for lib in list(ext.libraries) + list(self.libraries or [])]
+        ld += [f"-Wl,-rpath,{d}" for d in ext.runtime_library_dirs]
+        ld += list(ext.extra_link_args or [])
+        plan.links.append(_ninja.LinkStep(str(out), objects, ld, cxx))
+
+    @staticmethod
+    def _split_flags_for_setuptools(ext: Extension) -> None:
+        if isinstance(ext.extra_compile_args, dict):
+            ext.extra_compile_args = list(ext.extra_compile_args.get("cxx", []))
