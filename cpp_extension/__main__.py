@@ -85,8 +85,17 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["new"] and "new" not in EXTRA_COMMANDS:
+        try:
+            from . import _new  # scaffolding, owns its own argument parsing
+        except ImportError:
+            print("`new` is not available in this version", file=sys.stderr)
+            return 2
+        return _new.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m cpp_extension", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("new", help="scaffold an extension project (python -m cpp_extension new -h)")
     sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
     clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
     clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")
