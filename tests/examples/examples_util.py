@@ -1,0 +1,40 @@
+"""Helpers for the example tests: run example scripts in a subprocess with the repo importable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def example_env(**extra: str) -> dict[str, str]:
+    """The environment of the tests, with the repo importable (for non-installed checkouts)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.update(extra)
+    return env
+
+
+def run_script(cwd: Path, *args: str, timeout: float = 600, **env: str):
+    """Run `python *args` in cwd; fail the test with its output when it exits nonzero."""
+    proc = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=example_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"{' '.join(args)} exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n"
+            f"--- stderr\n{proc.stderr}"
+        )
+    return proc
