@@ -1,0 +1,44 @@
+"""Neural-network building blocks: Module, Parameter, layers, losses, init, functional."""
+
+from __future__ import annotations
+
+from . import functional, init
+from .modules import (
+    ELU,
+    GELU,
+    CrossEntropyLoss,
+    Identity,
+    Linear,
+    LogSoftmax,
+    Module,
+    ModuleList,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from .parameter import Parameter
+
+__all__ = [
+    "functional",
+    "init",
+    "Module",
+    "Parameter",
+    "Linear",
+    "Identity",
+    "Sequential",
+    "ModuleList",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "ELU",
+    "GELU",
+    "Softmax",
+    "LogSoftmax",
+    "MSELoss",
+    "CrossEntropyLoss",
+    "NLLLoss",
+]
