@@ -1,0 +1,223 @@
+// core/src/creation.cpp: tensor factories (empty, full, arange, linspace, eye, clone, from_blob).
+#include <cmath>
+
+#include "elementwise.h"
+
+namespace sdk::detail {
+namespace {
+
+void check_shape_args(int64_t ndim, const int64_t* sizes, const char* op) {
+  if (ndim < 0 || ndim > kIterMaxDims) {
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": ndim must be in [0, ", kIterMaxDims, "], got ", ndim);
+  }
+  if (ndim > 0) check_not_null(sizes, op, "sizes");
+  checked_numel(ndim, sizes, op);
+}
+
+void check_device(sdk_device d, const char* op) {
+  if (d.type == SDK_CPU) return;
+  if (d.type == SDK_CUDA) {
+    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op, ": CUDA tensors are not supported by this core build");
+  }
+  SDK_FAIL(SDK_ERROR_VALUE, op, ": unknown device type ", d.type);
+}
+
+// Bytes spanned by a strided layout (0 when empty); ValueError on overflow.
+int64_t extent_bytes(int64_t ndim, const int64_t* sizes, const int64_t* strides, int64_t isz,
+                     const char* op) {
+  int64_t last = 0;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (sizes[d] == 0) return 0;
+    if (strides[d] < 0) {
+      SDK_FAIL(SDK_ERROR_VALUE, op, ": strides must be >= 0, got ", strides[d], " at dim ", d);
+    }
+    int64_t span;
+    if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+        __builtin_add_overflow(last, span, &last)) {
+      SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow the address space");
+    }
+  }
+  int64_t n;
+  if (__builtin_add_overflow(last, 1, &n) || __builtin_mul_overflow(n, isz, &n)) {
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow the address space");
+  }
+  return n;
+}
+
+}  // namespace
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API sdk_status sdk_empty(int64_t ndim, const int64_t* sizes, sdk_dtype dtype, sdk_device device,
+                             sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_empty", "result");
+  check_shape_args(ndim, sizes, "sdk_empty");
+  check_dtype(dtype, "sdk_empty");
+  check_device(device, "sdk_empty");
+  *result = make_tensor(ndim, sizes, dtype, device).release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_empty_strided(int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                                     sdk_dtype dtype, sdk_device device, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_empty_strided";
+  check_not_null(result, op, "result");
+  check_shape_args(ndim, sizes, op);
+  if (ndim > 0) check_not_null(strides, op, "strides");
+  check_dtype(dtype, op);
+  check_device(device, op);
+  int64_t nbytes = extent_bytes(ndim, sizes, strides, itemsize(dtype), op);
+  Ref base = make_tensor(1, &nbytes, SDK_UINT8, device);
+  Ref r = make_view(*base, ndim, sizes, strides, 0);
+  r->dtype = dtype;
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_full(int64_t ndim, const int64_t* sizes, sdk_scalar value, sdk_dtype dtype,
+                            sdk_device device, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_full", "result");
+  check_shape_args(ndim, sizes, "sdk_full");
+  check_dtype(dtype, "sdk_full");
+  check_device(device, "sdk_full");
+  check_scalar(value, "sdk_full", "value");
+  Ref r = make_tensor(ndim, sizes, dtype, device);
+  fill_tensor(*r, value);
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_arange(sdk_scalar start, sdk_scalar end, sdk_scalar step, sdk_dtype dtype,
+                              sdk_device device, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_arange";
+  check_not_null(result, op, "result");
+  check_scalar(start, op, "start");
+  check_scalar(end, op, "end");
+  check_scalar(step, op, "step");
+  check_device(device, op);
+  bool all_int = start.kind != SDK_SCALAR_FLOAT && end.kind != SDK_SCALAR_FLOAT &&
+                 step.kind != SDK_SCALAR_FLOAT;
+  if (dtype < 0) dtype = all_int ? SDK_INT64 : SDK_FLOAT32;
+  check_dtype(dtype, op);
+  double s0 = scalar_as<double>(start), s1 = scalar_as<double>(end), st = scalar_as<double>(step);
+  SDK_VALUE_CHECK(st != 0, op, ": step must be nonzero");
+  SDK_VALUE_CHECK(std::isfinite(s0) && std::isfinite(s1) && std::isfinite(st), op,
+                  ": start, end and step must be finite");
+  SDK_VALUE_CHECK((st > 0 && s1 >= s0) || (st < 0 && s1 <= s0), op,
+                  ": upper bound and lower bound are inconsistent with the step sign (start=", s0,
+                  ", end=", s1, ", step=", st, ")");
+  int64_t n;
+  if (all_int) {
+    // Exact integer count: ceil((end - start) / step).
+    __int128 span = static_cast<__int128>(end.i) - start.i;
+    __int128 q = span / step.i + ((span % step.i) != 0 ? 1 : 0);
+    SDK_VALUE_CHECK(q >= 0 && q < (static_cast<__int128>(1) << 56), op, ": too many elements");
+    n = static_cast<int64_t>(q);
+  } else {
+    double c = std::ceil((s1 - s0) / st);
+    SDK_VALUE_CHECK(c >= 0 && c < 7.2e16, op, ": too many elements");
+    n = static_cast<int64_t>(c);
+  }
+  Ref r = make_tensor(1, &n, dtype, device);
+  SDK_DISPATCH_ALL(dtype, op, [&] {
+    scalar_t* p = static_cast<scalar_t*>(r->data());
+    for (int64_t i = 0; i < n; ++i) {
+      if (all_int) {
+        p[i] = cast_to<scalar_t>(static_cast<int64_t>(start.i + i * step.i));
+      } else {
+        p[i] = cast_to<scalar_t>(s0 + static_cast<double>(i) * st);
+      }
+    }
+  });
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_linspace(double start, double end, int64_t steps, sdk_dtype dtype,
+                                sdk_device device, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_linspace";
+  check_not_null(result, op, "result");
+  SDK_VALUE_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
+  if (dtype < 0) dtype = SDK_FLOAT32;
+  check_dtype(dtype, op);
+  check_device(device, op);
+  Ref r = make_tensor(1, &steps, dtype, device);
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  SDK_DISPATCH_ALL(dtype, op, [&] {
+    scalar_t* p = static_cast<scalar_t*>(r->data());
+    // Walk from both ends so the last value is exactly `end`.
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = i < half ? start + step * static_cast<double>(i)
+                          : end - step * static_cast<double>(steps - 1 - i);
+      if (steps == 1) v = start;
+      p[i] = cast_to<scalar_t>(v);
+    }
+  });
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_eye(int64_t n, int64_t m, sdk_dtype dtype, sdk_device device,
+                           sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_eye";
+  check_not_null(result, op, "result");
+  SDK_VALUE_CHECK(n >= 0, op, ": n must be >= 0, got ", n);
+  if (m < 0) m = n;
+  if (dtype < 0) dtype = SDK_FLOAT32;
+  check_dtype(dtype, op);
+  check_device(device, op);
+  int64_t sz[2] = {n, m};
+  Ref r = make_tensor(2, sz, dtype, device);
+  sdk_scalar zero{0.0, 0, SDK_SCALAR_INT, 0};
+  fill_tensor(*r, zero);
+  SDK_DISPATCH_ALL(dtype, op, [&] {
+    scalar_t* p = static_cast<scalar_t*>(r->data());
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = cast_to<scalar_t>(1);
+  });
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_clone(const sdk_tensor* t, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_clone", "t");
+  check_not_null(result, "sdk_clone", "result");
+  check_cpu(x, "sdk_clone");
+  *result = contiguous_copy(x).release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_from_blob(void* data, int64_t ndim, const int64_t* sizes,
+                                 const int64_t* strides, sdk_dtype dtype, sdk_device device,
+                                 sdk_deleter deleter, void* ctx, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_from_blob";
+  check_not_null(result, op, "result");
+  check_shape_args(ndim, sizes, op);
+  check_dtype(dtype, op);
+  if (device.type != SDK_CPU && device.type != SDK_CUDA) {
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": unknown device type ", device.type);
+  }
+  int64_t nbytes;
+  // Validate everything before taking ownership: on failure the memory stays the caller's.
+  Ref r(new TensorImpl());
+  r->dtype = dtype;
+  r->set_shape(ndim, sizes, strides);
+  nbytes = extent_bytes(ndim, r->sizes, r->strides, itemsize(dtype), op);
+  if (nbytes > 0) check_not_null(data, op, "data");
+  r->storage = wrap_storage(data, nbytes, device, deleter, ctx);
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
