@@ -1,0 +1,233 @@
+"""The ctypes bridge: SDK_EXPORT functions called with numpy arrays / sdk tensors, errors, ABI check."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import require_core, require_sdk_tensors
+
+import cpp_extension
+from cpp_extension import _ctypes_bridge, _elf, _toolchain
+
+TENSOR_CORE = (
+    "sdk_from_dlpack",
+    "sdk_to_dlpack",
+    "sdk_empty",
+    "sdk_contiguous",
+    "sdk_set_last_error",
+)
+
+CXX_OPS = r"""
+#include <sdk/export.h>
+
+static sdk_status float64_copy(const char* op, const sdk_tensor* x, sdk_tensor** c) {
+  if (sdk_tensor_dtype(x) != SDK_FLOAT64)
+    return sdk_set_last_error(SDK_ERROR_TYPE, "expected a float64 tensor");
+  return sdk_contiguous(x, c);
+}
+
+SDK_EXPORT(scale, "(Tensor x, float alpha) -> Tensor")
+sdk_status scale(const sdk_tensor* x, double alpha, sdk_tensor** out) {
+  sdk_tensor* c = nullptr;
+  sdk_status s = float64_copy("scale", x, &c);
+  if (s != SDK_OK) return s;
+  s = sdk_empty(sdk_tensor_ndim(c), sdk_tensor_sizes(c), SDK_FLOAT64, sdk_tensor_device(c), out);
+  if (s == SDK_OK) {
+    const double* src = static_cast<const double*>(sdk_tensor_data_ptr(c));
+    double* dst = static_cast<double*>(sdk_tensor_data_ptr(*out));
+    for (int64_t i = 0; i < sdk_tensor_numel(c); ++i) dst[i] = alpha * src[i];
+  }
+  sdk_tensor_release(c);
+  return s;
+}
+
+SDK_EXPORT(split_sign, "(Tensor x, Tensor? offset, int repeat, bool negate) -> (Tensor pos, Tensor neg)")
+sdk_status split_sign(const sdk_tensor* x, const sdk_tensor* offset, int64_t repeat, int32_t negate,
+                      sdk_tensor** pos, sdk_tensor** neg) {
+  SDK_EXPORT_TRY
+  if (repeat < 0) throw std::invalid_argument("split_sign: repeat must be >= 0");
+  if (repeat > 100) throw std::out_of_range("split_sign: repeat too large");
+  double off = offset ? *static_cast<const double*>(sdk_tensor_data_ptr(offset)) : 0.0;
+  sdk_tensor* c = nullptr;
+  sdk_status s = float64_copy("split_sign", x, &c);
+  if (s != SDK_OK) return s;
+  int64_t n = sdk_tensor_numel(c);
+  sdk_empty(sdk_tensor_ndim(c), sdk_tensor_sizes(c), SDK_FLOAT64, sdk_tensor_device(c), pos);
+  sdk_empty(sdk_tensor_ndim(c), sdk_tensor_sizes(c), SDK_FLOAT64, sdk_tensor_device(c), neg);
+  const double* v = static_cast<const double*>(sdk_tensor_data_ptr(c));
+  double* p = static_cast<double*>(sdk_tensor_data_ptr(*pos));
+  double* q = static_cast<double*>(sdk_tensor_data_ptr(*neg));
+  for (int64_t i = 0; i < n; ++i) {
+    double t = (v[i] + off) * static_cast<double>(repeat) * (negate ? -1.0 : 1.0);
+    p[i] = t > 0 ? t : 0;
+    q[i] = t < 0 ? t : 0;
+  }
+  sdk_tensor_release(c);
+  return SDK_OK;
+  SDK_EXPORT_CATCH
+}
+
+SDK_EXPORT(not_yet, "() -> ()")
+sdk_status not_yet(void) { return sdk_set_last_error(SDK_ERROR_NOT_IMPLEMENTED, "not_yet: later"); }
+"""
+
+C_OPS = r"""
+#include <sdk/export.h>
+
+SDK_EXPORT(add_one, "(Tensor x) -> Tensor")
+sdk_status add_one(const sdk_tensor* x, sdk_tensor** out) {
+  int64_t i, n;
+  sdk_status s = sdk_contiguous(x, out);  /* copies only when not contiguous */
+  if (s != SDK_OK) return s;
+  if (sdk_tensor_dtype(*out) != SDK_FLOAT32) {
+    sdk_tensor_release(*out);
+    *out = NULL;
+    return sdk_set_last_error(SDK_ERROR_TYPE, "add_one: expected float32");
+  }
+  n = sdk_tensor_numel(*out);
+  for (i = 0; i < n; ++i) ((float*)sdk_tensor_data_ptr(*out))[i] += 1.0f;
+  return SDK_OK;
+}
+"""
+
+
+def _np(t):
+    return t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+
+
+@pytest.fixture(scope="module")
+def ops(tmp_path_factory):
+    require_core(*TENSOR_CORE)
+    root = tmp_path_factory.mktemp("ctypes_ops")
+    (root / "ops.cpp").write_text(CXX_OPS)
+    return cpp_extension.load(
+        "ctypes_ops", [str(root / "ops.cpp")], is_python_module=False, build_directory=root / "b"
+    )
+
+
+def test_scale_with_numpy_and_discovery(ops):
+    assert {"scale", "split_sign", "not_yet"} <= set(dir(ops))
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    y = ops.scale(x, 2.5)
+    np.testing.assert_allclose(_np(y), 2.5 * x)
+    np.testing.assert_allclose(_np(ops.scale(x.T, 1.0)), x.T)  # strided input
+    assert "(Tensor x, float alpha) -> Tensor" in ops.scale.__doc__
+
+
+def test_tuple_results_optional_int_bool(ops):
+    x = np.array([-2.0, 0.5, 3.0])
+    pos, neg = ops.split_sign(x, None, 2, False)
+    np.testing.assert_allclose(_np(pos), np.maximum(2 * x, 0))
+    np.testing.assert_allclose(_np(neg), np.minimum(2 * x, 0))
+    pos, neg = ops.split_sign(x, offset=np.array([1.0]), repeat=1, negate=True)
+    np.testing.assert_allclose(_np(neg), np.minimum(-(x + 1), 0))
+
+
+def test_errors_become_python_exceptions(ops):
+    x = np.zeros(3)
+    with pytest.raises(TypeError, match="expected a float64"):
+        ops.scale(x.astype(np.float32), 1.0)
+    with pytest.raises(ValueError, match="repeat must be >= 0"):
+        ops.split_sign(x, None, -1, False)
+    with pytest.raises(IndexError, match="too large"):
+        ops.split_sign(x, None, 1000, False)
+    with pytest.raises(NotImplementedError, match="later"):
+        ops.not_yet()
+
+
+def test_argument_mismatches_name_function_and_argument(ops):
+    x = np.zeros(3)
+    with pytest.raises(TypeError, match=r"scale\(\) takes 2 argument"):
+        ops.scale(x, 1.0, 3)
+    with pytest.raises(TypeError, match=r"scale\(\) missing argument 'alpha'"):
+        ops.scale(x)
+    with pytest.raises(TypeError, match=r"scale\(\): argument 'alpha' must be float"):
+        ops.scale(x, "2")
+    with pytest.raises(TypeError, match=r"scale\(\): argument 'x' must be a Tensor"):
+        ops.scale([1.0, 2.0], 1.0)
+    with pytest.raises(TypeError, match=r"argument 'repeat' must be int"):
+        ops.split_sign(x, None, 1.5, False)
+    with pytest.raises(AttributeError, match="exports: not_yet, scale, split_sign"):
+        _ = ops.missing_function
+
+
+def test_pure_c_source(tmp_path, ext_dir):
+    require_core(*TENSOR_CORE)
+    (tmp_path / "add.c").write_text(C_OPS)
+    m = cpp_extension.load("c_add_one", [str(tmp_path / "add.c")], bridge="ctypes")
+    x = np.array([1.0, 2.0], dtype=np.float32)
+    np.testing.assert_array_equal(_np(m.add_one(x)), x + 1)
+    with pytest.raises(TypeError, match="expected float32"):
+        m.add_one(np.zeros(2))
+
+
+def test_sdk_tensors_in_and_out(ops):
+    require_sdk_tensors()
+    import sdk
+
+    x = sdk.tensor([[1.0, -2.0]], dtype=sdk.float64)
+    y = ops.scale(x, 3.0)
+    assert isinstance(y, sdk.Tensor)
+    np.testing.assert_allclose(y.numpy(), [[3.0, -6.0]])
+
+
+ABI_STUB = r"""
+#include <stdint.h>
+__attribute__((visibility("default"))) const uint32_t sdk_extension_abi_version = %s;
+__attribute__((visibility("default"))) const char sdk_sig_f[] = "() -> ()";
+__attribute__((visibility("default"))) int f(void) { return 0; }
+"""
+
+
+@pytest.mark.parametrize("delta", ["major", "minor"])
+def test_abi_mismatch_is_refused_with_both_versions(tmp_path, delta):
+    require_core("sdk_abi_version")
+    major, minor = _toolchain.sdk_paths().abi
+    built = (major + 1, 0) if delta == "major" else (major, minor + 1)
+    src = tmp_path / "stub.c"
+    src.write_text(ABI_STUB % f"(({built[0]}u << 16) | {built[1]}u)")
+    so = tmp_path / "stub.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(src), "-o", str(so)], check=True)
+    with pytest.raises(ImportError) as info:
+        _ctypes_bridge.load_library(str(so), "stub")
+    msg = str(info.value)
+    assert f"ABI {built[0]}.{built[1]}" in msg and f"ABI {major}.{minor}" in msg
+
+
+def test_signature_grammar():
+    sig = _ctypes_bridge.parse_signature(
+        "f", "(Tensor a, Tensor? b, float c, int, bool e) -> (Tensor, Tensor)"
+    )
+    assert [k for k, _ in sig.args] == ["Tensor", "Tensor?", "float", "int", "bool"]
+    assert len(sig.results) == 2 and sig.tuple_result
+    assert _ctypes_bridge.parse_signature("g", "() -> ()").results == ()
+    with pytest.raises(ValueError, match="g: argument 'double x'"):
+        _ctypes_bridge.parse_signature("g", "(double x) -> Tensor")
+    with pytest.raises(ValueError, match="results must be Tensor"):
+        _ctypes_bridge.parse_signature("g", "(Tensor x) -> float")
+
+
+def test_elf_reader_agrees_with_nm(tmp_path):
+    src = tmp_path / "s.c"
+    src.write_text(ABI_STUB % "1u")
+    so = tmp_path / "s.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(src), "-o", str(so)], check=True)
+    elf = _elf.ElfFile(str(so))
+    syms = elf.dynamic_symbols()
+    assert set(_elf.dynamic_symbols_nm(str(so))) <= set(syms) | {"_init", "_fini"}
+    assert elf.read_string(syms["sdk_sig_f"]) == "() -> ()"
+    assert elf.read_u32(syms["sdk_extension_abi_version"]) == 1
+    assert syms["f"].kind == "func"
+
+
+def test_standalone_executable(tmp_path, ext_dir):
+    require_core("sdk_abi_version")
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\n#include <sdk/c_api.h>\n"
+        'int main(void) { printf("%u\\n", sdk_abi_version() >> 16); return 0; }\n'
+    )
+    exe = cpp_extension.load("standalone_abi", [str(tmp_path / "main.c")], is_standalone=True)
+    out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    assert int(out) == _toolchain.sdk_paths().abi[0]
