@@ -302,22 +302,6 @@ const char* op_name(int32_t op) {
   return (op >= 0 && op <= SDK_ANY) ? kNames[op] : "?";
 }
 
-// Parse the dims argument into a mask over x's dims.
-std::vector<bool> dims_mask(const TensorImpl& x, int64_t ndims, const int64_t* dims,
-                            const char* op) {
-  std::vector<bool> mask(x.ndim, dims == nullptr || ndims == 0);
-  if (dims == nullptr || ndims == 0) return mask;
-  SDK_VALUE_CHECK(ndims > 0, op, ": ndims must be >= 0, got ", ndims);
-  std::vector<bool> seen(std::max<int64_t>(x.ndim, 1), false);
-  for (int64_t i = 0; i < ndims; ++i) {
-    int64_t d = wrap_dim(dims[i], x.ndim, op);
-    SDK_VALUE_CHECK(!seen[d], op, ": dim ", dims[i], " appears multiple times in the list of dims");
-    seen[d] = true;
-    if (x.ndim > 0) mask[d] = true;
-  }
-  return mask;
-}
-
 Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim) {
   Shape s;
   for (int64_t d = 0; d < x.ndim; ++d) {

@@ -1,0 +1,246 @@
+// core/src/reduce_dim.cpp: max/min with indices, argmax/argmin, var and std.
+#include <cmath>
+#include <memory>
+
+#include "kernel_util.h"
+
+namespace sdk::detail::k2 {
+namespace {
+
+// x viewed as contiguous (outer, r, inner) around `dim`.
+struct Split {
+  Ref c;
+  int64_t outer = 1, r = 1, inner = 1;
+};
+
+Split split_at(const TensorImpl& x, int64_t dim) {
+  Split s;
+  s.c = contiguous(x);
+  if (x.ndim == 0) return s;
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    if (d < dim) s.outer *= x.sizes[d];
+    if (d == dim) s.r = x.sizes[d];
+    if (d > dim) s.inner *= x.sizes[d];
+  }
+  return s;
+}
+
+template <typename A>
+inline bool nan_of(A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// v replaces best: strictly better (first occurrence wins) or the first NaN.
+template <bool kMin, typename A>
+inline bool better(A v, A best) {
+  if (nan_of(best)) return false;
+  return kMin ? (v < best || nan_of(v)) : (v > best || nan_of(v));
+}
+
+// values (may be null) and indices of the extremum over r for each (outer, inner).
+template <bool kMin, typename T>
+void extremum_kernel(const Split& s, T* values, int64_t* indices) {
+  using A = typename OpMath<T>::type;
+  const T* base = static_cast<const T*>(s.c->data());
+  const int64_t r = s.r, inner = s.inner;
+  parallel_for(0, s.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, r * inner)),
+               [&](int64_t b, int64_t e) {
+                 std::unique_ptr<A[]> best(new A[inner]);
+                 std::unique_ptr<int64_t[]> bi(new int64_t[inner]);
+                 for (int64_t o = b; o < e; ++o) {
+                   const T* p = base + o * r * inner;
+                   for (int64_t j = 0; j < inner; ++j) {
+                     best[j] = convert<A>(p[j]);
+                     bi[j] = 0;
+                   }
+                   for (int64_t i = 1; i < r; ++i) {
+                     const T* row = p + i * inner;
+                     for (int64_t j = 0; j < inner; ++j) {
+                       A v = convert<A>(row[j]);
+                       if (better<kMin>(v, best[j])) {
+                         best[j] = v;
+                         bi[j] = i;
+                       }
+                     }
+                   }
+                   for (int64_t j = 0; j < inner; ++j) {
+                     if (values) values[o * inner + j] = convert<T>(best[j]);
+                     indices[o * inner + j] = bi[j];
+                   }
+                 }
+               });
+}
+
+Shape reduced_shape(const TensorImpl& x, int64_t dim, bool keepdim) {
+  Shape s;
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    if (d != dim) {
+      s.push_back(x.sizes[d]);
+    } else if (keepdim) {
+      s.push_back(1);
+    }
+  }
+  return s;
+}
+
+// Shared body of max_dim/min_dim/argmax/argmin over one dim.
+void extremum(const TensorImpl& x, int64_t dim, bool keepdim, bool is_min, bool want_values,
+              Ref& values, Ref& indices, const char* op) {
+  check_cpu(x, op, "x");
+  int64_t d = wrap_dim(dim, x.ndim, op);
+  Shape shape = reduced_shape(x, d, keepdim);
+  int64_t rsize = x.ndim == 0 ? 1 : x.sizes[d];
+  int64_t outn = 1;
+  for (int64_t s : shape) outn *= s;
+  SDK_VALUE_CHECK(rsize > 0 || outn == 0, op, ": cannot reduce over dim ", dim,
+                  " of size 0 (input of shape ", shape_str(x), ")");
+  if (want_values) values = make_tensor(shape, x.dtype, x.device());
+  indices = make_tensor(shape, SDK_INT64, x.device());
+  if (outn == 0) return;
+  Split s = split_at(x, d);
+  SDK_DISPATCH_ALL(x.dtype, op, [&] {
+    scalar_t* v = want_values ? static_cast<scalar_t*>(values->data()) : nullptr;
+    int64_t* ix = static_cast<int64_t*>(indices->data());
+    if (is_min) {
+      extremum_kernel<true, scalar_t>(s, v, ix);
+    } else {
+      extremum_kernel<false, scalar_t>(s, v, ix);
+    }
+  });
+}
+
+// Two-pass variance of each contiguous row of length r (in double).
+template <typename T>
+void var_kernel(const T* base, int64_t rows, int64_t r, double correction, bool take_sqrt, T* out) {
+  const double div = std::max(0.0, double(r) - correction);
+  parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, r)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t o = b; o < e; ++o) {
+                   const T* p = base + o * r;
+                   double sum = 0;
+                   for (int64_t i = 0; i < r; ++i) sum += convert<double>(p[i]);
+                   double mean = sum / double(r);
+                   double ss = 0;
+                   for (int64_t i = 0; i < r; ++i) {
+                     double dv = convert<double>(p[i]) - mean;
+                     ss += dv * dv;
+                   }
+                   double v = ss / div;
+                   out[o] = convert<T>(take_sqrt ? std::sqrt(v) : v);
+                 }
+               });
+}
+
+Ref var_impl(const TensorImpl& x, int64_t ndims, const int64_t* dims, double correction,
+             bool keepdim, bool take_sqrt, const char* op) {
+  check_cpu(x, op, "x");
+  SDK_TYPE_CHECK(is_floating(x.dtype), op, ": expected a floating point input, got ", describe(x));
+  std::vector<bool> mask = dims_mask(x, ndims, dims, op);
+  // Kept dims first, then reduced ones: each output is one contiguous row.
+  Shape sz, st, shape;
+  int64_t rows = 1, r = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < x.ndim; ++d) {
+      if (mask[d] != (pass == 1)) continue;
+      sz.push_back(x.sizes[d]);
+      st.push_back(x.strides[d]);
+      (pass ? r : rows) *= x.sizes[d];
+    }
+  }
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    if (!mask[d]) {
+      shape.push_back(x.sizes[d]);
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  Ref res = make_tensor(shape, x.dtype, x.device());
+  if (rows == 0) return res;
+  Ref v = make_view(x, int64_t(sz.size()), sz.data(), st.data(), x.offset);
+  Ref c = contiguous(*v);
+  SDK_DISPATCH_FLOATING(x.dtype, op, [&] {
+    var_kernel<scalar_t>(static_cast<const scalar_t*>(c->data()), rows, r, correction, take_sqrt,
+                         static_cast<scalar_t*>(res->data()));
+  });
+  return res;
+}
+
+}  // namespace
+}  // namespace sdk::detail::k2
+
+using namespace sdk::detail;
+using namespace sdk::detail::k2;
+
+namespace {
+sdk_status max_min_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim, sdk_tensor** values,
+                       sdk_tensor** indices, bool is_min) {
+  const char* op = is_min ? "sdk_min_dim" : "sdk_max_dim";
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(values, op, "values");
+  check_not_null(indices, op, "indices");
+  Ref v, i;
+  extremum(t, dim, keepdim != 0, is_min, true, v, i, op);
+  *values = v.release_handle();
+  *indices = i.release_handle();
+  SDK_SAFE_CALL_END;
+}
+}  // namespace
+
+extern "C" {
+
+SDK_API sdk_status sdk_max_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                               sdk_tensor** values, sdk_tensor** indices) {
+  return max_min_dim(x, dim, keepdim, values, indices, false);
+}
+
+SDK_API sdk_status sdk_min_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                               sdk_tensor** values, sdk_tensor** indices) {
+  return max_min_dim(x, dim, keepdim, values, indices, true);
+}
+
+SDK_API sdk_status sdk_arg_extremum(const sdk_tensor* x, int32_t is_min, int32_t dim_given,
+                                    int64_t dim, int32_t keepdim, sdk_tensor** result) {
+  const char* op = is_min ? "sdk_argmin" : "sdk_argmax";
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(result, op, "result");
+  Ref v, i;
+  if (dim_given) {
+    extremum(t, dim, keepdim != 0, is_min != 0, false, v, i, op);
+  } else {
+    // Over the flattened tensor (row-major order); keepdim keeps ndim ones.
+    Ref c = contiguous(t);
+    int64_t n = t.numel;
+    Ref flat = make_view(*c, 1, &n, nullptr, c->offset);
+    extremum(*flat, 0, false, is_min != 0, false, v, i, op);
+    Shape ones(keepdim ? t.ndim : 0, 1);
+    i = make_view(*i, int64_t(ones.size()), ones.data(), nullptr, i->offset);
+  }
+  set_result(result, std::move(i));
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_var(const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                           double correction, int32_t keepdim, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& t = checked(x, "sdk_var", "x");
+  check_not_null(result, "sdk_var", "result");
+  set_result(result, var_impl(t, ndims, dims, correction, keepdim != 0, false, "sdk_var"));
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_std(const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                           double correction, int32_t keepdim, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& t = checked(x, "sdk_std", "x");
+  check_not_null(result, "sdk_std", "result");
+  set_result(result, var_impl(t, ndims, dims, correction, keepdim != 0, true, "sdk_std"));
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
