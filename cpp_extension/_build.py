@@ -7,10 +7,9 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import _cache, _lock, _ninja, _toolchain
+from . import _cache, _lock, _toolchain
 from ._errors import BuildError, format_build_failure
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -28,22 +27,19 @@ def last_load_info() -> dict[str, object]:
     return dict(_LAST_INFO)
 
 
-@dataclass
 class _Request:
-    """A JIT build request, with its sources as (path, text)."""
+    """A JIT build request, with its sources as (path, text).
 
-    name: str
-    sources: list[tuple[str, bytes]]
-    extra_cflags: list[str]
-    extra_cuda_cflags: list[str]
-    extra_ldflags: list[str]
-    extra_include_paths: list[str]
-    build_dir: Path
-    verbose: bool
-    with_cuda: bool
-    bridge: str  # "pybind11", "ctypes" or "standalone"
-    keep_intermediates: bool
-    write_sources: bool  # load_inline: the texts are written into build_dir when building
+    bridge: "pybind11", "ctypes" or "standalone"; write_sources: load_inline's
+    texts are written into build_dir when building.
+    """
+
+    def __init__(self, **fields) -> None:
+        self.name: str = fields.pop("name")
+        self.sources: list[tuple[str, bytes]] = fields.pop("sources")
+        self.build_dir: Path = fields.pop("build_dir")
+        self.bridge: str = fields.pop("bridge")
+        self.__dict__.update(fields)
 
 
 def resolve_bridge(bridge: str | None, is_python_module: bool, is_standalone: bool) -> str:
@@ -200,7 +196,9 @@ def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, lis
         (str(req.build_dir) if req.write_sources else os.path.dirname(p), text)
         for p, text in req.sources
     ]
-    headers = _cache.local_headers(roots, _include_dirs(req))
+    # pybind11's and Python's headers are covered by their versions in `config`
+    scan_dirs = list(req.extra_include_paths) + [paths.include_dir]
+    headers = _cache.local_headers(roots, scan_dirs)
     labels = [(os.path.basename(p) if req.write_sources else p, t) for p, t in req.sources]
     return _cache.content_hash(labels, headers, config)
 
@@ -263,6 +261,8 @@ def _object_paths(req: _Request) -> list[tuple[str, str, str]]:
 
 def _build_locked(req, digest, flags, compilers, output: Path) -> None:
     """Compile and link under the exclusive lock; the output appears atomically."""
+    from . import _ninja
+
     start = time.monotonic()
     _lock.reap_stale_builder(req.build_dir)
     if req.write_sources:

@@ -11,7 +11,6 @@ import ctypes
 import numbers
 import operator
 import re
-from dataclasses import dataclass
 
 from . import _elf, _toolchain
 
@@ -36,14 +35,15 @@ _ERRORS = {
 _ARG = re.compile(r"^(Tensor\?|Tensor|float|int|bool)(?:\s+([A-Za-z_]\w*))?$")
 
 
-@dataclass(frozen=True)
 class Signature:
-    """Parsed "(Tensor x, float alpha) -> Tensor"."""
+    """Parsed "(Tensor x, float alpha) -> Tensor": args as (kind, name), result names
+    ("" when unnamed), and whether results come back as a tuple."""
 
-    args: tuple[tuple[str, str], ...]  # (kind, name)
-    results: tuple[str, ...]  # result names ("" when unnamed)
-    text: str
-    tuple_result: bool
+    def __init__(self, args, results, text: str, tuple_result: bool) -> None:
+        self.args: tuple[tuple[str, str], ...] = args
+        self.results: tuple[str, ...] = results
+        self.text = text
+        self.tuple_result = tuple_result
 
 
 def parse_signature(fname: str, text: str) -> Signature:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 _SHT_DYNSYM = 11
 _PT_LOAD = 1
@@ -11,14 +10,13 @@ _STT_OBJECT = 1
 _STT_FUNC = 2
 
 
-@dataclass(frozen=True)
 class Symbol:
-    """A defined dynamic symbol."""
+    """A defined dynamic symbol; kind is "object", "func" or "other"."""
 
-    name: str
-    value: int
-    size: int
-    kind: str  # "object", "func" or "other"
+    __slots__ = ("name", "value", "size", "kind")
+
+    def __init__(self, name: str, value: int, size: int, kind: str) -> None:
+        self.name, self.value, self.size, self.kind = name, value, size, kind
 
 
 class ElfError(ValueError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 # gcc/clang: "file:line:col: error: msg" (col optional); nvcc/cudafe: "file(line): error: msg"
 _GCC_DIAG = re.compile(
@@ -21,15 +20,17 @@ MAX_SHOWN = 3
 CONTEXT_LINES = 3
 
 
-@dataclass
 class Diagnostic:
     """One compiler error and the lines that explain it."""
 
-    file: str
-    line: int
-    column: int | None
-    message: str
-    context: list[str] = field(default_factory=list)
+    __slots__ = ("file", "line", "column", "message", "context")
+
+    def __init__(self, file: str, line: int, column: int | None, message: str) -> None:
+        self.file, self.line, self.column, self.message = file, line, column, message
+        self.context: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({self.location()}: {self.message})"
 
     def location(self) -> str:
         col = f":{self.column}" if self.column else ""

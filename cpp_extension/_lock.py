@@ -12,7 +12,6 @@ import contextlib
 import os
 import signal
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
 
 def start_builder(build_dir: Path) -> dict[str, str]:
     """Record a token for this build; returns the environment to run the build with."""
-    token = uuid.uuid4().hex
+    token = os.urandom(16).hex()
     (build_dir / BUILDER_NAME).write_text(f"{token}\n{os.getpid()}\n")
     env = dict(os.environ)
     env[TOKEN_ENV] = token

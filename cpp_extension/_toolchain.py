@@ -9,7 +9,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import BuildError
@@ -18,13 +17,11 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 _CORE_LIB_NAME = "libsdk_core.so"
 
 
-@dataclass(frozen=True)
 class SdkPaths:
     """Where the core's headers and library are, and its ABI version."""
 
-    include_dir: str
-    library_path: str
-    abi: tuple[int, int]
+    def __init__(self, include_dir: str, library_path: str, abi: tuple[int, int]) -> None:
+        self.include_dir, self.library_path, self.abi = include_dir, library_path, abi
 
     @property
     def library_dir(self) -> str:
