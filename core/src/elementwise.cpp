@@ -289,4 +289,43 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
   SDK_SAFE_CALL_END;
 }
 
+SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar s,
+                                     int32_t scalar_first, sdk_tensor* out, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_binary_scalar", "a");
+  if (!out) check_not_null(result, "sdk_binary_scalar", "result");
+  if (op < 0 || op > SDK_ATAN2) {
+    SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary_scalar: unknown op code ", op);
+  }
+  check_scalar(s, binary_name(op), "scalar");
+  check_cpu(ta, binary_name(op));
+  // torch: a Python scalar lifts the category (int -> float) but never the width.
+  BinaryTypes ty = binary_types(op, promote_with_scalar(ta.dtype, s.kind));
+  bool int_compute = !is_floating(ty.compute);
+  if (int_compute && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
+    check_int_division(op, ty.compute, scalar_first ? has_zero(ta) : scalar_as<int64_t>(s) == 0);
+  }
+  if (int_compute && op == SDK_POW && !scalar_first && scalar_as<int64_t>(s) < 0) {
+    SDK_FAIL(SDK_ERROR_VALUE, "pow: integers to negative integer powers are not allowed");
+  }
+  OutPlan plan;
+  plan.prepare(binary_name(op), out, ta.ndim, ta.sizes, ty.result, {&ta});
+  Ref ha;
+  const TensorImpl* ia = &ta;
+  if (ia->dtype != ty.compute) ia = (ha = contiguous_copy(ta, ty.compute)).get();
+  ia = plan.fix_alias(ia, ha);
+  alignas(16) char buf[16];
+  SDK_DISPATCH_ALL(ty.compute, binary_name(op),
+                   [&] { *reinterpret_cast<scalar_t*>(buf) = scalar_as<scalar_t>(s); });
+  TensorImpl& o = *plan.target;
+  if (o.numel > 0) {
+    TensorIter it;
+    Launch L = make_launch(o, {ia}, it, binary_name(op));
+    insert_constant(L, scalar_first ? 1 : 2, buf);
+    SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
+  }
+  plan.finish(result);
+  SDK_SAFE_CALL_END;
+}
+
 }  // extern "C"

@@ -1,0 +1,238 @@
+// core/src/elementwise_unary.cpp: sdk_unary (all unary ops) and sdk_elu.
+#include <cmath>
+
+#include "elementwise.h"
+
+namespace sdk::detail {
+namespace {
+
+const char* unary_name(int op) {
+  static const char* const kNames[] = {
+      "neg",   "abs",     "exp",   "log",  "sqrt",        "rsqrt", "sin",        "cos",
+      "tanh",  "sigmoid", "relu",  "gelu", "logical_not", "sign",  "reciprocal", "square",
+      "log1p", "expm1",   "floor", "ceil", "round",       "erf",   "bitwise_not"};
+  return (op >= 0 && op <= SDK_BITWISE_NOT) ? kNames[op] : "?";
+}
+
+bool is_float_op(int op) {
+  switch (op) {
+    case SDK_EXP:
+    case SDK_LOG:
+    case SDK_SQRT:
+    case SDK_RSQRT:
+    case SDK_SIN:
+    case SDK_COS:
+    case SDK_TANH:
+    case SDK_SIGMOID:
+    case SDK_GELU:
+    case SDK_RECIPROCAL:
+    case SDK_LOG1P:
+    case SDK_EXPM1:
+    case SDK_ERF:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct UnaryTypes {
+  sdk_dtype compute, result;
+};
+
+UnaryTypes unary_types(int op, sdk_dtype x) {
+  const char* name = unary_name(op);
+  if (is_float_op(op)) {
+    sdk_dtype c = is_floating(x) ? x : SDK_FLOAT32;  // torch: ints give the default float
+    return {c, c};
+  }
+  switch (op) {
+    case SDK_NEG:
+      SDK_TYPE_CHECK(x != SDK_BOOL, name,
+                     ": negation of a bool tensor is not supported; use logical_not");
+      return {x, x};
+    case SDK_LOGICAL_NOT:
+      return {x, SDK_BOOL};
+    case SDK_BITWISE_NOT:
+      SDK_TYPE_CHECK(!is_floating(x), name, ": only integer and bool tensors are supported, got ",
+                     dtype_name(x));
+      return {x, x};
+    case SDK_SQUARE:
+      if (x == SDK_BOOL) return {SDK_INT64, SDK_INT64};
+      return {x, x};
+    default:
+      return {x, x};
+  }
+}
+
+template <typename C>
+SDK_INLINE C exp_c(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return vm::exp_f32(x);
+  } else {
+    return std::exp(x);
+  }
+}
+template <typename C>
+SDK_INLINE C tanh_c(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return vm::tanh_f32(x);
+  } else {
+    return std::tanh(x);
+  }
+}
+template <typename C>
+SDK_INLINE C sigmoid_c(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return vm::sigmoid_f32(x);
+  } else {
+    return C(1) / (C(1) + std::exp(-x));
+  }
+}
+
+template <typename T>
+void unary_kernel(int op, const Launch& L) {
+  using C = typename OpMath<T>::type;
+  constexpr bool kFloat = std::is_floating_point_v<C>;
+  constexpr bool kBool = std::is_same_v<C, bool>;
+  if constexpr (kFloat) {
+    switch (op) {
+      case SDK_EXP:
+        return L.unary<T, T>([](C x) { return exp_c(x); });
+      case SDK_LOG:
+        return L.unary<T, T>([](C x) { return std::log(x); });
+      case SDK_SQRT:
+        return L.unary<T, T>([](C x) { return std::sqrt(x); });
+      case SDK_RSQRT:
+        return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
+      case SDK_SIN:
+        return L.unary<T, T>([](C x) { return std::sin(x); });
+      case SDK_COS:
+        return L.unary<T, T>([](C x) { return std::cos(x); });
+      case SDK_TANH:
+        return L.unary<T, T>([](C x) { return tanh_c(x); });
+      case SDK_SIGMOID:
+        return L.unary<T, T>([](C x) { return sigmoid_c(x); });
+      case SDK_GELU:
+        return L.unary<T, T>(
+            [](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))); });
+      case SDK_RECIPROCAL:
+        return L.unary<T, T>([](C x) { return C(1) / x; });
+      case SDK_LOG1P:
+        return L.unary<T, T>([](C x) { return std::log1p(x); });
+      case SDK_EXPM1:
+        return L.unary<T, T>([](C x) { return std::expm1(x); });
+      case SDK_ERF:
+        return L.unary<T, T>([](C x) { return std::erf(x); });
+      case SDK_FLOOR:
+        return L.unary<T, T>([](C x) { return std::floor(x); });
+      case SDK_CEIL:
+        return L.unary<T, T>([](C x) { return std::ceil(x); });
+      case SDK_ROUND:  // half to even, like torch and numpy
+        return L.unary<T, T>([](C x) { return std::nearbyint(x); });
+      case SDK_SIGN:
+        return L.unary<T, T>([](C x) { return x > 0 ? C(1) : (x < 0 ? C(-1) : x); });
+      case SDK_ABS:
+        return L.unary<T, T>([](C x) { return std::fabs(x); });
+      case SDK_RELU:
+        return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
+      default:
+        break;
+    }
+  } else {
+    switch (op) {
+      case SDK_FLOOR:
+      case SDK_CEIL:
+      case SDK_ROUND:
+        return L.unary<T, T>([](C x) { return x; });
+      case SDK_SIGN:
+        if constexpr (kBool)
+          return L.unary<T, T>([](C x) { return x; });
+        else
+          return L.unary<T, T>([](C x) { return C((x > 0) - (x < 0)); });
+      case SDK_ABS:
+        if constexpr (kBool || std::is_unsigned_v<C>)
+          return L.unary<T, T>([](C x) { return x; });
+        else
+          return L.unary<T, T>([](C x) { return x < 0 ? C(-x) : x; });
+      case SDK_RELU:
+        if constexpr (kBool || std::is_unsigned_v<C>)
+          return L.unary<T, T>([](C x) { return x; });
+        else
+          return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
+      case SDK_BITWISE_NOT:
+        if constexpr (kBool)
+          return L.unary<T, T>([](C x) { return !x; });
+        else
+          return L.unary<T, T>([](C x) { return C(~x); });
+      default:
+        break;
+    }
+  }
+  if constexpr (!kBool) {
+    if (op == SDK_NEG) return L.unary<T, T>([](C x) { return C(-x); });
+    if (op == SDK_SQUARE) return L.unary<T, T>([](C x) { return C(x * x); });
+  }
+  if (op == SDK_LOGICAL_NOT) return L.unary<bool, T>([](C x) { return !(x != C(0)); });
+  SDK_FAIL(SDK_ERROR_TYPE, unary_name(op), ": unsupported dtype ", dtype_name(dtype_of<T>()));
+}
+
+}  // namespace
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
+                             sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& tx = checked(x, "sdk_unary", "x");
+  if (!out) check_not_null(result, "sdk_unary", "result");
+  if (op < 0 || op > SDK_BITWISE_NOT) SDK_FAIL(SDK_ERROR_VALUE, "sdk_unary: unknown op code ", op);
+  const char* name = unary_name(op);
+  check_cpu(tx, name);
+  UnaryTypes ty = unary_types(op, tx.dtype);
+  OutPlan plan;
+  plan.prepare(name, out, tx.ndim, tx.sizes, ty.result, {&tx});
+  Ref hx;
+  const TensorImpl* ix = &tx;
+  if (ix->dtype != ty.compute) ix = (hx = contiguous_copy(tx, ty.compute)).get();
+  ix = plan.fix_alias(ix, hx);
+  TensorImpl& o = *plan.target;
+  if (o.numel > 0) {
+    TensorIter it;
+    Launch L = make_launch(o, {ix}, it, name);
+    SDK_DISPATCH_ALL(ty.compute, name, [&] { unary_kernel<scalar_t>(op, L); });
+  }
+  plan.finish(result);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_elu(const sdk_tensor* x, double alpha, sdk_tensor* out,
+                           sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& tx = checked(x, "sdk_elu", "x");
+  if (!out) check_not_null(result, "sdk_elu", "result");
+  check_cpu(tx, "elu");
+  sdk_dtype c = is_floating(tx.dtype) ? tx.dtype : SDK_FLOAT32;
+  OutPlan plan;
+  plan.prepare("elu", out, tx.ndim, tx.sizes, c, {&tx});
+  Ref hx;
+  const TensorImpl* ix = &tx;
+  if (ix->dtype != c) ix = (hx = contiguous_copy(tx, c)).get();
+  ix = plan.fix_alias(ix, hx);
+  TensorImpl& o = *plan.target;
+  if (o.numel > 0) {
+    TensorIter it;
+    Launch L = make_launch(o, {ix}, it, "elu");
+    SDK_DISPATCH_FLOATING(c, "elu", [&] {
+      using C = typename OpMath<scalar_t>::type;
+      C al = static_cast<C>(alpha);
+      L.unary<scalar_t, scalar_t>([al](C v) { return v > 0 ? v : al * std::expm1(v); });
+    });
+  }
+  plan.finish(result);
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
