@@ -48,21 +48,21 @@ def __dir__() -> list[str]:
 
 def include_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
     """Include folders for extensions: the sdk headers (and CUDA's with cuda=True)."""
-    from ._toolchain import _find_nvcc, sdk_paths
+    from ._toolchain import cuda_home, sdk_paths
 
     paths = [sdk_paths().include_dir]
     if cuda or device_type == "cuda":
-        paths.append(os.path.join(os.path.dirname(os.path.dirname(_find_nvcc())), "include"))
+        paths.append(os.path.join(cuda_home(), "include"))
     return paths
 
 
 def library_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
     """Library folders for extensions: the sdk core's (and CUDA's with cuda=True)."""
-    from ._toolchain import _find_nvcc, sdk_paths
+    from ._toolchain import cuda_home, cuda_library_dir, sdk_paths
 
     paths = [sdk_paths().library_dir]
     if cuda or device_type == "cuda":
-        paths.append(os.path.join(os.path.dirname(os.path.dirname(_find_nvcc())), "lib64"))
+        paths.append(cuda_library_dir(cuda_home()))
     return paths
 
 

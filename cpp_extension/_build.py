@@ -160,8 +160,7 @@ def _flags(req: _Request) -> dict[str, list[str]]:
             "in the repository, or install the sdk package)"
         )
     if req.with_cuda:
-        nvcc = _toolchain.compiler_command("cuda")[0]
-        cuda_lib = os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64")
+        cuda_lib = _toolchain.cuda_library_dir(_toolchain.cuda_home())
         ld += [f"-L{cuda_lib}", "-lcudart", f"-Wl,-rpath,{cuda_lib}"]
     ld += req.extra_ldflags
     return {"cxx": cxx, "c": c, "cuda": cuda, "ld": ld}

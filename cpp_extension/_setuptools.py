@@ -48,12 +48,11 @@ def CppExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
 
 def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
     """CppExtension plus the CUDA runtime (include, lib64, cudart); .cu files go to nvcc."""
-    nvcc = _toolchain.compiler_command("cuda")[0]
-    home = os.path.dirname(os.path.dirname(nvcc))
+    home = _toolchain.cuda_home()
     kwargs["include_dirs"] = list(kwargs.get("include_dirs") or []) + [
         os.path.join(home, "include")
     ]
-    lib64 = os.path.join(home, "lib64")
+    lib64 = _toolchain.cuda_library_dir(home)
     kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [lib64]
     kwargs["libraries"] = list(kwargs.get("libraries") or []) + ["cudart"]
     kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [lib64]

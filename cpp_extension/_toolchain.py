@@ -126,6 +126,31 @@ def _find_nvcc() -> str:
     )
 
 
+def cuda_home() -> str:
+    """CUDA_HOME/CUDA_PATH, else the toolkit around nvcc, else /usr/local/cuda: the first
+    that has include/cuda_runtime.h (nvcc may be a wrapper script outside the toolkit)."""
+    candidates = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    candidates.append("/usr/local/cuda")
+    for home in filter(None, candidates):
+        if os.path.isfile(os.path.join(home, "include", "cuda_runtime.h")):
+            return home
+    raise BuildError(
+        "the CUDA toolkit was not found (no include/cuda_runtime.h under CUDA_HOME, CUDA_PATH, "
+        "nvcc's folder or /usr/local/cuda): install it or set CUDA_HOME"
+    )
+
+
+def cuda_library_dir(home: str) -> str:
+    """lib64 or lib, whichever holds libcudart.so."""
+    for sub in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib")):
+        if os.path.exists(os.path.join(home, sub, "libcudart.so")):
+            return os.path.join(home, sub)
+    return os.path.join(home, "lib64")
+
+
 def compiler_identity(argv: list[str], cache_file: Path) -> str:
     """`<compiler> --version`, remembered on disk by path, size and mtime.
 

@@ -1,0 +1,35 @@
+"""CUDA sources go to nvcc (compile and link only: no GPU on CI)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import require_core
+
+import cpp_extension
+
+KERNEL = """
+#include <sdk/export.h>
+__global__ void fill(float* p, float v) { p[threadIdx.x] = v; }
+
+SDK_EXPORT(check_launch, "(int n) -> ()")
+sdk_status check_launch(int64_t n) {
+  if (n <= 0 || n > 1024) return sdk_set_last_error(SDK_ERROR_VALUE, "n must be in 1..1024");
+  return SDK_OK;  // launching needs a GPU; the host side runs anywhere
+}
+"""
+
+
+def test_cu_source_compiled_by_nvcc(tmp_path, ext_dir):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    require_core("sdk_set_last_error")
+    (tmp_path / "k.cu").write_text(KERNEL)
+    m = cpp_extension.load("cuda_host", [str(tmp_path / "k.cu")], is_python_module=False)
+    build = cpp_extension.last_load_info()["build_directory"]
+    with open(f"{build}/build.ninja") as f:
+        assert "k.cuda.o: cuda" in f.read(), "the .cu file goes through the nvcc rule"
+    m.check_launch(32)
+    with pytest.raises(ValueError, match="1..1024"):
+        m.check_launch(0)
