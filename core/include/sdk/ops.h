@@ -47,6 +47,9 @@ inline const Tensor& finish_inplace(const Tensor& self, sdk_status status, const
   return self;
 }
 
+// Non-owning from_blob passes this rather than NULL: the memory is never the core's to free.
+inline void keep_memory(void*, void*) {}
+
 template <typename D>
 void call_deleter(void* data, void* ctx) {
   D* d = static_cast<D*>(ctx);
@@ -173,11 +176,11 @@ inline Tensor randint_like(const Tensor& self, int64_t high, const TensorOptions
 /*! \brief Wrap external memory without copying; the caller keeps it alive. */
 inline Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                         const TensorOptions& options = {}) {
-  SDK_DETAIL_RETURN(
-      "from_blob",
-      sdk_from_blob(data, detail::len(sizes), sizes.data(),
-                    strides.size() == sizes.size() ? strides.data() : nullptr,
-                    to_c(options.scalar_type()), options.device().to_c(), nullptr, nullptr, &r_));
+  SDK_DETAIL_RETURN("from_blob",
+                    sdk_from_blob(data, detail::len(sizes), sizes.data(),
+                                  strides.size() == sizes.size() ? strides.data() : nullptr,
+                                  to_c(options.scalar_type()), options.device().to_c(),
+                                  &detail::keep_memory, nullptr, &r_));
 }
 inline Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {}) {
   return from_blob(data, sizes, IntArrayRef(), options);
