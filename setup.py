@@ -74,7 +74,10 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False) -> None:
     """Compile core/src/*.cpp into out_lib with ninja (incremental)."""
     build_dir.mkdir(parents=True, exist_ok=True)
     cxx = os.environ.get("CXX", "c++")
-    sources = sorted(CORE_SRC.glob("**/*.cpp"))
+    # core/src/cuda/ holds the CUDA backend, a separate library (see build_cuda_backend).
+    sources = sorted(
+        p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
+    )
     if not sources:
         raise RuntimeError(f"no core sources under {CORE_SRC}")
     cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
@@ -135,8 +138,11 @@ class BuildWithCore(build_ext):
         else:
             pkg_dir = Path(self.build_lib) / "sdk"
         tag = f"{sys.implementation.cache_tag}-{sysconfig.get_platform()}"
-        build_core(ROOT / "build" / f"core-{tag}", pkg_dir / "lib" / CORE_LIB_NAME,
-                   verbose=bool(self.verbose > 1))
+        build_core(
+            ROOT / "build" / f"core-{tag}",
+            pkg_dir / "lib" / CORE_LIB_NAME,
+            verbose=bool(self.verbose > 1),
+        )
         copy_headers(pkg_dir / "include")
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
