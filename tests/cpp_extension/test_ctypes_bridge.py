@@ -79,7 +79,7 @@ C_OPS = r"""
 SDK_EXPORT(add_one, "(Tensor x) -> Tensor")
 sdk_status add_one(const sdk_tensor* x, sdk_tensor** out) {
   int64_t i, n;
-  sdk_status s = sdk_contiguous(x, out);  /* copies only when not contiguous */
+  sdk_status s = sdk_clone(x, out);
   if (s != SDK_OK) return s;
   if (sdk_tensor_dtype(*out) != SDK_FLOAT32) {
     sdk_tensor_release(*out);
@@ -88,6 +88,15 @@ sdk_status add_one(const sdk_tensor* x, sdk_tensor** out) {
   }
   n = sdk_tensor_numel(*out);
   for (i = 0; i < n; ++i) ((float*)sdk_tensor_data_ptr(*out))[i] += 1.0f;
+  return SDK_OK;
+}
+
+SDK_EXPORT(add_one_, "(Tensor x) -> ()")
+sdk_status add_one_(const sdk_tensor* x) {
+  int64_t i;
+  if (sdk_tensor_dtype(x) != SDK_FLOAT32 || !sdk_tensor_is_contiguous(x))
+    return sdk_set_last_error(SDK_ERROR_TYPE, "add_one_: expected contiguous float32");
+  for (i = 0; i < sdk_tensor_numel(x); ++i) ((float*)sdk_tensor_data_ptr(x))[i] += 1.0f;
   return SDK_OK;
 }
 """
@@ -161,6 +170,8 @@ def test_pure_c_source(tmp_path, ext_dir):
     np.testing.assert_array_equal(_np(m.add_one(x)), x + 1)
     with pytest.raises(TypeError, match="expected float32"):
         m.add_one(np.zeros(2))
+    assert m.add_one_(x) is None
+    np.testing.assert_array_equal(x, [2.0, 3.0])  # numpy memory was shared, not copied
 
 
 def test_sdk_tensors_in_and_out(ops):
