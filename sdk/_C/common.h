@@ -1,0 +1,91 @@
+// sdk/_C/common.h: object layout and helpers shared by the files of the sdk._C extension.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "sdk/c_api.h"
+
+// The C part of every sdk.Tensor. The Python subclass adds no fields (__slots__ = ()),
+// so instances of it are allocated with this exact size by the fast path in wrap().
+struct TensorObject {
+  PyObject_HEAD sdk_tensor* handle;  // owned reference; NULL only while half-built
+  PyObject* grad;                    // NULL means None
+  PyObject* grad_fn;                 // NULL means None
+  PyObject* ag;                      // free slot for the autograd engine; NULL means None
+  PyObject* weakreflist;
+  char requires_grad;  // raw flag, read by the fast arithmetic path
+};
+
+extern PyTypeObject TensorBaseType;
+extern PyTypeObject GeneratorType;
+
+namespace sdkpy {
+
+// Type used for tensors created from C (sdk.Tensor once registered).
+extern PyTypeObject* g_tensor_class;
+// Python-side types registered by sdk/__init__.py (borrowed-forever references).
+extern PyObject* g_dtypes[16];    // sdk.dtype objects indexed by code
+extern PyObject* g_size_type;     // sdk.Size (a tuple subclass) or NULL
+extern PyObject* g_cpu_device;    // sdk.device('cpu')
+extern PyObject* g_device_class;  // sdk.device
+extern int g_ndtypes;
+
+// Grad mode: a thread-local flag (on by default in every thread).
+bool grad_enabled();
+void set_grad_enabled(bool on);
+
+// Large ops run without the GIL; tiny ones keep it (releasing costs more than they do).
+constexpr int64_t kNoGilNumel = 1 << 15;
+
+inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
+inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->handle; }
+
+// Raise the calling thread's last core error as a Python exception; returns NULL.
+PyObject* raise_last_error();
+// New Python tensor around `h`, STEALING the reference (released on failure too).
+PyObject* wrap(sdk_tensor* h);
+// Result of an op called with an optional `out` object: `out` itself when given.
+// Takes the result slot by address: finish(f(..., &r), &r, out) must not read r before f runs.
+PyObject* finish(sdk_status st, sdk_tensor** r, PyObject* out);
+
+// Argument parsing. Each returns false with a TypeError/ValueError naming op and arg.
+bool tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
+bool opt_tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
+bool int_arg(PyObject* o, const char* op, const char* arg, int64_t* v);
+bool double_arg(PyObject* o, const char* op, const char* arg, double* v);
+bool bool_arg(PyObject* o, const char* op, const char* arg, int32_t* v);
+bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v);
+// A sequence of ints (or one int). allow_neg1 permits -1 entries (view/expand).
+bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
+              bool allow_negative);
+// Scalar: Python bool/int/float or anything with __index__/__float__ (not tensors).
+// Returns 1 if parsed, 0 if `o` is not a scalar (no error set), -1 on error.
+int scalar_value(PyObject* o, sdk_scalar* s);
+bool scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
+// Scalar or None (SDK_SCALAR_NONE).
+bool opt_scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
+bool check_nargs(const char* op, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi);
+
+// Reading elements (item(), tolist(), __bool__ ...).
+PyObject* read_element(const void* p, sdk_dtype dt);
+
+// Module method tables of the individual files, merged by module.cpp.
+extern PyMethodDef ops_methods[];
+extern PyMethodDef interop_methods[];
+
+// Interop entry points used by the capsule table.
+int to_handle(PyObject* obj, sdk_tensor** out);
+PyObject* dtype_object(sdk_dtype dt);
+PyObject* make_size(const int64_t* v, int64_t n);
+
+int tensor_type_ready(PyObject* module);
+// _C._register_fallbacks (defined next to the slots that use them).
+PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
+int generator_type_ready(PyObject* module);
+sdk_generator* generator_handle(PyObject* o, bool* ok);
+
+}  // namespace sdkpy

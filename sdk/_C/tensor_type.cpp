@@ -1,0 +1,747 @@
+// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access and
+// the arithmetic slots with their no-grad fast path.
+#include <cstring>
+
+#include "common.h"
+
+using namespace sdkpy;
+
+namespace {
+
+inline TensorObject* T(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
+
+bool live(PyObject* self) {
+  if (T(self)->handle) return true;
+  PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
+  return false;
+}
+
+// ---- lifetime -------------------------------------------------------------------------
+
+int tb_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(T(self)->grad);
+  Py_VISIT(T(self)->grad_fn);
+  Py_VISIT(T(self)->ag);
+  return 0;
+}
+
+int tb_clear(PyObject* self) {
+  Py_CLEAR(T(self)->grad);
+  Py_CLEAR(T(self)->grad_fn);
+  Py_CLEAR(T(self)->ag);
+  return 0;
+}
+
+void tb_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  if (T(self)->weakreflist) PyObject_ClearWeakRefs(self);
+  tb_clear(self);
+  sdk_tensor* h = T(self)->handle;
+  T(self)->handle = nullptr;
+  sdk_tensor_release(h);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* tb_new(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_TypeError,
+                  "sdk.Tensor cannot be constructed directly: use sdk.tensor(data), "
+                  "sdk.empty(*size), sdk.zeros(*size) or sdk.from_numpy(array)");
+  return nullptr;
+}
+
+Py_hash_t tb_hash(PyObject* self) {
+  Py_hash_t h = static_cast<Py_hash_t>(reinterpret_cast<uintptr_t>(self) >> 4);
+  return h == -1 ? -2 : h;
+}
+
+// ---- attributes -------------------------------------------------------------------------
+
+PyObject* none_if_null(PyObject* o) {
+  if (!o) o = Py_None;
+  Py_INCREF(o);
+  return o;
+}
+
+int set_slot(PyObject** slot, PyObject* v) {
+  PyObject* old = *slot;
+  if (v == Py_None) v = nullptr;
+  Py_XINCREF(v);
+  *slot = v;
+  Py_XDECREF(old);
+  return 0;
+}
+
+PyObject* get_grad(PyObject* self, void*) { return none_if_null(T(self)->grad); }
+int set_grad(PyObject* self, PyObject* v, void*) {
+  if (v && v != Py_None && !is_tensor(v)) {
+    PyErr_Format(PyExc_TypeError,
+                 "assigned grad expected to be a Tensor or None but got grad of type %s",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+  }
+  return set_slot(&T(self)->grad, v ? v : Py_None);
+}
+PyObject* get_grad_fn(PyObject* self, void*) { return none_if_null(T(self)->grad_fn); }
+int set_grad_fn(PyObject* self, PyObject* v, void*) {
+  return set_slot(&T(self)->grad_fn, v ? v : Py_None);
+}
+PyObject* get_ag(PyObject* self, void*) { return none_if_null(T(self)->ag); }
+int set_ag(PyObject* self, PyObject* v, void*) { return set_slot(&T(self)->ag, v ? v : Py_None); }
+
+PyObject* get_rg(PyObject* self, void*) { return PyBool_FromLong(T(self)->requires_grad); }
+int set_rg(PyObject* self, PyObject* v, void*) {
+  int r = v ? PyObject_IsTrue(v) : 0;
+  if (r < 0) return -1;
+  T(self)->requires_grad = static_cast<char>(r);
+  return 0;
+}
+
+PyObject* get_version(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_version(T(self)->handle));
+}
+PyObject* get_shape(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  return make_size(sdk_tensor_sizes(h), sdk_tensor_ndim(h));
+}
+PyObject* get_dtype(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return dtype_object(sdk_tensor_dtype(T(self)->handle));
+}
+PyObject* get_device(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  sdk_device d = sdk_tensor_device(T(self)->handle);
+  if (d.type == SDK_CPU && g_cpu_device) {
+    Py_INCREF(g_cpu_device);
+    return g_cpu_device;
+  }
+  const char* name = d.type == SDK_CPU ? "cpu" : d.type == SDK_CUDA ? "cuda" : "unknown";
+  if (!g_device_class) return Py_BuildValue("(si)", name, d.index);
+  return PyObject_CallFunction(g_device_class, "si", name, d.index);
+}
+PyObject* get_ndim(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_ndim(T(self)->handle));
+}
+PyObject* get_nbytes(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  return PyLong_FromLongLong(sdk_tensor_numel(h) * sdk_dtype_itemsize(sdk_tensor_dtype(h)));
+}
+PyObject* get_itemsize(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_dtype_itemsize(sdk_tensor_dtype(T(self)->handle)));
+}
+PyObject* get_is_cuda(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return PyBool_FromLong(sdk_tensor_device(T(self)->handle).type == SDK_CUDA);
+}
+PyObject* get_use_count(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_use_count(T(self)->handle));
+}
+
+const char* typestr(sdk_dtype dt) {
+  switch (dt) {
+    case SDK_BOOL:
+      return "|b1";
+    case SDK_UINT8:
+      return "|u1";
+    case SDK_INT8:
+      return "|i1";
+    case SDK_INT16:
+      return "<i2";
+    case SDK_INT32:
+      return "<i4";
+    case SDK_INT64:
+      return "<i8";
+    case SDK_FLOAT16:
+      return "<f2";
+    case SDK_FLOAT32:
+      return "<f4";
+    case SDK_FLOAT64:
+      return "<f8";
+    default:
+      return nullptr;
+  }
+}
+
+// numpy's array interface (v3): np.asarray(t) shares memory and keeps `t` alive.
+PyObject* get_array_interface(PyObject* self, void*) {
+  if (!live(self)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  if (T(self)->requires_grad && grad_enabled()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                    "instead.");
+    return nullptr;
+  }
+  if (sdk_tensor_device(h).type != SDK_CPU) {
+    PyErr_SetString(PyExc_TypeError, "can't convert a non-CPU tensor to numpy");
+    return nullptr;
+  }
+  sdk_dtype dt = sdk_tensor_dtype(h);
+  const char* ts = typestr(dt);
+  if (!ts) {
+    PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s: numpy has no %s dtype",
+                 sdk_dtype_name(dt) ? sdk_dtype_name(dt) : "?",
+                 sdk_dtype_name(dt) ? sdk_dtype_name(dt) : "such");
+    return nullptr;
+  }
+  int64_t nd = sdk_tensor_ndim(h), isz = sdk_dtype_itemsize(dt);
+  const int64_t* st = sdk_tensor_strides(h);
+  PyObject* shape = PyTuple_New(nd);
+  PyObject* strides = PyTuple_New(nd);
+  if (!shape || !strides) {
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    return nullptr;
+  }
+  const int64_t* sz = sdk_tensor_sizes(h);
+  for (int64_t i = 0; i < nd; ++i) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(sz[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(st[i] * isz));
+  }
+  uintptr_t ptr = reinterpret_cast<uintptr_t>(sdk_tensor_data_ptr(h));
+  if (ptr == 0) ptr = static_cast<uintptr_t>(isz);  // numpy rejects NULL even for empty arrays
+  return Py_BuildValue("{s:N,s:s,s:(KO),s:N,s:i}", "shape", shape, "typestr", ts, "data",
+                       static_cast<unsigned long long>(ptr), Py_False, "strides", strides,
+                       "version", 3);
+}
+
+PyGetSetDef tb_getset[] = {
+    {"grad", get_grad, set_grad, "Accumulated gradient (None until backward fills it).", nullptr},
+    {"grad_fn", get_grad_fn, set_grad_fn, "Autograd node that produced this tensor.", nullptr},
+    {"_ag", get_ag, set_ag, "Free slot for the autograd engine.", nullptr},
+    {"_requires_grad", get_rg, set_rg, "Raw requires_grad flag (no checks).", nullptr},
+    {"_version", get_version, nullptr, "Write counter of the storage.", nullptr},
+    {"shape", get_shape, nullptr, "Sizes as sdk.Size.", nullptr},
+    {"dtype", get_dtype, nullptr, "Element type.", nullptr},
+    {"device", get_device, nullptr, "Device.", nullptr},
+    {"ndim", get_ndim, nullptr, "Number of dims.", nullptr},
+    {"nbytes", get_nbytes, nullptr, "numel * itemsize.", nullptr},
+    {"itemsize", get_itemsize, nullptr, "Bytes per element.", nullptr},
+    {"is_cuda", get_is_cuda, nullptr, "Whether the tensor lives on a CUDA device.", nullptr},
+    {"_use_count", get_use_count, nullptr, "Core reference count of the handle.", nullptr},
+    {"__array_interface__", get_array_interface, nullptr, "numpy array interface v3.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---- element access --------------------------------------------------------------------
+
+PyObject* tolist_rec(const char* p, const int64_t* sz, const int64_t* st, int64_t nd, sdk_dtype dt,
+                     int64_t isz) {
+  if (nd == 0) return read_element(p, dt);
+  PyObject* list = PyList_New(sz[0]);
+  if (!list) return nullptr;
+  for (int64_t i = 0; i < sz[0]; ++i) {
+    PyObject* x = tolist_rec(p + i * st[0] * isz, sz + 1, st + 1, nd - 1, dt, isz);
+    if (!x) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, x);
+  }
+  return list;
+}
+
+PyObject* m_tolist(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  sdk_dtype dt = sdk_tensor_dtype(h);
+  return tolist_rec(static_cast<const char*>(sdk_tensor_data_ptr(h)), sdk_tensor_sizes(h),
+                    sdk_tensor_strides(h), sdk_tensor_ndim(h), dt, sdk_dtype_itemsize(dt));
+}
+
+PyObject* single(PyObject* self, const char* what, PyObject* exc) {
+  if (!live(self)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  int64_t n = sdk_tensor_numel(h);
+  if (n != 1) {
+    if (exc == PyExc_RuntimeError && what[0] == 'B')
+      PyErr_Format(exc, "Boolean value of Tensor with %s values is ambiguous",
+                   n == 0 ? "no" : "more than one");
+    else
+      PyErr_Format(exc, "%s: a Tensor with %lld elements cannot be converted to a Python scalar",
+                   what, static_cast<long long>(n));
+    return nullptr;
+  }
+  return read_element(sdk_tensor_data_ptr(h), sdk_tensor_dtype(h));
+}
+
+PyObject* m_item(PyObject* self, PyObject*) { return single(self, "item()", PyExc_RuntimeError); }
+
+int nb_bool(PyObject* self) {
+  PyObject* v = single(self, "Boolean", PyExc_RuntimeError);
+  if (!v) return -1;
+  int r = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  return r;
+}
+PyObject* nb_float(PyObject* self) {
+  PyObject* v = single(self, "float()", PyExc_ValueError);
+  if (!v) return nullptr;
+  PyObject* r = PyNumber_Float(v);
+  Py_DECREF(v);
+  return r;
+}
+PyObject* nb_int(PyObject* self) {
+  PyObject* v = single(self, "int()", PyExc_ValueError);
+  if (!v) return nullptr;
+  PyObject* r = PyNumber_Long(v);
+  Py_DECREF(v);
+  return r;
+}
+PyObject* nb_index(PyObject* self) {
+  if (!live(self)) return nullptr;
+  sdk_dtype dt = sdk_tensor_dtype(T(self)->handle);
+  if (dt > SDK_INT64 || sdk_tensor_numel(T(self)->handle) != 1) {
+    PyErr_SetString(PyExc_TypeError,
+                    "only integer tensors of a single element can be converted to an index");
+    return nullptr;
+  }
+  PyObject* v = single(self, "__index__", PyExc_TypeError);
+  if (!v) return nullptr;
+  PyObject* r = PyNumber_Long(v);
+  Py_DECREF(v);
+  return r;
+}
+
+Py_ssize_t mp_length(PyObject* self) {
+  if (!live(self)) return -1;
+  sdk_tensor* h = T(self)->handle;
+  if (sdk_tensor_ndim(h) == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(sdk_tensor_sizes(h)[0]);
+}
+
+bool wrap_dim(PyObject* arg, int64_t nd, const char* op, int64_t* d) {
+  if (!int_arg(arg, op, "dim", d)) return false;
+  int64_t lo = nd == 0 ? -1 : -nd, hi = nd == 0 ? 0 : nd - 1;
+  if (*d < lo || *d > hi) {
+    PyErr_Format(PyExc_IndexError,
+                 "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                 static_cast<long long>(lo), static_cast<long long>(hi),
+                 static_cast<long long>(*d));
+    return false;
+  }
+  if (*d < 0) *d += nd == 0 ? 1 : nd;
+  return true;
+}
+
+PyObject* sizes_or_strides(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           const char* op, bool strides) {
+  if (!live(self) || !check_nargs(op, nargs, 0, 1)) return nullptr;
+  sdk_tensor* h = T(self)->handle;
+  const int64_t* v = strides ? sdk_tensor_strides(h) : sdk_tensor_sizes(h);
+  int64_t nd = sdk_tensor_ndim(h);
+  if (nargs == 0 || args[0] == Py_None) {
+    if (!strides) return make_size(v, nd);
+    PyObject* t = PyTuple_New(nd);
+    for (int64_t i = 0; t && i < nd; ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v[i]));
+    return t;
+  }
+  int64_t d;
+  if (!wrap_dim(args[0], nd, op, &d)) return nullptr;
+  if (nd == 0) {
+    PyErr_Format(PyExc_IndexError, "%s(): 0-d tensor has no dim %lld", op,
+                 static_cast<long long>(d));
+    return nullptr;
+  }
+  return PyLong_FromLongLong(v[d]);
+}
+
+PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return sizes_or_strides(self, args, nargs, "size", false);
+}
+PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return sizes_or_strides(self, args, nargs, "stride", true);
+}
+PyObject* m_dim(PyObject* self, PyObject*) { return get_ndim(self, nullptr); }
+PyObject* m_numel(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_numel(T(self)->handle));
+}
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromVoidPtr(sdk_tensor_data_ptr(T(self)->handle));
+}
+PyObject* m_element_size(PyObject* self, PyObject*) { return get_itemsize(self, nullptr); }
+PyObject* m_storage_offset(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_storage_offset(T(self)->handle));
+}
+PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t) {
+  if (!live(self)) return nullptr;
+  return PyBool_FromLong(sdk_tensor_is_contiguous(T(self)->handle));
+}
+PyObject* m_is_floating_point(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  sdk_dtype dt = sdk_tensor_dtype(T(self)->handle);
+  return PyBool_FromLong(dt >= SDK_FLOAT16 && dt <= SDK_FLOAT64);
+}
+PyObject* m_bump_version(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  sdk_tensor_bump_version(T(self)->handle);
+  Py_RETURN_NONE;
+}
+
+#define FASTM(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
+
+PyMethodDef tb_methods[] = {
+    {"size", FASTM(m_size), METH_FASTCALL, "size(dim=None): sdk.Size, or one size."},
+    {"stride", FASTM(m_stride), METH_FASTCALL, "stride(dim=None): strides in elements."},
+    {"dim", m_dim, METH_NOARGS, "Number of dims."},
+    {"ndimension", m_dim, METH_NOARGS, "Number of dims."},
+    {"numel", m_numel, METH_NOARGS, "Number of elements."},
+    {"nelement", m_numel, METH_NOARGS, "Number of elements."},
+    {"data_ptr", m_data_ptr, METH_NOARGS, "Address of the first element."},
+    {"element_size", m_element_size, METH_NOARGS, "Bytes per element."},
+    {"storage_offset", m_storage_offset, METH_NOARGS, "Offset in the storage, in elements."},
+    {"is_contiguous", FASTM(m_is_contiguous), METH_FASTCALL, "Row-major contiguous?"},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, "Floating dtype?"},
+    {"item", m_item, METH_NOARGS, "The value of a one-element tensor as a Python number."},
+    {"tolist", m_tolist, METH_NOARGS, "Nested lists of Python numbers."},
+    {"_bump_version", m_bump_version, METH_NOARGS, "Increment the write counter."},
+    {nullptr, nullptr, 0, nullptr}};
+
+// ---- arithmetic slots ---------------------------------------------------------------------
+
+enum Fallback {
+  FB_ADD,
+  FB_SUB,
+  FB_MUL,
+  FB_DIV,
+  FB_FLOORDIV,
+  FB_MOD,
+  FB_POW,
+  FB_MATMUL,
+  FB_NEG,
+  FB_ABS,
+  FB_IADD,
+  FB_ISUB,
+  FB_IMUL,
+  FB_IDIV,
+  FB_IFLOORDIV,
+  FB_IMOD,
+  FB_IPOW,
+  FB_AND,
+  FB_OR,
+  FB_XOR,
+  FB_COUNT
+};
+const char* kFallbackNames[FB_COUNT] = {
+    "add",  "sub",  "mul",  "div",       "floor_divide", "remainder", "pow",
+    "matmul", "neg", "abs", "iadd",      "isub",         "imul",      "idiv",
+    "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or", "bitwise_xor"};
+PyObject* g_fallbacks[FB_COUNT] = {};
+
+inline bool rg(PyObject* o) { return T(o)->requires_grad != 0; }
+
+PyObject* call_fallback(int fb, PyObject* a, PyObject* b) {
+  PyObject* f = g_fallbacks[fb];
+  if (!f) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* args[2] = {a, b};
+  return PyObject_Vectorcall(f, args, b ? 2 : 1, nullptr);
+}
+
+// a op b: both tensors, or one tensor and one Python number, with no grad needed, go
+// straight to the core; anything else (autograd, arrays, lists) goes to the Python op.
+PyObject* binary_slot(PyObject* a, PyObject* b, int32_t op, int fb, bool differentiable) {
+  bool ta = is_tensor(a), tb = is_tensor(b);
+  bool grad = differentiable && grad_enabled();
+  sdk_tensor* r = nullptr;
+  if (ta && tb) {
+    if (!(grad && (rg(a) || rg(b)))) {
+      if (!live(a) || !live(b)) return nullptr;
+      sdk_tensor* ha = H(a);
+      sdk_status st;
+      if (sdk_tensor_numel(ha) >= kNoGilNumel) {
+        Py_BEGIN_ALLOW_THREADS st = sdk_binary(op, ha, H(b), nullptr, &r);
+        Py_END_ALLOW_THREADS
+      } else {
+        st = sdk_binary(op, ha, H(b), nullptr, &r);
+      }
+      if (st != SDK_OK) return raise_last_error();
+      return wrap(r);
+    }
+  } else {
+    PyObject* t = ta ? a : b;
+    sdk_scalar s;
+    int k = scalar_value(ta ? b : a, &s);
+    if (k < 0) return nullptr;
+    if (k > 0 && !(grad && rg(t))) {
+      if (!live(t)) return nullptr;
+      if (sdk_binary_scalar(op, H(t), s, ta ? 0 : 1, nullptr, &r) != SDK_OK)
+        return raise_last_error();
+      return wrap(r);
+    }
+  }
+  if (fb < 0) Py_RETURN_NOTIMPLEMENTED;
+  return call_fallback(fb, a, b);
+}
+
+PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
+  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  bool grad = grad_enabled() && rg(a);
+  sdk_tensor* r = nullptr;
+  if (!live(a)) return nullptr;
+  if (is_tensor(b)) {
+    if (!(grad || (grad_enabled() && rg(b)))) {
+      if (!live(b)) return nullptr;
+      if (sdk_binary(op, H(a), H(b), H(a), &r) != SDK_OK) return raise_last_error();
+      sdk_tensor_release(r);
+      Py_INCREF(a);
+      return a;
+    }
+  } else if (!grad) {
+    sdk_scalar s;
+    int k = scalar_value(b, &s);
+    if (k < 0) return nullptr;
+    if (k > 0) {
+      if (sdk_binary_scalar(op, H(a), s, 0, H(a), &r) != SDK_OK) return raise_last_error();
+      sdk_tensor_release(r);
+      Py_INCREF(a);
+      return a;
+    }
+  }
+  return call_fallback(fb, a, b);
+}
+
+PyObject* unary_slot(PyObject* a, int32_t op, int fb) {
+  if (!live(a)) return nullptr;
+  if (fb >= 0 && grad_enabled() && rg(a)) return call_fallback(fb, a, nullptr);
+  sdk_tensor* r = nullptr;
+  if (sdk_unary(op, H(a), nullptr, &r) != SDK_OK) return raise_last_error();
+  return wrap(r);
+}
+
+PyObject* nb_add(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_ADD, FB_ADD, true); }
+PyObject* nb_sub(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_SUB, FB_SUB, true); }
+PyObject* nb_mul(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_MUL, FB_MUL, true); }
+PyObject* nb_div(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_DIV, FB_DIV, true); }
+PyObject* nb_floordiv(PyObject* a, PyObject* b) {
+  return binary_slot(a, b, SDK_FLOOR_DIVIDE, FB_FLOORDIV, true);
+}
+PyObject* nb_mod(PyObject* a, PyObject* b) {
+  return binary_slot(a, b, SDK_REMAINDER, FB_MOD, true);
+}
+PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return binary_slot(a, b, SDK_POW, FB_POW, true);
+}
+PyObject* nb_and(PyObject* a, PyObject* b) {
+  return binary_slot(a, b, SDK_BITWISE_AND, FB_AND, false);
+}
+PyObject* nb_or(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_BITWISE_OR, FB_OR, false); }
+PyObject* nb_xor(PyObject* a, PyObject* b) {
+  return binary_slot(a, b, SDK_BITWISE_XOR, FB_XOR, false);
+}
+PyObject* nb_iadd(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_ADD, FB_IADD); }
+PyObject* nb_isub(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_SUB, FB_ISUB); }
+PyObject* nb_imul(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_MUL, FB_IMUL); }
+PyObject* nb_idiv(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_DIV, FB_IDIV); }
+PyObject* nb_ifloordiv(PyObject* a, PyObject* b) {
+  return inplace_slot(a, b, SDK_FLOOR_DIVIDE, FB_IFLOORDIV);
+}
+PyObject* nb_imod(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_REMAINDER, FB_IMOD); }
+PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return inplace_slot(a, b, SDK_POW, FB_IPOW);
+}
+
+PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  if (is_tensor(a) && is_tensor(b) && !(grad_enabled() && (rg(a) || rg(b)))) {
+    if (!live(a) || !live(b)) return nullptr;
+    sdk_tensor* r = nullptr;
+    sdk_status st;
+    Py_BEGIN_ALLOW_THREADS st = sdk_matmul(H(a), H(b), nullptr, &r);
+    Py_END_ALLOW_THREADS if (st != SDK_OK) return raise_last_error();
+    return wrap(r);
+  }
+  return call_fallback(FB_MATMUL, a, b);
+}
+
+PyObject* nb_neg(PyObject* a) { return unary_slot(a, SDK_NEG, FB_NEG); }
+PyObject* nb_abs(PyObject* a) { return unary_slot(a, SDK_ABS, FB_ABS); }
+PyObject* nb_pos(PyObject* a) {
+  Py_INCREF(a);
+  return a;
+}
+PyObject* nb_invert(PyObject* a) {
+  if (!live(a)) return nullptr;
+  bool is_bool = sdk_tensor_dtype(H(a)) == SDK_BOOL;
+  return unary_slot(a, is_bool ? SDK_LOGICAL_NOT : SDK_BITWISE_NOT, -1);
+}
+
+PyObject* tb_richcompare(PyObject* a, PyObject* b, int cmp) {
+  static const int32_t ops[] = {SDK_LT, SDK_LE, SDK_EQ, SDK_NE, SDK_GT, SDK_GE};
+  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (!is_tensor(b)) {
+    sdk_scalar s;
+    int k = scalar_value(b, &s);
+    if (k < 0) return nullptr;
+    if (k == 0) Py_RETURN_NOTIMPLEMENTED;
+  }
+  return binary_slot(a, b, ops[cmp], -1, false);
+}
+
+PyNumberMethods tb_as_number = {};
+PyMappingMethods tb_as_mapping = {};
+
+}  // namespace
+
+namespace sdkpy {
+namespace {
+PyObject* m_register_fallbacks_impl(PyObject* arg) {
+  if (!PyDict_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "_register_fallbacks expects a dict {op name: function}");
+    return nullptr;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(arg, &pos, &key, &value)) {
+    const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+    if (!name) {
+      PyErr_SetString(PyExc_TypeError, "_register_fallbacks: keys must be op names");
+      return nullptr;
+    }
+    int idx = -1;
+    for (int i = 0; i < FB_COUNT; ++i)
+      if (std::strcmp(name, kFallbackNames[i]) == 0) idx = i;
+    if (idx < 0) {
+      PyErr_Format(PyExc_KeyError, "_register_fallbacks: unknown op '%s'", name);
+      return nullptr;
+    }
+    if (value != Py_None && !PyCallable_Check(value)) {
+      PyErr_Format(PyExc_TypeError, "_register_fallbacks: '%s' is not callable", name);
+      return nullptr;
+    }
+    Py_XSETREF(g_fallbacks[idx], value == Py_None ? nullptr : Py_NewRef(value));
+  }
+  Py_RETURN_NONE;
+}
+}  // namespace
+PyObject* m_register_fallbacks(PyObject*, PyObject* arg) { return m_register_fallbacks_impl(arg); }
+
+// ---- element reading ------------------------------------------------------------------------
+
+namespace {
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, f;
+  if (exp == 0) {
+    if (mant == 0) {
+      f = sign;
+    } else {
+      exp = 113;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      f = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    f = sign | 0x7f800000u | (mant << 13);
+  } else {
+    f = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float r;
+  std::memcpy(&r, &f, 4);
+  return r;
+}
+}  // namespace
+
+PyObject* read_element(const void* p, sdk_dtype dt) {
+  switch (dt) {
+    case SDK_BOOL:
+      return PyBool_FromLong(*static_cast<const uint8_t*>(p) != 0);
+    case SDK_UINT8:
+      return PyLong_FromLong(*static_cast<const uint8_t*>(p));
+    case SDK_INT8:
+      return PyLong_FromLong(*static_cast<const int8_t*>(p));
+    case SDK_INT16:
+      return PyLong_FromLong(*static_cast<const int16_t*>(p));
+    case SDK_INT32:
+      return PyLong_FromLong(*static_cast<const int32_t*>(p));
+    case SDK_INT64:
+      return PyLong_FromLongLong(*static_cast<const int64_t*>(p));
+    case SDK_FLOAT16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return PyFloat_FromDouble(half_to_float(h));
+    }
+    case SDK_BFLOAT16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      uint32_t f = static_cast<uint32_t>(h) << 16;
+      float r;
+      std::memcpy(&r, &f, 4);
+      return PyFloat_FromDouble(r);
+    }
+    case SDK_FLOAT32:
+      return PyFloat_FromDouble(*static_cast<const float*>(p));
+    case SDK_FLOAT64:
+      return PyFloat_FromDouble(*static_cast<const double*>(p));
+    default:
+      PyErr_Format(PyExc_TypeError, "unsupported dtype code %d", static_cast<int>(dt));
+      return nullptr;
+  }
+}
+
+int tensor_type_ready(PyObject* module) {
+  PyNumberMethods& nb = tb_as_number;
+  nb.nb_add = nb_add;
+  nb.nb_subtract = nb_sub;
+  nb.nb_multiply = nb_mul;
+  nb.nb_true_divide = nb_div;
+  nb.nb_floor_divide = nb_floordiv;
+  nb.nb_remainder = nb_mod;
+  nb.nb_power = nb_pow;
+  nb.nb_matrix_multiply = nb_matmul;
+  nb.nb_negative = nb_neg;
+  nb.nb_positive = nb_pos;
+  nb.nb_absolute = nb_abs;
+  nb.nb_invert = nb_invert;
+  nb.nb_and = nb_and;
+  nb.nb_or = nb_or;
+  nb.nb_xor = nb_xor;
+  nb.nb_inplace_add = nb_iadd;
+  nb.nb_inplace_subtract = nb_isub;
+  nb.nb_inplace_multiply = nb_imul;
+  nb.nb_inplace_true_divide = nb_idiv;
+  nb.nb_inplace_floor_divide = nb_ifloordiv;
+  nb.nb_inplace_remainder = nb_imod;
+  nb.nb_inplace_power = nb_ipow;
+  nb.nb_bool = nb_bool;
+  nb.nb_int = nb_int;
+  nb.nb_float = nb_float;
+  nb.nb_index = nb_index;
+  tb_as_mapping.mp_length = mp_length;
+
+  PyTypeObject& t = TensorBaseType;
+  t.tp_name = "sdk._C.TensorBase";
+  t.tp_basicsize = sizeof(TensorObject);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  t.tp_doc = "C base of sdk.Tensor: a handle to a core tensor plus autograd slots.";
+  t.tp_dealloc = tb_dealloc;
+  t.tp_traverse = tb_traverse;
+  t.tp_clear = tb_clear;
+  t.tp_new = tb_new;
+  t.tp_hash = tb_hash;
+  t.tp_richcompare = tb_richcompare;
+  t.tp_as_number = &tb_as_number;
+  t.tp_as_mapping = &tb_as_mapping;
+  t.tp_getset = tb_getset;
+  t.tp_methods = tb_methods;
+  t.tp_weaklistoffset = offsetof(TensorObject, weakreflist);
+  if (PyType_Ready(&t) < 0) return -1;
+  Py_INCREF(&t);
+  return PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&t));
+}
+
+}  // namespace sdkpy
+
+PyTypeObject TensorBaseType = {PyVarObject_HEAD_INIT(nullptr, 0)};

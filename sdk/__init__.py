@@ -1,0 +1,287 @@
+"""sdk: tensors over a small C++ core with a stable C ABI, numpy/DLPack interop and autograd.
+
+numpy is imported lazily (only by functions that need it), and so are the autograd, nn
+and optim packages, which keeps ``import sdk`` fast.
+"""
+
+from __future__ import annotations
+
+import os as _os
+from typing import Any as _Any
+
+from sdk import _C
+from sdk._dtype import (
+    Size,
+    bfloat16,
+    device,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
+from sdk._dtype import DTYPES as _DTYPES
+from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
+from sdk._ops_creation import (
+    Generator,
+    arange,
+    empty,
+    empty_like,
+    empty_strided,
+    eye,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    zeros,
+    zeros_like,
+)
+from sdk._ops_math import (
+    abs,
+    add,
+    addmm,
+    atan2,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    bmm,
+    ceil,
+    clamp,
+    clip,
+    cos,
+    div,
+    divide,
+    dot,
+    elu,
+    eq,
+    erf,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    ge,
+    gelu,
+    greater,
+    greater_equal,
+    gt,
+    inner,
+    le,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    masked_fill,
+    matmul,
+    maximum,
+    minimum,
+    mm,
+    mul,
+    multiply,
+    mv,
+    ne,
+    neg,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    relu,
+    remainder,
+    round,
+    rsqrt,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    sub,
+    subtract,
+    tanh,
+    true_divide,
+    where,
+)
+from sdk._ops_reduce import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    prod,
+    softmax,
+    std,
+    sum,
+    var,
+)
+from sdk._ops_shape import (
+    argwhere,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    cat,
+    chunk,
+    clone,
+    concat,
+    concatenate,
+    flatten,
+    gather,
+    hstack,
+    index_add,
+    index_put,
+    index_select,
+    movedim,
+    moveaxis,
+    narrow,
+    nonzero,
+    permute,
+    ravel,
+    reshape,
+    scatter_add,
+    select,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unbind,
+    unsqueeze,
+    vstack,
+)
+from sdk._tensor import Tensor
+from sdk.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = None  # no complex dtypes
+
+_C._set_tensor_class(Tensor)
+_C._set_python_types(_DTYPES, Size, device("cpu"), device)
+
+
+def _register_fallbacks() -> None:
+    from sdk._ops_math import FALLBACKS
+
+    _C._register_fallbacks(FALLBACKS)
+
+
+_register_fallbacks()
+
+
+def is_tensor(obj: _Any) -> bool:
+    """True for sdk tensors."""
+    return isinstance(obj, _C.TensorBase)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.dtype.is_floating_point
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The dtype torch's promotion rules give an op on type1 and type2."""
+    return _C.promote_types(type1, type2)
+
+
+def result_type(tensor1: _Any, tensor2: _Any) -> dtype:
+    return (tensor(tensor1) if not is_tensor(tensor1) else tensor1).__add__(tensor2).dtype
+
+
+def set_num_threads(n: int) -> None:
+    """Threads used by the core's large kernels and the BLAS."""
+    _C.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    return _C.get_num_threads()
+
+
+def abi_version() -> tuple:
+    """(major, minor) ABI version of the running core."""
+    return _C.abi_version()
+
+
+_PKG = _os.path.dirname(_os.path.abspath(__file__))
+
+
+def get_include() -> str:
+    """Directory holding sdk/c_api.h (the package's include/, or the repo's core/include)."""
+    inside = _os.path.join(_PKG, "include")
+    if _os.path.exists(_os.path.join(inside, "sdk", "c_api.h")):
+        return inside
+    return _os.path.join(_os.path.dirname(_PKG), "core", "include")
+
+
+def get_library_dir() -> str:
+    """Directory holding libsdk_core.so."""
+    return _os.path.join(_PKG, "lib")
+
+
+def get_library_path() -> str:
+    """Absolute path of libsdk_core.so."""
+    return _os.path.join(get_library_dir(), "libsdk_core.so")
+
+
+def _read_version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover
+        return _C.version_string()
+    try:
+        return version("tensor-sdk")
+    except PackageNotFoundError:  # a source checkout: the core carries the same version
+        return _C.version_string()
+
+
+_LAZY = ("autograd", "nn", "optim", "testing", "serialization")
+
+
+def __getattr__(name: str) -> _Any:
+    # Heavy or rarely needed parts load on first use.
+    if name == "__version__":
+        v = _read_version()
+        globals()["__version__"] = v
+        return v
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"sdk.{name}")
+    if name in ("save", "load"):
+        from sdk import serialization
+
+        return getattr(serialization, name)
+    raise AttributeError(f"module 'sdk' has no attribute {name!r}")

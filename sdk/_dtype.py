@@ -1,0 +1,210 @@
+"""dtype, device and Size: the small value types of the sdk Python API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "dtype",
+    "device",
+    "Size",
+    "bool_",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "DTYPES",
+    "get_default_dtype",
+    "set_default_dtype",
+    "as_dtype",
+    "to_numpy_dtype",
+    "from_numpy_dtype",
+]
+
+
+class dtype:
+    """An element type (the codes are the core's sdk_dtype_code values)."""
+
+    __slots__ = ("code", "name", "itemsize", "is_floating_point", "is_signed", "_np")
+
+    def __init__(self, code: int, name: str, itemsize: int, floating: bool, signed: bool, np_name):
+        self.code = code
+        self.name = name
+        self.itemsize = itemsize
+        self.is_floating_point = floating
+        self.is_signed = signed
+        self._np = np_name
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"sdk.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+    def to_real(self) -> dtype:
+        return self
+
+
+bool_ = dtype(0, "bool", 1, False, False, "bool")
+uint8 = dtype(1, "uint8", 1, False, False, "uint8")
+int8 = dtype(2, "int8", 1, False, True, "int8")
+int16 = dtype(3, "int16", 2, False, True, "int16")
+int32 = dtype(4, "int32", 4, False, True, "int32")
+int64 = dtype(5, "int64", 8, False, True, "int64")
+float16 = dtype(6, "float16", 2, True, True, "float16")
+bfloat16 = dtype(7, "bfloat16", 2, True, True, None)
+float32 = dtype(8, "float32", 4, True, True, "float32")
+float64 = dtype(9, "float64", 8, True, True, "float64")
+
+DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+
+_BY_NAME = {d.name: d for d in DTYPES}
+_BY_NAME.update(
+    {
+        "float": float32,
+        "double": float64,
+        "half": float16,
+        "long": int64,
+        "int": int32,
+        "short": int16,
+        "bool_": bool_,
+    }
+)
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of tensors made from Python floats (float32 unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype (float16, bfloat16, float32 or float64)."""
+    global _default_dtype
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+def as_dtype(d: Any) -> dtype:
+    """Normalize an sdk.dtype, a name, a Python type or a numpy dtype to an sdk.dtype."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return _default_dtype
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    if isinstance(d, str):
+        try:
+            return _BY_NAME[d]
+        except KeyError:
+            raise TypeError(f"unknown dtype name {d!r}") from None
+    if type(d).__module__.startswith("numpy") or hasattr(d, "itemsize") and hasattr(d, "kind"):
+        return from_numpy_dtype(d)
+    raise TypeError(f"expected an sdk.dtype, got {type(d).__name__}")
+
+
+def to_numpy_dtype(d: dtype):
+    """numpy dtype for an sdk dtype (TypeError for bfloat16, which numpy lacks)."""
+    import numpy as np
+
+    if d._np is None:
+        raise TypeError(f"Got unsupported ScalarType {d.name}: numpy has no {d.name} dtype")
+    return np.dtype(d._np)
+
+
+def from_numpy_dtype(npd) -> dtype:
+    """sdk dtype for a numpy dtype (TypeError for types the core lacks)."""
+    import numpy as np
+
+    npd = np.dtype(npd)
+    for d in DTYPES:
+        if d._np is not None and np.dtype(d._np) == npd:
+            return d
+    raise TypeError(
+        f"can't convert numpy dtype {npd}: supported are bool, uint8, int8, int16, int32, "
+        "int64, float16, float32 and float64"
+    )
+
+
+class device:
+    """A device: device('cpu'), device('cuda', 0), device('cuda:1')."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Any, index: int | None = None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if not isinstance(type, str):
+            raise TypeError(f"device(): expected a string, got {type.__class__.__name__}")
+        if ":" in type:
+            type, _, idx = type.partition(":")
+            if index is not None:
+                raise ValueError("device(): index given twice")
+            try:
+                index = int(idx)
+            except ValueError:
+                raise ValueError(f"device(): invalid device index {idx!r}") from None
+        if type not in ("cpu", "cuda"):
+            raise ValueError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        if index is not None and index < 0:
+            raise ValueError(f"device(): index must be non-negative, got {index}")
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (ValueError, TypeError):
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+
+class Size(tuple):
+    """Tensor sizes: a tuple of ints (tensor.shape, tensor.size())."""
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self) -> str:
+        return f"sdk.Size([{', '.join(map(str, self))}])"
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))

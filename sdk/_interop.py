@@ -1,0 +1,167 @@
+"""numpy and DLPack interop (zero-copy where possible) and tensor() from Python data."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+from sdk import _C
+from sdk._dtype import as_dtype, get_default_dtype
+from sdk._ops_common import TensorBase
+
+Tensor = Any
+
+_NP_CONVERTIBLE = {"u2": "int32", "u4": "int64", "u8": "int64"}
+
+
+def _is_ndarray(x: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A tensor sharing memory with a numpy array (which it keeps alive)."""
+    if not _is_ndarray(ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return _C.from_array_interface(ndarray)
+
+
+def _capsule_of(ext: Any) -> Any:
+    dev = getattr(ext, "__dlpack_device__", None)
+    if dev is not None:
+        kind, index = dev()
+        if int(kind) != 1:
+            raise BufferError(
+                f"from_dlpack: the producer lives on device type {int(kind)} (index {index}); "
+                "only CPU (1) is supported"
+            )
+    try:
+        return ext.__dlpack__(max_version=(1, 1))
+    except TypeError:  # producers that predate max_version
+        return ext.__dlpack__()
+
+
+def from_dlpack(ext: Any) -> Tensor:
+    """A tensor sharing memory with any DLPack producer (or a capsule)."""
+    if isinstance(ext, TensorBase):
+        return _C._alias(ext)
+    if hasattr(ext, "__dlpack__"):
+        return _C.from_dlpack_capsule(_capsule_of(ext))
+    if type(ext).__name__ == "PyCapsule":
+        return _C.from_dlpack_capsule(ext)
+    raise TypeError(f"from_dlpack: expected a DLPack producer or capsule, got {type(ext).__name__}")
+
+
+def _copy_as(t: Tensor, dtype: Any) -> Tensor:
+    if dtype is not None and t.dtype is not dtype:
+        return _C.to_dtype(t, dtype, True)
+    return _C.clone(t)
+
+
+def _from_array(data: Any, dtype: Any) -> Tensor:
+    """A copy of an ndarray-like (numpy imported only here)."""
+    try:
+        return _copy_as(_C.from_array_interface(data), dtype)
+    except (TypeError, ValueError):
+        pass
+    import numpy as np
+
+    a = np.ascontiguousarray(data)
+    key = a.dtype.str[1:]
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    elif key in _NP_CONVERTIBLE:
+        a = a.astype(_NP_CONVERTIBLE[key])
+    return _copy_as(_C.from_array_interface(a), dtype)
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor copying data (nested lists of numbers, arrays, tensors, scalars)."""
+    if device is not None:
+        from sdk._ops_creation import _check_device
+
+        _check_device(device, "tensor")
+    d = None if dtype is None else as_dtype(dtype)
+    if isinstance(data, TensorBase):
+        t = _copy_as(data, d)
+    elif hasattr(data, "__array_interface__") and not isinstance(data, (list, tuple)):
+        if getattr(data, "ndim", 1) == 0 and type(data).__module__ == "numpy" and d is None:
+            t = _from_array(data, None)
+        else:
+            t = _from_array(data, d)
+    elif hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
+        t = _copy_as(from_dlpack(data), d)
+    else:
+        t = _C.tensor_from_data(data, d, get_default_dtype())
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                f"Only Tensors of floating point dtype can require gradients (got {t.dtype})"
+            )
+        t._requires_grad = True
+    return t
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """data as a tensor, sharing memory when it already is one (or a numpy array)."""
+    d = None if dtype is None else as_dtype(dtype)
+    if isinstance(data, TensorBase):
+        return data if d is None or data.dtype is d else _C.to_dtype(data, d, False)
+    if _is_ndarray(data):
+        try:
+            t = _C.from_array_interface(data)
+        except (TypeError, ValueError):
+            return tensor(data, dtype=d)
+        return t if d is None or t.dtype is d else _C.to_dtype(t, d, False)
+    return tensor(data, dtype=d, device=device)
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None) -> Tensor:
+    """Array-API style: share memory unless copy=True or a cast is needed."""
+    if copy:
+        return tensor(obj, dtype=dtype, device=device)
+    if not isinstance(obj, TensorBase) and not _is_ndarray(obj) and hasattr(obj, "__dlpack__"):
+        obj = from_dlpack(obj)
+    return as_tensor(obj, dtype=dtype, device=device)
+
+
+# ------------------------------------------------------------------ Tensor methods
+
+
+def numpy(self: Tensor, *, force: bool = False) -> Any:
+    """A numpy array sharing this tensor's memory (it keeps the tensor alive)."""
+    import numpy as np
+
+    if self._requires_grad and not force:
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+        )
+    if self.dtype.name == "bfloat16":
+        raise TypeError("Got unsupported ScalarType BFloat16: numpy has no bfloat16 dtype")
+    return np.asarray(_C._alias(self) if self._requires_grad else self)
+
+
+def __dlpack__(
+    self: Tensor,
+    *,
+    stream: Any = None,
+    max_version: Any = None,
+    dl_device: Any = None,
+    copy: Optional[bool] = None,
+) -> Any:
+    """Export as a DLPack capsule (versioned when the consumer's max_version >= (1, 0))."""
+    if self._requires_grad and _C.is_grad_enabled():
+        raise RuntimeError(
+            "Can't export tensors that require gradient, use tensor.detach()"
+        )
+    if stream is not None and stream != -1:
+        raise BufferError("__dlpack__: stream must be None for CPU tensors")
+    if dl_device is not None and tuple(int(x) for x in dl_device) != (1, 0):
+        raise BufferError(f"__dlpack__: can't export to device {tuple(dl_device)}: only CPU (1, 0)")
+    src = _C.clone(self) if copy else self
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    return _C.to_dlpack(src, versioned)
+
+
+def __dlpack_device__(self: Tensor) -> tuple:
+    return (1, 0)

@@ -1,0 +1,120 @@
+"""Helpers shared by the public op modules: autograd recording, argument normalization."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sdk import _C
+from sdk._dtype import as_dtype, get_default_dtype
+
+TensorBase = _C.TensorBase
+needs_grad = _C._needs_grad  # needs_grad(*args): grad mode on and some tensor requires grad
+
+_graph = None
+
+
+def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
+    """Attach the autograd node of `op` (only called when needs_grad said so)."""
+    global _graph
+    if _graph is None:
+        try:
+            from sdk.autograd import graph
+        except ImportError as e:  # the autograd package is optional at this layer
+            raise NotImplementedError(
+                f"{op}: autograd is not available (sdk.autograd.graph could not be imported)"
+            ) from e
+        _graph = graph
+    return _graph.record(op, inputs, output, **attrs)
+
+
+def check_inplace(t: Any) -> None:
+    """Refuse, like torch, to write in place into a leaf that requires grad (grad mode on)."""
+    if t._requires_grad and t.grad_fn is None and _C.is_grad_enabled():
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def tensor_arg(x: Any, op: str, arg: str = "input") -> Any:
+    if isinstance(x, TensorBase):
+        return x
+    raise TypeError(f"{op}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, bool)) or (
+        not isinstance(x, TensorBase)
+        and type(x).__module__ == "numpy"
+        and getattr(x, "ndim", None) == 0
+    )
+
+
+def operand(x: Any, op: str, arg: str) -> Any:
+    """A tensor or a Python number for a binary op; array-likes become tensors."""
+    if isinstance(x, (TensorBase, int, float, bool)):
+        return x
+    if is_scalar(x):
+        return x.item()
+    if isinstance(x, (list, tuple)) or hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
+        from sdk._interop import tensor
+
+        return tensor(x)
+    raise TypeError(f"{op}(): argument '{arg}' must be Tensor or Number, not {type(x).__name__}")
+
+
+def scalar_tensor(v: Any, like: Any = None) -> Any:
+    """A 0-dim tensor for a Python number (weak type: bool, int64, or the default float)."""
+    if isinstance(v, TensorBase):
+        return v
+    if isinstance(v, bool):
+        d = 0
+    elif isinstance(v, int):
+        d = 5
+    else:
+        d = get_default_dtype()
+    return _C.full((), v, d)
+
+
+def dtype_or_none(d: Any) -> Any:
+    return None if d is None else as_dtype(d)
+
+
+def wrap_dim(d: Any, ndim: int, op: str = "op") -> int:
+    """Normalize a dim to a non-negative int (IndexError like torch)."""
+    if isinstance(d, bool) or not isinstance(d, int):
+        try:
+            d = d.__index__()
+        except AttributeError:
+            raise TypeError(f"{op}(): argument 'dim' must be int, not {type(d).__name__}") from None
+    n = max(ndim, 1)
+    if d < -n or d >= n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})"
+        )
+    return d + n if d < 0 else d
+
+
+def wrap_dims(dim: Any, ndim: int, op: str = "op") -> Any:
+    """None -> None (all dims); an int or a sequence -> a sorted tuple of unique dims."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        out = tuple(wrap_dim(d, ndim, op) for d in dim)
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"{op}(): dim {tuple(dim)} appears multiple times in the list of dims")
+        return out
+    return (wrap_dim(dim, ndim, op),)
+
+
+def sizes_arg(size: tuple, op: str) -> tuple:
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(sdk.Size(...))."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, bool) or not hasattr(s, "__index__"):
+            raise TypeError(
+                f"{op}(): argument 'size' must be a sequence of ints, but got {type(s).__name__}"
+            )
+        out.append(s.__index__())
+    return tuple(out)

@@ -1,0 +1,269 @@
+"""Public creation functions: empty, zeros, ones, full, arange, linspace, eye, random tensors."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from sdk import _C
+from sdk._dtype import as_dtype, device, get_default_dtype, int64
+from sdk._ops_common import sizes_arg, tensor_arg
+
+Tensor = Any
+Generator = _C.Generator
+
+
+def _check_device(dev: Any, op: str) -> None:
+    if dev is None:
+        return
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type != "cpu":
+        raise RuntimeError(f"{op}(): device '{d}' is not available: this build runs on the CPU only")
+
+
+def _float_dtype(dtype: Any) -> Any:
+    return get_default_dtype() if dtype is None else as_dtype(dtype)
+
+
+def _finish(t: Tensor, requires_grad: bool, op: str) -> Tensor:
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                f"{op}(): only Tensors of floating point dtype can require gradients (got {t.dtype})"
+            )
+        t._requires_grad = True
+    return t
+
+
+def empty(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    """Uninitialized tensor of the given size."""
+    _check_device(device, "empty")
+    return _finish(_C.empty(sizes_arg(size, "empty"), _float_dtype(dtype)), requires_grad, "empty")
+
+
+def empty_strided(
+    size: Any, stride: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """Uninitialized tensor with the given sizes and strides (elements)."""
+    _check_device(device, "empty_strided")
+    t = _C.empty_strided(tuple(size), tuple(stride), _float_dtype(dtype))
+    return _finish(t, requires_grad, "empty_strided")
+
+
+def full(
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    out: Optional[Tensor] = None,
+) -> Tensor:
+    """Tensor of the given size filled with fill_value (dtype inferred from it by default)."""
+    _check_device(device, "full")
+    if hasattr(fill_value, "item") and not isinstance(fill_value, (int, float, bool)):
+        fill_value = fill_value.item()
+    sz = sizes_arg((size,) if isinstance(size, int) else tuple(size), "full")
+    if out is not None:
+        return _C.fill_(out, fill_value)
+    d = as_dtype(dtype) if dtype is not None else (
+        get_default_dtype() if isinstance(fill_value, float) else None
+    )
+    return _finish(_C.full(sz, fill_value, d), requires_grad, "full")
+
+
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    """Tensor of zeros."""
+    _check_device(device, "zeros")
+    t = _C.full(sizes_arg(size, "zeros"), 0, _float_dtype(dtype))
+    return _finish(t, requires_grad, "zeros")
+
+
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    """Tensor of ones."""
+    _check_device(device, "ones")
+    t = _C.full(sizes_arg(size, "ones"), 1, _float_dtype(dtype))
+    return _finish(t, requires_grad, "ones")
+
+
+def _like(input: Tensor, dtype: Any, op: str) -> tuple:
+    tensor_arg(input, op)
+    return tuple(input.shape), (input.dtype if dtype is None else as_dtype(dtype))
+
+
+def empty_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    size, d = _like(input, dtype, "empty_like")
+    return _finish(_C.empty(size, d), requires_grad, "empty_like")
+
+
+def zeros_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    size, d = _like(input, dtype, "zeros_like")
+    return _finish(_C.full(size, 0, d), requires_grad, "zeros_like")
+
+
+def ones_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    size, d = _like(input, dtype, "ones_like")
+    return _finish(_C.full(size, 1, d), requires_grad, "ones_like")
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
+    size, d = _like(input, dtype, "full_like")
+    return _finish(_C.full(size, fill_value, d), requires_grad, "full_like")
+
+
+def rand_like(
+    input: Tensor, *, dtype: Any = None, generator: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    size, d = _like(input, dtype, "rand_like")
+    return rand(size, dtype=d, generator=generator, requires_grad=requires_grad)
+
+
+def randn_like(
+    input: Tensor, *, dtype: Any = None, generator: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    size, d = _like(input, dtype, "randn_like")
+    return randn(size, dtype=d, generator=generator, requires_grad=requires_grad)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from start to end (exclusive) by step; arange(n) is 0..n-1."""
+    _check_device(device, "arange")
+    if end is None:
+        start, end = 0, start
+    args = [x.item() if hasattr(x, "item") and not isinstance(x, (int, float)) else x
+            for x in (start, end, step)]  # fmt: skip
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if dtype is None and any(isinstance(x, float) for x in args):
+        dtype = get_default_dtype()
+    t = _C.arange(*args, None if dtype is None else as_dtype(dtype))
+    return _finish(t, requires_grad, "arange")
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """`steps` evenly spaced values from start to end inclusive."""
+    _check_device(device, "linspace")
+    t = _C.linspace(start, end, steps, _float_dtype(dtype))
+    return _finish(t, requires_grad, "linspace")
+
+
+def eye(
+    n: int,
+    m: Optional[int] = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """n x m identity matrix (m defaults to n)."""
+    _check_device(device, "eye")
+    return _finish(_C.eye(n, m, _float_dtype(dtype)), requires_grad, "eye")
+
+
+def rand(
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
+    """Uniform [0, 1) samples."""
+    _check_device(device, "rand")
+    d = _float_dtype(dtype)
+    if not d.is_floating_point:
+        raise TypeError(f"rand(): expected a floating dtype, got {d}")
+    t = _C.uniform_(_C.empty(sizes_arg(size, "rand"), d), 0.0, 1.0, generator)
+    return _finish(t, requires_grad, "rand")
+
+
+def randn(
+    *size: Any,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
+    """Standard normal samples."""
+    _check_device(device, "randn")
+    d = _float_dtype(dtype)
+    if not d.is_floating_point:
+        raise TypeError(f"randn(): expected a floating dtype, got {d}")
+    t = _C.normal_(_C.empty(sizes_arg(size, "randn"), d), 0.0, 1.0, generator)
+    return _finish(t, requires_grad, "randn")
+
+
+def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None, **_: Any) -> Tensor:
+    """randint(high, size) or randint(low, high, size): integers uniform in [low, high)."""
+    _check_device(device, "randint")
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError("randint() expects (high, size) or (low, high, size)")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = _C.empty(sizes_arg((size,), "randint"), int64 if dtype is None else as_dtype(dtype))
+    return _C.randint_(t, low, high, generator)
+
+
+def randperm(n: int, *, generator: Any = None, dtype: Any = None) -> Tensor:
+    """A random permutation of 0..n-1 (shuffled with a seed drawn from the generator)."""
+    import random as _random
+
+    seed = _C.randint_(_C.empty((1,), int64), 0, 2**62, generator).item()
+    perm = list(range(n))
+    _random.Random(seed).shuffle(perm)
+    return _C.tensor_from_data(perm, int64 if dtype is None else as_dtype(dtype), None)
+
+
+def manual_seed(seed: int) -> Any:
+    """Seed the default generator."""
+    _C.manual_seed(int(seed))
+    return None
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    return _C.normal_(self, mean, std, generator)
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    # torch names them from/to; positional use is the common one.
+    return _C.uniform_(self, a, b, generator)

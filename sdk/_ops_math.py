@@ -1,0 +1,522 @@
+"""Public elementwise and linear-algebra functions (torch names and arguments), with autograd hooks."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+from sdk import _C
+from sdk._ops_common import (
+    TensorBase,
+    check_inplace,
+    needs_grad,
+    operand,
+    record,
+    scalar_tensor,
+    tensor_arg,
+)
+
+Tensor = Any  # the public class lives in sdk._tensor; annotations only
+Number = Any
+
+_OK = (TensorBase, int, float)  # operand types the raw ops take as they are
+
+# Codes of sdk_unary_op / sdk_binary_op (core/include/sdk/c_api.h).
+UNARY = {
+    "neg": 0, "abs": 1, "exp": 2, "log": 3, "sqrt": 4, "rsqrt": 5, "sin": 6, "cos": 7,
+    "tanh": 8, "sigmoid": 9, "relu": 10, "gelu": 11, "logical_not": 12, "sign": 13,
+    "reciprocal": 14, "square": 15, "log1p": 16, "expm1": 17, "floor": 18, "ceil": 19,
+    "round": 20, "erf": 21, "bitwise_not": 22,
+}  # fmt: skip
+BINARY = {
+    "add": 0, "sub": 1, "mul": 2, "div": 3, "pow": 4, "maximum": 5, "minimum": 6, "eq": 7,
+    "ne": 8, "lt": 9, "le": 10, "gt": 11, "ge": 12, "logical_and": 13, "logical_or": 14,
+    "logical_xor": 15, "floor_divide": 16, "remainder": 17, "bitwise_and": 18,
+    "bitwise_or": 19, "bitwise_xor": 20, "atan2": 21,
+}  # fmt: skip
+_NON_DIFF = {"logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}  # fmt: skip
+
+
+def _no_out_grad(op: str, *args: Any) -> None:
+    if needs_grad(*args):
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+
+
+# ------------------------------------------------------------------------------ unary
+
+
+def _make_unary(name: str) -> Callable[..., Tensor]:
+    code = UNARY[name]
+    diff = name not in _NON_DIFF
+
+    def op(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+        if out is not None:
+            _no_out_grad(name, input)
+            return _C.unary(code, input, out)
+        r = _C.unary(code, input)
+        if diff and needs_grad(input):
+            record(name, (input,), r)
+        return r
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} (torch.{name})."
+    return op
+
+
+def _make_unary_(name: str) -> Callable[[Tensor], Tensor]:
+    code = UNARY[name]
+
+    def op_(self: Tensor) -> Tensor:
+        g = needs_grad(self)
+        if g:
+            check_inplace(self)
+        _C.unary(code, self, self)
+        if g:
+            record(name + "_", (self,), self)
+        return self
+
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op_
+
+
+neg = _make_unary("neg")
+negative = neg
+abs = _make_unary("abs")
+exp = _make_unary("exp")
+log = _make_unary("log")
+sqrt = _make_unary("sqrt")
+rsqrt = _make_unary("rsqrt")
+sin = _make_unary("sin")
+cos = _make_unary("cos")
+tanh = _make_unary("tanh")
+sigmoid = _make_unary("sigmoid")
+relu = _make_unary("relu")
+logical_not = _make_unary("logical_not")
+sign = _make_unary("sign")
+reciprocal = _make_unary("reciprocal")
+square = _make_unary("square")
+log1p = _make_unary("log1p")
+expm1 = _make_unary("expm1")
+floor = _make_unary("floor")
+ceil = _make_unary("ceil")
+round = _make_unary("round")
+erf = _make_unary("erf")
+bitwise_not = _make_unary("bitwise_not")
+
+INPLACE_UNARY = {
+    n: _make_unary_(n)
+    for n in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+              "relu", "sign", "reciprocal", "square", "log1p", "expm1", "floor", "ceil",
+              "round", "erf")
+}  # fmt: skip
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """GELU: exact (erf) form, or the tanh approximation with approximate='tanh'."""
+    if approximate == "tanh":
+        inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
+        return 0.5 * input * (1.0 + tanh(inner))
+    if approximate != "none":
+        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+    r = _C.unary(11, input)
+    if needs_grad(input):
+        record("gelu", (input,), r)
+    return r
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    r = _C.elu(input, alpha)
+    if needs_grad(input):
+        record("elu", (input,), r, alpha=float(alpha))
+    return r
+
+
+# ------------------------------------------------------------------------------ binary
+
+
+def _operands(name: str, input: Any, other: Any) -> tuple:
+    if not isinstance(input, _OK):
+        input = operand(input, name, "input")
+    if not isinstance(other, _OK):
+        other = operand(other, name, "other")
+    return input, other
+
+
+def _make_binary(name: str) -> Callable[..., Tensor]:
+    code = BINARY[name]
+    diff = name not in _NON_DIFF
+
+    def op(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:
+        input, other = _operands(name, input, other)
+        if out is not None:
+            if diff:
+                _no_out_grad(name, input, other)
+            return _C.binary(code, input, other, out)
+        r = _C.binary(code, input, other)
+        if diff and needs_grad(input, other):
+            record(name, (input, other), r)
+        return r
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} with broadcasting (torch.{name})."
+    return op
+
+
+mul = _make_binary("mul")
+multiply = mul
+pow = _make_binary("pow")
+maximum = _make_binary("maximum")
+minimum = _make_binary("minimum")
+atan2 = _make_binary("atan2")
+floor_divide = _make_binary("floor_divide")
+remainder = _make_binary("remainder")
+eq = _make_binary("eq")
+ne = _make_binary("ne")
+lt = _make_binary("lt")
+le = _make_binary("le")
+gt = _make_binary("gt")
+ge = _make_binary("ge")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and = _make_binary("logical_and")
+logical_or = _make_binary("logical_or")
+logical_xor = _make_binary("logical_xor")
+bitwise_and = _make_binary("bitwise_and")
+bitwise_or = _make_binary("bitwise_or")
+bitwise_xor = _make_binary("bitwise_xor")
+
+
+def add(input: Any, other: Any, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """input + alpha * other, with broadcasting."""
+    return _add_sub("add", input, other, alpha, out)
+
+
+def sub(input: Any, other: Any, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+    """input - alpha * other, with broadcasting."""
+    return _add_sub("sub", input, other, alpha, out)
+
+
+subtract = sub
+
+
+def _add_sub(name: str, input: Any, other: Any, alpha: Any, out: Any) -> Tensor:
+    input, other = _operands(name, input, other)
+    if out is not None:
+        _no_out_grad(name, input, other)
+    if alpha == 1 and not isinstance(alpha, float):
+        r = _C.binary(0 if name == "add" else 1, input, other, out)
+    elif isinstance(other, TensorBase) and isinstance(input, TensorBase):
+        r = _C.add_scaled(input, other, alpha if name == "add" else -alpha, out)
+    elif isinstance(other, TensorBase):  # number +/- alpha * tensor
+        r = _C.binary(0, _C.binary(2, other, alpha if name == "add" else -alpha), input, out)
+    else:
+        r = _C.binary(0 if name == "add" else 1, input, other * alpha, out)
+    if out is None and needs_grad(input, other):
+        if alpha == 1:
+            record(name, (input, other), r)
+        else:
+            record(name, (input, other), r, alpha=alpha)
+    return r
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
+    """other - alpha * input."""
+    tensor_arg(input, "rsub")
+    r = _C.binary(1, other, input if alpha == 1 else _C.binary(2, input, alpha))
+    if needs_grad(input, other):
+        record("rsub", (input, other), r, alpha=alpha)
+    return r
+
+
+def div(
+    input: Any, other: Any, *, rounding_mode: Optional[str] = None, out: Optional[Tensor] = None
+) -> Tensor:
+    """True division, or rounded with rounding_mode 'floor' / 'trunc'."""
+    input, other = _operands("div", input, other)
+    if rounding_mode is None:
+        if out is not None:
+            _no_out_grad("div", input, other)
+            return _C.binary(3, input, other, out)
+        r = _C.binary(3, input, other)
+        if needs_grad(input, other):
+            record("div", (input, other), r)
+        return r
+    if rounding_mode == "floor":
+        return _C.binary(16, input, other, out)
+    if rounding_mode == "trunc":
+        q = _C.binary(3, input, other)
+        t = _C.where(_C.binary(9, q, 0), _C.unary(19, q), _C.unary(18, q))
+        ref = input if isinstance(input, TensorBase) else other
+        if not ref.dtype.is_floating_point and not isinstance(input, float) and not isinstance(other, float):
+            t = _C.to_dtype(t, _C.binary(0, input, other).dtype)
+        if out is not None:
+            return _C.copy_(out, t)
+        return t
+    raise ValueError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+    )
+
+
+divide = true_divide = div
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """condition ? input : other (numbers allowed); where(condition) is nonzero(as_tuple=True)."""
+    if input is None and other is None:
+        from sdk._ops_shape import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    tensor_arg(condition, "where", "condition")
+    a = input if isinstance(input, TensorBase) else scalar_tensor(operand(input, "where", "input"))
+    b = other if isinstance(other, TensorBase) else scalar_tensor(operand(other, "where", "other"))
+    r = _C.where(condition, a, b)
+    if needs_grad(input, other):
+        record("where", (condition, input, other), r)
+    return r
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """input with value where mask (bool, broadcast) is True."""
+    v = value.item() if isinstance(value, TensorBase) else value
+    r = _C.masked_fill(input, mask, v)
+    if needs_grad(input, value):
+        if isinstance(value, TensorBase):
+            record("masked_fill", (input, mask, value), r)
+        else:
+            record("masked_fill", (input, mask), r, value=value)
+    return r
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    g = needs_grad(self, value)
+    if g:
+        check_inplace(self)
+    v = value.item() if isinstance(value, TensorBase) else value
+    _C.masked_fill(self, mask, v, self)
+    if g:
+        record("masked_fill_", (self, mask), self, value=v)
+    return self
+
+
+def clamp(
+    input: Tensor, min: Any = None, max: Any = None, *, out: Optional[Tensor] = None
+) -> Tensor:
+    """Limit values to [min, max]; either bound may be None (numbers or tensors)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, TensorBase) or isinstance(max, TensorBase):
+        r = input
+        if min is not None:
+            r = maximum(r, min)
+        if max is not None:
+            r = minimum(r, max)
+        return _C.copy_(out, r) if out is not None else r
+    if out is not None:
+        _no_out_grad("clamp", input)
+        return _C.clamp(input, min, max, out)
+    r = _C.clamp(input, min, max)
+    if needs_grad(input):
+        record("clamp", (input, min, max), r)
+    return r
+
+
+clip = clamp
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    g = needs_grad(self)
+    if g:
+        check_inplace(self)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _C.clamp(self, min, max, self)
+    if g:
+        record("clamp_", (self,), self, min=min, max=max)
+    return self
+
+
+# ------------------------------------------------------------------------------ in place
+
+
+def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
+    def op_(self: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
+        if not isinstance(other, _OK):
+            other = operand(other, name + "_", "other")
+        g = needs_grad(self, other)
+        if g:
+            check_inplace(self)
+        if alpha != 1:
+            if name not in ("add", "sub"):
+                raise TypeError(f"{name}_() got an unexpected keyword argument 'alpha'")
+            other = _C.binary(2, other, alpha) if isinstance(other, TensorBase) else other * alpha
+        _C.binary(code, self, other, self)
+        if g:
+            if alpha != 1:
+                record(name + "_", (self, other), self, alpha=alpha)
+            else:
+                record(name + "_", (self, other), self)
+        return self
+
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op_
+
+
+add_ = _make_binary_("add", 0)
+sub_ = _make_binary_("sub", 1)
+mul_ = _make_binary_("mul", 2)
+div_ = _make_binary_("div", 3)
+pow_ = _make_binary_("pow", 4)
+floor_divide_ = _make_binary_("floor_divide", 16)
+remainder_ = _make_binary_("remainder", 17)
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Set every element to value (a number or a one-element tensor)."""
+    g = needs_grad(self, value)
+    if g:
+        check_inplace(self)
+    _C.fill_(self, value.item() if isinstance(value, TensorBase) else value)
+    if g:
+        record("fill_", (self, value), self)
+    return self
+
+
+def zero_(self: Tensor) -> Tensor:
+    g = needs_grad(self)
+    if g:
+        check_inplace(self)
+    _C.fill_(self, 0)
+    if g:
+        record("zero_", (self,), self)
+    return self
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy src (broadcast, cast) into self."""
+    if not isinstance(src, TensorBase):
+        src = operand(src, "copy_", "src")
+        if not isinstance(src, TensorBase):
+            src = scalar_tensor(src)
+    g = needs_grad(self, src)
+    if g:
+        check_inplace(self)
+    _C.copy_(self, src)
+    if g:
+        record("copy_", (self, src), self)
+    return self
+
+
+# ------------------------------------------------------------------------------ linalg
+
+
+def _make_mat(name: str, fn: Callable, arg: str) -> Callable[..., Tensor]:
+    def op(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+        if out is not None:
+            _no_out_grad(name, input, other)
+            return fn(input, other, out)
+        r = fn(input, other)
+        if needs_grad(input, other):
+            record(name, (input, other), r)
+        return r
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"torch.{name}(input, {arg}, *, out=None)"
+    return op
+
+
+mm = _make_mat("mm", _C.mm, "mat2")
+bmm = _make_mat("bmm", _C.bmm, "mat2")
+matmul = _make_mat("matmul", _C.matmul, "other")
+mv = _make_mat("mv", _C.mv, "vec")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors."""
+    r = _C.dot(input, tensor)
+    if needs_grad(input, tensor):
+        record("dot", (input, tensor), r)
+    return r
+
+
+inner = dot
+
+
+def addmm(
+    input: Tensor,
+    mat1: Tensor,
+    mat2: Tensor,
+    *,
+    beta: Number = 1,
+    alpha: Number = 1,
+    out: Optional[Tensor] = None,
+) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2)."""
+    if out is not None:
+        _no_out_grad("addmm", input, mat1, mat2)
+        return _C.addmm(input, mat1, mat2, beta, alpha, out)
+    r = _C.addmm(input, mat1, mat2, beta, alpha)
+    if needs_grad(input, mat1, mat2):
+        record("addmm", (input, mat1, mat2), r, beta=beta, alpha=alpha)
+    return r
+
+
+def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
+    """Cast (the same object when the dtype already matches and copy is False)."""
+    r = _C.to_dtype(input, dtype, copy)
+    if r is not input and needs_grad(input):
+        if r.dtype.is_floating_point:
+            record("to", (input,), r, dtype=r.dtype)
+    return r
+
+
+# ------------------------------------------------------------------ arithmetic slot fallbacks
+
+
+def _inplace(method: str) -> Callable[[Tensor, Any], Tensor]:
+    def f(a: Tensor, b: Any) -> Tensor:
+        return getattr(a, method)(b)
+
+    return f
+
+
+FALLBACKS = {
+    "add": add,
+    "sub": lambda a, b: rsub(b, a) if not isinstance(a, TensorBase) and is_number(a) else sub(a, b),
+    "mul": mul,
+    "div": div,
+    "floor_divide": floor_divide,
+    "remainder": remainder,
+    "pow": pow,
+    "matmul": lambda a, b: matmul(_mat_operand(a), _mat_operand(b)),
+    "neg": neg,
+    "abs": abs,
+    "iadd": _inplace("add_"),
+    "isub": _inplace("sub_"),
+    "imul": _inplace("mul_"),
+    "idiv": _inplace("div_"),
+    "ifloordiv": _inplace("floor_divide_"),
+    "imod": _inplace("remainder_"),
+    "ipow": _inplace("pow_"),
+    "bitwise_and": bitwise_and,
+    "bitwise_or": bitwise_or,
+    "bitwise_xor": bitwise_xor,
+}
+
+
+def is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, bool))
+
+
+def _mat_operand(x: Any) -> Tensor:
+    if isinstance(x, TensorBase):
+        return x
+    y = operand(x, "matmul", "other")
+    if not isinstance(y, TensorBase):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(x).__name__}")
+    return y

@@ -1,0 +1,204 @@
+"""Public reductions (sum, mean, max with indices, var, softmax, ...) with autograd hooks."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Optional
+
+from sdk import _C
+from sdk._ops_common import TensorBase, dtype_or_none, needs_grad, record, tensor_arg, wrap_dims
+
+Tensor = Any
+
+# torch.return_types-like results: a tuple with .values and .indices.
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+
+_SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY = range(7)
+
+
+def _dims(input: Tensor, dim: Any, op: str) -> Any:
+    tensor_arg(input, op)
+    d = wrap_dims(dim, input.ndim, op)
+    return None if d == () else d
+
+
+def _reduce(code: int, op: str, input: Tensor, dim: Any, keepdim: bool, dtype: Any, out: Any):
+    d = _dims(input, dim, op)
+    if out is not None:
+        if needs_grad(input):
+            raise RuntimeError(f"{op}(): out= does not support automatic differentiation")
+        return _C.reduce(code, input, d, keepdim, dtype_or_none(dtype), out)
+    r = _C.reduce(code, input, d, keepdim, dtype_or_none(dtype))
+    if needs_grad(input):
+        record(op, (input,), r, dim=d, keepdim=bool(keepdim))
+    return r
+
+
+def sum(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Optional[Tensor] = None,
+) -> Tensor:
+    """Sum over dim (an int, a tuple, or None for all dims)."""
+    return _reduce(_SUM, "sum", input, dim, keepdim, dtype, out)
+
+
+def mean(
+    input: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Optional[Tensor] = None,
+) -> Tensor:
+    """Mean over dim (floating input, or give dtype)."""
+    return _reduce(_MEAN, "mean", input, dim, keepdim, dtype, out)
+
+
+def prod(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    """Product over dim."""
+    return _reduce(_PROD, "prod", input, dim, keepdim, dtype, None)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """Maximum values over dim (all dims by default)."""
+    return _reduce(_AMAX, "amax", input, dim, keepdim, None, None)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """Minimum values over dim (all dims by default)."""
+    return _reduce(_AMIN, "amin", input, dim, keepdim, None, None)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True where every element over dim is nonzero."""
+    return _C.reduce(_ALL, input, _dims(input, dim, "all"), keepdim, None)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True where some element over dim is nonzero."""
+    return _C.reduce(_ANY, input, _dims(input, dim, "any"), keepdim, None)
+
+
+def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
+    tensor_arg(input, op)
+    if isinstance(dim, TensorBase) or other is not None:
+        from sdk._ops_math import maximum, minimum
+
+        return (maximum if op == "max" else minimum)(input, dim if other is None else other)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        r = _C.reduce(_AMAX if op == "max" else _AMIN, input, None, False, None)
+        if needs_grad(input):
+            record("amax" if op == "max" else "amin", (input,), r, dim=None, keepdim=False)
+        return r
+    d = wrap_dims(dim, input.ndim, op)[0]
+    values, indices = _C.extremum_dim(input, d, keepdim, op == "min")
+    if needs_grad(input):
+        record(op, (input,), (values, indices), dim=d, keepdim=bool(keepdim))
+    return (max_result if op == "max" else min_result)(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    """max(input): the largest value; max(input, dim): (values, indices); max(a, b): maximum."""
+    return _extremum("max", input, dim, keepdim, other)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None) -> Any:
+    """min(input): the smallest value; min(input, dim): (values, indices); min(a, b): minimum."""
+    return _extremum("min", input, dim, keepdim, other)
+
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest value (of the flattened input when dim is None)."""
+    return _C.arg_extremum(input, False, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest value (of the flattened input when dim is None)."""
+    return _C.arg_extremum(input, True, dim, keepdim)
+
+
+def _var_std(
+    op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
+) -> Tensor:
+    if isinstance(dim, bool):  # var(input, unbiased) legacy form
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif unbiased is not None:
+        raise TypeError(f"{op}(): give either unbiased or correction, not both")
+    d = _dims(input, dim, op)
+    r = _C.var_std(input, d, correction, keepdim, op == "std")
+    if needs_grad(input):
+        record(op, (input,), r, dim=d, correction=correction, keepdim=bool(keepdim))
+    return r
+
+
+def var(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Optional[bool] = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
+    """Variance over dim with Bessel's correction by default (correction=1)."""
+    return _var_std("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Optional[bool] = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
+    """Standard deviation over dim (correction=1 by default)."""
+    return _var_std("std", input, dim, unbiased, keepdim, correction)
+
+
+def _softmax(op: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
+    tensor_arg(input, op)
+    if dim is None:
+        raise TypeError(f"{op}() missing required argument 'dim'")
+    d = wrap_dims(dim, input.ndim, op)[0]
+    if dtype is not None:
+        from sdk._ops_math import to_dtype
+
+        input = to_dtype(input, dtype_or_none(dtype))
+    r = _C.softmax(input, d, op == "log_softmax")
+    if needs_grad(input):
+        record(op, (input,), r, dim=d)
+    return r
+
+
+def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim."""
+    return _softmax("softmax", input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """log(softmax(x)) along dim, computed stably."""
+    return _softmax("log_softmax", input, dim, dtype)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) over dim, computed stably (composite: differentiable)."""
+    from sdk._ops_math import exp, log
+
+    m = amax(input, dim, keepdim=True).detach()
+    m = m.masked_fill(m.abs() == float("inf"), 0)
+    r = log(sum(exp(input - m), dim, keepdim=True)) + m
+    return r if keepdim else r.squeeze(wrap_dims(dim, input.ndim, "logsumexp"))

@@ -1,0 +1,450 @@
+"""Public view, joining and index functions (reshape, permute, cat, split, gather, ...)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional, Sequence
+
+from sdk import _C
+from sdk._ops_common import (
+    TensorBase,
+    check_inplace,
+    needs_grad,
+    record,
+    tensor_arg,
+    wrap_dim,
+)
+
+Tensor = Any
+
+
+def _shape_args(shape: tuple, op: str) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = tuple(shape[0])
+    for s in shape:
+        if isinstance(s, bool) or not hasattr(s, "__index__"):
+            raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, not {type(s).__name__}")
+    return tuple(s.__index__() for s in shape)
+
+
+def view(self: Tensor, *shape: Any) -> Tensor:
+    """A view with a new shape (one size may be -1); fails when strides forbid it."""
+    size = _shape_args(shape, "view")
+    r = _C.view(self, size)
+    if needs_grad(self):
+        record("view", (self,), r, size=size)
+    return r
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """A view when possible, else a copy, with the new shape (one size may be -1)."""
+    size = _shape_args(shape, "reshape")
+    r = _C.reshape(input, size)
+    if needs_grad(input):
+        record("reshape", (input,), r, shape=size)
+    return r
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return view(self, tuple(other.shape))
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape(self, tuple(other.shape))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dims (a view)."""
+    tensor_arg(input, "transpose")
+    n = input.ndim
+    d0, d1 = wrap_dim(dim0, n, "transpose"), wrap_dim(dim1, n, "transpose")
+    r = _C.transpose(input, d0, d1)
+    if needs_grad(input):
+        record("transpose", (input,), r, dim0=d0, dim1=d1)
+    return r
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a 2-D tensor (0-D and 1-D are returned as they are)."""
+    tensor_arg(input, "t")
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return _alias_view(input)
+    return transpose(input, 0, 1)
+
+
+def _alias_view(x: Tensor) -> Tensor:
+    r = _C.view(x, tuple(x.shape))
+    if needs_grad(x):
+        record("view", (x,), r, size=tuple(x.shape))
+    return r
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    """Reorder dims (a view)."""
+    tensor_arg(input, "permute")
+    d = tuple(wrap_dim(x, input.ndim, "permute") for x in _shape_args(dims, "permute"))
+    if sorted(d) != list(range(input.ndim)):
+        raise RuntimeError(f"permute(): dims {d} are not a permutation of {input.ndim} dims")
+    r = _C.permute(input, d)
+    if needs_grad(input):
+        record("permute", (input,), r, dims=d)
+    return r
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dims at source to destination (a permute)."""
+    n = input.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError("movedim: source and destination must have the same number of dims")
+    src = [wrap_dim(s, n, "movedim") for s in src]
+    dst = [wrap_dim(s, n, "movedim") for s in dst]
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """input's elements start:start+length along dim (a view)."""
+    tensor_arg(input, "narrow")
+    d = wrap_dim(dim, input.ndim, "narrow")
+    size = input.shape[d]
+    if start < -size or start > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    s = start + size if start < 0 else start
+    if length < 0 or s + length > size:
+        raise RuntimeError(f"start ({s}) + length ({length}) exceeds dimension size ({size}).")
+    r = _C.slice(input, d, s, s + length, 1)
+    if needs_grad(input):
+        record("narrow", (input,), r, dim=d, start=s, length=length)
+    return r
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """Index `index` of dim, which is removed (a view)."""
+    tensor_arg(input, "select")
+    d = wrap_dim(dim, input.ndim, "select")
+    size = input.shape[d]
+    if index < -size or index >= size:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {d} with size {size}"
+        )
+    i = index + size if index < 0 else index
+    r = _C.select(input, d, i)
+    if needs_grad(input):
+        record("select", (input,), r, dim=d, index=i)
+    return r
+
+
+def slice_dim(input: Tensor, dim: int, start: Any, end: Any, step: int) -> Tensor:
+    """input[..., start:end:step, ...] along dim, Python clamping (used by indexing)."""
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    size = input.shape[dim]
+    s, e, _ = builtins.slice(start, end, step).indices(size)
+    e = builtins.max(e, s)
+    r = _C.slice(input, dim, s, e, step)
+    if needs_grad(input):
+        record("slice", (input,), r, dim=dim, start=s, end=e, step=step)
+    return r
+
+
+def _split_record(op: str, input: Tensor, parts: tuple, dim: int) -> tuple:
+    if needs_grad(input):
+        record(op, (input,), parts, dim=dim)
+    return parts
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Pieces of split_size along dim (last may be smaller), or of the listed sizes."""
+    tensor_arg(tensor, "split", "tensor")
+    d = wrap_dim(dim, tensor.ndim, "split")
+    size = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and not (step == 0 and size == 0):
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+    parts = _C.split_with_sizes(tensor, sizes, d)
+    return _split_record("split", tensor, parts, d)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into `chunks` pieces of ceil(size / chunks) along dim."""
+    tensor_arg(input, "chunk")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, input.ndim, "chunk")
+    size = input.shape[d]
+    step = -(-size // chunks) if size else 0
+    sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+    parts = _C.split_with_sizes(input, sizes, d)
+    return _split_record("chunk", input, parts, d)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """All slices along dim, as a tuple (dim removed)."""
+    tensor_arg(input, "unbind")
+    d = wrap_dim(dim, input.ndim, "unbind")
+    parts = tuple(_C.select(input, d, i) for i in range(input.shape[d]))
+    return _split_record("unbind", input, parts, d)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dim at dim."""
+    tensor_arg(input, "unsqueeze")
+    d = wrap_dim(dim, input.ndim + 1, "unsqueeze")
+    r = _C.unsqueeze(input, d)
+    if needs_grad(input):
+        record("unsqueeze", (input,), r, dim=d)
+    return r
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Remove size-1 dims (all of them, or those listed in dim)."""
+    tensor_arg(input, "squeeze")
+    if dim is not None:
+        dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+        dim = tuple(wrap_dim(x, input.ndim, "squeeze") for x in dims)
+    r = _C.squeeze(input, dim)
+    if needs_grad(input):
+        record("squeeze", (input,), r, dim=dim)
+    return r
+
+
+def expand(self: Tensor, *sizes: Any) -> Tensor:
+    """Broadcast to sizes without copying (-1 keeps a size)."""
+    size = _shape_args(sizes, "expand")
+    r = _C.expand(self, size)
+    if needs_grad(self):
+        record("expand", (self,), r, size=size)
+    return r
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return expand(self, tuple(other.shape))
+
+
+def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
+    return expand(input, tuple(size))
+
+
+def broadcast_shapes(*shapes: Any) -> tuple:
+    """The shape that broadcasting the given shapes together gives."""
+    from sdk._dtype import Size
+
+    out: list = []
+    for s in shapes:
+        s = (s,) if isinstance(s, int) else tuple(s)
+        for i, x in enumerate(reversed(s)):
+            if i == len(out):
+                out.append(x)
+            elif out[i] == 1:
+                out[i] = x
+            elif x != 1 and x != out[i]:
+                raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape ({shapes})")
+    return Size(reversed(out))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims start_dim..end_dim into one."""
+    tensor_arg(input, "flatten")
+    n = input.ndim
+    s, e = wrap_dim(start_dim, n, "flatten"), wrap_dim(end_dim, n, "flatten")
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    r = _C.flatten(input, s, e)
+    if needs_grad(input):
+        record("flatten", (input,), r, start_dim=s, end_dim=e)
+    return r
+
+
+def ravel(input: Tensor) -> Tensor:
+    return reshape(input, -1)
+
+
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """self when contiguous, else a contiguous copy."""
+    r = _C.contiguous(self)
+    if r is not self and needs_grad(self):
+        record("contiguous", (self,), r)
+    return r
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy in fresh contiguous memory."""
+    r = _C.clone(input)
+    if needs_grad(input):
+        record("clone", (input,), r)
+    return r
+
+
+# ------------------------------------------------------------------------------ joining
+
+
+def _tensors(tensors: Any, op: str) -> list:
+    if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}"
+        )
+    if not tensors:
+        raise ValueError(f"{op}(): expected a non-empty list of Tensors")
+    return list(tensors)
+
+
+def cat(tensors: Any, dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Concatenate along an existing dim."""
+    ts = _tensors(tensors, "cat")
+    if out is not None:
+        return _C.cat(ts, dim, out)
+    r = _C.cat(ts, dim)
+    if needs_grad(ts):
+        ref = builtins.max(ts, key=lambda x: x.ndim)
+        record("cat", (ts,), r, dim=wrap_dim(dim, ref.ndim, "cat"))
+    return r
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+    """Join same-shaped tensors along a new dim."""
+    ts = _tensors(tensors, "stack")
+    if out is not None:
+        return _C.stack(ts, dim, out)
+    r = _C.stack(ts, dim)
+    if needs_grad(ts):
+        record("stack", (ts,), r, dim=wrap_dim(dim, ts[0].ndim + 1, "stack"))
+    return r
+
+
+def hstack(tensors: Any) -> Tensor:
+    ts = _tensors(tensors, "hstack")
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    ts = [x if x.ndim > 1 else reshape(x, 1, -1) for x in _tensors(tensors, "vstack")]
+    return cat(ts, 0)
+
+
+# ------------------------------------------------------------------------------ indexing
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """Entries of input at the 1-D integer index along dim."""
+    tensor_arg(input, "index_select")
+    d = wrap_dim(dim, input.ndim, "index_select")
+    if out is not None:
+        return _C.index_select(input, d, index, out)
+    r = _C.index_select(input, d, index)
+    if needs_grad(input):
+        record("index_select", (input, index), r, dim=d)
+    return r
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    """out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for other dims)."""
+    tensor_arg(input, "gather")
+    d = wrap_dim(dim, input.ndim, "gather")
+    if out is not None:
+        return _C.gather(input, d, index, out)
+    r = _C.gather(input, d, index)
+    if needs_grad(input):
+        record("gather", (input, index), r, dim=d)
+    return r
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """self[index[i][j]][j] += src[i][j] for dim 0, repeated indices accumulate."""
+    tensor_arg(self, "scatter_add_")
+    d = wrap_dim(dim, self.ndim, "scatter_add_")
+    g = needs_grad(self, src)
+    if g:
+        check_inplace(self)
+    _C.scatter_add_(self, d, index, src)
+    if g:
+        record("scatter_add_", (self, index, src), self, dim=d)
+    return self
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    out = clone(input)
+    return scatter_add_(out, dim, index, src)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """self.index_select(dim, index) += alpha * source, accumulating repeated indices."""
+    tensor_arg(self, "index_add_")
+    d = wrap_dim(dim, self.ndim, "index_add_")
+    g = needs_grad(self, source)
+    if g:
+        check_inplace(self)
+    src = source if alpha == 1 else _C.binary(2, source, alpha)
+    _C.index_add_(self, d, index, src)
+    if g:
+        record("index_add_", (self, index, source), self, dim=d, alpha=alpha)
+    return self
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    out = clone(input)
+    return index_add_(out, dim, index, source, alpha=alpha)
+
+
+def index_put_(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """self[indices] = values (+= with accumulate); indices is a tuple of index tensors."""
+    from sdk._indexing import index_tensors, value_tensor
+
+    idx = index_tensors(self, indices)
+    vals = value_tensor(values, self)
+    g = needs_grad(self, vals)
+    if g:
+        check_inplace(self)
+    _C.index_put_(self, idx, vals, accumulate)
+    if g:
+        record("index_put_", (self, *idx, vals), self, accumulate=bool(accumulate))
+    return self
+
+
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    return index_put_(clone(input), indices, values, accumulate)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Coordinates of nonzero elements: (count, ndim) int64, or a tuple of 1-D tensors."""
+    r = _C.nonzero(input)
+    if not as_tuple:
+        return r
+    if input.ndim == 0:
+        return (_C.reshape(r, (-1,)),)
+    return tuple(_C.select(r, 1, i) for i in range(input.ndim))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    return _C.nonzero(input)
+

@@ -1,0 +1,119 @@
+"""repr() of tensors in torch's style: aligned values, summarized when large, dtype/grad suffix."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sdk import _C
+
+Tensor = Any
+
+THRESHOLD = 1000  # summarize above this many elements
+EDGEITEMS = 3
+LINEWIDTH = 80
+PRECISION = 4
+
+
+def _nested(t: Tensor, summarize: bool) -> Any:
+    """Nested lists of Python values, with Ellipsis where rows were left out."""
+    if t.ndim == 0:
+        return t.item()
+    if not summarize or t.shape[0] <= 2 * EDGEITEMS:
+        if not summarize:
+            return t.tolist()
+        return [_nested(_C.select(t, 0, i), summarize) for i in range(t.shape[0])]
+    n = t.shape[0]
+    head = [_nested(_C.select(t, 0, i), summarize) for i in range(EDGEITEMS)]
+    tail = [_nested(_C.select(t, 0, i), summarize) for i in range(n - EDGEITEMS, n)]
+    return head + [Ellipsis] + tail
+
+
+def _flat(v: Any, out: list) -> list:
+    if isinstance(v, list):
+        for x in v:
+            _flat(x, out)
+    elif v is not Ellipsis:
+        out.append(v)
+    return out
+
+
+class _Formatter:
+    def __init__(self, values: list, floating: bool) -> None:
+        self.floating = floating
+        self.mode = "int"
+        finite = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v)]
+        if floating:
+            whole = all(float(v).is_integer() for v in finite)
+            nz = [v for v in finite if v != 0]
+            hi = max(nz) if nz else 0.0
+            lo = min(nz) if nz else 0.0
+            if whole:
+                self.mode = "sci" if hi > 1e8 else "whole"
+            elif hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4:
+                self.mode = "sci"
+            else:
+                self.mode = "fixed"
+        self.width = max((len(self._raw(v)) for v in values), default=1)
+
+    def _raw(self, v: Any) -> str:
+        if isinstance(v, bool):
+            return str(v)
+        if not self.floating:
+            return str(v)
+        if not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        if self.mode == "whole":
+            return f"{v:.0f}."
+        if self.mode == "sci":
+            return f"{v:.{PRECISION}e}"
+        return f"{v:.{PRECISION}f}"
+
+    def __call__(self, v: Any) -> str:
+        return self._raw(v).rjust(self.width)
+
+
+def _rows(v: Any, fmt: _Formatter, indent: int, depth: int, ndim: int) -> str:
+    if depth == ndim - 1:
+        items = ["..." if x is Ellipsis else fmt(x) for x in v]
+        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    sep = "," + "\n" * (ndim - depth - 1) + " " * (indent + 1)
+    parts = [
+        "..." if x is Ellipsis else _rows(x, fmt, indent + 1, depth + 1, ndim) for x in v
+    ]
+    return "[" + sep.join(parts) + "]"
+
+
+def _suffixes(t: Tensor) -> list:
+    from sdk._dtype import get_default_dtype
+
+    out = []
+    d = t.dtype
+    if t.numel() == 0 and t.ndim != 1:
+        out.append(f"size={tuple(t.shape)}")
+    default = get_default_dtype() if d.is_floating_point else (None if d.name == "bool" else "int64")
+    if default is not None and d is not default and d.name != default:
+        out.append(f"dtype={d!r}")
+    if t.grad_fn is not None:
+        name = t.grad_fn.name() if hasattr(t.grad_fn, "name") else type(t.grad_fn).__name__
+        out.append(f"grad_fn=<{name}>")
+    elif t._requires_grad:
+        out.append("requires_grad=True")
+    return out
+
+
+def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
+    """repr(t) in torch's format."""
+    floating = t.dtype.is_floating_point
+    indent = len(prefix)
+    if t.numel() == 0:
+        body = "[]"
+    else:
+        summarize = t.numel() > THRESHOLD
+        nested = _nested(t, summarize)
+        fmt = _Formatter(_flat(nested, []), floating)
+        body = fmt._raw(nested) if t.ndim == 0 else _rows(nested, fmt, indent, 0, t.ndim)
+    extra = _suffixes(t)
+    return prefix + body + "".join(", " + s for s in extra) + ")"
