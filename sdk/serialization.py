@@ -57,7 +57,7 @@ def _tensor_to_numpy(t: Any) -> np.ndarray:
         # 16 bits are the bfloat16 bit pattern.
         f = np.array(a.to(sdk.float32), dtype=np.float32, copy=True)
         return (f.view(np.uint32) >> 16).astype(np.uint16)
-    return np.ascontiguousarray(np.array(a, copy=True))
+    return np.array(a, order="C", copy=True)
 
 
 def _numpy_to_tensor(arr: np.ndarray, dtype_name: str) -> Any:
@@ -67,11 +67,11 @@ def _numpy_to_tensor(arr: np.ndarray, dtype_name: str) -> Any:
         if arr.dtype != np.uint16:
             raise ValueError("sdk.load: a bfloat16 member must be stored as uint16")
         f = (arr.astype(np.uint32) << 16).view(np.float32)
-        return sdk.tensor(np.ascontiguousarray(f)).to(sdk.bfloat16)
+        return sdk.tensor(np.array(f, order="C", copy=True)).to(sdk.bfloat16)
     expected = getattr(sdk, dtype_name, None)
     if expected is None:
         raise ValueError(f"sdk.load: unknown dtype {dtype_name!r} in the manifest")
-    t = sdk.tensor(np.ascontiguousarray(arr))
+    t = sdk.tensor(np.array(arr, order="C", copy=True))
     if t.dtype != expected:
         t = t.to(expected)
     return t

@@ -28,6 +28,7 @@ import math
 from typing import Any, Callable
 
 import sdk
+from sdk import _C
 
 # --------------------------------------------------------------------------- helpers
 
@@ -446,32 +447,36 @@ def _transpose(g, n):
     return g.transpose(n.attrs["dim0"], n.attrs["dim1"]),
 
 
-def _placed(g, n, index: tuple) -> Any:
-    """Zeros of the input's shape with g written at index (basic indexing: a view)."""
+def _placed(g, n, dim: int, start: int, stop: int, step: int, keep_dim: bool) -> Any:
+    """Zeros of the input's shape with g written at start:stop:step of dim (index if not keep_dim)."""
     out = _zeros(_shape(n.inputs[0]), g)
-    out[index] = g
+    if not _C.is_grad_enabled():  # fast path: write through a view
+        sl = slice(start, stop, step) if keep_dim else start
+        out[(slice(None),) * dim + (sl,)] = g
+        return out
+    # create_graph: a recorded, differentiable scatter into a fresh tensor
+    index = sdk.arange(start, stop, step)
+    out.index_add_(dim, index, g if keep_dim else g.unsqueeze(dim))
     return out
 
 
 def _narrow(g, n):
     a = n.attrs
     dim, start = a["dim"], a["start"]
-    start = start % n.inputs[0].shape[dim] if start < 0 else start
-    idx = (slice(None),) * dim + (slice(start, start + a["length"]),)
-    return (_placed(g, n, idx),) + (None,) * (len(n.inputs) - 1)
+    return (_placed(g, n, dim, start, start + a["length"], 1, True),)
 
 
 def _select(g, n):
     a = n.attrs
-    idx = (slice(None),) * a["dim"] + (a["index"],)
-    return (_placed(g, n, idx),) + (None,) * (len(n.inputs) - 1)
+    return (_placed(g, n, a["dim"], a["index"], a["index"] + 1, 1, False),)
 
 
 def _slice(g, n):
     a = n.attrs
     step = a.get("step", 1) or 1
-    idx = (slice(None),) * a["dim"] + (slice(a.get("start"), a.get("end"), step),)
-    return (_placed(g, n, idx),) + (None,) * (len(n.inputs) - 1)
+    size = n.inputs[0].shape[a["dim"]]
+    start, stop, step = slice(a.get("start"), a.get("end"), step).indices(size)
+    return (_placed(g, n, a["dim"], start, max(stop, start), step, True),)
 
 
 def _index(g, n):
@@ -531,7 +536,34 @@ def _to(g, n):
 
 
 def _fill(g, n):
-    return (g * 0,) + (None,) * (len(n.inputs) - 1)
+    rest = tuple(
+        g.sum() if hasattr(v, "shape") and n.needs(i + 1) else None
+        for i, v in enumerate(n.inputs[1:])
+    )
+    return (g * 0,) + rest
+
+
+def _index_put_(g, n):
+    """self[idx] = values (or += with accumulate): inputs are (self, *indices, values)."""
+    idx = tuple(n.inputs[1:-1])
+    values = n.inputs[-1]
+    gself = g if n.attrs.get("accumulate") else g.index_put(idx, _zeros((), g))
+    gv = _unb(g[idx], values) if n.needs(len(n.inputs) - 1) else None
+    return (gself,) + (None,) * len(idx) + (gv,)
+
+
+def _scatter_add_(g, n):
+    dim = n.attrs["dim"]
+    return g, None, (g.gather(dim, n.inputs[1]) if n.needs(2) else None)
+
+
+def _index_add_(g, n):
+    dim, alpha = n.attrs["dim"], n.attrs.get("alpha", 1)
+    gs = None
+    if n.needs(2):
+        gs = g.index_select(dim, n.inputs[1])
+        gs = _unb(gs if alpha == 1 else gs * alpha, n.inputs[2])
+    return g, None, gs
 
 
 def _copy_(g, n):
@@ -673,6 +705,17 @@ DERIVATIVES: dict[str, D] = {
     "relu_": D(_relu, result=True),
     "clamp_": D(_clamp_, result=True),
     "masked_fill_": D(_masked_fill, saves=(1,)),
+    "sqrt_": D(lambda g, n: (g / (2 * n.result),), result=True),
+    "rsqrt_": D(lambda g, n: (g * -0.5 * n.result * n.result * n.result,), result=True),
+    "reciprocal_": D(lambda g, n: (g * -(n.result * n.result),), result=True),
+    "expm1_": D(lambda g, n: (g * (n.result + 1),), result=True),
+    "sign_": D(lambda g, n: (g * 0,)),
+    "floor_": D(lambda g, n: (g * 0,)),
+    "ceil_": D(lambda g, n: (g * 0,)),
+    "round_": D(lambda g, n: (g * 0,)),
+    "index_put_": D(_index_put_, saves=tuple(range(1, 9))),
+    "scatter_add_": D(_scatter_add_, saves=(1,)),
+    "index_add_": D(_index_add_, saves=(1,)),
     "fill_": D(_fill),
     "zero_": D(_fill),
     "copy_": D(_copy_),

@@ -39,7 +39,7 @@ def _np(t: Any) -> np.ndarray:
 def _from_np(a: np.ndarray, like: Any) -> Any:
     import sdk
 
-    t = sdk.tensor(np.ascontiguousarray(a))
+    t = sdk.tensor(np.array(a, order="C", copy=True))
     return t if t.dtype == like.dtype else t.to(like.dtype)
 
 

@@ -207,11 +207,8 @@ def gradient_edge(x: Any) -> tuple:
     return _edge(x)
 
 
-_FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
-
-
 def _is_float(t: Any) -> bool:
-    return str(t.dtype).rsplit(".", 1)[-1] in _FLOAT_NAMES
+    return t.dtype.is_floating_point
 
 
 def check_inplace(t: Any) -> None:
@@ -226,6 +223,12 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
     """Attach a grad_fn node for `op` to `output` (the hook every differentiable op calls)."""
     d = DERIVATIVES.get(op)
     if d is None:
+        if op.endswith("_") and op[:-1] in DERIVATIVES:
+            raise NotImplementedError(
+                f"autograd: the in-place '{op}' on a tensor that requires grad is not "
+                f"differentiable here (its input value is overwritten); use the out-of-place "
+                f"'{op[:-1]}' instead"
+            )
         raise NotImplementedError(
             f"autograd: the derivative of '{op}' is not implemented (see sdk/autograd/derivatives.py)"
         )

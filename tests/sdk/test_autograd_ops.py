@@ -1,0 +1,235 @@
+"""Every differentiable op through gradcheck (float64, random shapes, broadcasting), table-driven."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sdk
+
+RNG_SEED = 1234
+
+
+def _t(shape, rng, low=None, high=None, away_from=None, requires_grad=True):
+    """Random float64 leaf; optionally uniform in [low, high) and kept 0.1 away from values."""
+    if low is not None:
+        a = rng.uniform(low, high, size=shape)
+    else:
+        a = rng.standard_normal(shape)
+    if away_from is not None:
+        for v in away_from:
+            close = np.abs(a - v) < 0.1
+            a = np.where(close, a + np.sign(a - v + 1e-12) * 0.2, a)
+    return sdk.tensor(a, dtype=sdk.float64, requires_grad=requires_grad)
+
+
+def _idx(values):
+    return sdk.tensor(np.asarray(values, dtype=np.int64))
+
+
+# Each case: id -> (function, list of input specs). A spec is a shape, or a dict with
+# "shape" and keyword arguments of _t (domain restrictions).
+POS = {"low": 0.5, "high": 2.0}
+CASES = {
+    # arithmetic with broadcasting
+    "add_broadcast": (lambda a, b: a + b, [(3, 4), (4,)]),
+    "add_outer": (lambda a, b: sdk.add(a, b, alpha=2.5), [(3, 1), (1, 4)]),
+    "add_scalar": (lambda a: a + 1.5, [(2, 3)]),
+    "sub_broadcast": (lambda a, b: a - b, [(2, 3, 4), (3, 1)]),
+    "sub_alpha": (lambda a, b: sdk.sub(a, b, alpha=0.5), [(3, 4), (3, 4)]),
+    "rsub_scalar": (lambda a: 2.0 - a, [(5,)]),
+    "mul_broadcast": (lambda a, b: a * b, [(4, 1, 3), (2, 3)]),
+    "mul_scalar": (lambda a: a * 3.0, [(3,)]),
+    "div_broadcast": (lambda a, b: a / b, [(3, 4), {"shape": (4,), **POS}]),
+    "rdiv_scalar": (lambda b: 2.0 / b, [{"shape": (3, 2), **POS}]),
+    "pow_scalar": (lambda a: a**3, [(3, 4)]),
+    "pow_frac": (lambda a: a**1.5, [{"shape": (3,), **POS}]),
+    "rpow_scalar": (lambda b: 2.0**b, [(2, 3)]),
+    "pow_tensor": (lambda a, b: a**b, [{"shape": (2, 3), **POS}, (3,)]),
+    "neg": (lambda a: -a, [(2, 3)]),
+    "maximum": (lambda a, b: sdk.maximum(a, b), [(3, 4), (4,)]),
+    "minimum": (lambda a, b: sdk.minimum(a, b), [(3, 4), (3, 1)]),
+    "where": (lambda a, b: sdk.where(a > 0, a, b), [(3, 4), (4,)]),
+    "where_scalar": (lambda a: sdk.where(a > 0, a, 0.0), [(3, 4)]),
+    "masked_fill": (lambda a: a.masked_fill(a > 0.5, 2.0), [(3, 4)]),
+    "clamp": (lambda a: sdk.clamp(a, -0.5, 0.5), [{"shape": (4, 5), "away_from": (-0.5, 0.5)}]),
+    "clamp_min": (lambda a: a.clamp(min=0.2), [{"shape": (6,), "away_from": (0.2,)}]),
+    # unary math
+    "exp": (lambda a: a.exp(), [(3, 4)]),
+    "log": (lambda a: a.log(), [{"shape": (3, 4), **POS}]),
+    "sqrt": (lambda a: a.sqrt(), [{"shape": (3, 4), **POS}]),
+    "rsqrt": (lambda a: a.rsqrt(), [{"shape": (3,), **POS}]),
+    "sin": (lambda a: a.sin(), [(3, 4)]),
+    "cos": (lambda a: a.cos(), [(3, 4)]),
+    "tanh": (lambda a: a.tanh(), [(3, 4)]),
+    "sigmoid": (lambda a: a.sigmoid(), [(3, 4)]),
+    "relu": (lambda a: a.relu(), [{"shape": (3, 4), "away_from": (0.0,)}]),
+    "elu": (lambda a: sdk.nn.functional.elu(a, alpha=1.3), [{"shape": (3, 4), "away_from": (0.0,)}]),
+    "gelu": (lambda a: sdk.nn.functional.gelu(a), [(3, 4)]),
+    "gelu_tanh": (lambda a: sdk.nn.functional.gelu(a, approximate="tanh"), [(3, 4)]),
+    "abs": (lambda a: a.abs(), [{"shape": (3, 4), "away_from": (0.0,)}]),
+    "square": (lambda a: sdk.square(a), [(3, 4)]),
+    "reciprocal": (lambda a: sdk.reciprocal(a), [{"shape": (3, 4), **POS}]),
+    "log1p": (lambda a: sdk.log1p(a), [{"shape": (3, 4), **POS}]),
+    "expm1": (lambda a: sdk.expm1(a), [(3, 4)]),
+    "erf": (lambda a: sdk.erf(a), [(3, 4)]),
+    # reductions
+    "sum_all": (lambda a: a.sum(), [(3, 4)]),
+    "sum_dim": (lambda a: a.sum(1), [(3, 4, 2)]),
+    "sum_dims_keepdim": (lambda a: a.sum((0, 2), keepdim=True), [(3, 4, 2)]),
+    "sum_neg_dim": (lambda a: a.sum(-1), [(3, 4)]),
+    "mean_all": (lambda a: a.mean(), [(3, 4)]),
+    "mean_dim": (lambda a: a.mean(0), [(3, 4)]),
+    "prod_all": (lambda a: a.prod(), [(2, 3)]),
+    "prod_dim": (lambda a: a.prod(1, keepdim=True), [(3, 4)]),
+    "prod_with_zero": (lambda a: (a * sdk.tensor([[1.0, 0.0, 1.0]], dtype=sdk.float64)).prod(1), [(2, 3)]),
+    "amax_dim": (lambda a: a.amax(1), [(3, 5)]),
+    "amin_all": (lambda a: a.amin(), [(3, 5)]),
+    "max_all": (lambda a: a.max(), [(3, 5)]),
+    "max_dim": (lambda a: a.max(1).values, [(3, 5)]),
+    "min_dim_keepdim": (lambda a: a.min(0, keepdim=True)[0], [(3, 5)]),
+    "var_all": (lambda a: a.var(), [(3, 4)]),
+    "var_dim": (lambda a: a.var(1, correction=0), [(3, 4)]),
+    "std_dim": (lambda a: a.std(0, keepdim=True), [(3, 4)]),
+    "softmax": (lambda a: a.softmax(1), [(3, 5)]),
+    "softmax_dim0": (lambda a: sdk.softmax(a, 0), [(3, 5)]),
+    "log_softmax": (lambda a: a.log_softmax(-1), [(2, 3, 4)]),
+    # linear algebra
+    "mm": (lambda a, b: a.mm(b), [(3, 4), (4, 2)]),
+    "addmm": (lambda c, a, b: sdk.addmm(c, a, b), [(2,), (3, 4), (4, 2)]),
+    "addmm_beta_alpha": (lambda c, a, b: sdk.addmm(c, a, b, beta=0.5, alpha=2.0), [(3, 2), (3, 4), (4, 2)]),
+    "bmm": (lambda a, b: a.bmm(b), [(2, 3, 4), (2, 4, 2)]),
+    "matmul_2d": (lambda a, b: a @ b, [(3, 4), (4, 2)]),
+    "matmul_1d_2d": (lambda a, b: a @ b, [(4,), (4, 2)]),
+    "matmul_2d_1d": (lambda a, b: a @ b, [(3, 4), (4,)]),
+    "matmul_1d_1d": (lambda a, b: sdk.matmul(a, b), [(4,), (4,)]),
+    "matmul_batch_broadcast": (lambda a, b: a @ b, [(2, 3, 4), (4, 2)]),
+    "matmul_batch_both": (lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)]),
+    "mv": (lambda a, x: a.mv(x), [(3, 4), (4,)]),
+    "dot": (lambda a, b: a.dot(b), [(5,), (5,)]),
+    # shape and views
+    "view": (lambda a: a.view(4, 3) * 2, [(3, 4)]),
+    "reshape": (lambda a: a.reshape(2, -1), [(3, 4)]),
+    "transpose": (lambda a: a.transpose(0, 2), [(2, 3, 4)]),
+    "t": (lambda a: a.t(), [(3, 4)]),
+    "permute": (lambda a: a.permute(2, 0, 1), [(2, 3, 4)]),
+    "expand": (lambda a: a.expand(3, 4), [(1, 4)]),
+    "expand_new_dims": (lambda a: a.expand(2, 3, 4), [(3, 1)]),
+    "squeeze": (lambda a: a.squeeze(1), [(3, 1, 4)]),
+    "unsqueeze": (lambda a: a.unsqueeze(0), [(3, 4)]),
+    "flatten": (lambda a: a.flatten(1), [(2, 3, 4)]),
+    "contiguous": (lambda a: a.t().contiguous(), [(3, 4)]),
+    "clone": (lambda a: a.clone(), [(3, 4)]),
+    "narrow": (lambda a: a.narrow(1, 1, 2), [(3, 4)]),
+    "select": (lambda a: a.select(0, 1), [(3, 4)]),
+    "getitem_int": (lambda a: a[1], [(3, 4)]),
+    "getitem_slice": (lambda a: a[:, 1:3], [(3, 4)]),
+    "getitem_step": (lambda a: a[::2], [(5, 2)]),
+    "cat": (lambda a, b: sdk.cat([a, b], dim=1), [(2, 3), (2, 2)]),
+    "cat_dim0": (lambda a, b, c: sdk.cat([a, b, c]), [(1, 3), (2, 3), (1, 3)]),
+    "stack": (lambda a, b: sdk.stack([a, b], dim=1), [(2, 3), (2, 3)]),
+    "chunk": (lambda a: a.chunk(3, dim=1), [(2, 7)]),
+    "chunk_partial_use": (lambda a: a.chunk(2)[1] * 3, [(4, 3)]),
+    "split_sizes": (lambda a: sdk.split(a, [1, 3], dim=0), [(4, 2)]),
+    "unbind": (lambda a: a.unbind(1), [(2, 3)]),
+    "index_select": (lambda a: a.index_select(0, _idx([2, 0, 2])), [(3, 4)]),
+    "gather": (lambda a: a.gather(1, _idx([[0, 0], [1, 0], [2, 1]])), [(3, 4)]),
+    "advanced_index_repeat": (lambda a: a[_idx([0, 2, 0])], [(3, 4)]),
+    "advanced_index_2d": (lambda a: a[_idx([0, 1]), _idx([2, 3])], [(3, 4)]),
+    # compositions
+    "chain": (lambda a, b: ((a * b).sin() + a.exp() / (1 + b * b)).sum(0), [(3, 4), (4,)]),
+    "leaf_used_twice": (lambda a: a * a + a, [(3,)]),
+}
+
+
+def _make_inputs(specs, rng):
+    out = []
+    for spec in specs:
+        if isinstance(spec, dict):
+            kw = dict(spec)
+            shape = kw.pop("shape")
+            out.append(_t(shape, rng, **kw))
+        else:
+            out.append(_t(spec, rng))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradcheck_op(name):
+    fn, specs = CASES[name]
+    rng = np.random.default_rng(RNG_SEED + sum(map(ord, name)))
+    inputs = _make_inputs(specs, rng)
+    assert sdk.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+def test_every_core_differentiable_op_has_a_formula():
+    from sdk.autograd.derivatives import DERIVATIVES
+
+    required = [
+        "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
+        "tanh", "sigmoid", "relu", "elu", "gelu", "abs", "clamp", "maximum", "minimum", "where",
+        "masked_fill", "sum", "mean", "prod", "amax", "amin", "max", "min", "var", "std",
+        "softmax", "log_softmax", "mm", "addmm", "bmm", "matmul", "mv", "dot", "cat", "stack",
+        "chunk", "split", "unbind", "narrow", "select", "slice", "index", "index_select",
+        "gather", "view", "reshape", "transpose", "t", "permute", "expand", "squeeze",
+        "unsqueeze", "flatten", "contiguous", "clone", "to", "square", "reciprocal", "log1p",
+        "expm1", "erf", "rsub",
+    ]  # fmt: skip
+    missing = [op for op in required if op not in DERIVATIVES]
+    assert not missing
+
+
+def test_broadcast_gradient_is_summed_to_input_shape():
+    a = sdk.ones(3, 4, dtype=sdk.float64, requires_grad=True)
+    b = sdk.ones(4, dtype=sdk.float64, requires_grad=True)
+    c = sdk.ones(3, 1, dtype=sdk.float64, requires_grad=True)
+    (a * b * c * 2).sum().backward()
+    assert tuple(b.grad.shape) == (4,)
+    assert tuple(c.grad.shape) == (3, 1)
+    np.testing.assert_allclose(b.grad.numpy(), np.full(4, 6.0))
+    np.testing.assert_allclose(c.grad.numpy(), np.full((3, 1), 8.0))
+
+
+def test_mixed_dtype_gradient_has_input_dtype():
+    a = sdk.ones(3, dtype=sdk.float32, requires_grad=True)
+    b = sdk.ones(3, dtype=sdk.float64, requires_grad=True)
+    (a * b).sum().backward()
+    assert a.grad.dtype == sdk.float32
+    assert b.grad.dtype == sdk.float64
+
+
+def test_cast_backward_returns_source_dtype():
+    a = sdk.ones(3, dtype=sdk.float32, requires_grad=True)
+    (a.to(sdk.float64) * 2).sum().backward()
+    assert a.grad.dtype == sdk.float32
+    np.testing.assert_allclose(a.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_max_dim_ties_gradient_goes_to_returned_index():
+    a = sdk.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]], dtype=sdk.float64, requires_grad=True)
+    values, indices = a.max(1)
+    values.sum().backward()
+    expected = np.zeros((2, 3))
+    for row, col in enumerate(indices.tolist()):
+        expected[row, col] = 1.0
+    np.testing.assert_allclose(a.grad.numpy(), expected)
+
+
+def test_amax_ties_share_gradient_evenly():
+    a = sdk.tensor([1.0, 3.0, 3.0], dtype=sdk.float64, requires_grad=True)
+    a.amax().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.0, 0.5, 0.5])
+
+
+def test_inplace_ops_on_non_leaf_are_differentiated():
+    rng = np.random.default_rng(0)
+    x = _t((3, 4), rng)
+
+    def f(x):
+        y = x * 1.0
+        y.add_(2.0)
+        y.mul_(3.0)
+        y.exp_()
+        return y
+
+    assert sdk.autograd.gradcheck(f, [x])
