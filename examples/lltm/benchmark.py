@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             print("torch is not installed: skipping the torch variant", file=sys.stderr)
             variants.remove("torch")
     results = [measure(v, size, args) for size in args.sizes for v in variants]
-    print_table(results)
+    # With --json on stdout, the table goes to stderr so stdout stays valid JSON.
+    print_table(results, sys.stderr if args.json == "-" else sys.stdout)
     if args.json:
         text = json.dumps({"benchmark": "lltm", "results": results}, indent=2)
         if args.json == "-":
@@ -192,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_table(results: list[dict]) -> None:
-    out = sys.stderr if "--json" in sys.argv and sys.argv[-1] in ("--json", "-") else sys.stdout
+def print_table(results: list[dict], out) -> None:
     head = f"{'B,F,S':>15} {'variant':>7} | {'forward min/med/mean (us)':>28} | "
     head += f"{'backward min/med/mean (us)':>28} | vs torch (med) fwd  bwd"
     print(head, file=out)

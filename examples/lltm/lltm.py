@@ -33,14 +33,24 @@ def load_backend(variant: str = "cpp", verbose: bool = False) -> Any:
             from cpp_extension import load
 
             source = "lltm.cpp" if variant == "cpp" else "lltm_ctypes.cpp"
-            _loaded[variant] = load(
+            ext = load(
                 name=f"lltm_{variant}",
                 sources=[os.path.join(HERE, source)],
                 extra_cflags=["-O3"],
                 verbose=verbose,
                 is_python_module=variant == "cpp",
             )
+            _loaded[variant] = ext if variant == "cpp" else CtypesBackend(ext)
     return _loaded[variant]
+
+
+class CtypesBackend:
+    """The C-ABI library's exported lltm_forward / lltm_backward under the backend names."""
+
+    def __init__(self, lib: Any) -> None:
+        self.lib = lib
+        self.forward = lib.lltm_forward
+        self.backward = lib.lltm_backward
 
 
 class LLTMFunction(sdk.autograd.Function):
