@@ -595,6 +595,63 @@ SDK_API sdk_status sdk_from_dlpack(sdk_dl_managed_tensor_versioned* m, sdk_tenso
 /*! \brief Import a pre-1.0 DLPack tensor; ownership as sdk_from_dlpack. */
 SDK_API sdk_status sdk_from_dlpack_unversioned(sdk_dl_managed_tensor* m, sdk_tensor** result);
 
+/* ========================================================================= */
+/* CUDA                                                                      */
+/* ========================================================================= */
+/* The CUDA backend is a separate library (libsdk_cuda.so, next to the core)
+ * that the core loads the first time a CUDA device is used, so CPU-only
+ * programs never need a CUDA library. When the backend, the CUDA runtime or
+ * the driver is missing, or no GPU is visible, every CUDA operation fails
+ * with SDK_ERROR_RUNTIME "CUDA is not available: <reason>".
+ * Streams are cudaStream_t values passed as void*; NULL is the default
+ * stream. The current stream is per thread and per device, as in torch. */
+
+/*! \brief `t` on `device`: `t` itself (new reference) if already there,
+ *  else a contiguous copy (host <-> device, or between devices). */
+SDK_API sdk_status sdk_to_device(const sdk_tensor* t, sdk_device device, sdk_tensor** result);
+/*! \brief 1 if CUDA can be used (backend, runtime, driver, a GPU), else 0. */
+SDK_API int32_t sdk_cuda_is_available(void);
+/*! \brief Number of visible CUDA devices; 0 when CUDA is not available. */
+SDK_API int32_t sdk_cuda_device_count(void);
+/*! \brief Why CUDA is not available ("" when it is); valid for the process. */
+SDK_API const char* sdk_cuda_unavailable_reason(void);
+/*! \brief The device that new CUDA work of this thread goes to. */
+SDK_API sdk_status sdk_cuda_current_device(int32_t* device_index);
+/*! \brief Make `device_index` the current CUDA device of this thread. */
+SDK_API sdk_status sdk_cuda_set_device(int32_t device_index);
+/*! \brief This thread's current stream on a device (-1: current device). */
+SDK_API sdk_status sdk_cuda_get_stream(int32_t device_index, void** stream);
+/*! \brief Set this thread's current stream on a device (NULL: default). */
+SDK_API sdk_status sdk_cuda_set_stream(int32_t device_index, void* stream);
+/*! \brief Wait for all work on a device (-1: current device). */
+SDK_API sdk_status sdk_cuda_synchronize(int32_t device_index);
+/*! \brief Return the allocator's cached, unused blocks to the driver. */
+SDK_API sdk_status sdk_cuda_empty_cache(void);
+
+/*! \brief Statistics of the caching allocator for one device. */
+typedef struct {
+  uint32_t size;                /*!< sizeof(sdk_cuda_allocator_stats); set by the caller */
+  uint32_t reserved0;           /*!< zero */
+  int64_t allocated_bytes;      /*!< bytes in live blocks (rounded sizes) */
+  int64_t reserved_bytes;       /*!< bytes held from the driver (cudaMalloc) */
+  int64_t peak_allocated_bytes; /*!< maximum of allocated_bytes */
+  int64_t peak_reserved_bytes;  /*!< maximum of reserved_bytes */
+  int64_t num_allocs;           /*!< allocations served (from cache or driver) */
+  int64_t num_frees;            /*!< blocks returned to the cache */
+  int64_t num_device_allocs;    /*!< cudaMalloc calls (cache misses) */
+  int64_t num_device_frees;     /*!< cudaFree calls (empty_cache, retries) */
+} sdk_cuda_allocator_stats;
+
+/*! \brief Fill `stats` (its `size` set by the caller) for a device. */
+SDK_API sdk_status sdk_cuda_memory_stats(int32_t device_index, sdk_cuda_allocator_stats* stats);
+/*! \brief Reset the peaks of a device to the current values. */
+SDK_API sdk_status sdk_cuda_reset_peak_memory_stats(int32_t device_index);
+/*! \brief Device memory from the caching allocator, ordered on the current
+ *  stream (scratch space for extensions); free with sdk_cuda_raw_free. */
+SDK_API sdk_status sdk_cuda_raw_alloc(int64_t nbytes, int32_t device_index, void** ptr);
+/*! \brief Return memory from sdk_cuda_raw_alloc (NULL is ignored). */
+SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
