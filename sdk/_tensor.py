@@ -7,7 +7,6 @@ sdk.tensor(data), sdk.empty(*size), sdk.zeros(...), sdk.from_numpy(array).
 
 from __future__ import annotations
 
-import ctypes
 from typing import Any, Callable, Iterator, Optional
 
 from sdk import _C, _indexing, _interop, _ops_creation, _ops_math, _ops_reduce, _ops_shape
@@ -137,6 +136,8 @@ class Tensor(_C.TensorBase):
         return out
 
     def __reduce_ex__(self, proto: Any) -> Any:
+        import ctypes
+
         c = _C.contiguous(self)
         raw = ctypes.string_at(c.data_ptr(), c.nbytes) if c.nbytes else b""
         return (_rebuild, (raw, self.dtype.name, tuple(self.shape), self._requires_grad))
@@ -262,6 +263,8 @@ class Tensor(_C.TensorBase):
 
 
 def _rebuild(raw: bytes, dtype_name: str, shape: tuple, requires_grad: bool) -> Tensor:
+    import ctypes
+
     t = _C.empty(shape, as_dtype(dtype_name))
     if raw:
         ctypes.memmove(t.data_ptr(), raw, len(raw))
