@@ -196,7 +196,10 @@ def execute(
                     d = node._d
                     if node.versions is not None:
                         _check_versions(node)
-                    grads = d.fn(buf, node)
+                    if create_graph and d.result is True and node.result is not None:
+                        grads = _apply_connected(d, node, buf)
+                    else:
+                        grads = d.fn(buf, node)
                     if len(grads) != len(nf):
                         raise RuntimeError(
                             f"autograd internal error: {d.name} returned {len(grads)} "
@@ -232,6 +235,20 @@ def execute(
                     ready.append(nxt)
     finally:
         _C._set_grad_enabled(prev)
+
+
+def _apply_connected(d: Any, node: Any, buf: Any) -> tuple:
+    """Run a formula that reads the op's result with the result reattached to the graph, so
+    that create_graph differentiates through it (the saved alias has no history)."""
+    saved = node.result
+    r = _C._alias(saved)
+    r._requires_grad = True
+    r.grad_fn = node
+    node.result = r
+    try:
+        return d.fn(buf, node)
+    finally:
+        node.result = saved
 
 
 def _add_to(buffers: dict, node: Any, nr: int, g: Any) -> None:

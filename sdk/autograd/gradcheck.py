@@ -59,23 +59,25 @@ def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_sizes: list, e
     """J[o][k]: (numel of output o, numel of input k) by central differences."""
     import sdk
 
+    # Grad mode stays on and perturbed inputs keep requires_grad: the function may itself
+    # differentiate (gradgradcheck's first derivative does).
     jac = [[np.zeros((n, inputs[k].numel())) for k in diff_idx] for n in out_sizes]
-    with sdk.no_grad():
-        for kk, k in enumerate(diff_idx):
-            base = _np(inputs[k])
-            flat = base.reshape(-1)
-            for j in range(flat.size):
-                orig = flat[j]
-                vals = []
-                for delta in (eps, -eps):
-                    flat[j] = orig + delta
-                    args = list(inputs)
-                    args[k] = _from_np(base, inputs[k])
-                    outs = [o for o in _as_tuple(func(*args)) if isinstance(o, _TensorBase)]
-                    vals.append([_np(o).reshape(-1) for o in outs if _is_float(o)])
-                flat[j] = orig
-                for o in range(len(out_sizes)):
-                    jac[o][kk][:, j] = (vals[0][o] - vals[1][o]) / (2 * eps)
+    for kk, k in enumerate(diff_idx):
+        base = _np(inputs[k])
+        flat = base.reshape(-1)
+        for j in range(flat.size):
+            orig = flat[j]
+            vals = []
+            for delta in (eps, -eps):
+                flat[j] = orig + delta
+                args = list(inputs)
+                args[k] = _from_np(base, inputs[k]).requires_grad_(True)
+                outs = [o for o in _as_tuple(func(*args)) if isinstance(o, _TensorBase)]
+                vals.append([_np(o).reshape(-1) for o in outs if _is_float(o)])
+            flat[j] = orig
+            for o in range(len(out_sizes)):
+                jac[o][kk][:, j] = (vals[0][o] - vals[1][o]) / (2 * eps)
+    del sdk
     return jac
 
 
