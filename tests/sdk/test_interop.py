@@ -1,0 +1,182 @@
+"""numpy and DLPack interop: zero-copy checked by pointer, lifetimes, dtypes, errors."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sdk
+
+NP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", NP_DTYPES)
+def test_from_numpy_shares_memory(dtype):
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    t = sdk.from_numpy(a)
+    assert t.data_ptr() == a.ctypes.data
+    assert t.dtype.name == dtype and tuple(t.shape) == (3, 4)
+    np.testing.assert_array_equal(t.numpy(), a)
+    if dtype != "bool":
+        a[0, 0] = 5
+        assert t[0, 0].item() == 5
+
+
+def test_from_numpy_keeps_array_alive_and_strides():
+    a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    view = a[::2, 1::2]
+    t = sdk.from_numpy(view)
+    del a, view
+    gc.collect()
+    np.testing.assert_array_equal(t.numpy(), np.arange(20, dtype=np.float32).reshape(4, 5)[::2, 1::2])
+    assert t.stride() == (10, 2)
+
+
+def test_from_numpy_readonly_and_errors():
+    a = np.arange(4.0)
+    a.setflags(write=False)
+    t = sdk.from_numpy(a)
+    assert t.data_ptr() == a.ctypes.data
+    with pytest.raises(ValueError, match="negative"):
+        sdk.from_numpy(np.arange(4.0)[::-1])
+    with pytest.raises(TypeError, match="np.ndarray"):
+        sdk.from_numpy([1, 2])
+    with pytest.raises(TypeError, match="uint16|type"):
+        sdk.from_numpy(np.arange(3, dtype=np.uint16))
+    with pytest.raises(TypeError):
+        sdk.from_numpy(np.arange(3, dtype=np.complex64))
+
+
+def test_numpy_shares_memory_and_keeps_tensor_alive():
+    t = sdk.arange(6, dtype=sdk.float32).reshape(2, 3)
+    a = t.numpy()
+    assert a.ctypes.data == t.data_ptr()
+    ptr = t.data_ptr()
+    del t
+    gc.collect()
+    assert a.ctypes.data == ptr
+    np.testing.assert_array_equal(a, np.arange(6).reshape(2, 3))
+    t2 = sdk.zeros(3, 4)
+    v = t2.t()
+    an = v.numpy()
+    assert an.strides == (4, 16)
+    an[1, 2] = 5
+    assert t2[2, 1].item() == 5
+    assert np.asarray(t2).ctypes.data == t2.data_ptr()
+
+
+def test_numpy_errors():
+    with pytest.raises(TypeError, match="BFloat16|bfloat16"):
+        sdk.zeros(2, dtype=sdk.bfloat16).numpy()
+    x = sdk.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        x.numpy()
+    assert x.detach().numpy().ctypes.data == x.data_ptr()
+    assert x.numpy(force=True).shape == (2,)
+
+
+def test_zero_size_and_0d_numpy():
+    e = sdk.zeros(0, 3)
+    assert e.numpy().shape == (0, 3)
+    s = sdk.tensor(2.5)
+    assert s.numpy().shape == () and s.numpy() == 2.5
+    assert sdk.from_numpy(np.zeros((0, 2))).shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", NP_DTYPES)
+def test_dlpack_from_numpy_and_back(dtype):
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    t = sdk.from_dlpack(a)
+    assert t.data_ptr() == a.ctypes.data
+    np.testing.assert_array_equal(t.numpy(), a)
+    b = np.from_dlpack(t)
+    assert b.ctypes.data == t.data_ptr()
+    np.testing.assert_array_equal(b, a)
+
+
+def test_dlpack_protocol_details():
+    t = sdk.arange(6, dtype=sdk.float32).reshape(2, 3).t()
+    assert t.__dlpack_device__() == (1, 0)
+    cap = t.__dlpack__()
+    assert "dltensor" in repr(cap) and "versioned" not in repr(cap)
+    capv = t.__dlpack__(max_version=(1, 0))
+    assert "dltensor_versioned" in repr(capv)
+    u = sdk.from_dlpack(capv)
+    assert u.data_ptr() == t.data_ptr() and u.stride() == t.stride()
+    with pytest.raises(ValueError):
+        sdk.from_dlpack(capv)  # consumed
+    c = sdk.from_dlpack(cap)
+    assert c.data_ptr() == t.data_ptr()
+    copy = t.__dlpack__(copy=True, max_version=(1, 0))
+    assert sdk.from_dlpack(copy).data_ptr() != t.data_ptr()
+    with pytest.raises(BufferError):
+        t.__dlpack__(dl_device=(2, 0))
+    unused = t.__dlpack__(max_version=(1, 0))  # deleted without being consumed: no leak/crash
+    del unused
+    x = sdk.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="gradient"):
+        x.__dlpack__()
+
+
+def test_dlpack_keeps_storage_alive():
+    t = sdk.arange(5, dtype=sdk.float64)
+    b = np.from_dlpack(t)
+    del t
+    gc.collect()
+    np.testing.assert_array_equal(b, np.arange(5.0))
+    a = np.arange(4.0)
+    u = sdk.from_dlpack(a)
+    del a
+    gc.collect()
+    np.testing.assert_array_equal(u.numpy(), np.arange(4.0))
+
+
+def test_torch_round_trip():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    t = sdk.from_dlpack(x)
+    assert t.data_ptr() == x.data_ptr()
+    y = torch.from_dlpack(t)
+    assert y.data_ptr() == t.data_ptr()
+
+
+def test_tensor_copies_and_as_tensor_shares(close):
+    a = np.arange(6.0).reshape(2, 3)
+    t = sdk.tensor(a)
+    assert t.data_ptr() != a.ctypes.data and t.dtype == sdk.float64
+    s = sdk.as_tensor(a)
+    assert s.data_ptr() == a.ctypes.data
+    assert sdk.as_tensor(s) is s
+    close(sdk.tensor(a[::-1]), a[::-1])  # negative strides are copied by tensor()
+    close(sdk.tensor(np.arange(3, dtype=np.uint16)), np.arange(3, dtype=np.int32))
+    close(sdk.tensor(a, dtype=sdk.float32), a.astype(np.float32))
+    close(sdk.tensor(np.float64(2.5)), np.array(2.5))
+    close(sdk.tensor([np.int64(1), 2]), np.array([1, 2]))
+
+
+def test_capsule_table_published():
+    cap = sdk._C._PYTHON_API
+    assert "sdk._C._PYTHON_API" in repr(cap)
+
+
+def test_import_does_not_load_numpy():
+    code = "import sys, sdk; t = sdk.ones(3) + 1; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_deleters_safe_at_interpreter_exit():
+    code = (
+        "import numpy as np, sdk\n"
+        "a = np.arange(10.0)\n"
+        "t = sdk.from_numpy(a)\n"
+        "u = sdk.from_dlpack(np.arange(3))\n"
+        "c = sdk.ones(3).__dlpack__(max_version=(1, 0))\n"
+        "G = [t, u, c, np.from_dlpack(sdk.ones(2))]\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
