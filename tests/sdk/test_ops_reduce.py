@@ -1,0 +1,123 @@
+"""Reductions against numpy: dims, keepdim, dtypes, non-contiguous and empty inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sdk
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+DIMS = [None, 0, 1, -1, (0, 2), (1, 2), (0, 1, 2)]
+
+
+def _np_dims(d):
+    return d
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "amax", "amin"])
+@pytest.mark.parametrize("dim", DIMS, ids=str)
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reductions_float32(name, dim, keepdim, rng, close):
+    a = (rng.standard_normal((3, 4, 5)) * 0.8 + 0.2).astype(np.float32)
+    t = sdk.tensor(a)
+    npf = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.max, "amin": np.min}[name]
+    ref = npf(a.astype(np.float64), axis=dim, keepdims=keepdim).astype(np.float32)
+    f = getattr(sdk, name)
+    got = f(t, dim, keepdim) if dim is not None else f(t, keepdim=keepdim) if name != "amax" else f(t, (), keepdim)
+    close(got, ref, rtol=1e-4, atol=1e-5)
+    # the same through a transposed (non-contiguous) view
+    tt = sdk.from_numpy(np.ascontiguousarray(a.transpose(2, 1, 0))).permute(2, 1, 0)
+    assert not tt.is_contiguous()
+    got2 = f(tt, dim, keepdim) if dim is not None else f(tt, keepdim=keepdim) if name != "amax" else f(tt, (), keepdim)
+    close(got2, ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sum_mean_dtypes(dtype, rng, close, to_sdk):
+    a = rng.standard_normal((6, 7)).astype(np.float32)
+    t = to_sdk(a, dtype)
+    r = t.float().numpy().astype(np.float64)
+    close(t.sum(1), r.sum(1).astype(np.float32), rtol=2e-2, atol=2e-2, check_dtype=False)
+    close(t.mean(0), r.mean(0).astype(np.float32), rtol=2e-2, atol=2e-2, check_dtype=False)
+    assert t.sum().dtype == t.dtype
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64"])
+def test_integer_sums_promote_to_int64(dtype, rng, close):
+    a = rng.integers(0, 3, size=(4, 5)).astype(dtype)
+    t = sdk.tensor(a)
+    close(t.sum(), np.array(a.astype(np.int64).sum()))
+    close(t.sum(0), a.astype(np.int64).sum(0))
+    close(t.sum(0, dtype=sdk.float64), a.astype(np.float64).sum(0))
+
+
+def test_all_any_argmax(rng, close):
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    t = sdk.tensor(a)
+    close(sdk.all(t > -10), np.array(True))
+    close((t > 0).any(1), (a > 0).any(1))
+    close((t > 0).all(0, keepdim=True), (a > 0).all(0, keepdims=True))
+    close(sdk.argmax(t), np.array(a.argmax()))
+    close(sdk.argmin(t, 1), a.argmin(1))
+    close(t.argmax(0, keepdim=True), a.argmax(0)[None])
+
+
+def test_max_min_with_dim(rng, close):
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    t = sdk.tensor(a)
+    r = t.max(1)
+    close(r.values, a.max(1))
+    close(r.indices, a.argmax(1))
+    v, i = sdk.min(t, 0, keepdim=True)
+    close(v, a.min(0, keepdims=True))
+    close(i, a.argmin(0)[None])
+    close(t.max(), np.array(a.max()))
+    close(sdk.max(t, sdk.zeros(5)), np.maximum(a, 0))
+    with pytest.raises(RuntimeError):
+        sdk.zeros(0).max()
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)], ids=str)
+def test_var_std(dim, rng, close):
+    a = rng.standard_normal((5, 6))
+    t = sdk.tensor(a)
+    close(sdk.var(t, dim), np.var(a, axis=dim, ddof=1))
+    close(sdk.std(t, dim, correction=0), np.std(a, axis=dim))
+    close(t.var(dim, unbiased=False, keepdim=True), np.var(a, axis=dim, keepdims=True))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax(dim, rng, close):
+    a = rng.standard_normal((4, 6)).astype(np.float32) * 3
+    t = sdk.tensor(a)
+    e = np.exp(a - a.max(dim, keepdims=True))
+    ref = e / e.sum(dim, keepdims=True)
+    close(sdk.softmax(t, dim), ref, rtol=1e-5, atol=1e-6)
+    close(t.log_softmax(dim), np.log(ref), rtol=1e-5, atol=1e-5)
+    close(sdk.softmax(t.t(), dim), (e / e.sum(dim, keepdims=True)).T if False else _sm(a.T, dim), rtol=1e-5, atol=1e-6)
+    close(sdk.logsumexp(t, dim), np.log(np.exp(a).sum(dim)), rtol=1e-5, atol=1e-5)
+
+
+def _sm(a, dim):
+    e = np.exp(a - a.max(dim, keepdims=True))
+    return e / e.sum(dim, keepdims=True)
+
+
+def test_empty_and_zero_dim_reductions(close):
+    close(sdk.zeros(0, 3).sum(0), np.zeros(3, np.float32))
+    close(sdk.zeros(0, 3).sum(), np.array(0.0, np.float32))
+    close(sdk.tensor(3.0).sum(), np.array(3.0, np.float32))
+    close(sdk.ones(2, 0).prod(1), np.ones(2, np.float32))
+
+
+def test_reduction_out_and_errors(rng, close):
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    t = sdk.tensor(a)
+    out = sdk.empty(4)
+    assert sdk.sum(t, 0, out=out) is out
+    close(out, a.sum(0), rtol=1e-5)
+    with pytest.raises(IndexError):
+        t.sum(2)
+    with pytest.raises(RuntimeError, match="multiple"):
+        t.sum((0, 0))
