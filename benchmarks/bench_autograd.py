@@ -18,7 +18,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
+sys.path.insert(
+    0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)  # run from a checkout
 
 
 def chain(lib: Any, x: Any, w: Any, b: Any) -> Any:
@@ -96,12 +98,23 @@ def main() -> None:
         print("torch not importable: sdk only")
     else:
         torch.set_num_threads(1)
-        rows.append(bench(f"torch {torch.__version__}", torch, lambda a: torch.tensor(a, requires_grad=True), args.repeat))
+        rows.append(
+            bench(
+                f"torch {torch.__version__}",
+                torch,
+                lambda a: torch.tensor(a, requires_grad=True),
+                args.repeat,
+            )
+        )
 
     print(f"20-op chain, {args.size}x{args.size} float32, 1 thread, {args.repeat} runs")
-    print(f"{'library':<22}{'forward med':>13}{'forward min':>13}{'backward med':>14}{'backward min':>14}")
+    print(
+        f"{'library':<22}{'forward med':>13}{'forward min':>13}{'backward med':>14}{'backward min':>14}"
+    )
     for name, fm, fmin, bm, bmin in rows:
-        print(f"{name:<22}{fm * 1e6:>11.1f}us{fmin * 1e6:>11.1f}us{bm * 1e6:>12.1f}us{bmin * 1e6:>12.1f}us")
+        print(
+            f"{name:<22}{fm * 1e6:>11.1f}us{fmin * 1e6:>11.1f}us{bm * 1e6:>12.1f}us{bmin * 1e6:>12.1f}us"
+        )
     if len(rows) == 2:
         print(f"backward sdk/torch (median): {rows[0][3] / rows[1][3]:.2f}x")
 

@@ -112,11 +112,16 @@ class _Writer:
             items = []
             for k, v in obj.items():
                 if not isinstance(k, (str, int, float, bool)) and k is not None:
-                    raise TypeError(f"sdk.save: dict keys must be str/int/float/bool/None, got {type(k).__name__}")
+                    raise TypeError(
+                        f"sdk.save: dict keys must be str/int/float/bool/None, got {type(k).__name__}"
+                    )
                 items.append([k if isinstance(k, str) else self.node(k), self.node(v)])
             return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
         if isinstance(obj, (list, tuple)):
-            return {"type": "tuple" if isinstance(obj, tuple) else "list", "items": [self.node(v) for v in obj]}
+            return {
+                "type": "tuple" if isinstance(obj, tuple) else "list",
+                "items": [self.node(v) for v in obj],
+            }
         if isinstance(obj, np.ndarray):
             import sdk
 
@@ -159,7 +164,9 @@ def _read_node(node: Any, arrays: Any, seen: set) -> Any:
         if not isinstance(arr, np.ndarray):
             raise ValueError(f"sdk.load: member {key!r} is not a .npy array")
         if list(arr.shape) != list(node.get("shape", arr.shape)):
-            raise ValueError(f"sdk.load: member {key!r} has shape {list(arr.shape)}, manifest says {node['shape']}")
+            raise ValueError(
+                f"sdk.load: member {key!r} has shape {list(arr.shape)}, manifest says {node['shape']}"
+            )
         t = _numpy_to_tensor(arr, node["dtype"])
         if node.get("parameter"):
             from sdk.nn.parameter import Parameter
@@ -211,7 +218,9 @@ def load(f: PathLike) -> Any:
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"sdk.load: {name} has an unreadable manifest: {e}") from None
         if manifest.get("format") != FORMAT:
-            raise ValueError(f"sdk.load: {name} is not an sdk.save archive (format {manifest.get('format')!r})")
+            raise ValueError(
+                f"sdk.load: {name} is not an sdk.save archive (format {manifest.get('format')!r})"
+            )
         if manifest.get("version", 0) > VERSION:
             raise ValueError(
                 f"sdk.load: {name} has format version {manifest['version']}; this sdk reads up to {VERSION}"

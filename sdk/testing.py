@@ -63,7 +63,9 @@ def assert_close(
             raise AssertionError(f"sequence lengths differ: {len(actual)} != {len(expected)}")
         for i, (a, e) in enumerate(zip(actual, expected)):
             try:
-                assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype)
+                assert_close(
+                    a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype
+                )
             except AssertionError as err:
                 raise AssertionError(f"item {i}: {err}") from None
         return
@@ -72,7 +74,9 @@ def assert_close(
     a_name, e_name = _dtype_name(actual), _dtype_name(expected)
     both_tensors = isinstance(actual, _C.TensorBase) and isinstance(expected, _C.TensorBase)
     if check_dtype and both_tensors and a_name != e_name:
-        raise AssertionError(f"The values for attribute 'dtype' do not match: {a_name} != {e_name}.")
+        raise AssertionError(
+            f"The values for attribute 'dtype' do not match: {a_name} != {e_name}."
+        )
     a, e = _to_numpy(actual), _to_numpy(expected)
     if a.shape != e.shape:
         raise AssertionError(

@@ -176,7 +176,11 @@ def _pow(g, n):
         ga = _unb(ga, a)
     if n.needs(1):
         if not hasattr(a, "shape"):  # scalar base
-            gb = g * n.result * math.log(a) if a > 0 else (g * n.result * math.log(a) if a else g * 0)
+            gb = (
+                g * n.result * math.log(a)
+                if a > 0
+                else (g * n.result * math.log(a) if a else g * 0)
+            )
         else:
             term = n.result * a.log()
             term = term.masked_fill((a == 0).logical_and(b >= 0), 0)
@@ -237,7 +241,7 @@ def _clamp_(g, n):  # in place: only the result is left; inside the open interva
         keep = r > lo
     if hi is not None:
         keep = (r < hi) if keep is None else keep.logical_and(r < hi)
-    return (g if keep is None else _mask_keep(g, keep)),
+    return ((g if keep is None else _mask_keep(g, keep)),)
 
 
 def _elu(g, n):
@@ -260,14 +264,14 @@ def _gelu(g, n):
         x2 = x * x
         t = ((x + 0.044715 * x2 * x) * _SQRT_2_OVER_PI).tanh()
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x2)
-        return g * d,
+        return (g * d,)
     cdf = 0.5 * (1 + (x * (1 / math.sqrt(2.0))).erf())
     pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-    return g * (cdf + x * pdf),
+    return (g * (cdf + x * pdf),)
 
 
 def _relu(g, n):
-    return _mask_keep(g, n.result > 0),
+    return (_mask_keep(g, n.result > 0),)
 
 
 # --------------------------------------------------------------------------- reductions
@@ -276,13 +280,13 @@ def _relu(g, n):
 def _sum(g, n):
     dim, keepdim = _red(n)
     x = n.inputs[0]
-    return _unb(_expand_back(g, x, dim, keepdim), x),
+    return (_unb(_expand_back(g, x, dim, keepdim), x),)
 
 
 def _mean(g, n):
     dim, keepdim = _red(n)
     x = n.inputs[0]
-    return _unb(_expand_back(g, x, dim, keepdim) / _reduced_count(x, dim), x),
+    return (_unb(_expand_back(g, x, dim, keepdim) / _reduced_count(x, dim), x),)
 
 
 def _prod(g, n):
@@ -321,7 +325,7 @@ def _extremum_all(g, n):
     mask = x == r
     count = mask.sum(dim=dim, keepdim=True) if dim is not None else mask.sum()
     ge = _expand_back(g, x, dim, keepdim)
-    return _mask_keep(ge, mask) / count.to(g.dtype),
+    return (_mask_keep(ge, mask) / count.to(g.dtype),)
 
 
 def _extremum(g, n):
@@ -331,7 +335,7 @@ def _extremum(g, n):
         return _extremum_all(g, n)
     gv = g[0]
     if gv is None:
-        return None,
+        return (None,)
     dim = n.attrs["dim"]
     dim = dim[0] if isinstance(dim, tuple) else dim
     idx = n.result
@@ -340,7 +344,7 @@ def _extremum(g, n):
         idx = idx.unsqueeze(dim)
     out = _zeros(_shape(x), gv)
     out.scatter_add_(dim, idx, gv)
-    return out,
+    return (out,)
 
 
 def _var_std(g, n, std: bool):
@@ -353,22 +357,22 @@ def _var_std(g, n, std: bool):
     centered = x - (x.mean(dim=dim, keepdim=True) if dim is not None else x.mean())
     ge = _expand_back(g, x, dim, keepdim)
     if not std:
-        return ge * centered * (2.0 / count),
+        return (ge * centered * (2.0 / count),)
     r = _expand_back(n.result, x, dim, keepdim)
     out = ge * centered / (r * count)
-    return out.masked_fill(r == 0, 0),
+    return (out.masked_fill(r == 0, 0),)
 
 
 def _softmax(g, n):
     dim = n.attrs["dim"]
     r = n.result
     gr = g * r
-    return _unb(gr - r * gr.sum(dim=dim, keepdim=True), n.inputs[0]),
+    return (_unb(gr - r * gr.sum(dim=dim, keepdim=True), n.inputs[0]),)
 
 
 def _log_softmax(g, n):
     dim = n.attrs["dim"]
-    return _unb(g - n.result.exp() * g.sum(dim=dim, keepdim=True), n.inputs[0]),
+    return (_unb(g - n.result.exp() * g.sum(dim=dim, keepdim=True), n.inputs[0]),)
 
 
 # --------------------------------------------------------------------------- linear algebra
@@ -436,15 +440,15 @@ def _permute(g, n):
     inv = [0] * len(dims)
     for i, d in enumerate(dims):
         inv[d] = i
-    return g.permute(tuple(inv)),
+    return (g.permute(tuple(inv)),)
 
 
 def _reshape_back(g, n):
-    return g.reshape(_shape(n.inputs[0])),
+    return (g.reshape(_shape(n.inputs[0])),)
 
 
 def _transpose(g, n):
-    return g.transpose(n.attrs["dim0"], n.attrs["dim1"]),
+    return (g.transpose(n.attrs["dim0"], n.attrs["dim1"]),)
 
 
 def _placed(g, n, dim: int, start: int, stop: int, step: int, keep_dim: bool) -> Any:
@@ -526,13 +530,15 @@ def _join_pieces(g, n, stack: bool):
     """Backward of chunk/split/unbind: fill missing pieces with zeros and join."""
     dim = n.attrs.get("dim", 0)
     shapes = n.result
-    pieces = [gi if gi is not None else sdk.zeros(s, dtype=n.inputs[0].dtype) for gi, s in zip(g, shapes)]
-    return (sdk.stack(pieces, dim) if stack else sdk.cat(pieces, dim)),
+    pieces = [
+        gi if gi is not None else sdk.zeros(s, dtype=n.inputs[0].dtype) for gi, s in zip(g, shapes)
+    ]
+    return ((sdk.stack(pieces, dim) if stack else sdk.cat(pieces, dim)),)
 
 
 def _to(g, n):
     x = n.inputs[0]
-    return (g.to(x.dtype) if g.dtype != x.dtype else g),
+    return ((g.to(x.dtype) if g.dtype != x.dtype else g),)
 
 
 def _fill(g, n):
@@ -571,7 +577,7 @@ def _copy_(g, n):
 
 
 def _pass(g, n):
-    return g,
+    return (g,)
 
 
 def _none(g, n):
@@ -630,7 +636,10 @@ DERIVATIVES: dict[str, D] = {
     "reciprocal": D(lambda g, n: (g * -(n.result * n.result),), result=True),
     "log1p": D(lambda g, n: (g / (n.inputs[0] + 1),), saves=_X),
     "expm1": D(lambda g, n: (g * (n.result + 1),), result=True),
-    "erf": D(lambda g, n: (g * (2 / math.sqrt(math.pi)) * (-(n.inputs[0] * n.inputs[0])).exp(),), saves=_X),
+    "erf": D(
+        lambda g, n: (g * (2 / math.sqrt(math.pi)) * (-(n.inputs[0] * n.inputs[0])).exp(),),
+        saves=_X,
+    ),
     "sign": D(lambda g, n: (g * 0,)),
     "floor": D(lambda g, n: (g * 0,)),
     "ceil": D(lambda g, n: (g * 0,)),

@@ -306,9 +306,7 @@ def _make_roots(outputs: tuple, grad_outputs: Any, what: str) -> tuple[list, lis
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     grad_outputs = tuple(grad_outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} tensors"
-        )
+        raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} tensors")
     roots, grads = [], []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(t, _TensorBase):
@@ -382,7 +380,9 @@ def _grad_impl(roots, grads, inputs, retain_graph, create_graph, allow_unused) -
         if not isinstance(x, _TensorBase):
             raise TypeError(f"autograd.grad: inputs[{slot}] is not a Tensor")
         if not x._requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors (inputs[{slot}]) does not require grad")
+            raise RuntimeError(
+                f"One of the differentiated Tensors (inputs[{slot}]) does not require grad"
+            )
         node, nr = _edge(x) if x.grad_fn is not None else (_accumulator(x), 0)
         capture.setdefault(node, []).append((nr, slot))
     results: list = [None] * len(inputs)

@@ -186,11 +186,15 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the backward function for custom autograd.Function."
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
@@ -211,9 +215,7 @@ class Function:
             _C._set_grad_enabled(prev)
         if not record:
             ctx._saved = tuple(ctx._to_save or ())
-            ctx._saved_versions = tuple(
-                t._version if t is not None else -1 for t in ctx._saved
-            )
+            ctx._saved_versions = tuple(t._version if t is not None else -1 for t in ctx._saved)
             return outputs
         return _attach(ctx, args, outputs)
 

@@ -126,9 +126,7 @@ def gradcheck(
     Returns True, or False / raises GradcheckError listing mismatching Jacobian entries.
     """
     inputs = _as_tuple(inputs)
-    diff_idx = [
-        k for k, x in enumerate(inputs) if isinstance(x, _TensorBase) and x._requires_grad
-    ]
+    diff_idx = [k for k, x in enumerate(inputs) if isinstance(x, _TensorBase) and x._requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for k in diff_idx:
@@ -205,7 +203,9 @@ def gradgradcheck(
     diff_idx = [k for k, x in enumerate(inputs) if isinstance(x, _TensorBase) and x._requires_grad]
 
     def first_derivative(*args: Any) -> tuple:
-        outs = [o for o in _as_tuple(func(*args[:n_in])) if isinstance(o, _TensorBase) and _is_float(o)]
+        outs = [
+            o for o in _as_tuple(func(*args[:n_in])) if isinstance(o, _TensorBase) and _is_float(o)
+        ]
         pairs = [(o, g) for o, g in zip(outs, args[n_in:]) if o._requires_grad]
         grads = autograd_grad(
             [p[0] for p in pairs],

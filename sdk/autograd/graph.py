@@ -32,6 +32,7 @@ __all__ = [
 
 _TensorBase = _C.TensorBase
 _NO_EDGE = (None, 0)
+_SEQ = (list, tuple)
 _handle_ids = itertools.count()
 
 
@@ -147,7 +148,7 @@ class Node:
         elif self.inputs is not None and type(self.inputs) is tuple:
             # Nothing saved: keep only shapes/dtypes, so a second backward still works.
             self.inputs = tuple(
-                TensorMeta(x) if isinstance(x, _TensorBase) else x for x in self.inputs
+                [TensorMeta(x) if isinstance(x, _TensorBase) else x for x in self.inputs]
             )
 
     def __repr__(self) -> str:
@@ -216,7 +217,9 @@ def check_inplace(t: Any) -> None:
 
     Ops should call this BEFORE writing (record() checks again after the fact)."""
     if t._requires_grad and t.grad_fn is None and _C.is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
 
 
 def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
@@ -232,16 +235,22 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
         raise NotImplementedError(
             f"autograd: the derivative of '{op}' is not implemented (see sdk/autograd/derivatives.py)"
         )
-    if len(inputs) == 1 and type(inputs[0]) in (list, tuple):  # cat/stack take a sequence
+    if len(inputs) == 1 and type(inputs[0]) in _SEQ:  # cat/stack take a sequence
         inputs = tuple(inputs[0])
     edges = []
+    add_edge = edges.append
     any_grad = False
-    for x in inputs:
+    for x in inputs:  # _edge() inlined: this loop runs for every recorded op
         if isinstance(x, _TensorBase) and x._requires_grad:
-            edges.append(_edge(x))
+            fn = x.grad_fn
+            if fn is None:
+                add_edge((_accumulator(x), 0))
+            else:
+                m = x._ag
+                add_edge((fn, 0) if m is None else (fn, m.output_nr))
             any_grad = True
         else:
-            edges.append(_NO_EDGE)
+            add_edge(_NO_EDGE)
     if not any_grad:
         return output
     inplace = op[-1] == "_"
@@ -255,10 +264,11 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
     saves = d.saves
     if saves:
         n = len(inputs)
-        node.versions = tuple(
-            inputs[i]._version if i < n and isinstance(inputs[i], _TensorBase) else -1
-            for i in saves
-        )
+        vs = []
+        for i in saves:
+            x = inputs[i] if i < n else None
+            vs.append(x._version if isinstance(x, _TensorBase) else -1)
+        node.versions = tuple(vs)
     keep = d.result
     if keep is not False:
         if keep is True:

@@ -125,7 +125,9 @@ def nll_loss(
         safe = target.masked_fill(valid.logical_not(), 0)
         t_np = sdk.testing._to_numpy(safe)
         if t_np.size and (t_np.min() < 0 or t_np.max() >= n_classes):
-            raise IndexError(f"nll_loss: target {int(t_np.max() if t_np.max() >= n_classes else t_np.min())} is out of bounds for {n_classes} classes")
+            raise IndexError(
+                f"nll_loss: target {int(t_np.max() if t_np.max() >= n_classes else t_np.min())} is out of bounds for {n_classes} classes"
+            )
         w = valid.to(input.dtype)
         if weight is not None:
             w = w * weight.index_select(0, safe)
@@ -150,7 +152,9 @@ def cross_entropy(
     logp = log_softmax(input, dim)
     if target.is_floating_point():  # class probabilities
         if tuple(target.shape) != tuple(input.shape):
-            raise ValueError(f"cross_entropy: probability targets must have the input's shape {list(input.shape)}, got {list(target.shape)}")
+            raise ValueError(
+                f"cross_entropy: probability targets must have the input's shape {list(input.shape)}, got {list(target.shape)}"
+            )
         if label_smoothing:
             n_classes = input.shape[dim]
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
@@ -168,7 +172,11 @@ def cross_entropy(
     lw = lp if weight is None else lp * weight.unsqueeze(0)
     smooth = -(lw.sum(dim=1)) * valid
     if reduction == "mean":
-        denom = valid.sum() if weight is None else (weight.index_select(0, tgt.masked_fill(valid == 0, 0)) * valid).sum()
+        denom = (
+            valid.sum()
+            if weight is None
+            else (weight.index_select(0, tgt.masked_fill(valid == 0, 0)) * valid).sum()
+        )
         smooth = smooth.sum() / denom
     else:
         smooth = _reduce(smooth, reduction)

@@ -23,7 +23,15 @@ __all__ = [
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for a nonlinearity (torch's table)."""
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+    linear = (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    )
     if nonlinearity in linear or nonlinearity == "sigmoid":
         return 1.0
     if nonlinearity == "tanh":
@@ -45,7 +53,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 def _calculate_fan_in_and_fan_out(tensor: Any) -> tuple[int, int]:
     if tensor.ndim < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
     receptive = math.prod(tensor.shape[2:]) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
@@ -59,12 +69,20 @@ def _fan(tensor: Any, mode: str) -> int:
 
 def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Any:
     with no_grad():
-        return tensor.uniform_(a, b, generator=generator) if generator is not None else tensor.uniform_(a, b)
+        return (
+            tensor.uniform_(a, b, generator=generator)
+            if generator is not None
+            else tensor.uniform_(a, b)
+        )
 
 
 def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
     with no_grad():
-        return tensor.normal_(mean, std, generator=generator) if generator is not None else tensor.normal_(mean, std)
+        return (
+            tensor.normal_(mean, std, generator=generator)
+            if generator is not None
+            else tensor.normal_(mean, std)
+        )
 
 
 def constant_(tensor: Any, val: float) -> Any:

@@ -47,7 +47,9 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
@@ -79,11 +81,15 @@ class Module:
             d["_parameters"][name] = None
         elif "_modules" in d and name in d["_modules"]:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' (Module or None expected)"
+                )
             d["_modules"][name] = None
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, _TensorBase):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)"
+                )
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -120,7 +126,9 @@ class Module:
         if "." in name or not name:
             raise KeyError(f'parameter name can\'t contain "." or be empty, got {name!r}')
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' (sdk.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' (sdk.nn.Parameter or None required)"
+            )
         self._check_init()
         self._remove_from(name, keep="_parameters")
         self._parameters[name] = param
@@ -129,7 +137,9 @@ class Module:
         if "." in name or not name:
             raise KeyError(f'buffer name can\'t contain "." or be empty, got {name!r}')
         if tensor is not None and not isinstance(tensor, _TensorBase):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None required)"
+            )
         self._check_init()
         self._remove_from(name, keep="_buffers")
         self._buffers[name] = tensor
@@ -149,7 +159,9 @@ class Module:
 
     # ----------------------------------------------------------------- traversal
 
-    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator:
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator:
         if memo is None:
             memo = set()
         if remove_duplicate:
@@ -178,7 +190,9 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool = True) -> Iterator:
+    def _named_members(
+        self, store: str, prefix: str, recurse: bool, remove_duplicate: bool = True
+    ) -> Iterator:
         seen: set = set()
         mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for mod_prefix, mod in mods:
@@ -188,14 +202,18 @@ class Module:
                 seen.add(id(v))
                 yield mod_prefix + ("." if mod_prefix else "") + name, v
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator:
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator:
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator:
@@ -293,7 +311,9 @@ class Module:
 
     # ----------------------------------------------------------------- state dict
 
-    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
+    def state_dict(
+        self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
         if args:  # torch's old positional form: (destination, prefix, keep_vars)
             destination = args[0]
             if len(args) > 1:
@@ -310,7 +330,9 @@ class Module:
                 destination[prefix + name] = b if keep_vars else _C._alias(b)
         for name, m in self._modules.items():
             if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+                m.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         return destination
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
@@ -318,7 +340,9 @@ class Module:
         from sdk.grad_mode import no_grad
 
         if not hasattr(state_dict, "items"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
+            raise TypeError(
+                f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
+            )
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -328,7 +352,9 @@ class Module:
                 continue
             value = state_dict[k]
             if not isinstance(value, _TensorBase):
-                errors.append(f'While copying the parameter named "{k}", expected a Tensor, got {type(value).__name__}.')
+                errors.append(
+                    f'While copying the parameter named "{k}", expected a Tensor, got {type(value).__name__}.'
+                )
                 continue
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
@@ -337,12 +363,21 @@ class Module:
                 )
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". ",
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ",
+                )
         if errors:
             raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
             )
         with no_grad():
             for k, target in own.items():
@@ -400,7 +435,9 @@ class Identity(Module):
 class Linear(Module):
     """y = x @ weight.T + bias; weight (out, in) and bias init U(-1/sqrt(in), 1/sqrt(in))."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+    ) -> None:
         import sdk
 
         super().__init__()
@@ -575,13 +612,21 @@ class MSELoss(_Loss):
 
 
 class NLLLoss(_Loss):
-    def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean") -> None:
+    def __init__(
+        self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean"
+    ) -> None:
         super().__init__(reduction)
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
 
     def forward(self, input: Any, target: Any) -> Any:
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class CrossEntropyLoss(_Loss):

@@ -80,12 +80,16 @@ class Optimizer:
         group["params"] = [params] if isinstance(params, _TensorBase) else list(params)
         for p in group["params"]:
             if not isinstance(p, _TensorBase):
-                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                )
             if p.grad_fn is not None:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {name}"
+                )
             group.setdefault(name, default)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):

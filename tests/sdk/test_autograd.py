@@ -11,7 +11,9 @@ import sdk
 
 
 def leaf(values, dtype=None):
-    return sdk.tensor(np.asarray(values, dtype=np.float64), dtype=dtype or sdk.float64, requires_grad=True)
+    return sdk.tensor(
+        np.asarray(values, dtype=np.float64), dtype=dtype or sdk.float64, requires_grad=True
+    )
 
 
 # ----------------------------------------------------------------------------- graph structure
@@ -31,7 +33,7 @@ def test_grad_fn_name_and_next_functions():
     w = leaf([3.0, 4.0])
     y = (x * w).exp()
     assert y.grad_fn.name() == "ExpBackward0"
-    (mul_node, nr), = y.grad_fn.next_functions
+    ((mul_node, nr),) = y.grad_fn.next_functions
     assert mul_node.name() == "MulBackward0" and nr == 0
     (acc_x, _), (acc_w, _) = mul_node.next_functions
     assert acc_x.name().endswith("AccumulateGrad")

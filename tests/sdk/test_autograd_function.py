@@ -55,7 +55,9 @@ class LLTMFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_h, grad_cell):
-        new_cell, input_gate, output_gate, candidate_cell, X, gate_weights, weights = ctx.saved_tensors
+        new_cell, input_gate, output_gate, candidate_cell, X, gate_weights, weights = (
+            ctx.saved_tensors
+        )
         d_output_gate = sdk.tanh(new_cell) * grad_h
         d_new_cell = d_tanh(new_cell) * (output_gate * grad_h) + grad_cell
         d_old_cell = d_new_cell
@@ -83,7 +85,9 @@ class LLTMFunction(Function):
 def lltm_inputs(seed=0):
     rng = np.random.default_rng(seed)
     shapes = [(B, F), (3 * S, F + S), (1, 3 * S), (B, S), (B, S)]
-    return [sdk.tensor(rng.standard_normal(s), dtype=sdk.float64, requires_grad=True) for s in shapes]
+    return [
+        sdk.tensor(rng.standard_normal(s), dtype=sdk.float64, requires_grad=True) for s in shapes
+    ]
 
 
 def test_lltm_function_passes_gradcheck():
@@ -173,13 +177,18 @@ class GradForNonTensor(Function):
 
 def test_wrong_number_of_gradients_names_the_function():
     x = sdk.ones(2, dtype=sdk.float64, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"TooFewBackward returned an incorrect number of gradients \(expected 2, got 1\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"TooFewBackward returned an incorrect number of gradients \(expected 2, got 1\)",
+    ):
         TooFew.apply(x, x).sum().backward()
 
 
 def test_wrong_gradient_shape_names_the_function():
     x = sdk.ones(2, 3, dtype=sdk.float64, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"BadShapeBackward returned an invalid gradient at index 0"):
+    with pytest.raises(
+        RuntimeError, match=r"BadShapeBackward returned an invalid gradient at index 0"
+    ):
         BadShape.apply(x).sum().backward()
 
 

@@ -64,7 +64,10 @@ CASES = {
     "tanh": (lambda a: a.tanh(), [(3, 4)]),
     "sigmoid": (lambda a: a.sigmoid(), [(3, 4)]),
     "relu": (lambda a: a.relu(), [{"shape": (3, 4), "away_from": (0.0,)}]),
-    "elu": (lambda a: sdk.nn.functional.elu(a, alpha=1.3), [{"shape": (3, 4), "away_from": (0.0,)}]),
+    "elu": (
+        lambda a: sdk.nn.functional.elu(a, alpha=1.3),
+        [{"shape": (3, 4), "away_from": (0.0,)}],
+    ),
     "gelu": (lambda a: sdk.nn.functional.gelu(a), [(3, 4)]),
     "gelu_tanh": (lambda a: sdk.nn.functional.gelu(a, approximate="tanh"), [(3, 4)]),
     "abs": (lambda a: a.abs(), [{"shape": (3, 4), "away_from": (0.0,)}]),
@@ -82,7 +85,10 @@ CASES = {
     "mean_dim": (lambda a: a.mean(0), [(3, 4)]),
     "prod_all": (lambda a: a.prod(), [(2, 3)]),
     "prod_dim": (lambda a: a.prod(1, keepdim=True), [(3, 4)]),
-    "prod_with_zero": (lambda a: (a * sdk.tensor([[1.0, 0.0, 1.0]], dtype=sdk.float64)).prod(1), [(2, 3)]),
+    "prod_with_zero": (
+        lambda a: (a * sdk.tensor([[1.0, 0.0, 1.0]], dtype=sdk.float64)).prod(1),
+        [(2, 3)],
+    ),
     "amax_dim": (lambda a: a.amax(1), [(3, 5)]),
     "amin_all": (lambda a: a.amin(), [(3, 5)]),
     "max_all": (lambda a: a.max(), [(3, 5)]),
@@ -97,7 +103,10 @@ CASES = {
     # linear algebra
     "mm": (lambda a, b: a.mm(b), [(3, 4), (4, 2)]),
     "addmm": (lambda c, a, b: sdk.addmm(c, a, b), [(2,), (3, 4), (4, 2)]),
-    "addmm_beta_alpha": (lambda c, a, b: sdk.addmm(c, a, b, beta=0.5, alpha=2.0), [(3, 2), (3, 4), (4, 2)]),
+    "addmm_beta_alpha": (
+        lambda c, a, b: sdk.addmm(c, a, b, beta=0.5, alpha=2.0),
+        [(3, 2), (3, 4), (4, 2)],
+    ),
     "bmm": (lambda a, b: a.bmm(b), [(2, 3, 4), (2, 4, 2)]),
     "matmul_2d": (lambda a, b: a @ b, [(3, 4), (4, 2)]),
     "matmul_1d_2d": (lambda a, b: a @ b, [(4,), (4, 2)]),

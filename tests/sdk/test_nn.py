@@ -98,7 +98,9 @@ def test_load_state_dict_errors():
     assert res.missing_keys == ["fc1.bias"] and res.unexpected_keys == ["extra"]
     bad = net.state_dict()
     bad["fc2.weight"] = sdk.zeros(3, 3)
-    with pytest.raises(RuntimeError, match=r"size mismatch for fc2.weight: copying a param with shape \[3, 3\]"):
+    with pytest.raises(
+        RuntimeError, match=r"size mismatch for fc2.weight: copying a param with shape \[3, 3\]"
+    ):
         net.load_state_dict(bad)
 
 
@@ -185,7 +187,9 @@ def test_activations_match_numpy():
     np.testing.assert_allclose(np_of(F.relu(x)), np.maximum(a, 0))
     np.testing.assert_allclose(np_of(F.sigmoid(x)), 1 / (1 + np.exp(-a)), rtol=1e-6)
     np.testing.assert_allclose(np_of(F.tanh(x)), np.tanh(a), rtol=1e-6)
-    np.testing.assert_allclose(np_of(F.elu(x, 0.5)), np.where(a > 0, a, 0.5 * (np.exp(a) - 1)), rtol=1e-6)
+    np.testing.assert_allclose(
+        np_of(F.elu(x, 0.5)), np.where(a > 0, a, 0.5 * (np.exp(a) - 1)), rtol=1e-6
+    )
     gelu = a * 0.5 * (1 + np.vectorize(erf)(a / math.sqrt(2)))
     np.testing.assert_allclose(np_of(F.gelu(x)), gelu, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(np_of(F.softmax(x, 1)), _softmax(a, 1), rtol=1e-5)
@@ -197,7 +201,9 @@ def test_mse_loss_reductions():
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     x, y = sdk.tensor(a), sdk.tensor(b)
     assert float(nn.MSELoss()(x, y).item()) == pytest.approx(((a - b) ** 2).mean(), rel=1e-5)
-    assert float(F.mse_loss(x, y, reduction="sum").item()) == pytest.approx(((a - b) ** 2).sum(), rel=1e-5)
+    assert float(F.mse_loss(x, y, reduction="sum").item()) == pytest.approx(
+        ((a - b) ** 2).sum(), rel=1e-5
+    )
     np.testing.assert_allclose(np_of(F.mse_loss(x, y, reduction="none")), (a - b) ** 2, rtol=1e-5)
 
 
@@ -223,7 +229,9 @@ def test_cross_entropy_matches_numpy_and_gradcheck():
     t = sdk.tensor(target)
     losses, ws = _np_ce(logits, target)
     assert float(nn.CrossEntropyLoss()(x, t).item()) == pytest.approx(losses.mean(), rel=1e-7)
-    assert float(F.cross_entropy(x, t, reduction="sum").item()) == pytest.approx(losses.sum(), rel=1e-7)
+    assert float(F.cross_entropy(x, t, reduction="sum").item()) == pytest.approx(
+        losses.sum(), rel=1e-7
+    )
     np.testing.assert_allclose(np_of(F.cross_entropy(x, t, reduction="none")), losses, rtol=1e-7)
     assert sdk.autograd.gradcheck(lambda z: F.cross_entropy(z, t), [x])
 

@@ -71,21 +71,33 @@ def _np_adam(lr, b1, b2, eps, wd=0.0, amsgrad=False, decoupled=False):
 )
 def test_sgd_matches_reference(kw):
     got = _run(lambda ps: optim.SGD(ps, lr=0.1, **kw), GRADS, X0)
-    ref = _np_sgd(0.1, kw.get("momentum", 0.0), kw.get("dampening", 0.0), kw.get("weight_decay", 0.0), kw.get("nesterov", False))
+    ref = _np_sgd(
+        0.1,
+        kw.get("momentum", 0.0),
+        kw.get("dampening", 0.0),
+        kw.get("weight_decay", 0.0),
+        kw.get("nesterov", False),
+    )
     np.testing.assert_allclose(got, ref, rtol=1e-12)
 
 
-@pytest.mark.parametrize("kw", [{}, {"weight_decay": 0.1}, {"amsgrad": True}, {"betas": (0.5, 0.9), "eps": 1e-3}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"weight_decay": 0.1}, {"amsgrad": True}, {"betas": (0.5, 0.9), "eps": 1e-3}]
+)
 def test_adam_matches_reference(kw):
     got = _run(lambda ps: optim.Adam(ps, lr=0.01, **kw), GRADS, X0)
     b1, b2 = kw.get("betas", (0.9, 0.999))
-    ref = _np_adam(0.01, b1, b2, kw.get("eps", 1e-8), kw.get("weight_decay", 0.0), kw.get("amsgrad", False))
+    ref = _np_adam(
+        0.01, b1, b2, kw.get("eps", 1e-8), kw.get("weight_decay", 0.0), kw.get("amsgrad", False)
+    )
     np.testing.assert_allclose(got, ref, rtol=1e-10)
 
 
 def test_adamw_matches_reference():
     got = _run(lambda ps: optim.AdamW(ps, lr=0.01, weight_decay=0.1), GRADS, X0)
-    np.testing.assert_allclose(got, _np_adam(0.01, 0.9, 0.999, 1e-8, 0.1, decoupled=True), rtol=1e-10)
+    np.testing.assert_allclose(
+        got, _np_adam(0.01, 0.9, 0.999, 1e-8, 0.1, decoupled=True), rtol=1e-10
+    )
 
 
 def test_step_skips_params_without_grad_and_records_nothing():
@@ -142,7 +154,9 @@ def _regression_data(n=128, seed=0):
 def _train(make_opt, steps):
     sdk.manual_seed(0)
     x, y, var = _regression_data()
-    model = nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1))
+    model = nn.Sequential(
+        nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)
+    )
     opt = make_opt(model.parameters())
     loss_fn = nn.MSELoss()
     first = None

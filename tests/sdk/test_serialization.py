@@ -14,7 +14,18 @@ import pytest
 import sdk
 from sdk import nn
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 
 
 def _sample(name, shape=(2, 3)):
@@ -46,7 +57,14 @@ def test_round_trip_every_dtype(tmp_path, name):
 def test_round_trip_nested_structure(tmp_path):
     obj = {
         "weights": [sdk.randn(3, 2), sdk.zeros(0)],
-        "meta": {"step": 7, "lr": 0.5, "name": "run", "flag": True, "none": None, "inf": float("inf")},
+        "meta": {
+            "step": 7,
+            "lr": 0.5,
+            "name": "run",
+            "flag": True,
+            "none": None,
+            "inf": float("inf"),
+        },
         "pair": (sdk.arange(5), sdk.tensor(3.5)),
         1: "int key",
         "ordered": OrderedDict([("b", sdk.ones(1)), ("a", sdk.ones(2))]),
@@ -125,7 +143,11 @@ def test_pickled_member_in_archive_is_refused(tmp_path, capsys):
     path = tmp_path / "evil.sdk"
     buf = io.BytesIO()
     np.save(buf, np.array([_Evil()], dtype=object), allow_pickle=True)
-    manifest = {"format": "sdk.save", "version": 1, "root": {"type": "tensor", "key": "t0", "dtype": "float32", "shape": [1]}}
+    manifest = {
+        "format": "sdk.save",
+        "version": 1,
+        "root": {"type": "tensor", "key": "t0", "dtype": "float32", "shape": [1]},
+    }
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("manifest.json", json.dumps(manifest))
         zf.writestr("t0.npy", buf.getvalue())
