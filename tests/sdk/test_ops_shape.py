@@ -1,0 +1,197 @@
+"""Views, joins and index ops against numpy (views checked to share storage)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sdk
+
+
+@pytest.fixture
+def pair(rng):
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    return a, sdk.tensor(a)
+
+
+def _shares(v, t):
+    lo, hi = t.data_ptr(), t.data_ptr() + t.nbytes
+    return lo <= v.data_ptr() < hi
+
+
+def test_views_share_storage(pair, close):
+    a, t = pair
+    cases = [
+        (t.view(6, 4), a.reshape(6, 4)),
+        (t.view(-1), a.reshape(-1)),
+        (t.reshape(4, 6), a.reshape(4, 6)),
+        (t.transpose(0, 2), a.transpose(2, 1, 0)),
+        (t.permute(1, 2, 0), a.transpose(1, 2, 0)),
+        (t.permute((2, 0, 1)), a.transpose(2, 0, 1)),
+        (t.narrow(2, 1, 2), a[:, :, 1:3]),
+        (t.select(1, -1), a[:, -1]),
+        (t.unsqueeze(1), a[:, None]),
+        (t.unsqueeze(-1), a[..., None]),
+        (t[:, :1].squeeze(), a[:, 0]),
+        (t[:, :1].squeeze(1), a[:, 0]),
+        (t.flatten(1), a.reshape(2, 12)),
+        (t[0].t(), a[0].T),
+        (t.T, a.T),
+        (t.mT, np.swapaxes(a, -1, -2)),
+        (t.movedim(0, -1), np.moveaxis(a, 0, -1)),
+        (t[:, :, :1].expand(2, 3, 5), np.broadcast_to(a[:, :, :1], (2, 3, 5))),
+        (t.view_as(sdk.empty(4, 6)), a.reshape(4, 6)),
+    ]
+    for v, ref in cases:
+        close(v, ref)
+        assert _shares(v, t)
+    assert t.contiguous() is t
+    c = t.transpose(0, 1).contiguous()
+    assert c.is_contiguous()
+    close(c, a.transpose(1, 0, 2))
+    with pytest.raises((ValueError, RuntimeError), match="reshape"):
+        t.transpose(0, 1).view(-1)  # strides forbid a view
+    close(t.transpose(0, 1).reshape(-1), a.transpose(1, 0, 2).reshape(-1))
+
+
+def test_split_chunk_unbind(pair, close):
+    a, t = pair
+    parts = t.split(3, 2)
+    assert len(parts) == 2
+    close(parts[0], a[:, :, :3])
+    close(parts[1], a[:, :, 3:])
+    parts = sdk.split(t, [1, 2], 1)
+    close(parts[1], a[:, 1:])
+    chunks = t.chunk(3, 1)
+    assert len(chunks) == 3
+    for c, r in zip(chunks, np.array_split(a, 3, 1)):
+        close(c, r)
+    close(sdk.chunk(t, 3, -1)[1], a[:, :, 2:4])
+    rows = t.unbind(1)
+    assert len(rows) == 3
+    close(rows[2], a[:, 2])
+    with pytest.raises(RuntimeError):
+        sdk.split(t, [1, 1], 1)
+
+
+def test_cat_stack(rng, close):
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    ta, tb = sdk.tensor(a), sdk.tensor(b)
+    close(sdk.cat([ta, tb]), np.concatenate([a, b]))
+    close(sdk.cat((ta.t(), tb.t()), dim=1), np.concatenate([a.T, b.T], 1))
+    close(sdk.concat([ta, ta], -1), np.concatenate([a, a], -1))
+    close(sdk.stack([ta, ta * 2], 1), np.stack([a, a * 2], 1))
+    out = sdk.empty(6, 3)
+    assert sdk.cat([ta, tb], out=out) is out
+    close(out, np.concatenate([a, b]))
+    close(sdk.cat([ta, sdk.tensor(b.astype(np.float64))]), np.concatenate([a, b]).astype(np.float64))
+    with pytest.raises(TypeError):
+        sdk.cat(ta)
+    with pytest.raises((ValueError, RuntimeError)):
+        sdk.cat([ta, sdk.zeros(2, 4)], 0)
+
+
+def test_gather_index_select_scatter(rng, close):
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    t = sdk.tensor(a)
+    idx = np.array([[0, 1, 3, 3, 2], [2, 2, 0, 1, 0]])
+    close(t.gather(0, sdk.tensor(idx)), np.take_along_axis(a, idx, 0))
+    idx1 = np.array([[4, 0], [1, 1], [0, 3], [2, 2]])
+    close(sdk.gather(t, 1, sdk.tensor(idx1)), np.take_along_axis(a, idx1, 1))
+    close(t.index_select(1, sdk.tensor([4, 0, 0])), a[:, [4, 0, 0]])
+    close(sdk.index_select(t, 0, sdk.tensor([3, 1], dtype=sdk.int32)), a[[3, 1]])
+    z = sdk.zeros(3, 5)
+    src = rng.standard_normal((2, 5)).astype(np.float32)
+    sidx = np.array([[0, 1, 2, 0, 0], [0, 2, 2, 1, 0]])
+    ref = np.zeros((3, 5), np.float32)
+    for i in range(2):
+        for j in range(5):
+            ref[sidx[i, j], j] += src[i, j]
+    v = z._version
+    assert z.scatter_add_(0, sdk.tensor(sidx), sdk.tensor(src)) is z
+    assert z._version > v
+    close(z, ref, rtol=1e-6)
+    close(sdk.scatter_add(sdk.zeros(3, 5), 0, sdk.tensor(sidx), sdk.tensor(src)), ref, rtol=1e-6)
+    y = sdk.zeros(4, 5)
+    y.index_add_(0, sdk.tensor([0, 0, 2]), sdk.ones(3, 5), alpha=2)
+    ref = np.zeros((4, 5), np.float32)
+    np.add.at(ref, [0, 0, 2], 2.0)
+    close(y, ref)
+    close(sdk.index_add(sdk.zeros(4, 5), 1, sdk.tensor([1]), sdk.ones(4, 1)), np.eye(5, dtype=np.float32)[1][None].repeat(4, 0))
+    w = sdk.zeros(3)
+    w.index_put_((sdk.tensor([0, 0, 2]),), sdk.tensor([1.0, 2.0, 3.0]), accumulate=True)
+    close(w, np.array([3.0, 0, 3.0], np.float32))
+
+
+def test_nonzero(rng, close):
+    a = rng.integers(0, 2, size=(3, 4))
+    t = sdk.tensor(a)
+    close(t.nonzero(), np.argwhere(a))
+    for got, ref in zip(sdk.nonzero(t, as_tuple=True), np.nonzero(a)):
+        close(got, ref)
+    close(sdk.zeros(0).nonzero(), np.zeros((0, 1), np.int64))
+
+
+def test_view_errors(pair):
+    _, t = pair
+    with pytest.raises((ValueError, RuntimeError)):
+        t.view(5, 5)
+    with pytest.raises((ValueError, RuntimeError)):
+        t.permute(0, 1)
+    with pytest.raises(IndexError):
+        t.transpose(0, 3)
+    with pytest.raises(IndexError):
+        t.select(1, 3)
+    with pytest.raises((ValueError, RuntimeError)):
+        t.expand(5, 3, 4)
+    with pytest.raises(RuntimeError):
+        t.t()
+
+
+def test_creation(close):
+    close(sdk.zeros(2, 3), np.zeros((2, 3), np.float32))
+    close(sdk.ones((2, 3), dtype=sdk.int32), np.ones((2, 3), np.int32))
+    close(sdk.full((2,), 7), np.full(2, 7, np.int64))
+    close(sdk.full((2,), 7.0), np.full(2, 7, np.float32))
+    close(sdk.full((2,), True), np.full(2, True))
+    close(sdk.arange(5), np.arange(5))
+    close(sdk.arange(1, 2, 0.25), np.arange(1, 2, 0.25, dtype=np.float32))
+    close(sdk.arange(10, 0, -3), np.arange(10, 0, -3))
+    close(sdk.linspace(0, 1, 5), np.linspace(0, 1, 5, dtype=np.float32))
+    close(sdk.eye(3), np.eye(3, dtype=np.float32))
+    close(sdk.eye(2, 4, dtype=sdk.float64), np.eye(2, 4))
+    t = sdk.ones(2, 3, dtype=sdk.float64)
+    close(sdk.zeros_like(t), np.zeros((2, 3)))
+    close(sdk.ones_like(t, dtype=sdk.int64), np.ones((2, 3), np.int64))
+    close(sdk.full_like(t, 2.5), np.full((2, 3), 2.5))
+    assert sdk.empty_like(t).shape == (2, 3)
+    assert sdk.empty(0).shape == (0,) and sdk.empty(()).shape == ()
+    assert sdk.tensor([[True, False]]).dtype == sdk.bool
+    assert sdk.tensor([1, 2.5]).dtype == sdk.float32
+    assert sdk.tensor([]).shape == (0,)
+    close(sdk.tensor([[1, 2], [3, 4]], dtype=sdk.float64), np.array([[1.0, 2], [3, 4]]))
+
+
+def test_random_and_generators():
+    sdk.manual_seed(0)
+    a = sdk.rand(1000)
+    sdk.manual_seed(0)
+    b = sdk.rand(1000)
+    assert sdk.equal(a, b) if hasattr(sdk, "equal") else bool((a == b).all())
+    an = a.numpy()
+    assert 0 <= an.min() and an.max() < 1 and abs(an.mean() - 0.5) < 0.05
+    g = sdk.Generator(42)
+    x = sdk.randn(2000, generator=g, dtype=sdk.float64).numpy()
+    assert abs(x.mean()) < 0.1 and abs(x.std() - 1) < 0.1
+    g2 = sdk.Generator().manual_seed(42)
+    assert (sdk.randn(2000, generator=g2, dtype=sdk.float64).numpy() == x).all()
+    r = sdk.randint(3, 7, (500,)).numpy()
+    assert r.min() >= 3 and r.max() < 7 and r.dtype == np.int64
+    r2 = sdk.randint(5, (10,))
+    assert r2.dtype == sdk.int64 and int(r2.max()) < 5
+    p = sdk.randperm(10, generator=g).numpy()
+    assert sorted(p) == list(range(10))
+    assert sdk.rand_like(sdk.zeros(2, 2)).shape == (2, 2) and sdk.randn_like(sdk.zeros(3)).shape == (3,)
+    with pytest.raises(TypeError):
+        sdk.rand(3, generator="nope")
