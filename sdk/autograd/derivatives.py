@@ -590,7 +590,7 @@ def _none(g, n):
 class D:
     """One derivative: formula, saved inputs, what of the output is kept (see module doc)."""
 
-    __slots__ = ("fn", "saves", "result", "name", "op")
+    __slots__ = ("fn", "saves", "result", "name", "op", "view")
 
     def __init__(self, fn: Callable, saves: tuple[int, ...] = (), result: Any = False) -> None:
         self.fn = fn
@@ -598,6 +598,7 @@ class D:
         self.result = result
         self.name = ""  # set from the table key below
         self.op = ""
+        self.view = False  # output shares the input's storage (set from VIEW_OPS)
 
 
 _X = (0,)  # saves the first input
@@ -730,6 +731,16 @@ DERIVATIVES: dict[str, D] = {
     "copy_": D(_copy_),
 }
 
+# Ops whose output is a view of input 0: autograd refuses in-place writes through such a
+# view, and uses of a view after its base was modified in place (both would need the
+# base's history rewritten, which this engine does not do).
+VIEW_OPS = {
+    "view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as", "transpose",
+    "swapaxes", "t", "permute", "expand", "expand_as", "broadcast_to", "alias", "narrow",
+    "select", "slice", "chunk", "split", "split_with_sizes", "unbind",
+}  # fmt: skip
+
 for _name, _d in DERIVATIVES.items():
+    _d.view = _name in VIEW_OPS
     _d.op = _name
     _d.name = "".join(p.capitalize() for p in _name.strip("_").split("_")) + "Backward0"

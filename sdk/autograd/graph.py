@@ -55,13 +55,15 @@ class TensorMeta:
 class _AutogradMeta:
     """Per-tensor autograd state kept in the tensor's ``_ag`` slot (only when needed)."""
 
-    __slots__ = ("output_nr", "acc", "hooks", "retains_grad")
+    __slots__ = ("output_nr", "acc", "hooks", "retains_grad", "base", "base_fn")
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
         self.acc = None  # weakref to the leaf's AccumulateGrad
         self.hooks = None  # leaf hooks: {id: fn}
         self.retains_grad = False
+        self.base = None  # for views: the tensor whose storage this one views
+        self.base_fn = None  # the base's grad_fn when the view was taken
 
 
 class RemovableHandle:
@@ -247,7 +249,12 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
                 add_edge((_accumulator(x), 0))
             else:
                 m = x._ag
-                add_edge((fn, 0) if m is None else (fn, m.output_nr))
+                if m is None:
+                    add_edge((fn, 0))
+                else:
+                    if m.base is not None and m.base.grad_fn is not m.base_fn:
+                        _stale_view(op)
+                    add_edge((fn, m.output_nr))
             any_grad = True
         else:
             add_edge(_NO_EDGE)
@@ -258,6 +265,13 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
         if output.grad_fn is None and output._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        m = output._ag
+        if m is not None and m.base is not None:
+            raise NotImplementedError(
+                f"autograd: in-place '{op}' on a view of a tensor that requires grad is not "
+                "supported (the base tensor's history would need rewriting); clone() the "
+                "view first or use an out-of-place op"
             )
         inputs = (_alias(inputs[0]),) + tuple(inputs[1:])
     node = Node(d, tuple(edges), inputs, attrs)
@@ -293,7 +307,36 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
         output.grad_fn = node
         if inplace and output._ag is not None:
             output._ag = None
+    if d.view:
+        _mark_views(inputs[0], output)
     return output
+
+
+def _mark_views(src: Any, output: Any) -> None:
+    """Remember, on each output view, its base and the base's grad_fn at this point."""
+    m = src._ag
+    base = m.base if m is not None and m.base is not None else src
+    base_fn = base.grad_fn
+    outs = output if type(output) is tuple else (output,)
+    ptr = src.data_ptr()
+    for i, o in enumerate(outs):
+        if o.grad_fn is None:
+            continue
+        if len(outs) == 1 and o.data_ptr() != ptr and o.storage_offset() == 0:
+            continue  # reshape/flatten that had to copy: not a view
+        om = o._ag
+        if om is None:
+            om = o._ag = _AutogradMeta(i)
+        om.base = base
+        om.base_fn = base_fn
+
+
+def _stale_view(op: str) -> None:
+    raise RuntimeError(
+        f"autograd: '{op}' uses a view whose base tensor was modified by an in-place operation "
+        "after the view was taken; its recorded history is stale. Take the view again after "
+        "the in-place operation (or clone() it before)."
+    )
 
 
 # --------------------------------------------------------------------------- tensor API

@@ -378,3 +378,50 @@ def test_graph_is_freed_with_output():
     del y
     gc.collect()
     assert ref() is None
+
+
+def test_backward_inputs_restricts_accumulation():
+    x = leaf([1.0])
+    w = leaf([2.0])
+    (x * w).sum().backward(inputs=[w])
+    assert x.grad is None
+    np.testing.assert_allclose(w.grad.numpy(), [1.0])
+
+
+def test_node_post_hook_and_prehook():
+    x = leaf([1.0, 2.0])
+    y = x * 3
+    calls = []
+    y.grad_fn.register_prehook(lambda grads: calls.append("pre"))
+    y.grad_fn.register_hook(lambda gin, gout: calls.append("post"))
+    y.sum().backward()
+    assert calls == ["pre", "post"]
+
+
+def test_inplace_through_view_is_refused_not_silently_wrong():
+    x = leaf(np.ones((2, 3)))
+    y = x * 1.0
+    with pytest.raises(NotImplementedError, match="view"):
+        y[0].mul_(2.0)
+    y2 = x * 1.0
+    with pytest.raises(NotImplementedError, match="view"):
+        y2.t().add_(1.0)
+
+
+def test_view_used_after_base_modified_in_place_is_refused():
+    x = leaf(np.ones((2, 3)))
+    y = x * 1.0
+    v = y[0]
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError, match="stale"):
+        (v * 1.0).sum()
+
+
+def test_view_of_leaf_survives_optimizer_style_updates():
+    w = leaf(np.ones((2, 3)))
+    wt = w.t()
+    for _ in range(2):
+        (wt * 2).sum().backward()
+        with sdk.no_grad():
+            w.sub_(w.grad * 0.1)
+    np.testing.assert_allclose(w.grad.numpy(), np.full((2, 3), 4.0))
