@@ -209,6 +209,40 @@ def test_nvcc_compiles_kernels_using_accessors(tmp_path: Path) -> None:
     assert obj.stat().st_size > 0
 
 
+def test_nvcc_compiles_extension_header(tmp_path: Path) -> None:
+    # CUDA extensions usually include the pybind11 header in their .cu files too.
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    try:
+        import pybind11
+    except ImportError:
+        pytest.skip("pybind11 not installed")
+    src = tmp_path / "ext_cuda.cu"
+    src.write_text(
+        "#include <sdk/extension.h>\n"
+        f'#include "{CPP / "cuda_kernel.cpp"}"\n'
+        'PYBIND11_MODULE(ext_cuda, m) { m.def("scale_rows", &scale_rows_cuda); }\n'
+    )
+    obj = tmp_path / "ext_cuda.o"
+    _run(
+        [
+            nvcc,
+            "-std=c++17",
+            "-Xcompiler",
+            "-fPIC",
+            f"-I{INCLUDE}",
+            f"-I{pybind11.get_include()}",
+            f"-I{sysconfig.get_paths()['include']}",
+            "-c",
+            str(src),
+            "-o",
+            str(obj),
+        ]
+    )
+    assert obj.stat().st_size > 0
+
+
 # ---------------------------------------------------------------------------------------
 # The pybind11 module (extension.h)
 # ---------------------------------------------------------------------------------------
