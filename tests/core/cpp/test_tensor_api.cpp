@@ -112,6 +112,15 @@ void test_handles_and_metadata() {
   EXPECT(all_close(sdk::arange(1, 7, 2), {1, 3, 5}));
   EXPECT(all_close(sdk::linspace(0, 1, 5, sdk::kFloat64), {0, 0.25, 0.5, 0.75, 1}));
   EXPECT(all_close(sdk::eye(2, 3), {1, 0, 0, 0, 1, 0}));
+  auto ri = sdk::randint(0, 10, {50});
+  EXPECT(ri.scalar_type() == sdk::kInt64 && ri.min().item<int64_t>() >= 0 &&
+         ri.max().item<int64_t>() < 10);
+  EXPECT(sdk::randint(3, {4}, sdk::kInt32).scalar_type() == sdk::kInt32);
+  auto u = sdk::rand({1000}, sdk::kFloat64);
+  EXPECT(u.min().item<double>() >= 0 && u.max().item<double>() < 1);
+  EXPECT(std::fabs(u.mean().item<double>() - 0.5) < 0.1);
+  EXPECT(static_cast<float>(sdk::full({}, 1.5, sdk::kHalf).item<sdk::Half>()) == 1.5f);
+  EXPECT(sdk::full({}, 2, sdk::kInt32).item().isIntegral(false));
   EXPECT(sdk::Device("cuda:1").index() == 1 && sdk::Device("cpu").is_cpu());
   EXPECT_ERROR(SDK_ERROR_VALUE, "tpu", sdk::Device("tpu"));
 }
