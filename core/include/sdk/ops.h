@@ -122,6 +122,48 @@ inline Tensor eye(int64_t n, const TensorOptions& options = {}) { return eye(n, 
 /*! \brief Reseed the default generator used by rand/randn/randint. */
 inline void manual_seed(uint64_t seed) { sdk_manual_seed(nullptr, seed); }
 
+/*! \brief An owned, seedable random generator (move-only) for reproducible streams that
+ *  do not disturb the default generator. */
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) {
+    detail::check_status(sdk_generator_create(seed, &gen_), "Generator");
+  }
+  Generator(Generator&& o) noexcept : gen_(o.gen_) { o.gen_ = nullptr; }
+  Generator& operator=(Generator&& o) noexcept {
+    std::swap(gen_, o.gen_);
+    return *this;
+  }
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+  ~Generator() { sdk_generator_destroy(gen_); }
+  void manual_seed(uint64_t seed) { sdk_manual_seed(gen_, seed); }
+  sdk_generator* get() const { return gen_; }
+
+ private:
+  sdk_generator* gen_ = nullptr;
+};
+
+/*! \brief Uniform [0, 1) from `gen`. */
+inline Tensor rand(IntArrayRef size, Generator& gen, const TensorOptions& options = {}) {
+  Tensor t = empty(size, options);
+  detail::check_status(sdk_uniform_(t.get(), 0.0, 1.0, gen.get()), "rand");
+  return t;
+}
+/*! \brief Standard normal from `gen`. */
+inline Tensor randn(IntArrayRef size, Generator& gen, const TensorOptions& options = {}) {
+  Tensor t = empty(size, options);
+  detail::check_status(sdk_normal_(t.get(), 0.0, 1.0, gen.get()), "randn");
+  return t;
+}
+/*! \brief Integers in [low, high) from `gen`; int64 unless a dtype is given. */
+inline Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator& gen,
+                      const TensorOptions& options = {}) {
+  Tensor t = empty(size, options.has_dtype() ? options : options.dtype(kLong));
+  detail::check_status(sdk_randint_(t.get(), low, high, gen.get()), "randint");
+  return t;
+}
+
 /*! \brief Uniform [0, 1). */
 inline Tensor rand(IntArrayRef size, const TensorOptions& options = {}) {
   Tensor t = empty(size, options);
@@ -399,6 +441,28 @@ inline Tensor index(const Tensor& self, TensorList indices) {
 }
 inline Tensor nonzero(const Tensor& self) {
   SDK_DETAIL_RETURN("nonzero", sdk_nonzero(self.get(), &r_));
+}
+
+/*! \brief The dtype of an op on a and b under torch's promotion rules. */
+inline ScalarType promote_types(ScalarType a, ScalarType b) {
+  return from_c_dtype(sdk_promote_types(to_c(a), to_c(b)));
+}
+
+/*! \brief Export as a versioned DLPack tensor sharing memory; the caller owns the result
+ *  and calls its deleter. */
+inline sdk_dl_managed_tensor_versioned* toDLPack(const Tensor& t) {
+  sdk_dl_managed_tensor_versioned* m = nullptr;
+  detail::check_status(sdk_to_dlpack(t.get(), &m), "toDLPack");
+  return m;
+}
+/*! \brief Import a versioned DLPack tensor without copying; the tensor takes ownership of
+ *  `m` on success (on failure it stays the caller's). */
+inline Tensor fromDLPack(sdk_dl_managed_tensor_versioned* m) {
+  SDK_DETAIL_RETURN("fromDLPack", sdk_from_dlpack(m, &r_));
+}
+/*! \brief Import a pre-1.0 (unversioned) DLPack tensor; ownership as fromDLPack. */
+inline Tensor fromDLPack(sdk_dl_managed_tensor* m) {
+  SDK_DETAIL_RETURN("fromDLPack", sdk_from_dlpack_unversioned(m, &r_));
 }
 
 /*! \brief Threads used by the core's kernels and its BLAS. */

@@ -126,6 +126,9 @@ class Tensor {
 
   // ---- data access ---------------------------------------------------------------------
   void* data_ptr() const { return sdk_tensor_data_ptr(checked()); }
+  /*! \brief Base address and byte size of the whole storage behind this view. */
+  void* storage_data_ptr() const { return sdk_tensor_storage_ptr(checked()); }
+  int64_t storage_nbytes() const { return sdk_tensor_storage_nbytes(checked()); }
   const void* const_data_ptr() const { return data_ptr(); }
   void* mutable_data_ptr() const { return data_ptr(); }
   /*! \brief Typed pointer to element [0, ...]; throws unless T matches the dtype. */

@@ -121,6 +121,16 @@ void test_handles_and_metadata() {
   EXPECT(std::fabs(u.mean().item<double>() - 0.5) < 0.1);
   EXPECT(static_cast<float>(sdk::full({}, 1.5, sdk::kHalf).item<sdk::Half>()) == 1.5f);
   EXPECT(sdk::full({}, 2, sdk::kInt32).item().isIntegral(false));
+  sdk::Generator g1(123), g2(123);
+  auto r1 = sdk::randn({8}, g1, sdk::kFloat64), r2 = sdk::randn({8}, g2, sdk::kFloat64);
+  EXPECT((r1 == r2).all().item<bool>() &&
+         !(r1 == sdk::randn({8}, g1, sdk::kFloat64)).all().item<bool>());
+  EXPECT(sdk::promote_types(sdk::kInt32, sdk::kFloat32) == sdk::kFloat32);
+  auto dl = sdk::toDLPack(r1);
+  auto back_dl = sdk::fromDLPack(dl);
+  EXPECT(back_dl.data_ptr() == r1.data_ptr() && back_dl.sizes() == r1.sizes());
+  EXPECT(r1.slice(0, 2).storage_nbytes() == 64 &&
+         r1.slice(0, 2).storage_data_ptr() == r1.data_ptr());
   EXPECT(sdk::Device("cuda:1").index() == 1 && sdk::Device("cpu").is_cpu());
   EXPECT_ERROR(SDK_ERROR_VALUE, "tpu", sdk::Device("tpu"));
 }
