@@ -122,3 +122,22 @@ def test_generated_project_installs_and_its_tests_pass(tmp_path, bridge):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " passed" in proc.stdout and "failed" not in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bridge", _new.BRIDGES)
+def test_generated_cuda_kernels_compile_with_nvcc(tmp_path, bridge):
+    # No GPU here: the CUDA path is checked by compiling it (nvcc -c), not by running it.
+    import shutil
+
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    _new.render("cu_op", tmp_path / "p", cuda=True, bridge=bridge)
+    include = ROOT / "core" / "include"
+    run(
+        [nvcc, "-std=c++17", f"-I{include}", "-c", "csrc/cu_op_cuda.cu", "-o", "cu_op_cuda.o"],
+        cwd=tmp_path / "p",
+        timeout=300,
+    )
+    assert (tmp_path / "p" / "cu_op_cuda.o").stat().st_size > 0
