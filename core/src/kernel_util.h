@@ -3,10 +3,19 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define SDK_K2_AVX2 __attribute__((target("avx2,fma")))
+#endif
 
 #include "dtype.h"
 #include "parallel.h"
@@ -197,6 +206,153 @@ inline std::vector<bool> dims_mask(const TensorImpl& x, int64_t ndims, const int
     if (x.ndim > 0) mask[d] = true;
   }
   return mask;
+}
+
+// ---------------------------------------------------------------------------
+// Contiguous float/double kernels shared by reductions and softmax.
+// ---------------------------------------------------------------------------
+
+// Sum of n contiguous values with 16 independent accumulators (vectorises).
+template <typename A>
+inline A sum_contig16(const A* p, int64_t n) {
+  A acc[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int j = 0; j < 16; ++j) acc[j] += p[i + j];
+  }
+  for (; i < n; ++i) acc[0] += p[i];
+  for (int w = 8; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  }
+  return acc[0];
+}
+
+#if defined(__SSE2__)
+struct SseF {
+  using V = __m128;
+  static constexpr int W = 4;
+  static V load(const float* p) { return _mm_loadu_ps(p); }
+  static V max(V a, V b) { return _mm_max_ps(a, b); }
+  static V min(V a, V b) { return _mm_min_ps(a, b); }
+  static V unord(V a) { return _mm_cmpunord_ps(a, a); }
+  static V orv(V a, V b) { return _mm_or_ps(a, b); }
+  static int any(V a) { return _mm_movemask_ps(a); }
+  static void store(float* p, V a) { _mm_storeu_ps(p, a); }
+};
+struct SseD {
+  using V = __m128d;
+  static constexpr int W = 2;
+  static V load(const double* p) { return _mm_loadu_pd(p); }
+  static V max(V a, V b) { return _mm_max_pd(a, b); }
+  static V min(V a, V b) { return _mm_min_pd(a, b); }
+  static V unord(V a) { return _mm_cmpunord_pd(a, a); }
+  static V orv(V a, V b) { return _mm_or_pd(a, b); }
+  static int any(V a) { return _mm_movemask_pd(a); }
+  static void store(double* p, V a) { _mm_storeu_pd(p, a); }
+};
+#endif
+
+#if defined(__x86_64__)
+// Run-time check: the library is built for baseline x86-64; hot loops have AVX2 copies.
+inline bool has_avx2() {
+  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return v;
+}
+
+// AVX2 max/min over a prefix of p (4 vectors per step); sets `done` to the
+// count consumed and `nan` when a NaN was seen. Requires n >= 4 vectors.
+#define SDK_K2_MINMAX_AVX2(NAME, A, V, W, LD, MAXI, MINI, CMP, OR, ZERO, ST, MASK)          \
+  template <bool kMin>                                                                      \
+  SDK_K2_AVX2 A NAME(const A* p, int64_t n, int64_t& done, bool& nan) {                     \
+    V a0 = LD(p), a1 = LD(p + W), a2 = LD(p + 2 * W), a3 = LD(p + 3 * W);                   \
+    V nv = OR(OR(CMP(a0, a0, _CMP_UNORD_Q), CMP(a1, a1, _CMP_UNORD_Q)),                     \
+              OR(CMP(a2, a2, _CMP_UNORD_Q), CMP(a3, a3, _CMP_UNORD_Q)));                    \
+    int64_t i = 4 * W;                                                                      \
+    for (; i + 4 * W <= n; i += 4 * W) {                                                    \
+      V v0 = LD(p + i), v1 = LD(p + i + W), v2 = LD(p + i + 2 * W), v3 = LD(p + i + 3 * W); \
+      if (kMin) {                                                                           \
+        a0 = MINI(a0, v0), a1 = MINI(a1, v1), a2 = MINI(a2, v2), a3 = MINI(a3, v3);         \
+      } else {                                                                              \
+        a0 = MAXI(a0, v0), a1 = MAXI(a1, v1), a2 = MAXI(a2, v2), a3 = MAXI(a3, v3);         \
+      }                                                                                     \
+      nv = OR(nv, OR(OR(CMP(v0, v0, _CMP_UNORD_Q), CMP(v1, v1, _CMP_UNORD_Q)),              \
+                     OR(CMP(v2, v2, _CMP_UNORD_Q), CMP(v3, v3, _CMP_UNORD_Q))));            \
+    }                                                                                       \
+    a0 = kMin ? MINI(MINI(a0, a1), MINI(a2, a3)) : MAXI(MAXI(a0, a1), MAXI(a2, a3));        \
+    A lanes[W];                                                                             \
+    ST(lanes, a0);                                                                          \
+    A r = lanes[0];                                                                         \
+    for (int j = 1; j < W; ++j) {                                                           \
+      r = kMin ? (lanes[j] < r ? lanes[j] : r) : (lanes[j] > r ? lanes[j] : r);             \
+    }                                                                                       \
+    done = i;                                                                               \
+    nan = MASK(nv) != 0;                                                                    \
+    (void)ZERO;                                                                             \
+    return r;                                                                               \
+  }
+
+SDK_K2_MINMAX_AVX2(minmax_avx2_f, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps,
+                   _mm256_cmp_ps, _mm256_or_ps, 0, _mm256_storeu_ps, _mm256_movemask_ps)
+SDK_K2_MINMAX_AVX2(minmax_avx2_d, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd,
+                   _mm256_cmp_pd, _mm256_or_pd, 0, _mm256_storeu_pd, _mm256_movemask_pd)
+#undef SDK_K2_MINMAX_AVX2
+
+template <bool kMin>
+inline float minmax_avx2(const float* p, int64_t n, int64_t& done, bool& nan) {
+  return minmax_avx2_f<kMin>(p, n, done, nan);
+}
+template <bool kMin>
+inline double minmax_avx2(const double* p, int64_t n, int64_t& done, bool& nan) {
+  return minmax_avx2_d<kMin>(p, n, done, nan);
+}
+#endif
+
+// Max (kMin false) or min of n >= 1 contiguous floats/doubles; NaN if any is
+// NaN (the SIMD max ignores NaN, so NaNs are tracked on the side).
+template <bool kMin, typename A>
+inline A minmax_contig(const A* p, int64_t n) {
+  int64_t i = 0;
+  A r = p[0];
+  bool nan = false;
+#if defined(__x86_64__)
+  if (n >= 128 && has_avx2()) {
+    r = minmax_avx2<kMin>(p, n, i, nan);
+  }
+#endif
+#if defined(__SSE2__)
+  using S = std::conditional_t<std::is_same_v<A, float>, SseF, SseD>;
+  constexpr int W = S::W;
+  if (n >= 4 * W && i == 0) {
+    typename S::V a0 = S::load(p), a1 = S::load(p + W), a2 = S::load(p + 2 * W),
+                  a3 = S::load(p + 3 * W);
+    typename S::V nv =
+        S::orv(S::orv(S::unord(a0), S::unord(a1)), S::orv(S::unord(a2), S::unord(a3)));
+    for (i = 4 * W; i + 4 * W <= n; i += 4 * W) {
+      typename S::V v0 = S::load(p + i), v1 = S::load(p + i + W), v2 = S::load(p + i + 2 * W),
+                    v3 = S::load(p + i + 3 * W);
+      if (kMin) {
+        a0 = S::min(a0, v0), a1 = S::min(a1, v1), a2 = S::min(a2, v2), a3 = S::min(a3, v3);
+      } else {
+        a0 = S::max(a0, v0), a1 = S::max(a1, v1), a2 = S::max(a2, v2), a3 = S::max(a3, v3);
+      }
+      nv = S::orv(nv,
+                  S::orv(S::orv(S::unord(v0), S::unord(v1)), S::orv(S::unord(v2), S::unord(v3))));
+    }
+    a0 = kMin ? S::min(S::min(a0, a1), S::min(a2, a3)) : S::max(S::max(a0, a1), S::max(a2, a3));
+    A lanes[W];
+    S::store(lanes, a0);
+    r = lanes[0];
+    for (int j = 1; j < W; ++j)
+      r = kMin ? (lanes[j] < r ? lanes[j] : r) : (lanes[j] > r ? lanes[j] : r);
+    nan = S::any(nv) != 0;
+  }
+#endif
+  for (; i < n; ++i) {
+    A v = p[i];
+    nan = nan || v != v;
+    r = kMin ? (v < r ? v : r) : (v > r ? v : r);
+  }
+  return nan ? A(NAN) : r;
 }
 
 }  // namespace sdk::detail::k2

@@ -55,16 +55,19 @@ inline bool is_nan(T v) {
 
 template <typename A>
 struct SumOp {
+  static constexpr int kMinMax = 0;
   static A init() { return A(0); }
   static A combine(A a, A b) { return a + b; }
 };
 template <typename A>
 struct ProdOp {
+  static constexpr int kMinMax = 0;
   static A init() { return A(1); }
   static A combine(A a, A b) { return a * b; }
 };
 template <typename A>
 struct MaxOp {
+  static constexpr int kMinMax = 1;
   static A init() {
     if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::lowest();
@@ -73,6 +76,7 @@ struct MaxOp {
 };
 template <typename A>
 struct MinOp {
+  static constexpr int kMinMax = -1;
   static A init() {
     if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::max();
@@ -80,29 +84,26 @@ struct MinOp {
   static A combine(A a, A b) { return (b < a || is_nan(b)) ? b : a; }
 };
 struct AllOp {
+  static constexpr int kMinMax = 0;
   static bool init() { return true; }
   static bool combine(bool a, bool b) { return a && b; }
 };
 struct AnyOp {
+  static constexpr int kMinMax = 0;
   static bool init() { return false; }
   static bool combine(bool a, bool b) { return a || b; }
 };
 
-// Reduce n contiguous elements: 16 independent accumulators (vectorisable)
-// over blocks, halves combined pairwise above the block size, which keeps
-// float32 sums accurate (error grows with log n, as in a pairwise sum).
+// Reduce n <= kBlock contiguous elements with 16 independent accumulators
+// (vectorisable), combined pairwise at the end.
+constexpr int64_t kBlock = 2048;
 template <typename Op, typename A, typename T>
-A reduce_contig(const T* p, int64_t n) {
+__attribute__((always_inline)) inline A reduce_block(const T* p, int64_t n) {
   constexpr int L = 16;
-  constexpr int64_t kBlock = 2048;
   if (n < 2 * L) {
     A acc = Op::init();
     for (int64_t i = 0; i < n; ++i) acc = Op::combine(acc, convert<A>(p[i]));
     return acc;
-  }
-  if (n > kBlock) {
-    int64_t h = (n / 2) & ~int64_t(L - 1);
-    return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
   }
   A acc[L];
   for (int j = 0; j < L; ++j) acc[j] = convert<A>(p[j]);
@@ -119,8 +120,56 @@ A reduce_contig(const T* p, int64_t n) {
 
 // acc[j] = combine(acc[j], row[j]) for j < m: vectorised across the row.
 template <typename Op, typename A, typename T>
-inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
+__attribute__((always_inline)) inline void combine_row_body(A* __restrict acc,
+                                                            const T* __restrict row, int64_t m) {
   for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], convert<A>(row[j]));
+}
+
+// Baseline and AVX2 copies of the two leaf loops, picked at run time.
+template <typename Op, typename A, typename T>
+A reduce_block_base(const T* p, int64_t n) {
+  return reduce_block<Op, A>(p, n);
+}
+template <typename Op, typename A, typename T>
+void combine_row_base(A* __restrict acc, const T* __restrict row, int64_t m) {
+  combine_row_body<Op>(acc, row, m);
+}
+#if defined(__x86_64__)
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 A reduce_block_avx2(const T* p, int64_t n) {
+  return reduce_block<Op, A>(p, n);
+}
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 void combine_row_avx2(A* __restrict acc, const T* __restrict row, int64_t m) {
+  combine_row_body<Op>(acc, row, m);
+}
+#endif
+
+template <typename Op, typename A, typename T>
+inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
+#if defined(__x86_64__)
+  if (has_avx2()) return combine_row_avx2<Op>(acc, row, m);
+#endif
+  combine_row_base<Op>(acc, row, m);
+}
+
+// Reduce n contiguous elements: blocks of kBlock, halves combined pairwise
+// above that, which keeps float32 sums accurate (error grows with log n, as
+// in a pairwise sum). Float max/min use the NaN-aware SIMD kernel.
+template <typename Op, typename A, typename T>
+A reduce_contig(const T* p, int64_t n) {
+  if constexpr (Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>) {
+    if (n == 0) return Op::init();
+    return minmax_contig<(Op::kMinMax < 0)>(p, n);
+  }
+  if (n > kBlock) {
+    int64_t h = (n / 2) & ~int64_t(15);
+    return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
+  }
+#if defined(__x86_64__)
+  if (has_avx2()) return reduce_block_avx2<Op, A>(p, n);
+#endif
+  return reduce_block_base<Op, A>(p, n);
 }
 
 template <typename A>

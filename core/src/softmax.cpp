@@ -8,40 +8,62 @@
 namespace sdk::detail::k2 {
 namespace {
 
-template <typename A>
-inline A exp_acc(A v) {
-  if constexpr (std::is_same_v<A, float>) {
-    return vm::exp_f32(v);
-  } else {
-    return std::exp(v);
-  }
+#if defined(__SSE2__)
+// e^x for x <= 0 (x - max in softmax), 4 lanes of SSE2: x = n*ln2 + r with
+// |r| <= ln2/2, e^r by a degree-7 polynomial, 2^n from exponent bits in two
+// halves so subnormal results stay right. Written with intrinsics because
+// the compiler does not vectorise selects under the default trapping-math.
+inline __m128 exp_nonpos_ps(__m128 x) {
+  const __m128 kRound = _mm_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  x = _mm_max_ps(_mm_set1_ps(-104.0f), x);         // second operand: NaN passes through
+  __m128 n =
+      _mm_sub_ps(_mm_add_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504088896341f)), kRound), kRound);
+  __m128 r = _mm_sub_ps(x, _mm_mul_ps(n, _mm_set1_ps(0.693145751953125f)));
+  r = _mm_sub_ps(r, _mm_mul_ps(n, _mm_set1_ps(1.42860682030941723212e-6f)));
+  __m128 p = _mm_set1_ps(1.0f / 5040.0f);
+  const float coef[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
+  for (float c : coef) p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(c));
+  __m128i ni = _mm_cvttps_epi32(n);
+  __m128i h1 = _mm_srai_epi32(ni, 1);
+  __m128i h2 = _mm_sub_epi32(ni, h1);
+  const __m128i bias = _mm_set1_epi32(127);
+  __m128 s1 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(h1, bias), 23));
+  __m128 s2 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(h2, bias), 23));
+  __m128 res = _mm_mul_ps(_mm_mul_ps(p, s1), s2);
+  return _mm_andnot_ps(_mm_cmple_ps(x, _mm_set1_ps(-103.97f)), res);  // underflow to 0
+}
+#endif
+
+// y[i] = e^(x[i] - m) for i < n.
+inline void exp_shifted(const float* x, float* y, int64_t n, float m) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 mv = _mm_set1_ps(m);
+  for (; i + 4 <= n; i += 4)
+    _mm_storeu_ps(y + i, exp_nonpos_ps(_mm_sub_ps(_mm_loadu_ps(x + i), mv)));
+#endif
+  for (; i < n; ++i) y[i] = vm::exp_f32(x[i] - m);
+}
+inline void exp_shifted(const double* x, double* y, int64_t n, double m) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - m);
 }
 
 // One contiguous row of n: y = softmax(x) or log_softmax(x), computed in A.
+// Separate simple loops (max, exp, sum, scale) so each one vectorises.
 template <bool kLog, typename A>
 void softmax_row(const A* __restrict x, A* __restrict y, int64_t n) {
-  A m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
-  if (m != m || std::isinf(m)) {  // NaN anywhere, or +-inf max: plain formula gives torch's answer
-    bool has_nan = false;
-    for (int64_t i = 0; i < n; ++i) has_nan = has_nan || x[i] != x[i];
-    if (has_nan) {
-      for (int64_t i = 0; i < n; ++i) y[i] = A(NAN);
-      return;
-    }
-    if (m < 0) m = 0;  // all -inf: exp gives 0/0 = NaN, as in torch
+  A m = minmax_contig<false>(x, n);
+  if (m != m) {  // a NaN anywhere makes the whole row NaN, as in torch
+    for (int64_t i = 0; i < n; ++i) y[i] = A(NAN);
+    return;
   }
-  A sum = 0;
+  if (std::isinf(m) && m < 0) m = 0;  // all -inf: 0/0 gives NaN, as in torch
+  exp_shifted(x, y, n, m);
+  const A sum = sum_contig16(y, n);
   if constexpr (kLog) {
-    for (int64_t i = 0; i < n; ++i) sum += exp_acc(x[i] - m);
     const A shift = m + std::log(sum);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
   } else {
-    for (int64_t i = 0; i < n; ++i) {
-      A e = exp_acc(x[i] - m);
-      y[i] = e;
-      sum += e;
-    }
     const A inv = A(1) / sum;
     for (int64_t i = 0; i < n; ++i) y[i] *= inv;
   }

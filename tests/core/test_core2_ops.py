@@ -23,9 +23,6 @@ def reduce(op, a, dims=None, keepdim=False, dtype=-1, out=None):
     n, arr = dims_arg(dims)
     t = T(a)
     if out is not None:
-        from ctypes import c_void_p
-
-        res = c_void_p()
         from tests.core.core2_ctypes import check
 
         check(LIB.sdk_reduce(op, t.h, n, arr, int(keepdim), dtype, out.h, None))

@@ -1,0 +1,95 @@
+"""Core reductions, softmax, matmul and cat against numpy: prints a table (best of N runs).
+
+Usage: python benchmarks/bench_core_reduce_linalg.py [--threads N]
+Talks to sdk/lib/libsdk_core.so through ctypes, so it measures the core alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--threads", type=int, default=1)
+args = parser.parse_args()
+os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)  # numpy's BLAS, read at import
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.core.core2_ctypes import LIB, T, call, dims_arg, tensor_list  # noqa: E402
+
+
+def best(fn, reps=7):
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def row(name, t_sdk, t_np, extra=""):
+    print(f"{name:<34} {t_sdk * 1e3:10.3f} {t_np * 1e3:10.3f} {t_np / t_sdk:8.2f}x  {extra}")
+
+
+def main() -> None:
+    LIB.sdk_set_num_threads(args.threads)
+    rng = np.random.default_rng(0)
+    print(f"threads={args.threads}")
+    print(f"{'op':<34} {'sdk ms':>10} {'numpy ms':>10} {'speedup':>9}")
+    x = rng.random((2048, 2048), dtype=np.float32)
+    tx = T(x)
+    for dim in (0, 1):
+        n, arr = dims_arg((dim,))
+        row(
+            f"sum f32 2048x2048 dim={dim}",
+            best(lambda: call("sdk_reduce", 0, tx.h, n, arr, 0, -1, None)),
+            best(lambda: x.sum(axis=dim)),
+        )
+    v = rng.random(1 << 20, dtype=np.float32)
+    tv = T(v)
+    row("sum f32 1M", best(lambda: call("sdk_reduce", 0, tv.h, 0, None, 0, -1, None)),
+        best(lambda: v.sum()))
+    row("amax f32 1M", best(lambda: call("sdk_reduce", 3, tv.h, 0, None, 0, -1, None)),
+        best(lambda: v.max()))
+    s = rng.standard_normal((256, 1024)).astype(np.float32)
+    ts = T(s)
+
+    def np_softmax():
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    row("softmax f32 256x1024 dim=1", best(lambda: call("sdk_softmax", ts.h, 1)),
+        best(np_softmax))
+    for n in (1024, 2048):
+        for dt in (np.float32, np.float64):
+            a = rng.random((n, n)).astype(dt)
+            b = rng.random((n, n)).astype(dt)
+            ta, tb = T(a), T(b)
+            t_sdk = best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=3)
+            t_np = best(lambda: a @ b, reps=3)
+            gf = 2 * n**3 / 1e9
+            row(f"mm {np.dtype(dt).name} {n}", t_sdk, t_np,
+                f"{gf / t_sdk:7.1f} vs {gf / t_np:7.1f} GFLOP/s")
+    a = rng.random((1024, 1024)).astype(np.float32)
+    ta, tat = T(a), T(a.T)
+    row("mm f32 1024 a @ a.T (view)", best(lambda: call("sdk_mm", ta.h, tat.h, None), reps=3),
+        best(lambda: a @ a.T, reps=3))
+    a, b = rng.random((4, 4), dtype=np.float32), rng.random((4, 4), dtype=np.float32)
+    ta, tb = T(a), T(b)
+    row("mm f32 4x4 (per-call)", best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=200),
+        best(lambda: a @ b, reps=200))
+    h = rng.random((64, 128), dtype=np.float32)
+    xi = rng.random((64, 32), dtype=np.float32)
+    lst = tensor_list([T(h), T(xi)])
+    row("cat [(64,128),(64,32)] dim=1", best(lambda: call("sdk_cat", 2, lst, 1, None), 200),
+        best(lambda: np.concatenate([h, xi], 1), 200))
+
+
+if __name__ == "__main__":
+    main()
