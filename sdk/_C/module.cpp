@@ -199,6 +199,14 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
     }
     Py_DECREF(seq);
   }
+  // A size product that overflows int64 would wrap to a small allocation: refuse it here.
+  int64_t prod = 1;
+  for (int64_t x : *v)
+    if (x > 0 && __builtin_mul_overflow(prod, x, &prod)) {
+      PyErr_Format(PyExc_ValueError, "%s(): argument '%s': the number of elements overflows int64",
+                   op, arg);
+      return false;
+    }
   if (!allow_negative) {
     for (int64_t x : *v)
       if (x < 0) {
