@@ -17,6 +17,20 @@ SDK_INLINE float bits_to_float(uint32_t u) {
   return f;
 }
 
+SDK_INLINE uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Branch-free select through bit masks. A plain `c ? a : b` lets gcc sink the
+// unused side's arithmetic under a condition, and with trapping math it will
+// then not vectorize that without AVX-512 masks; bitwise blends always do.
+SDK_INLINE float select(bool c, float a, float b) {
+  uint32_t m = 0u - static_cast<uint32_t>(c);
+  return bits_to_float((float_to_bits(a) & m) | (float_to_bits(b) & ~m));
+}
+
 // e^x: x = n*ln2 + r with |r| <= ln2/2, e^r by a degree-7 Taylor polynomial
 // (truncation < 1e-8 relative), 2^n built from exponent bits in two halves so
 // results down to the subnormal range stay exact.
@@ -24,9 +38,12 @@ SDK_INLINE float exp_f32(float x) {
   const float kLog2e = 1.44269504088896341f;
   const float kLn2Hi = 0.693145751953125f;  // few mantissa bits: n * hi is exact
   const float kLn2Lo = 1.42860682030941723212e-6f;
-  float xc = x > 89.0f ? 89.0f : x;
-  xc = xc < -104.0f ? -104.0f : xc;
-  float n = __builtin_nearbyintf(xc * kLog2e);
+  float xc = select(__builtin_isgreater(x, 89.0f), 89.0f, x);
+  xc = select(__builtin_isless(xc, -104.0f), -104.0f, xc);
+  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |v| < 2^22):
+  // plain adds vectorize on every x86-64, a rounding builtin does not.
+  const float kShifter = 12582912.0f;
+  float n = (xc * kLog2e + kShifter) - kShifter;
   float r = xc - n * kLn2Hi;
   r = r - n * kLn2Lo;
   float p = 1.0f / 5040.0f;
@@ -43,15 +60,15 @@ SDK_INLINE float exp_f32(float x) {
   float s1 = bits_to_float(static_cast<uint32_t>(h1 + 127) << 23);
   float s2 = bits_to_float(static_cast<uint32_t>(h2 + 127) << 23);
   float res = p * s1 * s2;
-  res = x > 88.72283935546875f ? __builtin_inff() : res;
-  res = x < -103.972076416f ? 0.0f : res;
-  return x != x ? x : res;
+  res = select(__builtin_isgreater(x, 88.72283935546875f), __builtin_inff(), res);
+  res = select(__builtin_isless(x, -103.972076416f), 0.0f, res);
+  return select(__builtin_isunordered(x, x), x, res);
 }
 
 // tanh: odd Taylor series up to x^17 for |x| < 0.5 (no cancellation near 0),
 // else 1 - 2 / (e^{2|x|} + 1); sign restored at the end.
 SDK_INLINE float tanh_f32(float x) {
-  float ax = x < 0.0f ? -x : x;
+  float ax = __builtin_fabsf(x);
   float x2 = x * x;
   float q = 6404582.0f / 10854718875.0f;
   q = q * x2 - 929569.0f / 638512875.0f;
@@ -62,20 +79,19 @@ SDK_INLINE float tanh_f32(float x) {
   q = q * x2 + 2.0f / 15.0f;
   q = q * x2 - 1.0f / 3.0f;
   float small = ax + ax * x2 * q;
-  float e = exp_f32(2.0f * (ax > 10.0f ? 10.0f : ax));
+  float e = exp_f32(2.0f * select(__builtin_isgreater(ax, 10.0f), 10.0f, ax));
   float big = 1.0f - 2.0f / (e + 1.0f);
-  float r = ax < 0.5f ? small : big;
-  r = x < 0.0f ? -r : r;
-  return x != x ? x : r;
+  float r = select(__builtin_isless(ax, 0.5f), small, big);
+  r = __builtin_copysignf(r, x);
+  return select(__builtin_isunordered(x, x), x, r);
 }
 
 // sigmoid via e = e^{-|x|} (never overflows): 1/(1+e) for x >= 0, e/(1+e)
 // below, which keeps the tiny results of very negative x accurate.
 SDK_INLINE float sigmoid_f32(float x) {
-  float ax = x < 0.0f ? -x : x;
-  float e = exp_f32(-ax);
+  float e = exp_f32(-__builtin_fabsf(x));
   float inv = 1.0f / (1.0f + e);
-  return x < 0.0f ? e * inv : inv;
+  return select(__builtin_isless(x, 0.0f), e * inv, inv);
 }
 
 }  // namespace sdk::detail::vm
