@@ -4,10 +4,16 @@ The core is one shared library, ``sdk/lib/libsdk_core.so``, compiled from
 ``core/src/*.cpp`` by ninja. ``sdk._C`` (the Python binding) links against it
 with an ``$ORIGIN`` rpath and includes only ``sdk/c_api.h``. The public headers
 are copied to ``sdk/include`` so that installed packages carry them.
+
+The CUDA backend, ``sdk/lib/libsdk_cuda.so`` (``core/src/cuda/backend``, nvcc +
+cudart), is built when a CUDA toolkit is found; ``SDK_WITH_CUDA=0`` skips it and
+``SDK_WITH_CUDA=1`` makes a missing toolkit an error. The core loads it only when a
+CUDA device is first used. Architectures: ``SDK_CUDA_ARCH_LIST`` (see docs/CUDA.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
@@ -23,6 +29,10 @@ ROOT = Path(__file__).resolve().parent
 CORE_SRC = ROOT / "core" / "src"
 CORE_INCLUDE = ROOT / "core" / "include"
 CORE_LIB_NAME = "libsdk_core.so"
+CUDA_BACKEND_SRC = CORE_SRC / "cuda" / "backend"
+CUDA_LIB_NAME = "libsdk_cuda.so"
+# core-side CUDA glue (no CUDA headers): loads the backend and routes CUDA tensors to it
+CUDA_GLUE_SOURCES: list[Path] = []
 
 # Release flags that run on any x86-64; faster paths are picked at run time.
 CORE_CXXFLAGS = [
@@ -78,6 +88,7 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False) -> None:
     sources = sorted(
         p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
     )
+    sources += CUDA_GLUE_SOURCES
     if not sources:
         raise RuntimeError(f"no core sources under {CORE_SRC}")
     cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
@@ -119,6 +130,111 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False) -> None:
         subprocess.run(cmd, check=True)
 
 
+def _cuda_module():
+    """cpp_extension/_cuda.py (toolkit lookup, arch flags), loaded without the package."""
+    import importlib.util
+
+    for name in ("cpp_extension._errors", "cpp_extension._cuda"):
+        if name in sys.modules:
+            continue
+        path = ROOT / "cpp_extension" / (name.split(".")[1] + ".py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["cpp_extension._cuda"]
+
+
+def cuda_toolkit():
+    """The CUDA toolkit to build the backend with, or None (SDK_WITH_CUDA=0, or none found)."""
+    flag = os.environ.get("SDK_WITH_CUDA", "").strip().lower()
+    if flag in ("0", "off", "false", "no"):
+        return None
+    cuda = _cuda_module()
+    try:
+        return cuda.find_cuda_toolkit()
+    except Exception as e:  # BuildError: no toolkit
+        if flag in ("1", "on", "true", "yes"):
+            raise RuntimeError(f"SDK_WITH_CUDA={flag} but no CUDA toolkit was found: {e}") from None
+        print(f"note: building without the CUDA backend ({e})", file=sys.stderr)
+        return None
+
+
+def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = False) -> None:
+    """Compile core/src/cuda/backend (host .cpp with c++, kernels with nvcc) into out_lib."""
+    cuda = _cuda_module()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    cxx = os.environ.get("CXX", "c++")
+    incs = [f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"]
+    cxxflags = ["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", *incs]
+    nvflags = cuda.nvcc_flags(
+        ["-Xcompiler", "-fvisibility=hidden", f"-I{CORE_INCLUDE}"], nvcc=toolkit.nvcc
+    )
+    libdir = toolkit.library_dir
+    # cudart: the build's toolkit, else the NVIDIA runtime wheels beside an installed sdk
+    rpaths = [
+        "$ORIGIN",
+        "$ORIGIN/../../nvidia/cu13/lib",
+        "$ORIGIN/../../nvidia/cuda_runtime/lib",
+        libdir,
+    ]
+    ldflags = ["-shared", "-pthread", "-ldl", f"-L{libdir}", "-lcudart"]
+    ldflags += ["-Wl,--no-undefined", "-Wl,-soname," + CUDA_LIB_NAME]
+    ldflags += [f"-Wl,-rpath,{r}" for r in rpaths]
+    q = " ".join
+    lines = [
+        "ninja_required_version = 1.3",
+        f"cxx = {cxx}",
+        f"nvcc = {shlex.quote(toolkit.nvcc)}",
+        f"cxxflags = {q(shlex.quote(f) for f in cxxflags)}",
+        f"nvflags = {q(shlex.quote(f) for f in nvflags)}",
+        f"ldflags = {q(shlex.quote(f).replace('$', '$$') for f in ldflags)}",
+        "rule cxx",
+        "  command = $cxx -MMD -MF $out.d $cxxflags -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CXX $in",
+        "rule nvcc",
+        "  command = $nvcc --generate-dependencies-with-compile --dependency-output $out.d "
+        "$nvflags -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = NVCC $in",
+        "rule link",
+        "  command = $cxx $in -o $out $ldflags",
+        "  description = LINK $out",
+    ]
+    objects = []
+    for src in sorted(CUDA_BACKEND_SRC.glob("*.cpp")) + sorted(CUDA_BACKEND_SRC.glob("*.cu")):
+        obj = build_dir / (src.name + ".o")
+        objects.append(obj)
+        lines.append(f"build {obj}: {'nvcc' if src.suffix == '.cu' else 'cxx'} {src}")
+    linked = build_dir / CUDA_LIB_NAME
+    lines.append(f"build {linked}: link {' '.join(map(str, objects))}")
+    lines.append(f"default {linked}")
+    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
+    _run_ninja(build_dir, verbose)
+    out_lib.parent.mkdir(parents=True, exist_ok=True)
+    if not out_lib.exists() or out_lib.read_bytes() != linked.read_bytes():
+        tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
+        shutil.copyfile(linked, tmp)
+        os.replace(tmp, out_lib)
+
+
+def _run_ninja(build_dir: Path, verbose: bool) -> None:
+    cmd = [_ninja_exe(), "-C", str(build_dir)]
+    jobs = os.environ.get("MAX_JOBS")
+    if jobs:
+        cmd += ["-j", jobs]
+    if verbose:
+        cmd.append("-v")
+    import fcntl  # one ninja per build folder at a time (parallel dev builds)
+
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(cmd, check=True)
+
+
 def copy_headers(dest: Path) -> None:
     """Install the public headers inside the package (sdk/include/sdk/*.h)."""
     target = dest / "sdk"
@@ -143,6 +259,17 @@ class BuildWithCore(build_ext):
             pkg_dir / "lib" / CORE_LIB_NAME,
             verbose=bool(self.verbose > 1),
         )
+        toolkit = cuda_toolkit()
+        if toolkit is not None:
+            # one folder per arch list: switching SDK_CUDA_ARCH_LIST never rebuilds the other
+            archs = os.environ.get("SDK_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST")
+            key = hashlib.sha1((archs or "default").encode()).hexdigest()[:8]
+            build_cuda_backend(
+                ROOT / "build" / f"cuda-{tag}-{key}",
+                pkg_dir / "lib" / CUDA_LIB_NAME,
+                toolkit,
+                verbose=bool(self.verbose > 1),
+            )
         copy_headers(pkg_dir / "include")
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
