@@ -38,7 +38,7 @@ sdk_status check_floating(const sdk_tensor* t, const char* what) {
   const sdk_dtype d = sdk_tensor_dtype(t);
   if (d == SDK_FLOAT32 || d == SDK_FLOAT64) return SDK_OK;
   std::string msg = what;
-  msg += " must be a float32 or float64 tensor, got dtype ";
+  msg += " must be a floating-point tensor (float32/float64), got dtype ";
   return fail(SDK_ERROR_TYPE, msg + sdk_dtype_name(d));
 }
 
