@@ -3,11 +3,11 @@
 Task: a sequence of T=24 noisy samples of a*sin(f*t + p) (random amplitude, frequency and
 phase per sequence) goes through the LLTM cell step by step; a Linear readout of the last
 hidden state predicts the next clean sample. Guessing the mean scores the target's variance,
-about 0.29; the default run (300 steps of Adam, ~10 s here) reaches a validation MSE below
-TARGET = 0.01. Exits nonzero if it does not. Writes the loss curve to lltm_loss.png
-(matplotlib, if installed).
+about 0.3; the default run (500 steps of Adam, ~3 s here) reaches a validation MSE below
+TARGET = 0.01 (it gets about 0.0045; 150 steps already give about 0.0066). Exits nonzero
+if it does not. Writes the loss curve to lltm_loss.png (matplotlib, if installed).
 
-    python train.py [--steps 300] [--variant cpp|ctypes|py] [--plot PATH] [--seed 0]
+    python train.py [--steps 500] [--variant cpp|ctypes|py] [--plot PATH] [--seed 0]
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def mse(model, x, y) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--steps", type=int, default=500)
     p.add_argument("--lr", type=float, default=1e-2)
     p.add_argument("--variant", choices=VARIANTS, default="cpp")
     p.add_argument("--seed", type=int, default=0)
