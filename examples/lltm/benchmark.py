@@ -206,21 +206,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _ratio(r: dict, ref: dict | None) -> str:
+    if ref is None or r is ref:
+        return f"{'':>13}"
+    rf = r["forward_us"]["median"] / ref["forward_us"]["median"]
+    rb = r["backward_us"]["median"] / ref["backward_us"]["median"]
+    return f" {rf:>5.2f}x {rb:>5.2f}x"
+
+
 def print_table(results: list[dict], out) -> None:
+    """One row per (size, variant); ratios of medians against torch and the matmuls alone."""
     head = f"{'B,F,S':>15} {'variant':>7} | {'forward min/med/mean (us)':>28} | "
-    head += f"{'backward min/med/mean (us)':>28} | vs torch (med) fwd  bwd"
+    head += f"{'backward min/med/mean (us)':>28} | {'vs torch':>13} | {'vs mm':>13}"
     print(head, file=out)
-    torch_by_size = {(r["B"], r["F"], r["S"]): r for r in results if r["variant"] == "torch"}
+    by = {(r["variant"], r["B"], r["F"], r["S"]): r for r in results}
     for r in results:
+        size = (r["B"], r["F"], r["S"])
         f, b = r["forward_us"], r["backward_us"]
         line = f"{r['B']:>4},{r['F']:>4},{r['S']:>5} {r['variant']:>7} | "
         line += f"{f['min']:>8.1f} {f['median']:>9.1f} {f['mean']:>9.1f} | "
         line += f"{b['min']:>8.1f} {b['median']:>9.1f} {b['mean']:>9.1f} |"
-        ref = torch_by_size.get((r["B"], r["F"], r["S"]))
-        if ref is not None and r is not ref:
-            rf = f["median"] / ref["forward_us"]["median"]
-            rb = b["median"] / ref["backward_us"]["median"]
-            line += f" {rf:>12.2f}x {rb:.2f}x"
+        line += _ratio(r, by.get(("torch", *size))) + " |"
+        line += _ratio(r, by.get(("mm", *size)))
         print(line, file=out)
 
 
