@@ -20,6 +20,7 @@ B, F, S = 3, 17, 5
 RTOL, ATOL = 1e-7, 1e-12
 FORWARD_NAMES = ("new_h", "new_cell", "input_gate", "output_gate", "candidate_cell", "X", "gates")
 BACKWARD_NAMES = ("d_old_h", "d_input", "d_weights", "d_bias", "d_old_cell")
+PARAMS = ("input", "weights", "bias", "old_h", "old_cell")
 
 
 def make_inputs(seed: int = 0) -> dict[str, np.ndarray]:
@@ -50,9 +51,8 @@ def compare(what: str, names, got, want) -> list[str]:
 
 def autograd_reference(a: dict[str, np.ndarray]) -> tuple[list, list]:
     """(h', C') and grads in the C++ backward order, from sdk ops + sdk autograd."""
-    names = ("input", "weights", "bias", "old_h", "old_cell")
-    t = {k: sdk.tensor(a[k], requires_grad=True) for k in names}
-    new_h, new_cell = sdk_cell(*(t[k] for k in names))
+    t = {k: sdk.tensor(a[k], requires_grad=True) for k in PARAMS}
+    new_h, new_cell = sdk_cell(*(t[k] for k in PARAMS))
     loss = (new_h * sdk.tensor(a["grad_h"])).sum() + (new_cell * sdk.tensor(a["grad_cell"])).sum()
     loss.backward()
     grads = [t[k].grad for k in ("old_h", "input", "weights", "bias", "old_cell")]
@@ -62,18 +62,11 @@ def autograd_reference(a: dict[str, np.ndarray]) -> tuple[list, list]:
 def check_variant(variant: str, a: dict[str, np.ndarray]) -> list[str]:
     backend = load_backend(variant)
     t = {k: sdk.tensor(v) for k, v in a.items()}
-    args = [t[k] for k in ("input", "weights", "bias", "old_h", "old_cell")]
-    fwd = backend.forward(*args)
-    errors = compare(
-        f"[{variant}] forward",
-        FORWARD_NAMES,
-        fwd,
-        numpy_forward(*(a[k] for k in ("input", "weights", "bias", "old_h", "old_cell"))),
-    )
+    fwd = backend.forward(*(t[k] for k in PARAMS))
+    want_fwd = numpy_forward(*(a[k] for k in PARAMS))
+    errors = compare(f"[{variant}] forward", FORWARD_NAMES, fwd, want_fwd)
     bwd = backend.backward(t["grad_h"], t["grad_cell"], *fwd[1:], t["weights"])
-    want_bwd = numpy_backward(
-        a["grad_h"], a["grad_cell"], a["input"], a["weights"], a["bias"], a["old_h"], a["old_cell"]
-    )
+    want_bwd = numpy_backward(a["grad_h"], a["grad_cell"], *(a[k] for k in PARAMS))
     errors += compare(f"[{variant}] backward vs numpy", BACKWARD_NAMES, bwd, want_bwd)
 
     ref_fwd, ref_grads = autograd_reference(a)
