@@ -252,9 +252,9 @@ Advanced advanced_offsets(const TensorImpl& t, int64_t n, const sdk_tensor* cons
   std::vector<const TensorImpl*> idx;
   Advanced a;
   for (int64_t k = 0; k < n; ++k) {
-    std::string arg = str("indices[", k, "]");
-    const TensorImpl& i = checked(indices[k], op, arg.c_str());
-    check_index_dtype(i, op, arg.c_str());
+    SDK_VALUE_CHECK(indices[k], op, ": indices[", k, "] is NULL");
+    const TensorImpl& i = *to_impl(indices[k]);
+    check_index_dtype(i, op, "indices");
     idx.push_back(&i);
     // numpy broadcast of the index shapes
     Shape s = shape_of(i), r = a.index_shape;

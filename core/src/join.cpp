@@ -105,10 +105,11 @@ std::vector<const TensorImpl*> gather_inputs(int64_t n, const sdk_tensor* const*
   SDK_VALUE_CHECK(n >= 1, op, ": expected a non-empty list of tensors, got n = ", n);
   check_not_null(tensors, op, "tensors");
   std::vector<const TensorImpl*> v;
+  v.reserve(size_t(n));
   for (int64_t i = 0; i < n; ++i) {
-    std::string arg = str("tensors[", i, "]");
-    const TensorImpl& t = checked(tensors[i], op, arg.c_str());
-    check_cpu(t, op, arg.c_str());
+    SDK_VALUE_CHECK(tensors[i], op, ": tensors[", i, "] is NULL");
+    const TensorImpl& t = *to_impl(tensors[i]);
+    check_cpu(t, op, "tensors");
     v.push_back(&t);
   }
   return v;

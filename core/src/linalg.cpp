@@ -241,6 +241,17 @@ Ref mm_impl(const TensorImpl* bias, const TensorImpl& a, const TensorImpl& b, sd
     cast_copy(*bv, *c);
   }
   sdk_scalar be = use_bias ? beta : int_scalar(0);
+  // Fast path (no views, no copies): both operands already in a BLAS layout.
+  bool ta, tb;
+  int64_t lda, ldb;
+  const int64_t k = a.sizes[1];
+  if ((a.dtype == SDK_FLOAT32 || a.dtype == SDK_FLOAT64) && k > 0 && n > 0 && m > 0 &&
+      blas_layout(n, k, a.strides[0], a.strides[1], ta, lda) &&
+      blas_layout(k, m, b.strides[0], b.strides[1], tb, ldb)) {
+    blas::gemm(a.dtype, ta, tb, n, m, k, scalar_as<double>(alpha), a.data(), lda, b.data(), ldb,
+               scalar_as<double>(be), c->data(), std::max<int64_t>(1, m));
+    return finish_out(c, out, op);
+  }
   batched_gemm(as_batched(a), as_batched(b), *c, 1, alpha, be, op);
   return finish_out(c, out, op);
 }

@@ -347,8 +347,10 @@ void run_reduce(const TensorImpl& x, const std::vector<bool>& mask, A* out, cons
 }
 
 const char* op_name(int32_t op) {
-  static const char* const kNames[] = {"sum", "mean", "prod", "amax", "amin", "all", "any"};
-  return (op >= 0 && op <= SDK_ANY) ? kNames[op] : "?";
+  static const char* const kNames[] = {"sdk_reduce(sum)",  "sdk_reduce(mean)", "sdk_reduce(prod)",
+                                       "sdk_reduce(amax)", "sdk_reduce(amin)", "sdk_reduce(all)",
+                                       "sdk_reduce(any)"};
+  return (op >= 0 && op <= SDK_ANY) ? kNames[op] : "sdk_reduce";
 }
 
 Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim) {
@@ -493,13 +495,13 @@ SDK_API sdk_status sdk_reduce(int32_t op, const sdk_tensor* x, int64_t ndims, co
                               sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
   SDK_VALUE_CHECK(op >= SDK_SUM && op <= SDK_ANY, "sdk_reduce: unknown reduction op ", op);
-  std::string name = str("sdk_reduce(", op_name(op), ")");
-  const TensorImpl& t = checked(x, name.c_str(), "x");
-  check_cpu(t, name.c_str(), "x");
-  if (dtype != -1) check_dtype(dtype, name.c_str());
+  const char* name = op_name(op);
+  const TensorImpl& t = checked(x, name, "x");
+  check_cpu(t, name, "x");
+  if (dtype != -1) check_dtype(dtype, name);
   SDK_VALUE_CHECK(out || result, name, ": both out and result are NULL");
-  std::vector<bool> mask = dims_mask(t, ndims, dims, name.c_str());
-  set_result(result, reduce_impl(op, t, mask, keepdim != 0, dtype, out, name.c_str()));
+  std::vector<bool> mask = dims_mask(t, ndims, dims, name);
+  set_result(result, reduce_impl(op, t, mask, keepdim != 0, dtype, out, name));
   SDK_SAFE_CALL_END;
 }
 
