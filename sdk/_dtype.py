@@ -160,7 +160,9 @@ class device:
             except ValueError:
                 raise ValueError(f"device(): invalid device index {idx!r}") from None
         if type not in ("cpu", "cuda"):
-            raise ValueError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+            raise ValueError(
+                f"Expected one of cpu, cuda device type at start of device string: {type}"
+            )
         if index is not None and index < 0:
             raise ValueError(f"device(): index must be non-negative, got {index}")
         self.type = type

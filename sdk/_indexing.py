@@ -12,7 +12,18 @@ import sys
 from typing import Any
 
 from sdk import _C
-from sdk._ops_common import TensorBase
+from sdk._ops_common import TensorBase, needs_grad, record
+from sdk._ops_shape import (
+    _alias_view,
+    broadcast_shapes,
+    expand,
+    index_put_,
+    movedim,
+    permute,
+    select,
+    slice_dim,
+    unsqueeze,
+)
 
 Tensor = Any
 _INT64 = 5
@@ -64,10 +75,17 @@ def _entries(t: Tensor, idx: Any) -> list:
         elif isinstance(x, slice):
             out.append(("slice", x))
             consumed += 1
-        elif isinstance(x, TensorBase) and x.ndim == 0 and not _is_bool_tensor(x) and not x.dtype.is_floating_point:
+        elif (
+            isinstance(x, TensorBase)
+            and x.ndim == 0
+            and not _is_bool_tensor(x)
+            and not x.dtype.is_floating_point
+        ):
             out.append(("int", int(x)))
             consumed += 1
-        elif hasattr(x, "__index__") and not hasattr(x, "__len__") and not isinstance(x, TensorBase):
+        elif (
+            hasattr(x, "__index__") and not hasattr(x, "__len__") and not isinstance(x, TensorBase)
+        ):
             out.append(("int", x.__index__()))
             consumed += 1
         elif isinstance(x, (TensorBase, list, tuple)) or hasattr(x, "__array_interface__"):
@@ -98,8 +116,6 @@ def _entries(t: Tensor, idx: Any) -> list:
 
 def _apply_basic(t: Tensor, entries: list) -> tuple:
     """Apply basic entries; returns (view, [(result dim, [index tensors])])."""
-    from sdk._ops_shape import select, slice_dim, unsqueeze
-
     y = t
     d = 0
     adv = []
@@ -139,8 +155,6 @@ def _apply_basic(t: Tensor, entries: list) -> tuple:
 
 def _front(y: Tensor, adv: list) -> tuple:
     """Permute advanced dims to the front: (view, index tensors, dims before, adjacent?)."""
-    from sdk._ops_shape import permute
-
     dims, idx = [], []
     for d, tensors in adv:
         for k, it in enumerate(tensors):
@@ -156,25 +170,17 @@ def _front(y: Tensor, adv: list) -> tuple:
 
 def getitem(t: Tensor, idx: Any) -> Tensor:
     if type(idx) is int:  # the common case: one view, no parsing
-        from sdk._ops_shape import select
-
         if t.ndim == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` to convert it")
         return select(t, 0, idx)
     y, adv = _apply_basic(t, _entries(t, idx))
     if not adv:
         if y is t:
-            from sdk._ops_shape import _alias_view
-
             return _alias_view(t)
         return y
-    from sdk._ops_shape import movedim
-
     y, idx_tensors, first, adjacent = _front(y, adv)
     r = _C.index(y, idx_tensors)
-    if _C._needs_grad(y):
-        from sdk._ops_common import record
-
+    if needs_grad(y):
         record("index", (y, *idx_tensors), r)
     nb = r.ndim - (y.ndim - len(idx_tensors))  # broadcast index dims
     if adjacent and first > 0 and nb > 0:
@@ -222,8 +228,6 @@ def setitem(t: Tensor, idx: Any, value: Any) -> None:
         else:
             copy_(y, value_tensor(value, t))
         return
-    from sdk._ops_shape import expand, index_put_, movedim
-
     y, idx_tensors, first, adjacent = _front(y, adv)
     v = value_tensor(value, t)
     # The value broadcasts against the indexing result in numpy's layout; bring it to
@@ -239,6 +243,4 @@ def setitem(t: Tensor, idx: Any, value: Any) -> None:
 
 
 def _broadcast_shape(shapes: list) -> tuple:
-    from sdk._ops_shape import broadcast_shapes
-
     return tuple(broadcast_shapes(*shapes))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any
 
 from sdk import _C
 from sdk._dtype import as_dtype, get_default_dtype
@@ -75,7 +75,9 @@ def _from_array(data: Any, dtype: Any) -> Tensor:
     return _copy_as(_C.from_array_interface(a), dtype)
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A new tensor copying data (nested lists of numbers, arrays, tensors, scalars)."""
     if device is not None:
         from sdk._ops_creation import _check_device
@@ -116,7 +118,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=d, device=device)
 
 
-def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None) -> Tensor:
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Tensor:
     """Array-API style: share memory unless copy=True or a cast is needed."""
     if copy:
         return tensor(obj, dtype=dtype, device=device)
@@ -147,13 +149,11 @@ def __dlpack__(
     stream: Any = None,
     max_version: Any = None,
     dl_device: Any = None,
-    copy: Optional[bool] = None,
+    copy: bool | None = None,
 ) -> Any:
     """Export as a DLPack capsule (versioned when the consumer's max_version >= (1, 0))."""
     if self._requires_grad and _C.is_grad_enabled():
-        raise RuntimeError(
-            "Can't export tensors that require gradient, use tensor.detach()"
-        )
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
     if stream is not None and stream != -1:
         raise BufferError("__dlpack__: stream must be None for CPU tensors")
     if dl_device is not None and tuple(int(x) for x in dl_device) != (1, 0):

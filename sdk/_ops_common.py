@@ -55,7 +55,11 @@ def operand(x: Any, op: str, arg: str) -> Any:
         return x
     if is_scalar(x):
         return x.item()
-    if isinstance(x, (list, tuple)) or hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
+    if (
+        isinstance(x, (list, tuple))
+        or hasattr(x, "__array_interface__")
+        or hasattr(x, "__dlpack__")
+    ):
         from sdk._interop import tensor
 
         return tensor(x)
@@ -101,7 +105,9 @@ def wrap_dims(dim: Any, ndim: int, op: str = "op") -> Any:
     if isinstance(dim, (list, tuple)):
         out = tuple(wrap_dim(d, ndim, op) for d in dim)
         if len(set(out)) != len(out):
-            raise RuntimeError(f"{op}(): dim {tuple(dim)} appears multiple times in the list of dims")
+            raise RuntimeError(
+                f"{op}(): dim {tuple(dim)} appears multiple times in the list of dims"
+            )
         return out
     return (wrap_dim(dim, ndim, op),)
 

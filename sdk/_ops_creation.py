@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from sdk import _C
 from sdk._dtype import as_dtype, device, get_default_dtype, int64
@@ -17,7 +17,9 @@ def _check_device(dev: Any, op: str) -> None:
         return
     d = dev if isinstance(dev, device) else device(dev)
     if d.type != "cpu":
-        raise RuntimeError(f"{op}(): device '{d}' is not available: this build runs on the CPU only")
+        raise RuntimeError(
+            f"{op}(): device '{d}' is not available: this build runs on the CPU only"
+        )
 
 
 def _float_dtype(dtype: Any) -> Any:
@@ -58,7 +60,7 @@ def full(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    out: Optional[Tensor] = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Tensor of the given size filled with fill_value (dtype inferred from it by default)."""
     _check_device(device, "full")
@@ -67,8 +69,10 @@ def full(
     sz = sizes_arg((size,) if isinstance(size, int) else tuple(size), "full")
     if out is not None:
         return _C.fill_(out, fill_value)
-    d = as_dtype(dtype) if dtype is not None else (
-        get_default_dtype() if isinstance(fill_value, float) else None
+    d = (
+        as_dtype(dtype)
+        if dtype is not None
+        else (get_default_dtype() if isinstance(fill_value, float) else None)
     )
     return _finish(_C.full(sz, fill_value, d), requires_grad, "full")
 
@@ -131,14 +135,24 @@ def full_like(
 
 
 def rand_like(
-    input: Tensor, *, dtype: Any = None, generator: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    generator: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
 ) -> Tensor:
     size, d = _like(input, dtype, "rand_like")
     return rand(size, dtype=d, generator=generator, requires_grad=requires_grad)
 
 
 def randn_like(
-    input: Tensor, *, dtype: Any = None, generator: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    generator: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
 ) -> Tensor:
     size, d = _like(input, dtype, "randn_like")
     return randn(size, dtype=d, generator=generator, requires_grad=requires_grad)
@@ -184,7 +198,7 @@ def linspace(
 
 def eye(
     n: int,
-    m: Optional[int] = None,
+    m: int | None = None,
     *,
     dtype: Any = None,
     device: Any = None,
@@ -229,7 +243,9 @@ def randn(
     return _finish(t, requires_grad, "randn")
 
 
-def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None, **_: Any) -> Tensor:
+def randint(
+    *args: Any, generator: Any = None, dtype: Any = None, device: Any = None, **_: Any
+) -> Tensor:
     """randint(high, size) or randint(low, high, size): integers uniform in [low, high)."""
     _check_device(device, "randint")
     if len(args) == 2:
@@ -239,7 +255,9 @@ def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = 
     else:
         raise TypeError("randint() expects (high, size) or (low, high, size)")
     if high <= low:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     t = _C.empty(sizes_arg((size,), "randint"), int64 if dtype is None else as_dtype(dtype))
     return _C.randint_(t, low, high, generator)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from sdk import _C
 from sdk._ops_common import (
@@ -20,6 +20,7 @@ Tensor = Any  # the public class lives in sdk._tensor; annotations only
 Number = Any
 
 _OK = (TensorBase, int, float)  # operand types the raw ops take as they are
+_binary = _C.binary
 
 # Codes of sdk_unary_op / sdk_binary_op (core/include/sdk/c_api.h).
 UNARY = {
@@ -53,7 +54,7 @@ def _make_unary(name: str) -> Callable[..., Tensor]:
     code = UNARY[name]
     diff = name not in _NON_DIFF
 
-    def op(input: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is not None:
             _no_out_grad(name, input)
             return _C.unary(code, input, out)
@@ -152,7 +153,12 @@ def _make_binary(name: str) -> Callable[..., Tensor]:
     code = BINARY[name]
     diff = name not in _NON_DIFF
 
-    def op(input: Any, other: Any, *, out: Optional[Tensor] = None) -> Tensor:
+    def op(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+        if out is None and isinstance(input, TensorBase) and isinstance(other, _OK):
+            r = _binary(code, input, other)
+            if diff and needs_grad(input, other):
+                record(name, (input, other), r)
+            return r
         input, other = _operands(name, input, other)
         if out is not None:
             if diff:
@@ -191,12 +197,23 @@ bitwise_or = _make_binary("bitwise_or")
 bitwise_xor = _make_binary("bitwise_xor")
 
 
-def add(input: Any, other: Any, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+def add(input: Any, other: Any, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
     """input + alpha * other, with broadcasting."""
+    if (
+        out is None
+        and alpha.__class__ is int
+        and alpha == 1
+        and isinstance(input, TensorBase)
+        and isinstance(other, _OK)
+    ):
+        r = _binary(0, input, other)  # the common case, kept to one raw call
+        if needs_grad(input, other):
+            record("add", (input, other), r)
+        return r
     return _add_sub("add", input, other, alpha, out)
 
 
-def sub(input: Any, other: Any, *, alpha: Number = 1, out: Optional[Tensor] = None) -> Tensor:
+def sub(input: Any, other: Any, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
     """input - alpha * other, with broadcasting."""
     return _add_sub("sub", input, other, alpha, out)
 
@@ -234,7 +251,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
 
 
 def div(
-    input: Any, other: Any, *, rounding_mode: Optional[str] = None, out: Optional[Tensor] = None
+    input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None
 ) -> Tensor:
     """True division, or rounded with rounding_mode 'floor' / 'trunc'."""
     input, other = _operands("div", input, other)
@@ -252,7 +269,11 @@ def div(
         q = _C.binary(3, input, other)
         t = _C.where(_C.binary(9, q, 0), _C.unary(19, q), _C.unary(18, q))
         ref = input if isinstance(input, TensorBase) else other
-        if not ref.dtype.is_floating_point and not isinstance(input, float) and not isinstance(other, float):
+        if (
+            not ref.dtype.is_floating_point
+            and not isinstance(input, float)
+            and not isinstance(other, float)
+        ):
             t = _C.to_dtype(t, _C.binary(0, input, other).dtype)
         if out is not None:
             return _C.copy_(out, t)
@@ -303,9 +324,7 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return self
 
 
-def clamp(
-    input: Tensor, min: Any = None, max: Any = None, *, out: Optional[Tensor] = None
-) -> Tensor:
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Limit values to [min, max]; either bound may be None (numbers or tensors)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -416,7 +435,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 
 def _make_mat(name: str, fn: Callable, arg: str) -> Callable[..., Tensor]:
-    def op(input: Tensor, other: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+    def op(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is not None:
             _no_out_grad(name, input, other)
             return fn(input, other, out)
@@ -454,7 +473,7 @@ def addmm(
     *,
     beta: Number = 1,
     alpha: Number = 1,
-    out: Optional[Tensor] = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
     if out is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any, Optional
+from typing import Any
 
 from sdk import _C
 from sdk._ops_common import TensorBase, dtype_or_none, needs_grad, record, tensor_arg, wrap_dims
@@ -41,7 +41,7 @@ def sum(
     keepdim: bool = False,
     *,
     dtype: Any = None,
-    out: Optional[Tensor] = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Sum over dim (an int, a tuple, or None for all dims)."""
     return _reduce(_SUM, "sum", input, dim, keepdim, dtype, out)
@@ -53,15 +53,13 @@ def mean(
     keepdim: bool = False,
     *,
     dtype: Any = None,
-    out: Optional[Tensor] = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Mean over dim (floating input, or give dtype)."""
     return _reduce(_MEAN, "mean", input, dim, keepdim, dtype, out)
 
 
-def prod(
-    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
-) -> Tensor:
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product over dim."""
     return _reduce(_PROD, "prod", input, dim, keepdim, dtype, None)
 
@@ -119,12 +117,12 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
     return _extremum("min", input, dim, keepdim, other)
 
 
-def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest value (of the flattened input when dim is None)."""
     return _C.arg_extremum(input, False, dim, keepdim)
 
 
-def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest value (of the flattened input when dim is None)."""
     return _C.arg_extremum(input, True, dim, keepdim)
 
@@ -148,7 +146,7 @@ def _var_std(
 def var(
     input: Tensor,
     dim: Any = None,
-    unbiased: Optional[bool] = None,
+    unbiased: bool | None = None,
     keepdim: bool = False,
     *,
     correction: Any = None,
@@ -160,7 +158,7 @@ def var(
 def std(
     input: Tensor,
     dim: Any = None,
-    unbiased: Optional[bool] = None,
+    unbiased: bool | None = None,
     keepdim: bool = False,
     *,
     correction: Any = None,

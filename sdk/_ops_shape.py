@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from sdk import _C
 from sdk._ops_common import (
@@ -23,7 +23,9 @@ def _shape_args(shape: tuple, op: str) -> tuple:
         shape = tuple(shape[0])
     for s in shape:
         if isinstance(s, bool) or not hasattr(s, "__index__"):
-            raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, not {type(s).__name__}")
+            raise TypeError(
+                f"{op}(): argument 'size' must be a tuple of ints, not {type(s).__name__}"
+            )
     return tuple(s.__index__() for s in shape)
 
 
@@ -122,7 +124,9 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = wrap_dim(dim, input.ndim, "narrow")
     size = input.shape[d]
     if start < -size or start > size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
     s = start + size if start < 0 else start
     if length < 0 or s + length > size:
         raise RuntimeError(f"start ({s}) + length ({length}) exceeds dimension size ({size}).")
@@ -136,11 +140,9 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     """Index `index` of dim, which is removed (a view)."""
     tensor_arg(input, "select")
     d = wrap_dim(dim, input.ndim, "select")
-    size = input.shape[d]
+    size = input.size(d)
     if index < -size or index >= size:
-        raise IndexError(
-            f"index {index} is out of bounds for dimension {d} with size {size}"
-        )
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
     i = index + size if index < 0 else index
     r = _C.select(input, d, i)
     if needs_grad(input):
@@ -175,7 +177,9 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0 and not (step == 0 and size == 0):
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+            raise RuntimeError(
+                f"split expects split_size be non-negative, but got split_size={step}"
+            )
         sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
@@ -261,7 +265,9 @@ def broadcast_shapes(*shapes: Any) -> tuple:
             elif out[i] == 1:
                 out[i] = x
             elif x != 1 and x != out[i]:
-                raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape ({shapes})")
+                raise RuntimeError(
+                    f"shape mismatch: objects cannot be broadcast to a single shape ({shapes})"
+                )
     return Size(reversed(out))
 
 
@@ -316,7 +322,7 @@ def _tensors(tensors: Any, op: str) -> list:
     return list(tensors)
 
 
-def cat(tensors: Any, dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+def cat(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Concatenate along an existing dim."""
     ts = _tensors(tensors, "cat")
     if out is not None:
@@ -331,7 +337,7 @@ def cat(tensors: Any, dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
 concat = concatenate = cat
 
 
-def stack(tensors: Any, dim: int = 0, *, out: Optional[Tensor] = None) -> Tensor:
+def stack(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join same-shaped tensors along a new dim."""
     ts = _tensors(tensors, "stack")
     if out is not None:
@@ -355,7 +361,7 @@ def vstack(tensors: Any) -> Tensor:
 # ------------------------------------------------------------------------------ indexing
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Entries of input at the 1-D integer index along dim."""
     tensor_arg(input, "index_select")
     d = wrap_dim(dim, input.ndim, "index_select")
@@ -367,7 +373,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor
     return r
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, out: Optional[Tensor] = None) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for other dims)."""
     tensor_arg(input, "gather")
     d = wrap_dim(dim, input.ndim, "gather")
@@ -447,4 +453,3 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(input: Tensor) -> Tensor:
     return _C.nonzero(input)
-

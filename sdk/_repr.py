@@ -80,9 +80,7 @@ def _rows(v: Any, fmt: _Formatter, indent: int, depth: int, ndim: int) -> str:
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     sep = "," + "\n" * (ndim - depth - 1) + " " * (indent + 1)
-    parts = [
-        "..." if x is Ellipsis else _rows(x, fmt, indent + 1, depth + 1, ndim) for x in v
-    ]
+    parts = ["..." if x is Ellipsis else _rows(x, fmt, indent + 1, depth + 1, ndim) for x in v]
     return "[" + sep.join(parts) + "]"
 
 
@@ -93,7 +91,9 @@ def _suffixes(t: Tensor) -> list:
     d = t.dtype
     if t.numel() == 0 and t.ndim != 1:
         out.append(f"size={tuple(t.shape)}")
-    default = get_default_dtype() if d.is_floating_point else (None if d.name == "bool" else "int64")
+    default = (
+        get_default_dtype() if d.is_floating_point else (None if d.name == "bool" else "int64")
+    )
     if default is not None and d is not default and d.name != default:
         out.append(f"dtype={d!r}")
     if t.grad_fn is not None:

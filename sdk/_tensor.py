@@ -7,7 +7,7 @@ sdk.tensor(data), sdk.empty(*size), sdk.zeros(...), sdk.from_numpy(array).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator
 
 from sdk import _C, _indexing, _interop, _ops_creation, _ops_math, _ops_reduce, _ops_shape
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
@@ -51,7 +51,7 @@ class Tensor(_C.TensorBase):
         return self.grad_fn is None
 
     def backward(
-        self, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
+        self, gradient: Tensor | None = None, retain_graph: bool | None = None,
         create_graph: bool = False, inputs: Any = None,
     ) -> None:  # fmt: skip
         """Accumulate d(self)/d(leaf) into every leaf's .grad."""
@@ -250,7 +250,7 @@ class Tensor(_C.TensorBase):
             raise NotImplementedError("view(dtype) is not supported; use to(dtype)")
         return _S.view(self, *shape)
 
-    def random_(self, low: int = 0, high: Optional[int] = None, *, generator: Any = None) -> Tensor:
+    def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:
         if high is None:
             low, high = 0, low
         return _C.randint_(self, low, high, generator)

@@ -48,7 +48,9 @@ def close():
         if got.dtype == np.bool_ or np.issubdtype(got.dtype, np.integer):
             np.testing.assert_array_equal(got, ref)
         else:
-            np.testing.assert_allclose(got, ref.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+            np.testing.assert_allclose(
+                got, ref.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
+            )
 
     return check
 

@@ -46,16 +46,26 @@ bool dtype_from_typestr(const char* ts, sdk_dtype* dt) {
   int size = std::atoi(ts + 2);
   bool little = order == '<' || order == '|' || (order == '=' && PY_LITTLE_ENDIAN);
   if (!little && size != 1) return false;
-  if (kind == 'b' && size == 1) *dt = SDK_BOOL;
-  else if (kind == 'u' && size == 1) *dt = SDK_UINT8;
-  else if (kind == 'i' && size == 1) *dt = SDK_INT8;
-  else if (kind == 'i' && size == 2) *dt = SDK_INT16;
-  else if (kind == 'i' && size == 4) *dt = SDK_INT32;
-  else if (kind == 'i' && size == 8) *dt = SDK_INT64;
-  else if (kind == 'f' && size == 2) *dt = SDK_FLOAT16;
-  else if (kind == 'f' && size == 4) *dt = SDK_FLOAT32;
-  else if (kind == 'f' && size == 8) *dt = SDK_FLOAT64;
-  else return false;
+  if (kind == 'b' && size == 1)
+    *dt = SDK_BOOL;
+  else if (kind == 'u' && size == 1)
+    *dt = SDK_UINT8;
+  else if (kind == 'i' && size == 1)
+    *dt = SDK_INT8;
+  else if (kind == 'i' && size == 2)
+    *dt = SDK_INT16;
+  else if (kind == 'i' && size == 4)
+    *dt = SDK_INT32;
+  else if (kind == 'i' && size == 8)
+    *dt = SDK_INT64;
+  else if (kind == 'f' && size == 2)
+    *dt = SDK_FLOAT16;
+  else if (kind == 'f' && size == 4)
+    *dt = SDK_FLOAT32;
+  else if (kind == 'f' && size == 8)
+    *dt = SDK_FLOAT64;
+  else
+    return false;
   return true;
 }
 
@@ -138,8 +148,8 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
     }
   Py_INCREF(obj);
   sdk_status status = sdk_from_blob(ptr, static_cast<int64_t>(sz.size()), sz.data(),
-                                    has_strides ? st.data() : nullptr, dt,
-                                    sdk_device{SDK_CPU, 0}, py_decref_deleter, obj, out);
+                                    has_strides ? st.data() : nullptr, dt, sdk_device{SDK_CPU, 0},
+                                    py_decref_deleter, obj, out);
   if (status != SDK_OK) {
     Py_DECREF(obj);  // the deleter is not called on failure
     raise_last_error();
@@ -242,8 +252,8 @@ int import_capsule(PyObject* cap, sdk_tensor** out) {
 PyObject* dlpack_capsule_of(PyObject* obj) {
   Ref meth(PyObject_GetAttrString(obj, "__dlpack__"));
   if (!meth.p) return nullptr;
-  Ref kw(Py_BuildValue("{s:(ii)}", "max_version", SDK_DLPACK_MAJOR_VERSION,
-                       SDK_DLPACK_MINOR_VERSION));
+  Ref kw(
+      Py_BuildValue("{s:(ii)}", "max_version", SDK_DLPACK_MAJOR_VERSION, SDK_DLPACK_MINOR_VERSION));
   Ref empty(PyTuple_New(0));
   if (!kw.p || !empty.p) return nullptr;
   PyObject* cap = PyObject_Call(meth.p, empty.p, kw.p);
@@ -290,7 +300,8 @@ bool infer_shape(PyObject* o, DataFill* d, int depth) {
   }
   if (is_tensor(o)) {
     sdk_tensor* h = H(o);
-    for (int64_t k = 0; h && k < sdk_tensor_ndim(h); ++k) d->shape.push_back(sdk_tensor_sizes(h)[k]);
+    for (int64_t k = 0; h && k < sdk_tensor_ndim(h); ++k)
+      d->shape.push_back(sdk_tensor_sizes(h)[k]);
     return true;
   }
   if (!is_seq(o)) return true;
@@ -490,8 +501,7 @@ int to_handle(PyObject* obj, sdk_tensor** out) {
     return 0;
   }
   // numpy first: its DLPack export refuses read-only arrays, the array interface does not.
-  if (PyObject_HasAttrString(obj, "__array_interface__"))
-    return import_array_interface(obj, out);
+  if (PyObject_HasAttrString(obj, "__array_interface__")) return import_array_interface(obj, out);
   if (PyCapsule_CheckExact(obj)) return import_capsule(obj, out);
   if (PyObject_HasAttrString(obj, "__dlpack__")) {
     Ref cap(dlpack_capsule_of(obj));

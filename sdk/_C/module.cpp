@@ -78,8 +78,7 @@ bool check_nargs(const char* op, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi)
   if (lo == hi)
     PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", op, lo, nargs);
   else
-    PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", op, lo, hi,
-                 nargs);
+    PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", op, lo, hi, nargs);
   return false;
 }
 
@@ -451,8 +450,8 @@ PyMethodDef module_methods[] = {
      METH_FASTCALL, "Grad mode on and some tensor argument requires grad."},
     {"_set_tensor_class", m_set_tensor_class, METH_O, "Class of tensors created from C."},
     {"_set_python_types",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_set_python_types)),
-     METH_FASTCALL, "Register dtype objects, Size, the cpu device and the device class."},
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_set_python_types)), METH_FASTCALL,
+     "Register dtype objects, Size, the cpu device and the device class."},
     {"_register_fallbacks", m_register_fallbacks, METH_O,
      "Register the Python functions the arithmetic slots call on the autograd path."},
     {"abi_version", m_abi_version, METH_NOARGS, "(major, minor) ABI of the running core."},

@@ -9,23 +9,24 @@ namespace {
 #define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 #define ARG(i) (nargs > (i) ? args[i] : Py_None)
 // Run `expr` without the GIL when the op is big enough for that to pay off.
-#define CALL(n, expr)          \
-  if ((n) >= kNoGilNumel) {    \
-    Py_BEGIN_ALLOW_THREADS;    \
-    expr;                      \
-    Py_END_ALLOW_THREADS;      \
-  } else {                     \
-    expr;                      \
+#define CALL(n, expr)       \
+  if ((n) >= kNoGilNumel) { \
+    Py_BEGIN_ALLOW_THREADS; \
+    expr;                   \
+    Py_END_ALLOW_THREADS;   \
+  } else {                  \
+    expr;                   \
   }
 
 const char* const kUnaryNames[] = {
-    "neg",  "abs",     "exp",         "log",  "sqrt",   "rsqrt",      "sin",    "cos",
-    "tanh", "sigmoid", "relu",        "gelu", "logical_not", "sign",  "reciprocal", "square",
-    "log1p", "expm1",  "floor",       "ceil", "round",  "erf",        "bitwise_not"};
+    "neg",   "abs",     "exp",   "log",  "sqrt",        "rsqrt", "sin",        "cos",
+    "tanh",  "sigmoid", "relu",  "gelu", "logical_not", "sign",  "reciprocal", "square",
+    "log1p", "expm1",   "floor", "ceil", "round",       "erf",   "bitwise_not"};
 const char* const kBinaryNames[] = {
-    "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
-    "gt", "ge", "logical_and", "logical_or", "logical_xor", "floor_divide", "remainder",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "atan2"};
+    "add",         "sub",         "mul",         "div",         "pow",          "maximum",
+    "minimum",     "eq",          "ne",          "lt",          "le",           "gt",
+    "ge",          "logical_and", "logical_or",  "logical_xor", "floor_divide", "remainder",
+    "bitwise_and", "bitwise_or",  "bitwise_xor", "atan2"};
 const char* const kReduceNames[] = {"sum", "mean", "prod", "amax", "amin", "all", "any"};
 
 template <size_t N>
@@ -53,8 +54,7 @@ FAST(o_unary) {
 // binary(op, a, b, out=None): a or b (not both) may be a Python number.
 FAST(o_binary) {
   int64_t op;
-  if (!check_nargs("binary", nargs, 3, 4) || !int_arg(args[0], "binary", "op", &op))
-    return nullptr;
+  if (!check_nargs("binary", nargs, 3, 4) || !int_arg(args[0], "binary", "op", &op)) return nullptr;
   const char* name = name_of(kBinaryNames, op, "binary");
   sdk_tensor *out, *r = nullptr;
   if (!opt_tensor_arg(ARG(3), name, "out", &out)) return nullptr;
@@ -148,7 +148,8 @@ FAST(o_to_dtype) {
   sdk_dtype dt;
   int32_t copy = 0;
   if (!check_nargs("to", nargs, 2, 3) || !tensor_arg(args[0], "to", "input", &t) ||
-      !dtype_arg(args[1], "to", "dtype", &dt) || (nargs > 2 && !bool_arg(args[2], "to", "copy", &copy)))
+      !dtype_arg(args[1], "to", "dtype", &dt) ||
+      (nargs > 2 && !bool_arg(args[2], "to", "copy", &copy)))
     return nullptr;
   if (dt < 0) {
     PyErr_SetString(PyExc_TypeError, "to(): dtype must not be None");
@@ -373,13 +374,11 @@ FAST(o_as_strided) {
       !int_arg(args[3], "as_strided", "storage_offset", &off))
     return nullptr;
   if (sz.size() != st.size()) {
-    PyErr_Format(PyExc_ValueError, "as_strided(): %zd sizes but %zd strides", sz.size(),
-                 st.size());
+    PyErr_Format(PyExc_ValueError, "as_strided(): %zd sizes but %zd strides", sz.size(), st.size());
     return nullptr;
   }
-  return finish(
-      sdk_as_strided(t, static_cast<int64_t>(sz.size()), sz.data(), st.data(), off, &r), &r,
-      nullptr);
+  return finish(sdk_as_strided(t, static_cast<int64_t>(sz.size()), sz.data(), st.data(), off, &r),
+                &r, nullptr);
 }
 
 // permute(t, dims)
@@ -453,8 +452,8 @@ FAST(o_squeeze) {
     return nullptr;
   bool all = ARG(1) == Py_None;
   if (!all && !ints_arg(args[1], "squeeze", "dim", &d, true)) return nullptr;
-  return finish(
-      sdk_squeeze(t, static_cast<int64_t>(d.size()), all ? nullptr : d.data(), &r), &r, nullptr);
+  return finish(sdk_squeeze(t, static_cast<int64_t>(d.size()), all ? nullptr : d.data(), &r), &r,
+                nullptr);
 }
 
 // flatten(t, start_dim, end_dim)
@@ -534,8 +533,7 @@ bool opt_dims(PyObject* o, const char* op, std::vector<int64_t>* d, bool* all) {
 // reduce(op, x, dims or None, keepdim, dtype, out=None)
 FAST(o_reduce) {
   int64_t op;
-  if (!check_nargs("reduce", nargs, 5, 6) || !int_arg(args[0], "reduce", "op", &op))
-    return nullptr;
+  if (!check_nargs("reduce", nargs, 5, 6) || !int_arg(args[0], "reduce", "op", &op)) return nullptr;
   const char* name = name_of(kReduceNames, op, "reduce");
   sdk_tensor *x, *out, *r = nullptr;
   std::vector<int64_t> d;
@@ -596,14 +594,13 @@ FAST(o_var_std) {
     return nullptr;
   const char* name = is_std ? "std" : "var";
   if (!tensor_arg(args[0], name, "input", &x) || !opt_dims(args[1], name, &d, &all) ||
-      !double_arg(args[2], name, "correction", &corr) ||
-      !bool_arg(args[3], name, "keepdim", &keep))
+      !double_arg(args[2], name, "correction", &corr) || !bool_arg(args[3], name, "keepdim", &keep))
     return nullptr;
   const int64_t* dp = all ? nullptr : d.data();
   int64_t nd = static_cast<int64_t>(d.size());
   sdk_status st;
-  CALL(numel(x), st = is_std ? sdk_std(x, nd, dp, corr, keep, &r)
-                             : sdk_var(x, nd, dp, corr, keep, &r));
+  CALL(numel(x),
+       st = is_std ? sdk_std(x, nd, dp, corr, keep, &r) : sdk_var(x, nd, dp, corr, keep, &r));
   return finish(st, &r, nullptr);
 }
 
@@ -615,8 +612,7 @@ FAST(o_softmax) {
   if (!check_nargs("softmax", nargs, 3, 3) || !bool_arg(args[2], "softmax", "log", &log))
     return nullptr;
   const char* name = log ? "log_softmax" : "softmax";
-  if (!tensor_arg(args[0], name, "input", &x) || !int_arg(args[1], name, "dim", &d))
-    return nullptr;
+  if (!tensor_arg(args[0], name, "input", &x) || !int_arg(args[1], name, "dim", &d)) return nullptr;
   sdk_status st;
   CALL(numel(x), st = log ? sdk_log_softmax(x, d, &r) : sdk_softmax(x, d, &r));
   return finish(st, &r, nullptr);

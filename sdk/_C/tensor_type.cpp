@@ -331,8 +331,8 @@ bool wrap_dim(PyObject* arg, int64_t nd, const char* op, int64_t* d) {
   return true;
 }
 
-PyObject* sizes_or_strides(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                           const char* op, bool strides) {
+PyObject* sizes_or_strides(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* op,
+                           bool strides) {
   if (!live(self) || !check_nargs(op, nargs, 0, 1)) return nullptr;
   sdk_tensor* h = T(self)->handle;
   const int64_t* v = strides ? sdk_tensor_strides(h) : sdk_tensor_sizes(h);
@@ -433,9 +433,9 @@ enum Fallback {
   FB_COUNT
 };
 const char* kFallbackNames[FB_COUNT] = {
-    "add",  "sub",  "mul",  "div",       "floor_divide", "remainder", "pow",
-    "matmul", "neg", "abs", "iadd",      "isub",         "imul",      "idiv",
-    "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or", "bitwise_xor"};
+    "add",       "sub",  "mul",  "div",         "floor_divide", "remainder",  "pow",
+    "matmul",    "neg",  "abs",  "iadd",        "isub",         "imul",       "idiv",
+    "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or",   "bitwise_xor"};
 PyObject* g_fallbacks[FB_COUNT] = {};
 
 inline bool rg(PyObject* o) { return T(o)->requires_grad != 0; }
@@ -535,7 +535,9 @@ PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
 PyObject* nb_and(PyObject* a, PyObject* b) {
   return binary_slot(a, b, SDK_BITWISE_AND, FB_AND, false);
 }
-PyObject* nb_or(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_BITWISE_OR, FB_OR, false); }
+PyObject* nb_or(PyObject* a, PyObject* b) {
+  return binary_slot(a, b, SDK_BITWISE_OR, FB_OR, false);
+}
 PyObject* nb_xor(PyObject* a, PyObject* b) {
   return binary_slot(a, b, SDK_BITWISE_XOR, FB_XOR, false);
 }

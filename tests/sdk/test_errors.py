@@ -10,7 +10,14 @@ from sdk import _C
 
 
 def test_core_error_kinds_map_to_python_exceptions():
-    cases = {1: ValueError, 2: TypeError, 3: IndexError, 4: RuntimeError, 5: MemoryError, 6: NotImplementedError}
+    cases = {
+        1: ValueError,
+        2: TypeError,
+        3: IndexError,
+        4: RuntimeError,
+        5: MemoryError,
+        6: NotImplementedError,
+    }
     for kind, exc in cases.items():
         with pytest.raises(exc, match="boom"):
             _C._raise_error(kind, "boom")
@@ -41,11 +48,23 @@ def test_core_error_kinds_map_to_python_exceptions():
         (lambda: sdk.tensor(["a"]), TypeError, "str"),
         (lambda: sdk.tensor(object()), TypeError, ""),
         (lambda: sdk.tensor([1, 2]).requires_grad_(), RuntimeError, "floating"),
-        (lambda: sdk.ones(2).numpy() if False else sdk.zeros(1, dtype=sdk.bfloat16).numpy(), TypeError, "BFloat16"),
+        (
+            lambda: sdk.ones(2).numpy() if False else sdk.zeros(1, dtype=sdk.bfloat16).numpy(),
+            TypeError,
+            "BFloat16",
+        ),
         (lambda: sdk.ones(2).gather(0, sdk.ones(2)), (TypeError, RuntimeError, ValueError), ""),
         (lambda: sdk.ones(2).index_select(0, sdk.tensor([5])), IndexError, ""),
-        (lambda: sdk.where(sdk.ones(2), sdk.ones(2), sdk.ones(2)), (TypeError, RuntimeError, ValueError), ""),
-        (lambda: sdk.ones(2).masked_fill(sdk.ones(2), 1.0), (TypeError, RuntimeError, ValueError), ""),
+        (
+            lambda: sdk.where(sdk.ones(2), sdk.ones(2), sdk.ones(2)),
+            (TypeError, RuntimeError, ValueError),
+            "",
+        ),
+        (
+            lambda: sdk.ones(2).masked_fill(sdk.ones(2), 1.0),
+            (TypeError, RuntimeError, ValueError),
+            "",
+        ),
         (lambda: sdk.ones(2, 3).permute(0, 0), RuntimeError, "permutation"),
         (lambda: sdk.set_num_threads(-3), ValueError, ""),
         (lambda: sdk.ones(2) @ 3, TypeError, ""),
@@ -53,14 +72,22 @@ def test_core_error_kinds_map_to_python_exceptions():
         (lambda: sdk.ones(2).to("cuda"), RuntimeError, "CPU"),
         (lambda: sdk.device("tpu"), ValueError, "tpu"),
         (lambda: _C.unary(0, None), TypeError, "Tensor"),
-        (lambda: _C.unary(999, sdk.ones(2)), (ValueError, TypeError, RuntimeError, NotImplementedError), ""),
+        (
+            lambda: _C.unary(999, sdk.ones(2)),
+            (ValueError, TypeError, RuntimeError, NotImplementedError),
+            "",
+        ),
         (lambda: _C.binary(0, 1, 2), TypeError, ""),
         (lambda: _C.reduce(0, sdk.ones(2), None, False, 77), ValueError, "dtype"),
         (lambda: _C.empty((2**62, 2**62), None), (ValueError, MemoryError, RuntimeError), ""),
         (lambda: _C.empty((2**62,), None), (MemoryError, ValueError, RuntimeError), ""),
         (lambda: _C.full((2,), 2**70, None), OverflowError, ""),
         (lambda: _C.view(sdk.ones(4), (-2, -2)), (ValueError, RuntimeError), ""),
-        (lambda: _C.as_strided(sdk.ones(4), (3,), (5,), 0), (ValueError, RuntimeError, IndexError), ""),
+        (
+            lambda: _C.as_strided(sdk.ones(4), (3,), (5,), 0),
+            (ValueError, RuntimeError, IndexError),
+            "",
+        ),
         (lambda: _C.from_array_interface(object()), AttributeError, ""),
         (lambda: _C.from_dlpack_capsule(3), TypeError, "capsule"),
         (lambda: _C._set_tensor_class(int), TypeError, "subclass"),
@@ -96,7 +123,7 @@ def test_unknown_operand_types_fall_back_to_python():
     with pytest.raises(TypeError):
         t + object()
     with pytest.raises(TypeError):
-        t < "x"
+        _ = t < "x"
     np.testing.assert_array_equal((t + np.ones(2, np.float32)).numpy(), [2, 2])
     np.testing.assert_array_equal((np.ones(2, np.float32) + t).numpy(), [2, 2])
     np.testing.assert_array_equal((t + [1.0, 2.0]).numpy(), [2, 3])

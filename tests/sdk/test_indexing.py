@@ -62,7 +62,10 @@ ADVANCED = [
 def test_advanced_indexing(pair, idx, close):
     a, t = pair
     close(t[idx], a[idx])
-    tidx = tuple(sdk.tensor(x) if isinstance(x, list) else x for x in (idx if isinstance(idx, tuple) else (idx,)))
+    tidx = tuple(
+        sdk.tensor(x) if isinstance(x, list) else x
+        for x in (idx if isinstance(idx, tuple) else (idx,))
+    )
     close(t[tidx], a[idx])
 
 

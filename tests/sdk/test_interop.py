@@ -32,7 +32,9 @@ def test_from_numpy_keeps_array_alive_and_strides():
     t = sdk.from_numpy(view)
     del a, view
     gc.collect()
-    np.testing.assert_array_equal(t.numpy(), np.arange(20, dtype=np.float32).reshape(4, 5)[::2, 1::2])
+    np.testing.assert_array_equal(
+        t.numpy(), np.arange(20, dtype=np.float32).reshape(4, 5)[::2, 1::2]
+    )
     assert t.stride() == (10, 2)
 
 

@@ -99,7 +99,9 @@ BINARY = {
 
 @pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 2))])
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 2))]
+)
 def test_binary_broadcasting(name, dtype, shapes, rng, close, to_sdk):
     a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
     ta, tb = to_sdk(a, dtype), to_sdk(b, dtype)
@@ -244,7 +246,9 @@ def test_where_masked_fill_clamp(rng, close):
         close(got, ref.astype(np.int64))
 
 
-@pytest.mark.parametrize("dst", ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize(
+    "dst", ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"]
+)
 def test_to_dtype(dst, rng, close):
     a = (rng.standard_normal((3, 4)) * 5).astype(np.float32)
     t = sdk.tensor(a)
@@ -275,13 +279,21 @@ def test_matmul_family(rng, close):
         close(sdk.mv(ta, tb[:, 1]), a @ b[:, 1], rtol=tol, atol=tol, check_dtype=False)
         close(sdk.dot(tb[:, 0], tb[:, 1]), b[:, 0] @ b[:, 1], rtol=tol, atol=tol, check_dtype=False)
         bias = sdk.tensor(np.ones(4, dtype))
-        close(sdk.addmm(bias, ta, tb, beta=0.5, alpha=2), 0.5 + 2 * (a @ b), rtol=tol, atol=tol, check_dtype=False)
+        close(
+            sdk.addmm(bias, ta, tb, beta=0.5, alpha=2),
+            0.5 + 2 * (a @ b),
+            rtol=tol,
+            atol=tol,
+            check_dtype=False,
+        )
     x = rng.standard_normal((2, 5, 3)).astype(np.float32)
     y = rng.standard_normal((2, 3, 4)).astype(np.float32)
     close(sdk.bmm(sdk.tensor(x), sdk.tensor(y)), x @ y, rtol=1e-5, atol=1e-5)
     close(sdk.tensor(x) @ sdk.tensor(y[0]), x @ y[0], rtol=1e-5, atol=1e-5)
     out = sdk.empty(5, 4)
-    assert sdk.mm(sdk.tensor(a.astype(np.float32)), sdk.tensor(b.astype(np.float32)), out=out) is out
+    assert (
+        sdk.mm(sdk.tensor(a.astype(np.float32)), sdk.tensor(b.astype(np.float32)), out=out) is out
+    )
 
 
 def test_autograd_path_records(rng):
@@ -290,7 +302,9 @@ def test_autograd_path_records(rng):
     assert y.grad_fn is not None and not y.is_leaf
     y.backward()
     xv = x.detach().numpy()
-    np.testing.assert_allclose(x.grad.numpy(), np.exp(xv * xv + 2 * xv - 1) * (2 * xv + 2), rtol=1e-10)
+    np.testing.assert_allclose(
+        x.grad.numpy(), np.exp(xv * xv + 2 * xv - 1) * (2 * xv + 2), rtol=1e-10
+    )
     with sdk.no_grad():
         z = x * 2
     assert z.grad_fn is None and not z.requires_grad

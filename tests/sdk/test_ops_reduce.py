@@ -24,12 +24,24 @@ def test_reductions_float32(name, dim, keepdim, rng, close):
     npf = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.max, "amin": np.min}[name]
     ref = npf(a.astype(np.float64), axis=dim, keepdims=keepdim).astype(np.float32)
     f = getattr(sdk, name)
-    got = f(t, dim, keepdim) if dim is not None else f(t, keepdim=keepdim) if name != "amax" else f(t, (), keepdim)
+    got = (
+        f(t, dim, keepdim)
+        if dim is not None
+        else f(t, keepdim=keepdim)
+        if name != "amax"
+        else f(t, (), keepdim)
+    )
     close(got, ref, rtol=1e-4, atol=1e-5)
     # the same through a transposed (non-contiguous) view
     tt = sdk.from_numpy(np.ascontiguousarray(a.transpose(2, 1, 0))).permute(2, 1, 0)
     assert not tt.is_contiguous()
-    got2 = f(tt, dim, keepdim) if dim is not None else f(tt, keepdim=keepdim) if name != "amax" else f(tt, (), keepdim)
+    got2 = (
+        f(tt, dim, keepdim)
+        if dim is not None
+        else f(tt, keepdim=keepdim)
+        if name != "amax"
+        else f(tt, (), keepdim)
+    )
     close(got2, ref, rtol=1e-4, atol=1e-5)
 
 
@@ -95,7 +107,12 @@ def test_softmax(dim, rng, close):
     ref = e / e.sum(dim, keepdims=True)
     close(sdk.softmax(t, dim), ref, rtol=1e-5, atol=1e-6)
     close(t.log_softmax(dim), np.log(ref), rtol=1e-5, atol=1e-5)
-    close(sdk.softmax(t.t(), dim), (e / e.sum(dim, keepdims=True)).T if False else _sm(a.T, dim), rtol=1e-5, atol=1e-6)
+    close(
+        sdk.softmax(t.t(), dim),
+        (e / e.sum(dim, keepdims=True)).T if False else _sm(a.T, dim),
+        rtol=1e-5,
+        atol=1e-6,
+    )
     close(sdk.logsumexp(t, dim), np.log(np.exp(a).sum(dim)), rtol=1e-5, atol=1e-5)
 
 

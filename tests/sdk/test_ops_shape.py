@@ -85,7 +85,9 @@ def test_cat_stack(rng, close):
     out = sdk.empty(6, 3)
     assert sdk.cat([ta, tb], out=out) is out
     close(out, np.concatenate([a, b]))
-    close(sdk.cat([ta, sdk.tensor(b.astype(np.float64))]), np.concatenate([a, b]).astype(np.float64))
+    close(
+        sdk.cat([ta, sdk.tensor(b.astype(np.float64))]), np.concatenate([a, b]).astype(np.float64)
+    )
     with pytest.raises(TypeError):
         sdk.cat(ta)
     with pytest.raises((ValueError, RuntimeError)):
@@ -118,7 +120,10 @@ def test_gather_index_select_scatter(rng, close):
     ref = np.zeros((4, 5), np.float32)
     np.add.at(ref, [0, 0, 2], 2.0)
     close(y, ref)
-    close(sdk.index_add(sdk.zeros(4, 5), 1, sdk.tensor([1]), sdk.ones(4, 1)), np.eye(5, dtype=np.float32)[1][None].repeat(4, 0))
+    close(
+        sdk.index_add(sdk.zeros(4, 5), 1, sdk.tensor([1]), sdk.ones(4, 1)),
+        np.eye(5, dtype=np.float32)[1][None].repeat(4, 0),
+    )
     w = sdk.zeros(3)
     w.index_put_((sdk.tensor([0, 0, 2]),), sdk.tensor([1.0, 2.0, 3.0]), accumulate=True)
     close(w, np.array([3.0, 0, 3.0], np.float32))
@@ -192,6 +197,8 @@ def test_random_and_generators():
     assert r2.dtype == sdk.int64 and int(r2.max()) < 5
     p = sdk.randperm(10, generator=g).numpy()
     assert sorted(p) == list(range(10))
-    assert sdk.rand_like(sdk.zeros(2, 2)).shape == (2, 2) and sdk.randn_like(sdk.zeros(3)).shape == (3,)
+    assert sdk.rand_like(sdk.zeros(2, 2)).shape == (2, 2) and sdk.randn_like(
+        sdk.zeros(3)
+    ).shape == (3,)
     with pytest.raises(TypeError):
         sdk.rand(3, generator="nope")

@@ -80,7 +80,10 @@ def test_repr_torch_style():
     assert repr(sdk.tensor([[1.0, 2.0], [3.0, 4.0]])) == "tensor([[1., 2.],\n        [3., 4.]])"
     assert repr(sdk.tensor([1, 2, 3])) == "tensor([1, 2, 3])"
     assert repr(sdk.tensor([1, 2], dtype=sdk.int32)) == "tensor([1, 2], dtype=sdk.int32)"
-    assert repr(sdk.tensor([0.5, 1.25], dtype=sdk.float64)) == "tensor([0.5000, 1.2500], dtype=sdk.float64)"
+    assert (
+        repr(sdk.tensor([0.5, 1.25], dtype=sdk.float64))
+        == "tensor([0.5000, 1.2500], dtype=sdk.float64)"
+    )
     assert repr(sdk.tensor(3.0)) == "tensor(3.)"
     assert repr(sdk.tensor([True, False])) == "tensor([ True, False])"
     assert repr(sdk.zeros(0)) == "tensor([])"

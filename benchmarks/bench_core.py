@@ -1,0 +1,201 @@
+"""Core benchmark: per-call overhead, elementwise/reduction bandwidth, GEMM and import cost vs numpy/torch.
+
+Prints a Markdown table. Everything runs on one thread: sdk.set_num_threads(1), numpy's
+BLAS through threadpoolctl when installed (else this script re-runs itself with
+OPENBLAS_NUM_THREADS=1), torch.set_num_threads(1). Usage: python benchmarks/bench_core.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import timeit
+
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+try:
+    import threadpoolctl
+except ImportError:
+    threadpoolctl = None
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        env = dict(os.environ, **{v: "1" for v in _THREAD_VARS})
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+import sdk  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def best(fn, min_time: float = 0.2, repeat: int = 5) -> float:
+    """Seconds per call: the best of `repeat` runs of an auto-sized loop."""
+    t = timeit.Timer(fn)
+    n, _ = t.autorange()
+    n = max(1, int(n * min_time / 0.2))
+    return min(t.repeat(repeat=repeat, number=n)) / n
+
+
+def fmt_time(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.3f} us"
+    return f"{s * 1e3:.3f} ms"
+
+
+def ratio(a, b) -> str:
+    return "" if a is None or b is None else f"{a / b:.2f}"
+
+
+def row(name: str, s, n, t, unit=fmt_time) -> str:
+    cells = [unit(x) if x is not None else "-" for x in (s, n, t)]
+    return f"| {name} | {' | '.join(cells)} | {ratio(s, n)} | {ratio(s, t)} |"
+
+
+def tiny_overhead() -> list:
+    a, b = sdk.ones(4), sdk.ones(4)
+    na, nb = np.ones(4, np.float32), np.ones(4, np.float32)
+    ts = best(lambda: a + b)
+    tn = best(lambda: na + nb)
+    tt = None
+    if torch is not None:
+        xa, xb = torch.ones(4), torch.ones(4)
+        tt = best(lambda: xa + xb)
+    out = [row("a + b, 4 float32 (per call)", ts, tn, tt)]
+    ts = best(lambda: sdk.add(a, b))
+    tt = best(lambda: torch.add(xa, xb)) if torch is not None else None
+    out.append(row("sdk.add(a, b), 4 float32", ts, best(lambda: np.add(na, nb)), tt))
+    ts = best(lambda: a.exp())
+    tt = best(lambda: xa.exp()) if torch is not None else None
+    out.append(row("a.exp(), 4 float32", ts, best(lambda: np.exp(na)), tt))
+    return out
+
+
+def _np_sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _elementwise_cases(sa, na, ta) -> dict:
+    return {
+        "add": (lambda: sa + sa, lambda: na + na, lambda: ta + ta),
+        "mul": (lambda: sa * sa, lambda: na * na, lambda: ta * ta),
+        "sigmoid": (lambda: sdk.sigmoid(sa), lambda: _np_sigmoid(na), lambda: torch.sigmoid(ta)),
+        "tanh": (lambda: sdk.tanh(sa), lambda: np.tanh(na), lambda: torch.tanh(ta)),
+        "exp": (lambda: sdk.exp(sa), lambda: np.exp(na), lambda: torch.exp(ta)),
+    }
+
+
+def elementwise() -> list:
+    out = []
+    base = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
+    for layout in ("contiguous", "transposed"):
+        na = base if layout == "contiguous" else base.T
+        sa = sdk.from_numpy(base) if layout == "contiguous" else sdk.from_numpy(base).t()
+        ta = None
+        if torch is not None:
+            ta = torch.from_numpy(base) if layout == "contiguous" else torch.from_numpy(base).t()
+        cases = _elementwise_cases(sa, na, ta)
+        for name, (fs, fn, ft) in cases.items():
+            tt = best(ft, 0.1, 3) if torch is not None else None
+            out.append(row(f"{name}, 1M float32 {layout}", best(fs, 0.1, 3), best(fn, 0.1, 3), tt))
+    return out
+
+
+def reductions() -> list:
+    a = np.random.default_rng(1).standard_normal((2048, 2048)).astype(np.float32)
+    s = sdk.from_numpy(a)
+    t = torch.from_numpy(a) if torch is not None else None
+    out = []
+    for dim, label in ((1, "sum over rows (dim=1)"), (0, "sum over columns (dim=0)")):
+        tt = best(lambda dim=dim: t.sum(dim), 0.1, 3) if t is not None else None
+        out.append(
+            row(
+                f"{label}, 2048x2048",
+                best(lambda dim=dim: s.sum(dim), 0.1, 3),
+                best(lambda dim=dim: a.sum(dim), 0.1, 3),
+                tt,
+            )
+        )
+    return out
+
+
+def gemm() -> list:
+    out = []
+    for dtype in ("float32", "float64"):
+        for n in (1024, 2048):
+            a = np.random.default_rng(2).standard_normal((n, n)).astype(dtype)
+            s = sdk.from_numpy(a)
+            flops = 2.0 * n**3
+
+            def gf(sec, flops=flops):
+                return flops / sec / 1e9
+
+            ts = best(lambda s=s: s @ s, 0.2, 3)
+            tn = best(lambda a=a: a @ a, 0.2, 3)
+            tt = None
+            if torch is not None:
+                x = torch.from_numpy(a)
+                tt = best(lambda x=x: x @ x, 0.2, 3)
+            name = f"{'s' if dtype == 'float32' else 'd'}gemm {n} (GFLOP/s)"
+            vals = [gf(x) if x is not None else None for x in (ts, tn, tt)]
+            cells = [f"{v:.1f}" if v is not None else "-" for v in vals]
+            out.append(
+                f"| {name} | {' | '.join(cells)} | {ratio(vals[0], vals[1])} | {ratio(vals[0], vals[2])} |"
+            )
+    return out
+
+
+def import_cost(module: str) -> tuple:
+    # VmHWM (peak RSS of this process image, in kB): ru_maxrss would carry the parent's peak
+    # across exec on Linux.
+    code = (
+        f"import time; t = time.perf_counter(); import {module}; d = time.perf_counter() - t; "
+        "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+        "print(d, hwm)"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runs = []
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+        if r.returncode != 0:
+            return None, None
+        secs, rss = r.stdout.split()
+        runs.append((float(secs), int(rss)))
+    return min(runs)
+
+
+def imports() -> list:
+    s = import_cost("sdk")
+    n = import_cost("numpy")
+    t = import_cost("torch") if torch is not None else (None, None)
+    out = [row("import time (in a fresh process)", s[0], n[0], t[0], lambda x: f"{x * 1e3:.1f} ms")]
+    out.append(row("peak RSS after import", s[1], n[1], t[1], lambda x: f"{x / 1024:.1f} MB"))
+    return out
+
+
+def main() -> None:
+    sdk.set_num_threads(1)
+    if torch is not None:
+        torch.set_num_threads(1)
+    limiter = threadpoolctl.threadpool_limits(1) if threadpoolctl is not None else None
+    print(
+        f"sdk {sdk.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'absent'}; one thread\n"
+    )
+    print("| case | sdk | numpy | torch | sdk/numpy | sdk/torch |")
+    print("|---|---|---|---|---|---|")
+    for section in (tiny_overhead, elementwise, reductions, gemm, imports):
+        for line in section():
+            print(line, flush=True)
+    print(
+        "\nRatios are time ratios (lower is better for sdk) except GFLOP/s rows (higher is better)."
+    )
+    del limiter
+
+
+if __name__ == "__main__":
+    main()
