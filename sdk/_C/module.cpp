@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "ops_util.h"
 #include "sdk/python.h"
 
 namespace sdkpy {
@@ -508,8 +509,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
   if (add_methods(m, module_methods) < 0 || add_methods(m, ops_methods) < 0 ||
-      add_methods(m, interop_methods) < 0 || tensor_type_ready(m) < 0 ||
-      generator_type_ready(m) < 0) {
+      add_methods(m, ops_more_methods) < 0 || add_methods(m, interop_methods) < 0 ||
+      tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -1,0 +1,36 @@
+// sdk/_C/ops_util.h: macros and helpers shared by the raw-op files (ops.cpp, ops_more.cpp).
+#pragma once
+
+#include <vector>
+
+#include "common.h"
+
+// A METH_FASTCALL module function.
+#define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+#define ARG(i) (nargs > (i) ? args[i] : Py_None)
+// Run `expr` without the GIL when the op is big enough for that to pay off.
+#define CALL(n, expr)       \
+  if ((n) >= kNoGilNumel) { \
+    Py_BEGIN_ALLOW_THREADS; \
+    expr;                   \
+    Py_END_ALLOW_THREADS;   \
+  } else {                  \
+    expr;                   \
+  }
+
+namespace sdkpy {
+
+// Name of op code `op` in `names`, for error messages.
+template <size_t N>
+const char* name_of(const char* const (&names)[N], int64_t op, const char* dflt) {
+  return op >= 0 && op < static_cast<int64_t>(N) ? names[op] : dflt;
+}
+
+inline int64_t numel(const sdk_tensor* t) { return t ? sdk_tensor_numel(t) : 0; }
+
+// A tuple of new tensors around `rs` (stolen; released on failure).
+PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
+
+extern PyMethodDef ops_more_methods[];
+
+}  // namespace sdkpy
