@@ -12,9 +12,43 @@ namespace {
 constexpr int kMaxDeviceTypes = 4;
 std::atomic<int64_t> g_bytes[kMaxDeviceTypes];
 
+// Per-thread cache of small blocks: tiny tensors are allocated and freed at a
+// high rate, and aligned_alloc bypasses malloc's own fast per-thread cache.
+// No locks: a block freed on another thread simply joins that thread's cache.
+constexpr int kClasses = 4;  // block sizes 128, 256, 512, 1024
+constexpr int kPerClass = 32;
+struct SmallCache {
+  void* blocks[kClasses][kPerClass];
+  int count[kClasses] = {};
+  bool alive = true;
+  ~SmallCache() {
+    for (int c = 0; c < kClasses; ++c)
+      for (int i = 0; i < count[c]; ++i) std::free(blocks[c][i]);
+    alive = false;
+  }
+};
+thread_local SmallCache t_cache;
+
+inline int size_class(size_t size) {
+  if (size <= 128) return 0;
+  if (size <= 256) return 1;
+  if (size <= 512) return 2;
+  if (size <= 1024) return 3;
+  return -1;
+}
+
 class CpuAllocator final : public Allocator {
  public:
   void* allocate(int64_t nbytes, int32_t) override {
+    if (nbytes >= 0 && nbytes <= 1024) {
+      int c = size_class(static_cast<size_t>(nbytes));
+      SmallCache& cache = t_cache;
+      void* p = (cache.count[c] > 0) ? cache.blocks[c][--cache.count[c]]
+                                     : std::aligned_alloc(kCpuAlignment, size_t(128) << c);
+      if (!p) SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
+      g_bytes[SDK_CPU].fetch_add(nbytes, std::memory_order_relaxed);
+      return p;
+    }
     // aligned_alloc needs a size that is a multiple of the alignment.
     if (nbytes < 0 || nbytes > (INT64_C(1) << 56)) {
       SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
@@ -29,6 +63,14 @@ class CpuAllocator final : public Allocator {
   void deallocate(void* p, int64_t nbytes, int32_t) override {
     if (!p) return;
     g_bytes[SDK_CPU].fetch_sub(nbytes, std::memory_order_relaxed);
+    if (nbytes >= 0 && nbytes <= 1024) {
+      int c = size_class(static_cast<size_t>(nbytes));
+      SmallCache& cache = t_cache;
+      if (cache.alive && cache.count[c] < kPerClass) {
+        cache.blocks[c][cache.count[c]++] = p;
+        return;
+      }
+    }
     std::free(p);
   }
 };

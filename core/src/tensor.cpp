@@ -139,10 +139,6 @@ void TensorImpl::set_shape(int64_t nd, const int64_t* sz, const int64_t* st) {
   }
 }
 
-void* TensorImpl::data() const { return static_cast<char*>(storage->data) + offset * itemsize(); }
-
-int64_t TensorImpl::itemsize() const { return ::sdk::detail::itemsize(dtype); }
-
 Ref make_tensor(int64_t ndim, const int64_t* sz, sdk_dtype dtype, sdk_device device) {
   int64_t n = checked_numel(ndim, sz, "empty");
   int64_t isz = itemsize(dtype);

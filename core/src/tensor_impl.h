@@ -127,8 +127,8 @@ struct TensorImpl {
   void release() {
     if (refcount.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  void* data() const;  // address of element [0,...,0]
-  int64_t itemsize() const;
+  inline void* data() const;  // address of element [0,...,0]
+  inline int64_t itemsize() const;
   sdk_device device() const { return storage->device; }
   void bump_version() { storage->version.fetch_add(1, std::memory_order_relaxed); }
 };
@@ -194,6 +194,15 @@ std::string sizes_str(int64_t ndim, const int64_t* sizes);    // "[2, 3]"
 // Store a new reference in *result (if result is non-NULL).
 inline void set_result(sdk_tensor** result, Ref r) {
   if (result) *result = r.release_handle();
+}
+
+// Inline: both sit on every hot path.
+inline int64_t TensorImpl::itemsize() const {
+  constexpr int8_t kSizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return (dtype >= 0 && dtype <= 9) ? kSizes[dtype] : 0;
+}
+inline void* TensorImpl::data() const {
+  return static_cast<char*>(storage->data) + offset * itemsize();
 }
 
 // ---------------------------------------------------------------------------
