@@ -32,7 +32,7 @@ CORE_LIB_NAME = "libsdk_core.so"
 CUDA_BACKEND_SRC = CORE_SRC / "cuda" / "backend"
 CUDA_LIB_NAME = "libsdk_cuda.so"
 # core-side CUDA glue (no CUDA headers): loads the backend and routes CUDA tensors to it
-CUDA_GLUE_SOURCES: list[Path] = []
+CUDA_GLUE_SOURCES = sorted((CORE_SRC / "cuda" / "glue").glob("*.cpp"))
 
 # Release flags that run on any x86-64; faster paths are picked at run time.
 CORE_CXXFLAGS = [

@@ -59,7 +59,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 0
+#define SDK_ABI_VERSION_MINOR 1
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)

@@ -1,0 +1,52 @@
+// core/src/cuda/glue/cuda_glue.h: the core's side of CUDA: loading the backend library and
+// running the core's ops on CUDA tensors through it.
+//
+// Compiled into libsdk_core with no CUDA header. Entry points keep their own argument,
+// dtype and shape logic (shared with the CPU) and call these only where the CPU would run
+// its loops, so both devices follow the same rules.
+#pragma once
+
+#include <vector>
+
+#include "cuda/backend_api.h"
+#include "tensor_impl.h"
+
+namespace sdk::detail::cuda {
+
+inline bool is_cuda(const TensorImpl& t) { return t.device().type == SDK_CUDA; }
+inline bool is_cuda(sdk_device d) { return d.type == SDK_CUDA; }
+
+// The loaded backend; throws RuntimeError "CUDA is not available: <reason>" otherwise.
+const sdk_cuda_backend& backend();
+// Availability without throwing; `reason` is "" when available.
+bool available(const char** reason = nullptr);
+// RuntimeError unless CUDA is usable and d.index names a visible device.
+void check_device(sdk_device d, const char* op);
+// Every tensor on one device (the first one's); RuntimeError naming both otherwise.
+void check_same_device(const char* op, std::initializer_list<const TensorImpl*> ts);
+
+// dst <- src with broadcasting and casting, between any devices (one of them CUDA).
+void copy_into(TensorImpl& dst, const TensorImpl& src);
+// Every element of t <- v (t on CUDA).
+void fill(TensorImpl& t, const sdk_scalar& v);
+// `t` on device d: t itself when already there, else a contiguous copy.
+Ref to_device(const TensorImpl& t, sdk_device d);
+
+// Elementwise kernels: inputs already have the compute dtype, out has the result dtype and
+// the broadcast shape (inputs broadcast to it). p0/p1: parameters of internal ops.
+void unary(int op, TensorImpl& out, const TensorImpl& in);
+void unary_params(int op, TensorImpl& out, const TensorImpl& in, bool has_p0, double p0,
+                  bool has_p1, double p1);
+void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, double alpha = 1.0);
+// op(a, s) or op(s, a); `s` is converted to `compute` (the dtype of a) first.
+void binary_scalar(int op, TensorImpl& out, const TensorImpl& a, const sdk_scalar& s,
+                   sdk_dtype compute, bool scalar_first);
+void where(TensorImpl& out, const TensorImpl& cond, const TensorImpl& a, const TensorImpl& b);
+// acc <- reduction of x over the dims where mask is true (acc holds the kept dims in order).
+void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc);
+// c <- alpha * a @ b + beta * c for 2-D a (m x k), b (k x n), c (m x n) of one float dtype.
+void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta);
+// True if any element of t is zero (integer division checks).
+bool has_zero(const TensorImpl& t);
+
+}  // namespace sdk::detail::cuda
