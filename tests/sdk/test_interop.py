@@ -182,3 +182,45 @@ def test_deleters_safe_at_interpreter_exit():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_capsule_table_entries_via_ctypes():
+    import ctypes
+
+    obj = ctypes.py_object
+    api = ctypes.pythonapi
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [obj, ctypes.c_char_p]
+    ptr = api.PyCapsule_GetPointer(sdk._C._PYTHON_API, b"sdk._C._PYTHON_API")
+
+    class Table(ctypes.Structure):
+        _fields_ = [
+            ("size", ctypes.c_uint32),
+            ("abi_major", ctypes.c_uint32),
+            ("abi_minor", ctypes.c_uint32),
+            ("reserved", ctypes.c_uint32),
+            ("is_tensor", ctypes.PYFUNCTYPE(ctypes.c_int, obj)),
+            ("to_handle", ctypes.PYFUNCTYPE(ctypes.c_int, obj, ctypes.POINTER(ctypes.c_void_p))),
+            ("from_handle", ctypes.PYFUNCTYPE(obj, ctypes.c_void_p)),
+            ("raise_last_error", ctypes.PYFUNCTYPE(obj)),
+        ]
+
+    table = Table.from_address(ptr)
+    assert table.size >= ctypes.sizeof(Table)
+    assert (table.abi_major, table.abi_minor) == sdk.abi_version()
+    t = sdk.ones(3)
+    assert table.is_tensor(t) == 1 and table.is_tensor(np.ones(3)) == 0
+    a = np.arange(6.0).reshape(2, 3)
+    h = ctypes.c_void_p()
+    assert table.to_handle(a, ctypes.byref(h)) == 0
+    u = table.from_handle(h)  # steals the handle
+    assert isinstance(u, sdk.Tensor) and u.data_ptr() == a.ctypes.data and u.shape == (2, 3)
+    assert table.to_handle(t, ctypes.byref(h)) == 0
+    v = table.from_handle(h)
+    assert v.data_ptr() == t.data_ptr() and v is not t
+    with pytest.raises(TypeError, match="str"):
+        table.to_handle("nope", ctypes.byref(h))
+    core = ctypes.CDLL(sdk.get_library_path())
+    core.sdk_set_last_error(3, b"index 7 is out of range")
+    with pytest.raises(IndexError, match="index 7"):
+        table.raise_last_error()
