@@ -449,7 +449,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
   // Write straight into `out` when it already has the accumulator layout.
   Ref acc;
   if (out && to_impl(out)->dtype == acc_dtype && out_dtype == acc_dtype &&
-      to_impl(out)->contiguous && to_impl(out) != &x0) {
+      to_impl(out)->contiguous && to_impl(out)->storage != x0.storage) {
     check_out(*to_impl(out), oshape, out_dtype, name);
     acc = Ref::borrow(out);
   } else {

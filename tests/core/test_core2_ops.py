@@ -385,3 +385,31 @@ def test_advanced_index_put_nonzero():
     np.testing.assert_array_equal(
         call("sdk_nonzero", T(m.transpose(2, 0, 1)).h).numpy(), np.argwhere(m.transpose(2, 0, 1))
     )
+
+
+def test_out_aliasing_and_strided_targets():
+    from tests.core.core2_ctypes import check
+
+    x = np.arange(6.0).reshape(3, 2)[:, :1].copy()  # (3, 1)
+    tx = T(x)
+    n, arr = dims_arg((1,))
+    check(LIB.sdk_reduce(SUM, tx.h, n, arr, 1, -1, tx.h, None))
+    np.testing.assert_array_equal(tx.numpy(), x)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((3, 4))
+    big = np.zeros((5, 8))
+    out = T(big[:, ::2])  # a strided out= target
+    check(LIB.sdk_matmul(T(a).h, T(b).h, out.h, None))
+    np.testing.assert_allclose(out.numpy(), a @ b)
+    t = np.zeros((4, 6))
+    tt = T(t.T)  # non-contiguous destination
+    check(
+        LIB.sdk_index_put_(tt.h, 1, tensor_list([T(np.array([0, 5, 0]))]), T(np.ones((3, 4))).h, 1)
+    )
+    want = np.zeros((6, 4))
+    np.add.at(want, [0, 5, 0], np.ones((3, 4)))
+    np.testing.assert_array_equal(tt.numpy(), want)
+    cat_out = T(np.zeros((3, 5)))
+    check(
+        LIB.sdk_cat(2, tensor_list([T(np.ones((3, 2))), T(np.zeros((3, 3)))]), 1, cat_out.h, None)
+    )
+    np.testing.assert_array_equal(cat_out.numpy()[:, :2], 1)
