@@ -23,7 +23,7 @@ void Storage::release() {
   }
   if (deleter) {
     deleter(data, deleter_ctx);
-  } else if (data) {
+  } else if (data && !foreign) {
     if (Allocator* a = get_allocator(device.type)) a->deallocate(data, nbytes, device.index);
   }
   delete this;
@@ -68,6 +68,7 @@ Storage* wrap_storage(void* data, int64_t nbytes, sdk_device device, sdk_deleter
   s->device = device;
   s->deleter = deleter;
   s->deleter_ctx = ctx;
+  s->foreign = true;
   return s;
 }
 

@@ -84,6 +84,7 @@ struct Storage {
   // CPU storages made by new_storage live in the same block as their data
   // (one allocation per tensor on the hot path); freed as one block.
   bool embedded = false;
+  bool foreign = false;  // wrapped memory (from_blob/DLPack): never freed by our allocator
 
   void retain() { refcount.fetch_add(1, std::memory_order_relaxed); }
   void release();  // frees data and this when the count reaches zero

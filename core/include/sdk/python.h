@@ -67,10 +67,11 @@ static inline const sdk_python_api_table* sdk_python_api(void) {
   if (!table) return NULL;
   if (table->abi_major != SDK_ABI_VERSION_MAJOR ||
       sdk_abi_check(SDK_ABI_VERSION_MAJOR, SDK_ABI_VERSION_MINOR) != SDK_OK) {
+    uint32_t running = sdk_abi_version();
     PyErr_Format(PyExc_ImportError,
                  "this extension was built against sdk ABI %d.%d, but the installed sdk "
                  "provides ABI %u.%u; rebuild the extension against the installed sdk",
-                 SDK_ABI_VERSION_MAJOR, SDK_ABI_VERSION_MINOR, table->abi_major, table->abi_minor);
+                 SDK_ABI_VERSION_MAJOR, SDK_ABI_VERSION_MINOR, running >> 16, running & 0xffffu);
     return NULL;
   }
   cached = table;
