@@ -319,3 +319,72 @@ def test_inplace_on_leaf_requiring_grad_fails():
     with sdk.no_grad():
         x += 1  # optimizers do this
     np.testing.assert_array_equal(x.detach().numpy(), [2, 2, 2])
+
+
+ALL = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
+
+
+def _values(rng, shape, dtype):
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "uint8":
+        return rng.integers(0, 10, size=shape).astype(np.uint8)
+    if dtype.startswith("int"):
+        return rng.integers(-10, 10, size=shape).astype(dtype)
+    return (rng.integers(-8, 8, size=shape) / 4).astype(
+        np.float32 if dtype == "bfloat16" else dtype
+    )
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_every_dtype_non_contiguous_binary(dtype, rng, close, to_sdk):
+    base_a = _values(rng, (5, 6), dtype)
+    base_b = _values(rng, (6,), dtype)
+    ta = to_sdk(base_a, dtype).t()  # non-contiguous (6, 5)
+    tb = to_sdk(base_b, dtype)[::2]  # strided (3,)
+    a = base_a.T.astype(np.float64 if dtype == "bfloat16" else base_a.dtype)
+    b = base_b[::2].astype(a.dtype)
+    ta3, a3 = ta[:, :3], a[:, :3]
+    refs = {
+        "eq": (sdk.eq(ta3, tb), a3 == b),
+        "lt": (ta3 < tb, a3 < b),
+        "ge": (ta3 >= tb, a3 >= b),
+        "maximum": (sdk.maximum(ta3, tb), np.maximum(a3, b)),
+        "minimum": (sdk.minimum(ta3, tb), np.minimum(a3, b)),
+    }
+    if dtype != "bool":
+        refs["add"] = (ta3 + tb, a3 + b)
+        refs["mul"] = (ta3 * tb, a3 * b)
+        refs["sub"] = (ta3 - tb, a3 - b)
+    for name, (got, ref) in refs.items():
+        if got.dtype == sdk.bool:
+            close(got, ref)
+        else:
+            assert got.dtype.name == dtype, name
+            close(got, ref.astype(np.float32) if dtype == "bfloat16" else ref, check_dtype=False)
+    # every dtype also round-trips through item/tolist and sums
+    listed = np.array(to_sdk(base_a, dtype).tolist(), dtype=np.float64)
+    np.testing.assert_allclose(listed, base_a.astype(np.float64), rtol=1e-2)
+    s = to_sdk(base_a, dtype).sum()
+    expected = base_a.astype(np.float64).sum()
+    assert s.item() == pytest.approx(expected, rel=1e-2, abs=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_every_dtype_zero_dim_and_empty(dtype, to_sdk):
+    z = to_sdk(np.array(1).astype(np.float32 if dtype == "bfloat16" else dtype), dtype)
+    assert z.shape == () and z.dtype.name == dtype
+    e = sdk.zeros(0, 4, dtype=getattr(sdk, dtype) if dtype != "bool" else sdk.bool)
+    assert (e + e).shape == (0, 4) and (e == e).shape == (0, 4) and (z + e).shape == (0, 4)
+    assert (z * z).shape == () and ((z + z).item() == 2 or dtype == "bool")
