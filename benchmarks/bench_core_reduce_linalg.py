@@ -53,10 +53,16 @@ def main() -> None:
         )
     v = rng.random(1 << 20, dtype=np.float32)
     tv = T(v)
-    row("sum f32 1M", best(lambda: call("sdk_reduce", 0, tv.h, 0, None, 0, -1, None)),
-        best(lambda: v.sum()))
-    row("amax f32 1M", best(lambda: call("sdk_reduce", 3, tv.h, 0, None, 0, -1, None)),
-        best(lambda: v.max()))
+    row(
+        "sum f32 1M",
+        best(lambda: call("sdk_reduce", 0, tv.h, 0, None, 0, -1, None)),
+        best(lambda: v.sum()),
+    )
+    row(
+        "amax f32 1M",
+        best(lambda: call("sdk_reduce", 3, tv.h, 0, None, 0, -1, None)),
+        best(lambda: v.max()),
+    )
     s = rng.standard_normal((256, 1024)).astype(np.float32)
     ts = T(s)
 
@@ -64,8 +70,7 @@ def main() -> None:
         e = np.exp(s - s.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    row("softmax f32 256x1024 dim=1", best(lambda: call("sdk_softmax", ts.h, 1)),
-        best(np_softmax))
+    row("softmax f32 256x1024 dim=1", best(lambda: call("sdk_softmax", ts.h, 1)), best(np_softmax))
     for n in (1024, 2048):
         for dt in (np.float32, np.float64):
             a = rng.random((n, n)).astype(dt)
@@ -74,21 +79,35 @@ def main() -> None:
             t_sdk = best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=3)
             t_np = best(lambda: a @ b, reps=3)
             gf = 2 * n**3 / 1e9
-            row(f"mm {np.dtype(dt).name} {n}", t_sdk, t_np,
-                f"{gf / t_sdk:7.1f} vs {gf / t_np:7.1f} GFLOP/s")
+            row(
+                f"mm {np.dtype(dt).name} {n}",
+                t_sdk,
+                t_np,
+                f"{gf / t_sdk:7.1f} vs {gf / t_np:7.1f} GFLOP/s",
+            )
     a = rng.random((1024, 1024)).astype(np.float32)
-    ta, tat = T(a), T(a.T)
-    row("mm f32 1024 a @ a.T (view)", best(lambda: call("sdk_mm", ta.h, tat.h, None), reps=3),
-        best(lambda: a @ a.T, reps=3))
+    b = rng.random((1024, 1024)).astype(np.float32)
+    ta, tbt = T(a), T(b.T)
+    row(
+        "mm f32 1024 a @ b.T (view)",
+        best(lambda: call("sdk_mm", ta.h, tbt.h, None), reps=3),
+        best(lambda: a @ b.T, reps=3),
+    )
     a, b = rng.random((4, 4), dtype=np.float32), rng.random((4, 4), dtype=np.float32)
     ta, tb = T(a), T(b)
-    row("mm f32 4x4 (per-call)", best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=200),
-        best(lambda: a @ b, reps=200))
+    row(
+        "mm f32 4x4 (per-call)",
+        best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=200),
+        best(lambda: a @ b, reps=200),
+    )
     h = rng.random((64, 128), dtype=np.float32)
     xi = rng.random((64, 32), dtype=np.float32)
     lst = tensor_list([T(h), T(xi)])
-    row("cat [(64,128),(64,32)] dim=1", best(lambda: call("sdk_cat", 2, lst, 1, None), 200),
-        best(lambda: np.concatenate([h, xi], 1), 200))
+    row(
+        "cat [(64,128),(64,32)] dim=1",
+        best(lambda: call("sdk_cat", 2, lst, 1, None), 200),
+        best(lambda: np.concatenate([h, xi], 1), 200),
+    )
 
 
 if __name__ == "__main__":
