@@ -48,8 +48,8 @@ def main() -> None:
         n, arr = dims_arg((dim,))
         row(
             f"sum f32 2048x2048 dim={dim}",
-            best(lambda: call("sdk_reduce", 0, tx.h, n, arr, 0, -1, None)),
-            best(lambda: x.sum(axis=dim)),
+            best(lambda n=n, arr=arr: call("sdk_reduce", 0, tx.h, n, arr, 0, -1, None)),
+            best(lambda dim=dim: x.sum(axis=dim)),
         )
     v = rng.random(1 << 20, dtype=np.float32)
     tv = T(v)
@@ -76,8 +76,8 @@ def main() -> None:
             a = rng.random((n, n)).astype(dt)
             b = rng.random((n, n)).astype(dt)
             ta, tb = T(a), T(b)
-            t_sdk = best(lambda: call("sdk_mm", ta.h, tb.h, None), reps=3)
-            t_np = best(lambda: a @ b, reps=3)
+            t_sdk = best(lambda ta=ta, tb=tb: call("sdk_mm", ta.h, tb.h, None), reps=3)
+            t_np = best(lambda a=a, b=b: a @ b, reps=3)
             gf = 2 * n**3 / 1e9
             row(
                 f"mm {np.dtype(dt).name} {n}",
