@@ -204,9 +204,5 @@ class Size(tuple):
     def __repr__(self) -> str:
         return f"sdk.Size([{', '.join(map(str, self))}])"
 
-    def __getitem__(self, i):
-        r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r
-
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))

@@ -172,7 +172,10 @@ def getitem(t: Tensor, idx: Any) -> Tensor:
     if type(idx) is int:  # the common case: one view, no parsing
         if t.ndim == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` to convert it")
-        return select(t, 0, idx)
+        r = _C.select(t, 0, idx)  # the core checks the range (IndexError)
+        if needs_grad(t):
+            record("select", (t,), r, dim=0, index=idx + t.size(0) if idx < 0 else idx)
+        return r
     y, adv = _apply_basic(t, _entries(t, idx))
     if not adv:
         if y is t:

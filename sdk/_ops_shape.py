@@ -31,19 +31,21 @@ def _shape_args(shape: tuple, op: str) -> tuple:
 
 def view(self: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (one size may be -1); fails when strides forbid it."""
-    size = _shape_args(shape, "view")
-    r = _C.view(self, size)
+    size = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+    if size.__class__.__name__ == "dtype":
+        raise NotImplementedError("view(dtype) is not supported; use to(dtype)")
+    r = _C.view(self, size)  # C validates the sizes (TypeError naming view and 'size')
     if needs_grad(self):
-        record("view", (self,), r, size=size)
+        record("view", (self,), r, size=tuple(size))
     return r
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """A view when possible, else a copy, with the new shape (one size may be -1)."""
-    size = _shape_args(shape, "reshape")
+    size = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
     r = _C.reshape(input, size)
     if needs_grad(input):
-        record("reshape", (input,), r, shape=size)
+        record("reshape", (input,), r, shape=tuple(size))
     return r
 
 

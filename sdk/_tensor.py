@@ -245,11 +245,6 @@ class Tensor(_C.TensorBase):
     def where(self, condition: Tensor, other: Any) -> Tensor:
         return _M.where(condition, self, other)
 
-    def view(self, *shape: Any) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], dtype):
-            raise NotImplementedError("view(dtype) is not supported; use to(dtype)")
-        return _S.view(self, *shape)
-
     def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:
         if high is None:
             low, high = 0, low
@@ -292,7 +287,7 @@ _METHODS = {
         "argmin", "var", "std", "softmax", "log_softmax", "logsumexp",
     )},
     **{n: getattr(_S, n) for n in (
-        "reshape", "view_as", "reshape_as", "transpose", "swapaxes", "swapdims", "t",
+        "view", "reshape", "view_as", "reshape_as", "transpose", "swapaxes", "swapdims", "t",
         "permute", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind",
         "unsqueeze", "squeeze", "expand", "expand_as", "broadcast_to", "flatten", "ravel",
         "contiguous", "clone", "index_select", "gather", "scatter_add", "scatter_add_",
