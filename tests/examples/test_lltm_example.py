@@ -107,3 +107,22 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
+
+
+def test_bad_shapes_raise_clear_errors():
+    code = (
+        "import sdk\n"
+        "from lltm import load_backend\n"
+        "x, h, c = sdk.randn(2, 3), sdk.randn(2, 4), sdk.randn(2, 4)\n"
+        "w, b = sdk.randn(12, 6), sdk.randn(1, 12)  # weights must be (12, 7)\n"
+        "for variant in ('ctypes', 'cpp'):\n"
+        "    try:\n"
+        "        load_backend(variant).forward(x, w, b, h, c)\n"
+        "    except (ValueError, RuntimeError) as e:\n"
+        "        print(variant, type(e).__name__, e)\n"
+        "    else:\n"
+        "        print(variant, 'NO ERROR')\n"
+    )
+    out = run_script(LLTM, "-c", code).stdout
+    assert "ctypes ValueError" in out and "weights must have shape (12, 7), got (12, 6)" in out, out
+    assert "cpp NO ERROR" not in out, out
