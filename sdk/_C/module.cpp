@@ -246,8 +246,16 @@ int scalar_value(PyObject* o, sdk_scalar* s) {
   if (is_tensor(o) || PySequence_Check(o)) return 0;
   PyNumberMethods* nb = Py_TYPE(o)->tp_as_number;
   if (!nb) return 0;
-  // numpy scalars: integers have __index__, floats __float__; numpy bools only __bool__.
+  // numpy scalars: bools first (they also have __float__), then integers (__index__) and
+  // floats (__float__).
   const char* tn = Py_TYPE(o)->tp_name;
+  if (std::strcmp(tn, "numpy.bool") == 0 || std::strcmp(tn, "numpy.bool_") == 0) {
+    int r = PyObject_IsTrue(o);
+    if (r < 0) return -1;
+    s->kind = SDK_SCALAR_BOOL;
+    s->i = r;
+    return 1;
+  }
   if (nb->nb_index) {
     PyObject* i = PyNumber_Index(o);
     if (!i) return -1;
@@ -260,13 +268,6 @@ int scalar_value(PyObject* o, sdk_scalar* s) {
     if (d == -1.0 && PyErr_Occurred()) return -1;
     s->kind = SDK_SCALAR_FLOAT;
     s->f = d;
-    return 1;
-  }
-  if (std::strcmp(tn, "numpy.bool") == 0 || std::strcmp(tn, "numpy.bool_") == 0) {
-    int r = PyObject_IsTrue(o);
-    if (r < 0) return -1;
-    s->kind = SDK_SCALAR_BOOL;
-    s->i = r;
     return 1;
   }
   return 0;

@@ -158,6 +158,8 @@ def test_tensor_copies_and_as_tensor_shares(close):
     close(sdk.tensor(a, dtype=sdk.float32), a.astype(np.float32))
     close(sdk.tensor(np.float64(2.5)), np.array(2.5))
     close(sdk.tensor([np.int64(1), 2]), np.array([1, 2]))
+    close(sdk.tensor([np.True_, np.False_]), np.array([True, False]))
+    close(sdk.tensor([np.float32(0.5), 1]), np.array([0.5, 1.0], np.float32))
 
 
 def test_capsule_table_published():
