@@ -1,0 +1,72 @@
+"""Fixtures for the CUDA tests: skips for a missing toolkit or GPU, one-arch builds, caches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# One architecture keeps every nvcc test build to a few seconds.
+TEST_ARCH = "8.0"
+
+
+def toolkit_or_none():
+    from cpp_extension import _cuda
+    from cpp_extension._errors import BuildError
+
+    try:
+        return _cuda.find_cuda_toolkit()
+    except BuildError:
+        return None
+
+
+def require_nvcc():
+    tk = toolkit_or_none()
+    if tk is None:
+        pytest.skip("nvcc not found: no CUDA toolkit (set CUDA_HOME or put nvcc on PATH)")
+    return tk
+
+
+def gpu_available() -> bool:
+    try:
+        import sdk.cuda
+
+        return sdk.cuda.is_available()
+    except Exception:
+        return False
+
+
+requires_gpu = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU visible")
+
+
+@pytest.fixture
+def cuda_env(tmp_path, monkeypatch):
+    """A private JIT cache, one arch, two jobs; seen by subprocesses too."""
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path / "ext_cache"))
+    monkeypatch.setenv("SDK_CUDA_ARCH_LIST", TEST_ARCH)
+    monkeypatch.setenv("MAX_JOBS", "2")
+    return tmp_path
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def run_python(code: str, *, cwd: Path | None = None, timeout: float = 600, **env: str):
+    """Run `code` in a fresh interpreter with the repo importable; returns CompletedProcess."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=subprocess_env(**env),
+        cwd=str(cwd or REPO),
+    )
