@@ -21,6 +21,8 @@ Number = Any
 
 _OK = (TensorBase, int, float)  # operand types the raw ops take as they are
 _binary = _C.binary
+_unary = _C.unary
+_needs_grad = needs_grad
 
 # Codes of sdk_unary_op / sdk_binary_op (core/include/sdk/c_api.h).
 UNARY = {
