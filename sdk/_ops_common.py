@@ -1,4 +1,20 @@
-"""Helpers shared by the public op modules: autograd recording, argument normalization."""
+"""Helpers shared by the public op modules: autograd recording, argument normalization.
+
+Recording contract (see sdk.autograd.graph.record): ops call record(op, inputs, output,
+**attrs) only when needs_grad(...) is true. Conventions used by the op modules:
+- reflected `number - tensor` records "rsub" with (tensor, number); `number / tensor`
+  and `number ** tensor` record "div"/"pow" with the number first;
+- in-place ops record "<op>_" with self first and output self, after writing, and call
+  check_inplace(self) before writing;
+- multi-output ops (max/min with dim, split, chunk, unbind) record a plain tuple;
+  max()/min() without dim record "amax"/"amin" with dim=None;
+- attrs: reductions dim (tuple of non-negative ints or None) and keepdim; single-dim
+  ops a non-negative int dim; view size=, reshape shape=, expand size=, permute dims=,
+  transpose dim0/dim1, narrow dim/start/length, select dim/index, slice
+  dim/start/end/step, clamp_ min/max, masked_fill value= (when a number), to dtype=;
+- advanced indexing records "index" with (tensor, *index_tensors) after basic indexing
+  and a permute have brought the indexed dims to the front.
+"""
 
 from __future__ import annotations
 
