@@ -135,14 +135,8 @@ def test_lltm_cuda_setup_py_build_ext(cuda_env):
 
 def test_lltm_cuda_jit_load(cuda_env):
     require_nvcc()
-    proc = run_python(
-        f"""
-        import sys
-        sys.path.insert(0, {str(LLTM_CUDA)!r})
-        from jit import lltm_cuda
-        """
-        + CALL_WITH_CPU.format(module="lltm_cuda")
-    )
+    prelude = f"import sys\nsys.path.insert(0, {str(LLTM_CUDA)!r})\nfrom jit import lltm_cuda\n"
+    proc = run_python(prelude + CALL_WITH_CPU.format(module="lltm_cuda"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "ERR input must be a CUDA tensor" in proc.stdout
     assert "FUNCS ['backward', 'forward']" in proc.stdout
