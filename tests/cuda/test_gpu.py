@@ -1,0 +1,191 @@
+"""CUDA tensors on a real GPU: ops against numpy, the caching allocator, streams, DLPack and the
+LLTM CUDA op against the CPU op. Skipped with "no CUDA GPU visible" elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import REPO, requires_gpu, run_python
+
+import sdk
+
+pytestmark = requires_gpu
+
+RNG = np.random.default_rng(0)
+
+
+def cuda(a, dtype=None):
+    return sdk.tensor(a, dtype=dtype).cuda()
+
+
+def host(t):
+    assert t.is_cuda
+    return t.cpu().numpy()
+
+
+def test_round_trip_and_device():
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    t = cuda(a)
+    assert t.device == sdk.device("cuda", 0) and t.is_cuda
+    np.testing.assert_array_equal(host(t), a)
+    assert t.to("cuda") is t  # already there
+    np.testing.assert_array_equal(t.t().cpu().numpy(), a.T)  # strided device -> host
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "float16", "bool"])
+def test_creation(dtype):
+    d = getattr(sdk, dtype if dtype != "bool" else "bool")
+    z = sdk.zeros(2, 3, dtype=d, device="cuda")
+    o = sdk.ones(2, 3, dtype=d, device="cuda")
+    np.testing.assert_array_equal(host(z), np.zeros((2, 3), dtype=dtype))
+    np.testing.assert_array_equal(host(o), np.ones((2, 3), dtype=dtype))
+    f = sdk.full((4,), 3, dtype=d, device="cuda")
+    np.testing.assert_array_equal(host(f), np.full((4,), 3, dtype=dtype))
+
+
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_float32(name):
+    a = RNG.uniform(0.1, 3.0, (5, 7)).astype(np.float32)
+    ref = {
+        "neg": -a,
+        "abs": np.abs(a),
+        "exp": np.exp(a),
+        "log": np.log(a),
+        "sqrt": np.sqrt(a),
+        "sin": np.sin(a),
+        "cos": np.cos(a),
+        "tanh": np.tanh(a),
+        "sigmoid": 1 / (1 + np.exp(-a)),
+        "relu": np.maximum(a, 0),
+        "floor": np.floor(a),
+    }[name]
+    got = host(getattr(sdk, name)(cuda(a)))
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_binary_broadcast(dtype):
+    a = (RNG.standard_normal((4, 1, 3)) * 10).astype(dtype)
+    b = (RNG.standard_normal((5, 3)) * 10).astype(dtype)
+    ta, tb = cuda(a), cuda(b)
+    np.testing.assert_allclose(host(ta + tb), a + b, rtol=1e-6)
+    np.testing.assert_allclose(host(ta * tb), a * b, rtol=1e-6)
+    np.testing.assert_array_equal(host(ta < tb), a < b)
+    np.testing.assert_allclose(host(sdk.maximum(ta, tb)), np.maximum(a, b))
+
+
+def test_scalar_ops_and_promotion():
+    a = np.arange(6, dtype=np.int64).reshape(2, 3)
+    t = cuda(a)
+    np.testing.assert_array_equal(host(t + 1), a + 1)
+    r = t * 1.5
+    assert r.dtype == sdk.float32
+    np.testing.assert_allclose(host(r), a * 1.5)
+    np.testing.assert_allclose(host(2.0 / (t + 1)), 2.0 / (a + 1), rtol=1e-6)
+
+
+def test_where_fill_copy_to_dtype():
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    t = cuda(a)
+    np.testing.assert_array_equal(
+        host(sdk.where(t > 0, t, sdk.zeros_like(t))), np.where(a > 0, a, 0)
+    )
+    u = sdk.empty(3, 4, device="cuda").fill_(2.5)
+    np.testing.assert_array_equal(host(u), np.full((3, 4), 2.5, np.float32))
+    u.copy_(t.t().contiguous().t())
+    np.testing.assert_array_equal(host(u), a)
+    u.copy_(sdk.tensor(a[0]))  # host source, broadcast
+    np.testing.assert_array_equal(host(u), np.broadcast_to(a[0], (3, 4)))
+    np.testing.assert_array_equal(host(t.to(sdk.float64)), a.astype(np.float64))
+    np.testing.assert_array_equal(host(t.to(sdk.int32)), a.astype(np.int32))
+
+
+@pytest.mark.parametrize(
+    "dims, keepdim", [(None, False), ((0,), False), ((1, 2), True), ((-1,), False)]
+)
+def test_reductions(dims, keepdim):
+    a = RNG.standard_normal((4, 5, 6))
+    t = cuda(a)
+    kw = {} if dims is None else {"dim": dims, "keepdim": keepdim}
+    np_kw = {} if dims is None else {"axis": dims, "keepdims": keepdim}
+    np.testing.assert_allclose(host(t.sum(**kw)), a.sum(**np_kw), rtol=1e-10)
+    np.testing.assert_allclose(host(t.mean(**kw)), a.mean(**np_kw), rtol=1e-10)
+    np.testing.assert_array_equal(host(sdk.amax(t, **kw)), a.max(**np_kw))
+    np.testing.assert_array_equal(host(sdk.amin(t, **kw)), a.min(**np_kw))
+
+
+def test_large_full_reduction_and_int_sum():
+    a = RNG.integers(-5, 5, size=1_000_003)
+    t = cuda(a)
+    assert int(t.sum().item()) == int(a.sum())
+
+
+def test_cat():
+    parts = [RNG.standard_normal((2, k)).astype(np.float32) for k in (1, 3, 2)]
+    got = sdk.cat([cuda(p) for p in parts], dim=1)
+    np.testing.assert_array_equal(host(got), np.concatenate(parts, axis=1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mm_addmm(dtype):
+    a = RNG.standard_normal((5, 7)).astype(dtype)
+    b = RNG.standard_normal((7, 3)).astype(dtype)
+    bias = RNG.standard_normal((1, 3)).astype(dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(host(sdk.mm(cuda(a), cuda(b))), a @ b, rtol=tol, atol=tol)
+    np.testing.assert_allclose(host(cuda(a) @ cuda(b.T).t()), a @ b, rtol=tol, atol=tol)
+    got = sdk.addmm(cuda(bias), cuda(a), cuda(b), beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(host(got), 0.5 * bias + 2.0 * (a @ b), rtol=tol, atol=tol)
+
+
+def test_mixed_devices_are_refused():
+    with pytest.raises(RuntimeError, match="same device"):
+        cuda([1.0]) + sdk.tensor([1.0])
+
+
+def test_allocator_reuses_blocks():
+    sdk.cuda.synchronize()
+    sdk.cuda.empty_cache()
+    base = sdk.cuda.memory_stats()
+    x = sdk.empty(1000, device="cuda")
+    s1 = sdk.cuda.memory_stats()
+    assert s1["allocated_bytes"] - base["allocated_bytes"] == 4096  # 4000 rounded to 512s
+    assert s1["num_device_allocs"] == base["num_device_allocs"] + 1
+    del x
+    s2 = sdk.cuda.memory_stats()
+    assert s2["allocated_bytes"] == base["allocated_bytes"]
+    assert s2["reserved_bytes"] == s1["reserved_bytes"]  # kept in the cache
+    for _ in range(10):
+        y = sdk.empty(900, device="cuda")
+        del y
+    s3 = sdk.cuda.memory_stats()
+    assert s3["num_device_allocs"] == s1["num_device_allocs"]  # reused, no new cudaMalloc
+    assert s3["num_allocs"] == s1["num_allocs"] + 10
+    assert s3["peak_allocated_bytes"] >= 4096
+    sdk.cuda.empty_cache()
+    assert sdk.cuda.memory_stats()["reserved_bytes"] <= base["reserved_bytes"]
+
+
+def test_streams_default_and_set():
+    s = sdk.cuda.current_stream()
+    assert s.cuda_stream == 0
+    with sdk.cuda.stream(s):
+        assert sdk.cuda.current_stream() == s
+
+
+def test_dlpack_device():
+    t = sdk.ones(3, device="cuda")
+    assert t.__dlpack_device__() == (2, 0)
+
+
+def test_lltm_cuda_matches_cpu(tmp_path):
+    proc = run_python(
+        "import runpy, sys; sys.argv = ['check.py']; "
+        f"runpy.run_path({str(REPO / 'examples/lltm/cuda/check.py')!r}, run_name='__main__')",
+        SDK_EXTENSIONS_DIR=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "max abs difference" in proc.stdout
