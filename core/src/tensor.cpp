@@ -88,7 +88,7 @@ int64_t checked_numel(int64_t ndim, const int64_t* sz, const char* op) {
     if (__builtin_mul_overflow(n, sz[i], &n)) overflow = true;
   }
   // A zero anywhere makes the product 0 even if a prefix overflowed.
-  if (overflow && n != 0) {
+  if (overflow) {
     for (int64_t i = 0; i < ndim; ++i)
       if (sz[i] == 0) return 0;
     SDK_FAIL(SDK_ERROR_VALUE, op, ": shape ", sizes_str(ndim, sz), " has too many elements");
