@@ -2,6 +2,9 @@
 
 numpy is imported lazily (only by functions that need it), and so are the autograd, nn
 and optim packages, which keeps ``import sdk`` fast.
+
+Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
+cpp_extension, templates or examples.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C
+from sdk import _C, _blas_path  # noqa: F401  (_blas_path: see its docstring)
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,
