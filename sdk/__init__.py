@@ -192,6 +192,10 @@ cfloat = None  # no complex dtypes
 _C._set_tensor_class(Tensor)
 _C._set_python_types(_DTYPES, Size, device("cpu"), device)
 
+# For FFI bridges (cpp_extension's ctypes bridge), with Tensor._handle_address(): wrap a NEW
+# sdk_tensor* reference, given as an int, as an sdk.Tensor that owns it (ValueError for NULL).
+_from_handle = _C._from_handle
+
 
 def _register_fallbacks() -> None:
     from sdk._ops_math import FALLBACKS

@@ -527,6 +527,32 @@ PyObject* o_import(PyObject*, PyObject* obj) {
   if (to_handle(obj, &h) < 0) return nullptr;
   return wrap(h);
 }
+
+// For FFI bridges: adopt a NEW sdk_tensor* reference given as an int (sdk._from_handle).
+// Only NULL can be detected; any other value must be a live handle the caller owns.
+PyObject* o_from_handle(PyObject*, PyObject* arg) {
+  if (!PyLong_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "_from_handle: expected an int (an sdk_tensor* address), got %s",
+                 Py_TYPE(arg)->tp_name);
+    return nullptr;
+  }
+  unsigned long long v = PyLong_AsUnsignedLongLong(arg);  // OverflowError for negatives
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_ValueError, "_from_handle: not a pointer value (negative or too large)");
+    return nullptr;
+  }
+  if (v == 0) {
+    PyErr_SetString(PyExc_ValueError, "_from_handle: NULL sdk_tensor handle");
+    return nullptr;
+  }
+  if (v % alignof(void*) != 0 || v > UINTPTR_MAX) {  // cheap sanity: handles are aligned
+    PyErr_Format(PyExc_ValueError, "_from_handle: %p is not an sdk_tensor handle",
+                 reinterpret_cast<void*>(static_cast<uintptr_t>(v)));
+    return nullptr;
+  }
+  return wrap(reinterpret_cast<sdk_tensor*>(static_cast<uintptr_t>(v)));
+}
 }  // namespace
 
 PyMethodDef sdkpy::interop_methods[] = {
@@ -535,6 +561,9 @@ PyMethodDef sdkpy::interop_methods[] = {
     {"from_dlpack_capsule", o_from_dlpack_capsule, METH_O, "Import a DLPack capsule."},
     {"from_array_interface", o_from_array_interface, METH_O,
      "Wrap an object exposing __array_interface__ without copying."},
+    {"_from_handle", o_from_handle, METH_O,
+     "For FFI bridges: sdk.Tensor adopting a NEW sdk_tensor* reference given as an int "
+     "(steals it; raises ValueError for NULL)."},
     {"import_zero_copy", o_import, METH_O,
      "Tensor sharing memory with a tensor, numpy array or DLPack producer."},
     {"tensor_from_data",

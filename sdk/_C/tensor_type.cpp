@@ -388,6 +388,13 @@ PyObject* m_bump_version(PyObject* self, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// For FFI bridges (cpp_extension's ctypes bridge): the sdk_tensor* as an int, BORROWED --
+// valid while `self` is alive; the caller retains it if it keeps it longer.
+PyObject* m_handle_address(PyObject* self, PyObject*) {
+  if (!live(self)) return nullptr;
+  return PyLong_FromVoidPtr(T(self)->handle);
+}
+
 #define FASTM(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
 
 PyMethodDef tb_methods[] = {
@@ -405,6 +412,9 @@ PyMethodDef tb_methods[] = {
     {"item", m_item, METH_NOARGS, "The value of a one-element tensor as a Python number."},
     {"tolist", m_tolist, METH_NOARGS, "Nested lists of Python numbers."},
     {"_bump_version", m_bump_version, METH_NOARGS, "Increment the write counter."},
+    {"_handle_address", m_handle_address, METH_NOARGS,
+     "For FFI bridges: the sdk_tensor* of this tensor as an int, borrowed (valid while the "
+     "tensor lives)."},
     {nullptr, nullptr, 0, nullptr}};
 
 // ---- arithmetic slots ---------------------------------------------------------------------
