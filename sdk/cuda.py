@@ -268,6 +268,8 @@ def _to_device(tensor: Any, device: Any) -> Any:
     """
     from sdk._dtype import device as device_cls
 
+    if isinstance(device, int):
+        device = f"cuda:{device}"
     d = device if isinstance(device, device_cls) else device_cls(device)
     target = _Device(1, 0) if d.type == "cpu" else _Device(2, 0 if d.index is None else d.index)
     if d.type == "cuda" and d.index is None:
@@ -281,3 +283,54 @@ def _to_device(tensor: Any, device: Any) -> Any:
     lib.sdk_tensor_release(handle)
     _check(status)
     return api.from_handle(out)
+
+
+def _same_device(t: Any, d: Any) -> bool:
+    cur = t.device
+    if cur.type != d.type:
+        return False
+    if d.type == "cpu":
+        return True
+    want = d.index if d.index is not None else (current_device() if is_available() else 0)
+    return (cur.index or 0) == want
+
+
+_TO_DEVICE_FN: Any = None
+
+
+def _to_device_function() -> Any:
+    """An autograd Function for device moves: the gradient goes back to the source device."""
+    global _TO_DEVICE_FN
+    if _TO_DEVICE_FN is None:
+        from sdk.autograd import Function
+
+        class ToDevice(Function):
+            @staticmethod
+            def forward(ctx, x, device):
+                ctx.source = x.device
+                return _to_device(x, device)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return _to_device(grad, ctx.source), None
+
+        _TO_DEVICE_FN = ToDevice
+    return _TO_DEVICE_FN
+
+
+def _move(tensor: Any, device: Any) -> Any:
+    """tensor.to(device): itself when already there; differentiable otherwise."""
+    from sdk._dtype import device as device_cls
+
+    if isinstance(device, int):
+        device = f"cuda:{device}"
+    d = device if isinstance(device, device_cls) else device_cls(device)
+    if _same_device(tensor, d):
+        return tensor
+    if d.type == "cuda" and not is_available():
+        raise RuntimeError(f"CUDA is not available: {unavailable_reason()}")
+    import sdk
+
+    if getattr(tensor, "requires_grad", False) and sdk.is_grad_enabled():
+        return _to_device_function().apply(tensor, d)
+    return _to_device(tensor, d)
