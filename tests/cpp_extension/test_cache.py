@@ -8,10 +8,10 @@ import stat
 import textwrap
 
 import pytest
-from conftest import require_core, run_python
 
 import cpp_extension
 from cpp_extension import BuildError
+from tests.cpp_extension.conftest import require_core, run_python
 
 CORE_ERRORS = ("sdk_set_last_error", "sdk_last_error_kind", "sdk_last_error_message")
 

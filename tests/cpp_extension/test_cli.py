@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import REPO, subprocess_env
+from tests.cpp_extension.conftest import REPO, subprocess_env
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

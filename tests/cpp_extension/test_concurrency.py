@@ -9,8 +9,9 @@ import sys
 import textwrap
 import time
 
-from conftest import REPO, require_core, subprocess_env
-from test_cache import SOURCE, _wrapper
+from tests.cpp_extension.test_cache import SOURCE, _wrapper
+
+from tests.cpp_extension.conftest import REPO, require_core, subprocess_env
 
 LOAD = """
 import sys, cpp_extension

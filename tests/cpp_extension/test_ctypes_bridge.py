@@ -6,10 +6,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import require_core, require_sdk_tensors
 
 import cpp_extension
 from cpp_extension import _ctypes_bridge, _elf, _toolchain
+from tests.cpp_extension.conftest import require_core, require_sdk_tensors
 
 TENSOR_CORE = (
     "sdk_from_dlpack",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import require_core
 
 import cpp_extension
+from tests.cpp_extension.conftest import require_core
 
 KERNEL = """
 #include <sdk/export.h>

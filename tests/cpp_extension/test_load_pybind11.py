@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 import cpp_extension
+from tests.cpp_extension.conftest import REPO
 
 OP = """
 #include <stdexcept>

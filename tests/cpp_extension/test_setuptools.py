@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import subprocess_env
+from tests.cpp_extension.conftest import subprocess_env
 
 SETUP = """
 from setuptools import setup

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import REPO, TEST_ARCH, require_nvcc, run_python
+from tests.cuda.conftest import REPO, TEST_ARCH, require_nvcc, run_python
 
 import sdk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import REPO, requires_gpu, run_python
+from tests.cuda.conftest import REPO, requires_gpu, run_python
 
 import sdk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 
 import pytest
-from conftest import gpu_available, run_python
+from tests.cuda.conftest import gpu_available, run_python
 
 import sdk
 import sdk.cuda

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from examples_util import EXAMPLES, example_env, run_script
+
+from tests.examples.examples_util import EXAMPLES, example_env, run_script
 
 LLTM = EXAMPLES / "lltm"
 pytestmark = pytest.mark.slow

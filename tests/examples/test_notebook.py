@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from examples_util import EXAMPLES, ROOT
+
+from tests.examples.examples_util import EXAMPLES, ROOT
 
 nbformat = pytest.importorskip(
     "nbformat", reason="nbformat is not installed (pip install .[notebook])"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from examples_util import EXAMPLES, run_script
+
+from tests.examples.examples_util import EXAMPLES, run_script
 
 pytestmark = pytest.mark.slow
 
