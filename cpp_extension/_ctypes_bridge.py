@@ -3,6 +3,13 @@
 Functions and their signatures are found in the binary's dynamic symbol table
 (see sdk/export.h for the grammar); tensors cross as sdk_tensor handles, which
 come from sdk.Tensor or any DLPack producer (numpy) without copying.
+
+Per-call cost is the point of this module: each function gets a call method
+generated for its signature once, at load (conversions inlined per kind; out
+handles in one per-call array). sdk.Tensors cross through sdk's C hooks
+``Tensor._handle_address()`` (borrowed handle) and ``sdk._from_handle()``
+(adopts a new one); numpy arrays through ``sdk.from_numpy``. Without sdk the
+bridge still works through DLPack alone, and returns numpy arrays.
 """
 
 from __future__ import annotations
@@ -227,6 +234,49 @@ def _sdk_module():
         return None
 
 
+class _OwnedHandle:
+    """Keeps a handle made for one call (DLPack import without sdk) and releases it after."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+
+    def __del__(self) -> None:
+        if self.handle:
+            core().sdk_tensor_release(self.handle)
+            self.handle = None
+
+
+def _tensor_arg_slow(obj, where: str) -> tuple[int, object]:
+    """(borrowed handle, keep-alive) for a Tensor argument that is not an sdk.Tensor: numpy
+    arrays through sdk.from_numpy, other DLPack producers through sdk.from_dlpack (zero-copy
+    both); without sdk, a DLPack import whose handle is released when the keep-alive dies."""
+    hook = getattr(obj, "_handle_address", None)
+    if hook is not None:
+        return int(hook()), obj
+    sdk = _sdk_module()
+    if sdk is not None and hasattr(sdk, "_from_handle"):
+        if type(obj).__module__ == "numpy" and hasattr(obj, "__array_interface__"):
+            convert = sdk.from_numpy
+        elif hasattr(obj, "__dlpack__"):
+            convert = sdk.from_dlpack
+        else:
+            convert = None
+        if convert is not None:
+            try:
+                t = convert(obj)
+            except (TypeError, ValueError, BufferError) as e:
+                raise type(e)(f"{where}: {e}") from None
+            return t._handle_address(), t
+    elif hasattr(obj, "__dlpack__"):
+        keep = _OwnedHandle(_handle_from_dlpack(obj, where))
+        return keep.handle, keep
+    raise TypeError(
+        f"{where} must be a Tensor or an array supporting DLPack (numpy), got {type(obj).__name__}"
+    )
+
+
 def to_handle(obj, where: str) -> tuple[int, bool]:
     """(handle, owned) for a Tensor argument; owned handles are released after the call."""
     hook = getattr(obj, "_handle_address", None)
@@ -263,6 +313,8 @@ def from_handle(handle: int):
 
 # ------------------------------------------------------------------ functions, module
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
 
 def _convert_scalar(kind: str, value, where: str):
     if kind == "float":
@@ -271,7 +323,7 @@ def _convert_scalar(kind: str, value, where: str):
     elif kind == "int":
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             v = operator.index(value)
-            if not -(2**63) <= v < 2**63:
+            if not _INT64_MIN <= v <= _INT64_MAX:
                 raise OverflowError(f"{where}={v} does not fit in int64")
             return v
     elif kind == "bool":
@@ -280,23 +332,109 @@ def _convert_scalar(kind: str, value, where: str):
     raise TypeError(f"{where} must be {kind}, got {type(value).__name__} ({value!r})")
 
 
+def _no_sdk_address(obj):
+    raise TypeError  # no sdk.Tensor type to take the fast path for: always the slow path
+
+
+def _fast_helpers() -> dict:
+    """Names the generated call functions use; sdk's C fast paths when sdk provides them."""
+    sdk = _sdk_module()
+    base = getattr(getattr(sdk, "_C", None), "TensorBase", None)
+    address = getattr(base, "_handle_address", None)
+    adopt = getattr(sdk, "_from_handle", None)
+    return {
+        "_address": address or _no_sdk_address,  # borrowed handle; TypeError if not a tensor
+        "_adopt": adopt or from_handle,  # NEW handle -> sdk.Tensor
+        "_tensor_slow": _tensor_arg_slow,
+        "_scalar": _convert_scalar,
+        "_addressof": ctypes.addressof,
+        "_IMIN": _INT64_MIN,
+        "_IMAX": _INT64_MAX,
+    }
+
+
+# Per-kind conversion of argument {v} into the local {a}; {w} names it in errors.
+_CONVERT = {
+    "Tensor": (
+        "    try:\n        {a} = _address({v})\n"
+        "    except TypeError:\n        {a}, {k} = _tensor_slow({v}, {w})\n"
+    ),
+    "Tensor?": (
+        "    if {v} is None:\n        {a} = None\n    else:\n"
+        "        try:\n            {a} = _address({v})\n"
+        "        except TypeError:\n            {a}, {k} = _tensor_slow({v}, {w})\n"
+    ),
+    "float": "    {a} = {v} if type({v}) is float else _scalar('float', {v}, {w})\n",
+    "int": (
+        "    {a} = {v} if type({v}) is int and _IMIN <= {v} <= _IMAX "
+        "else _scalar('int', {v}, {w})\n"
+    ),
+    "bool": "    {a} = 1 if {v} is True else 0 if {v} is False else _scalar('bool', {v}, {w})\n",
+}
+
+
+def _make_call(fname: str, sig: Signature, cfunc, fail, unset) -> object:
+    """Generate `__call__(self, *args, **kwargs)` specialised to one signature: argument
+    conversions inlined per kind, results through one per-call array of handles, so a call
+    with sdk.Tensors costs one ctypes call plus a few attribute lookups."""
+    n, nres = len(sig.args), len(sig.results)
+    ns = _fast_helpers()
+    ns.update(_cfunc=cfunc, _fail=fail, _unset=unset, _MISSING=_MISSING)
+    if nres:
+        ns["_Outs"] = ctypes.c_void_p * nres
+    lines = ["def __call__(self, *args, **kwargs):\n"]
+    lines.append(f"    if kwargs or len(args) != {n}:\n        args = self._bind(args, kwargs)\n")
+    vs = [f"v{i}" for i in range(n)]
+    if n:
+        lines.append(f"    {', '.join(vs)}{',' if n == 1 else ''} = args\n")
+    cargs = []
+    for i, (kind, pname) in enumerate(sig.args):
+        ns[f"w{i}"] = f"{fname}(): argument '{pname}'"
+        lines.append(_CONVERT[kind].format(a=f"a{i}", v=vs[i], w=f"w{i}", k=f"k{i}"))
+        cargs.append(f"a{i}")
+    if nres:
+        lines.append("    o = _Outs()\n    b = _addressof(o)\n")
+        cargs += ["b"] + [f"b + {8 * j}" for j in range(1, nres)]
+    lines.append(f"    st = _cfunc({', '.join(cargs)})\n")
+    lines.append(f"    if st:\n        _fail(st{', o' if nres else ', None'})\n")
+    if not nres:
+        lines.append("    return None\n")
+    else:
+        rs = [f"r{j}" for j in range(nres)]
+        lines.append("".join(f"    r{j} = o[{j}]\n" for j in range(nres)))
+        lines.append(f"    if {' or '.join(f'{r} is None' for r in rs)}:\n        _unset(o)\n")
+        adopted = ", ".join(f"_adopt({r})" for r in rs)
+        if nres == 1 and not sig.tuple_result:
+            lines.append(f"    return {adopted}\n")
+        else:
+            lines.append(f"    return ({adopted},)\n")
+    exec(compile("".join(lines), f"<sdk ctypes bridge: {fname}>", "exec"), ns)
+    return ns["__call__"]
+
+
 class ExportedFunction:
-    """A Python callable for one SDK_EXPORT function."""
+    """A Python callable for one SDK_EXPORT function. Each instance gets its own subclass
+    whose __call__ is generated for the signature (see _make_call)."""
+
+    def __new__(cls, name: str, cfunc, sig: Signature):
+        if cls is ExportedFunction:  # specialise: a per-function subclass with its own __call__
+            cls = type(f"ExportedFunction_{name}", (ExportedFunction,), {"__slots__": ()})
+        return super().__new__(cls)
 
     def __init__(self, name: str, cfunc, sig: Signature) -> None:
         self.__name__ = name
         self.signature = sig
         self.__doc__ = f"{name}{sig.text}"
         cfunc.restype = ctypes.c_int32
-        cfunc.argtypes = [_CTYPE[k] for k, _ in sig.args] + [
-            ctypes.POINTER(ctypes.c_void_p) for _ in sig.results
-        ]
+        # out-pointers go as plain addresses into one per-call array (no byref objects)
+        cfunc.argtypes = [_CTYPE[k] for k, _ in sig.args] + [ctypes.c_void_p for _ in sig.results]
         self._cfunc = cfunc
+        type(self).__call__ = _make_call(name, sig, cfunc, self._fail, self._unset)
 
     def __repr__(self) -> str:
         return f"<sdk extension function {self.__name__}{self.signature.text}>"
 
-    def _bind(self, args, kwargs) -> list:
+    def _bind(self, args, kwargs) -> tuple:
         params = self.signature.args
         if len(args) > len(params):
             raise TypeError(
@@ -315,46 +453,34 @@ class ExportedFunction:
         for (_, n), v in zip(params, values):
             if v is _MISSING:
                 raise TypeError(f"{self.__name__}() missing argument '{n}' ({self.signature.text})")
-        return values
+        return tuple(values)
 
-    def __call__(self, *args, **kwargs):
-        values = self._bind(args, kwargs)
+    def _release_outs(self, outs) -> None:
+        if outs is not None:
+            c = core()
+            for i, h in enumerate(outs):
+                if h:
+                    c.sdk_tensor_release(h)
+                    outs[i] = None
+
+    def _fail(self, status: int, outs) -> None:
+        """Raise the error the function recorded. The thread's last error is not cleared
+        before each call (that would cost a ctypes call): a recorded kind that differs from
+        the returned status is stale and ignored; after raising, the record is cleared."""
+        self._release_outs(outs)
         c = core()
-        owned: list[int] = []
-        cargs: list = []
-        outs = [ctypes.c_void_p() for _ in self.signature.results]
-        try:
-            for (kind, pname), value in zip(self.signature.args, values):
-                where = f"{self.__name__}(): argument '{pname}'"
-                if kind == "Tensor?" and value is None:
-                    cargs.append(None)
-                elif kind.startswith("Tensor"):
-                    handle, own = to_handle(value, where)
-                    if own:
-                        owned.append(handle)
-                    cargs.append(handle)
-                else:
-                    cargs.append(_convert_scalar(kind, value, where))
-            c.sdk_clear_last_error()
-            status = self._cfunc(*cargs, *(ctypes.byref(o) for o in outs))
-            if status != 0:
-                c.raise_last_error(f"{self.__name__}()", status)
-            if any(o.value is None for o in outs):
-                raise RuntimeError(f"{self.__name__}() returned SDK_OK but left a result unset")
-            results = [from_handle(o.value) for o in outs]
-            for o in outs:
-                o.value = None  # ownership moved into the results
-        finally:
-            for h in owned:
-                c.sdk_tensor_release(h)
-            for o in outs:
-                if o.value:
-                    c.sdk_tensor_release(o.value)
-        if not results:
-            return None
-        if len(results) == 1 and not self.signature.tuple_result:
-            return results[0]
-        return tuple(results)
+        kind = c.sdk_last_error_kind()
+        msg = (c.sdk_last_error_message() or b"").decode(errors="replace") if kind else ""
+        c.sdk_clear_last_error()
+        if kind != status and kind:  # stale record of an earlier failure
+            kind, msg = status, ""
+        if not msg:
+            msg = f"failed with status {status} and no message (call sdk_set_last_error)"
+        raise _ERRORS.get(kind or status, RuntimeError)(f"{self.__name__}(): {msg}")
+
+    def _unset(self, outs) -> None:
+        self._release_outs(outs)
+        raise RuntimeError(f"{self.__name__}() returned SDK_OK but left a result unset")
 
 
 _MISSING = object()

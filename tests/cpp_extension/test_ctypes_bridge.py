@@ -242,3 +242,105 @@ def test_standalone_executable(tmp_path, ext_dir):
     exe = cpp_extension.load("standalone_abi", [str(tmp_path / "main.c")], is_standalone=True)
     out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
     assert int(out) == _toolchain.sdk_paths().abi[0]
+
+
+EDGE_OPS = r"""
+#include <sdk/export.h>
+
+SDK_EXPORT(same, "(Tensor x) -> Tensor")
+sdk_status same(const sdk_tensor* x, sdk_tensor** out) {
+  sdk_tensor_retain((sdk_tensor*)x);
+  *out = (sdk_tensor*)x;
+  return SDK_OK;
+}
+
+/* sets its first result, then fails: the bridge must release the half-made result */
+SDK_EXPORT(half_done, "(Tensor x, int fail) -> (Tensor a, Tensor b)")
+sdk_status half_done(const sdk_tensor* x, int64_t fail, sdk_tensor** a, sdk_tensor** b) {
+  sdk_tensor_retain((sdk_tensor*)x);
+  *a = (sdk_tensor*)x;
+  if (fail == 1) return sdk_set_last_error(SDK_ERROR_VALUE, "half_done: asked to fail");
+  if (fail == 2) return SDK_ERROR_INDEX; /* no message recorded */
+  if (fail == 3) return SDK_OK;          /* b left unset */
+  sdk_tensor_retain((sdk_tensor*)x);
+  *b = (sdk_tensor*)x;
+  return SDK_OK;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def edge_ops(tmp_path_factory):
+    require_core("sdk_set_last_error", "sdk_tensor_retain")
+    root = tmp_path_factory.mktemp("ctypes_edge")
+    (root / "edge.c").write_text(EDGE_OPS)
+    return cpp_extension.load(
+        "ctypes_edge", [str(root / "edge.c")], is_python_module=False, build_directory=root / "b"
+    )
+
+
+def test_fast_path_shares_handles_and_counts_references(edge_ops):
+    require_sdk_tensors()
+    import sdk
+
+    x = sdk.arange(4.0)
+    y = edge_ops.same(x)
+    assert isinstance(y, sdk.Tensor) and y._handle_address() == x._handle_address()
+    assert x._use_count == 2
+    a, b = edge_ops.half_done(x=x, fail=0)
+    assert x._use_count == 4
+    del y, a, b
+    assert x._use_count == 1
+    for fail in (1, 2, 3):
+        with pytest.raises((ValueError, IndexError, RuntimeError)):
+            edge_ops.half_done(x, fail)
+    assert x._use_count == 1  # the result set before the failure was released
+
+
+def test_errors_without_message_are_not_stale(edge_ops):
+    x = np.zeros(2)
+    with pytest.raises(ValueError, match="asked to fail"):
+        edge_ops.half_done(x, 1)
+    # the function returns a status without recording a message: not the previous one
+    with pytest.raises(IndexError, match="no message") as info:
+        edge_ops.half_done(x, 2)
+    assert "asked to fail" not in str(info.value)
+    with pytest.raises(RuntimeError, match="left a result unset"):
+        edge_ops.half_done(x, 3)
+
+
+def test_numpy_arguments_zero_copy_any_layout(edge_ops):
+    require_sdk_tensors()
+    a = np.arange(12.0).reshape(3, 4)
+    for arr in (a, a.T, a[:, ::2], a[1]):
+        y = edge_ops.same(arr)
+        assert y.data_ptr() == arr.__array_interface__["data"][0]
+        np.testing.assert_array_equal(y.numpy(), arr)
+    ro = np.arange(3.0)
+    ro.flags.writeable = False
+    np.testing.assert_array_equal(edge_ops.same(ro).numpy(), ro)
+    with pytest.raises(TypeError, match=r"same\(\): argument 'x'"):
+        edge_ops.same(np.zeros(2, dtype=np.complex64))
+
+
+def test_concurrent_calls_from_threads(edge_ops):
+    require_sdk_tensors()
+    import threading
+
+    import sdk
+
+    xs = [sdk.full((3,), float(i)) for i in range(4)]
+    bad: list = []
+
+    def work(x):
+        for _ in range(2000):
+            a, b = edge_ops.half_done(x, 0)
+            if a._handle_address() != x._handle_address() or b.data_ptr() != x.data_ptr():
+                bad.append(x)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in xs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad and all(x._use_count == 1 for x in xs)

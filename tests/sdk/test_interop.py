@@ -226,3 +226,30 @@ def test_capsule_table_entries_via_ctypes():
     core.sdk_set_last_error(3, b"index 7 is out of range")
     with pytest.raises(IndexError, match="index 7"):
         table.raise_last_error()
+
+
+def test_handle_address_and_from_handle_for_bridges():
+    import ctypes
+
+    core = ctypes.CDLL(sdk.get_library_path())
+    core.sdk_tensor_retain.argtypes = [ctypes.c_void_p]
+    t = sdk.arange(6.0).reshape(2, 3)
+    addr = t._handle_address()  # borrowed: the count does not move
+    assert isinstance(addr, int) and addr != 0 and t._use_count == 1
+    assert t.t()._handle_address() != addr  # a view has its own handle
+    core.sdk_tensor_retain(addr)  # _from_handle adopts a NEW reference
+    u = sdk._from_handle(addr)
+    assert isinstance(u, sdk.Tensor) and u is not t and t._use_count == 2
+    assert u._handle_address() == addr and u.data_ptr() == t.data_ptr()
+    np.testing.assert_array_equal(u.numpy(), t.numpy())
+    del u
+    gc.collect()
+    assert t._use_count == 1
+    with pytest.raises(ValueError, match="NULL"):
+        sdk._from_handle(0)
+    with pytest.raises(ValueError, match="not a pointer"):
+        sdk._from_handle(-8)
+    with pytest.raises(ValueError, match="not an sdk_tensor handle"):
+        sdk._from_handle(addr + 1)
+    with pytest.raises(TypeError, match="expected an int"):
+        sdk._from_handle(ctypes.c_void_p(addr))
