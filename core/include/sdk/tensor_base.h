@@ -25,6 +25,21 @@ class Tensor;
 /*! \brief A list of tensors: a braced list {a, b} or a std::vector<Tensor>. */
 using TensorList = ArrayRef<Tensor>;
 
+/*! \brief What the deprecated Tensor::type() returns (torch's DeprecatedTypeProperties,
+ *  still used by tutorial code as AT_DISPATCH_*(x.type(), ...)): converts to ScalarType. */
+class DeprecatedTypeProperties {
+ public:
+  constexpr DeprecatedTypeProperties(ScalarType t, bool cuda) : type_(t), cuda_(cuda) {}
+  constexpr operator ScalarType() const { return type_; }  // NOLINT: implicit like torch
+  constexpr ScalarType scalarType() const { return type_; }
+  constexpr bool is_cuda() const { return cuda_; }
+  constexpr const char* name() const { return toString(type_); }
+
+ private:
+  ScalarType type_;
+  bool cuda_;
+};
+
 /*! \brief A reference-counted tensor: copying retains the core handle, destruction
  *  releases it. A default-constructed Tensor is undefined (no handle). Method names and
  *  signatures follow ATen's Tensor. Methods on an undefined tensor throw sdk::Error. */
@@ -117,6 +132,8 @@ class Tensor {
   /*! \brief CUDA ordinal, -1 for the CPU. */
   int64_t get_device() const { return device().index(); }
   TensorOptions options() const { return TensorOptions(scalar_type()).device(device()); }
+  /*! \brief Deprecated in torch, kept for AT_DISPATCH_*(x.type(), ...) ports. */
+  DeprecatedTypeProperties type() const { return {scalar_type(), is_cuda()}; }
   bool is_floating_point() const { return isFloatingType(scalar_type()); }
   bool is_contiguous() const { return sdk_tensor_is_contiguous(checked()) != 0; }
   /*! \brief Write counter shared by the storage's views (autograd's in-place check). */
