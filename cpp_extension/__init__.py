@@ -11,6 +11,7 @@ imported only when CppExtension / BuildExtension are used.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from ._build import last_load_info
@@ -28,6 +29,7 @@ __all__ = [
     "library_paths",
     "load",
     "load_inline",
+    "load_library",
     "verify_ninja_availability",
 ]
 
@@ -172,3 +174,48 @@ def load_inline(
         bridge=chosen,
     )
     return jit_build(req)
+
+
+def load_library(path: str | os.PathLike, name: str | None = None):
+    """Load a prebuilt extension binary (what load() would load, built elsewhere).
+
+    - A ctypes-bridge library (functions marked SDK_EXPORT in <sdk/export.h>): returns the
+      object load(..., is_python_module=False) returns, named `name` (default: the file name
+      up to its first dot); its ABI version is checked against the running core.
+    - A Python extension module (pybind11 / CPython: it exports ``PyInit_<x>``): imported as
+      module ``<x>`` and returned; it is registered in sys.modules as `name` (default ``<x>``).
+
+    torch's counterpart is ``torch.ops.load_library`` (which registers ops and returns None);
+    here the functions come back on the returned object. Raises FileNotFoundError for a
+    missing file and ImportError for a binary of neither kind or of another ABI.
+    """
+    from . import _elf
+    from ._build import _import_pybind11
+    from ._ctypes_bridge import ABI_SYMBOL, SIG_PREFIX
+    from ._ctypes_bridge import load_library as load_ctypes
+
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"load_library: no such file: {path}")
+    stem = os.path.basename(path).split(".", 1)[0]
+    try:
+        symbols = list(_elf.ElfFile(path).dynamic_symbols())
+    except (_elf.ElfError, OSError, ValueError, IndexError):
+        symbols = _elf.dynamic_symbols_nm(path)
+    inits = sorted(s[len("PyInit_") :] for s in symbols if s.startswith("PyInit_"))
+    if inits:
+        init = stem if stem in inits else inits[0]
+        module_name = name or init
+        loaded = sys.modules.get(module_name)
+        if loaded is not None and os.path.realpath(getattr(loaded, "__file__", "")) == (
+            os.path.realpath(path)
+        ):
+            return loaded
+        return _import_pybind11(init, module_name, path)
+    if ABI_SYMBOL in symbols or any(s.startswith(SIG_PREFIX) for s in symbols):
+        return load_ctypes(path, name or stem)
+    raise ImportError(
+        f"load_library: {path} is neither a Python extension module (no PyInit_ function) nor "
+        f"a ctypes-bridge library (no {ABI_SYMBOL} symbol; #include <sdk/export.h> and mark "
+        'functions with SDK_EXPORT(name, "signature"))'
+    )

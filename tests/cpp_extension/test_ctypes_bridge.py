@@ -344,3 +344,22 @@ def test_concurrent_calls_from_threads(edge_ops):
     for t in threads:
         t.join()
     assert not bad and all(x._use_count == 1 for x in xs)
+
+
+def test_load_library_public(edge_ops, tmp_path):
+    require_sdk_tensors()
+    import sdk
+
+    lib = cpp_extension.load_library(edge_ops.__file__, name="edge_again")
+    assert lib.__name__ == "edge_again" and {"same", "half_done"} <= set(dir(lib))
+    x = sdk.ones(2)
+    assert lib.same(x).data_ptr() == x.data_ptr()
+    default = cpp_extension.load_library(edge_ops.__file__)
+    assert default.__name__ == "ctypes_edge"
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        cpp_extension.load_library(tmp_path / "missing.so")
+    (tmp_path / "plain.c").write_text("int plain(void) { return 1; }\n")
+    so = tmp_path / "plain.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(tmp_path / "plain.c"), "-o", str(so)], check=True)
+    with pytest.raises(ImportError, match="neither a Python extension module"):
+        cpp_extension.load_library(so)

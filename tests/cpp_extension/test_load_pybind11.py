@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import cpp_extension
-from tests.cpp_extension.conftest import REPO
+from tests.cpp_extension.conftest import REPO, run_python
 
 OP = """
 #include <stdexcept>
@@ -46,6 +46,13 @@ def test_load_two_sources_and_exceptions(tmp_path, ext_dir, capsys):
         cpp_extension.load("pyb_sum", [str(tmp_path / "op.cpp"), str(tmp_path / "bind.cpp")]) is m
     )
     assert not cpp_extension.last_load_info()["built"]
+    # the same binary as a prebuilt library: the loaded module is reused, a fresh process imports it
+    assert cpp_extension.load_library(m.__file__) is m
+    out = run_python(
+        f"import cpp_extension; m = cpp_extension.load_library({m.__file__!r}); "
+        "print(m.__name__, m.scaled_sum(1.0, 1.0))"
+    )
+    assert out.stdout.split() == ["pyb_sum", "4.0"]
 
 
 def _sdk_imports() -> bool:

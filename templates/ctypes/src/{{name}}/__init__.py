@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import sdk
-from cpp_extension._ctypes_bridge import load_library
+from cpp_extension import load_library
 
 __all__ = ["MishFunction", "mish", "Mish"]
 
