@@ -114,5 +114,7 @@ inline void check_status(sdk_status status, const char* op) {
 /*! \brief As SDK_CHECK, raising NotImplementedError in Python. */
 #define SDK_CHECK_NOT_IMPLEMENTED(cond, ...) \
   SDK_DETAIL_CHECK(SDK_ERROR_NOT_IMPLEMENTED, cond, __VA_ARGS__)
+/*! \brief TORCH_INTERNAL_ASSERT: SDK_CHECK with an optional message. */
+#define SDK_INTERNAL_ASSERT(...) SDK_CHECK(__VA_ARGS__, "")
 
 #endif  // SDK_ERROR_H_

@@ -7,6 +7,7 @@
 #ifndef SDK_TENSOR_H_
 #define SDK_TENSOR_H_
 
+#include <iosfwd>
 #include <string>
 
 #include "sdk/accessor.h"
@@ -90,6 +91,29 @@ inline void str_append(std::string& s, const Tensor& t) {
   str_append(s, t.sizes());
   s += ' ';
   s += toString(t.scalar_type());
+}
+
+// std::cout << x, as with torch (x's to_string form; sizes as "[2, 3]", dtypes and devices
+// by name). Templates on the stream, so only code that prints needs <ostream>.
+#define SDK_DETAIL_OSTREAM(T)                                                            \
+  template <typename CharT, typename Traits>                                            \
+  std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, \
+                                                const T& v) {                            \
+    std::string s;                                                                       \
+    str_append(s, v);                                                                    \
+    return os << s.c_str();                                                              \
+  }
+SDK_DETAIL_OSTREAM(IntArrayRef)
+SDK_DETAIL_OSTREAM(ScalarType)
+SDK_DETAIL_OSTREAM(TypeMeta)
+SDK_DETAIL_OSTREAM(Device)
+SDK_DETAIL_OSTREAM(Scalar)
+#undef SDK_DETAIL_OSTREAM
+
+template <typename CharT, typename Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                              const Tensor& t) {
+  return os << to_string(t).c_str();
 }
 
 }  // namespace sdk

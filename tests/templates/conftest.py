@@ -1,9 +1,0 @@
-"""pytest configuration of the template tests."""
-
-from __future__ import annotations
-
-import pytest
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: builds an extension or trains (seconds to a minute)")
