@@ -15,50 +15,6 @@ namespace {
 constexpr int kReduceThreads = 256;
 
 template <typename A>
-__device__ A identity_of(int op) {
-  switch (op) {
-    case SDK_PROD:
-    case SDK_ALL:
-      return A(1);
-    default:
-      return A(0);
-  }
-}
-
-template <typename A>
-__device__ A combine(int op, A a, A b) {
-  switch (op) {
-    case SDK_SUM:
-    case SDK_MEAN:
-      return a + b;
-    case SDK_PROD:
-      return a * b;
-    case SDK_AMAX:
-      if (a != a) return a;
-      if (b != b) return b;
-      return a > b ? a : b;
-    case SDK_AMIN:
-      if (a != a) return a;
-      if (b != b) return b;
-      return a < b ? a : b;
-    case SDK_ALL:
-      return (a != A(0)) && (b != A(0)) ? A(1) : A(0);
-    default:  // any
-      return (a != A(0)) || (b != A(0)) ? A(1) : A(0);
-  }
-}
-
-__device__ int64_t offset_of(int64_t idx, int ndim, const int64_t* sizes, const int64_t* strides) {
-  int64_t off = 0;
-  for (int d = ndim - 1; d >= 0; --d) {
-    int64_t i = idx % sizes[d];
-    idx /= sizes[d];
-    off += i * strides[d];
-  }
-  return off;
-}
-
-template <typename A>
 __global__ void reduce_kernel(sdk_cuda_reduce_desc d) {
   __shared__ A partial[kReduceThreads];
   __shared__ int seen[kReduceThreads];

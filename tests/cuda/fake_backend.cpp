@@ -1,0 +1,308 @@
+// tests/cuda/fake_backend.cpp: a host-memory stand-in for libsdk_cuda.so (tests only).
+//
+// Lets the core's CUDA routing, the glue's problem descriptions (strides, broadcasting,
+// merged dims, reductions, gemm layouts) and the element math run where no GPU exists:
+// "device" memory is host memory and each kernel is a loop over the same element functions
+// (device_util.cuh) the CUDA kernels use. Loaded with SDK_CUDA_LIBRARY=<this library>.
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cuda/backend/device_util.cuh"
+
+using namespace sdk::cuda;
+
+namespace {
+
+thread_local std::string t_error;
+thread_local int t_device = 0;
+thread_local std::unordered_map<int, void*> t_streams;
+std::mutex g_mutex;
+std::unordered_map<void*, int64_t> g_sizes;
+sdk_cuda_allocator_stats g_stats{};
+
+int fail(int kind, const std::string& msg) {
+  t_error = msg;
+  return kind;
+}
+
+int devices() {
+  const char* env = std::getenv("SDK_FAKE_CUDA_DEVICES");
+  return env ? std::atoi(env) : 1;
+}
+
+int check_device(int d) {
+  if (d < 0 || d >= devices()) return fail(SDK_ERROR_VALUE, "fake CUDA: bad device index");
+  return 0;
+}
+
+const char* last_error() { return t_error.c_str(); }
+int device_count(int32_t* n) {
+  *n = devices();
+  return 0;
+}
+int current_device(int32_t* i) {
+  *i = t_device;
+  return 0;
+}
+int set_device(int32_t i) {
+  if (int rc = check_device(i)) return rc;
+  t_device = i;
+  return 0;
+}
+int get_stream(int32_t d, void** s) {
+  auto it = t_streams.find(d < 0 ? t_device : d);
+  *s = it == t_streams.end() ? nullptr : it->second;
+  return 0;
+}
+int set_stream(int32_t d, void* s) {
+  t_streams[d < 0 ? t_device : d] = s;
+  return 0;
+}
+int synchronize(int32_t) { return 0; }
+
+int fake_malloc(int64_t nbytes, int32_t device, void** ptr) {
+  if (int rc = check_device(device)) return rc;
+  int64_t size = nbytes < 512 ? 512 : (nbytes + 511) / 512 * 512;
+  void* p = std::aligned_alloc(64, static_cast<size_t>(size));
+  if (!p) return fail(SDK_ERROR_MEMORY, "fake CUDA: out of memory");
+  std::memset(p, 0xAB, static_cast<size_t>(size));  // garbage, as fresh device memory is
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_sizes[p] = size;
+  g_stats.allocated_bytes += size;
+  g_stats.reserved_bytes += size;
+  g_stats.num_allocs += 1;
+  g_stats.num_device_allocs += 1;
+  if (g_stats.allocated_bytes > g_stats.peak_allocated_bytes) {
+    g_stats.peak_allocated_bytes = g_stats.allocated_bytes;
+  }
+  if (g_stats.reserved_bytes > g_stats.peak_reserved_bytes) {
+    g_stats.peak_reserved_bytes = g_stats.reserved_bytes;
+  }
+  *ptr = p;
+  return 0;
+}
+
+int fake_free(void* p) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_sizes.find(p);
+  if (it == g_sizes.end()) return fail(SDK_ERROR_VALUE, "fake CUDA: unknown pointer");
+  g_stats.allocated_bytes -= it->second;
+  g_stats.reserved_bytes -= it->second;
+  g_stats.num_frees += 1;
+  g_stats.num_device_frees += 1;
+  g_sizes.erase(it);
+  std::free(p);
+  return 0;
+}
+
+int empty_cache() { return 0; }
+int memory_stats(int32_t, sdk_cuda_allocator_stats* s) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  uint32_t size = s->size;
+  sdk_cuda_allocator_stats copy = g_stats;
+  copy.size = sizeof(copy);
+  std::memcpy(s, &copy, size < sizeof(copy) ? size : sizeof(copy));
+  return 0;
+}
+int reset_peak(int32_t) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_stats.peak_allocated_bytes = g_stats.allocated_bytes;
+  g_stats.peak_reserved_bytes = g_stats.reserved_bytes;
+  return 0;
+}
+int fake_memcpy(void* dst, int32_t, const void* src, int32_t, int64_t n) {
+  if (n > 0) std::memmove(dst, src, static_cast<size_t>(n));
+  return 0;
+}
+
+// The same math-type choices as elementwise.cu.
+int math_kind(int dtype) {
+  if (dtype == SDK_FLOAT64) return 1;
+  if (is_float_dtype(dtype)) return 0;
+  return 2;
+}
+int copy_kind(int out, int in) {
+  if (!is_float_dtype(out) && !is_float_dtype(in)) return 2;
+  if (out == SDK_FLOAT64 || in == SDK_FLOAT64 || in == SDK_INT64 || out == SDK_INT64) return 1;
+  return 0;
+}
+
+template <typename F>
+void each(const sdk_cuda_iter& it, F f) {
+  int64_t off[SDK_CUDA_MAX_OPERANDS];
+  for (int64_t i = 0; i < it.numel; ++i) {
+    element_offsets(it, i, off);
+    f(off);
+  }
+}
+
+template <typename C>
+void copy_t(const sdk_cuda_iter& it) {
+  each(it, [&](const int64_t* off) {
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, operand_value<C>(it.ops[1], off[1]));
+  });
+}
+template <typename C>
+void unary_t(int op, const sdk_cuda_iter& it) {
+  const bool is_bool = it.ops[1].dtype == SDK_BOOL;
+  each(it, [&](const int64_t* off) {
+    C x = operand_value<C>(it.ops[1], off[1]);
+    C y;
+    if constexpr (std::is_same_v<C, int64_t>) {
+      y = unary_int(op, x, is_bool, it);
+    } else {
+      y = unary_float<C>(op, x, it);
+    }
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, y);
+  });
+}
+template <typename C>
+void binary_t(int op, const sdk_cuda_iter& it) {
+  each(it, [&](const int64_t* off) {
+    C a = operand_value<C>(it.ops[1], off[1]);
+    C b = operand_value<C>(it.ops[2], off[2]);
+    C y;
+    if constexpr (std::is_same_v<C, int64_t>) {
+      y = binary_int(op, a, b, it);
+    } else {
+      y = binary_float<C>(op, a, b, it);
+    }
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, y);
+  });
+}
+template <typename C>
+void where_t(const sdk_cuda_iter& it) {
+  each(it, [&](const int64_t* off) {
+    bool c = operand_value<int64_t>(it.ops[1], off[1]) != 0;
+    C v = c ? operand_value<C>(it.ops[2], off[2]) : operand_value<C>(it.ops[3], off[3]);
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, v);
+  });
+}
+
+template <template <typename> class F, typename... Args>
+void by_kind(int kind, Args&&... args) {
+  if (kind == 0) return F<float>::run(args...);
+  if (kind == 1) return F<double>::run(args...);
+  return F<int64_t>::run(args...);
+}
+template <typename C>
+struct CopyF {
+  static void run(const sdk_cuda_iter& it) { copy_t<C>(it); }
+};
+template <typename C>
+struct UnaryF {
+  static void run(int op, const sdk_cuda_iter& it) { unary_t<C>(op, it); }
+};
+template <typename C>
+struct BinaryF {
+  static void run(int op, const sdk_cuda_iter& it) { binary_t<C>(op, it); }
+};
+template <typename C>
+struct WhereF {
+  static void run(const sdk_cuda_iter& it) { where_t<C>(it); }
+};
+
+int copy(const sdk_cuda_iter* it) {
+  by_kind<CopyF>(copy_kind(it->ops[0].dtype, it->ops[1].dtype), *it);
+  return 0;
+}
+int unary(int32_t op, const sdk_cuda_iter* it) {
+  by_kind<UnaryF>(math_kind(it->ops[1].dtype), op, *it);
+  return 0;
+}
+int binary(int32_t op, const sdk_cuda_iter* it) {
+  by_kind<BinaryF>(math_kind(it->ops[1].dtype), op, *it);
+  return 0;
+}
+int where(const sdk_cuda_iter* it) {
+  by_kind<WhereF>(math_kind(it->ops[0].dtype), *it);
+  return 0;
+}
+
+template <typename A>
+void reduce_t(const sdk_cuda_reduce_desc& d) {
+  const bool logical = d.op == SDK_ALL || d.op == SDK_ANY;
+  const bool minmax = d.op == SDK_AMAX || d.op == SDK_AMIN;
+  for (int64_t o = 0; o < d.out_numel; ++o) {
+    const char* base = d.in + offset_of(o, d.out_ndim, d.out_sizes, d.in_out_strides);
+    A acc = identity_of<A>(d.op);
+    for (int64_t j = 0; j < d.red_numel; ++j) {
+      const char* p = base + offset_of(j, d.red_ndim, d.red_sizes, d.in_red_strides);
+      A v = logical ? (load_as<double>(p, d.in_dtype) != 0.0 ? A(1) : A(0))
+                    : load_as<A>(p, d.in_dtype);
+      acc = (j > 0 || !minmax) ? combine(d.op, acc, v) : v;
+    }
+    if (d.op == SDK_MEAN) acc = static_cast<A>(static_cast<double>(acc) / d.red_numel);
+    store_as<A>(d.out + offset_of(o, d.out_ndim, d.out_sizes, d.out_strides), d.out_dtype, acc);
+  }
+}
+
+int reduce(const sdk_cuda_reduce_desc* d) {
+  if (is_float_dtype(d->out_dtype)) {
+    reduce_t<double>(*d);
+  } else {
+    reduce_t<int64_t>(*d);
+  }
+  return 0;
+}
+
+template <typename A>
+void gemm_t(const sdk_cuda_gemm_desc& d) {
+  int64_t isz = elem_size(d.dtype);
+  for (int64_t i = 0; i < d.m; ++i) {
+    for (int64_t j = 0; j < d.n; ++j) {
+      A acc = 0;
+      for (int64_t k = 0; k < d.k; ++k) {
+        acc += load_as<A>(d.a + (i * d.a_rs + k * d.a_cs) * isz, d.dtype) *
+               load_as<A>(d.b + (k * d.b_rs + j * d.b_cs) * isz, d.dtype);
+      }
+      char* pc = d.c + (i * d.c_rs + j * d.c_cs) * isz;
+      A r = A(d.alpha) * acc;
+      if (d.beta != 0.0) r += A(d.beta) * load_as<A>(pc, d.dtype);
+      store_as<A>(pc, d.dtype, r);
+    }
+  }
+}
+
+int gemm(const sdk_cuda_gemm_desc* d) {
+  if (!is_float_dtype(d->dtype)) return fail(SDK_ERROR_TYPE, "mm on CUDA: floating dtypes only");
+  if (d->dtype == SDK_FLOAT64) {
+    gemm_t<double>(*d);
+  } else {
+    gemm_t<float>(*d);
+  }
+  return 0;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_cuda_backend* t,
+                                                                            uint32_t size) {
+  if (!t || size < sizeof(sdk_cuda_backend)) return SDK_ERROR_RUNTIME;
+  std::memset(t, 0, size);
+  t->size = sizeof(sdk_cuda_backend);
+  t->version = SDK_CUDA_BACKEND_VERSION;
+  t->last_error = last_error;
+  t->device_count = device_count;
+  t->current_device = current_device;
+  t->set_device = set_device;
+  t->get_stream = get_stream;
+  t->set_stream = set_stream;
+  t->synchronize = synchronize;
+  t->malloc = fake_malloc;
+  t->free = fake_free;
+  t->empty_cache = empty_cache;
+  t->memory_stats = memory_stats;
+  t->reset_peak = reset_peak;
+  t->memcpy = fake_memcpy;
+  t->copy = copy;
+  t->unary = unary;
+  t->binary = binary;
+  t->where = where;
+  t->reduce = reduce;
+  t->gemm = gemm;
+  return 0;
+}
