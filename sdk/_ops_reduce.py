@@ -194,8 +194,11 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over dim, computed stably (composite: differentiable)."""
+    from sdk._dtype import get_default_dtype
     from sdk._ops_math import exp, log
 
+    if not input.dtype.is_floating_point:  # as torch: integers and bools give floats
+        input = input.to(get_default_dtype())
     m = amax(input, dim, keepdim=True).detach()
     m = m.masked_fill(m.abs() == float("inf"), 0)
     r = log(sum(exp(input - m), dim, keepdim=True)) + m
