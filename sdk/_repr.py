@@ -39,22 +39,27 @@ def _flat(v: Any, out: list) -> list:
 
 
 class _Formatter:
+    """torch's formatter: mode and width come from the nonzero finite values only."""
+
     def __init__(self, values: list, floating: bool) -> None:
         self.floating = floating
         self.mode = "int"
-        finite = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v)]
-        if floating:
-            whole = all(float(v).is_integer() for v in finite)
-            nz = [v for v in finite if v != 0]
-            hi = max(nz) if nz else 0.0
-            lo = min(nz) if nz else 0.0
-            if whole:
-                self.mode = "sci" if hi > 1e8 else "whole"
-            elif hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4:
-                self.mode = "sci"
-            else:
-                self.mode = "fixed"
-        self.width = max((len(self._raw(v)) for v in values), default=1)
+        self.width = 1
+        if not floating:
+            self.width = max((len(self._raw(v)) for v in values), default=1)
+            return
+        nz = [v for v in values if math.isfinite(v) and v != 0]
+        self.mode = "whole"
+        if not nz:
+            return
+        hi = max(abs(v) for v in nz)
+        lo = min(abs(v) for v in nz)
+        whole = all(float(v).is_integer() for v in nz)
+        if hi / lo > 1000.0 or hi > 1e8 or (not whole and lo < 1e-4):
+            self.mode = "sci"
+        elif not whole:
+            self.mode = "fixed"
+        self.width = max(len(self._raw(v)) for v in nz)
 
     def _raw(self, v: Any) -> str:
         if isinstance(v, bool):
@@ -75,7 +80,7 @@ class _Formatter:
 
 def _rows(v: Any, fmt: _Formatter, indent: int, depth: int, ndim: int) -> str:
     if depth == ndim - 1:
-        items = ["..." if x is Ellipsis else fmt(x) for x in v]
+        items = [" ..." if x is Ellipsis else fmt(x) for x in v]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
