@@ -8,9 +8,9 @@ import shutil
 import subprocess
 
 import pytest
-from tests.cuda.conftest import REPO, TEST_ARCH, require_nvcc, run_python
 
 import sdk
+from tests.cuda.conftest import REPO, TEST_ARCH, require_nvcc, run_python
 
 LLTM_CUDA = REPO / "examples" / "lltm" / "cuda"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ctypes
 
 import pytest
-from tests.cuda.conftest import gpu_available, run_python
 
 import sdk
 import sdk.cuda
+from tests.cuda.conftest import gpu_available, run_python
 
 pytestmark = pytest.mark.skipif(gpu_available(), reason="a CUDA GPU is visible here")
 
