@@ -1,6 +1,6 @@
 """Autograd overhead: forward and backward of a 20-op chain of small tensors, sdk vs torch.
 
-python benchmarks/bench_autograd.py [--size 8] [--repeat 2000]
+python benchmarks/bench_autograd.py [--size 8] [--repeat 2000] [--json PATH]
 
 One thread for both libraries. Each backward needs a fresh graph, so backward is timed
 as (forward + backward) - forward, from interleaved runs; the table reports the median
@@ -10,6 +10,7 @@ and minimum per call in microseconds. torch is optional (skipped when not import
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -85,6 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--json", metavar="PATH", help="also write the raw numbers (seconds)")
     args = parser.parse_args()
     _SIZE = args.size
 
@@ -117,6 +119,11 @@ def main() -> None:
         )
     if len(rows) == 2:
         print(f"backward sdk/torch (median): {rows[0][3] / rows[1][3]:.2f}x")
+    if args.json:
+        keys = ("library", "forward_median", "forward_min", "backward_median", "backward_min")
+        results = [dict(zip(keys, r)) for r in rows]
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "autograd", "size": args.size, "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

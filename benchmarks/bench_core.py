@@ -2,11 +2,14 @@
 
 Prints a Markdown table. Everything runs on one thread: sdk.set_num_threads(1), numpy's
 BLAS through threadpoolctl when installed (else this script re-runs itself with
-OPENBLAS_NUM_THREADS=1), torch.set_num_threads(1). Usage: python benchmarks/bench_core.py
+OPENBLAS_NUM_THREADS=1), torch.set_num_threads(1).
+Usage: python benchmarks/bench_core.py [--json PATH] [--sections tiny,elementwise,...]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import subprocess
 import sys
@@ -52,7 +55,11 @@ def ratio(a, b) -> str:
     return "" if a is None or b is None else f"{a / b:.2f}"
 
 
+RECORDS: list = []  # raw numbers of every row, for --json
+
+
 def row(name: str, s, n, t, unit=fmt_time) -> str:
+    RECORDS.append({"case": name, "sdk": s, "numpy": n, "torch": t})
     cells = [unit(x) if x is not None else "-" for x in (s, n, t)]
     return f"| {name} | {' | '.join(cells)} | {ratio(s, n)} | {ratio(s, t)} |"
 
@@ -143,6 +150,7 @@ def gemm() -> list:
                 tt = best(lambda x=x: x @ x, 0.2, 3)
             name = f"{'s' if dtype == 'float32' else 'd'}gemm {n} (GFLOP/s)"
             vals = [gf(x) if x is not None else None for x in (ts, tn, tt)]
+            RECORDS.append({"case": name, "sdk": vals[0], "numpy": vals[1], "torch": vals[2]})
             cells = [f"{v:.1f}" if v is not None else "-" for v in vals]
             out.append(
                 f"| {name} | {' | '.join(cells)} | {ratio(vals[0], vals[1])} | {ratio(vals[0], vals[2])} |"
@@ -178,7 +186,15 @@ def imports() -> list:
     return out
 
 
+SECTIONS = ("tiny", "elementwise", "reductions", "gemm", "imports")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated subset")
+    args = parser.parse_args()
+    funcs = dict(zip(SECTIONS, (tiny_overhead, elementwise, reductions, gemm, imports)))
     sdk.set_num_threads(1)
     if torch is not None:
         torch.set_num_threads(1)
@@ -188,13 +204,20 @@ def main() -> None:
     )
     print("| case | sdk | numpy | torch | sdk/numpy | sdk/torch |")
     print("|---|---|---|---|---|---|")
-    for section in (tiny_overhead, elementwise, reductions, gemm, imports):
-        for line in section():
+    for key in args.sections.split(","):
+        start = len(RECORDS)
+        for line in funcs[key]():
             print(line, flush=True)
+        for record in RECORDS[start:]:
+            record["section"] = key
     print(
         "\nRatios are time ratios (lower is better for sdk) except GFLOP/s rows (higher is better)."
     )
     del limiter
+    if args.json:
+        units = "seconds per call; gemm rows GFLOP/s; import rows seconds and peak RSS in kB"
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "core", "units": units, "results": RECORDS}, f, indent=2)
 
 
 if __name__ == "__main__":

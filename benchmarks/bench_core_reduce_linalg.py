@@ -1,12 +1,13 @@
 """Core reductions, softmax, matmul and cat against numpy: prints a table (best of N runs).
 
-Usage: python benchmarks/bench_core_reduce_linalg.py [--threads N]
+Usage: python benchmarks/bench_core_reduce_linalg.py [--threads N] [--json PATH]
 Talks to sdk/lib/libsdk_core.so through ctypes, so it measures the core alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--threads", type=int, default=1)
+parser.add_argument("--json", metavar="PATH", help="also write the raw numbers (seconds)")
 args = parser.parse_args()
 os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)  # numpy's BLAS, read at import
 
@@ -33,7 +35,11 @@ def best(fn, reps=7):
     return min(times)
 
 
+RECORDS: list = []  # raw numbers of every row, for --json
+
+
 def row(name, t_sdk, t_np, extra=""):
+    RECORDS.append({"case": name, "sdk": t_sdk, "numpy": t_np})
     print(f"{name:<34} {t_sdk * 1e3:10.3f} {t_np * 1e3:10.3f} {t_np / t_sdk:8.2f}x  {extra}")
 
 
@@ -108,6 +114,9 @@ def main() -> None:
         best(lambda: call("sdk_cat", 2, lst, 1, None), 200),
         best(lambda: np.concatenate([h, xi], 1), 200),
     )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"benchmark": "core_reduce_linalg", "results": RECORDS}, f, indent=2)
 
 
 if __name__ == "__main__":
