@@ -334,3 +334,61 @@ def _move(tensor: Any, device: Any) -> Any:
     if getattr(tensor, "requires_grad", False) and sdk.is_grad_enabled():
         return _to_device_function().apply(tensor, d)
     return _to_device(tensor, d)
+
+
+# ------------------------------------------------------------------------------ DLPack
+
+
+def _dlpack_device(self: Any) -> tuple:
+    """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
+    return (2, self.device.index or 0) if self.is_cuda else (1, 0)
+
+
+def _dlpack(
+    self: Any,
+    *,
+    stream: Any = None,
+    max_version: Any = None,
+    dl_device: Any = None,
+    copy: bool | None = None,
+) -> Any:
+    """__dlpack__ for CUDA tensors (CPU tensors go to the host implementation).
+
+    The consumer may read the memory on any stream once this returns: the device's current
+    stream is synchronized first (stream=-1 means the consumer orders the work itself).
+    """
+    from sdk import _C, _interop
+
+    if not self.is_cuda:
+        return _interop.__dlpack__(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+    if self._requires_grad and _C.is_grad_enabled():
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+    here = _dlpack_device(self)
+    if dl_device is not None and tuple(int(x) for x in dl_device) != here:
+        raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
+    if stream != -1:
+        synchronize(here[1])
+    src = _C.clone(self) if copy else self
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    return _C.to_dlpack(src, versioned)
+
+
+def _from_dlpack(ext: Any) -> Any:
+    """sdk.from_dlpack that also takes CUDA producers (kDLCUDA), without copying."""
+    from sdk import _C, _interop
+
+    dev = getattr(ext, "__dlpack_device__", None)
+    if dev is None or int(dev()[0]) != 2 or isinstance(ext, _C.TensorBase):
+        return _interop.from_dlpack(ext)
+    index = int(dev()[1])
+    if not is_available():
+        raise RuntimeError(f"from_dlpack: CUDA is not available: {unavailable_reason()}")
+    # DLPack's stream convention: 1 is the legacy default stream; else the handle.
+    s = current_stream(index).cuda_stream or 1
+    try:
+        capsule = ext.__dlpack__(stream=s, max_version=(1, 1))
+    except TypeError:
+        capsule = ext.__dlpack__(stream=s)
+    return _C.from_dlpack_capsule(capsule)
