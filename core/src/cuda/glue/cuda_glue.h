@@ -42,6 +42,8 @@ void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, d
 void binary_scalar(int op, TensorImpl& out, const TensorImpl& a, const sdk_scalar& s,
                    sdk_dtype compute, bool scalar_first);
 void where(TensorImpl& out, const TensorImpl& cond, const TensorImpl& a, const TensorImpl& b);
+// out = mask ? value : t (value converted to t's dtype).
+void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask, const sdk_scalar& v);
 // acc <- reduction of x over the dims where mask is true (acc holds the kept dims in order).
 void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc);
 // c <- alpha * a @ b + beta * c for 2-D a (m x k), b (k x n), c (m x n) of one float dtype.

@@ -268,6 +268,16 @@ void where(TensorImpl& out, const TensorImpl& cond, const TensorImpl& a, const T
   call(backend().where(&ib.build()));
 }
 
+void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask,
+                 const sdk_scalar& v) {
+  if (out.numel == 0) return;
+  IterBuilder ib(out, "masked_fill");
+  ib.add(mask);
+  ib.add_scalar(scalar_operand(v, t.dtype));
+  ib.add(t);
+  call(backend().where(&ib.build()));
+}
+
 void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc) {
   check_same_device("reduce", {&x, &acc});
   sdk_cuda_reduce_desc d{};
