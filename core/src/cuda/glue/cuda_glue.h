@@ -51,4 +51,18 @@ void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha,
 // True if any element of t is zero (integer division checks).
 bool has_zero(const TensorImpl& t);
 
+// Fill a CUDA tensor through a host tensor of its shape and dtype: `fill(host_handle)` is
+// the CPU entry point (random numbers come from the host generators, so a seed gives the
+// same values on every device).
+template <typename F>
+sdk_status via_host(sdk_tensor* t, F&& fill) {
+  TensorImpl& x = *to_impl(t);
+  Ref host = make_tensor(x.ndim, x.sizes, x.dtype, sdk_device{SDK_CPU, 0});
+  sdk_status st = fill(to_handle(host.get()));
+  if (st != SDK_OK) return st;
+  copy_into(x, *host);
+  x.bump_version();
+  return SDK_OK;
+}
+
 }  // namespace sdk::detail::cuda
