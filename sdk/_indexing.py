@@ -216,6 +216,32 @@ def index_tensors(t: Tensor, indices: Any) -> list:
 
 
 def setitem(t: Tensor, idx: Any, value: Any) -> None:
+    if needs_grad(t, value) if isinstance(value, TensorBase) else needs_grad(t):
+        _setitem_grad(t, idx, value)
+        return
+    _setitem(t, idx, value)
+
+
+def _setitem_grad(t: Tensor, idx: Any, value: Any) -> None:
+    """t[idx] = value recorded as one in-place op on t (torch's CopySlices): gradient flows
+    to t outside idx and to value from inside idx."""
+    from sdk.autograd.graph import check_inplace
+    from sdk.grad_mode import no_grad
+
+    check_inplace(t)
+    m = t._ag
+    if m is not None and m.base is not None:  # checked before writing: t stays intact
+        raise NotImplementedError(
+            "autograd: assigning into a view of a tensor that requires grad is not supported "
+            "(the base tensor's history would need rewriting); index the base tensor "
+            "directly (base[i, j] = v rather than base[i][j] = v) or clone() the view first"
+        )
+    with no_grad():
+        _setitem(t, idx, value)
+    record("setitem_", (t, value), t, idx=idx)
+
+
+def _setitem(t: Tensor, idx: Any, value: Any) -> None:
     from sdk._ops_math import copy_, fill_, masked_fill_
 
     scalar = isinstance(value, (int, float, bool)) or (

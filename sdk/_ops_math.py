@@ -375,12 +375,12 @@ def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
             if name not in ("add", "sub"):
                 raise TypeError(f"{name}_() got an unexpected keyword argument 'alpha'")
             other = _C.binary(2, other, alpha) if isinstance(other, TensorBase) else other * alpha
+        attrs = {"alpha": alpha} if alpha != 1 else {}
+        if g and name == "mul" and isinstance(other, TensorBase) and other._requires_grad:
+            attrs["old"] = _C.clone(self)  # d/d(other) needs self's value before the write
         _C.binary(code, self, other, self)
         if g:
-            if alpha != 1:
-                record(name + "_", (self, other), self, alpha=alpha)
-            else:
-                record(name + "_", (self, other), self)
+            record(name + "_", (self, other), self, **attrs)
         return self
 
     op_.__name__ = op_.__qualname__ = name + "_"

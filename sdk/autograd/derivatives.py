@@ -156,12 +156,33 @@ def _div_(g, n):  # in place: self now holds the result
 
 def _mul_(g, n):
     a, b = n.inputs[0], n.inputs[1]
-    if n.needs(1):
+    old = n.attrs.get("old")  # self before the write, kept when `other` needs grad
+    if n.needs(1) and old is None:
         raise RuntimeError(
             "autograd: in-place mul_ cannot differentiate with respect to `other` "
             "(self's old value is gone); use the out-of-place a * b"
         )
-    return _unb(g * b, a), None
+    gb = _unb(g * old, b) if n.needs(1) else None
+    return (_unb(g * b, a) if n.needs(0) else None), gb
+
+
+def _setitem_(g, n):  # t[idx] = value: t's gradient outside idx, value's from inside
+    idx = n.attrs["idx"]
+    gt = gv = None
+    if n.needs(0):
+        gt = g.clone()
+        gt[idx] = 0
+    if n.needs(1):
+        gv = _unb(g[idx], n.inputs[1])
+    return gt, gv
+
+
+def _atan2(g, n):
+    a, b = n.inputs[0], n.inputs[1]
+    den = a * a + b * b
+    ga = _unb(g * b / den, a) if n.needs(0) else None
+    gb = _unb(-g * a / den, b) if n.needs(1) else None
+    return ga, gb
 
 
 def _pow(g, n):
@@ -616,6 +637,8 @@ DERIVATIVES: dict[str, D] = {
     "neg": D(lambda g, n: (-g,)),
     "maximum": D(lambda g, n: _maximum_like(g, n, True), saves=_XY),
     "minimum": D(lambda g, n: _maximum_like(g, n, False), saves=_XY),
+    "atan2": D(_atan2, saves=_XY),
+    "setitem_": D(_setitem_),
     "where": D(_where, saves=(0,)),
     "masked_fill": D(_masked_fill, saves=(1,)),
     "clamp": D(_clamp, saves=(0, 1, 2)),
