@@ -198,3 +198,33 @@ def test_lltm_cuda_matches_cpu(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "max abs difference" in proc.stdout
+
+
+def test_random_fills_match_the_host_generator():
+    sdk.manual_seed(7)
+    host_vals = sdk.empty(6).uniform_(-1, 1).numpy()
+    sdk.manual_seed(7)
+    dev = sdk.empty(6, device="cuda").uniform_(-1, 1)
+    np.testing.assert_array_equal(host(dev), host_vals)
+
+
+def test_bad_device_index():
+    with pytest.raises(ValueError, match="out of range"):
+        sdk.zeros(2, device=f"cuda:{sdk.cuda.device_count()}")
+
+
+def test_autograd_across_devices():
+    w = sdk.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (w.cuda() * 3).sum()
+    y.backward()
+    assert w.grad is not None and not w.grad.is_cuda
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_item_tolist_repr():
+    t = cuda([[1.5, 2.0]])
+    assert t.sum().item() == 3.5
+    assert t.tolist() == [[1.5, 2.0]]
+    assert "device='cuda:0'" in repr(t)
+    with pytest.raises(TypeError):
+        t.numpy()  # as in torch: copy to the host first

@@ -60,7 +60,7 @@ sdk_status via_host(sdk_tensor* t, F&& fill) {
   Ref host = make_tensor(x.ndim, x.sizes, x.dtype, sdk_device{SDK_CPU, 0});
   sdk_status st = fill(to_handle(host.get()));
   if (st != SDK_OK) return st;
-  copy_into(x, *host);
+  ::sdk::detail::cuda::copy_into(x, *host);
   x.bump_version();
   return SDK_OK;
 }
