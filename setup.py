@@ -24,6 +24,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 CORE_SRC = ROOT / "core" / "src"
@@ -276,6 +277,35 @@ class BuildWithCore(build_ext):
         super().run()
 
 
+TEMPLATES = ROOT / "templates"
+TEMPLATES_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+class BuildPyWithTemplates(build_py):
+    """build_py that also ships the project templates (templates/, dotfiles included) as
+    cpp_extension/templates/, where `python -m cpp_extension new` finds them once installed.
+    Editable installs skip this: cpp_extension finds the repo's templates/ next to itself."""
+
+    def _templates_dest(self) -> Path:
+        return Path(self.build_lib) / "cpp_extension" / "templates"
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False) or not TEMPLATES.is_dir():
+            return
+        dest = self._templates_dest()
+        if dest.exists():
+            shutil.rmtree(dest)  # files deleted from templates/ must not linger in the build
+        shutil.copytree(TEMPLATES, dest, ignore=TEMPLATES_IGNORE)
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs = super().get_outputs(include_bytecode)
+        dest = self._templates_dest()
+        if dest.is_dir():
+            outputs += [str(p) for p in sorted(dest.rglob("*")) if p.is_file()]
+        return outputs
+
+
 binding = Extension(
     "sdk._C",
     sources=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sdk" / "_C").glob("*.cpp")),
@@ -286,4 +316,7 @@ binding = Extension(
     language="c++",
 )
 
-setup(ext_modules=[binding], cmdclass={"build_ext": BuildWithCore})
+setup(
+    ext_modules=[binding],
+    cmdclass={"build_ext": BuildWithCore, "build_py": BuildPyWithTemplates},
+)
