@@ -288,6 +288,29 @@ def div(
 divide = true_divide = div
 
 
+def _weak_scalar(v: Any, like: Any) -> Any:
+    """A Python number as a 0-dim tensor of the dtype torch's scalar rule gives it next to
+    tensor `like` (a float keeps a floating `like`'s dtype, an int an integral one's)."""
+    if isinstance(v, TensorBase):
+        return v
+    if not isinstance(like, TensorBase):
+        return scalar_tensor(v)
+    d = like.dtype
+    if isinstance(v, bool) or (isinstance(v, int) and d.name != "bool"):
+        return _C.full((), v, d) if d.is_floating_point or isinstance(v, bool) else _int_in(v, d)
+    if isinstance(v, float) and d.is_floating_point:
+        return _C.full((), v, d)
+    return scalar_tensor(v)
+
+
+def _int_in(v: int, d: Any) -> Any:
+    # An int that does not fit `like`'s integer dtype wraps, as torch's does.
+    try:
+        return _C.full((), v, d)
+    except (OverflowError, ValueError, RuntimeError):
+        return _C.to_dtype(_C.full((), v, 5), d, False)
+
+
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """condition ? input : other (numbers allowed); where(condition) is nonzero(as_tuple=True)."""
     if input is None and other is None:
@@ -295,8 +318,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
         return nonzero(condition, as_tuple=True)
     tensor_arg(condition, "where", "condition")
-    a = input if isinstance(input, TensorBase) else scalar_tensor(operand(input, "where", "input"))
-    b = other if isinstance(other, TensorBase) else scalar_tensor(operand(other, "where", "other"))
+    a = input if isinstance(input, TensorBase) else operand(input, "where", "input")
+    b = other if isinstance(other, TensorBase) else operand(other, "where", "other")
+    a, b = _weak_scalar(a, b), _weak_scalar(b, a)
     r = _C.where(condition, a, b)
     if needs_grad(input, other):
         record("where", (condition, input, other), r)

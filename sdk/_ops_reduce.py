@@ -74,14 +74,23 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return _reduce(_AMIN, "amin", input, dim, keepdim, None, None)
 
 
+def _uint8_like(input: Any, r: Tensor) -> Tensor:
+    """torch's all/any keep uint8 for uint8 inputs (bool for every other dtype)."""
+    if getattr(input, "dtype", None) is not None and input.dtype.name == "uint8":
+        return r.to(input.dtype)
+    return r
+
+
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """True where every element over dim is nonzero."""
-    return _C.reduce(_ALL, input, _dims(input, dim, "all"), keepdim, None)
+    r = _C.reduce(_ALL, input, _dims(input, dim, "all"), keepdim, None)
+    return _uint8_like(input, r)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """True where some element over dim is nonzero."""
-    return _C.reduce(_ANY, input, _dims(input, dim, "any"), keepdim, None)
+    r = _C.reduce(_ANY, input, _dims(input, dim, "any"), keepdim, None)
+    return _uint8_like(input, r)
 
 
 def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
@@ -199,6 +208,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
     if not input.dtype.is_floating_point:  # as torch: integers and bools give floats
         input = input.to(get_default_dtype())
+    if input.numel() == 0:  # no max to subtract; sums of nothing give log(0) = -inf
+        return log(sum(exp(input), dim, keepdim=keepdim))
     m = amax(input, dim, keepdim=True).detach()
     m = m.masked_fill(m.abs() == float("inf"), 0)
     r = log(sum(exp(input - m), dim, keepdim=True)) + m
