@@ -212,11 +212,17 @@ def is_tensor(obj: _Any) -> bool:
 
 
 def is_floating_point(input: Tensor) -> bool:
-    return input.dtype.is_floating_point
+    return _tensor_arg(input, "is_floating_point").dtype.is_floating_point
 
 
 def numel(input: Tensor) -> int:
-    return input.numel()
+    return _tensor_arg(input, "numel").numel()
+
+
+def _tensor_arg(x: _Any, op: str) -> Tensor:
+    if not isinstance(x, _C.TensorBase):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    return x
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:

@@ -50,11 +50,11 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
-    return view(self, tuple(other.shape))
+    return view(self, tuple(tensor_arg(other, "view_as", "other").shape))
 
 
 def reshape_as(self: Tensor, other: Tensor) -> Tensor:
-    return reshape(self, tuple(other.shape))
+    return reshape(self, tuple(tensor_arg(other, "reshape_as", "other").shape))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -247,7 +247,7 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
-    return expand(self, tuple(other.shape))
+    return expand(self, tuple(tensor_arg(other, "expand_as", "other").shape))
 
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
@@ -274,7 +274,9 @@ def broadcast_shapes(*shapes: Any) -> tuple:
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:
-    shape = broadcast_shapes(*(t.shape for t in tensors))
+    shape = broadcast_shapes(
+        *(tensor_arg(t, "broadcast_tensors", "tensors").shape for t in tensors)
+    )
     return tuple(expand(t, shape) for t in tensors)
 
 
@@ -321,6 +323,8 @@ def _tensors(tensors: Any, op: str) -> list:
         )
     if not tensors:
         raise ValueError(f"{op}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        tensor_arg(t, op, f"tensors[{i}]")
     return list(tensors)
 
 

@@ -176,6 +176,10 @@ class Tensor(_C.TensorBase):
         return self.to(as_dtype(dtype))
 
     def type_as(self, other: Tensor) -> Tensor:
+        if not isinstance(other, _C.TensorBase):
+            raise TypeError(
+                f"type_as(): argument 'other' must be Tensor, not {type(other).__name__}"
+            )
         return self.to(other.dtype)
 
     def float(self) -> Tensor:
