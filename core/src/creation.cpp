@@ -1,6 +1,7 @@
 // core/src/creation.cpp: tensor factories (empty, full, arange, linspace, eye, clone, from_blob).
 #include <cmath>
 
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 namespace sdk::detail {
@@ -16,9 +17,7 @@ void check_shape_args(int64_t ndim, const int64_t* sizes, const char* op) {
 
 void check_device(sdk_device d, const char* op) {
   if (d.type == SDK_CPU) return;
-  if (d.type == SDK_CUDA) {
-    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op, ": CUDA tensors are not supported by this core build");
-  }
+  if (d.type == SDK_CUDA) return cuda::check_device(d, op);
   SDK_FAIL(SDK_ERROR_VALUE, op, ": unknown device type ", d.type);
 }
 
@@ -96,6 +95,16 @@ SDK_API sdk_status sdk_full(int64_t ndim, const int64_t* sizes, sdk_scalar value
 SDK_API sdk_status sdk_arange(sdk_scalar start, sdk_scalar end, sdk_scalar step, sdk_dtype dtype,
                               sdk_device device, sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
+  if (device.type == SDK_CUDA) {
+    cuda::check_device(device, "sdk_arange");
+    sdk_tensor* host = nullptr;
+    sdk_status st = sdk_arange(start, end, step, dtype, sdk_device{SDK_CPU, 0}, &host);
+    if (st != SDK_OK) return st;
+    Ref h(to_impl(host));
+    check_not_null(result, "sdk_arange", "result");
+    *result = cuda::to_device(*h, device).release_handle();
+    return SDK_OK;
+  }
   const char* op = "sdk_arange";
   check_not_null(result, op, "result");
   check_scalar(start, op, "start");
@@ -143,6 +152,16 @@ SDK_API sdk_status sdk_arange(sdk_scalar start, sdk_scalar end, sdk_scalar step,
 SDK_API sdk_status sdk_linspace(double start, double end, int64_t steps, sdk_dtype dtype,
                                 sdk_device device, sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
+  if (device.type == SDK_CUDA) {
+    cuda::check_device(device, "sdk_linspace");
+    sdk_tensor* host = nullptr;
+    sdk_status st = sdk_linspace(start, end, steps, dtype, sdk_device{SDK_CPU, 0}, &host);
+    if (st != SDK_OK) return st;
+    Ref h(to_impl(host));
+    check_not_null(result, "sdk_linspace", "result");
+    *result = cuda::to_device(*h, device).release_handle();
+    return SDK_OK;
+  }
   const char* op = "sdk_linspace";
   check_not_null(result, op, "result");
   SDK_VALUE_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
@@ -169,6 +188,16 @@ SDK_API sdk_status sdk_linspace(double start, double end, int64_t steps, sdk_dty
 SDK_API sdk_status sdk_eye(int64_t n, int64_t m, sdk_dtype dtype, sdk_device device,
                            sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
+  if (device.type == SDK_CUDA) {
+    cuda::check_device(device, "sdk_eye");
+    sdk_tensor* host = nullptr;
+    sdk_status st = sdk_eye(n, m, dtype, sdk_device{SDK_CPU, 0}, &host);
+    if (st != SDK_OK) return st;
+    Ref h(to_impl(host));
+    check_not_null(result, "sdk_eye", "result");
+    *result = cuda::to_device(*h, device).release_handle();
+    return SDK_OK;
+  }
   const char* op = "sdk_eye";
   check_not_null(result, op, "result");
   SDK_VALUE_CHECK(n >= 0, op, ": n must be >= 0, got ", n);
@@ -192,7 +221,6 @@ SDK_API sdk_status sdk_clone(const sdk_tensor* t, sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
   const TensorImpl& x = checked(t, "sdk_clone", "t");
   check_not_null(result, "sdk_clone", "result");
-  check_cpu(x, "sdk_clone");
   *result = contiguous_copy(x).release_handle();
   SDK_SAFE_CALL_END;
 }

@@ -1,4 +1,5 @@
 // core/src/dlpack.cpp: DLPack 1.x export (versioned) and import (versioned and pre-1.0).
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 namespace sdk::detail {
@@ -68,7 +69,9 @@ sdk_dtype from_dl_dtype(sdk_dl_dtype t, const char* op) {
 
 // Build a tensor over a DLTensor; `owner_deleter(ctx)` runs when the storage dies.
 Ref import_tensor(const sdk_dl_tensor& dl, sdk_deleter deleter, void* ctx, const char* op) {
-  if (dl.device.device_type != SDK_CPU) {
+  if (dl.device.device_type == SDK_CUDA) {
+    cuda::check_device(sdk_device{SDK_CUDA, dl.device.device_id}, op);
+  } else if (dl.device.device_type != SDK_CPU) {
     SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op,
              ": only CPU DLPack tensors can be imported, got device type ", dl.device.device_type);
   }
@@ -99,7 +102,9 @@ Ref import_tensor(const sdk_dl_tensor& dl, sdk_deleter deleter, void* ctx, const
     check_not_null(dl.data, op, "dl_tensor.data");
   }
   char* base = static_cast<char*>(dl.data) + dl.byte_offset;
-  r->storage = wrap_storage(base, nbytes, sdk_device{SDK_CPU, dl.device.device_id}, deleter, ctx);
+  sdk_device dev{dl.device.device_type == SDK_CUDA ? SDK_CUDA : SDK_CPU,
+                 dl.device.device_type == SDK_CUDA ? dl.device.device_id : 0};
+  r->storage = wrap_storage(base, nbytes, dev, deleter, ctx);
   return r;
 }
 

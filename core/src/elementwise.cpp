@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "cuda/glue/cuda_glue.h"
+
 namespace sdk::detail {
 namespace {
 
@@ -255,8 +257,7 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
   const TensorImpl& tb = checked(b, "sdk_binary", "b");
   if (!out) check_not_null(result, "sdk_binary", "result");
   if (op < 0 || op > SDK_ATAN2) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
-  check_cpu(ta, binary_name(op));
-  check_cpu(tb, binary_name(op));
+  cuda::check_same_device(binary_name(op), {&ta, &tb});
   BinaryTypes ty = binary_types(op, promote(ta.dtype, tb.dtype));
   int64_t sz[kIterMaxDims];
   int64_t nd;
@@ -268,7 +269,7 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
     nd = broadcast_shapes(binary_name(op), 2, both, sz);
   }
   if (!is_floating(ty.compute) && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
-    check_int_division(op, ty.compute, has_zero(tb));
+    check_int_division(op, ty.compute, cuda::is_cuda(tb) ? cuda::has_zero(tb) : has_zero(tb));
   }
   OutPlan plan;
   plan.prepare(binary_name(op), out, nd, sz, ty.result, {&ta, &tb});
@@ -280,7 +281,9 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
   ia = plan.fix_alias(ia, ha);
   ib = plan.fix_alias(ib, hb);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::binary(op, o, *ia, *ib);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ia, ib}, it, binary_name(op));
     SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
@@ -298,12 +301,13 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
     SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary_scalar: unknown op code ", op);
   }
   check_scalar(s, binary_name(op), "scalar");
-  check_cpu(ta, binary_name(op));
   // torch: a Python scalar lifts the category (int -> float) but never the width.
   BinaryTypes ty = binary_types(op, promote_with_scalar(ta.dtype, s.kind));
   bool int_compute = !is_floating(ty.compute);
   if (int_compute && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
-    check_int_division(op, ty.compute, scalar_first ? has_zero(ta) : scalar_as<int64_t>(s) == 0);
+    check_int_division(op, ty.compute,
+                       scalar_first ? (cuda::is_cuda(ta) ? cuda::has_zero(ta) : has_zero(ta))
+                                    : scalar_as<int64_t>(s) == 0);
   }
   if (int_compute && op == SDK_POW && !scalar_first && scalar_as<int64_t>(s) < 0) {
     SDK_FAIL(SDK_ERROR_VALUE, "pow: integers to negative integer powers are not allowed");
@@ -318,7 +322,9 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
   SDK_DISPATCH_ALL(ty.compute, binary_name(op),
                    [&] { *reinterpret_cast<scalar_t*>(buf) = scalar_as<scalar_t>(s); });
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::binary_scalar(op, o, *ia, s, ty.compute, scalar_first != 0);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ia}, it, binary_name(op));
     insert_constant(L, scalar_first ? 1 : 2, buf);

@@ -2,6 +2,7 @@
 // sdk_copy_/fill_/to_dtype.
 #include <cstring>
 
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 namespace sdk::detail {
@@ -25,6 +26,7 @@ void check_cpu(const TensorImpl& t, const char* op) {
 
 void copy_into(TensorImpl& dst, const TensorImpl& src) {
   if (dst.numel == 0) return;
+  if (cuda::is_cuda(dst) || cuda::is_cuda(src)) return cuda::copy_into(dst, src);
   if (dst.dtype == src.dtype && dst.contiguous && src.contiguous && same_shape(dst, src)) {
     std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel * dst.itemsize()));
     return;
@@ -58,6 +60,7 @@ Ref cast_if_needed(const TensorImpl& t, sdk_dtype dtype) {
 
 void fill_tensor(TensorImpl& t, const sdk_scalar& v) {
   if (t.numel == 0) return;
+  if (cuda::is_cuda(t)) return cuda::fill(t, v);
   TensorIter it;
   it.build({&t}, "fill_");
   SDK_DISPATCH_ALL(t.dtype, "fill_", [&] {
@@ -82,13 +85,17 @@ void check_scalar(const sdk_scalar& s, const char* op, const char* arg) {
 
 void OutPlan::prepare(const char* op, sdk_tensor* out, int64_t nd, const int64_t* sz,
                       sdk_dtype dtype, std::initializer_list<const TensorImpl*> layout_inputs) {
+  // The result lives on the inputs' device; all inputs (and out) must share it.
   sdk_device dev{SDK_CPU, 0};
+  const TensorImpl* first = layout_inputs.size() ? *layout_inputs.begin() : nullptr;
+  if (first) dev = first->device();
+  for (const TensorImpl* t : layout_inputs) cuda::check_same_device(op, {first, t});
   if (!out) {
     target = empty_like_layout(nd, sz, dtype, dev, layout_inputs);
     return;
   }
   user = Ref::borrow(out);
-  check_cpu(*user, op);
+  if (first) cuda::check_same_device(op, {first, user.get()});
   if (!same_shape(*user, nd, sz)) {
     SDK_FAIL(SDK_ERROR_VALUE, op, ": out has shape ", shape_str(*user),
              " but the result has shape ", sizes_str(nd, sz));
@@ -142,7 +149,6 @@ SDK_API sdk_status sdk_to_dtype(const sdk_tensor* t, sdk_dtype dtype, int32_t co
   const TensorImpl& x = checked(t, "sdk_to_dtype", "t");
   check_not_null(result, "sdk_to_dtype", "result");
   check_dtype(dtype, "sdk_to_dtype");
-  check_cpu(x, "sdk_to_dtype");
   if (x.dtype == dtype && !copy) {
     *result = Ref::borrow(t).release_handle();
   } else {
@@ -158,7 +164,6 @@ SDK_API sdk_status sdk_fill_(sdk_tensor* t, sdk_scalar value) {
   SDK_SAFE_CALL_BEGIN;
   TensorImpl& x = const_cast<TensorImpl&>(checked(t, "sdk_fill_", "t"));
   check_scalar(value, "sdk_fill_", "value");
-  check_cpu(x, "sdk_fill_");
   fill_tensor(x, value);
   x.bump_version();
   SDK_SAFE_CALL_END;
@@ -168,8 +173,6 @@ SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src) {
   SDK_SAFE_CALL_BEGIN;
   TensorImpl& d = const_cast<TensorImpl&>(checked(dst, "sdk_copy_", "dst"));
   const TensorImpl& s = checked(src, "sdk_copy_", "src");
-  check_cpu(d, "sdk_copy_");
-  check_cpu(s, "sdk_copy_");
   check_no_internal_overlap(d, "sdk_copy_");
   int64_t sz[kIterMaxDims];
   const TensorImpl* both[2] = {&d, &s};

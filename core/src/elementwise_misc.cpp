@@ -1,4 +1,5 @@
 // core/src/elementwise_misc.cpp: add with alpha, clamp, where and masked_fill.
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 using namespace sdk::detail;
@@ -13,8 +14,6 @@ SDK_API sdk_status sdk_add_scaled(const sdk_tensor* a, const sdk_tensor* b, sdk_
   const TensorImpl& tb = checked(b, "sdk_add_scaled", "b");
   if (!out) check_not_null(result, "sdk_add_scaled", "result");
   check_scalar(alpha, op, "alpha");
-  check_cpu(ta, op);
-  check_cpu(tb, op);
   sdk_dtype c = promote(ta.dtype, tb.dtype);
   SDK_TYPE_CHECK(is_floating(c) || alpha.kind != SDK_SCALAR_FLOAT, op,
                  ": for integral input tensors, argument alpha must not be a floating point "
@@ -34,7 +33,9 @@ SDK_API sdk_status sdk_add_scaled(const sdk_tensor* a, const sdk_tensor* b, sdk_
   ia = plan.fix_alias(ia, ha);
   ib = plan.fix_alias(ib, hb);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::binary(SDK_CUDA_OP_ADD_SCALED, o, *ia, *ib, scalar_as<double>(alpha));
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ia, ib}, it, op);
     SDK_DISPATCH_ALL(c, op, [&] {
@@ -57,7 +58,6 @@ SDK_API sdk_status sdk_clamp(const sdk_tensor* x, sdk_scalar lo, sdk_scalar hi, 
   if (has_lo) check_scalar(lo, op, "min");
   if (has_hi) check_scalar(hi, op, "max");
   SDK_VALUE_CHECK(has_lo || has_hi, op, ": at least one of 'min' or 'max' must not be None");
-  check_cpu(tx, op);
   sdk_dtype c = tx.dtype;
   if (has_lo) c = promote_with_scalar(c, lo.kind);
   if (has_hi) c = promote_with_scalar(c, hi.kind);
@@ -68,7 +68,10 @@ SDK_API sdk_status sdk_clamp(const sdk_tensor* x, sdk_scalar lo, sdk_scalar hi, 
   if (ix->dtype != c) ix = (hx = contiguous_copy(tx, c)).get();
   ix = plan.fix_alias(ix, hx);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::unary_params(SDK_CUDA_OP_CLAMP, o, *ix, has_lo, has_lo ? scalar_as<double>(lo) : 0.0,
+                       has_hi, has_hi ? scalar_as<double>(hi) : 0.0);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ix}, it, op);
     SDK_DISPATCH_ALL(c, op, [&] {
@@ -96,9 +99,6 @@ SDK_API sdk_status sdk_where(const sdk_tensor* cond, const sdk_tensor* a, const 
   if (!out) check_not_null(result, "sdk_where", "result");
   SDK_TYPE_CHECK(tc.dtype == SDK_BOOL, op, ": condition must be a bool tensor, got ",
                  dtype_name(tc.dtype));
-  check_cpu(tc, op);
-  check_cpu(ta, op);
-  check_cpu(tb, op);
   sdk_dtype c = promote(ta.dtype, tb.dtype);
   int64_t sz[kIterMaxDims];
   const TensorImpl* all[3] = {&tc, &ta, &tb};
@@ -114,7 +114,9 @@ SDK_API sdk_status sdk_where(const sdk_tensor* cond, const sdk_tensor* a, const 
   ia = plan.fix_alias(ia, ha);
   ib = plan.fix_alias(ib, hb);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::where(o, *ic, *ia, *ib);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ic, ia, ib}, it, op);
     SDK_DISPATCH_ALL(c, op, [&] {
@@ -151,8 +153,7 @@ SDK_API sdk_status sdk_masked_fill(const sdk_tensor* t, const sdk_tensor* mask, 
   check_scalar(value, op, "value");
   SDK_TYPE_CHECK(tm.dtype == SDK_BOOL, op, ": mask must be a bool tensor, got ",
                  dtype_name(tm.dtype));
-  check_cpu(tt, op);
-  check_cpu(tm, op);
+  cuda::check_same_device(op, {&tt, &tm});
   int64_t sz[kIterMaxDims];
   const TensorImpl* both[2] = {&tt, &tm};
   int64_t nd = broadcast_shapes(op, 2, both, sz);
@@ -166,7 +167,9 @@ SDK_API sdk_status sdk_masked_fill(const sdk_tensor* t, const sdk_tensor* mask, 
   const TensorImpl* ix = plan.fix_alias(&tt, hx);
   const TensorImpl* im = plan.fix_alias(&tm, hm);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::masked_fill(o, *ix, *im, value);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ix, im}, it, op);
     SDK_DISPATCH_ALL(tt.dtype, op, [&] {

@@ -1,6 +1,7 @@
 // core/src/elementwise_unary.cpp: sdk_unary (all unary ops) and sdk_elu.
 #include <cmath>
 
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 namespace sdk::detail {
@@ -190,7 +191,6 @@ SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
   if (!out) check_not_null(result, "sdk_unary", "result");
   if (op < 0 || op > SDK_BITWISE_NOT) SDK_FAIL(SDK_ERROR_VALUE, "sdk_unary: unknown op code ", op);
   const char* name = unary_name(op);
-  check_cpu(tx, name);
   UnaryTypes ty = unary_types(op, tx.dtype);
   OutPlan plan;
   plan.prepare(name, out, tx.ndim, tx.sizes, ty.result, {&tx});
@@ -199,7 +199,9 @@ SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
   if (ix->dtype != ty.compute) ix = (hx = contiguous_copy(tx, ty.compute)).get();
   ix = plan.fix_alias(ix, hx);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::unary(op, o, *ix);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ix}, it, name);
     SDK_DISPATCH_ALL(ty.compute, name, [&] { unary_kernel<scalar_t>(op, L); });
@@ -213,7 +215,6 @@ SDK_API sdk_status sdk_elu(const sdk_tensor* x, double alpha, sdk_tensor* out,
   SDK_SAFE_CALL_BEGIN;
   const TensorImpl& tx = checked(x, "sdk_elu", "x");
   if (!out) check_not_null(result, "sdk_elu", "result");
-  check_cpu(tx, "elu");
   sdk_dtype c = is_floating(tx.dtype) ? tx.dtype : SDK_FLOAT32;
   OutPlan plan;
   plan.prepare("elu", out, tx.ndim, tx.sizes, c, {&tx});
@@ -222,7 +223,9 @@ SDK_API sdk_status sdk_elu(const sdk_tensor* x, double alpha, sdk_tensor* out,
   if (ix->dtype != c) ix = (hx = contiguous_copy(tx, c)).get();
   ix = plan.fix_alias(ix, hx);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0) {
+  if (o.numel > 0 && cuda::is_cuda(o)) {
+    cuda::unary_params(SDK_CUDA_OP_ELU, o, *ix, true, alpha, false, 0.0);
+  } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ix}, it, "elu");
     SDK_DISPATCH_FLOATING(c, "elu", [&] {

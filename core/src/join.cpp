@@ -1,4 +1,5 @@
 // core/src/join.cpp: cat and stack (torch's rules, dtype promotion, memcpy fast paths).
+#include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
 
 namespace sdk::detail::k2 {
@@ -84,7 +85,9 @@ Ref cat_impl(const std::vector<const TensorImpl*>& all, int64_t dim, sdk_tensor*
   } else {
     dst = make_tensor(shape, dtype, ref.device());
   }
-  bool fast = dst->contiguous;
+  for (const TensorImpl* t : all) cuda::check_same_device(op, {all[0], t});
+  cuda::check_same_device(op, {all[0], dst.get()});
+  bool fast = dst->contiguous && !cuda::is_cuda(*dst);
   for (const TensorImpl* t : ins) fast = fast && t->contiguous && t->dtype == dst->dtype;
   if (fast) {
     cat_contiguous(ins, *dst, d);
@@ -109,7 +112,6 @@ std::vector<const TensorImpl*> gather_inputs(int64_t n, const sdk_tensor* const*
   for (int64_t i = 0; i < n; ++i) {
     SDK_VALUE_CHECK(tensors[i], op, ": tensors[", i, "] is NULL");
     const TensorImpl& t = *to_impl(tensors[i]);
-    check_cpu(t, op, "tensors");
     v.push_back(&t);
   }
   return v;

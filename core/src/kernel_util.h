@@ -17,6 +17,7 @@
 #define SDK_K2_AVX2 __attribute__((target("avx2,fma")))
 #endif
 
+#include "cuda/glue/cuda_glue.h"
 #include "dtype.h"
 #include "parallel.h"
 #include "tensor_impl.h"
@@ -142,6 +143,7 @@ void cast_copy_typed(const TensorImpl& src, TensorImpl& dst) {
 
 // dst[...] = cast(src[...]); same shape, any strides and dtypes. Does not bump versions.
 inline void cast_copy(const TensorImpl& src, TensorImpl& dst) {
+  if (cuda::is_cuda(src) || cuda::is_cuda(dst)) return cuda::copy_into(dst, src);
   SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] { cast_copy_typed<To, scalar_t>(src, dst); });
@@ -172,7 +174,6 @@ inline Ref to_dtype(const TensorImpl& t, sdk_dtype dtype, bool contig) {
 
 // Check that `out` can receive a result of this shape and dtype.
 inline void check_out(const TensorImpl& o, const Shape& shape, sdk_dtype dtype, const char* op) {
-  check_cpu(o, op, "out");
   SDK_VALUE_CHECK(shape_of(o) == shape, op, ": out has shape ", shape_str(o),
                   " but the result has shape ", vec_str(shape));
   SDK_TYPE_CHECK(can_cast(dtype, o.dtype), op, ": result type ", dname(dtype),
@@ -186,6 +187,7 @@ inline Ref finish_out(Ref res, sdk_tensor* out, const char* op) {
   TensorImpl& o = *to_impl(out);
   if (res.get() != &o) {
     check_out(o, shape_of(*res), res->dtype, op);
+    cuda::check_same_device(op, {res.get(), &o});
     cast_copy(*res, o);
   }
   o.bump_version();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "blas.h"
+#include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
 
 namespace sdk::detail::k2 {
@@ -119,6 +120,19 @@ void batched_gemm(Operand a, Operand b, TensorImpl& c, int64_t nbatch, sdk_scala
   if (nbatch == 0 || n == 0 || m == 0) return;
   const int64_t isz = c.itemsize();
   char* cbase = static_cast<char*>(c.data());
+  if (cuda::is_cuda(c)) {  // one gemm per batch, on views
+    std::vector<int64_t> ao = batch_offsets(a, nbatch), bo = batch_offsets(b, nbatch);
+    for (int64_t i = 0; i < nbatch; ++i) {
+      int64_t asz[2] = {n, k}, ast[2] = {a.rs(), a.cs()};
+      int64_t bsz[2] = {k, m}, bst[2] = {b.rs(), b.cs()};
+      int64_t csz[2] = {n, m};
+      Ref av = make_view(*a.t, 2, asz, ast, a.t->offset + ao[i]);
+      Ref bv = make_view(*b.t, 2, bsz, bst, b.t->offset + bo[i]);
+      Ref cv = make_view(c, 2, csz, nullptr, c.offset + i * n * m);
+      cuda::gemm(*cv, *av, *bv, scalar_as<double>(alpha), scalar_as<double>(beta));
+    }
+    return;
+  }
   if (dt == SDK_FLOAT32 || dt == SDK_FLOAT64) {
     double al = scalar_as<double>(alpha), be = scalar_as<double>(beta);
     if (k == 0) {  // the BLAS is not asked about empty products
@@ -182,9 +196,13 @@ Ref result_target(sdk_tensor* out, const Shape& shape, sdk_dtype dtype, sdk_devi
   return make_tensor(shape, dtype, dev);
 }
 
+void zero_result(TensorImpl& c) {
+  if (cuda::is_cuda(c)) return cuda::fill(c, sdk_scalar{0.0, 0, SDK_SCALAR_INT, 0});
+  std::memset(c.data(), 0, size_t(c.numel * c.itemsize()));
+}
+
 void check_pair(const TensorImpl& a, const TensorImpl& b, const char* op) {
-  check_cpu(a, op, "a");
-  check_cpu(b, op, "b");
+  cuda::check_same_device(op, {&a, &b});
   SDK_TYPE_CHECK(a.dtype == b.dtype, op,
                  ": expected both operands to have the same dtype, but got ", describe(a), " and ",
                  describe(b));
@@ -225,7 +243,7 @@ Ref mm_impl(const TensorImpl* bias, const TensorImpl& a, const TensorImpl& b, sd
   Ref c = result_target(out, shape, a.dtype, a.device(), &a, &b, bias, op);
   const bool use_bias = bias && scalar_as<double>(beta) != 0.0;
   if (use_bias) {
-    check_cpu(*bias, op, "bias");
+    cuda::check_same_device(op, {&a, bias});
     // Broadcast the bias to (n, m) by strides, then copy it into C.
     SDK_VALUE_CHECK(bias->ndim <= 2, op, ": bias of shape ", shape_str(*bias),
                     " cannot broadcast to ", vec_str(shape));
@@ -241,6 +259,10 @@ Ref mm_impl(const TensorImpl* bias, const TensorImpl& a, const TensorImpl& b, sd
     cast_copy(*bv, *c);
   }
   sdk_scalar be = use_bias ? beta : int_scalar(0);
+  if (cuda::is_cuda(a)) {
+    cuda::gemm(*c, a, b, scalar_as<double>(alpha), scalar_as<double>(be));
+    return finish_out(c, out, op);
+  }
   // Fast path (no views, no copies): both operands already in a BLAS layout.
   bool ta, tb;
   int64_t lda, ldb;
@@ -327,7 +349,7 @@ Ref matmul_impl(const TensorImpl& a, const TensorImpl& b, sdk_tensor* out, const
   Ref c = result_target(out, shape, a.dtype, a.device(), &a, &b, nullptr, op);
   int64_t nbatch = 1;
   for (int64_t s : batch) nbatch *= s;
-  if (c->numel > 0 && k == 0) std::memset(c->data(), 0, size_t(c->numel * c->itemsize()));
+  if (c->numel > 0 && k == 0) zero_result(*c);
   if (c->numel > 0 && k > 0) {
     int64_t fold = bb.empty() ? foldable_rows(*am) : -1;
     if (fold >= 0 && nbatch > 1) {
@@ -388,7 +410,7 @@ SDK_API sdk_status sdk_bmm(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor*
   if (ta.sizes[2] != tb.sizes[1]) shape_fail(ta, tb, op);
   Shape shape{ta.sizes[0], ta.sizes[1], tb.sizes[2]};
   Ref c = result_target(out, shape, ta.dtype, ta.device(), &ta, &tb, nullptr, op);
-  if (c->numel > 0 && ta.sizes[2] == 0) std::memset(c->data(), 0, size_t(c->numel * c->itemsize()));
+  if (c->numel > 0 && ta.sizes[2] == 0) zero_result(*c);
   if (c->numel > 0 && ta.sizes[2] > 0) {
     batched_gemm(Operand{Ref::borrow(a), 1}, Operand{Ref::borrow(b), 1}, *c, ta.sizes[0],
                  int_scalar(1), int_scalar(0), op);
@@ -415,6 +437,7 @@ SDK_API sdk_status sdk_mv(const sdk_tensor* a, const sdk_tensor* x, sdk_tensor* 
   const TensorImpl& tx = checked(x, op, "x");
   SDK_VALUE_CHECK(out || result, op, ": both out and result are NULL");
   check_pair(ta, tx, op);
+  check_cpu(ta, op, "a");
   SDK_VALUE_CHECK(ta.ndim == 2 && tx.ndim == 1, op,
                   ": expected a 2-D matrix and a 1-D vector, got shapes ", shape_str(ta), " and ",
                   shape_str(tx));
@@ -459,6 +482,7 @@ SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor*
   const TensorImpl& tb = checked(b, op, "b");
   check_not_null(result, op, "result");
   check_pair(ta, tb, op);
+  check_cpu(ta, op, "a");
   SDK_VALUE_CHECK(ta.ndim == 1 && tb.ndim == 1, op, ": expected 1-D tensors, got shapes ",
                   shape_str(ta), " and ", shape_str(tb));
   SDK_VALUE_CHECK(ta.sizes[0] == tb.sizes[0], op,

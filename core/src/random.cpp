@@ -2,6 +2,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 struct sdk_generator {
@@ -106,6 +107,9 @@ SDK_API void sdk_manual_seed(sdk_generator* gen, uint64_t seed_value) {
 
 SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
+  if (t && cuda::is_cuda(*to_impl(t))) {
+    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_uniform_(h, low, high, gen); });
+  }
   const char* op = "sdk_uniform_";
   TensorImpl& x = checked_mut(t, op);
   SDK_TYPE_CHECK(is_floating(x.dtype), op, ": expected a floating tensor, got ",
@@ -131,6 +135,9 @@ SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_gene
 
 SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std_, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
+  if (t && cuda::is_cuda(*to_impl(t))) {
+    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_normal_(h, mean, std_, gen); });
+  }
   const char* op = "sdk_normal_";
   TensorImpl& x = checked_mut(t, op);
   SDK_TYPE_CHECK(is_floating(x.dtype), op, ": expected a floating tensor, got ",
@@ -161,6 +168,9 @@ SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std_, sdk_gene
 
 SDK_API sdk_status sdk_randint_(sdk_tensor* t, int64_t low, int64_t high, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
+  if (t && cuda::is_cuda(*to_impl(t))) {
+    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_randint_(h, low, high, gen); });
+  }
   const char* op = "sdk_randint_";
   TensorImpl& x = checked_mut(t, op);
   SDK_VALUE_CHECK(high > low, op, ": expected low < high, got [", low, ", ", high, ")");

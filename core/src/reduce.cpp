@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
 
 namespace sdk::detail::k2 {
@@ -456,26 +457,30 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
     acc = make_tensor(oshape, acc_dtype, x0.device());
   }
   Job job{op == SDK_MEAN, red};
-  switch (op) {
-    case SDK_SUM:
-    case SDK_MEAN:
-      dispatch_arith<SumOp>(*x, mask, *acc, job, name);
-      break;
-    case SDK_PROD:
-      dispatch_arith<ProdOp>(*x, mask, *acc, job, name);
-      break;
-    case SDK_AMAX:
-      dispatch_minmax<MaxOp>(*x, mask, *acc, name);
-      break;
-    case SDK_AMIN:
-      dispatch_minmax<MinOp>(*x, mask, *acc, name);
-      break;
-    case SDK_ALL:
-      dispatch_logical<AllOp>(*x, mask, *acc, name);
-      break;
-    default:
-      dispatch_logical<AnyOp>(*x, mask, *acc, name);
-      break;
+  if (cuda::is_cuda(x0)) {
+    cuda::reduce(op, *x, mask, *acc);
+  } else {
+    switch (op) {
+      case SDK_SUM:
+      case SDK_MEAN:
+        dispatch_arith<SumOp>(*x, mask, *acc, job, name);
+        break;
+      case SDK_PROD:
+        dispatch_arith<ProdOp>(*x, mask, *acc, job, name);
+        break;
+      case SDK_AMAX:
+        dispatch_minmax<MaxOp>(*x, mask, *acc, name);
+        break;
+      case SDK_AMIN:
+        dispatch_minmax<MinOp>(*x, mask, *acc, name);
+        break;
+      case SDK_ALL:
+        dispatch_logical<AllOp>(*x, mask, *acc, name);
+        break;
+      default:
+        dispatch_logical<AnyOp>(*x, mask, *acc, name);
+        break;
+    }
   }
   Ref res = acc;
   if (acc_dtype != out_dtype) res = to_dtype(*acc, out_dtype, false);
@@ -497,7 +502,6 @@ SDK_API sdk_status sdk_reduce(int32_t op, const sdk_tensor* x, int64_t ndims, co
   SDK_VALUE_CHECK(op >= SDK_SUM && op <= SDK_ANY, "sdk_reduce: unknown reduction op ", op);
   const char* name = op_name(op);
   const TensorImpl& t = checked(x, name, "x");
-  check_cpu(t, name, "x");
   if (dtype != -1) check_dtype(dtype, name);
   SDK_VALUE_CHECK(out || result, name, ": both out and result are NULL");
   std::vector<bool> mask = dims_mask(t, ndims, dims, name);

@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "allocator.h"
+#include "cuda/glue/cuda_glue.h"
 #include "dtype.h"
 #include "tensor_impl.h"
 
@@ -31,6 +32,9 @@ void Storage::release() {
 
 Storage* new_storage(int64_t nbytes, sdk_device device) {
   if (nbytes < 0) SDK_FAIL(SDK_ERROR_VALUE, "storage size must be >= 0, got ", nbytes);
+  // The first CUDA storage loads the backend (which installs its allocator), or fails
+  // with "CUDA is not available: <reason>".
+  if (device.type == SDK_CUDA) cuda::check_device(device, "allocate");
   Allocator* a = get_allocator(device.type);
   if (!a) {
     SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "no allocator for device type ", device.type,

@@ -1,6 +1,7 @@
 // core/src/views.cpp: shape views sharing storage (view, reshape, permute, slice, expand, ...).
 #include <algorithm>
 
+#include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
 namespace sdk::detail {
@@ -81,7 +82,6 @@ Ref reshape_impl(const TensorImpl& t, int64_t ndim, const int64_t* sizes, const 
              " is not compatible with the input's strides (shape ", shape_str(t), ", strides ",
              sizes_str(t.ndim, t.strides), "); use reshape instead");
   }
-  check_cpu(t, op);
   Ref c = contiguous_copy(t);
   return make_view(*c, ndim, sz, nullptr, 0);
 }
@@ -345,7 +345,6 @@ SDK_API sdk_status sdk_contiguous(const sdk_tensor* t, sdk_tensor** result) {
   if (x.contiguous) {
     *result = Ref::borrow(t).release_handle();
   } else {
-    check_cpu(x, "contiguous");
     *result = contiguous_copy(x).release_handle();
   }
   SDK_SAFE_CALL_END;
