@@ -276,6 +276,9 @@ def _build_locked(req, digest, flags, compilers, output: Path) -> None:
     for src, obj, lang in _object_paths(req):
         plan.compiles.append(_ninja.CompileStep(src, obj, lang, flags[lang]))
         objects.append(obj)
+    from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
+
+    _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], _toolchain.default_jobs())
     linked = req.build_dir / "link" / output.name
     linked.parent.mkdir(exist_ok=True)
     plan.links.append(_ninja.LinkStep(str(linked), objects, flags["ld"], compilers["cxx"]))

@@ -45,6 +45,8 @@ class BuildPlan:
     compilers: dict[str, list[str]]  # language -> argv (launcher included)
     compiles: list[CompileStep] = field(default_factory=list)
     links: list[LinkStep] = field(default_factory=list)
+    # (output, shell command): side outputs such as the shared precompiled header
+    commands: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _path(p: str) -> str:
@@ -84,6 +86,9 @@ def render(plan: BuildPlan) -> str:
         "rule link",
         "  command = $linker $in $ldflags -o $out",
         "  description = LINK $out",
+        "rule command",
+        "  command = $cmd",
+        "  description = PCH $out",
         "",
     ]
     for step in plan.compiles:
@@ -93,7 +98,11 @@ def render(plan: BuildPlan) -> str:
         out.append(f"build {_path(link.output)}: link {' '.join(_path(o) for o in link.objects)}")
         out.append(f"  linker = {_cmd(link.linker)}")
         out.append(f"  ldflags = {_cmd(link.ldflags)}")
+    for output, command in plan.commands:
+        out.append(f"build {_path(output)}: command")
+        out.append(f"  cmd = {command.replace('$', '$$')}")
     defaults = [link.output for link in plan.links] or [c.obj for c in plan.compiles]
+    defaults += [output for output, _ in plan.commands]
     out.append(f"default {' '.join(_path(d) for d in defaults)}")
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,41 @@
+"""The shared precompiled <sdk/extension.h>: which sources use it, its key, its ninja step."""
+
+from __future__ import annotations
+
+from cpp_extension import _pch
+
+
+def test_only_sources_that_start_with_the_extension_header():
+    yes = [
+        b"#include <sdk/extension.h>\nint x;\n",
+        b'// op\n/* more\n comment */\n  #  include "sdk/extension.h"\n#include <vector>\n',
+    ]
+    no = [
+        b"#define SDK_NO_IMPORT_HOOK\n#include <sdk/extension.h>\n",  # a macro before it
+        b"#include <vector>\n#include <sdk/extension.h>\n",
+        b"int x;\n#include <sdk/extension.h>\n",
+        b"#include <sdk/tensor.h>\n",
+        b"",
+    ]
+    assert all(_pch.starts_with_extension_header(t) for t in yes)
+    assert not any(_pch.starts_with_extension_header(t) for t in no)
+
+
+def test_gcc_only_and_opt_out(monkeypatch):
+    gcc = "/usr/bin/c++: c++ (Debian 12.2.0-14) 12.2.0\nCopyright (C) 2022 Free Software Foundation"
+    assert _pch.enabled(gcc)
+    assert not _pch.enabled("/usr/bin/clang++: Debian clang version 16.0.6")
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_PCH", "1")
+    assert not _pch.enabled(gcc)
+
+
+def test_key_ignores_the_extension_name_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path))
+    base = ["-std=c++17", "-O2", "-fPIC"]
+    a = _pch.Pch([*base, "-DSDK_EXTENSION_NAME=a"], "gcc 12")
+    b = _pch.Pch([*base, "-DSDK_EXTENSION_NAME=b"], "gcc 12")
+    assert a.dir == b.dir and a.dir.parent == tmp_path / "pch"
+    assert _pch.Pch([*base, "-O3"], "gcc 12").dir != a.dir
+    assert _pch.Pch(base, "gcc 13").dir != a.dir
+    cmd = a.build_command(["/usr/bin/c++"])
+    assert "-x c++-header" in cmd and "SDK_EXTENSION_NAME" not in cmd and "failed" in cmd
