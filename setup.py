@@ -253,7 +253,8 @@ class BuildWithCore(build_ext):
         if self.inplace:
             pkg_dir = ROOT / "sdk"
         else:
-            pkg_dir = Path(self.build_lib) / "sdk"
+            # absolute: ninja runs in its own folder (-C), where a relative path would land
+            pkg_dir = Path(self.build_lib).resolve() / "sdk"
         tag = f"{sys.implementation.cache_tag}-{sysconfig.get_platform()}"
         build_core(
             ROOT / "build" / f"core-{tag}",
