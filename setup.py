@@ -218,7 +218,7 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
     out_lib.parent.mkdir(parents=True, exist_ok=True)
     if not out_lib.exists() or out_lib.read_bytes() != linked.read_bytes():
         tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
-        shutil.copyfile(linked, tmp)
+        shutil.copy(linked, tmp)  # keeps the mode
         os.replace(tmp, out_lib)
 
 
