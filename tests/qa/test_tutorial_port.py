@@ -248,3 +248,31 @@ def test_aten_idioms_compile_and_run():
     assert lines[0] == "tensor([[1, 2, 3], [4, 5, 6]], dtype=float32)"
     assert lines[1] == "[2, 3] float32 cpu"
     assert "21" in lines[3]  # x.sum().item<double>()
+
+
+def test_cpp_indexing_matches_python():
+    from cpp_extension import load
+
+    m = load(name="qa_indexing", sources=[str(PORT / "indexing.cpp")])
+    x = sdk.randn(4, 5, 6)
+    i = sdk.tensor([0, 2, -1])
+    mask = x[:, :, 0] > 0
+    expected = [
+        x[:, 0], x[1:, ::2], x[..., -1], x[None, 0, ...], x[i], x[:, i], x[i, :, i],
+        x[0, :, i], x[mask], x[:, :, i, None], x[-1, -2, -3], x[True],
+    ]  # fmt: skip
+    got = m.get(x, i, mask)
+    assert len(got) == len(expected)
+    for k, (a, b) in enumerate(zip(got, expected)):
+        assert tuple(a.shape) == tuple(b.shape), f"case {k}: {tuple(a.shape)} vs {tuple(b.shape)}"
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=f"case {k}")
+    ref = x.clone()
+    ref[:, 0] = 7.5
+    ref[0, 1:3] = sdk.ones(6) * -1
+    ref[mask] = 0
+    ref[:, i, 1] = 3.0
+    ref[i, :, i] = ref[i, :, i] * 10
+    out = m.put(x.clone(), i, mask)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    with pytest.raises(IndexError):
+        m.get(sdk.randn(2), i, mask)

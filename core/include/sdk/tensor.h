@@ -18,6 +18,7 @@
 #include "sdk/dtype.h"
 #include "sdk/error.h"
 #include "sdk/half.h"
+#include "sdk/indexing.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
 #include "sdk/options.h"

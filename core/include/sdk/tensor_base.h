@@ -3,6 +3,7 @@
 #define SDK_TENSOR_BASE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -22,6 +23,9 @@
 namespace sdk {
 
 class Tensor;
+namespace indexing {
+class TensorIndex;  // sdk/indexing.h
+}  // namespace indexing
 /*! \brief A list of tensors: a braced list {a, b} or a std::vector<Tensor>. */
 using TensorList = ArrayRef<Tensor>;
 
@@ -357,6 +361,19 @@ class Tensor {
   /*! \brief Advanced indexing by integer tensors: x.index({rows, cols}). */
   Tensor index(TensorList indices) const;
   const Tensor& index_put_(TensorList indices, const Tensor& values, bool accumulate = false) const;
+  /*! \brief x[...] with Python's index kinds (sdk/indexing.h, torch::indexing):
+   *  x.index({Slice(), 0, None, Ellipsis, mask}). */
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /*! \brief x[...] = values (broadcast) with the same index kinds. */
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                           const Tensor& values) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                           const Scalar& value) const;
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices,
+                           const Tensor& values) const;
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices,
+                           const Scalar& value) const;
   Tensor nonzero() const;
 
  private:
