@@ -565,3 +565,36 @@ def _mat_operand(x: Any) -> Tensor:
     if not isinstance(y, TensorBase):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(x).__name__}")
     return y
+
+
+# ------------------------------------------------------------------------------ value tests
+
+
+def isnan(input: Tensor) -> Tensor:
+    """True where input is NaN (never for integer tensors)."""
+    tensor_arg(input, "isnan")
+    return ne(input, input)
+
+
+def isinf(input: Tensor) -> Tensor:
+    """True where input is +inf or -inf."""
+    tensor_arg(input, "isinf")
+    if not input.dtype.is_floating_point:
+        return ne(input, input)
+    return eq(abs(input), float("inf"))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """True where input is neither NaN nor infinite."""
+    tensor_arg(input, "isfinite")
+    if not input.dtype.is_floating_point:
+        return eq(input, input)
+    return eq(input - input, 0)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    return clamp(input, max=max)

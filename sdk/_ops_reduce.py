@@ -214,3 +214,74 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     m = m.masked_fill(m.abs() == float("inf"), 0)
     r = log(sum(exp(input - m), dim, keepdim=True)) + m
     return r if keepdim else r.squeeze(wrap_dims(dim, input.ndim, "logsumexp"))
+
+
+# ------------------------------------------------------------------------------ comparisons, norms
+
+
+def isclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """|input - other| <= atol + rtol * |other| elementwise (infinities equal only to
+    themselves; NaNs equal with equal_nan)."""
+    from sdk._ops_math import abs, eq, le, logical_and, logical_or, ne
+
+    tensor_arg(input, "isclose")
+    a = input if input.dtype.is_floating_point else input.to(_float64())
+    b = other
+    if isinstance(b, TensorBase) and not b.dtype.is_floating_point:
+        b = b.to(_float64())
+    diff = abs(a - b)
+    close = logical_and(ne(diff, float("inf")), le(diff, atol + rtol * abs(b)))
+    r = logical_or(eq(a, b), close)
+    if equal_nan:
+        r = logical_or(r, logical_and(ne(a, a), ne(b, b)))
+    return r
+
+
+def _float64() -> Any:
+    from sdk._dtype import float64
+
+    return float64
+
+
+def allclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True when isclose holds everywhere (shapes broadcast, as torch)."""
+    return bool(all(isclose(input, other, rtol, atol, equal_nan)))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and elements."""
+    from sdk._ops_math import eq
+
+    tensor_arg(input, "equal")
+    tensor_arg(other, "equal", "other")
+    return tuple(input.shape) == tuple(other.shape) and bool(all(eq(input, other)))
+
+
+def norm(
+    input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Tensor:
+    """Vector p-norm over dim (all elements by default); 'fro' is the 2-norm."""
+    from sdk._ops_math import abs, pow, sqrt
+
+    tensor_arg(input, "norm")
+    x = input if dtype is None else input.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"norm(): expected a floating point tensor, got {x.dtype}")
+    if p in ("fro", 2, 2.0):
+        return sqrt(sum(x * x, dim, keepdim=keepdim))
+    a = abs(x)
+    if p == float("inf"):
+        return amax(a, dim if dim is not None else (), keepdim=keepdim)
+    if p == -float("inf"):
+        return amin(a, dim if dim is not None else (), keepdim=keepdim)
+    if p == 1:
+        return sum(a, dim, keepdim=keepdim)
+    if p == 0:
+        return sum((a != 0).to(x.dtype), dim, keepdim=keepdim)
+    if isinstance(p, str):
+        raise ValueError(f"norm(): unsupported norm type {p!r} (vector norms only)")
+    return pow(sum(pow(a, p), dim, keepdim=keepdim), 1.0 / p)

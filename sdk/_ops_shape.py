@@ -13,6 +13,7 @@ from sdk._ops_common import (
     record,
     tensor_arg,
     wrap_dim,
+    wrap_dims,
 )
 
 Tensor = Any
@@ -323,8 +324,6 @@ def _tensors(tensors: Any, op: str) -> list:
         )
     if not tensors:
         raise ValueError(f"{op}(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        tensor_arg(t, op, f"tensors[{i}]")
     return list(tensors)
 
 
@@ -354,13 +353,23 @@ def stack(tensors: Any, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     return r
 
 
+def _all_tensors(tensors: Any, op: str) -> list:
+    ts = _tensors(tensors, op)
+    for i, t in enumerate(ts):
+        if not isinstance(t, TensorBase):
+            raise TypeError(
+                f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return ts
+
+
 def hstack(tensors: Any) -> Tensor:
-    ts = _tensors(tensors, "hstack")
+    ts = _all_tensors(tensors, "hstack")
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Any) -> Tensor:
-    ts = [x if x.ndim > 1 else reshape(x, 1, -1) for x in _tensors(tensors, "vstack")]
+    ts = [x if x.ndim > 1 else reshape(x, 1, -1) for x in _all_tensors(tensors, "vstack")]
     return cat(ts, 0)
 
 
@@ -459,3 +468,15 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(input: Tensor) -> Tensor:
     return _C.nonzero(input)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """Reverse the order of elements along dims (a copy, as torch)."""
+    tensor_arg(input, "flip")
+    if isinstance(dims, int):
+        dims = (dims,)
+    r = input
+    for d in wrap_dims(dims, input.ndim, "flip"):
+        n = input.shape[d]
+        r = index_select(r, d, _C.arange(n - 1, -1, -1, None))
+    return r if r is not input else clone(input)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (
     ELU,
     GELU,
     CrossEntropyLoss,
+    Dropout,
     Identity,
     Linear,
     LogSoftmax,
@@ -25,6 +26,8 @@ from .parameter import Parameter
 __all__ = [
     "functional",
     "init",
+    "utils",
+    "Dropout",
     "Module",
     "Parameter",
     "Linear",

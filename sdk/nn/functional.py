@@ -18,6 +18,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "cross_entropy",
+    "dropout",
 ]
 
 
@@ -181,3 +182,15 @@ def cross_entropy(
     else:
         smooth = _reduce(smooth, reduction)
     return loss * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) in training."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0
+    keep = (sdk.rand_like(input) >= p).to(input.dtype)
+    return input * keep * (1.0 / (1.0 - p))

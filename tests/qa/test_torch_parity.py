@@ -382,6 +382,16 @@ VIEWS = {
     "numpy-roundtrip": lambda m, t: m.from_numpy(t.numpy()[::-1].copy()),
     "sum-bool-int": lambda m, t: (t > 0).sum(), "mean-int-raises": lambda m, t: t.long().mean(),
     "eq-scalar": lambda m, t: (t == t[0, 0, 0].item()).sum(),
+    "isnan": lambda m, t: m.isnan(t / (t * 0)), "isinf": lambda m, t: (1 / (t * 0)).isinf(),
+    "isfinite": lambda m, t: m.isfinite(t / (t > 0)), "isnan-int": lambda m, t: m.isnan(t.long()),
+    "clamp_min": lambda m, t: t.clamp_min(0), "clamp_max": lambda m, t: m.clamp_max(t, 0.1),
+    "flip": lambda m, t: t.flip(0), "flip2": lambda m, t: m.flip(t, (0, -1)), "flip-int": lambda m, t: t.long().flip([1]),
+    "norm": lambda m, t: t.norm(), "norm-dim": lambda m, t: m.norm(t, dim=1), "norm-p1": lambda m, t: t.norm(p=1, dim=(0, 2), keepdim=True),
+    "norm-inf": lambda m, t: t.norm(float("inf")), "norm-3": lambda m, t: t.norm(3, -1),
+    "allclose": lambda m, t: m.allclose(t, t + 1e-7), "allclose-no": lambda m, t: t.allclose(t + 1e-3),
+    "isclose": lambda m, t: m.isclose(t, t.round()), "isclose-tol": lambda m, t: m.isclose(t, t * 1.01, rtol=0.02),
+    "isclose-int": lambda m, t: m.isclose(t.long(), t.long() + 1, atol=1), "equal": lambda m, t: m.equal(t, t.clone()),
+    "equal-no": lambda m, t: t.equal(t[:1]),
 }  # fmt: skip
 
 
@@ -604,3 +614,34 @@ def test_repr_of_dtypes_shapes_devices():
 )
 def test_zero_dim_tensor_promotion(fn):
     assert_same(fn(sdk), fn(torch))
+
+
+def test_clip_grad_norm_like_torch():
+    g = torch.Generator().manual_seed(5)
+    grads = [torch.randn(3, 4, generator=g), torch.randn(4, generator=g)]
+    for max_norm, norm_type in ((0.5, 2.0), (100.0, 2.0), (0.3, 1.0), (0.2, float("inf"))):
+        tp = [torch.zeros_like(x).requires_grad_() for x in grads]
+        sp = [sdk.zeros(*x.shape, requires_grad=True) for x in grads]
+        for p, q, x in zip(tp, sp, grads):
+            p.grad = x.clone()
+            q.grad = to_sdk(x)
+        tn = torch.nn.utils.clip_grad_norm_(tp, max_norm, norm_type)
+        sn = sdk.nn.utils.clip_grad_norm_(sp, max_norm, norm_type)
+        assert sn.item() == pytest.approx(tn.item(), rel=1e-5)
+        for p, q in zip(tp, sp):
+            np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_dropout_like_torch():
+    x = sdk.ones(20000)
+    y = sdk.nn.functional.dropout(x, 0.25)
+    kept = float((y != 0).float().mean())
+    assert kept == pytest.approx(0.75, abs=0.02)
+    v = y.numpy()
+    assert np.all((v == 0) | np.isclose(v, 1 / 0.75))
+    d = sdk.nn.Dropout(0.5)
+    d.eval()
+    assert d(x) is x or sdk.equal(d(x), x)
+    assert repr(d) == repr(torch.nn.Dropout(0.5))
+    with pytest.raises(ValueError):
+        sdk.nn.Dropout(1.5)
