@@ -276,3 +276,20 @@ def test_cpp_indexing_matches_python():
     np.testing.assert_array_equal(out.numpy(), ref.numpy())
     with pytest.raises(IndexError):
         m.get(sdk.randn(2), i, mask)
+
+
+def test_cpu_extension_idioms():
+    from cpp_extension import load
+
+    m = load(name="qa_cpu_ext", sources=[str(PORT / "cpu_ext.cpp")])
+    x = sdk.randn(10007)
+    np.testing.assert_allclose(
+        m.scaled_relu(x, 2.0).numpy(), np.maximum(x.numpy(), 0) * 2, rtol=1e-6
+    )
+    sdk.set_num_threads(2)
+    with pytest.raises(RuntimeError, match="worker failed"):
+        m.throws_in_worker(8)
+    y = sdk.tensor([[3.0, 4.0]])
+    assert m.show(y) == "[2, 2] 5"
+    for reps in ([2, 3], [1, 1], [2, 1, 3], [0, 2]):
+        np.testing.assert_array_equal(m.repeat(y, reps).numpy(), np.tile(y.numpy(), reps))

@@ -21,6 +21,7 @@
 #include "sdk/indexing.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
+#include "sdk/parallel.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
 #include "sdk/tensor_base.h"

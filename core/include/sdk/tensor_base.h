@@ -274,6 +274,10 @@ class Tensor {
   const Tensor& clamp_(const std::optional<Scalar>& min,
                        const std::optional<Scalar>& max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
+  /*! \brief 2-norm of all elements (sqrt of the sum of squares), as torch's x.norm(). */
+  Tensor norm() const;
+  /*! \brief Tile: repeats[i] copies along dim i (leading repeats add dims), as torch. */
+  Tensor repeat(IntArrayRef repeats) const;
   Tensor clamp_max(const Scalar& max) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;

@@ -362,6 +362,22 @@ inline const Tensor& Tensor::index_put_(TensorList indices, const Tensor& values
       "index_put_");
 }
 inline Tensor Tensor::nonzero() const { return sdk::nonzero(*this); }
+inline Tensor Tensor::norm() const { return (*this * *this).sum().sqrt(); }
+inline Tensor Tensor::repeat(IntArrayRef repeats) const {
+  const int64_t nr = static_cast<int64_t>(repeats.size()), nd = dim();
+  SDK_CHECK_VALUE(nr >= nd, "repeat: the number of repeats (", nr,
+                  ") can not be smaller than the number of dimensions of the tensor (", nd, ")");
+  // View as (1, s0, 1, s1, ...) with leading 1s, expand to (r0, s0, r1, s1, ...), flatten pairs.
+  std::vector<int64_t> shape, expanded, out;
+  for (int64_t i = 0; i < nr; ++i) {
+    SDK_CHECK_VALUE(repeats[i] >= 0, "repeat: negative repeat ", repeats[i]);
+    const int64_t s = i < nr - nd ? 1 : size(i - (nr - nd));
+    shape.insert(shape.end(), {1, s});
+    expanded.insert(expanded.end(), {repeats[i], s});
+    out.push_back(repeats[i] * s);
+  }
+  return reshape(shape).expand(expanded).contiguous().view(out);
+}
 
 }  // namespace sdk
 
