@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+import cpp_extension
 from cpp_extension import _pch
 
 
@@ -39,3 +42,22 @@ def test_key_ignores_the_extension_name_only(tmp_path, monkeypatch):
     assert _pch.Pch(base, "gcc 13").dir != a.dir
     cmd = a.build_command(["/usr/bin/c++"])
     assert "-x c++-header" in cmd and "SDK_EXTENSION_NAME" not in cmd and "failed" in cmd
+
+
+def test_later_extensions_compile_with_the_shared_pch(tmp_path, ext_dir):
+    src = (
+        "// a comment first is fine\n#include <sdk/extension.h>\n"
+        "int twice(int x) { return 2 * x; }\n"
+        'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("twice", &twice); }\n'
+    )
+    flags = ["-Winvalid-pch"]  # gcc says so in the build log if it refuses the .gch
+    for name in ("pch_a", "pch_b"):
+        (tmp_path / f"{name}.cpp").write_text(src)
+    a = cpp_extension.load("pch_a", [str(tmp_path / "pch_a.cpp")], extra_cflags=flags)
+    if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
+        pytest.skip("no precompiled header was made (compiler is not gcc, or one job only)")
+    b = cpp_extension.load("pch_b", [str(tmp_path / "pch_b.cpp")], extra_cflags=flags)
+    build_dir = ext_dir / next(ext_dir.glob("py*")).name / "pch_b"
+    assert "-include" in (build_dir / "build.ninja").read_text()
+    assert "invalid" not in (build_dir / "build.log").read_text()
+    assert a.twice(2) == 4 and b.twice(21) == 42
