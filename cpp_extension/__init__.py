@@ -107,6 +107,7 @@ def load(
     is_standalone: bool = False,
     keep_intermediates: bool = True,
     bridge: str | None = None,
+    dlink: bool = False,
 ):
     """Compile `sources` (cached by content) and load the result.
 
@@ -129,6 +130,7 @@ def load(
         with_cuda=with_cuda,
         keep_intermediates=keep_intermediates,
         bridge=resolve_bridge(bridge, is_python_module, is_standalone),
+        dlink=dlink,
     )
     return jit_build(req)
 

@@ -104,6 +104,7 @@ def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
         build_dir=build_dir,
         verbose=bool(kw.get("verbose", False)),
         with_cuda=bool(with_cuda),
+        dlink=bool(kw.get("dlink", False)),
         bridge=kw["bridge"],
         keep_intermediates=bool(kw.get("keep_intermediates", True)),
         write_sources=inline,
@@ -140,15 +141,18 @@ def _flags(req: _Request) -> dict[str, list[str]]:
     cxx = ["-std=c++17", "-O2", "-fPIC", *hidden, *define, *incs, *req.extra_cflags]
     user_c = [f for f in req.extra_cflags if not f.startswith("-std=c++")]
     c = ["-std=c11", "-O2", "-fPIC", *define, *incs, *user_c]
-    cuda = [
-        "-O2",
-        "-std=c++17",
-        "--compiler-options",
-        "-fPIC",
-        *define,
-        *incs,
-        *req.extra_cuda_cflags,
-    ]
+    cuda: list[str] = []
+    if req.with_cuda:
+        from . import _cuda
+
+        toolkit = _cuda.find_cuda_toolkit()
+        cxx.insert(len(cxx) - len(req.extra_cflags), f"-I{toolkit.include_dir}")
+        # archs (SDK_CUDA_ARCH_LIST, the GPUs, or the portable set), -ccbin, -rdc: _cuda.py
+        cuda = _cuda.nvcc_flags(
+            [*define, *incs, *req.extra_cuda_cflags],
+            nvcc=_toolchain.compiler_command("cuda")[0],
+            rdc=req.dlink,
+        )
     paths = _toolchain.sdk_paths()
     ld = [] if req.bridge == "standalone" else ["-shared"]
     if paths.library_exists:
@@ -160,8 +164,7 @@ def _flags(req: _Request) -> dict[str, list[str]]:
             "in the repository, or install the sdk package)"
         )
     if req.with_cuda:
-        cuda_lib = _toolchain.cuda_library_dir(_toolchain.cuda_home())
-        ld += [f"-L{cuda_lib}", "-lcudart", f"-Wl,-rpath,{cuda_lib}"]
+        ld += _cuda.link_flags(toolkit, rdc=req.dlink)
     ld += req.extra_ldflags
     return {"cxx": cxx, "c": c, "cuda": cuda, "ld": ld}
 
@@ -279,6 +282,15 @@ def _build_locked(req, digest, flags, compilers, output: Path) -> None:
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
     _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], _toolchain.default_jobs())
+    cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
+    if req.dlink and cuda_objects:
+        # relocatable device code: nvcc links the device parts into one object first
+        from ._cuda import dlink_flags
+
+        dlinked = str(req.build_dir / "dlink.o")
+        dl_flags = ["-dlink", *dlink_flags(flags["cuda"]), "-Xcompiler", "-fPIC"]
+        plan.links.append(_ninja.LinkStep(dlinked, cuda_objects, dl_flags, compilers["cuda"]))
+        objects.append(dlinked)
     linked = req.build_dir / "link" / output.name
     linked.parent.mkdir(exist_ok=True)
     plan.links.append(_ninja.LinkStep(str(linked), objects, flags["ld"], compilers["cxx"]))

@@ -9,7 +9,7 @@ from pathlib import Path
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
-from . import _ninja, _toolchain
+from . import _cuda, _ninja, _toolchain
 from ._errors import format_build_failure
 
 
@@ -47,16 +47,26 @@ def CppExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
 
 
 def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
-    """CppExtension plus the CUDA runtime (include, lib64, cudart); .cu files go to nvcc."""
-    home = _toolchain.cuda_home()
-    kwargs["include_dirs"] = list(kwargs.get("include_dirs") or []) + [
-        os.path.join(home, "include")
+    """CppExtension plus CUDA: the toolkit's include and library folders, cudart and an
+    rpath; .cu files go to nvcc with the arch flags of SDK_CUDA_ARCH_LIST (see docs/CUDA.md).
+
+    dlink=True compiles device code relocatable (-rdc=true) and adds the device-link step
+    (nvcc -dlink, with cudadevrt); dlink_libraries are extra libraries for that step.
+    """
+    dlink = bool(kwargs.pop("dlink", False))
+    dlink_libraries = list(kwargs.pop("dlink_libraries", None) or [])
+    toolkit = _cuda.find_cuda_toolkit()
+    kwargs["include_dirs"] = list(kwargs.get("include_dirs") or []) + [toolkit.include_dir]
+    kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [toolkit.library_dir]
+    libraries = ["cudadevrt", "cudart"] if dlink else ["cudart"]
+    kwargs["libraries"] = list(kwargs.get("libraries") or []) + libraries
+    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [
+        toolkit.library_dir
     ]
-    lib64 = _toolchain.cuda_library_dir(home)
-    kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [lib64]
-    kwargs["libraries"] = list(kwargs.get("libraries") or []) + ["cudart"]
-    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [lib64]
-    return CppExtension(name, sources, *args, **kwargs)
+    ext = CppExtension(name, sources, *args, **kwargs)
+    ext.dlink = dlink
+    ext.dlink_libraries = dlink_libraries
+    return ext
 
 
 def _language(src: str) -> str:
@@ -144,17 +154,20 @@ class BuildExtension(build_ext):
         flags = {
             "cxx": ["-std=c++17", "-fvisibility=hidden", *common, *user_cxx],
             "c": ["-std=c11", *common, *[f for f in user_cxx if not f.startswith("-std=c++")]],
-            "cuda": [
-                "-std=c++17",
-                "--compiler-options",
-                "-fPIC",
-                *[f for f in common if f != "-fPIC"],
-                *user_nvcc,
-            ],
+            # archs (SDK_CUDA_ARCH_LIST, the GPUs or the portable set), -ccbin, -rdc
+            "cuda": _cuda.nvcc_flags(
+                [*[f for f in common if f != "-fPIC"], *user_nvcc],
+                nvcc=plan.compilers["cuda"][0] if "cuda" in plan.compilers else None,
+                rdc=getattr(ext, "dlink", False),
+            )
+            if any(_language(s) == "cuda" for s in ext.sources)
+            else [],
         }
         objects = []
         used: set[str] = set()
         for src in ext.sources:
+            if src.endswith(".cuh"):  # a header listed for completeness: nothing to compile
+                continue
             lang = _language(src)
             stem = Path(src).stem
             obj = f"{stem}.o"
@@ -166,6 +179,19 @@ class BuildExtension(build_ext):
             plan.compiles.append(
                 _ninja.CompileStep(os.path.abspath(src), objects[-1], lang, flags[lang])
             )
+        cuda_objects = [
+            o
+            for o, s in zip(objects, [s for s in ext.sources if not s.endswith(".cuh")])
+            if _language(s) == "cuda"
+        ]
+        if getattr(ext, "dlink", False) and cuda_objects:
+            dlinked = str(objdir / "dlink.o")
+            dl_flags = ["-dlink", *_cuda.dlink_flags(flags["cuda"]), "-Xcompiler", "-fPIC"]
+            dl_flags += [f"-l{lib}" for lib in getattr(ext, "dlink_libraries", [])]
+            plan.links.append(
+                _ninja.LinkStep(dlinked, cuda_objects, dl_flags, plan.compilers["cuda"])
+            )
+            objects.append(dlinked)
         ld = ["-shared", *[os.path.abspath(o) for o in ext.extra_objects]]
         ld += [f"-L{d}" for d in list(ext.library_dirs) + list(self.library_dirs or [])]
         ld += [f"-l{lib}" for lib in list(ext.libraries) + list(self.libraries or [])]

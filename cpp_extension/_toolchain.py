@@ -111,44 +111,25 @@ def compiler_command(language: str) -> list[str]:
 
 
 def _find_nvcc() -> str:
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = os.environ.get(var)
-        if home and os.path.isfile(os.path.join(home, "bin", "nvcc")):
-            return os.path.join(home, "bin", "nvcc")
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    if os.path.isfile("/usr/local/cuda/bin/nvcc"):
-        return "/usr/local/cuda/bin/nvcc"
-    raise BuildError(
-        "CUDA sources were given but nvcc was not found: install the CUDA toolkit, "
-        "or set CUDA_HOME (nvcc at $CUDA_HOME/bin/nvcc) or put nvcc on PATH."
-    )
+    """nvcc of the CUDA toolkit (see _cuda.find_cuda_toolkit for the search order)."""
+    from ._cuda import find_cuda_toolkit
+
+    return find_cuda_toolkit().nvcc
 
 
 def cuda_home() -> str:
-    """CUDA_HOME/CUDA_PATH, else the toolkit around nvcc, else /usr/local/cuda: the first
-    that has include/cuda_runtime.h (nvcc may be a wrapper script outside the toolkit)."""
-    candidates = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        candidates.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
-    candidates.append("/usr/local/cuda")
-    for home in filter(None, candidates):
-        if os.path.isfile(os.path.join(home, "include", "cuda_runtime.h")):
-            return home
-    raise BuildError(
-        "the CUDA toolkit was not found (no include/cuda_runtime.h under CUDA_HOME, CUDA_PATH, "
-        "nvcc's folder or /usr/local/cuda): install it or set CUDA_HOME"
-    )
+    """The CUDA toolkit's root: CUDA_HOME, CUDA_PATH, nvcc on PATH (symlinks and wrapper
+    scripts resolved), /usr/local/cuda; BuildError naming every place looked at."""
+    from ._cuda import find_cuda_toolkit
+
+    return find_cuda_toolkit().root
 
 
 def cuda_library_dir(home: str) -> str:
-    """lib64 or lib, whichever holds libcudart.so."""
-    for sub in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib")):
-        if os.path.exists(os.path.join(home, sub, "libcudart.so")):
-            return os.path.join(home, sub)
-    return os.path.join(home, "lib64")
+    """lib64, lib or targets/x86_64-linux/lib, whichever holds libcudart."""
+    from ._cuda import library_dir_of
+
+    return library_dir_of(home)
 
 
 def compiler_identity(argv: list[str], cache_file: Path) -> str:

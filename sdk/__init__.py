@@ -503,3 +503,12 @@ __all__ = [
     "get_library_dir",
     "get_library_path",
 ]
+
+
+# device= on the converters: built on the host, then moved (see _ops_creation._on_device).
+from sdk._ops_creation import _on_device  # noqa: E402
+
+tensor = _on_device(tensor)
+as_tensor = _on_device(as_tensor)
+asarray = _on_device(asarray)
+from sdk.cuda import _from_dlpack as from_dlpack  # noqa: E402,F811  (CUDA producers too)

@@ -285,3 +285,70 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     # torch names them from/to; positional use is the common one.
     return _C.uniform_(self, a, b, generator)
+
+
+# ---------------------------------------------------------------------------- devices
+# Factories build on the host, then move: one transfer, and every factory (and its
+# argument checks) stays a single code path. device=None keeps the CPU (or, for *_like,
+# the input's device).
+
+
+def _target_device(dev: Any, op: str, like: Any = None) -> Any:
+    """The CUDA device to place a result on, or None for the CPU."""
+    if dev is None:
+        dev = like.device if like is not None and getattr(like, "is_cuda", False) else None
+    if dev is None:
+        return None
+    if isinstance(dev, int):
+        dev = f"cuda:{dev}"
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type == "cpu":
+        return None
+    from sdk import cuda
+
+    if not cuda.is_available():
+        raise RuntimeError(f"{op}(): CUDA is not available: {cuda.unavailable_reason()}")
+    return d
+
+
+def _on_device(fn: Any) -> Any:
+    import functools
+
+    like = fn.__name__.endswith("_like")
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, device: Any = None, **kwargs: Any) -> Tensor:
+        target = _target_device(device, fn.__name__, args[0] if like and args else None)
+        if target is None:
+            return fn(*args, **kwargs)
+        from sdk.cuda import _to_device
+
+        t = fn(*args, **kwargs)
+        moved = _to_device(t, target)
+        moved._requires_grad = t._requires_grad
+        return moved
+
+    return wrapper
+
+
+for _name in (
+    "empty",
+    "empty_strided",
+    "full",
+    "zeros",
+    "ones",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "rand_like",
+    "randn_like",
+    "arange",
+    "linspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+):
+    if _name in globals():
+        globals()[_name] = _on_device(globals()[_name])

@@ -15,6 +15,8 @@ from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
+from sdk.cuda import _dlpack as _cuda_dlpack
+from sdk.cuda import _dlpack_device as _cuda_dlpack_device
 
 __all__ = ["Tensor"]
 
@@ -99,6 +101,9 @@ class Tensor(_C.TensorBase):
     def __repr__(self) -> str:
         from sdk._repr import tensor_repr
 
+        if self.is_cuda:  # values through a host copy, as torch prints them
+            text = tensor_repr(_C.detach(self.cpu()) if hasattr(_C, "detach") else self.cpu())
+            return f"{text[:-1]}, device='{self.device}')"
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -138,7 +143,7 @@ class Tensor(_C.TensorBase):
     def __reduce_ex__(self, proto: Any) -> Any:
         import ctypes
 
-        c = _C.contiguous(self)
+        c = _C.contiguous(self.cpu() if self.is_cuda else self)  # values via the host
         raw = ctypes.string_at(c.data_ptr(), c.nbytes) if c.nbytes else b""
         return (_rebuild, (raw, self.dtype.name, tuple(self.shape), self._requires_grad))
 
@@ -164,11 +169,14 @@ class Tensor(_C.TensorBase):
                 continue
             else:
                 target = as_dtype(a)
+        out = self
         if dev is not None:
-            _ops_creation._check_device(dev, "to")
+            from sdk.cuda import _move
+
+            out = _move(self, dev)  # self when already there; differentiable
         if target is None:
-            return _C.clone(self) if copy else self
-        return _M.to_dtype(self, as_dtype(target), copy)
+            return _C.clone(out) if copy and out is self else out
+        return _M.to_dtype(out, as_dtype(target), copy and out is self)
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
@@ -209,11 +217,16 @@ class Tensor(_C.TensorBase):
     def bool(self) -> Tensor:
         return self.to(_bool)
 
-    def cpu(self) -> Tensor:
-        return self
+    def cpu(self, memory_format: Any = None) -> Tensor:
+        """This tensor in host memory (itself when already there)."""
+        return self.to("cpu") if self.is_cuda else self
 
-    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
-        raise RuntimeError("cuda(): this build of sdk runs on the CPU only")
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        """This tensor on a CUDA device (default: the current one); RuntimeError
+        "CUDA is not available: <reason>" without CUDA."""
+        if isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to("cuda" if device is None else device)
 
     @property
     def is_cpu(self) -> bool:
@@ -300,8 +313,8 @@ _METHODS = {
         "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere", "flip",
     )},
     "numpy": _interop.numpy,
-    "__dlpack__": _interop.__dlpack__,
-    "__dlpack_device__": _interop.__dlpack_device__,
+    "__dlpack__": _cuda_dlpack,
+    "__dlpack_device__": _cuda_dlpack_device,
     "normal_": _ops_creation.normal_,
     "uniform_": _ops_creation.uniform_,
 }  # fmt: skip

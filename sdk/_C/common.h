@@ -46,6 +46,24 @@ inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->h
 
 // Raise the calling thread's last core error as a Python exception; returns NULL.
 PyObject* raise_last_error();
+
+// The tensor to read values from: itself on the CPU, a host copy of a CUDA tensor
+// (item(), tolist(), bool() read CUDA tensors this way, as torch does). h is NULL when
+// the copy failed: raise_last_error() then.
+struct HostTensor {
+  sdk_tensor* h = nullptr;
+  sdk_tensor* owned = nullptr;
+  explicit HostTensor(sdk_tensor* t) : h(t) {
+    if (t && sdk_tensor_device(t).type != SDK_CPU) {
+      h = sdk_to_device(t, sdk_device{SDK_CPU, 0}, &owned) == SDK_OK ? owned : nullptr;
+    }
+  }
+  ~HostTensor() {
+    if (owned) sdk_tensor_release(owned);
+  }
+  HostTensor(const HostTensor&) = delete;
+  HostTensor& operator=(const HostTensor&) = delete;
+};
 // New Python tensor around `h`, STEALING the reference (released on failure too).
 PyObject* wrap(sdk_tensor* h);
 // Result of an op called with an optional `out` object: `out` itself when given.

@@ -320,7 +320,9 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
         PyErr_SetString(PyExc_ValueError, "tensor(): only one-element tensors can be nested");
         return false;
       }
-      Ref v(read_element(sdk_tensor_data_ptr(H(o)), sdk_tensor_dtype(H(o))));
+      HostTensor host(H(o));
+      if (!host.h) return raise_last_error() != nullptr;
+      Ref v(read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h)));
       return v.p && fill(v.p, d, dim);
     }
     sdk_scalar s;

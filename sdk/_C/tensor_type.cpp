@@ -247,7 +247,9 @@ PyObject* tolist_rec(const char* p, const int64_t* sz, const int64_t* st, int64_
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
   if (!live(self)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
+  HostTensor host(T(self)->handle);
+  if (!host.h) return raise_last_error();
+  sdk_tensor* h = host.h;
   sdk_dtype dt = sdk_tensor_dtype(h);
   return tolist_rec(static_cast<const char*>(sdk_tensor_data_ptr(h)), sdk_tensor_sizes(h),
                     sdk_tensor_strides(h), sdk_tensor_ndim(h), dt, sdk_dtype_itemsize(dt));
@@ -266,7 +268,9 @@ PyObject* single(PyObject* self, const char* what, PyObject* exc) {
                    what, static_cast<long long>(n));
     return nullptr;
   }
-  return read_element(sdk_tensor_data_ptr(h), sdk_tensor_dtype(h));
+  HostTensor host(h);
+  if (!host.h) return raise_last_error();
+  return read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h));
 }
 
 PyObject* m_item(PyObject* self, PyObject*) { return single(self, "item()", PyExc_RuntimeError); }

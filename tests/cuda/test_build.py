@@ -127,6 +127,7 @@ def test_lltm_cuda_setup_py_build_ext(cuda_env):
     assert list(src.glob("lltm_cuda*.so")), "no extension module was produced"
     ninja = next((src / "build").rglob("build.ninja")).read_text()
     assert "lltm_cuda_kernel.cu" in ninja and "nvcc" in ninja
+    assert f"code=sm_{TEST_ARCH.replace('.', '')}" in ninja  # SDK_CUDA_ARCH_LIST honoured
     run = run_python(CALL_WITH_CPU.format(module="lltm_cuda"), cwd=src)
     assert run.returncode == 0, run.stderr
     assert "ERR input must be a CUDA tensor" in run.stdout
@@ -140,3 +141,83 @@ def test_lltm_cuda_jit_load(cuda_env):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "ERR input must be a CUDA tensor" in proc.stdout
     assert "FUNCS ['backward', 'forward']" in proc.stdout
+
+
+RDC_DEVICE = """
+// Defined here, called from kern.cu: needs relocatable device code and a device link.
+__device__ float twice(float x) { return 2.0f * x; }
+"""
+
+RDC_KERNEL = r"""
+#include <cuda_runtime.h>
+#include <sdk/export.h>
+
+extern __device__ float twice(float x);
+
+__global__ void twice_kernel(float* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = twice(p[i]);
+}
+
+SDK_EXPORT(twice_inplace, "(Tensor x) -> ()")
+sdk_status twice_inplace(const sdk_tensor* x) {
+  if (sdk_tensor_device(x).type != SDK_CUDA)
+    return sdk_set_last_error(SDK_ERROR_VALUE, "x must be a CUDA tensor");
+  int n = (int)sdk_tensor_numel(x);
+  twice_kernel<<<(n + 255) / 256, 256>>>((float*)sdk_tensor_data_ptr(x), n);
+  return cudaGetLastError() == cudaSuccess ? SDK_OK
+                                           : sdk_set_last_error(SDK_ERROR_RUNTIME, "launch failed");
+}
+"""
+
+
+def test_load_dlink_relocatable_device_code(cuda_env):
+    require_nvcc()
+    (cuda_env / "dev.cu").write_text(RDC_DEVICE)
+    (cuda_env / "kern.cu").write_text(RDC_KERNEL)
+    sources = [str(cuda_env / "dev.cu"), str(cuda_env / "kern.cu")]
+    code = f"""
+        import sdk, cpp_extension
+        m = cpp_extension.load("rdc_ext", {sources!r}, is_python_module=False, dlink=True)
+        try:
+            m.twice_inplace(sdk.ones(3))
+        except ValueError as e:
+            print("ERR", e)
+        info = cpp_extension.last_load_info()
+        print(open(info["build_directory"] + "/build.ninja").read())
+        """
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "ERR twice_inplace(): x must be a CUDA tensor" in proc.stdout
+    assert "-rdc=true" in proc.stdout and "-dlink" in proc.stdout and "dlink.o" in proc.stdout
+    # without the device link the cross-file call cannot be built: a clear BuildError
+    proc = run_python(
+        f"""
+        import cpp_extension
+        try:
+            cpp_extension.load("rdc_ext_no_dlink", {sources!r}, is_python_module=False)
+        except cpp_extension.BuildError as e:
+            print("BUILD-ERROR", str(e).splitlines()[0])
+        """
+    )
+    assert "BUILD-ERROR" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_load_honours_arch_list_and_ccbin(cuda_env, monkeypatch):
+    require_nvcc()
+    src = cuda_env / "scale.cu"
+    src.write_text(SCALE_CU)
+    proc = run_python(
+        f"""
+        import cpp_extension
+        cpp_extension.load("arch_ext", [{str(src)!r}], is_python_module=False)
+        info = cpp_extension.last_load_info()
+        print(open(info["build_directory"] + "/build.ninja").read())
+        """,
+        SDK_CUDA_ARCH_LIST="8.0;9.0a",
+        CXX="g++",
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "-gencode=arch=compute_80,code=sm_80" in proc.stdout
+    assert "-gencode=arch=compute_90a,code=sm_90a" in proc.stdout
+    assert "-ccbin" in proc.stdout

@@ -44,6 +44,25 @@ def test_reason_is_in_the_message():
     assert sdk.cuda.unavailable_reason() in str(info.value)
 
 
+def test_tensor_api_raises_runtime_error():
+    # the public spellings a torch user types; never a crash
+    x = sdk.ones(2)
+    for make in (
+        lambda: sdk.zeros(2, device="cuda"),
+        lambda: sdk.ones(2, 3).cuda(),
+        lambda: sdk.ones(2).to("cuda"),
+        lambda: sdk.ones(2).to("cuda", sdk.float64),
+        lambda: sdk.ones(2).cuda(1),
+        lambda: sdk.tensor([1.0, 2.0], device="cuda:0"),
+        lambda: sdk.randn(3, device="cuda"),
+        lambda: sdk.arange(4, device=sdk.device("cuda")),
+        lambda: sdk.zeros_like(x, device="cuda"),
+    ):
+        with pytest.raises(RuntimeError, match="CUDA is not available: "):
+            make()
+    assert x.cpu() is x and x.to("cpu") is x
+
+
 def test_to_device_through_the_c_abi():
     lib = ctypes.CDLL(sdk.get_library_path())
 
