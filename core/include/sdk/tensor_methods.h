@@ -101,12 +101,15 @@ inline Tensor Tensor::to(ScalarType dtype, bool /*non_blocking*/, bool copy) con
   SDK_DETAIL_RETURN("to", sdk_to_dtype(get(), to_c(dtype), copy ? 1 : 0, &r_));
 }
 inline Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  const ScalarType dtype = options.has_dtype() ? options.scalar_type() : scalar_type();
   if (options.has_device() && options.device() != device()) {
-    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
-                        detail::concat("to(): copying between devices (", device(), " -> ",
-                                       options.device(), ") is not supported by the core"));
+    // sdk_to_device returns the tensor itself when it is already there ("cuda" = cuda:0)
+    sdk_tensor* moved = nullptr;
+    detail::check_status(sdk_to_device(get(), options.device().to_c(), &moved), "to");
+    Tensor t = Tensor::steal(moved);
+    return t.to(dtype, non_blocking, copy && t.get() == get());
   }
-  return to(options.has_dtype() ? options.scalar_type() : scalar_type(), non_blocking, copy);
+  return to(dtype, non_blocking, copy);
 }
 inline Tensor Tensor::type_as(const Tensor& other) const { return to(other.scalar_type()); }
 inline Tensor Tensor::cpu() const { return to(TensorOptions(kCPU)); }
