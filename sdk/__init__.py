@@ -290,7 +290,7 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization")
+_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda")
 
 
 def __getattr__(name: str) -> _Any:
@@ -511,4 +511,10 @@ from sdk._ops_creation import _on_device  # noqa: E402
 tensor = _on_device(tensor)
 as_tensor = _on_device(as_tensor)
 asarray = _on_device(asarray)
-from sdk.cuda import _from_dlpack as from_dlpack  # noqa: E402,F811  (CUDA producers too)
+
+
+def from_dlpack(ext: _Any) -> Tensor:  # noqa: F811  (CPU and CUDA producers, and capsules)
+    """A tensor sharing memory with any DLPack producer (CPU or CUDA) or a capsule."""
+    from sdk.cuda import _from_dlpack
+
+    return _from_dlpack(ext)

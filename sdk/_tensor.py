@@ -15,8 +15,6 @@ from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
-from sdk.cuda import _dlpack as _cuda_dlpack
-from sdk.cuda import _dlpack_device as _cuda_dlpack_device
 
 __all__ = ["Tensor"]
 
@@ -274,6 +272,18 @@ class Tensor(_C.TensorBase):
         return tuple(sorted(range(self.ndim), key=lambda i: -self.stride(i)))
 
 
+def _dlpack(self: Tensor, **kwargs: Any) -> Any:
+    """__dlpack__ for CPU and CUDA tensors (sdk.cuda loads only when first used)."""
+    from sdk.cuda import _dlpack as impl
+
+    return impl(self, **kwargs)
+
+
+def _dlpack_device(self: Tensor) -> tuple:
+    """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
+    return (2, self.device.index or 0) if self.is_cuda else (1, 0)
+
+
 def _rebuild(raw: bytes, dtype_name: str, shape: tuple, requires_grad: bool) -> Tensor:
     import ctypes
 
@@ -313,8 +323,8 @@ _METHODS = {
         "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere", "flip",
     )},
     "numpy": _interop.numpy,
-    "__dlpack__": _cuda_dlpack,
-    "__dlpack_device__": _cuda_dlpack_device,
+    "__dlpack__": _dlpack,
+    "__dlpack_device__": _dlpack_device,
     "normal_": _ops_creation.normal_,
     "uniform_": _ops_creation.uniform_,
 }  # fmt: skip
