@@ -221,3 +221,27 @@ def test_load_honours_arch_list_and_ccbin(cuda_env, monkeypatch):
     assert "-gencode=arch=compute_80,code=sm_80" in proc.stdout
     assert "-gencode=arch=compute_90a,code=sm_90a" in proc.stdout
     assert "-ccbin" in proc.stdout
+
+
+def test_setup_py_dlink(cuda_env):
+    require_nvcc()
+    (cuda_env / "dev.cu").write_text(RDC_DEVICE)
+    (cuda_env / "kern.cu").write_text(RDC_KERNEL)
+    (cuda_env / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "from cpp_extension import BuildExtension, CUDAExtension\n"
+        'setup(name="rdc_mod", ext_modules=[CUDAExtension("rdc_mod", ["dev.cu", "kern.cu"],'
+        ' dlink=True)], cmdclass={"build_ext": BuildExtension})\n'
+    )
+    proc = subprocess.run(
+        [os.sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=cuda_env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert list(cuda_env.glob("rdc_mod*.so"))
+    ninja = next((cuda_env / "build").rglob("build.ninja")).read_text()
+    assert "-rdc=true" in ninja and "-dlink" in ninja and "cudadevrt" in ninja
