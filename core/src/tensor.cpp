@@ -232,23 +232,35 @@ SDK_API void sdk_tensor_release(sdk_tensor* t) {
 SDK_API int64_t sdk_tensor_use_count(const sdk_tensor* t) {
   return t ? to_impl(t)->refcount.load(std::memory_order_relaxed) : 0;
 }
-SDK_API int64_t sdk_tensor_ndim(const sdk_tensor* t) { return to_impl(t)->ndim; }
-SDK_API const int64_t* sdk_tensor_sizes(const sdk_tensor* t) { return to_impl(t)->sizes; }
-SDK_API const int64_t* sdk_tensor_strides(const sdk_tensor* t) { return to_impl(t)->strides; }
-SDK_API int64_t sdk_tensor_storage_offset(const sdk_tensor* t) { return to_impl(t)->offset; }
-SDK_API int64_t sdk_tensor_numel(const sdk_tensor* t) { return to_impl(t)->numel; }
-SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t) { return to_impl(t)->dtype; }
-SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t) { return to_impl(t)->device(); }
-SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t) { return to_impl(t)->data(); }
-SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t) { return to_impl(t)->storage->data; }
+// Getters on a NULL handle return a zero value instead of crashing: NULL is a caller's
+// bug, but one that a Python process should survive.
+SDK_API int64_t sdk_tensor_ndim(const sdk_tensor* t) { return t ? to_impl(t)->ndim : 0; }
+SDK_API const int64_t* sdk_tensor_sizes(const sdk_tensor* t) {
+  return t ? to_impl(t)->sizes : nullptr;
+}
+SDK_API const int64_t* sdk_tensor_strides(const sdk_tensor* t) {
+  return t ? to_impl(t)->strides : nullptr;
+}
+SDK_API int64_t sdk_tensor_storage_offset(const sdk_tensor* t) {
+  return t ? to_impl(t)->offset : 0;
+}
+SDK_API int64_t sdk_tensor_numel(const sdk_tensor* t) { return t ? to_impl(t)->numel : 0; }
+SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t) { return t ? to_impl(t)->dtype : -1; }
+SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t) {
+  return t ? to_impl(t)->device() : sdk_device{0, 0};
+}
+SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t) { return t ? to_impl(t)->data() : nullptr; }
+SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t) {
+  return t ? to_impl(t)->storage->data : nullptr;
+}
 SDK_API int64_t sdk_tensor_storage_nbytes(const sdk_tensor* t) {
-  return to_impl(t)->storage->nbytes;
+  return t ? to_impl(t)->storage->nbytes : 0;
 }
 SDK_API int32_t sdk_tensor_is_contiguous(const sdk_tensor* t) {
-  return to_impl(t)->contiguous ? 1 : 0;
+  return t && to_impl(t)->contiguous ? 1 : 0;
 }
 SDK_API int64_t sdk_tensor_version(const sdk_tensor* t) {
-  return to_impl(t)->storage->version.load(std::memory_order_relaxed);
+  return t ? to_impl(t)->storage->version.load(std::memory_order_relaxed) : 0;
 }
 SDK_API void sdk_tensor_bump_version(sdk_tensor* t) {
   if (t) to_impl(t)->bump_version();

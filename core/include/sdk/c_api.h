@@ -40,7 +40,8 @@
  *   the casting rules). In place is `out == input`. `*result` then receives
  *   a new reference to `out`; `result` may be NULL when `out` is given.
  * - Dims may be negative (counted from the end), as in Python.
- * - Getters on a valid tensor handle cannot fail and return plain values.
+ * - Getters on a valid tensor handle cannot fail and return plain values
+ *   (a NULL handle gives 0, NULL, or dtype -1, never a crash).
  *
  * Rationale: one `out` argument covers allocate, out= and in place with a
  * single entry point per op, which keeps this header readable and the
