@@ -221,6 +221,77 @@ void binary_kernel(int op, const Launch& L) {
   SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(dtype_of<T>()));
 }
 
+// Exponents that pow(tensor, scalar) computes without std::pow, as torch does.
+bool pow_special_exponent(double e) {
+  return e == 2 || e == 3 || e == 0.5 || e == -1 || e == -2 || e == 1 || e == 0;
+}
+
+// x ** e for a special exponent as a vectorizable unary loop; false if not handled.
+// float32 x^3 and x^-2 go through double so the result is rounded once.
+template <typename T>
+bool pow_scalar_kernel(const Launch& L, double e) {
+  using C = typename OpMath<T>::type;
+  if constexpr (std::is_same_v<C, bool>) {
+    return false;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    constexpr bool kF32 = std::is_same_v<T, float>;
+    if (e == 2) {
+      L.unary<T, T>([](C x) { return x * x; });
+    } else if (e == 3) {
+      if constexpr (kF32) {
+        L.unary<T, T>([](C x) {
+          double d = x;
+          return static_cast<float>(d * d * d);
+        });
+      } else {
+        L.unary<T, T>([](C x) { return x * x * x; });
+      }
+    } else if (e == 0.5) {
+      // sqrt, as torch and numpy do: pow(-0, 0.5) is -0 and pow(-inf, 0.5) NaN there too.
+      L.unary<T, T>([](C x) { return std::sqrt(x); });
+    } else if (e == -1) {
+      L.unary<T, T>([](C x) { return C(1) / x; });
+    } else if (e == -2) {
+      if constexpr (kF32) {
+        L.unary<T, T>([](C x) {
+          double d = x;
+          return static_cast<float>(1.0 / (d * d));
+        });
+      } else {
+        L.unary<T, T>([](C x) { return C(1) / (x * x); });
+      }
+    } else if (e == 1) {
+      L.unary<T, T>([](C x) { return x; });
+    } else if (e == 0) {
+      L.unary<T, T>([](C) { return C(1); });
+    } else {
+      return false;
+    }
+    return true;
+  } else {
+    // Wrapping products in an unsigned type at least as wide as int (no UB).
+    using U = std::conditional_t<(sizeof(C) < 4), uint32_t, std::make_unsigned_t<C>>;
+    if (e == 2) {
+      L.unary<T, T>([](C x) {
+        U u = static_cast<U>(x);
+        return static_cast<C>(u * u);
+      });
+    } else if (e == 3) {
+      L.unary<T, T>([](C x) {
+        U u = static_cast<U>(x);
+        return static_cast<C>(u * u * u);
+      });
+    } else if (e == 1) {
+      L.unary<T, T>([](C x) { return x; });
+    } else if (e == 0) {
+      L.unary<T, T>([](C) { return C(1); });
+    } else {
+      return false;
+    }
+    return true;
+  }
+}
+
 // True if any element of t is zero (integer division checks).
 bool has_zero(const TensorImpl& t) {
   bool found = false;
@@ -322,6 +393,18 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
   SDK_DISPATCH_ALL(ty.compute, binary_name(op),
                    [&] { *reinterpret_cast<scalar_t*>(buf) = scalar_as<scalar_t>(s); });
   TensorImpl& o = *plan.target;
+  if (op == SDK_POW && !scalar_first && o.numel > 0 && !cuda::is_cuda(o) &&
+      pow_special_exponent(scalar_as<double>(s))) {
+    bool done = false;
+    TensorIter it;
+    Launch L = make_launch(o, {ia}, it, "pow");
+    SDK_DISPATCH_ALL(ty.compute, "pow",
+                     [&] { done = pow_scalar_kernel<scalar_t>(L, scalar_as<double>(s)); });
+    if (done) {
+      plan.finish(result);
+      return SDK_OK;
+    }
+  }
   if (o.numel > 0 && cuda::is_cuda(o)) {
     cuda::binary_scalar(op, o, *ia, s, ty.compute, scalar_first != 0);
   } else if (o.numel > 0) {

@@ -231,7 +231,11 @@ SDK_API sdk_status sdk_elu(const sdk_tensor* x, double alpha, sdk_tensor* out,
     SDK_DISPATCH_FLOATING(c, "elu", [&] {
       using C = typename OpMath<scalar_t>::type;
       C al = static_cast<C>(alpha);
-      L.unary<scalar_t, scalar_t>([al](C v) { return v > 0 ? v : al * std::expm1(v); });
+      if constexpr (std::is_same_v<C, float>) {
+        L.unary<scalar_t, scalar_t>([al](C v) { return vm::elu_f32(v, al); });
+      } else {
+        L.unary<scalar_t, scalar_t>([al](C v) { return v > 0 ? v : al * std::expm1(v); });
+      }
     });
   }
   plan.finish(result);

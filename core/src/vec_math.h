@@ -1,4 +1,4 @@
-// core/src/vec_math.h: branch-free float32 exp/tanh/sigmoid that auto-vectorize in plain loops.
+// core/src/vec_math.h: branch-free float32 exp/expm1/tanh/sigmoid/elu that auto-vectorize.
 //
 // std::exp does not vectorize with gcc (no -ffast-math / libmvec), so these are
 // written as straight-line arithmetic with selects; each is within ~1-2 ulp.
@@ -65,33 +65,73 @@ SDK_INLINE float exp_f32(float x) {
   return select(__builtin_isunordered(x, x), x, res);
 }
 
-// tanh: odd Taylor series up to x^17 for |x| < 0.5 (no cancellation near 0),
-// else 1 - 2 / (e^{2|x|} + 1); sign restored at the end.
+// e^x for x <= 0 (or NaN), the case of softmax (x - max) and sigmoid (-|x|):
+// no overflow handling, so fewer selects than exp_f32.
+SDK_INLINE float exp_nonpos_f32(float x) {
+  const float kShifter = 12582912.0f;
+  float xc = select(__builtin_isless(x, -104.0f), -104.0f, x);
+  float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
+  float r = xc - n * 0.693145751953125f;
+  r = r - n * 1.42860682030941723212e-6f;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  int32_t ni = static_cast<int32_t>(n);
+  int32_t h1 = ni >> 1;
+  int32_t h2 = ni - h1;
+  float s1 = bits_to_float(static_cast<uint32_t>(h1 + 127) << 23);
+  float s2 = bits_to_float(static_cast<uint32_t>(h2 + 127) << 23);
+  float res = p * s1 * s2;
+  return select(__builtin_isless(x, -103.972076416f), 0.0f, res);
+}
+
+// e^x - 1 for x <= 0 (or NaN), accurate near 0: x = n*ln2 + r, |r| <= ln2/2,
+// e^r - 1 = r + r^2 * q(r) (degree-8 Taylor, < 0.3 ulp truncation), then
+// 2^n * (e^r - 1) + (2^n - 1). For n == 0 this is the polynomial alone (no
+// cancellation); for n <= -1 both terms have the result's sign and the sum
+// is at least 0.29 in magnitude, so it adds at most half an ulp.
+SDK_INLINE float expm1_nonpos_f32(float x) {
+  const float kShifter = 12582912.0f;
+  float xc = select(__builtin_isless(x, -87.0f), -87.0f, x);  // e^-87 - 1 rounds to -1
+  float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
+  float r = xc - n * 0.693145751953125f;
+  r = r - n * 1.42860682030941723212e-6f;
+  float q = 1.0f / 40320.0f;
+  q = q * r + 1.0f / 5040.0f;
+  q = q * r + 1.0f / 720.0f;
+  q = q * r + 1.0f / 120.0f;
+  q = q * r + 1.0f / 24.0f;
+  q = q * r + 1.0f / 6.0f;
+  q = q * r + 0.5f;
+  float p = r + (r * r) * q;
+  float s = bits_to_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
+  return s * p + (s - 1.0f);
+}
+
+// tanh(x) = -m / (m + 2) with m = e^{-2|x|} - 1 in (-1, 0]: no overflow for any
+// |x|, no cancellation near 0 (m ~ -2|x|); sign restored at the end. <= 2 ulp.
 SDK_INLINE float tanh_f32(float x) {
-  float ax = __builtin_fabsf(x);
-  float x2 = x * x;
-  float q = 6404582.0f / 10854718875.0f;
-  q = q * x2 - 929569.0f / 638512875.0f;
-  q = q * x2 + 21844.0f / 6081075.0f;
-  q = q * x2 - 1382.0f / 155925.0f;
-  q = q * x2 + 62.0f / 2835.0f;
-  q = q * x2 - 17.0f / 315.0f;
-  q = q * x2 + 2.0f / 15.0f;
-  q = q * x2 - 1.0f / 3.0f;
-  float small = ax + ax * x2 * q;
-  float e = exp_f32(2.0f * select(__builtin_isgreater(ax, 10.0f), 10.0f, ax));
-  float big = 1.0f - 2.0f / (e + 1.0f);
-  float r = select(__builtin_isless(ax, 0.5f), small, big);
-  r = __builtin_copysignf(r, x);
-  return select(__builtin_isunordered(x, x), x, r);
+  float m = expm1_nonpos_f32(-2.0f * __builtin_fabsf(x));
+  return __builtin_copysignf(-m / (m + 2.0f), x);
 }
 
 // sigmoid via e = e^{-|x|} (never overflows): 1/(1+e) for x >= 0, e/(1+e)
 // below, which keeps the tiny results of very negative x accurate.
 SDK_INLINE float sigmoid_f32(float x) {
-  float e = exp_f32(-__builtin_fabsf(x));
+  float e = exp_nonpos_f32(-__builtin_fabsf(x));
   float inv = 1.0f / (1.0f + e);
   return select(__builtin_isless(x, 0.0f), e * inv, inv);
+}
+
+// elu(x) = alpha * (e^x - 1) for x < 0, else x (so -0 and NaN pass through).
+SDK_INLINE float elu_f32(float x, float alpha) {
+  float m = expm1_nonpos_f32(select(__builtin_isgreater(x, 0.0f), 0.0f, x));
+  return select(__builtin_isless(x, 0.0f), alpha * m, x);
 }
 
 }  // namespace sdk::detail::vm

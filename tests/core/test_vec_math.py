@@ -1,0 +1,111 @@
+"""Accuracy of the core's vectorized float32 math (exp, tanh, sigmoid, elu) and pow fast paths."""
+
+import numpy as np
+import pytest
+
+import sdk
+
+
+def _ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """|got - ref| in units of the float32 ulp at the reference (float64)."""
+    ref32 = np.abs(ref).astype(np.float32)
+    ulp = np.spacing(np.maximum(ref32, np.float32(np.finfo(np.float32).tiny))).astype(np.float64)
+    return np.abs(got.astype(np.float64) - ref) / ulp
+
+
+def _samples() -> np.ndarray:
+    rng = np.random.default_rng(1234)
+    parts = [
+        rng.uniform(-1e-3, 1e-3, 20000),
+        rng.uniform(-1, 1, 20000),
+        rng.uniform(-12, 12, 40000),
+        rng.uniform(-90, 90, 20000),
+        np.array([0.0, -0.0, 1e-30, -1e-30, 1e-40, -1e-40, 0.5, -0.5, 0.34, -0.35, 9.0, -9.0]),
+    ]
+    return np.concatenate(parts).astype(np.float32)
+
+
+def _sigmoid64(x):
+    return np.where(x >= 0, 1 / (1 + np.exp(-x)), np.exp(x) / (1 + np.exp(x)))
+
+
+@pytest.mark.parametrize(
+    "name,fn,ref,bound",
+    [
+        ("exp", lambda t: t.exp(), np.exp, 2.0),
+        ("tanh", lambda t: t.tanh(), np.tanh, 3.0),
+        ("sigmoid", lambda t: t.sigmoid(), _sigmoid64, 3.0),
+        ("elu", lambda t: sdk.elu(t), lambda x: np.where(x > 0, x, np.expm1(x)), 2.0),
+    ],
+)
+def test_float32_math_ulp(name, fn, ref, bound):
+    x = _samples()
+    if name == "exp":
+        x = x[x < 88.0]
+    got = fn(sdk.from_numpy(x.copy())).numpy()
+    want = ref(x.astype(np.float64))
+    err = _ulp_error(got, want)
+    worst = int(np.argmax(err))
+    assert err[worst] <= bound, f"{name}({x[worst]!r}) = {got[worst]!r}, want {want[worst]!r}"
+
+
+def test_float32_math_specials():
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0], np.float32)
+    t = sdk.from_numpy(x.copy())
+    np.testing.assert_array_equal(t.tanh().numpy(), [1, -1, np.nan, 0, -0.0])
+    np.testing.assert_array_equal(t.sigmoid().numpy(), [1, 0, np.nan, 0.5, 0.5])
+    np.testing.assert_array_equal(sdk.elu(t).numpy(), [np.inf, -1, np.nan, 0, 0])
+    assert np.signbit(sdk.elu(t).numpy()[4])  # elu(-0) is -0, like x for x >= 0
+    np.testing.assert_array_equal(t.exp().numpy(), [np.inf, 0, np.nan, 1, 1])
+
+
+def test_elu_alpha_and_strided():
+    x = np.random.default_rng(0).uniform(-4, 4, (64, 48)).astype(np.float32)
+    t = sdk.from_numpy(x.copy())[:, ::3]
+    got = sdk.elu(t, alpha=0.7).numpy()
+    xs = x[:, ::3].astype(np.float64)
+    np.testing.assert_allclose(got, np.where(xs > 0, xs, 0.7 * np.expm1(xs)), rtol=3e-7, atol=0)
+
+
+@pytest.mark.parametrize("e", [2, 3, 0.5, -1, -2, 1, 0])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_pow_special_exponents_float(e, dtype):
+    x = np.random.default_rng(5).uniform(0.05, 4, (33, 17)).astype(dtype)
+    x[0, :4] = [0.25, 1, 2, 0.5]
+    got = (sdk.from_numpy(x.copy()) ** e).numpy()
+    assert got.dtype == np.dtype(dtype)
+    want = np.power(x.astype(np.float64), e)
+    tiny = np.finfo(dtype).tiny
+    ulp = np.spacing(np.maximum(np.abs(want).astype(dtype), tiny)).astype(np.float64)
+    # float32/float16: one rounding of the exact value; float64 x*x*x, 1/(x*x): two roundings.
+    bound = 2.0 if dtype == "float64" and e in (3, -2) else 1.0
+    assert np.all(np.abs(got.astype(np.float64) - want) <= bound * ulp)
+
+
+@pytest.mark.parametrize("e", [2, 3, 1, 0])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "int8", "uint8", "int16"])
+def test_pow_special_exponents_int(e, dtype):
+    x = np.arange(-20, 20).astype(dtype).reshape(4, 10)
+    got = (sdk.from_numpy(x.copy()) ** e).numpy()
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.power(x, e, dtype=dtype))
+
+
+def test_pow_special_edge_values():
+    x = np.array([-0.0, -np.inf, np.inf, np.nan, -2.0, 0.0], np.float32)
+    t = sdk.from_numpy(x.copy())
+    for e in (2, 3, 0.5, -1, -2, 1, 0):
+        got = (t**e).numpy()
+        want = np.power(x.astype(np.float64), e).astype(np.float32)
+        np.testing.assert_array_equal(got, want, err_msg=f"exponent {e}")
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=f"exponent {e}")
+
+
+def test_pow_special_strided_and_inplace():
+    x = np.random.default_rng(2).uniform(-3, 3, (20, 30)).astype(np.float32)
+    t = sdk.from_numpy(x.copy())
+    np.testing.assert_allclose((t.t() ** 2).numpy(), x.T.astype(np.float64) ** 2, rtol=1e-7)
+    t **= 3
+    np.testing.assert_allclose(t.numpy(), x.astype(np.float64) ** 3, rtol=1e-7)
+    b = sdk.from_numpy(np.array([True, False]))
+    assert (b**2).numpy().tolist() == [1, 0]
