@@ -29,6 +29,17 @@ sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
   return a > b ? a : b;  // codes grow with width; uint8 < int16 < int32 < int64
 }
 
+// torch's result_type for two tensors: a 0-dim operand only decides the dtype when its
+// category (bool < integral < floating) is higher than the other operand's, so
+// uint8[2] + tensor(2) stays uint8 and float16[2] * tensor(2.) stays float16.
+sdk_dtype promote_operands(sdk_dtype a, bool a_zero_dim, sdk_dtype b, bool b_zero_dim) {
+  if (a_zero_dim == b_zero_dim) return promote(a, b);
+  auto category = [](sdk_dtype d) { return is_floating(d) ? 2 : (d == SDK_BOOL ? 0 : 1); };
+  sdk_dtype dims = a_zero_dim ? b : a;
+  sdk_dtype zero = a_zero_dim ? a : b;
+  return category(zero) > category(dims) ? zero : dims;
+}
+
 sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind) {
   switch (scalar_kind) {
     case SDK_SCALAR_FLOAT:

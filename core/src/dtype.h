@@ -171,6 +171,8 @@ inline int64_t itemsize(sdk_dtype d) {
 }
 const char* dtype_name(sdk_dtype d);
 sdk_dtype promote(sdk_dtype a, sdk_dtype b);
+// promote() for two tensor operands, giving 0-dim tensors lower priority (torch's rule).
+sdk_dtype promote_operands(sdk_dtype a, bool a_zero_dim, sdk_dtype b, bool b_zero_dim);
 // Result dtype of tensor `t` op Python scalar of `kind` (torch: a scalar only
 // lifts the category: int tensor + float scalar -> default float32).
 sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind);

@@ -329,7 +329,8 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
   if (!out) check_not_null(result, "sdk_binary", "result");
   if (op < 0 || op > SDK_ATAN2) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
   cuda::check_same_device(binary_name(op), {&ta, &tb});
-  BinaryTypes ty = binary_types(op, promote(ta.dtype, tb.dtype));
+  BinaryTypes ty =
+      binary_types(op, promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0));
   int64_t sz[kIterMaxDims];
   int64_t nd;
   if (same_shape(ta, tb)) {

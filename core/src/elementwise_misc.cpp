@@ -14,7 +14,7 @@ SDK_API sdk_status sdk_add_scaled(const sdk_tensor* a, const sdk_tensor* b, sdk_
   const TensorImpl& tb = checked(b, "sdk_add_scaled", "b");
   if (!out) check_not_null(result, "sdk_add_scaled", "result");
   check_scalar(alpha, op, "alpha");
-  sdk_dtype c = promote(ta.dtype, tb.dtype);
+  sdk_dtype c = promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0);
   SDK_TYPE_CHECK(is_floating(c) || alpha.kind != SDK_SCALAR_FLOAT, op,
                  ": for integral input tensors, argument alpha must not be a floating point "
                  "number");
@@ -99,7 +99,7 @@ SDK_API sdk_status sdk_where(const sdk_tensor* cond, const sdk_tensor* a, const 
   if (!out) check_not_null(result, "sdk_where", "result");
   SDK_TYPE_CHECK(tc.dtype == SDK_BOOL, op, ": condition must be a bool tensor, got ",
                  dtype_name(tc.dtype));
-  sdk_dtype c = promote(ta.dtype, tb.dtype);
+  sdk_dtype c = promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0);
   int64_t sz[kIterMaxDims];
   const TensorImpl* all[3] = {&tc, &ta, &tb};
   int64_t nd = broadcast_shapes(op, 3, all, sz);

@@ -590,13 +590,6 @@ def test_repr_of_dtypes_shapes_devices():
 # ---------------------------------------------------------------------------- known core bugs
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/src/elementwise.cpp (sdk_binary, sdk_add_scaled) and elementwise_misc.cpp "
-    "(sdk_where) promote a 0-dim tensor like a dimensioned one: promote(ta.dtype, tb.dtype). "
-    "torch lets a 0-dim tensor decide the dtype only when its category (bool < int < float) "
-    "is higher: uint8[2] + tensor(2) is uint8, float16[2] * tensor(2.) is float16",
-)
 @pytest.mark.parametrize(
     "fn",
     [
