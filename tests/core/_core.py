@@ -25,8 +25,15 @@ class Device(ctypes.Structure):
 
 CPU = Device(1, 0)
 NP_OF = {
-    0: np.bool_, 1: np.uint8, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64,
-    6: np.float16, 8: np.float32, 9: np.float64,
+    0: np.bool_,
+    1: np.uint8,
+    2: np.int8,
+    3: np.int16,
+    4: np.int32,
+    5: np.int64,
+    6: np.float16,
+    8: np.float32,
+    9: np.float64,
 }
 CODE_OF = {np.dtype(v): k for k, v in NP_OF.items()}
 
@@ -37,8 +44,13 @@ def load() -> ctypes.CDLL:
     for name in ("sdk_tensor_sizes", "sdk_tensor_strides"):
         getattr(lib, name).restype = ctypes.POINTER(I64)
         getattr(lib, name).argtypes = [P]
-    for name in ("sdk_tensor_ndim", "sdk_tensor_numel", "sdk_tensor_version",
-                 "sdk_tensor_use_count", "sdk_tensor_storage_offset"):
+    for name in (
+        "sdk_tensor_ndim",
+        "sdk_tensor_numel",
+        "sdk_tensor_version",
+        "sdk_tensor_use_count",
+        "sdk_tensor_storage_offset",
+    ):
         getattr(lib, name).restype = I64
         getattr(lib, name).argtypes = [P]
     lib.sdk_tensor_dtype.argtypes = [P]
@@ -113,7 +125,8 @@ class T:
         buf = (ctypes.c_char * (span * dt.itemsize)).from_address(ptr)
         flat = np.frombuffer(buf, dtype=dt)
         return np.lib.stride_tricks.as_strided(
-            flat, shape, [s * dt.itemsize for s in strides]).copy()
+            flat, shape, [s * dt.itemsize for s in strides]
+        ).copy()
 
 
 def out_ptr() -> ctypes.c_void_p:

@@ -9,9 +9,8 @@ import sys
 import textwrap
 import time
 
-from tests.cpp_extension.test_cache import SOURCE, _wrapper
-
 from tests.cpp_extension.conftest import REPO, require_core, subprocess_env
+from tests.cpp_extension.test_cache import SOURCE, _wrapper
 
 LOAD = """
 import sys, cpp_extension

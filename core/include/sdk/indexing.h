@@ -62,7 +62,7 @@ class TensorIndex {
   TensorIndex(const char* s) : kind_(kEllipsis) {       // NOLINT: "..." as in torch
     SDK_CHECK_VALUE(s && std::string(s) == "...", "index: the only string index is \"...\"");
   }
-  TensorIndex(Slice s) : kind_(kSlice), slice_(s) {}  // NOLINT: implicit
+  TensorIndex(Slice s) : kind_(kSlice), slice_(s) {}               // NOLINT: implicit
   TensorIndex(Tensor t) : kind_(kTensor), tensor_(std::move(t)) {  // NOLINT: implicit
     SDK_CHECK_VALUE(tensor_.defined(), "index: an undefined tensor is not an index");
   }
@@ -150,8 +150,10 @@ inline Applied apply_basic(const Tensor& self, const TensorIndex* idx, size_t n)
           }
           dim += t.dim();
         } else {
-          SDK_CHECK_TYPE(!t.is_floating_point(), "index: tensors used as indices must be long, "
-                         "int or bool tensors, got ", t.scalar_type());
+          SDK_CHECK_TYPE(!t.is_floating_point(),
+                         "index: tensors used as indices must be long, "
+                         "int or bool tensors, got ",
+                         t.scalar_type());
           a.dims.push_back(dim++);
           a.index.push_back(t);
         }
@@ -232,8 +234,7 @@ inline const Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIn
 }
 inline const Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices,
                                         const Scalar& value) const {
-  indexing::detail::index_put(*this, indices.begin(), indices.size(),
-                              full({}, value, options()));
+  indexing::detail::index_put(*this, indices.begin(), indices.size(), full({}, value, options()));
   return *this;
 }
 inline const Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices,

@@ -21,8 +21,8 @@ inline void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F
   if (begin >= end) return;
   const int64_t n = end - begin;
   const int64_t grain = std::max<int64_t>(1, grain_size);
-  int64_t threads = std::min<int64_t>(std::max<int32_t>(1, sdk_get_num_threads()),
-                                      (n + grain - 1) / grain);
+  int64_t threads =
+      std::min<int64_t>(std::max<int32_t>(1, sdk_get_num_threads()), (n + grain - 1) / grain);
   if (threads <= 1) {
     f(begin, end);
     return;

@@ -21,8 +21,8 @@
 #include "sdk/indexing.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
-#include "sdk/parallel.h"
 #include "sdk/options.h"
+#include "sdk/parallel.h"
 #include "sdk/scalar.h"
 #include "sdk/tensor_base.h"
 #include "sdk/tensor_methods.h"
@@ -97,13 +97,13 @@ inline void str_append(std::string& s, const Tensor& t) {
 
 // std::cout << x, as with torch (x's to_string form; sizes as "[2, 3]", dtypes and devices
 // by name). Templates on the stream, so only code that prints needs <ostream>.
-#define SDK_DETAIL_OSTREAM(T)                                                            \
-  template <typename CharT, typename Traits>                                            \
+#define SDK_DETAIL_OSTREAM(T)                                                          \
+  template <typename CharT, typename Traits>                                           \
   std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, \
-                                                const T& v) {                            \
-    std::string s;                                                                       \
-    str_append(s, v);                                                                    \
-    return os << s.c_str();                                                              \
+                                                const T& v) {                          \
+    std::string s;                                                                     \
+    str_append(s, v);                                                                  \
+    return os << s.c_str();                                                            \
   }
 SDK_DETAIL_OSTREAM(IntArrayRef)
 SDK_DETAIL_OSTREAM(ScalarType)

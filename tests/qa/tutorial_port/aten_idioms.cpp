@@ -1,9 +1,11 @@
-// aten_idioms.cpp: common ATen calls from extension code, renamed torch:: -> sdk:: (compile + run check).
+// aten_idioms.cpp: common ATen calls from extension code, renamed torch:: -> sdk:: (compile + run
+// check).
 #include <sdk/extension.h>
+
 #include <iostream>
 #include <sstream>
-#include <vector>
 #include <tuple>
+#include <vector>
 
 // Common ATen idioms from extension code, renamed torch:: -> sdk::.
 std::string idioms(sdk::Tensor x) {
@@ -57,7 +59,8 @@ std::string idioms(sdk::Tensor x) {
   auto cnt = x.numel() + x.dim() + x.size(0) + x.ndimension();
   bool ok = x.defined() && x.is_contiguous() && !x.is_cuda() && x.scalar_type() == sdk::kFloat;
   auto em = sdk::empty_like(x);
-  auto ab = sdk::abs(x) + sdk::exp(x) + sdk::log1p(x.abs()) + sdk::sqrt(x.abs()) + x.pow(2) + x.pow(x);
+  auto ab =
+      sdk::abs(x) + sdk::exp(x) + sdk::log1p(x.abs()) + sdk::sqrt(x.abs()) + x.pow(2) + x.pow(x);
   auto rl = sdk::relu(x);
   auto ne = -x;
   auto cmp = ((x == x) & (x != 0)) | (x >= 1);
@@ -79,6 +82,4 @@ std::string idioms(sdk::Tensor x) {
   return os.str();
 }
 
-PYBIND11_MODULE(SDK_EXTENSION_NAME, m) {
-  m.def("idioms", &idioms, "idioms", pybind11::arg("x"));
-}
+PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("idioms", &idioms, "idioms", pybind11::arg("x")); }

@@ -12,16 +12,16 @@ sdk::Tensor scaled_relu(sdk::Tensor x, double scale) {
     const scalar_t* in = x.data_ptr<scalar_t>();
     scalar_t* o = out.data_ptr<scalar_t>();
     sdk::parallel_for(0, x.numel(), 1024, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) o[i] = in[i] > 0 ? in[i] * scalar_t(scale) : scalar_t(0);
+      for (int64_t i = begin; i < end; ++i)
+        o[i] = in[i] > 0 ? in[i] * scalar_t(scale) : scalar_t(0);
     });
   });
   return out;
 }
 
 void throws_in_worker(int64_t n) {
-  sdk::parallel_for(0, n, 1, [&](int64_t begin, int64_t) {
-    SDK_CHECK(begin == 0, "worker failed at ", begin);
-  });
+  sdk::parallel_for(
+      0, n, 1, [&](int64_t begin, int64_t) { SDK_CHECK(begin == 0, "worker failed at ", begin); });
 }
 
 std::string show(sdk::Tensor x) {

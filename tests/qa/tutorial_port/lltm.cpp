@@ -10,9 +10,7 @@ sdk::Tensor d_sigmoid(sdk::Tensor z) {
 }
 
 // tanh'(z) = 1 - tanh^2(z)
-sdk::Tensor d_tanh(sdk::Tensor z) {
-  return 1 - z.tanh().pow(2);
-}
+sdk::Tensor d_tanh(sdk::Tensor z) { return 1 - z.tanh().pow(2); }
 
 // elu'(z) = relu'(z) + { alpha * exp(z) if (alpha * (exp(z) - 1)) < 0, else 0}
 sdk::Tensor d_elu(sdk::Tensor z, sdk::Scalar alpha = 1.0) {
@@ -21,12 +19,8 @@ sdk::Tensor d_elu(sdk::Tensor z, sdk::Scalar alpha = 1.0) {
   return (z > 0).type_as(z) + mask.type_as(z) * (alpha * e);
 }
 
-std::vector<sdk::Tensor> lltm_forward(
-    sdk::Tensor input,
-    sdk::Tensor weights,
-    sdk::Tensor bias,
-    sdk::Tensor old_h,
-    sdk::Tensor old_cell) {
+std::vector<sdk::Tensor> lltm_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
+                                      sdk::Tensor old_h, sdk::Tensor old_cell) {
   auto X = sdk::cat({old_h, input}, /*dim=*/1);
 
   auto gate_weights = sdk::addmm(bias, X, weights.transpose(0, 1));
@@ -39,25 +33,14 @@ std::vector<sdk::Tensor> lltm_forward(
   auto new_cell = old_cell + candidate_cell * input_gate;
   auto new_h = sdk::tanh(new_cell) * output_gate;
 
-  return {new_h,
-          new_cell,
-          input_gate,
-          output_gate,
-          candidate_cell,
-          X,
-          gate_weights};
+  return {new_h, new_cell, input_gate, output_gate, candidate_cell, X, gate_weights};
 }
 
-std::vector<sdk::Tensor> lltm_backward(
-    sdk::Tensor grad_h,
-    sdk::Tensor grad_cell,
-    sdk::Tensor new_cell,
-    sdk::Tensor input_gate,
-    sdk::Tensor output_gate,
-    sdk::Tensor candidate_cell,
-    sdk::Tensor X,
-    sdk::Tensor gate_weights,
-    sdk::Tensor weights) {
+std::vector<sdk::Tensor> lltm_backward(sdk::Tensor grad_h, sdk::Tensor grad_cell,
+                                       sdk::Tensor new_cell, sdk::Tensor input_gate,
+                                       sdk::Tensor output_gate, sdk::Tensor candidate_cell,
+                                       sdk::Tensor X, sdk::Tensor gate_weights,
+                                       sdk::Tensor weights) {
   auto d_output_gate = sdk::tanh(new_cell) * grad_h;
   auto d_tanh_new_cell = output_gate * grad_h;
   auto d_new_cell = d_tanh(new_cell) * d_tanh_new_cell + grad_cell;
@@ -71,8 +54,7 @@ std::vector<sdk::Tensor> lltm_backward(
   d_output_gate *= d_sigmoid(gates[1]);
   d_candidate_cell *= d_elu(gates[2]);
 
-  auto d_gates =
-      sdk::cat({d_input_gate, d_output_gate, d_candidate_cell}, /*dim=*/1);
+  auto d_gates = sdk::cat({d_input_gate, d_output_gate, d_candidate_cell}, /*dim=*/1);
 
   auto d_weights = d_gates.t().mm(X);
   auto d_bias = d_gates.sum(/*dim=*/0, /*keepdim=*/true);

@@ -27,8 +27,7 @@ class LLTMFunction(sdk.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_h, grad_cell):
-        outputs = lltm_cpp.backward(
-            grad_h.contiguous(), grad_cell.contiguous(), *ctx.saved_tensors)
+        outputs = lltm_cpp.backward(grad_h.contiguous(), grad_cell.contiguous(), *ctx.saved_tensors)
         d_old_h, d_input, d_weights, d_bias, d_old_cell = outputs
         return d_input, d_weights, d_bias, d_old_h, d_old_cell
 
@@ -38,8 +37,7 @@ class LLTM(sdk.nn.Module):
         super().__init__()
         self.input_features = input_features
         self.state_size = state_size
-        self.weights = sdk.nn.Parameter(
-            sdk.empty(3 * state_size, input_features + state_size))
+        self.weights = sdk.nn.Parameter(sdk.empty(3 * state_size, input_features + state_size))
         self.bias = sdk.nn.Parameter(sdk.empty(3 * state_size))
         self.reset_parameters()
 
@@ -61,8 +59,7 @@ class LLTMPython(sdk.nn.Module):
         self.state_size = state_size
         # 3 * state_size for input gate, output gate and candidate cell gate.
         # input_features + state_size because we will multiply with [input, h].
-        self.weights = sdk.nn.Parameter(
-            sdk.empty(3 * state_size, input_features + state_size))
+        self.weights = sdk.nn.Parameter(sdk.empty(3 * state_size, input_features + state_size))
         self.bias = sdk.nn.Parameter(sdk.empty(3 * state_size))
         self.reset_parameters()
 

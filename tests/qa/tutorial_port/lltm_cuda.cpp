@@ -5,36 +5,25 @@
 
 // CUDA forward declarations
 
-std::vector<sdk::Tensor> lltm_cuda_forward(
-    sdk::Tensor input,
-    sdk::Tensor weights,
-    sdk::Tensor bias,
-    sdk::Tensor old_h,
-    sdk::Tensor old_cell);
+std::vector<sdk::Tensor> lltm_cuda_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
+                                           sdk::Tensor old_h, sdk::Tensor old_cell);
 
-std::vector<sdk::Tensor> lltm_cuda_backward(
-    sdk::Tensor grad_h,
-    sdk::Tensor grad_cell,
-    sdk::Tensor new_cell,
-    sdk::Tensor input_gate,
-    sdk::Tensor output_gate,
-    sdk::Tensor candidate_cell,
-    sdk::Tensor X,
-    sdk::Tensor gate_weights,
-    sdk::Tensor weights);
+std::vector<sdk::Tensor> lltm_cuda_backward(sdk::Tensor grad_h, sdk::Tensor grad_cell,
+                                            sdk::Tensor new_cell, sdk::Tensor input_gate,
+                                            sdk::Tensor output_gate, sdk::Tensor candidate_cell,
+                                            sdk::Tensor X, sdk::Tensor gate_weights,
+                                            sdk::Tensor weights);
 
 // C++ interface
 
 #define CHECK_CUDA(x) SDK_CHECK(x.device().is_cuda(), #x " must be a CUDA tensor")
 #define CHECK_CONTIGUOUS(x) SDK_CHECK(x.is_contiguous(), #x " must be contiguous")
-#define CHECK_INPUT(x) CHECK_CUDA(x); CHECK_CONTIGUOUS(x)
+#define CHECK_INPUT(x) \
+  CHECK_CUDA(x);       \
+  CHECK_CONTIGUOUS(x)
 
-std::vector<sdk::Tensor> lltm_forward(
-    sdk::Tensor input,
-    sdk::Tensor weights,
-    sdk::Tensor bias,
-    sdk::Tensor old_h,
-    sdk::Tensor old_cell) {
+std::vector<sdk::Tensor> lltm_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
+                                      sdk::Tensor old_h, sdk::Tensor old_cell) {
   CHECK_INPUT(input);
   CHECK_INPUT(weights);
   CHECK_INPUT(bias);
@@ -44,16 +33,11 @@ std::vector<sdk::Tensor> lltm_forward(
   return lltm_cuda_forward(input, weights, bias, old_h, old_cell);
 }
 
-std::vector<sdk::Tensor> lltm_backward(
-    sdk::Tensor grad_h,
-    sdk::Tensor grad_cell,
-    sdk::Tensor new_cell,
-    sdk::Tensor input_gate,
-    sdk::Tensor output_gate,
-    sdk::Tensor candidate_cell,
-    sdk::Tensor X,
-    sdk::Tensor gate_weights,
-    sdk::Tensor weights) {
+std::vector<sdk::Tensor> lltm_backward(sdk::Tensor grad_h, sdk::Tensor grad_cell,
+                                       sdk::Tensor new_cell, sdk::Tensor input_gate,
+                                       sdk::Tensor output_gate, sdk::Tensor candidate_cell,
+                                       sdk::Tensor X, sdk::Tensor gate_weights,
+                                       sdk::Tensor weights) {
   CHECK_INPUT(grad_h);
   CHECK_INPUT(grad_cell);
   CHECK_INPUT(input_gate);
@@ -63,16 +47,8 @@ std::vector<sdk::Tensor> lltm_backward(
   CHECK_INPUT(gate_weights);
   CHECK_INPUT(weights);
 
-  return lltm_cuda_backward(
-      grad_h,
-      grad_cell,
-      new_cell,
-      input_gate,
-      output_gate,
-      candidate_cell,
-      X,
-      gate_weights,
-      weights);
+  return lltm_cuda_backward(grad_h, grad_cell, new_cell, input_gate, output_gate, candidate_cell, X,
+                            gate_weights, weights);
 }
 
 PYBIND11_MODULE(SDK_EXTENSION_NAME, m) {

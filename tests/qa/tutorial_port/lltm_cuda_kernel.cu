@@ -1,8 +1,7 @@
 // lltm_cuda_kernel.cu: the tutorial's CUDA kernels ported by renaming only.
-#include <sdk/extension.h>
-
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <sdk/extension.h>
 
 #include <vector>
 
@@ -38,69 +37,59 @@ __device__ __forceinline__ scalar_t d_elu(scalar_t z, scalar_t alpha = 1.0) {
 
 template <typename scalar_t>
 __global__ void lltm_cuda_forward_kernel(
-    const sdk::PackedTensorAccessor32<scalar_t,3,sdk::RestrictPtrTraits> gates,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> old_cell,
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> new_h,
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> new_cell,
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> input_gate,
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> output_gate,
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> candidate_cell) {
-  //batch index
+    const sdk::PackedTensorAccessor32<scalar_t, 3, sdk::RestrictPtrTraits> gates,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> old_cell,
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> new_h,
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> new_cell,
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> input_gate,
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> output_gate,
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> candidate_cell) {
+  // batch index
   const int n = blockIdx.y;
   // column index
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c < gates.size(2)){
+  if (c < gates.size(2)) {
     input_gate[n][c] = sigmoid(gates[n][0][c]);
     output_gate[n][c] = sigmoid(gates[n][1][c]);
     candidate_cell[n][c] = elu(gates[n][2][c]);
-    new_cell[n][c] =
-        old_cell[n][c] + candidate_cell[n][c] * input_gate[n][c];
+    new_cell[n][c] = old_cell[n][c] + candidate_cell[n][c] * input_gate[n][c];
     new_h[n][c] = tanh(new_cell[n][c]) * output_gate[n][c];
   }
 }
 
 template <typename scalar_t>
 __global__ void lltm_cuda_backward_kernel(
-    sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> d_old_cell,
-    sdk::PackedTensorAccessor32<scalar_t,3,sdk::RestrictPtrTraits> d_gates,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> grad_h,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> grad_cell,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> new_cell,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> input_gate,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> output_gate,
-    const sdk::PackedTensorAccessor32<scalar_t,2,sdk::RestrictPtrTraits> candidate_cell,
-    const sdk::PackedTensorAccessor32<scalar_t,3,sdk::RestrictPtrTraits> gate_weights) {
-  //batch index
+    sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> d_old_cell,
+    sdk::PackedTensorAccessor32<scalar_t, 3, sdk::RestrictPtrTraits> d_gates,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> grad_h,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> grad_cell,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> new_cell,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> input_gate,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> output_gate,
+    const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> candidate_cell,
+    const sdk::PackedTensorAccessor32<scalar_t, 3, sdk::RestrictPtrTraits> gate_weights) {
+  // batch index
   const int n = blockIdx.y;
   // column index
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c < d_gates.size(2)){
+  if (c < d_gates.size(2)) {
     const auto d_output_gate = tanh(new_cell[n][c]) * grad_h[n][c];
     const auto d_tanh_new_cell = output_gate[n][c] * grad_h[n][c];
-    const auto d_new_cell =
-        d_tanh(new_cell[n][c]) * d_tanh_new_cell + grad_cell[n][c];
-
+    const auto d_new_cell = d_tanh(new_cell[n][c]) * d_tanh_new_cell + grad_cell[n][c];
 
     d_old_cell[n][c] = d_new_cell;
     const auto d_candidate_cell = input_gate[n][c] * d_new_cell;
     const auto d_input_gate = candidate_cell[n][c] * d_new_cell;
 
-    d_gates[n][0][c] =
-        d_input_gate * d_sigmoid(gate_weights[n][0][c]);
-    d_gates[n][1][c] =
-        d_output_gate * d_sigmoid(gate_weights[n][1][c]);
-    d_gates[n][2][c] =
-        d_candidate_cell * d_elu(gate_weights[n][2][c]);
+    d_gates[n][0][c] = d_input_gate * d_sigmoid(gate_weights[n][0][c]);
+    d_gates[n][1][c] = d_output_gate * d_sigmoid(gate_weights[n][1][c]);
+    d_gates[n][2][c] = d_candidate_cell * d_elu(gate_weights[n][2][c]);
   }
 }
-} // namespace
+}  // namespace
 
-std::vector<sdk::Tensor> lltm_cuda_forward(
-    sdk::Tensor input,
-    sdk::Tensor weights,
-    sdk::Tensor bias,
-    sdk::Tensor old_h,
-    sdk::Tensor old_cell) {
+std::vector<sdk::Tensor> lltm_cuda_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
+                                           sdk::Tensor old_h, sdk::Tensor old_cell) {
   auto X = sdk::cat({old_h, input}, /*dim=*/1);
   auto gate_weights = sdk::addmm(bias, X, weights.transpose(0, 1));
 
@@ -117,30 +106,25 @@ std::vector<sdk::Tensor> lltm_cuda_forward(
   const int threads = 1024;
   const dim3 blocks((state_size + threads - 1) / threads, batch_size);
 
-  SDK_DISPATCH_FLOATING_TYPES(gates.type(), "lltm_forward_cuda", ([&] {
-    lltm_cuda_forward_kernel<scalar_t><<<blocks, threads>>>(
-        gates.packed_accessor32<scalar_t,3,sdk::RestrictPtrTraits>(),
-        old_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        new_h.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        new_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        input_gate.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        output_gate.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        candidate_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>());
-  }));
+  SDK_DISPATCH_FLOATING_TYPES(
+      gates.type(), "lltm_forward_cuda", ([&] {
+        lltm_cuda_forward_kernel<scalar_t><<<blocks, threads>>>(
+            gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
+            old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            new_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            new_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            input_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            output_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            candidate_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>());
+      }));
 
   return {new_h, new_cell, input_gate, output_gate, candidate_cell, X, gates};
 }
 
-std::vector<sdk::Tensor> lltm_cuda_backward(
-    sdk::Tensor grad_h,
-    sdk::Tensor grad_cell,
-    sdk::Tensor new_cell,
-    sdk::Tensor input_gate,
-    sdk::Tensor output_gate,
-    sdk::Tensor candidate_cell,
-    sdk::Tensor X,
-    sdk::Tensor gates,
-    sdk::Tensor weights) {
+std::vector<sdk::Tensor> lltm_cuda_backward(sdk::Tensor grad_h, sdk::Tensor grad_cell,
+                                            sdk::Tensor new_cell, sdk::Tensor input_gate,
+                                            sdk::Tensor output_gate, sdk::Tensor candidate_cell,
+                                            sdk::Tensor X, sdk::Tensor gates, sdk::Tensor weights) {
   auto d_old_cell = sdk::zeros_like(new_cell);
   auto d_gates = sdk::zeros_like(gates);
 
@@ -150,18 +134,19 @@ std::vector<sdk::Tensor> lltm_cuda_backward(
   const int threads = 1024;
   const dim3 blocks((state_size + threads - 1) / threads, batch_size);
 
-  SDK_DISPATCH_FLOATING_TYPES(X.type(), "lltm_backward_cuda", ([&] {
-    lltm_cuda_backward_kernel<scalar_t><<<blocks, threads>>>(
-        d_old_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        d_gates.packed_accessor32<scalar_t,3,sdk::RestrictPtrTraits>(),
-        grad_h.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        grad_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        new_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        input_gate.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        output_gate.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        candidate_cell.packed_accessor32<scalar_t,2,sdk::RestrictPtrTraits>(),
-        gates.packed_accessor32<scalar_t,3,sdk::RestrictPtrTraits>());
-  }));
+  SDK_DISPATCH_FLOATING_TYPES(
+      X.type(), "lltm_backward_cuda", ([&] {
+        lltm_cuda_backward_kernel<scalar_t><<<blocks, threads>>>(
+            d_old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            d_gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
+            grad_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            grad_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            new_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            input_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            output_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            candidate_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+            gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>());
+      }));
 
   auto d_gate_weights = d_gates.flatten(1, 2);
   auto d_weights = d_gate_weights.t().mm(X);
