@@ -6,83 +6,25 @@
 #include <cstring>
 #include <type_traits>
 
+#include "sdk/half.h"
 #include "tensor_impl.h"
 
 namespace sdk::detail {
 
-// IEEE binary16, stored as bits; arithmetic goes through float.
+// IEEE binary16 and bfloat16 stored as bits; arithmetic goes through float. The bit
+// conversions are the public header's (sdk/half.h), so core and extensions round alike.
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  Half(float f) : bits(from_float(f)) {}  // NOLINT: implicit like a numeric type
-  operator float() const { return to_float(bits); }
-
-  static uint16_t from_float(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t absx = x & 0x7fffffffu;
-    if (absx >= 0x7f800000u) {  // inf or nan
-      return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
-    }
-    if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow
-    if (absx < 0x38800000u) {  // subnormal or zero in half
-      float af;
-      std::memcpy(&af, &absx, 4);
-      // Scale into the subnormal range; rounding to nearest even by the FPU.
-      float scaled = af * 16777216.0f;  // 2^24
-      uint32_t m = static_cast<uint32_t>(std::nearbyint(scaled));
-      return static_cast<uint16_t>(sign | m);
-    }
-    uint32_t mant = absx & 0x7fffffu;
-    uint32_t exp = (absx >> 23) - 112;  // rebias 127 -> 15
-    uint32_t h = (exp << 10) | (mant >> 13);
-    uint32_t rest = mant & 0x1fffu;  // round to nearest even
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h += 1;
-    return static_cast<uint16_t>(sign | h);
-  }
-  static float to_float(uint16_t h) {
-    uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    uint32_t x;
-    if (exp == 0) {
-      if (mant == 0) {
-        x = sign;
-      } else {  // subnormal: value = mant * 2^-24
-        float f = static_cast<float>(mant) * 5.9604644775390625e-08f;
-        std::memcpy(&x, &f, 4);
-        x |= sign;
-      }
-    } else if (exp == 31) {
-      x = sign | 0x7f800000u | (mant << 13);
-    } else {
-      x = sign | ((exp + 112) << 23) | (mant << 13);
-    }
-    float f;
-    std::memcpy(&f, &x, 4);
-    return f;
-  }
+  Half(float f) : bits(half_from_float(f)) {}  // NOLINT: implicit like a numeric type
+  operator float() const { return half_to_float(bits); }
 };
 
-// bfloat16: the upper 16 bits of a float32, rounded to nearest even.
 struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
-  BFloat16(float f) : bits(from_float(f)) {}  // NOLINT
-  operator float() const {
-    uint32_t x = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &x, 4);
-    return f;
-  }
-  static uint16_t from_float(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return static_cast<uint16_t>(x >> 16);
-  }
+  BFloat16(float f) : bits(bfloat16_from_float(f)) {}  // NOLINT
+  operator float() const { return bfloat16_to_float(bits); }
 };
 
 // C++ type of each dtype code.
