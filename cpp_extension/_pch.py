@@ -48,6 +48,21 @@ def starts_with_extension_header(text: bytes) -> bool:
     return False
 
 
+def shadowed(cxx_flags: list[str], include_dir: str) -> bool:
+    """Whether an include dir searched before the sdk's own has its own ``sdk/`` or
+    ``pybind11/`` headers (say, an older release's): the shared .gch would then be the wrong
+    header, and gcc does not notice."""
+    for flag in cxx_flags:
+        if not flag.startswith("-I"):
+            continue
+        d = flag[2:]
+        if os.path.abspath(d) == os.path.abspath(include_dir):
+            return False
+        if os.path.isdir(os.path.join(d, "sdk")) or os.path.isdir(os.path.join(d, "pybind11")):
+            return True
+    return False
+
+
 def pch_flags(cxx_flags: list[str]) -> list[str]:
     """The extension's C++ flags minus what differs between extensions (its name)."""
     return [f for f in cxx_flags if not f.startswith("-DSDK_EXTENSION_NAME=")]
@@ -130,7 +145,7 @@ def attach(plan, bridge: str, cxx_flags: list[str], compiler: list[str], jobs: i
                     steps.append(step)
         except OSError:
             continue
-    if not steps:
+    if not steps or shadowed(cxx_flags, _toolchain.sdk_paths().include_dir):
         return
     try:
         pch = Pch(cxx_flags, ident)

@@ -32,6 +32,17 @@ def test_gcc_only_and_opt_out(monkeypatch):
     assert not _pch.enabled(gcc)
 
 
+def test_include_dirs_with_their_own_sdk_headers_turn_it_off(tmp_path):
+    sdk_inc = str(tmp_path / "sdk_include")
+    mine, old = tmp_path / "mine", tmp_path / "old_release"
+    mine.mkdir()
+    (old / "sdk").mkdir(parents=True)
+    assert not _pch.shadowed([f"-I{mine}", f"-I{sdk_inc}", "-Ipybind11_dir"], sdk_inc)
+    assert _pch.shadowed([f"-I{old}", f"-I{sdk_inc}"], sdk_inc)
+    # after the sdk's own dir it cannot shadow anything
+    assert not _pch.shadowed([f"-I{sdk_inc}", f"-I{old}"], sdk_inc)
+
+
 def test_key_ignores_the_extension_name_only(tmp_path, monkeypatch):
     monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path))
     base = ["-std=c++17", "-O2", "-fPIC"]

@@ -1,0 +1,602 @@
+/*
+ * sdk/c_api.h: the stable C ABI of the sdk tensor core.
+ *
+ * This header is the only exported interface of libsdk_core. The Python
+ * package `sdk`, the header-only C++ API (sdk/tensor.h) and every extension
+ * reach the core through the functions declared here, and nothing else.
+ * It is valid C99 and C++.
+ *
+ * ---------------------------------------------------------------------------
+ * Stability rules
+ * ---------------------------------------------------------------------------
+ * 1. The ABI has a major and a minor version (SDK_ABI_VERSION_MAJOR/MINOR
+ *    below, sdk_abi_version() at run time).
+ * 2. Within one major version, functions, enum values and struct types are
+ *    only ever ADDED (each addition bumps the minor version). Nothing is
+ *    removed, renamed, reordered, or changes signature or meaning. A changed
+ *    behaviour gets a new function with a `_v2` suffix; the old one stays.
+ * 3. Public structs never change layout. Structs that may grow carry their
+ *    own size or version as their first field.
+ * 4. Enum values are fixed integers; functions take and return int32_t for
+ *    them, never the enum type, so a new value never changes a signature.
+ * 5. An extension built against 1.m runs on any core 1.n with n >= m.
+ *    Loaders call sdk_abi_check(MAJOR, MINOR) with the version the extension
+ *    was compiled against; it fails, with a message naming both versions,
+ *    for another major or for a newer minor than the running core.
+ *
+ * ---------------------------------------------------------------------------
+ * Calling conventions
+ * ---------------------------------------------------------------------------
+ * - Every fallible function returns sdk_status: SDK_OK (0) or an error kind.
+ *   The kind and a message are kept per thread until the next failing call;
+ *   fetch them with sdk_last_error_kind() / sdk_last_error_message().
+ *   No C++ exception ever crosses this boundary.
+ * - Results come back through the last pointer arguments. A returned
+ *   sdk_tensor* is a NEW reference: release it with sdk_tensor_release().
+ *   Tensor arguments are BORROWED: the callee retains what it keeps.
+ * - Ops that torch offers with `out=` or in place take `sdk_tensor* out`:
+ *   NULL allocates a fresh result; a tensor writes the result into it (its
+ *   shape must equal the result's; its dtype must hold the result's under
+ *   the casting rules). In place is `out == input`. `*result` then receives
+ *   a new reference to `out`; `result` may be NULL when `out` is given.
+ * - Dims may be negative (counted from the end), as in Python.
+ * - Getters on a valid tensor handle cannot fail and return plain values.
+ *
+ * Rationale: one `out` argument covers allocate, out= and in place with a
+ * single entry point per op, which keeps this header readable and the
+ * number of symbols that must stay stable small.
+ */
+#ifndef SDK_C_API_H_
+#define SDK_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ========================================================================= */
+/* Versions                                                                  */
+/* ========================================================================= */
+
+/*! \brief ABI major version: changes only for an incompatible ABI. */
+#define SDK_ABI_VERSION_MAJOR 1
+/*! \brief ABI minor version: bumped by every addition. */
+#define SDK_ABI_VERSION_MINOR 0
+
+#if defined(_WIN32)
+#if defined(SDK_CORE_BUILDING)
+#define SDK_API __declspec(dllexport)
+#else
+#define SDK_API __declspec(dllimport)
+#endif
+#else
+#define SDK_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ========================================================================= */
+/* Status and errors                                                         */
+/* ========================================================================= */
+
+/*! \brief Status codes; every fallible function returns one (as int32_t). */
+typedef enum {
+  SDK_OK = 0,                   /*!< success */
+  SDK_ERROR_VALUE = 1,          /*!< bad value: shape, size, argument (ValueError) */
+  SDK_ERROR_TYPE = 2,           /*!< unsupported dtype or kind (TypeError) */
+  SDK_ERROR_INDEX = 3,          /*!< index or dim out of range (IndexError) */
+  SDK_ERROR_RUNTIME = 4,        /*!< any other failure (RuntimeError) */
+  SDK_ERROR_MEMORY = 5,         /*!< allocation failed (MemoryError) */
+  SDK_ERROR_NOT_IMPLEMENTED = 6 /*!< not supported here (NotImplementedError) */
+} sdk_status_code;
+
+/*! \brief A status: SDK_OK or one of the error kinds above. */
+typedef int32_t sdk_status;
+
+/*! \brief Kind of the last error on this thread (SDK_OK if none). */
+SDK_API sdk_status sdk_last_error_kind(void);
+/*! \brief Message of the last error on this thread ("" if none). Valid until
+ *  the next failing call on this thread. */
+SDK_API const char* sdk_last_error_message(void);
+/*! \brief Record an error for this thread: lets extensions (the ctypes
+ *  bridge) report a failure that the Python side raises. Returns `kind`. */
+SDK_API sdk_status sdk_set_last_error(sdk_status kind, const char* message);
+/*! \brief Forget the last error of this thread. */
+SDK_API void sdk_clear_last_error(void);
+
+/*! \brief The ABI version of the running core: (major << 16) | minor. */
+SDK_API uint32_t sdk_abi_version(void);
+/*! \brief The library's release version string, e.g. "0.1.0". */
+SDK_API const char* sdk_version_string(void);
+/*! \brief Check that code built against ABI major.minor can run on this
+ *  core. Fails (SDK_ERROR_RUNTIME) naming both versions otherwise. */
+SDK_API sdk_status sdk_abi_check(uint32_t major, uint32_t minor);
+
+/*! \brief Check the ABI the including code was compiled against. */
+#define SDK_ABI_CHECK() sdk_abi_check(SDK_ABI_VERSION_MAJOR, SDK_ABI_VERSION_MINOR)
+
+/* ========================================================================= */
+/* Data types, devices, scalars                                              */
+/* ========================================================================= */
+
+/*! \brief Element types. */
+typedef enum {
+  SDK_BOOL = 0,     /*!< bool, one byte holding 0 or 1 */
+  SDK_UINT8 = 1,    /*!< uint8_t */
+  SDK_INT8 = 2,     /*!< int8_t */
+  SDK_INT16 = 3,    /*!< int16_t */
+  SDK_INT32 = 4,    /*!< int32_t */
+  SDK_INT64 = 5,    /*!< int64_t */
+  SDK_FLOAT16 = 6,  /*!< IEEE 754 binary16 */
+  SDK_BFLOAT16 = 7, /*!< bfloat16: the upper half of a float32 */
+  SDK_FLOAT32 = 8,  /*!< float */
+  SDK_FLOAT64 = 9   /*!< double */
+} sdk_dtype_code;
+
+/*! \brief A dtype: one of sdk_dtype_code (as int32_t). */
+typedef int32_t sdk_dtype;
+
+/*! \brief Number of dtype codes defined by this core (grows with minors). */
+SDK_API int32_t sdk_dtype_count(void);
+/*! \brief Bytes per element of `dtype`; 0 for an unknown code. */
+SDK_API int64_t sdk_dtype_itemsize(sdk_dtype dtype);
+/*! \brief Name of `dtype` ("float32"), or NULL for an unknown code. */
+SDK_API const char* sdk_dtype_name(sdk_dtype dtype);
+/*! \brief The dtype torch's promotion rules give to an op on a and b. */
+SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b);
+
+/*! \brief Device kinds; the values equal DLPack's device codes. */
+typedef enum {
+  SDK_CPU = 1, /*!< host memory */
+  SDK_CUDA = 2 /*!< CUDA device memory */
+} sdk_device_type;
+
+/*! \brief A device: kind and ordinal (0 for the CPU). */
+typedef struct {
+  int32_t type;  /*!< sdk_device_type */
+  int32_t index; /*!< device ordinal */
+} sdk_device;
+
+/*! \brief Kinds of scalar. */
+typedef enum {
+  SDK_SCALAR_NONE = -1, /*!< absent (an optional bound, e.g. clamp's max) */
+  SDK_SCALAR_BOOL = 0,  /*!< value in `i` (0 or 1) */
+  SDK_SCALAR_INT = 1,   /*!< value in `i` */
+  SDK_SCALAR_FLOAT = 2  /*!< value in `f` */
+} sdk_scalar_kind;
+
+/*! \brief A Python-like number. Its kind takes part in type promotion the
+ *  way a Python scalar does in torch: int tensor + 1.5 is float32.
+ *  Rationale: no union, so that every FFI (ctypes) can pass it by value. */
+typedef struct {
+  double f;        /*!< value when kind == SDK_SCALAR_FLOAT */
+  int64_t i;       /*!< value when kind is BOOL or INT */
+  int32_t kind;    /*!< sdk_scalar_kind */
+  int32_t padding; /*!< zero */
+} sdk_scalar;
+
+/* ========================================================================= */
+/* Tensor handles                                                            */
+/* ========================================================================= */
+
+/*! \brief Opaque, atomically refcounted tensor: a view (sizes, strides in
+ *  elements, storage offset, dtype) of a shared storage on one device. */
+typedef struct sdk_tensor sdk_tensor;
+
+/*! \brief Add a reference. */
+SDK_API void sdk_tensor_retain(sdk_tensor* t);
+/*! \brief Drop a reference (NULL is ignored); the last one frees the view,
+ *  and the storage when no other view holds it. */
+SDK_API void sdk_tensor_release(sdk_tensor* t);
+/*! \brief Current reference count (for tests and debugging). */
+SDK_API int64_t sdk_tensor_use_count(const sdk_tensor* t);
+
+/*! \brief Number of dimensions. */
+SDK_API int64_t sdk_tensor_ndim(const sdk_tensor* t);
+/*! \brief Sizes: an array of ndim values, valid while `t` lives. */
+SDK_API const int64_t* sdk_tensor_sizes(const sdk_tensor* t);
+/*! \brief Strides in elements: ndim values, valid while `t` lives. */
+SDK_API const int64_t* sdk_tensor_strides(const sdk_tensor* t);
+/*! \brief Offset of element [0, ..., 0] in the storage, in elements. */
+SDK_API int64_t sdk_tensor_storage_offset(const sdk_tensor* t);
+/*! \brief Number of elements (product of sizes; 1 for 0-dim). */
+SDK_API int64_t sdk_tensor_numel(const sdk_tensor* t);
+/*! \brief Element type. */
+SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t);
+/*! \brief Device. */
+SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t);
+/*! \brief Address of element [0, ..., 0] (storage base + offset). */
+SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t);
+/*! \brief Base address of the whole storage. */
+SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t);
+/*! \brief Size of the whole storage in bytes. */
+SDK_API int64_t sdk_tensor_storage_nbytes(const sdk_tensor* t);
+/*! \brief 1 if row-major contiguous (size-1 dims' strides ignored), else 0. */
+SDK_API int32_t sdk_tensor_is_contiguous(const sdk_tensor* t);
+/*! \brief Write counter shared by all views of one storage: every op that
+ *  writes into an existing tensor increments it (autograd uses it to detect
+ *  in-place changes to saved tensors). */
+SDK_API int64_t sdk_tensor_version(const sdk_tensor* t);
+/*! \brief Increment the write counter, after writing through data_ptr. */
+SDK_API void sdk_tensor_bump_version(sdk_tensor* t);
+
+/* ========================================================================= */
+/* Creation                                                                  */
+/* ========================================================================= */
+
+/*! \brief Uninitialised contiguous tensor. */
+SDK_API sdk_status sdk_empty(int64_t ndim, const int64_t* sizes, sdk_dtype dtype, sdk_device device,
+                             sdk_tensor** result);
+/*! \brief Uninitialised tensor with the given strides (elements, >= 0). */
+SDK_API sdk_status sdk_empty_strided(int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                                     sdk_dtype dtype, sdk_device device, sdk_tensor** result);
+/*! \brief Tensor filled with `value` (zeros and ones are full of 0 and 1). */
+SDK_API sdk_status sdk_full(int64_t ndim, const int64_t* sizes, sdk_scalar value, sdk_dtype dtype,
+                            sdk_device device, sdk_tensor** result);
+/*! \brief [start, end) by step, 1-D. dtype -1: int64 if all scalars are
+ *  ints, else float32. */
+SDK_API sdk_status sdk_arange(sdk_scalar start, sdk_scalar end, sdk_scalar step, sdk_dtype dtype,
+                              sdk_device device, sdk_tensor** result);
+/*! \brief `steps` evenly spaced values from start to end inclusive. */
+SDK_API sdk_status sdk_linspace(double start, double end, int64_t steps, sdk_dtype dtype,
+                                sdk_device device, sdk_tensor** result);
+/*! \brief n x m identity (m < 0 means m = n). */
+SDK_API sdk_status sdk_eye(int64_t n, int64_t m, sdk_dtype dtype, sdk_device device,
+                           sdk_tensor** result);
+/*! \brief Deep copy into fresh contiguous memory. */
+SDK_API sdk_status sdk_clone(const sdk_tensor* t, sdk_tensor** result);
+
+/*! \brief Called with (data, ctx) when the last view of wrapped memory dies. */
+typedef void (*sdk_deleter)(void* data, void* ctx);
+
+/*! \brief Wrap external memory without copying. strides NULL means
+ *  contiguous. `deleter` (may be NULL) runs when the storage dies; on
+ *  failure it is not called and the memory stays the caller's. */
+SDK_API sdk_status sdk_from_blob(void* data, int64_t ndim, const int64_t* sizes,
+                                 const int64_t* strides, sdk_dtype dtype, sdk_device device,
+                                 sdk_deleter deleter, void* ctx, sdk_tensor** result);
+
+/* ========================================================================= */
+/* Random numbers                                                            */
+/* ========================================================================= */
+
+/*! \brief Opaque seedable random generator. */
+typedef struct sdk_generator sdk_generator;
+
+/*! \brief New generator seeded with `seed`. */
+SDK_API sdk_status sdk_generator_create(uint64_t seed, sdk_generator** result);
+/*! \brief Free a generator (NULL is ignored). */
+SDK_API void sdk_generator_destroy(sdk_generator* gen);
+/*! \brief Reseed a generator; NULL reseeds the default generator. */
+SDK_API void sdk_manual_seed(sdk_generator* gen, uint64_t seed);
+/*! \brief Fill `t` in place with uniform [low, high); gen NULL = default. */
+SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_generator* gen);
+/*! \brief Fill `t` in place with normal(mean, std); gen NULL = default. */
+SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std, sdk_generator* gen);
+/*! \brief Fill `t` in place with integers uniform in [low, high). */
+SDK_API sdk_status sdk_randint_(sdk_tensor* t, int64_t low, int64_t high, sdk_generator* gen);
+
+/* ========================================================================= */
+/* Views: results share storage with their input                             */
+/* ========================================================================= */
+
+/*! \brief View with new sizes (one may be -1); fails if strides forbid. */
+SDK_API sdk_status sdk_view(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                            sdk_tensor** result);
+/*! \brief Like sdk_view, but copies when a view is impossible. */
+SDK_API sdk_status sdk_reshape(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                               sdk_tensor** result);
+/*! \brief View with explicit sizes, strides and storage offset. */
+SDK_API sdk_status sdk_as_strided(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                                  const int64_t* strides, int64_t storage_offset,
+                                  sdk_tensor** result);
+/*! \brief Reorder dims: `dims` is a permutation of ndim values. */
+SDK_API sdk_status sdk_permute(const sdk_tensor* t, const int64_t* dims, sdk_tensor** result);
+/*! \brief Swap two dims. */
+SDK_API sdk_status sdk_transpose(const sdk_tensor* t, int64_t dim0, int64_t dim1,
+                                 sdk_tensor** result);
+/*! \brief Elements start:end:step along dim (Python clamping; step > 0). */
+SDK_API sdk_status sdk_slice(const sdk_tensor* t, int64_t dim, int64_t start, int64_t end,
+                             int64_t step, sdk_tensor** result);
+/*! \brief Index `index` of dim, which is removed. */
+SDK_API sdk_status sdk_select(const sdk_tensor* t, int64_t dim, int64_t index, sdk_tensor** result);
+/*! \brief Insert a size-1 dim at `dim` (in [-ndim-1, ndim]). */
+SDK_API sdk_status sdk_unsqueeze(const sdk_tensor* t, int64_t dim, sdk_tensor** result);
+/*! \brief Remove the listed dims where their size is 1; dims NULL: all
+ *  size-1 dims. */
+SDK_API sdk_status sdk_squeeze(const sdk_tensor* t, int64_t ndims, const int64_t* dims,
+                               sdk_tensor** result);
+/*! \brief Broadcast to `sizes` without copying (-1 keeps a size). */
+SDK_API sdk_status sdk_expand(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                              sdk_tensor** result);
+/*! \brief Merge dims start..end into one (a view when strides allow). */
+SDK_API sdk_status sdk_flatten(const sdk_tensor* t, int64_t start_dim, int64_t end_dim,
+                               sdk_tensor** result);
+/*! \brief `t` itself (new reference) if contiguous, else a contiguous copy. */
+SDK_API sdk_status sdk_contiguous(const sdk_tensor* t, sdk_tensor** result);
+/*! \brief Split dim into pieces of the given sizes (summing to its size);
+ *  `results` has room for `n` tensors. */
+SDK_API sdk_status sdk_split_with_sizes(const sdk_tensor* t, int64_t n, const int64_t* sizes,
+                                        int64_t dim, sdk_tensor** results);
+
+/* ========================================================================= */
+/* Elementwise ops (numpy broadcasting, any strides, torch type promotion)   */
+/* ========================================================================= */
+
+/*! \brief Unary elementwise ops for sdk_unary. */
+typedef enum {
+  SDK_NEG = 0,
+  SDK_ABS = 1,
+  SDK_EXP = 2,
+  SDK_LOG = 3,
+  SDK_SQRT = 4,
+  SDK_RSQRT = 5,
+  SDK_SIN = 6,
+  SDK_COS = 7,
+  SDK_TANH = 8,
+  SDK_SIGMOID = 9,
+  SDK_RELU = 10,
+  SDK_GELU = 11, /*!< exact (erf) form */
+  SDK_LOGICAL_NOT = 12,
+  SDK_SIGN = 13,
+  SDK_RECIPROCAL = 14,
+  SDK_SQUARE = 15,
+  SDK_LOG1P = 16,
+  SDK_EXPM1 = 17,
+  SDK_FLOOR = 18,
+  SDK_CEIL = 19,
+  SDK_ROUND = 20,
+  SDK_ERF = 21,
+  SDK_BITWISE_NOT = 22
+} sdk_unary_op;
+
+/*! \brief Binary elementwise ops for sdk_binary / sdk_binary_scalar. */
+typedef enum {
+  SDK_ADD = 0,
+  SDK_SUB = 1,
+  SDK_MUL = 2,
+  SDK_DIV = 3, /*!< true division: integers give float32 */
+  SDK_POW = 4,
+  SDK_MAXIMUM = 5,
+  SDK_MINIMUM = 6,
+  SDK_EQ = 7, /*!< comparisons give bool */
+  SDK_NE = 8,
+  SDK_LT = 9,
+  SDK_LE = 10,
+  SDK_GT = 11,
+  SDK_GE = 12,
+  SDK_LOGICAL_AND = 13, /*!< logical ops give bool */
+  SDK_LOGICAL_OR = 14,
+  SDK_LOGICAL_XOR = 15,
+  SDK_FLOOR_DIVIDE = 16,
+  SDK_REMAINDER = 17, /*!< Python's sign convention */
+  SDK_BITWISE_AND = 18,
+  SDK_BITWISE_OR = 19,
+  SDK_BITWISE_XOR = 20,
+  SDK_ATAN2 = 21
+} sdk_binary_op;
+
+/*! \brief out = op(x). */
+SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = op(a, b), broadcasting a against b. */
+SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                              sdk_tensor** result);
+/*! \brief out = op(a, s), or op(s, a) when scalar_first is nonzero. */
+SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar s,
+                                     int32_t scalar_first, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = a + alpha * b (torch's add/sub with alpha; sub is -alpha). */
+SDK_API sdk_status sdk_add_scaled(const sdk_tensor* a, const sdk_tensor* b, sdk_scalar alpha,
+                                  sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = x if x > 0 else alpha * (exp(x) - 1). */
+SDK_API sdk_status sdk_elu(const sdk_tensor* x, double alpha, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = min(max(x, lo), hi); a bound of kind SDK_SCALAR_NONE is open. */
+SDK_API sdk_status sdk_clamp(const sdk_tensor* x, sdk_scalar lo, sdk_scalar hi, sdk_tensor* out,
+                             sdk_tensor** result);
+/*! \brief out = cond ? a : b, all three broadcast together (cond is bool). */
+SDK_API sdk_status sdk_where(const sdk_tensor* cond, const sdk_tensor* a, const sdk_tensor* b,
+                             sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = mask ? value : t (mask is bool, broadcast to t). */
+SDK_API sdk_status sdk_masked_fill(const sdk_tensor* t, const sdk_tensor* mask, sdk_scalar value,
+                                   sdk_tensor* out, sdk_tensor** result);
+/*! \brief Cast to dtype. Without `copy`, returns `t` itself when the dtype
+ *  already matches. */
+SDK_API sdk_status sdk_to_dtype(const sdk_tensor* t, sdk_dtype dtype, int32_t copy,
+                                sdk_tensor** result);
+/*! \brief Set every element of `t` to `value`. */
+SDK_API sdk_status sdk_fill_(sdk_tensor* t, sdk_scalar value);
+/*! \brief Copy `src` into `dst`, broadcasting and casting. */
+SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src);
+
+/* ========================================================================= */
+/* Reductions                                                                */
+/* ========================================================================= */
+
+/*! \brief Reductions for sdk_reduce. */
+typedef enum {
+  SDK_SUM = 0,
+  SDK_MEAN = 1,
+  SDK_PROD = 2,
+  SDK_AMAX = 3, /*!< max values only */
+  SDK_AMIN = 4, /*!< min values only */
+  SDK_ALL = 5,  /*!< gives bool */
+  SDK_ANY = 6   /*!< gives bool */
+} sdk_reduce_op;
+
+/*! \brief Reduce over `dims` (NULL: all dims). dtype -1 picks torch's
+ *  default (sum of ints/bools is int64, mean needs a float type). */
+SDK_API sdk_status sdk_reduce(int32_t op, const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                              int32_t keepdim, sdk_dtype dtype, sdk_tensor* out,
+                              sdk_tensor** result);
+/*! \brief Max over one dim: values and int64 indices (first occurrence). */
+SDK_API sdk_status sdk_max_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                               sdk_tensor** values, sdk_tensor** indices);
+/*! \brief Min over one dim: values and int64 indices (first occurrence). */
+SDK_API sdk_status sdk_min_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                               sdk_tensor** values, sdk_tensor** indices);
+/*! \brief Index of the max (is_min 0) or min (is_min 1) over `dim`, or over
+ *  the flattened tensor when dim_given is 0. */
+SDK_API sdk_status sdk_arg_extremum(const sdk_tensor* x, int32_t is_min, int32_t dim_given,
+                                    int64_t dim, int32_t keepdim, sdk_tensor** result);
+/*! \brief Variance over `dims` (NULL: all) with `correction` (1 = Bessel). */
+SDK_API sdk_status sdk_var(const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                           double correction, int32_t keepdim, sdk_tensor** result);
+/*! \brief Standard deviation: sqrt of sdk_var. */
+SDK_API sdk_status sdk_std(const sdk_tensor* x, int64_t ndims, const int64_t* dims,
+                           double correction, int32_t keepdim, sdk_tensor** result);
+/*! \brief Softmax along dim (floating input). */
+SDK_API sdk_status sdk_softmax(const sdk_tensor* x, int64_t dim, sdk_tensor** result);
+/*! \brief log(softmax) along dim, computed stably. */
+SDK_API sdk_status sdk_log_softmax(const sdk_tensor* x, int64_t dim, sdk_tensor** result);
+
+/* ========================================================================= */
+/* Linear algebra (BLAS-backed for float32/float64)                          */
+/* ========================================================================= */
+
+/*! \brief (n, k) @ (k, m). */
+SDK_API sdk_status sdk_mm(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                          sdk_tensor** result);
+/*! \brief beta * bias + alpha * (a @ b); bias broadcasts to (n, m). */
+SDK_API sdk_status sdk_addmm(const sdk_tensor* bias, const sdk_tensor* a, const sdk_tensor* b,
+                             sdk_scalar beta, sdk_scalar alpha, sdk_tensor* out,
+                             sdk_tensor** result);
+/*! \brief (B, n, k) @ (B, k, m). */
+SDK_API sdk_status sdk_bmm(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                           sdk_tensor** result);
+/*! \brief numpy matmul: 1-D promotion, batch dims broadcast. */
+SDK_API sdk_status sdk_matmul(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                              sdk_tensor** result);
+/*! \brief (n, k) @ (k,). */
+SDK_API sdk_status sdk_mv(const sdk_tensor* a, const sdk_tensor* x, sdk_tensor* out,
+                          sdk_tensor** result);
+/*! \brief Inner product of two 1-D tensors (0-dim result). */
+SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor** result);
+
+/* ========================================================================= */
+/* Joining and indexing                                                      */
+/* ========================================================================= */
+
+/*! \brief Concatenate `n` tensors along an existing dim. */
+SDK_API sdk_status sdk_cat(int64_t n, const sdk_tensor* const* tensors, int64_t dim,
+                           sdk_tensor* out, sdk_tensor** result);
+/*! \brief Join `n` same-shaped tensors along a new dim. */
+SDK_API sdk_status sdk_stack(int64_t n, const sdk_tensor* const* tensors, int64_t dim,
+                             sdk_tensor* out, sdk_tensor** result);
+/*! \brief Entries of `t` at the int64/int32 `index` (1-D) along dim. */
+SDK_API sdk_status sdk_index_select(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                    sdk_tensor* out, sdk_tensor** result);
+/*! \brief out[i][j] = t[index[i][j]][j] (for dim 0), index same ndim as t. */
+SDK_API sdk_status sdk_gather(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                              sdk_tensor* out, sdk_tensor** result);
+/*! \brief t[index[i][j]][j] += src[i][j] (dim 0), in place, repeated
+ *  indices accumulate. */
+SDK_API sdk_status sdk_scatter_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                    const sdk_tensor* src);
+/*! \brief t.index_select(dim, index) += src, in place, accumulating. */
+SDK_API sdk_status sdk_index_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                  const sdk_tensor* src);
+/*! \brief Advanced indexing: `n` integer index tensors (broadcast together)
+ *  index the first n dims of t; the result has the broadcast index shape
+ *  followed by t's remaining dims. */
+SDK_API sdk_status sdk_index(const sdk_tensor* t, int64_t n, const sdk_tensor* const* indices,
+                             sdk_tensor** result);
+/*! \brief Advanced assignment t[indices] = values (or += with accumulate),
+ *  values broadcast to the indexed shape. */
+SDK_API sdk_status sdk_index_put_(sdk_tensor* t, int64_t n, const sdk_tensor* const* indices,
+                                  const sdk_tensor* values, int32_t accumulate);
+/*! \brief Coordinates of nonzero elements: int64 (count, ndim). */
+SDK_API sdk_status sdk_nonzero(const sdk_tensor* t, sdk_tensor** result);
+
+/* ========================================================================= */
+/* Threads                                                                   */
+/* ========================================================================= */
+
+/*! \brief Threads used by large kernels and by the BLAS (n >= 1). */
+SDK_API sdk_status sdk_set_num_threads(int32_t n);
+/*! \brief Current thread count. */
+SDK_API int32_t sdk_get_num_threads(void);
+
+/* ========================================================================= */
+/* DLPack (1.x), written from the DLPack specification                       */
+/* ========================================================================= */
+/* The structs below have exactly the layout of DLPack's, so that pointers
+ * to them are exchanged with any DLPack producer or consumer. */
+
+/*! \brief DLPack ABI version implemented here. */
+#define SDK_DLPACK_MAJOR_VERSION 1
+#define SDK_DLPACK_MINOR_VERSION 1
+
+/*! \brief Flag bits of sdk_dl_managed_tensor_versioned::flags. */
+#define SDK_DLPACK_FLAG_READ_ONLY (1ULL << 0)
+#define SDK_DLPACK_FLAG_IS_COPIED (1ULL << 1)
+
+/*! \brief DLPack type codes. */
+typedef enum {
+  SDK_DL_INT = 0,
+  SDK_DL_UINT = 1,
+  SDK_DL_FLOAT = 2,
+  SDK_DL_BFLOAT = 4,
+  SDK_DL_BOOL = 6
+} sdk_dl_type_code;
+
+/*! \brief DLPackVersion. */
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} sdk_dl_version;
+
+/*! \brief DLDevice. */
+typedef struct {
+  int32_t device_type; /*!< sdk_device_type values */
+  int32_t device_id;
+} sdk_dl_device;
+
+/*! \brief DLDataType. */
+typedef struct {
+  uint8_t code; /*!< sdk_dl_type_code */
+  uint8_t bits;
+  uint16_t lanes;
+} sdk_dl_dtype;
+
+/*! \brief DLTensor: a strided view; strides in elements, NULL = compact. */
+typedef struct {
+  void* data;
+  sdk_dl_device device;
+  int32_t ndim;
+  sdk_dl_dtype dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+} sdk_dl_tensor;
+
+/*! \brief DLManagedTensor (pre-1.0 producers; capsule name "dltensor"). */
+typedef struct sdk_dl_managed_tensor {
+  sdk_dl_tensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(struct sdk_dl_managed_tensor* self);
+} sdk_dl_managed_tensor;
+
+/*! \brief DLManagedTensorVersioned (capsule name "dltensor_versioned").
+ *  Fields up to `flags` never move, so a consumer can always call deleter. */
+typedef struct sdk_dl_managed_tensor_versioned {
+  sdk_dl_version version;
+  void* manager_ctx;
+  void (*deleter)(struct sdk_dl_managed_tensor_versioned* self);
+  uint64_t flags;
+  sdk_dl_tensor dl_tensor;
+} sdk_dl_managed_tensor_versioned;
+
+/*! \brief Export `t` as a versioned DLPack tensor sharing its memory. The
+ *  consumer owns *result and calls its deleter when done. */
+SDK_API sdk_status sdk_to_dlpack(const sdk_tensor* t, sdk_dl_managed_tensor_versioned** result);
+/*! \brief Import a versioned DLPack tensor without copying. On success the
+ *  tensor owns `m` (its deleter runs when the storage dies); on failure `m`
+ *  stays the caller's. */
+SDK_API sdk_status sdk_from_dlpack(sdk_dl_managed_tensor_versioned* m, sdk_tensor** result);
+/*! \brief Import a pre-1.0 DLPack tensor; ownership as sdk_from_dlpack. */
+SDK_API sdk_status sdk_from_dlpack_unversioned(sdk_dl_managed_tensor* m, sdk_tensor** result);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SDK_C_API_H_ */

@@ -1,0 +1,118 @@
+// sdk/error.h: sdk::Error (the one C++ exception for core failures), SDK_CHECK and friends.
+#ifndef SDK_ERROR_H_
+#define SDK_ERROR_H_
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "sdk/c_api.h"
+#include "sdk/macros.h"
+
+namespace sdk {
+
+/*! \brief Every failure of the core or of the C++ API. kind() is the ABI's error code
+ *  (SDK_ERROR_VALUE, SDK_ERROR_TYPE, ...), which decides the Python exception type. */
+class Error : public std::exception {
+ public:
+  Error(sdk_status kind, std::string message) : kind_(kind), message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  /*! \brief The error kind: one of sdk_status_code other than SDK_OK. */
+  sdk_status kind() const noexcept { return kind_; }
+  /*! \brief The message (same text as what()). */
+  const std::string& msg() const noexcept { return message_; }
+  /*! \brief Record this error as the thread's last core error (for C-style bridges that
+   *  return a status, e.g. ctypes entry points); returns kind(). */
+  sdk_status set_last_error() const noexcept { return sdk_set_last_error(kind_, message_.c_str()); }
+
+ private:
+  sdk_status kind_;
+  std::string message_;
+};
+
+// Message building without <sstream>/<iostream>: str_append overloads for the types a
+// message mentions. Other sdk types (ScalarType, Device, IntArrayRef, Tensor) add their
+// own overloads in namespace sdk, found by argument-dependent lookup.
+inline void str_append(std::string& s, const char* v) { s += v ? v : "(null)"; }
+inline void str_append(std::string& s, const std::string& v) { s += v; }
+inline void str_append(std::string& s, char v) { s += v; }
+inline void str_append(std::string& s, bool v) { s += v ? "true" : "false"; }
+inline void str_append(std::string& s, const void* v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%p", v);
+  s += buf;
+}
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+inline void str_append(std::string& s, T v) {
+  s += std::to_string(v);
+}
+template <typename T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+inline void str_append(std::string& s, T v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+  s += buf;
+}
+
+namespace detail {
+
+template <typename... Args>
+inline std::string concat(const Args&... args) {
+  std::string s;
+  (str_append(s, args), ...);
+  return s;
+}
+
+// Out of line (noinline, cold) so that the happy path of every call stays a compare.
+[[noreturn]] SDK_NOINLINE inline void throw_error(sdk_status kind, std::string message) {
+  throw Error(kind, std::move(message));
+}
+
+[[noreturn]] SDK_NOINLINE inline void throw_check(sdk_status kind, const char* file, int line,
+                                                  const char* cond, std::string message) {
+  if (message.empty()) message = concat("Expected ", cond, " to be true, but got false.");
+  str_append(message, concat(" (", file, ":", line, ")"));
+  throw Error(kind, std::move(message));
+}
+
+// Turns the core's per-thread error into an exception; `op` names the C++ call when the
+// core's message does not start with it already.
+[[noreturn]] SDK_NOINLINE inline void throw_last_error(const char* op) {
+  sdk_status kind = sdk_last_error_kind();
+  const char* msg = sdk_last_error_message();
+  std::string text = (msg && *msg) ? std::string(msg) : concat(op, ": failed without a message");
+  throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
+}
+
+/*! \brief Throw the last core error unless `status` is SDK_OK. */
+inline void check_status(sdk_status status, const char* op) {
+  if (SDK_UNLIKELY(status != SDK_OK)) throw_last_error(op);
+}
+
+}  // namespace detail
+}  // namespace sdk
+
+// The condition is evaluated once; the message arguments only when it fails. Messages are
+// any sequence of str_append-able values: SDK_CHECK(x.dim() == 2, "got ", x.sizes()).
+#define SDK_DETAIL_CHECK(kind, cond, ...)                             \
+  do {                                                                \
+    if (SDK_UNLIKELY(!(cond))) {                                      \
+      ::sdk::detail::throw_check(kind, __FILE__, __LINE__, #cond,     \
+                                 ::sdk::detail::concat(__VA_ARGS__)); \
+    }                                                                 \
+  } while (0)
+
+/*! \brief Throw sdk::Error (RuntimeError in Python) with the message plus file:line. */
+#define SDK_CHECK(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_RUNTIME, cond, __VA_ARGS__)
+/*! \brief As SDK_CHECK, raising ValueError in Python. */
+#define SDK_CHECK_VALUE(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_VALUE, cond, __VA_ARGS__)
+/*! \brief As SDK_CHECK, raising TypeError in Python. */
+#define SDK_CHECK_TYPE(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_TYPE, cond, __VA_ARGS__)
+/*! \brief As SDK_CHECK, raising IndexError in Python. */
+#define SDK_CHECK_INDEX(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_INDEX, cond, __VA_ARGS__)
+/*! \brief As SDK_CHECK, raising NotImplementedError in Python. */
+#define SDK_CHECK_NOT_IMPLEMENTED(cond, ...) \
+  SDK_DETAIL_CHECK(SDK_ERROR_NOT_IMPLEMENTED, cond, __VA_ARGS__)
+
+#endif  // SDK_ERROR_H_

@@ -1,0 +1,340 @@
+// sdk/math.h: elementwise ops, reductions, linear algebra and operators as free functions over the
+// C ABI.
+#ifndef SDK_MATH_H_
+#define SDK_MATH_H_
+
+#include <optional>
+#include <tuple>
+
+#include "sdk/ops.h"
+
+namespace sdk {
+namespace detail {
+
+inline sdk_scalar opt_scalar(const std::optional<Scalar>& s) {
+  return s ? s->raw() : Scalar::none().raw();
+}
+
+inline Tensor reduce(int32_t op, const char* name, const Tensor& self, IntArrayRef dim,
+                     bool keepdim, std::optional<ScalarType> dtype) {
+  // An empty dim list means "all dims", as torch's sum(dim=[]) (NULL in the ABI).
+  SDK_DETAIL_RETURN(name, sdk_reduce(op, self.get(), len(dim), dim.empty() ? nullptr : dim.data(),
+                                     keepdim ? 1 : 0, opt_dtype(dtype), nullptr, &r_));
+}
+inline Tensor& reduce_out(int32_t op, const char* name, Tensor& out, const Tensor& self,
+                          IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  sdk_tensor* r = nullptr;
+  check_status(sdk_reduce(op, self.get(), len(dim), dim.empty() ? nullptr : dim.data(),
+                          keepdim ? 1 : 0, opt_dtype(dtype), out.get(), &r),
+               name);
+  return finish_out(out, r);
+}
+
+// other * alpha as one scalar: ints stay ints, anything else becomes a float.
+inline Scalar scalar_mul(const Scalar& a, const Scalar& b) {
+  if (a.isFloatingPoint() || b.isFloatingPoint()) return Scalar(a.toDouble() * b.toDouble());
+  return Scalar(a.toLong() * b.toLong());
+}
+
+}  // namespace detail
+
+// ====================================================================================
+// Elementwise (generated from op_table.h)
+// ====================================================================================
+
+#define SDK_DETAIL_DEFINE_UNARY(name, code)                                               \
+  inline Tensor name(const Tensor& self) {                                                \
+    SDK_DETAIL_RETURN(#name, sdk_unary(code, self.get(), nullptr, &r_));                  \
+  }                                                                                       \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self) {                            \
+    sdk_tensor* r = nullptr;                                                              \
+    detail::check_status(sdk_unary(code, self.get(), out.get(), &r), #name "_out");       \
+    return detail::finish_out(out, r);                                                    \
+  }                                                                                       \
+  inline const Tensor& name##_(const Tensor& self) {                                      \
+    return detail::finish_inplace(self, sdk_unary(code, self.get(), self.get(), nullptr), \
+                                  #name "_");                                             \
+  }
+SDK_UNARY_OPS(SDK_DETAIL_DEFINE_UNARY)
+#undef SDK_DETAIL_DEFINE_UNARY
+
+#define SDK_DETAIL_DEFINE_BINARY(name, code)                                                      \
+  inline Tensor name(const Tensor& self, const Tensor& other) {                                   \
+    SDK_DETAIL_RETURN(#name, sdk_binary(code, self.get(), other.get(), nullptr, &r_));            \
+  }                                                                                               \
+  inline Tensor name(const Tensor& self, const Scalar& other) {                                   \
+    SDK_DETAIL_RETURN(#name, sdk_binary_scalar(code, self.get(), other.raw(), 0, nullptr, &r_));  \
+  }                                                                                               \
+  inline Tensor name(const Scalar& self, const Tensor& other) {                                   \
+    SDK_DETAIL_RETURN(#name, sdk_binary_scalar(code, other.get(), self.raw(), 1, nullptr, &r_));  \
+  }                                                                                               \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {               \
+    sdk_tensor* r = nullptr;                                                                      \
+    detail::check_status(sdk_binary(code, self.get(), other.get(), out.get(), &r), #name "_out"); \
+    return detail::finish_out(out, r);                                                            \
+  }                                                                                               \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self, const Scalar& other) {               \
+    sdk_tensor* r = nullptr;                                                                      \
+    detail::check_status(sdk_binary_scalar(code, self.get(), other.raw(), 0, out.get(), &r),      \
+                         #name "_out");                                                           \
+    return detail::finish_out(out, r);                                                            \
+  }
+SDK_BINARY_OPS(SDK_DETAIL_DEFINE_BINARY)
+#undef SDK_DETAIL_DEFINE_BINARY
+
+/*! \brief self + alpha * other. */
+inline Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  SDK_DETAIL_RETURN("add", sdk_add_scaled(self.get(), other.get(), alpha.raw(), nullptr, &r_));
+}
+inline Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1) {
+  if (alpha.isIntegral(false) && alpha.toLong() == 1) {
+    SDK_DETAIL_RETURN("add", sdk_binary_scalar(SDK_ADD, self.get(), other.raw(), 0, nullptr, &r_));
+  }
+  SDK_DETAIL_RETURN(
+      "add", sdk_binary_scalar(SDK_ADD, self.get(), detail::scalar_mul(other, alpha).raw(), 0,
+                               nullptr, &r_));
+}
+/*! \brief self - alpha * other. */
+inline Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  Scalar neg = alpha.isFloatingPoint() ? Scalar(-alpha.toDouble()) : Scalar(-alpha.toLong());
+  SDK_DETAIL_RETURN("sub", sdk_add_scaled(self.get(), other.get(), neg.raw(), nullptr, &r_));
+}
+inline Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1) {
+  if (alpha.isIntegral(false) && alpha.toLong() == 1) {
+    SDK_DETAIL_RETURN("sub", sdk_binary_scalar(SDK_SUB, self.get(), other.raw(), 0, nullptr, &r_));
+  }
+  SDK_DETAIL_RETURN(
+      "sub", sdk_binary_scalar(SDK_SUB, self.get(), detail::scalar_mul(other, alpha).raw(), 0,
+                               nullptr, &r_));
+}
+inline Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other,
+                       const Scalar& alpha = 1) {
+  sdk_tensor* r = nullptr;
+  detail::check_status(sdk_add_scaled(self.get(), other.get(), alpha.raw(), out.get(), &r),
+                       "add_out");
+  return detail::finish_out(out, r);
+}
+inline Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other,
+                       const Scalar& alpha = 1) {
+  Scalar neg = alpha.isFloatingPoint() ? Scalar(-alpha.toDouble()) : Scalar(-alpha.toLong());
+  sdk_tensor* r = nullptr;
+  detail::check_status(sdk_add_scaled(self.get(), other.get(), neg.raw(), out.get(), &r),
+                       "sub_out");
+  return detail::finish_out(out, r);
+}
+inline Tensor multiply(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+
+/*! \brief x if x > 0 else alpha * (exp(x) - 1). */
+inline Tensor elu(const Tensor& self, const Scalar& alpha = 1) {
+  SDK_DETAIL_RETURN("elu", sdk_elu(self.get(), alpha.toDouble(), nullptr, &r_));
+}
+inline Tensor& elu_out(Tensor& out, const Tensor& self, const Scalar& alpha = 1) {
+  sdk_tensor* r = nullptr;
+  detail::check_status(sdk_elu(self.get(), alpha.toDouble(), out.get(), &r), "elu_out");
+  return detail::finish_out(out, r);
+}
+/*! \brief min(max(x, min), max); an absent bound is open. */
+inline Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+                    const std::optional<Scalar>& max = std::nullopt) {
+  SDK_DETAIL_RETURN("clamp", sdk_clamp(self.get(), detail::opt_scalar(min), detail::opt_scalar(max),
+                                       nullptr, &r_));
+}
+inline Tensor& clamp_out(Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                         const std::optional<Scalar>& max = std::nullopt) {
+  sdk_tensor* r = nullptr;
+  detail::check_status(
+      sdk_clamp(self.get(), detail::opt_scalar(min), detail::opt_scalar(max), out.get(), &r),
+      "clamp_out");
+  return detail::finish_out(out, r);
+}
+inline Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return clamp(self, min, std::nullopt);
+}
+inline Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return clamp(self, std::nullopt, max);
+}
+/*! \brief condition ? self : other, all three broadcast. */
+inline Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  SDK_DETAIL_RETURN("where", sdk_where(condition.get(), self.get(), other.get(), nullptr, &r_));
+}
+inline Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return where(condition, self, full({}, other, self.options().dtype(other.type())));
+}
+inline Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return where(condition, full({}, self, other.options().dtype(self.type())), other);
+}
+inline Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  SDK_DETAIL_RETURN("masked_fill",
+                    sdk_masked_fill(self.get(), mask.get(), value.raw(), nullptr, &r_));
+}
+
+// ====================================================================================
+// Reductions
+// ====================================================================================
+
+#define SDK_DETAIL_DEFINE_REDUCE(name, code)                                               \
+  inline Tensor name(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt) { \
+    return detail::reduce(code, #name, self, {}, false, dtype);                            \
+  }                                                                                        \
+  inline Tensor name(const Tensor& self, IntArrayRef dim, bool keepdim = false,            \
+                     std::optional<ScalarType> dtype = std::nullopt) {                     \
+    return detail::reduce(code, #name, self, dim, keepdim, dtype);                         \
+  }                                                                                        \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self, IntArrayRef dim,              \
+                            bool keepdim = false,                                          \
+                            std::optional<ScalarType> dtype = std::nullopt) {              \
+    return detail::reduce_out(code, #name "_out", out, self, dim, keepdim, dtype);         \
+  }
+SDK_DETAIL_DEFINE_REDUCE(sum, SDK_SUM)
+SDK_DETAIL_DEFINE_REDUCE(mean, SDK_MEAN)
+SDK_DETAIL_DEFINE_REDUCE(prod, SDK_PROD)
+#undef SDK_DETAIL_DEFINE_REDUCE
+
+inline Tensor amax(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false) {
+  return detail::reduce(SDK_AMAX, "amax", self, dim, keepdim, std::nullopt);
+}
+inline Tensor amin(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false) {
+  return detail::reduce(SDK_AMIN, "amin", self, dim, keepdim, std::nullopt);
+}
+inline Tensor& amax_out(Tensor& out, const Tensor& self, IntArrayRef dim = {},
+                        bool keepdim = false) {
+  return detail::reduce_out(SDK_AMAX, "amax_out", out, self, dim, keepdim, std::nullopt);
+}
+inline Tensor& amin_out(Tensor& out, const Tensor& self, IntArrayRef dim = {},
+                        bool keepdim = false) {
+  return detail::reduce_out(SDK_AMIN, "amin_out", out, self, dim, keepdim, std::nullopt);
+}
+inline Tensor max(const Tensor& self) { return amax(self); }
+inline Tensor min(const Tensor& self) { return amin(self); }
+inline Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
+inline Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
+/*! \brief (values, indices) of the max over dim. */
+inline std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false) {
+  sdk_tensor* values = nullptr;
+  sdk_tensor* indices = nullptr;
+  detail::check_status(sdk_max_dim(self.get(), dim, keepdim ? 1 : 0, &values, &indices), "max");
+  return std::tuple<Tensor, Tensor>(Tensor::steal(values), Tensor::steal(indices));
+}
+inline std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false) {
+  sdk_tensor* values = nullptr;
+  sdk_tensor* indices = nullptr;
+  detail::check_status(sdk_min_dim(self.get(), dim, keepdim ? 1 : 0, &values, &indices), "min");
+  return std::tuple<Tensor, Tensor>(Tensor::steal(values), Tensor::steal(indices));
+}
+inline Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false) {
+  SDK_DETAIL_RETURN(
+      "argmax", sdk_arg_extremum(self.get(), 0, dim ? 1 : 0, dim ? *dim : 0, keepdim ? 1 : 0, &r_));
+}
+inline Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false) {
+  SDK_DETAIL_RETURN(
+      "argmin", sdk_arg_extremum(self.get(), 1, dim ? 1 : 0, dim ? *dim : 0, keepdim ? 1 : 0, &r_));
+}
+inline Tensor all(const Tensor& self) {
+  return detail::reduce(SDK_ALL, "all", self, {}, false, std::nullopt);
+}
+inline Tensor all(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return detail::reduce(SDK_ALL, "all", self, dim, keepdim, std::nullopt);
+}
+inline Tensor any(const Tensor& self) {
+  return detail::reduce(SDK_ANY, "any", self, {}, false, std::nullopt);
+}
+inline Tensor any(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return detail::reduce(SDK_ANY, "any", self, dim, keepdim, std::nullopt);
+}
+inline Tensor var(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false) {
+  SDK_DETAIL_RETURN("var", sdk_var(self.get(), detail::len(dim), dim.empty() ? nullptr : dim.data(),
+                                   unbiased ? 1.0 : 0.0, keepdim ? 1 : 0, &r_));
+}
+inline Tensor var(const Tensor& self, bool unbiased = true) { return var(self, {}, unbiased); }
+inline Tensor std(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false) {
+  SDK_DETAIL_RETURN("std", sdk_std(self.get(), detail::len(dim), dim.empty() ? nullptr : dim.data(),
+                                   unbiased ? 1.0 : 0.0, keepdim ? 1 : 0, &r_));
+}
+inline Tensor std(const Tensor& self, bool unbiased = true) { return std(self, {}, unbiased); }
+inline Tensor softmax(const Tensor& self, int64_t dim,
+                      std::optional<ScalarType> dtype = std::nullopt) {
+  Tensor in = dtype ? self.to(*dtype) : self;
+  SDK_DETAIL_RETURN("softmax", sdk_softmax(in.get(), dim, &r_));
+}
+inline Tensor log_softmax(const Tensor& self, int64_t dim,
+                          std::optional<ScalarType> dtype = std::nullopt) {
+  Tensor in = dtype ? self.to(*dtype) : self;
+  SDK_DETAIL_RETURN("log_softmax", sdk_log_softmax(in.get(), dim, &r_));
+}
+
+// ====================================================================================
+// Linear algebra
+// ====================================================================================
+
+#define SDK_DETAIL_DEFINE_MATMUL(name, cfunc)                                          \
+  inline Tensor name(const Tensor& self, const Tensor& other) {                        \
+    SDK_DETAIL_RETURN(#name, cfunc(self.get(), other.get(), nullptr, &r_));            \
+  }                                                                                    \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {    \
+    sdk_tensor* r = nullptr;                                                           \
+    detail::check_status(cfunc(self.get(), other.get(), out.get(), &r), #name "_out"); \
+    return detail::finish_out(out, r);                                                 \
+  }
+SDK_DETAIL_DEFINE_MATMUL(mm, sdk_mm)
+SDK_DETAIL_DEFINE_MATMUL(bmm, sdk_bmm)
+SDK_DETAIL_DEFINE_MATMUL(matmul, sdk_matmul)
+SDK_DETAIL_DEFINE_MATMUL(mv, sdk_mv)
+#undef SDK_DETAIL_DEFINE_MATMUL
+
+inline Tensor dot(const Tensor& self, const Tensor& other) {
+  SDK_DETAIL_RETURN("dot", sdk_dot(self.get(), other.get(), &r_));
+}
+/*! \brief beta * self + alpha * (mat1 @ mat2); self broadcasts to the product's shape. */
+inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                    const Scalar& beta = 1, const Scalar& alpha = 1) {
+  SDK_DETAIL_RETURN("addmm", sdk_addmm(self.get(), mat1.get(), mat2.get(), beta.raw(), alpha.raw(),
+                                       nullptr, &r_));
+}
+inline Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                         const Scalar& beta = 1, const Scalar& alpha = 1) {
+  sdk_tensor* r = nullptr;
+  detail::check_status(
+      sdk_addmm(self.get(), mat1.get(), mat2.get(), beta.raw(), alpha.raw(), out.get(), &r),
+      "addmm_out");
+  return detail::finish_out(out, r);
+}
+
+// ====================================================================================
+// Operators (tensors or scalars on either side)
+// ====================================================================================
+
+inline Tensor operator-(const Tensor& x) { return neg(x); }
+inline Tensor operator~(const Tensor& x) { return bitwise_not(x); }
+
+#define SDK_DETAIL_DEFINE_OPERATOR(op, code)                                            \
+  inline Tensor operator op(const Tensor& a, const Tensor& b) {                         \
+    SDK_DETAIL_RETURN(#op, sdk_binary(code, a.get(), b.get(), nullptr, &r_));           \
+  }                                                                                     \
+  inline Tensor operator op(const Tensor& a, const Scalar& b) {                         \
+    SDK_DETAIL_RETURN(#op, sdk_binary_scalar(code, a.get(), b.raw(), 0, nullptr, &r_)); \
+  }                                                                                     \
+  inline Tensor operator op(const Scalar& a, const Tensor& b) {                         \
+    SDK_DETAIL_RETURN(#op, sdk_binary_scalar(code, b.get(), a.raw(), 1, nullptr, &r_)); \
+  }
+SDK_DETAIL_DEFINE_OPERATOR(+, SDK_ADD)
+SDK_DETAIL_DEFINE_OPERATOR(-, SDK_SUB)
+SDK_DETAIL_DEFINE_OPERATOR(*, SDK_MUL)
+SDK_DETAIL_DEFINE_OPERATOR(/, SDK_DIV)
+SDK_DETAIL_DEFINE_OPERATOR(%, SDK_REMAINDER)
+SDK_DETAIL_DEFINE_OPERATOR(==, SDK_EQ)
+SDK_DETAIL_DEFINE_OPERATOR(!=, SDK_NE)
+SDK_DETAIL_DEFINE_OPERATOR(<, SDK_LT)
+SDK_DETAIL_DEFINE_OPERATOR(<=, SDK_LE)
+SDK_DETAIL_DEFINE_OPERATOR(>, SDK_GT)
+SDK_DETAIL_DEFINE_OPERATOR(>=, SDK_GE)
+SDK_DETAIL_DEFINE_OPERATOR(&, SDK_BITWISE_AND)
+SDK_DETAIL_DEFINE_OPERATOR(|, SDK_BITWISE_OR)
+SDK_DETAIL_DEFINE_OPERATOR(^, SDK_BITWISE_XOR)
+#undef SDK_DETAIL_DEFINE_OPERATOR
+
+}  // namespace sdk
+
+#endif  // SDK_MATH_H_

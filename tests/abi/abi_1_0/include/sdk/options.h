@@ -1,0 +1,74 @@
+// sdk/options.h: sdk::TensorOptions (dtype + device) taken by the creation functions.
+#ifndef SDK_OPTIONS_H_
+#define SDK_OPTIONS_H_
+
+#include "sdk/device.h"
+#include "sdk/dtype.h"
+
+namespace sdk {
+
+/*! \brief dtype and device for new tensors, built like torch's:
+ *  TensorOptions().dtype(kFloat64).device(kCPU), or implicitly from a ScalarType or Device.
+ *  Unset fields default to float32 and the CPU (or, in *_like functions, the source's). */
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType dtype) : dtype_(dtype), has_dtype_(true) {}    // NOLINT
+  TensorOptions(TypeMeta dtype) : TensorOptions(dtype.toScalarType()) {}  // NOLINT
+  TensorOptions(Device device) : device_(device), has_device_(true) {}    // NOLINT
+  TensorOptions(DeviceType type) : TensorOptions(Device(type)) {}         // NOLINT
+
+  /*! \brief A copy with the dtype set. */
+  TensorOptions dtype(ScalarType dtype) const {
+    TensorOptions r = *this;
+    r.dtype_ = dtype;
+    r.has_dtype_ = true;
+    return r;
+  }
+  template <typename T>
+  TensorOptions dtype() const {
+    return dtype(CppTypeToScalarType<T>::value);
+  }
+  /*! \brief A copy with the device set. */
+  TensorOptions device(Device device) const {
+    TensorOptions r = *this;
+    r.device_ = device;
+    r.has_device_ = true;
+    return r;
+  }
+  TensorOptions device(DeviceType type, int32_t index) const { return device(Device(type, index)); }
+  /*! \brief A copy with the device index set (CUDA). */
+  TensorOptions device_index(int32_t index) const { return device(Device(kCUDA, index)); }
+
+  TypeMeta dtype() const { return dtype_; }
+  ScalarType scalar_type() const { return dtype_; }
+  Device device() const { return device_; }
+  bool has_dtype() const { return has_dtype_; }
+  bool has_device() const { return has_device_; }
+  /*! \brief These options with unset fields taken from `base`. */
+  TensorOptions merged_with(const TensorOptions& base) const {
+    TensorOptions r = base;
+    if (has_dtype_) r = r.dtype(dtype_);
+    if (has_device_) r = r.device(device_);
+    return r;
+  }
+
+ private:
+  ScalarType dtype_ = ScalarType::Float;
+  Device device_ = Device(DeviceType::CPU);
+  bool has_dtype_ = false;
+  bool has_device_ = false;
+};
+
+/*! \brief TensorOptions with just the dtype: sdk::dtype(sdk::kInt64). */
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+template <typename T>
+inline TensorOptions dtype() {
+  return TensorOptions().dtype(CppTypeToScalarType<T>::value);
+}
+/*! \brief TensorOptions with just the device. */
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+
+}  // namespace sdk
+
+#endif  // SDK_OPTIONS_H_

@@ -1,0 +1,381 @@
+// sdk/tensor_base.h: the sdk::Tensor class (RAII handle over sdk_tensor*) and its inline getters.
+#ifndef SDK_TENSOR_BASE_H_
+#define SDK_TENSOR_BASE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "sdk/accessor.h"
+#include "sdk/array_ref.h"
+#include "sdk/c_api.h"
+#include "sdk/device.h"
+#include "sdk/dtype.h"
+#include "sdk/error.h"
+#include "sdk/op_table.h"
+#include "sdk/options.h"
+#include "sdk/scalar.h"
+
+namespace sdk {
+
+class Tensor;
+/*! \brief A list of tensors: a braced list {a, b} or a std::vector<Tensor>. */
+using TensorList = ArrayRef<Tensor>;
+
+/*! \brief A reference-counted tensor: copying retains the core handle, destruction
+ *  releases it. A default-constructed Tensor is undefined (no handle). Method names and
+ *  signatures follow ATen's Tensor. Methods on an undefined tensor throw sdk::Error. */
+class Tensor {
+ public:
+  Tensor() noexcept = default;
+  Tensor(const Tensor& o) noexcept : h_(o.h_) {
+    if (h_) sdk_tensor_retain(h_);
+  }
+  Tensor(Tensor&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  Tensor& operator=(const Tensor& o) & noexcept {
+    if (o.h_) sdk_tensor_retain(o.h_);
+    sdk_tensor_release(h_);
+    h_ = o.h_;
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) & noexcept {
+    if (this != &o) {
+      sdk_tensor_release(h_);
+      h_ = o.h_;
+      o.h_ = nullptr;
+    }
+    return *this;
+  }
+  ~Tensor() { sdk_tensor_release(h_); }
+
+  /*! \brief Take ownership of a NEW reference (what the C ABI returns). */
+  static Tensor steal(sdk_tensor* handle) noexcept {
+    Tensor t;
+    t.h_ = handle;
+    return t;
+  }
+  /*! \brief Share a BORROWED handle: retains it. */
+  static Tensor borrow(sdk_tensor* handle) noexcept {
+    if (handle) sdk_tensor_retain(handle);
+    return steal(handle);
+  }
+
+  /*! \brief The handle, still owned by this Tensor (for passing to C ABI calls). */
+  sdk_tensor* get() const noexcept { return h_; }
+  /*! \brief Give up ownership: returns the handle (a reference the caller must release). */
+  sdk_tensor* release() noexcept {
+    sdk_tensor* h = h_;
+    h_ = nullptr;
+    return h;
+  }
+  /*! \brief Drop the handle; the tensor becomes undefined. */
+  void reset() noexcept {
+    sdk_tensor_release(h_);
+    h_ = nullptr;
+  }
+  bool defined() const noexcept { return h_ != nullptr; }
+  /*! \brief References to the handle (views of the same storage have their own). */
+  int64_t use_count() const noexcept { return h_ ? sdk_tensor_use_count(h_) : 0; }
+  /*! \brief Same handle (not just same storage). */
+  bool is_same(const Tensor& o) const noexcept { return h_ == o.h_; }
+
+  // ---- metadata ------------------------------------------------------------------------
+  int64_t dim() const { return sdk_tensor_ndim(checked()); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return sdk_tensor_numel(checked()); }
+  /*! \brief A view of the core's sizes array, valid while this tensor lives. */
+  IntArrayRef sizes() const {
+    sdk_tensor* h = checked();
+    return IntArrayRef(sdk_tensor_sizes(h), static_cast<size_t>(sdk_tensor_ndim(h)));
+  }
+  /*! \brief Strides in elements, a view like sizes(). */
+  IntArrayRef strides() const {
+    sdk_tensor* h = checked();
+    return IntArrayRef(sdk_tensor_strides(h), static_cast<size_t>(sdk_tensor_ndim(h)));
+  }
+  /*! \brief Size of dim `d` (negative counts from the end). */
+  int64_t size(int64_t d) const {
+    int64_t w = wrap_dim(d, "size");
+    return sdk_tensor_sizes(h_)[w];
+  }
+  int64_t stride(int64_t d) const {
+    int64_t w = wrap_dim(d, "stride");
+    return sdk_tensor_strides(h_)[w];
+  }
+  int64_t storage_offset() const { return sdk_tensor_storage_offset(checked()); }
+  ScalarType scalar_type() const { return from_c_dtype(sdk_tensor_dtype(checked())); }
+  TypeMeta dtype() const { return scalar_type(); }
+  int64_t element_size() const { return elementSize(scalar_type()); }
+  int64_t itemsize() const { return element_size(); }
+  int64_t nbytes() const { return numel() * element_size(); }
+  Device device() const { return Device::from_c(sdk_tensor_device(checked())); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  /*! \brief CUDA ordinal, -1 for the CPU. */
+  int64_t get_device() const { return device().index(); }
+  TensorOptions options() const { return TensorOptions(scalar_type()).device(device()); }
+  bool is_floating_point() const { return isFloatingType(scalar_type()); }
+  bool is_contiguous() const { return sdk_tensor_is_contiguous(checked()) != 0; }
+  /*! \brief Write counter shared by the storage's views (autograd's in-place check). */
+  int64_t _version() const { return sdk_tensor_version(checked()); }
+  /*! \brief Tell autograd the data changed after writing through data_ptr(). */
+  void bump_version() const { sdk_tensor_bump_version(checked()); }
+
+  // ---- data access ---------------------------------------------------------------------
+  void* data_ptr() const { return sdk_tensor_data_ptr(checked()); }
+  const void* const_data_ptr() const { return data_ptr(); }
+  void* mutable_data_ptr() const { return data_ptr(); }
+  /*! \brief Typed pointer to element [0, ...]; throws unless T matches the dtype. */
+  template <typename T>
+  T* data_ptr() const {
+    check_dtype(CppTypeToScalarType<T>::value, "data_ptr");
+    return static_cast<T*>(sdk_tensor_data_ptr(h_));
+  }
+  template <typename T>
+  const T* const_data_ptr() const {
+    return data_ptr<T>();
+  }
+  template <typename T>
+  T* mutable_data_ptr() const {
+    return data_ptr<T>();
+  }
+  /*! \brief N-d indexing of a CPU tensor: a[i][j]. Checks dtype, dim and device. */
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    check_accessor(CppTypeToScalarType<T>::value, N, "accessor", false, true);
+    return TensorAccessor<T, N>(static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_),
+                                sdk_tensor_strides(h_));
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;  // would dangle: sizes live in the tensor
+  /*! \brief Accessor holding its sizes/strides, passable by value to a CUDA kernel. */
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+            typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    check_accessor(CppTypeToScalarType<T>::value, N, "packed_accessor",
+                   sizeof(index_t) < sizeof(int64_t), false);
+    return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
+        static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_), sdk_tensor_strides(h_));
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int32_t>();
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int64_t>();
+  }
+  /*! \brief The only element of a one-element CPU tensor, converted to T. */
+  template <typename T>
+  T item() const;
+  /*! \brief The only element as a Scalar (float dtypes give a float Scalar). */
+  Scalar item() const;
+
+  // ---- creation-like -------------------------------------------------------------------
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor type_as(const Tensor& other) const;
+  /*! \brief The tensor on the CPU (itself when already there). */
+  Tensor cpu() const;
+  const Tensor& fill_(const Scalar& value) const;
+  const Tensor& zero_() const;
+  const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  const Tensor& uniform_(double from = 0, double to = 1) const;
+  const Tensor& normal_(double mean = 0, double std = 1) const;
+  const Tensor& random_(int64_t from, int64_t to) const;
+
+  // ---- views ---------------------------------------------------------------------------
+  Tensor view(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  /*! \brief 2-D transpose; tensors with fewer than 2 dims come back as they are. */
+  Tensor t() const;
+  Tensor slice(int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  /*! \brief select(0, index). */
+  Tensor operator[](int64_t index) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor squeeze(IntArrayRef dims) const;
+  Tensor expand(IntArrayRef sizes, bool implicit = false) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+
+  // ---- elementwise (generated from op_table.h) -----------------------------------------
+#define SDK_DETAIL_DECLARE_UNARY(name, code) \
+  Tensor name() const;                       \
+  const Tensor& name##_() const;
+  SDK_UNARY_OPS(SDK_DETAIL_DECLARE_UNARY)
+#undef SDK_DETAIL_DECLARE_UNARY
+#define SDK_DETAIL_DECLARE_BINARY(name, code)       \
+  Tensor name(const Tensor& other) const;           \
+  Tensor name(const Scalar& other) const;           \
+  const Tensor& name##_(const Tensor& other) const; \
+  const Tensor& name##_(const Scalar& other) const;
+  SDK_BINARY_OPS(SDK_DETAIL_DECLARE_BINARY)
+#undef SDK_DETAIL_DECLARE_BINARY
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor multiply(const Tensor& other) const { return mul(other); }
+  Tensor divide(const Tensor& other) const { return div(other); }
+  Tensor elu(const Scalar& alpha = 1) const;
+  const Tensor& elu_(const Scalar& alpha = 1) const;
+  Tensor clamp(const std::optional<Scalar>& min,
+               const std::optional<Scalar>& max = std::nullopt) const;
+  const Tensor& clamp_(const std::optional<Scalar>& min,
+                       const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+
+  // ---- in-place operators --------------------------------------------------------------
+  Tensor& operator+=(const Tensor& o) { return const_cast<Tensor&>(add_(o)); }
+  Tensor& operator+=(const Scalar& o) { return const_cast<Tensor&>(add_(o)); }
+  Tensor& operator-=(const Tensor& o) { return const_cast<Tensor&>(sub_(o)); }
+  Tensor& operator-=(const Scalar& o) { return const_cast<Tensor&>(sub_(o)); }
+  Tensor& operator*=(const Tensor& o) { return const_cast<Tensor&>(mul_(o)); }
+  Tensor& operator*=(const Scalar& o) { return const_cast<Tensor&>(mul_(o)); }
+  Tensor& operator/=(const Tensor& o) { return const_cast<Tensor&>(div_(o)); }
+  Tensor& operator/=(const Scalar& o) { return const_cast<Tensor&>(div_(o)); }
+  Tensor& operator&=(const Tensor& o) { return const_cast<Tensor&>(bitwise_and_(o)); }
+  Tensor& operator|=(const Tensor& o) { return const_cast<Tensor&>(bitwise_or_(o)); }
+  Tensor& operator^=(const Tensor& o) { return const_cast<Tensor&>(bitwise_xor_(o)); }
+
+  // ---- reductions ----------------------------------------------------------------------
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dim, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(IntArrayRef dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  /*! \brief Max of all elements (0-dim). */
+  Tensor max() const;
+  /*! \brief (values, indices) over one dim. */
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  /*! \brief Elementwise maximum (torch's max(other)). */
+  Tensor max(const Tensor& other) const { return maximum(other); }
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor min(const Tensor& other) const { return minimum(other); }
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  // An integer literal picks the dim overload (x.var(0)), not the bool one.
+  template <typename I,
+            std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
+  Tensor var(I dim, bool unbiased = true, bool keepdim = false) const {
+    int64_t d = static_cast<int64_t>(dim);
+    return var(IntArrayRef(d), unbiased, keepdim);
+  }
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  template <typename I,
+            std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
+  Tensor std(I dim, bool unbiased = true, bool keepdim = false) const {
+    int64_t d = static_cast<int64_t>(dim);
+    return std(IntArrayRef(d), unbiased, keepdim);
+  }
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+
+  // ---- linear algebra ------------------------------------------------------------------
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  /*! \brief beta * self + alpha * (mat1 @ mat2). */
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  const Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                       const Scalar& alpha = 1) const;
+
+  // ---- indexing ------------------------------------------------------------------------
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  /*! \brief Advanced indexing by integer tensors: x.index({rows, cols}). */
+  Tensor index(TensorList indices) const;
+  const Tensor& index_put_(TensorList indices, const Tensor& values, bool accumulate = false) const;
+  Tensor nonzero() const;
+
+ private:
+  sdk_tensor* checked() const {
+    if (SDK_UNLIKELY(!h_)) throw_undefined();
+    return h_;
+  }
+  [[noreturn]] SDK_NOINLINE static void throw_undefined() {
+    detail::throw_error(SDK_ERROR_RUNTIME, "called a method on an undefined sdk::Tensor");
+  }
+  int64_t wrap_dim(int64_t d, const char* what) const {
+    int64_t n = sdk_tensor_ndim(checked());
+    int64_t w = d < 0 ? d + n : d;
+    if (SDK_UNLIKELY(w < 0 || w >= n)) throw_bad_dim(d, n, what);
+    return w;
+  }
+  [[noreturn]] SDK_NOINLINE static void throw_bad_dim(int64_t d, int64_t n, const char* what) {
+    detail::throw_error(SDK_ERROR_INDEX,
+                        detail::concat(what, "(): dim ", d, " out of range for a ", n,
+                                       "-d tensor (expected in [", -n, ", ", n - 1, "])"));
+  }
+  void check_dtype(ScalarType expected, const char* what) const {
+    ScalarType actual = scalar_type();
+    if (SDK_UNLIKELY(actual != expected)) throw_bad_dtype(expected, actual, what);
+  }
+  [[noreturn]] SDK_NOINLINE static void throw_bad_dtype(ScalarType expected, ScalarType actual,
+                                                        const char* what) {
+    detail::throw_error(SDK_ERROR_TYPE, detail::concat(what, "<T>(): expected scalar type ",
+                                                       expected, " but found ", actual));
+  }
+  void check_accessor(ScalarType expected, size_t n, const char* what, bool index32,
+                      bool cpu_only) const;
+
+  sdk_tensor* h_ = nullptr;
+};
+
+static_assert(sizeof(Tensor) == sizeof(sdk_tensor*) && std::is_standard_layout<Tensor>::value,
+              "a Tensor array must be readable as an sdk_tensor* array");
+
+}  // namespace sdk
+
+#endif  // SDK_TENSOR_BASE_H_

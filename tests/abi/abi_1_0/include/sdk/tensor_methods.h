@@ -1,0 +1,368 @@
+// sdk/tensor_methods.h: the bodies of sdk::Tensor's op methods, each forwarding to the free
+// function.
+#ifndef SDK_TENSOR_METHODS_H_
+#define SDK_TENSOR_METHODS_H_
+
+#include "sdk/math.h"
+#include "sdk/ops.h"
+
+namespace sdk {
+namespace detail {
+
+// One element of any dtype converted to T (item<T>()).
+template <typename T>
+inline T load_as(const void* p, ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return static_cast<T>(*static_cast<const bool*>(p));
+    case ScalarType::Byte:
+      return static_cast<T>(*static_cast<const uint8_t*>(p));
+    case ScalarType::Char:
+      return static_cast<T>(*static_cast<const int8_t*>(p));
+    case ScalarType::Short:
+      return static_cast<T>(*static_cast<const int16_t*>(p));
+    case ScalarType::Int:
+      return static_cast<T>(*static_cast<const int32_t*>(p));
+    case ScalarType::Long:
+      return static_cast<T>(*static_cast<const int64_t*>(p));
+    case ScalarType::Half:
+      return static_cast<T>(static_cast<float>(*static_cast<const Half*>(p)));
+    case ScalarType::BFloat16:
+      return static_cast<T>(static_cast<float>(*static_cast<const BFloat16*>(p)));
+    case ScalarType::Float:
+      return static_cast<T>(*static_cast<const float*>(p));
+    case ScalarType::Double:
+      return static_cast<T>(*static_cast<const double*>(p));
+    default:
+      throw_error(SDK_ERROR_TYPE, "item(): unknown dtype");
+  }
+}
+
+inline const void* item_ptr(const Tensor& t) {
+  if (t.numel() != 1) {
+    throw_error(SDK_ERROR_VALUE,
+                concat("item(): a Tensor with ", t.numel(),
+                       " elements cannot be converted to a scalar (size ", t.sizes(), ")"));
+  }
+  if (!t.is_cpu()) {
+    throw_error(SDK_ERROR_NOT_IMPLEMENTED, concat("item(): tensor is on ", t.device(),
+                                                  "; only CPU tensors are readable from C++"));
+  }
+  return t.data_ptr();
+}
+
+}  // namespace detail
+
+template <typename T>
+inline T Tensor::item() const {
+  return detail::load_as<T>(detail::item_ptr(*this), scalar_type());
+}
+inline Scalar Tensor::item() const {
+  ScalarType t = scalar_type();
+  const void* p = detail::item_ptr(*this);
+  if (isFloatingType(t)) return Scalar(detail::load_as<double>(p, t));
+  if (t == kBool) return Scalar(detail::load_as<bool>(p, t));
+  return Scalar(detail::load_as<int64_t>(p, t));
+}
+
+inline void Tensor::check_accessor(ScalarType expected, size_t n, const char* what, bool index32,
+                                   bool cpu_only) const {
+  check_dtype(expected, what);
+  int64_t nd = dim();
+  if (static_cast<size_t>(nd) != n) {
+    detail::throw_error(SDK_ERROR_VALUE,
+                        detail::concat(what, "<T, ", n, ">(): expected a ", n,
+                                       "-d tensor, but got a ", nd, "-d tensor of size ", sizes()));
+  }
+  if (cpu_only && !is_cpu()) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("accessor(): tensor is on ", device(),
+                                                        "; use packed_accessor32/64 in kernels"));
+  }
+  if (index32) {
+    const int64_t limit = INT32_MAX;
+    IntArrayRef sz = sizes(), st = strides();
+    bool fits = numel() <= limit;
+    for (size_t i = 0; i < n; ++i) fits = fits && sz[i] <= limit && st[i] <= limit;
+    if (!fits) {
+      detail::throw_error(SDK_ERROR_VALUE,
+                          detail::concat("packed_accessor32: tensor of size ", sz, " and strides ",
+                                         st, " needs 64-bit indexing (use packed_accessor64)"));
+    }
+  }
+}
+
+// ---- creation-like -------------------------------------------------------------------
+inline Tensor Tensor::clone() const { return sdk::clone(*this); }
+inline Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;  // no C call beyond the flag: the common case
+  return sdk::contiguous(*this);
+}
+inline Tensor Tensor::to(ScalarType dtype, bool /*non_blocking*/, bool copy) const {
+  SDK_DETAIL_RETURN("to", sdk_to_dtype(get(), to_c(dtype), copy ? 1 : 0, &r_));
+}
+inline Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  if (options.has_device() && options.device() != device()) {
+    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
+                        detail::concat("to(): copying between devices (", device(), " -> ",
+                                       options.device(), ") is not supported by the core"));
+  }
+  return to(options.has_dtype() ? options.scalar_type() : scalar_type(), non_blocking, copy);
+}
+inline Tensor Tensor::type_as(const Tensor& other) const { return to(other.scalar_type()); }
+inline Tensor Tensor::cpu() const { return to(TensorOptions(kCPU)); }
+inline const Tensor& Tensor::fill_(const Scalar& value) const {
+  return detail::finish_inplace(*this, sdk_fill_(get(), value.raw()), "fill_");
+}
+inline const Tensor& Tensor::zero_() const { return fill_(0); }
+inline const Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) const {
+  return detail::finish_inplace(*this, sdk_copy_(get(), src.get()), "copy_");
+}
+inline const Tensor& Tensor::uniform_(double from, double to) const {
+  return detail::finish_inplace(*this, sdk_uniform_(get(), from, to, nullptr), "uniform_");
+}
+inline const Tensor& Tensor::normal_(double mean, double std) const {
+  return detail::finish_inplace(*this, sdk_normal_(get(), mean, std, nullptr), "normal_");
+}
+inline const Tensor& Tensor::random_(int64_t from, int64_t to) const {
+  return detail::finish_inplace(*this, sdk_randint_(get(), from, to, nullptr), "random_");
+}
+
+// ---- views ---------------------------------------------------------------------------
+inline Tensor Tensor::view(IntArrayRef sizes) const { return sdk::view(*this, sizes); }
+inline Tensor Tensor::view_as(const Tensor& o) const { return sdk::view(*this, o.sizes()); }
+inline Tensor Tensor::reshape(IntArrayRef sizes) const { return sdk::reshape(*this, sizes); }
+inline Tensor Tensor::reshape_as(const Tensor& o) const { return sdk::reshape(*this, o.sizes()); }
+inline Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
+                                 std::optional<int64_t> offset) const {
+  return sdk::as_strided(*this, sizes, strides, offset);
+}
+inline Tensor Tensor::permute(IntArrayRef dims) const { return sdk::permute(*this, dims); }
+inline Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  return sdk::transpose(*this, d0, d1);
+}
+inline Tensor Tensor::t() const { return sdk::t(*this); }
+inline Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
+  return sdk::slice(*this, dim, start, end, step);
+}
+inline Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return sdk::narrow(*this, dim, start, length);
+}
+inline Tensor Tensor::select(int64_t dim, int64_t index) const {
+  return sdk::select(*this, dim, index);
+}
+inline Tensor Tensor::operator[](int64_t index) const { return sdk::select(*this, 0, index); }
+inline std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
+  return sdk::chunk(*this, chunks, dim);
+}
+inline std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return sdk::split(*this, split_size, dim);
+}
+inline std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
+  return sdk::split_with_sizes(*this, split_sizes, dim);
+}
+inline std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  return sdk::split_with_sizes(*this, split_sizes, dim);
+}
+inline std::vector<Tensor> Tensor::unbind(int64_t dim) const { return sdk::unbind(*this, dim); }
+inline Tensor Tensor::unsqueeze(int64_t dim) const { return sdk::unsqueeze(*this, dim); }
+inline Tensor Tensor::squeeze() const { return sdk::squeeze(*this); }
+inline Tensor Tensor::squeeze(int64_t dim) const { return sdk::squeeze(*this, dim); }
+inline Tensor Tensor::squeeze(IntArrayRef dims) const { return sdk::squeeze(*this, dims); }
+inline Tensor Tensor::expand(IntArrayRef sizes, bool /*implicit*/) const {
+  return sdk::expand(*this, sizes);
+}
+inline Tensor Tensor::expand_as(const Tensor& o) const { return sdk::expand(*this, o.sizes()); }
+inline Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  return sdk::flatten(*this, start_dim, end_dim);
+}
+
+// ---- elementwise ---------------------------------------------------------------------
+#define SDK_DETAIL_METHOD_UNARY(name, code)                       \
+  inline Tensor Tensor::name() const { return sdk::name(*this); } \
+  inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); }
+SDK_UNARY_OPS(SDK_DETAIL_METHOD_UNARY)
+#undef SDK_DETAIL_METHOD_UNARY
+#define SDK_DETAIL_METHOD_BINARY(name, code)                                               \
+  inline Tensor Tensor::name(const Tensor& o) const { return sdk::name(*this, o); }        \
+  inline Tensor Tensor::name(const Scalar& o) const { return sdk::name(*this, o); }        \
+  inline const Tensor& Tensor::name##_(const Tensor& o) const {                            \
+    return detail::finish_inplace(*this, sdk_binary(code, get(), o.get(), get(), nullptr), \
+                                  #name "_");                                              \
+  }                                                                                        \
+  inline const Tensor& Tensor::name##_(const Scalar& o) const {                            \
+    return detail::finish_inplace(                                                         \
+        *this, sdk_binary_scalar(code, get(), o.raw(), 0, get(), nullptr), #name "_");     \
+  }
+SDK_BINARY_OPS(SDK_DETAIL_METHOD_BINARY)
+#undef SDK_DETAIL_METHOD_BINARY
+
+inline Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  return sdk::add(*this, o, alpha);
+}
+inline Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  return sdk::add(*this, o, alpha);
+}
+inline const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
+  return detail::finish_inplace(*this, sdk_add_scaled(get(), o.get(), alpha.raw(), get(), nullptr),
+                                "add_");
+}
+inline const Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
+  return detail::finish_inplace(
+      *this,
+      sdk_binary_scalar(SDK_ADD, get(), detail::scalar_mul(o, alpha).raw(), 0, get(), nullptr),
+      "add_");
+}
+inline Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  return sdk::sub(*this, o, alpha);
+}
+inline Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  return sdk::sub(*this, o, alpha);
+}
+inline const Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
+  Scalar neg = alpha.isFloatingPoint() ? Scalar(-alpha.toDouble()) : Scalar(-alpha.toLong());
+  return detail::finish_inplace(*this, sdk_add_scaled(get(), o.get(), neg.raw(), get(), nullptr),
+                                "sub_");
+}
+inline const Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
+  return detail::finish_inplace(
+      *this,
+      sdk_binary_scalar(SDK_SUB, get(), detail::scalar_mul(o, alpha).raw(), 0, get(), nullptr),
+      "sub_");
+}
+inline Tensor Tensor::elu(const Scalar& alpha) const { return sdk::elu(*this, alpha); }
+inline const Tensor& Tensor::elu_(const Scalar& alpha) const {
+  return detail::finish_inplace(*this, sdk_elu(get(), alpha.toDouble(), get(), nullptr), "elu_");
+}
+inline Tensor Tensor::clamp(const std::optional<Scalar>& min,
+                            const std::optional<Scalar>& max) const {
+  return sdk::clamp(*this, min, max);
+}
+inline const Tensor& Tensor::clamp_(const std::optional<Scalar>& min,
+                                    const std::optional<Scalar>& max) const {
+  return detail::finish_inplace(
+      *this, sdk_clamp(get(), detail::opt_scalar(min), detail::opt_scalar(max), get(), nullptr),
+      "clamp_");
+}
+inline Tensor Tensor::clamp_min(const Scalar& min) const { return sdk::clamp_min(*this, min); }
+inline Tensor Tensor::clamp_max(const Scalar& max) const { return sdk::clamp_max(*this, max); }
+inline Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return sdk::where(condition, *this, other);
+}
+inline Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  return sdk::masked_fill(*this, mask, value);
+}
+inline const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
+  return detail::finish_inplace(
+      *this, sdk_masked_fill(get(), mask.get(), value.raw(), get(), nullptr), "masked_fill_");
+}
+
+// ---- reductions ----------------------------------------------------------------------
+inline Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return sdk::sum(*this, dtype); }
+inline Tensor Tensor::sum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return sdk::sum(*this, dim, keepdim, dtype);
+}
+inline Tensor Tensor::mean(std::optional<ScalarType> dtype) const {
+  return sdk::mean(*this, dtype);
+}
+inline Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return sdk::mean(*this, dim, keepdim, dtype);
+}
+inline Tensor Tensor::prod(std::optional<ScalarType> dtype) const {
+  return sdk::prod(*this, dtype);
+}
+inline Tensor Tensor::prod(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return sdk::prod(*this, dim, keepdim, dtype);
+}
+inline Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
+  return sdk::amax(*this, dim, keepdim);
+}
+inline Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
+  return sdk::amin(*this, dim, keepdim);
+}
+inline Tensor Tensor::max() const { return sdk::amax(*this); }
+inline std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return sdk::max(*this, dim, keepdim);
+}
+inline Tensor Tensor::min() const { return sdk::amin(*this); }
+inline std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return sdk::min(*this, dim, keepdim);
+}
+inline Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return sdk::argmax(*this, dim, keepdim);
+}
+inline Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return sdk::argmin(*this, dim, keepdim);
+}
+inline Tensor Tensor::all() const { return sdk::all(*this); }
+inline Tensor Tensor::all(int64_t dim, bool keepdim) const { return sdk::all(*this, dim, keepdim); }
+inline Tensor Tensor::any() const { return sdk::any(*this); }
+inline Tensor Tensor::any(int64_t dim, bool keepdim) const { return sdk::any(*this, dim, keepdim); }
+inline Tensor Tensor::var(bool unbiased) const { return sdk::var(*this, unbiased); }
+inline Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return sdk::var(*this, dim, unbiased, keepdim);
+}
+inline Tensor Tensor::std(bool unbiased) const { return sdk::std(*this, unbiased); }
+inline Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return sdk::std(*this, dim, unbiased, keepdim);
+}
+inline Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return sdk::softmax(*this, dim, dtype);
+}
+inline Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return sdk::log_softmax(*this, dim, dtype);
+}
+
+// ---- linear algebra ------------------------------------------------------------------
+inline Tensor Tensor::mm(const Tensor& o) const { return sdk::mm(*this, o); }
+inline Tensor Tensor::bmm(const Tensor& o) const { return sdk::bmm(*this, o); }
+inline Tensor Tensor::matmul(const Tensor& o) const { return sdk::matmul(*this, o); }
+inline Tensor Tensor::mv(const Tensor& v) const { return sdk::mv(*this, v); }
+inline Tensor Tensor::dot(const Tensor& o) const { return sdk::dot(*this, o); }
+inline Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                            const Scalar& alpha) const {
+  return sdk::addmm(*this, m1, m2, beta, alpha);
+}
+inline const Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                                    const Scalar& alpha) const {
+  return detail::finish_inplace(
+      *this, sdk_addmm(get(), m1.get(), m2.get(), beta.raw(), alpha.raw(), get(), nullptr),
+      "addmm_");
+}
+
+// ---- indexing ------------------------------------------------------------------------
+inline Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return sdk::index_select(*this, dim, index);
+}
+inline Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  return sdk::gather(*this, dim, index);
+}
+inline Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return sdk::scatter_add(*this, dim, index, src);
+}
+inline const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index,
+                                          const Tensor& src) const {
+  return detail::finish_inplace(*this, sdk_scatter_add_(get(), dim, index.get(), src.get()),
+                                "scatter_add_");
+}
+inline Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return sdk::index_add(*this, dim, index, source);
+}
+inline const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index,
+                                        const Tensor& source) const {
+  return detail::finish_inplace(*this, sdk_index_add_(get(), dim, index.get(), source.get()),
+                                "index_add_");
+}
+inline Tensor Tensor::index(TensorList indices) const { return sdk::index(*this, indices); }
+inline const Tensor& Tensor::index_put_(TensorList indices, const Tensor& values,
+                                        bool accumulate) const {
+  return detail::finish_inplace(
+      *this,
+      sdk_index_put_(get(), static_cast<int64_t>(indices.size()), detail::handles(indices),
+                     values.get(), accumulate ? 1 : 0),
+      "index_put_");
+}
+inline Tensor Tensor::nonzero() const { return sdk::nonzero(*this); }
+
+}  // namespace sdk
+
+#endif  // SDK_TENSOR_METHODS_H_
