@@ -245,10 +245,13 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
   int64_t n_outer = 1;
   for (const Dim& d : red_outer) n_outer *= d.size;
   // One long contiguous reduction: split it across threads, combine in order.
-  if (p.out_numel == 1 && red_outer.empty() && n >= (int64_t(1) << 18) && get_num_threads() > 1) {
-    const int64_t nchunks = std::min<int64_t>(get_num_threads(), 16);
+  // The thread count is read once: another thread may change it meanwhile.
+  const int64_t nthreads = get_num_threads();
+  if (p.out_numel == 1 && red_outer.empty() && n >= (int64_t(1) << 18) && nthreads > 1) {
+    const int64_t nchunks = std::min<int64_t>(nthreads, 16);
     A part[16];
-    const int64_t step = ((n / nchunks) + 15) & ~int64_t(15);
+    // Round the chunk length up (to whole cache lines): nchunks * step must cover all n.
+    const int64_t step = ((n + nchunks - 1) / nchunks + 15) & ~int64_t(15);
     parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {
         int64_t lo = std::min(n, c * step), hi = std::min(n, lo + step);
