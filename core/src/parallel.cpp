@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -133,7 +134,9 @@ class Pool {
 };
 
 std::mutex g_pool_mu;
-Pool* g_pool = nullptr;
+// Shared: a caller running a job keeps its pool alive while another thread's
+// set_num_threads() makes the next caller replace it; the last owner joins its workers.
+std::shared_ptr<Pool>* g_pool = nullptr;
 
 // In a forked child the workers do not exist and the mutexes may be held by
 // threads that vanished: abandon the old pool (leak it) and start afresh.
@@ -142,15 +145,15 @@ void atfork_child() {
   new (&g_pool_mu) std::mutex();
 }
 
-Pool* get_pool(int nthreads) {
+std::shared_ptr<Pool> get_pool(int nthreads) {
   static std::once_flag once;
   std::call_once(once, [] { pthread_atfork(nullptr, nullptr, atfork_child); });
   std::lock_guard<std::mutex> g(g_pool_mu);
-  if (!g_pool || g_pool->size() != nthreads - 1) {
-    delete g_pool;  // joins the old workers; only happens when the thread count changed
-    g_pool = new Pool(nthreads - 1);
+  if (!g_pool) g_pool = new std::shared_ptr<Pool>();
+  if (!*g_pool || (*g_pool)->size() != nthreads - 1) {
+    *g_pool = std::make_shared<Pool>(nthreads - 1);  // only when the thread count changed
   }
-  return g_pool;
+  return *g_pool;
 }
 
 }  // namespace
