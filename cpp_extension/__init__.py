@@ -15,9 +15,10 @@ import sys
 from typing import Any
 
 from ._build import last_load_info
-from ._errors import BuildError
+from ._errors import BuildError, CacheError
 
 __all__ = [
+    "CacheError",
     "BuildError",
     "BuildExtension",
     "CppExtension",

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import _cache, _lock, _toolchain
-from ._errors import BuildError, format_build_failure
+from ._errors import BuildError, cache_error, damaged_intermediates, format_build_failure
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CUDA_SUFFIXES = (".cu", ".cuh")
@@ -222,23 +222,43 @@ def jit_build(req: _Request):
             )
             return cached[1]
         built = False
-        with _lock.file_lock(req.build_dir, exclusive=False):
-            fresh = _is_fresh(req, digest, output)
-            if fresh:
-                result = _load_output(req, digest, output)
-        if not fresh:
-            with _lock.file_lock(req.build_dir, exclusive=True):
-                if not _is_fresh(req, digest, output):
-                    _build_locked(req, digest, flags, compilers, output)
-                    built = True
-                result = _load_output(req, digest, output)
+        try:
+            with _lock.file_lock(req.build_dir, exclusive=False):
+                state = _state(req, digest, output)
+                if state == "fresh":
+                    result = _load_output(req, digest, output)
+            if state != "fresh":
+                with _lock.file_lock(req.build_dir, exclusive=True):
+                    state = _state(req, digest, output)
+                    if state != "fresh":
+                        # a damaged binary from unchanged inputs: its intermediates are
+                        # suspect too, so build from scratch
+                        clean = state == "corrupt"
+                        _build_locked(req, digest, flags, compilers, output, clean=clean)
+                        built = True
+                    result = _load_output(req, digest, output)
+        except OSError as e:
+            error = cache_error(req.name, req.build_dir, e)
+            if error is None:
+                raise
+            raise error from e
     _LAST_INFO.clear()
     _LAST_INFO.update(info, built=built, seconds=time.monotonic() - start, output=str(output))
     return result
 
 
-def _is_fresh(req: _Request, digest: str, output: Path) -> bool:
-    return _cache.read_stamp(req.build_dir).get("hash") == digest and output.is_file()
+def _state(req: _Request, digest: str, output: Path) -> str:
+    """'fresh', 'stale' or 'corrupt' (see _cache.check_output)."""
+    return _cache.check_output(_cache.read_stamp(req.build_dir), digest, output)
+
+
+def _clean_intermediates(build_dir: Path) -> None:
+    """Remove objects, the link folder and ninja's records so that the next build starts
+    from nothing (the last good output, if any, is left in place)."""
+    for p in build_dir.iterdir():
+        if p.name.endswith((".o", ".o.d")) or p.name in (".ninja_log", ".ninja_deps"):
+            p.unlink(missing_ok=True)
+    shutil.rmtree(build_dir / "link", ignore_errors=True)
 
 
 def _object_paths(req: _Request) -> list[tuple[str, str, str]]:
@@ -261,12 +281,17 @@ def _object_paths(req: _Request) -> list[tuple[str, str, str]]:
     return result
 
 
-def _build_locked(req, digest, flags, compilers, output: Path) -> None:
-    """Compile and link under the exclusive lock; the output appears atomically."""
+def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = False) -> None:
+    """Compile and link under the exclusive lock; the output appears atomically.
+
+    A build that fails on damaged intermediates (a truncated object file, say, left by a
+    full disk or a killed builder) is retried once from scratch."""
     from . import _ninja
 
     start = time.monotonic()
     _lock.reap_stale_builder(req.build_dir)
+    if clean:
+        _clean_intermediates(req.build_dir)
     if req.write_sources:
         for path, text in req.sources:
             _ninja.write_if_changed(req.build_dir / os.path.basename(path), text.decode())
@@ -295,13 +320,10 @@ def _build_locked(req, digest, flags, compilers, output: Path) -> None:
     linked.parent.mkdir(exist_ok=True)
     plan.links.append(_ninja.LinkStep(str(linked), objects, flags["ld"], compilers["cxx"]))
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
-    env = _lock.start_builder(req.build_dir)
-    try:
-        code, log = _ninja.run(
-            req.build_dir, _toolchain.default_jobs(), req.verbose, req.name, env=env
-        )
-    finally:
-        _lock.finish_builder(req.build_dir)
+    code, log = _run_ninja(req)
+    if code != 0 and not clean and damaged_intermediates(log):
+        _clean_intermediates(req.build_dir)
+        code, log = _run_ninja(req)
     log_path = req.build_dir / "build.log"
     log_path.write_text(log)
     if code != 0:
@@ -315,12 +337,27 @@ def _build_locked(req, digest, flags, compilers, output: Path) -> None:
     _cache.write_stamp(req.build_dir, digest, str(output), time.monotonic() - start)
 
 
+def _run_ninja(req: _Request) -> tuple[int, str]:
+    from . import _ninja
+
+    env = _lock.start_builder(req.build_dir)
+    try:
+        return _ninja.run(req.build_dir, _toolchain.default_jobs(), req.verbose, req.name, env=env)
+    finally:
+        _lock.finish_builder(req.build_dir)
+
+
 def _atomic_copy(src: Path, dst: Path) -> None:
-    """Never expose a half-written binary: copy to a temp name, then rename over."""
+    """Never expose a half-written binary: copy to a temp name, then rename over (a failed
+    copy, e.g. on a full disk, leaves the previous binary as it was)."""
     tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    shutil.copyfile(src, tmp)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, dst)
+    try:
+        shutil.copyfile(src, tmp)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _load_output(req: _Request, digest: str, output: Path):

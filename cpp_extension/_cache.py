@@ -80,6 +80,33 @@ def content_hash(inputs: list[tuple[str, bytes]], headers: list[str], config: di
     return h.hexdigest()
 
 
+def file_digest(path: Path) -> str | None:
+    """sha256 of a built binary (about 1 ms per MB), or None when it cannot be read."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def check_output(stamp: dict, digest: str, output: Path) -> str:
+    """'fresh' (built from these inputs and intact), 'stale' (inputs changed or never
+    built) or 'corrupt' (built from these inputs, but the binary on disk is not the one the
+    build wrote: truncated, overwritten or deleted)."""
+    if stamp.get("hash") != digest:
+        return "stale"
+    try:
+        size = output.stat().st_size
+    except OSError:
+        return "corrupt"
+    if size != stamp.get("output_size") or file_digest(output) != stamp.get("output_sha256"):
+        return "corrupt"
+    return "fresh"
+
+
 def read_stamp(build_dir: Path) -> dict:
     try:
         return json.loads((build_dir / STAMP_NAME).read_text())
@@ -88,11 +115,14 @@ def read_stamp(build_dir: Path) -> dict:
 
 
 def write_stamp(build_dir: Path, digest: str, output: str, seconds: float) -> dict:
-    """Record a successful build (after its output is in place): the last write of a build."""
+    """Record a successful build (after its output is in place): the last write of a build.
+    The output's size and sha256 let a later load detect a damaged binary."""
     old = read_stamp(build_dir)
     stamp = {
         "hash": digest,
         "output": output,
+        "output_size": os.path.getsize(output),
+        "output_sha256": file_digest(Path(output)),
         "built_at": time.time(),
         "build_seconds": round(seconds, 3),
         "builds": int(old.get("builds", 0)) + 1,

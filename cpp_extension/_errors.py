@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 
 # gcc/clang: "file:line:col: error: msg" (col optional); nvcc/cudafe: "file(line): error: msg"
@@ -16,6 +17,20 @@ _LINK_DIAG = re.compile(
     r"(undefined reference to|cannot find -l|ld returned|multiple definition of)"
 )
 _NOISE = re.compile(r"^(\[\d+/\d+\]|ninja: |FAILED: |compilation terminated)")
+# a full disk or a file-size limit, as compilers and linkers report it
+_DISK_FULL = re.compile(
+    r"No space left on device|File too large|Disk quota exceeded|File size limit exceeded"
+)
+# an object file (or archive) that a killed build or a full disk left damaged
+_DAMAGED = re.compile(
+    r"file truncated|file format not recognized|file not recognized|malformed archive|"
+    r"error reading|invalid ELF header|is not an object file|ELF section name out of range"
+)
+DISK_FULL_HINT = (
+    "The disk holding the build folder is full (or a file-size limit was hit): free some "
+    "space, point SDK_EXTENSIONS_DIR at a larger disk, or remove old builds with "
+    "`python -m cpp_extension clean`."
+)
 MAX_SHOWN = 3
 CONTEXT_LINES = 3
 
@@ -58,6 +73,43 @@ class BuildError(RuntimeError):
         self.command = command
         self.build_directory = build_directory
         self.log = log
+
+
+class CacheError(OSError):
+    """The JIT cache folder cannot be used: it is read-only, or its disk is full. `errno`
+    is the system's error code, `build_directory` the folder."""
+
+    def __init__(self, message: str, code: int | None, build_directory: str) -> None:
+        super().__init__(message)
+        self.errno = code
+        self.build_directory = build_directory
+
+
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def cache_error(name: str, build_dir, error: OSError) -> CacheError | None:
+    """A CacheError explaining `error` when it comes from an unwritable or full cache
+    folder, else None (the caller re-raises the original)."""
+    where = f"{error.strerror or error}" + (f": {error.filename}" if error.filename else "")
+    if error.errno in _NOT_WRITABLE:
+        message = (
+            f"Cannot build extension '{name}': its build folder {build_dir} is not writable "
+            f"({where}). Set SDK_EXTENSIONS_DIR to a writable folder or pass "
+            "build_directory= to load(). A read-only cache still serves builds that are "
+            "already in it and up to date."
+        )
+    elif error.errno in _NO_SPACE:
+        message = f"Cannot build extension '{name}' in {build_dir} ({where}). {DISK_FULL_HINT}"
+    else:
+        return None
+    return CacheError(message, error.errno, str(build_dir))
+
+
+def damaged_intermediates(log: str) -> bool:
+    """Whether a failed build's output blames a damaged object file rather than the code."""
+    return bool(_DAMAGED.search(log)) and not _DISK_FULL.search(log)
 
 
 def parse_diagnostics(output: str) -> list[Diagnostic]:
@@ -113,6 +165,8 @@ def format_build_failure(name: str, output: str, build_dir: str, log_path: str) 
         body = [ln for ln in output.splitlines() if ln.strip() and not _NOISE.match(ln)]
         linkish = [ln for ln in body if _LINK_DIAG.search(ln)]
         parts.extend(f"  {ln}" for ln in (linkish or body)[:8])
+    if _DISK_FULL.search(output):
+        parts.insert(1, "  " + DISK_FULL_HINT)
     if command:
         parts.append(f"Command: {command}")
     parts.append(f"Build folder: {build_dir}")

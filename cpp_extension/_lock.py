@@ -9,6 +9,7 @@ found by a token in their environment and stopped before the next build.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import threading
@@ -35,11 +36,24 @@ def thread_lock(build_dir: Path) -> threading.RLock:
 
 @contextlib.contextmanager
 def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
-    """Hold flock on <build_dir>/.lock: shared to read the cache, exclusive to build."""
+    """Hold flock on <build_dir>/.lock: shared to read the cache, exclusive to build.
+
+    In a folder this process cannot write, a shared lock is taken through a read-only
+    descriptor (or skipped when the lock file was never made: then nobody builds there),
+    so that a read-only cache still serves its up-to-date builds."""
     import fcntl
 
-    build_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        if exclusive or e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        try:
+            fd = os.open(build_dir / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            yield
+            return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
