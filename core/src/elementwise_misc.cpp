@@ -1,4 +1,6 @@
 // core/src/elementwise_misc.cpp: add with alpha, clamp, where and masked_fill.
+#include <cmath>
+
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
@@ -68,7 +70,12 @@ SDK_API sdk_status sdk_clamp(const sdk_tensor* x, sdk_scalar lo, sdk_scalar hi, 
   if (ix->dtype != c) ix = (hx = contiguous_copy(tx, c)).get();
   ix = plan.fix_alias(ix, hx);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0 && cuda::is_cuda(o)) {
+  // A NaN bound makes every element NaN, as in torch (and as maximum/minimum propagate it).
+  bool nan_lo = has_lo && lo.kind == SDK_SCALAR_FLOAT && std::isnan(lo.f);
+  bool nan_hi = has_hi && hi.kind == SDK_SCALAR_FLOAT && std::isnan(hi.f);
+  if (nan_lo || nan_hi) {
+    fill_tensor(o, nan_lo ? lo : hi);
+  } else if (o.numel > 0 && cuda::is_cuda(o)) {
     cuda::unary_params(SDK_CUDA_OP_CLAMP, o, *ix, has_lo, has_lo ? scalar_as<double>(lo) : 0.0,
                        has_hi, has_hi ? scalar_as<double>(hi) : 0.0);
   } else if (o.numel > 0) {
