@@ -18,7 +18,7 @@ Recording contract (see sdk.autograd.graph.record): ops call record(op, inputs, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from sdk import _C
 from sdk._dtype import as_dtype, get_default_dtype
@@ -29,8 +29,7 @@ needs_grad = _C._needs_grad  # needs_grad(*args): grad mode on and some tensor r
 _graph = None
 
 
-def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
-    """Attach the autograd node of `op` (only called when needs_grad said so)."""
+def _autograd(op: str) -> Any:
     global _graph
     if _graph is None:
         try:
@@ -40,14 +39,51 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
                 f"{op}: autograd is not available (sdk.autograd.graph could not be imported)"
             ) from e
         _graph = graph
-    return _graph.record(op, inputs, output, **attrs)
+    return _graph
+
+
+def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
+    """Attach the autograd node of `op` (only called when needs_grad said so)."""
+    return _autograd(op).record(op, inputs, output, **attrs)
+
+
+def write_inplace(op: str, self: Any, others: tuple, write: Callable[[], Any], **attrs: Any):
+    """Run `write` (in-place `op` on self, e.g. "log_") and record it for autograd (only
+    called when needs_grad said so, after check_inplace).
+
+    When the derivative table has no row for `op` itself (its formula needs the value the
+    write destroys, as log_ and sin_ do), self's old value is first kept as a
+    differentiable clone and the out-of-place row is recorded on it, as torch does."""
+    graph = _autograd(op)
+    if op in graph.DERIVATIVES:
+        write()
+        return graph.record(op, (self, *others), self, **attrs)
+    if op[:-1] not in graph.DERIVATIVES:
+        raise NotImplementedError(
+            f"autograd: the derivative of '{op[:-1]}' is not implemented "
+            "(see sdk/autograd/derivatives.py)"
+        )
+    old = self.clone()
+    write()
+    return graph.record(op[:-1], (old, *others), self, **attrs)
 
 
 def check_inplace(t: Any) -> None:
-    """Refuse, like torch, to write in place into a leaf that requires grad (grad mode on)."""
-    if t._requires_grad and t.grad_fn is None and _C.is_grad_enabled():
+    """Refuse, before anything is written, an in-place op that autograd cannot record: into
+    a leaf that requires grad (as torch does), or into a view of a tensor that requires grad
+    (torch rewrites the base's history there; this engine does not)."""
+    if not (t._requires_grad and _C.is_grad_enabled()):
+        return
+    if t.grad_fn is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    m = t._ag
+    if m is not None and m.base is not None:
+        raise NotImplementedError(
+            "autograd: an in-place op on a view of a tensor that requires grad is not "
+            "supported (the base tensor's history would need rewriting); clone() the view "
+            "first or use an out-of-place op"
         )
 
 

@@ -14,6 +14,7 @@ from sdk._ops_common import (
     record,
     scalar_tensor,
     tensor_arg,
+    write_inplace,
 )
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
@@ -74,12 +75,11 @@ def _make_unary_(name: str) -> Callable[[Tensor], Tensor]:
     code = UNARY[name]
 
     def op_(self: Tensor) -> Tensor:
-        g = needs_grad(self)
-        if g:
+        if needs_grad(self):
             check_inplace(self)
-        _C.unary(code, self, self)
-        if g:
-            record(name + "_", (self,), self)
+            write_inplace(name + "_", self, (), lambda: _C.unary(code, self, self))
+        else:
+            _C.unary(code, self, self)
         return self
 
     op_.__name__ = op_.__qualname__ = name + "_"
@@ -402,9 +402,11 @@ def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
         attrs = {"alpha": alpha} if alpha != 1 else {}
         if g and name == "mul" and isinstance(other, TensorBase) and other._requires_grad:
             attrs["old"] = _C.clone(self)  # d/d(other) needs self's value before the write
-        _C.binary(code, self, other, self)
         if g:
-            record(name + "_", (self, other), self, **attrs)
+            write_inplace(name + "_", self, (other,), lambda: _C.binary(code, self, other, self),
+                          **attrs)  # fmt: skip
+        else:
+            _C.binary(code, self, other, self)
         return self
 
     op_.__name__ = op_.__qualname__ = name + "_"

@@ -406,6 +406,9 @@ def test_inplace_through_view_is_refused_not_silently_wrong():
     y2 = x * 1.0
     with pytest.raises(NotImplementedError, match="view"):
         y2.t().add_(1.0)
+    # refused before anything is written
+    np.testing.assert_array_equal(y.detach().numpy(), np.ones((2, 3)))
+    np.testing.assert_array_equal(y2.detach().numpy(), np.ones((2, 3)))
 
 
 def test_view_used_after_base_modified_in_place_is_refused():
