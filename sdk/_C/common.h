@@ -40,6 +40,15 @@ void set_grad_enabled(bool on);
 
 // Large ops run without the GIL; tiny ones keep it (releasing costs more than they do).
 constexpr int64_t kNoGilNumel = 1 << 15;
+// Run `expr` without the GIL when the op (n elements touched) is big enough for that to pay off.
+#define CALL(n, expr)                \
+  if ((n) >= ::sdkpy::kNoGilNumel) { \
+    Py_BEGIN_ALLOW_THREADS;          \
+    expr;                            \
+    Py_END_ALLOW_THREADS;            \
+  } else {                           \
+    expr;                            \
+  }
 
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
 inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->handle; }

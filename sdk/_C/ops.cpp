@@ -103,7 +103,7 @@ FAST(o_where) {
       !opt_tensor_arg(ARG(3), "where", "out", &out))
     return nullptr;
   sdk_status st;
-  CALL(numel(a) + numel(b), st = sdk_where(c, a, b, out, &r));
+  CALL(numel(c) + numel(a) + numel(b), st = sdk_where(c, a, b, out, &r));
   return finish(st, &r, ARG(3));
 }
 
@@ -118,7 +118,7 @@ FAST(o_masked_fill) {
       !opt_tensor_arg(ARG(3), "masked_fill", "out", &out))
     return nullptr;
   sdk_status st;
-  CALL(numel(t), st = sdk_masked_fill(t, m, v, out, &r));
+  CALL(numel(t) + numel(m), st = sdk_masked_fill(t, m, v, out, &r));
   return finish(st, &r, ARG(3));
 }
 
@@ -238,7 +238,11 @@ FAST(o_arange) {
       !scalar_arg(args[1], "arange", "end", &b) || !scalar_arg(args[2], "arange", "step", &s) ||
       !dtype_arg(args[3], "arange", "dtype", &dt))
     return nullptr;
-  return finish(sdk_arange(a, b, s, dt, cpu(), &r), &r, nullptr);
+  auto value = [](const sdk_scalar& x) { return x.kind == SDK_SCALAR_FLOAT ? x.f : double(x.i); };
+  double count = (value(b) - value(a)) / value(s);  // estimate; the core validates
+  sdk_status st;
+  CALL(count > 0 ? count : 0.0, st = sdk_arange(a, b, s, dt, cpu(), &r));
+  return finish(st, &r, nullptr);
 }
 
 // linspace(start, end, steps, dtype)
@@ -256,7 +260,9 @@ FAST(o_linspace) {
                  static_cast<long long>(n));
     return nullptr;
   }
-  return finish(sdk_linspace(a, b, n, dt, cpu(), &r), &r, nullptr);
+  sdk_status st;
+  CALL(n, st = sdk_linspace(a, b, n, dt, cpu(), &r));
+  return finish(st, &r, nullptr);
 }
 
 // eye(n, m, dtype)
@@ -273,7 +279,10 @@ FAST(o_eye) {
                  static_cast<long long>(n), static_cast<long long>(m));
     return nullptr;
   }
-  return finish(sdk_eye(n, m, dt, cpu(), &r), &r, nullptr);
+  sdk_status st;
+  CALL(static_cast<double>(n) * static_cast<double>(m < 0 ? n : m),
+       st = sdk_eye(n, m, dt, cpu(), &r));
+  return finish(st, &r, nullptr);
 }
 
 // clone(t)

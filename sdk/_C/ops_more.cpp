@@ -242,8 +242,10 @@ FAST(o_index) {
   if (!check_nargs("index", nargs, 2, 2) || !tensor_arg(args[0], "index", "input", &t) ||
       !tensor_list(args[1], "index", "indices", &idx, &keep))
     return nullptr;
+  int64_t total = numel(t);
+  for (sdk_tensor* i : idx) total += numel(i);
   sdk_status st;
-  CALL(numel(t), st = sdk_index(t, static_cast<int64_t>(idx.size()), idx.data(), &r));
+  CALL(total, st = sdk_index(t, static_cast<int64_t>(idx.size()), idx.data(), &r));
   return finish(st, &r, nullptr);
 }
 

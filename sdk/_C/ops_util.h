@@ -8,15 +8,6 @@
 // A METH_FASTCALL module function.
 #define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 #define ARG(i) (nargs > (i) ? args[i] : Py_None)
-// Run `expr` without the GIL when the op is big enough for that to pay off.
-#define CALL(n, expr)       \
-  if ((n) >= kNoGilNumel) { \
-    Py_BEGIN_ALLOW_THREADS; \
-    expr;                   \
-    Py_END_ALLOW_THREADS;   \
-  } else {                  \
-    expr;                   \
-  }
 
 namespace sdkpy {
 

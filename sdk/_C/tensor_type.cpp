@@ -470,14 +470,9 @@ PyObject* binary_slot(PyObject* a, PyObject* b, int32_t op, int fb, bool differe
   if (ta && tb) {
     if (!(grad && (rg(a) || rg(b)))) {
       if (!live(a) || !live(b)) return nullptr;
-      sdk_tensor* ha = H(a);
+      sdk_tensor *ha = H(a), *hb = H(b);
       sdk_status st;
-      if (sdk_tensor_numel(ha) >= kNoGilNumel) {
-        Py_BEGIN_ALLOW_THREADS st = sdk_binary(op, ha, H(b), nullptr, &r);
-        Py_END_ALLOW_THREADS
-      } else {
-        st = sdk_binary(op, ha, H(b), nullptr, &r);
-      }
+      CALL(sdk_tensor_numel(ha) + sdk_tensor_numel(hb), st = sdk_binary(op, ha, hb, nullptr, &r));
       if (st != SDK_OK) return raise_last_error();
       return wrap(r);
     }
@@ -488,8 +483,10 @@ PyObject* binary_slot(PyObject* a, PyObject* b, int32_t op, int fb, bool differe
     if (k < 0) return nullptr;
     if (k > 0 && !(grad && rg(t))) {
       if (!live(t)) return nullptr;
-      if (sdk_binary_scalar(op, H(t), s, ta ? 0 : 1, nullptr, &r) != SDK_OK)
-        return raise_last_error();
+      sdk_tensor* ht = H(t);
+      sdk_status st;
+      CALL(sdk_tensor_numel(ht), st = sdk_binary_scalar(op, ht, s, ta ? 0 : 1, nullptr, &r));
+      if (st != SDK_OK) return raise_last_error();
       return wrap(r);
     }
   }
@@ -505,7 +502,10 @@ PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
   if (is_tensor(b)) {
     if (!(grad || (grad_enabled() && rg(b)))) {
       if (!live(b)) return nullptr;
-      if (sdk_binary(op, H(a), H(b), H(a), &r) != SDK_OK) return raise_last_error();
+      sdk_tensor *ha = H(a), *hb = H(b);
+      sdk_status st;
+      CALL(sdk_tensor_numel(ha), st = sdk_binary(op, ha, hb, ha, &r));
+      if (st != SDK_OK) return raise_last_error();
       sdk_tensor_release(r);
       Py_INCREF(a);
       return a;
@@ -515,7 +515,10 @@ PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
     int k = scalar_value(b, &s);
     if (k < 0) return nullptr;
     if (k > 0) {
-      if (sdk_binary_scalar(op, H(a), s, 0, H(a), &r) != SDK_OK) return raise_last_error();
+      sdk_tensor* ha = H(a);
+      sdk_status st;
+      CALL(sdk_tensor_numel(ha), st = sdk_binary_scalar(op, ha, s, 0, ha, &r));
+      if (st != SDK_OK) return raise_last_error();
       sdk_tensor_release(r);
       Py_INCREF(a);
       return a;
@@ -527,8 +530,10 @@ PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
 PyObject* unary_slot(PyObject* a, int32_t op, int fb) {
   if (!live(a)) return nullptr;
   if (fb >= 0 && grad_enabled() && rg(a)) return call_fallback(fb, a, nullptr);
-  sdk_tensor* r = nullptr;
-  if (sdk_unary(op, H(a), nullptr, &r) != SDK_OK) return raise_last_error();
+  sdk_tensor *ha = H(a), *r = nullptr;
+  sdk_status st;
+  CALL(sdk_tensor_numel(ha), st = sdk_unary(op, ha, nullptr, &r));
+  if (st != SDK_OK) return raise_last_error();
   return wrap(r);
 }
 
