@@ -110,6 +110,11 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         raise ValueError("movedim: source and destination must have the same number of dims")
     src = [wrap_dim(s, n, "movedim") for s in src]
     dst = [wrap_dim(s, n, "movedim") for s in dst]
+    for name, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
+    if n == 0:
+        return permute(input, ())  # dims 0 / -1 of a 0-dim tensor: nothing moves
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -184,6 +189,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                 f"split expects split_size be non-negative, but got split_size={step}"
             )
         sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+        sizes = sizes or [0]  # an empty dim splits into one empty piece, as in torch
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != size:
@@ -202,8 +208,11 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, input.ndim, "chunk")
     size = input.shape[d]
-    step = -(-size // chunks) if size else 0
-    sizes = [step] * (size // step) + ([size % step] if size % step else []) if step else [0]
+    if size == 0:
+        sizes = [0] * chunks  # torch keeps the number of chunks when they are all empty
+    else:
+        step = -(-size // chunks)
+        sizes = [step] * (size // step) + ([size % step] if size % step else [])
     parts = _C.split_with_sizes(input, sizes, d)
     return _split_record("chunk", input, parts, d)
 
@@ -476,7 +485,8 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     if isinstance(dims, int):
         dims = (dims,)
     r = input
-    for d in wrap_dims(dims, input.ndim, "flip"):
+    dims = wrap_dims(dims, input.ndim, "flip")
+    for d in dims if input.ndim else ():  # a 0-dim tensor has nothing to reverse
         n = input.shape[d]
         r = index_select(r, d, _C.arange(n - 1, -1, -1, None))
     return r if r is not input else clone(input)

@@ -25,3 +25,31 @@ def test_clamp_nan_bound_gives_nan(dtype, bounds):
     if dtype.is_floating_point:
         x.clamp_(*bounds)
         assert np.isnan(x.float().numpy()).all()
+
+
+def test_split_and_chunk_of_an_empty_dim():
+    """torch: split(n) of an empty dim gives one empty piece, chunk(k) gives k of them."""
+    x = sdk.zeros(0, 3)
+    assert [tuple(p.shape) for p in x.split(2)] == [(0, 3)]
+    assert [tuple(p.shape) for p in x.chunk(3)] == [(0, 3)] * 3
+    assert [tuple(p.shape) for p in sdk.zeros(2, 0).chunk(2, 1)] == [(2, 0)] * 2
+    assert [tuple(p.shape) for p in sdk.zeros(5).chunk(3)] == [(2,), (2,), (1,)]
+
+
+def test_flip_and_movedim_of_a_0dim_tensor():
+    x = sdk.tensor(2.5)
+    for r in (x.flip(0), x.flip([-1]), sdk.movedim(x, 0, 0), x.movedim(-1, 0)):
+        assert r.shape == () and r.item() == 2.5
+    with pytest.raises(IndexError, match="out of range"):
+        x.flip(1)
+    with pytest.raises(IndexError, match="out of range"):
+        x.movedim(0, 1)
+
+
+def test_movedim_refuses_repeated_dims():
+    x = sdk.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="repeated dim in `destination`"):
+        sdk.movedim(x, (0, 1), (2, 2))
+    with pytest.raises(RuntimeError, match="repeated dim in `source`"):
+        sdk.movedim(x, (0, 0), (1, 2))
+    assert sdk.movedim(x, (0, 1), (2, 0)).shape == (3, 4, 2)
