@@ -441,8 +441,10 @@ FAST(o_squeeze) {
     return nullptr;
   bool all = ARG(1) == Py_None;
   if (!all && !ints_arg(args[1], "squeeze", "dim", &d, true)) return nullptr;
-  return finish(sdk_squeeze(t, static_cast<int64_t>(d.size()), all ? nullptr : d.data(), &r), &r,
-                nullptr);
+  // dims NULL means "all size-1 dims": an empty list must stay a (non-NULL) empty list.
+  static const int64_t kNoDims[1] = {0};
+  const int64_t* dims = all ? nullptr : d.empty() ? kNoDims : d.data();
+  return finish(sdk_squeeze(t, static_cast<int64_t>(d.size()), dims, &r), &r, nullptr);
 }
 
 // flatten(t, start_dim, end_dim)

@@ -53,3 +53,11 @@ def test_movedim_refuses_repeated_dims():
     with pytest.raises(RuntimeError, match="repeated dim in `source`"):
         sdk.movedim(x, (0, 0), (1, 2))
     assert sdk.movedim(x, (0, 1), (2, 0)).shape == (3, 4, 2)
+
+
+def test_squeeze_of_an_empty_dim_list_squeezes_nothing():
+    x = sdk.zeros(1, 2, 1)
+    assert x.squeeze(()).shape == (1, 2, 1)
+    assert sdk.squeeze(x, []).shape == (1, 2, 1)
+    assert x.squeeze().shape == (2,)
+    assert x.squeeze((0, 2)).shape == (2,)
