@@ -133,9 +133,10 @@ def _apply_basic(t: Tensor, entries: list) -> tuple:
             y = unsqueeze(y, d)
             d += 1
         elif kind == "bool":
+            # As in numpy and torch: a new size-1 dim indexed by [0] (True) or [] (False), an
+            # advanced index that broadcasts with the others (x[True, True] is (1, ...)).
             y = unsqueeze(y, d)
-            if not v:
-                y = slice_dim(y, d, 0, 0, 1)
+            adv.append((d, [_C.arange(0, 1 if v else 0, 1, None)]))
             d += 1
         elif kind == "mask":
             shape = tuple(y.shape[d : d + v.ndim])

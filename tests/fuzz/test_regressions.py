@@ -61,3 +61,16 @@ def test_squeeze_of_an_empty_dim_list_squeezes_nothing():
     assert sdk.squeeze(x, []).shape == (1, 2, 1)
     assert x.squeeze().shape == (2,)
     assert x.squeeze((0, 2)).shape == (2,)
+
+
+def test_bool_scalar_indices_broadcast_like_advanced_indices():
+    """x[True, True] is (1, ...) as in numpy and torch (each bool is a [0]/[] index on a
+    new dim, broadcast with the other advanced indices), not (1, 1, ...)."""
+    a = np.arange(6).reshape(2, 3)
+    x = sdk.tensor(a)
+    for idx in [True, False, (True, True), (False, True), (True, [0, 1]), (0, True), (None, False)]:
+        np.testing.assert_array_equal(x[idx].numpy(), a[idx], err_msg=str(idx))
+    assert sdk.tensor(5)[True, True].shape == (1,)
+    x[True, :, 1] = 7
+    a[True, :, 1] = 7
+    np.testing.assert_array_equal(x.numpy(), a)
