@@ -162,6 +162,7 @@ def slice_dim(input: Tensor, dim: int, start: Any, end: Any, step: int) -> Tenso
     """input[..., start:end:step, ...] along dim, Python clamping (used by indexing)."""
     if step <= 0:
         raise ValueError("step must be greater than zero")
+    step = builtins.min(step, 2**63 - 1)  # any step past the size takes one element (as Python)
     size = input.shape[dim]
     s, e, _ = builtins.slice(start, end, step).indices(size)
     e = builtins.max(e, s)

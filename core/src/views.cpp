@@ -196,7 +196,7 @@ SDK_API sdk_status sdk_slice(const sdk_tensor* t, int64_t dim, int64_t start, in
     return i > n ? n : i;
   };
   int64_t b = clamp(start), e = clamp(end);
-  int64_t len = e > b ? (e - b + step - 1) / step : 0;
+  int64_t len = e > b ? (e - b - 1) / step + 1 : 0;  // no overflow for any step
   int64_t sz[kIterMaxDims], st[kIterMaxDims];
   for (int64_t k = 0; k < x.ndim; ++k) {
     sz[k] = x.sizes[k];
@@ -204,7 +204,9 @@ SDK_API sdk_status sdk_slice(const sdk_tensor* t, int64_t dim, int64_t start, in
   }
   sz[d] = len;
   int64_t offset = x.offset + (len > 0 ? b * x.strides[d] : 0);
-  st[d] = x.strides[d] * step;
+  // An overflowing stride * step only happens for a huge step, which leaves one element
+  // (or none): its stride is irrelevant.
+  if (__builtin_mul_overflow(x.strides[d], step, &st[d])) st[d] = x.strides[d];
   *result = make_view(x, x.ndim, sz, st, offset).release_handle();
   SDK_SAFE_CALL_END;
 }

@@ -74,3 +74,14 @@ def test_bool_scalar_indices_broadcast_like_advanced_indices():
     x[True, :, 1] = 7
     a[True, :, 1] = 7
     np.testing.assert_array_equal(x.numpy(), a)
+
+
+@pytest.mark.parametrize("step", [2**62, 2**63 - 1, 2**64, 10**30])
+def test_slice_with_a_huge_step_takes_one_element(step):
+    """(end - start + step - 1) / step overflowed int64 into a negative size."""
+    a = np.arange(6).reshape(2, 3)
+    t = sdk.tensor(a)
+    np.testing.assert_array_equal(t[::step].numpy(), a[::step])
+    np.testing.assert_array_equal(t[:, 1::step].numpy(), a[:, 1::step])
+    np.testing.assert_array_equal(t[5::step].numpy(), a[5::step])
+    assert sdk.arange(3)[::5].stride() == (5,)  # ordinary steps keep stride * step
