@@ -76,7 +76,8 @@ Ref cat_impl(const std::vector<const TensorImpl*>& all, int64_t dim, sdk_tensor*
                       ref.sizes[k], " but got size ", t.sizes[k], " in dimension ", k,
                       " for tensor ", i, " (shape ", shape_str(t), ")");
     }
-    shape[d] += t.sizes[d];
+    SDK_VALUE_CHECK(!__builtin_add_overflow(shape[d], t.sizes[d], &shape[d]), op,
+                    ": the concatenated size along dim ", d, " overflows int64");
   }
   Ref dst;
   if (out && !aliases_any(*to_impl(out), all)) {

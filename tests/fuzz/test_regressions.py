@@ -85,3 +85,9 @@ def test_slice_with_a_huge_step_takes_one_element(step):
     np.testing.assert_array_equal(t[:, 1::step].numpy(), a[:, 1::step])
     np.testing.assert_array_equal(t[5::step].numpy(), a[5::step])
     assert sdk.arange(3)[::5].stride() == (5,)  # ordinary steps keep stride * step
+
+
+def test_cat_whose_total_size_overflows_int64_says_so():
+    big = sdk.zeros(1).expand(2**62)
+    with pytest.raises(ValueError, match="overflows int64"):
+        sdk.cat([big, big])
