@@ -164,6 +164,18 @@ def wrap_dims(dim: Any, ndim: int, op: str = "op") -> Any:
     return (wrap_dim(dim, ndim, op),)
 
 
+def int_seq(value: Any, op: str, arg: str = "size") -> tuple:
+    """An int or a list/tuple of them as a tuple; other iterables (str, bytes, dict, ...)
+    are refused rather than taken apart into surprising sizes."""
+    if isinstance(value, (list, tuple)):
+        return sizes_arg(tuple(value), op) if arg == "size" else tuple(value)
+    if hasattr(value, "__index__") and not isinstance(value, bool):
+        return (value.__index__(),)
+    raise TypeError(
+        f"{op}(): argument '{arg}' must be a sequence of ints, not {type(value).__name__}"
+    )
+
+
 def sizes_arg(size: tuple, op: str) -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(sdk.Size(...))."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):

@@ -6,7 +6,7 @@ from typing import Any
 
 from sdk import _C
 from sdk._dtype import as_dtype, device, get_default_dtype, int64
-from sdk._ops_common import sizes_arg, tensor_arg
+from sdk._ops_common import int_seq, sizes_arg, tensor_arg
 
 Tensor = Any
 Generator = _C.Generator
@@ -49,7 +49,8 @@ def empty_strided(
 ) -> Tensor:
     """Uninitialized tensor with the given sizes and strides (elements)."""
     _check_device(device, "empty_strided")
-    t = _C.empty_strided(tuple(size), tuple(stride), _float_dtype(dtype))
+    size, stride = int_seq(size, "empty_strided"), int_seq(stride, "empty_strided", "stride")
+    t = _C.empty_strided(size, stride, _float_dtype(dtype))
     return _finish(t, requires_grad, "empty_strided")
 
 
@@ -66,8 +67,12 @@ def full(
     _check_device(device, "full")
     if hasattr(fill_value, "item") and not isinstance(fill_value, (int, float, bool)):
         fill_value = fill_value.item()
-    sz = sizes_arg((size,) if isinstance(size, int) else tuple(size), "full")
+    sz = int_seq(size, "full")
     if out is not None:
+        if tuple(out.shape) != sz:
+            raise ValueError(
+                f"full: out has shape {list(out.shape)} but the result has shape {list(sz)}"
+            )
         return _C.fill_(out, fill_value)
     d = (
         as_dtype(dtype)

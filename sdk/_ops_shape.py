@@ -9,6 +9,7 @@ from sdk import _C
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
+    int_seq,
     needs_grad,
     record,
     tensor_arg,
@@ -262,7 +263,7 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
-    return expand(input, tuple(size))
+    return expand(input, int_seq(size, "broadcast_to"))
 
 
 def broadcast_shapes(*shapes: Any) -> tuple:

@@ -91,3 +91,22 @@ def test_cat_whose_total_size_overflows_int64_says_so():
     big = sdk.zeros(1).expand(2**62)
     with pytest.raises(ValueError, match="overflows int64"):
         sdk.cat([big, big])
+
+
+@pytest.mark.parametrize("size", [{}, b"x", "ab", True, {2: 3}])
+def test_size_arguments_refuse_non_sequences(size):
+    """full({}, v) was a 0-dim tensor and full(b"x", v) one of 120 elements."""
+    with pytest.raises(TypeError, match="sequence of ints"):
+        sdk.full(size, 1.0)
+    with pytest.raises(TypeError, match="sequence of ints"):
+        sdk.empty_strided(size, (1,))
+    with pytest.raises(TypeError, match="sequence of ints"):
+        sdk.broadcast_to(sdk.ones(1), size)
+    assert sdk.full(3, 1.0).shape == (3,) and sdk.full([2, 1], 1.0).shape == (2, 1)
+
+
+def test_full_with_out_checks_the_size():
+    with pytest.raises(ValueError, match=r"out has shape \[5\]"):
+        sdk.full((2, 3), 1.0, out=sdk.empty(5))
+    out = sdk.empty(2, 3)
+    assert sdk.full((2, 3), 4.0, out=out) is out and out.sum().item() == 24
