@@ -486,6 +486,10 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     tensor_arg(input, "flip")
     if isinstance(dims, int):
         dims = (dims,)
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(
+            f"flip(): argument 'dims' must be a tuple of ints, not {type(dims).__name__}"
+        )
     r = input
     dims = wrap_dims(dims, input.ndim, "flip")
     for d in dims if input.ndim else ():  # a 0-dim tensor has nothing to reverse

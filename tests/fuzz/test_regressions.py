@@ -110,3 +110,10 @@ def test_full_with_out_checks_the_size():
         sdk.full((2, 3), 1.0, out=sdk.empty(5))
     out = sdk.empty(2, 3)
     assert sdk.full((2, 3), 4.0, out=out) is out and out.sum().item() == 24
+
+
+@pytest.mark.parametrize("shape", [(), (2,), (2, 3)])
+def test_flip_refuses_dims_none(shape):
+    """flip(None) was a no-op copy for a 0-dim tensor and "NoneType is not iterable" else."""
+    with pytest.raises(TypeError, match="argument 'dims' must be a tuple of ints"):
+        sdk.zeros(shape).flip(None)
