@@ -100,11 +100,19 @@ int64_t checked_numel(int64_t ndim, const int64_t* sz, const char* op) {
   return n;
 }
 
+// Row-major strides, dims of size 0 and 1 counting as 1. Beside a size-0 dim the other
+// dims may multiply past int64 (the tensor is still empty): a stride that does not fit
+// is refused, as torch does, before anything is written.
 void contiguous_strides(int64_t ndim, const int64_t* sz, int64_t* st) {
   int64_t s = 1;
+  for (int64_t i = ndim - 1; i > 0; --i) {
+    if (__builtin_mul_overflow(s, sz[i] > 1 ? sz[i] : 1, &s))
+      SDK_FAIL(SDK_ERROR_VALUE, "shape ", sizes_str(ndim, sz), ": stride calculation overflowed");
+  }
+  s = 1;
   for (int64_t i = ndim - 1; i >= 0; --i) {
     st[i] = s;
-    s *= sz[i] > 1 ? sz[i] : 1;
+    if (i > 0) s *= sz[i] > 1 ? sz[i] : 1;  // fits: checked above
   }
 }
 
@@ -122,6 +130,8 @@ bool compute_contiguous(int64_t ndim, const int64_t* sz, const int64_t* st) {
 void TensorImpl::set_shape(int64_t nd, const int64_t* sz, const int64_t* st) {
   if (nd < 0 || nd > 64) SDK_FAIL(SDK_ERROR_VALUE, "ndim must be in [0, 64], got ", nd);
   int64_t n = checked_numel(nd, sz, "tensor");
+  int64_t dense[64];
+  if (!st) contiguous_strides(nd, sz, dense);  // may refuse the shape: before any change
   if (nd > kInlineDims) {
     int64_t* arr = new int64_t[2 * nd];
     if (sizes != inline_sizes) delete[] sizes;
@@ -139,7 +149,7 @@ void TensorImpl::set_shape(int64_t nd, const int64_t* sz, const int64_t* st) {
     for (int64_t i = 0; i < nd; ++i) strides[i] = st[i];
     contiguous = compute_contiguous(nd, sizes, strides);
   } else {
-    contiguous_strides(nd, sizes, strides);
+    for (int64_t i = 0; i < nd; ++i) strides[i] = dense[i];
     contiguous = true;
   }
 }

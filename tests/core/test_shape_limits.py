@@ -32,3 +32,10 @@ def test_product_wrapping_to_zero_is_refused():
 def test_zero_size_dim_with_huge_others_is_empty():
     status, _, out = _empty([2**62, 2**62, 0])
     assert status == 0
+
+
+def test_zero_size_dim_whose_strides_overflow_is_refused():
+    # Empty, but the dims before the 0 multiply past int64: no stride can hold them.
+    status, msg, _ = _empty([2**62, 2**62, 2**62, 0])
+    assert status == 1  # SDK_ERROR_VALUE
+    assert b"stride calculation overflowed" in msg
