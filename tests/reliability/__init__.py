@@ -1,0 +1,1 @@
+"""Reliability: leaks over long runs, many Python threads, the GIL in long ops."""
