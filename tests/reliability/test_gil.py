@@ -72,7 +72,7 @@ def big():
         "mask": x > 0.5,
         "idx": sdk.from_numpy(rng.integers(0, N, N // 2)),
         "small": sdk.rand(1000),
-        "small_idx": sdk.from_numpy(rng.integers(0, 1000, N)),
+        "small_idx": sdk.from_numpy(rng.integers(0, 1000, N // 2)),
         "private": sdk.zeros(N),
         "np": rng.random(N, dtype=np.float32),
     }
