@@ -1,4 +1,6 @@
 // core/src/dlpack.cpp: DLPack 1.x export (versioned) and import (versioned and pre-1.0).
+#include <cstdint>
+
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
@@ -96,10 +98,22 @@ Ref import_tensor(const sdk_dl_tensor& dl, sdk_deleter deleter, void* ctx, const
   r->set_shape(nd, dl.shape, dl.strides ? st : nullptr);
   int64_t nbytes = 0;
   if (r->numel > 0) {
-    int64_t last = 0;
-    for (int64_t d = 0; d < nd; ++d) last += (r->sizes[d] - 1) * r->strides[d];
-    nbytes = (last + 1) * itemsize(dtype);
+    // Strides whose extent overflows describe no real memory (sdk_from_blob refuses them too).
+    int64_t last = 0, span = 0;
+    bool overflow = false;
+    for (int64_t d = 0; d < nd && !overflow; ++d) {
+      overflow = __builtin_mul_overflow(r->sizes[d] - 1, r->strides[d], &span) ||
+                 __builtin_add_overflow(last, span, &last);
+    }
+    overflow = overflow || __builtin_add_overflow(last, 1, &nbytes) ||
+               __builtin_mul_overflow(nbytes, itemsize(dtype), &nbytes);
+    SDK_VALUE_CHECK(!overflow, op, ": strides ", sizes_str(nd, r->strides), " of shape ",
+                    sizes_str(nd, r->sizes), " overflow the address space");
     check_not_null(dl.data, op, "dl_tensor.data");
+    uintptr_t start = reinterpret_cast<uintptr_t>(dl.data);
+    SDK_VALUE_CHECK(dl.byte_offset <= UINTPTR_MAX - start &&
+                        static_cast<uint64_t>(nbytes) <= UINTPTR_MAX - start - dl.byte_offset,
+                    op, ": byte_offset ", dl.byte_offset, " overflows the address space");
   }
   char* base = static_cast<char*>(dl.data) + dl.byte_offset;
   sdk_device dev{dl.device.device_type == SDK_CUDA ? SDK_CUDA : SDK_CPU,

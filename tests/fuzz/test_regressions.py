@@ -117,3 +117,24 @@ def test_flip_refuses_dims_none(shape):
     """flip(None) was a no-op copy for a 0-dim tensor and "NoneType is not iterable" else."""
     with pytest.raises(TypeError, match="argument 'dims' must be a tuple of ints"):
         sdk.zeros(shape).flip(None)
+
+
+@pytest.mark.parametrize(
+    "stride, offset, match",
+    [(2**62, 0, r"strides \[4611686018427387904\] .*overflow"), (1, 2**64 - 8, "byte_offset")],
+)
+def test_dlpack_import_refuses_extents_past_the_address_space(stride, offset, match):
+    """A capsule whose strides (or byte_offset) overflow was imported, its size wrapped."""
+    import gc
+
+    from tests.fuzz import dlpack_ctypes as dl
+
+    p = dl.Producer(np.zeros(4), byte_offset=offset)
+    p.strides[0] = stride
+    cap = p.capsule()
+    with pytest.raises(ValueError, match=match):
+        sdk.from_dlpack(cap)
+    del cap
+    gc.collect()
+    assert p.calls == 1  # the refused capsule's producer still frees it, once
+    p.release()
