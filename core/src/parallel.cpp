@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -57,18 +58,17 @@ class Pool {
 
   void run(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
     std::lock_guard<std::mutex> job_guard(job_mu_);  // serialises callers from several threads
+    Job job;
     {
       std::lock_guard<std::mutex> g(mu_);
-      body_ = body;
-      ctx_ = ctx;
-      nchunks_ = nchunks;
-      next_.store(0, std::memory_order_relaxed);
+      job = Job{body, ctx, nchunks, ++generation_ & kGenMask};
+      job_ = job;
       done_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
-      ++generation_;
+      next_.store(job.gen << 32, std::memory_order_release);
     }
     cv_.notify_all();
-    work();
+    work(job);
     // Wait for chunks other threads took; spin briefly since they are short.
     for (int spin = 0; done_.load(std::memory_order_acquire) < nchunks; ++spin) {
       if (spin > 2000) {
@@ -82,25 +82,48 @@ class Pool {
     {
       std::lock_guard<std::mutex> g(mu_);
       err = error_;
-      body_ = nullptr;
+      job_.body = nullptr;
     }
     if (err) std::rethrow_exception(err);
   }
 
  private:
-  void work() {
+  // A worker runs the job it copied under the lock, never fields that the next job may be
+  // rewriting. Chunks are claimed from `next_` = (generation << 32) | next chunk, by
+  // compare-and-swap, so a worker that wakes late for a finished job claims nothing from the
+  // next one (a plain counter would let it run a chunk twice or skip one).
+  struct Job {
+    void (*body)(void*, int64_t) = nullptr;
+    void* ctx = nullptr;
+    int64_t nchunks = 0;
+    uint64_t gen = 0;
+  };
+  static constexpr uint64_t kGenMask = 0xFFFFFFFFu;
+
+  bool claim(const Job& job, int64_t* chunk) {
+    uint64_t cur = next_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((cur >> 32) != job.gen) return false;
+      int64_t c = static_cast<int64_t>(cur & kGenMask);
+      if (c >= job.nchunks) return false;
+      if (next_.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel)) {
+        *chunk = c;
+        return true;
+      }
+    }
+  }
+  void work(const Job& job) {
     bool was = t_in_parallel;
     t_in_parallel = true;
-    for (;;) {
-      int64_t c = next_.fetch_add(1, std::memory_order_relaxed);
-      if (c >= nchunks_) break;
+    int64_t c;
+    while (claim(job, &c)) {
       try {
-        body_(ctx_, c);
+        job.body(job.ctx, c);
       } catch (...) {
         std::lock_guard<std::mutex> g(mu_);
         if (!error_) error_ = std::current_exception();
       }
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == nchunks_) {
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == job.nchunks) {
         std::lock_guard<std::mutex> g(mu_);
         done_cv_.notify_all();
       }
@@ -110,13 +133,15 @@ class Pool {
   void loop() {
     uint64_t seen = 0;
     for (;;) {
+      Job job;
       {
         std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return stop_ || (generation_ != seen && body_ != nullptr); });
+        cv_.wait(lk, [&] { return stop_ || (job_.gen != seen && job_.body != nullptr); });
         if (stop_) return;
-        seen = generation_;
+        job = job_;
+        seen = job.gen;
       }
-      work();
+      work(job);
     }
   }
 
@@ -126,10 +151,9 @@ class Pool {
   std::condition_variable cv_, done_cv_;
   bool stop_ = false;
   uint64_t generation_ = 0;
-  void (*body_)(void*, int64_t) = nullptr;
-  void* ctx_ = nullptr;
-  int64_t nchunks_ = 0;
-  std::atomic<int64_t> next_{0}, done_{0};
+  Job job_;  // the current job (body NULL between jobs); guarded by mu_
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int64_t> done_{0};
   std::exception_ptr error_;
 };
 
@@ -181,7 +205,8 @@ bool in_parallel_region() { return t_in_parallel; }
 void run_chunks(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
   if (nchunks <= 0) return;
   int nt = get_num_threads();
-  if (nchunks == 1 || nt <= 1 || t_in_parallel) {
+  // (the pool numbers chunks in 32 bits; no caller comes near that)
+  if (nchunks == 1 || nt <= 1 || t_in_parallel || nchunks > INT32_MAX) {
     bool was = t_in_parallel;
     t_in_parallel = true;
     try {
