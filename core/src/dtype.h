@@ -85,6 +85,39 @@ struct OpMath<BFloat16> {
   using type = float;
 };
 
+// Integer +, -, * wrap around on overflow, as in numpy and torch. Signed overflow is
+// undefined in C++, so integers compute in an unsigned type at least as wide as int
+// (a narrower one would promote to int and could overflow there). Others: plain.
+template <typename C>
+constexpr bool kWrapsArith = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+template <typename C>
+inline C wrap_add(C a, C b) {
+  if constexpr (kWrapsArith<C>) {
+    using U = std::conditional_t<(sizeof(C) < 4), uint32_t, std::make_unsigned_t<C>>;
+    return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename C>
+inline C wrap_sub(C a, C b) {
+  if constexpr (kWrapsArith<C>) {
+    using U = std::conditional_t<(sizeof(C) < 4), uint32_t, std::make_unsigned_t<C>>;
+    return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename C>
+inline C wrap_mul(C a, C b) {
+  if constexpr (kWrapsArith<C>) {
+    using U = std::conditional_t<(sizeof(C) < 4), uint32_t, std::make_unsigned_t<C>>;
+    return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
 // dtype code of a C++ element type (the inverse of CType).
 template <typename T>
 constexpr sdk_dtype dtype_of() {

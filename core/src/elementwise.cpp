@@ -73,7 +73,8 @@ T int_pow(T base, T exp) {
       return 0;
     }
   }
-  using U = std::make_unsigned_t<T>;
+  // unsigned and at least as wide as int: uint16 * uint16 would overflow int
+  using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
   U result = 1, b = static_cast<U>(base);
   for (auto e = exp; e > 0; e >>= 1) {
     if (e & 1) result *= b;
@@ -154,11 +155,11 @@ void binary_kernel(int op, const Launch& L) {
   constexpr bool kFloat = std::is_floating_point_v<C>;
   switch (op) {
     case SDK_ADD:
-      return L.binary<T, T>([](C a, C b) { return a + b; });
+      return L.binary<T, T>([](C a, C b) { return wrap_add(a, b); });
     case SDK_SUB:
-      return L.binary<T, T>([](C a, C b) { return a - b; });
+      return L.binary<T, T>([](C a, C b) { return wrap_sub(a, b); });
     case SDK_MUL:
-      return L.binary<T, T>([](C a, C b) { return a * b; });
+      return L.binary<T, T>([](C a, C b) { return wrap_mul(a, b); });
     case SDK_DIV:
       if constexpr (kFloat) return L.binary<T, T>([](C a, C b) { return a / b; });
       break;

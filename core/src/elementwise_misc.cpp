@@ -43,7 +43,7 @@ SDK_API sdk_status sdk_add_scaled(const sdk_tensor* a, const sdk_tensor* b, sdk_
     SDK_DISPATCH_ALL(c, op, [&] {
       using C = typename OpMath<scalar_t>::type;
       C al = scalar_as<C>(alpha);
-      L.binary<scalar_t, scalar_t>([al](C x, C y) { return x + al * y; });
+      L.binary<scalar_t, scalar_t>([al](C x, C y) { return wrap_add(x, wrap_mul(al, y)); });
     });
   }
   plan.finish(result);

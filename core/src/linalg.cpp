@@ -64,7 +64,7 @@ std::vector<int64_t> batch_offsets(const Operand& o, int64_t nbatch) {
 }
 
 // ---------------------------------------------------------------------------
-// Blocked GEMM for float16/bfloat16 (float accumulation) and integers (int64).
+// Blocked GEMM for float16/bfloat16 (float accumulation) and integers (int64, wrapping).
 // ---------------------------------------------------------------------------
 template <typename T, typename Acc>
 void gemm_blocked(const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs, int64_t bcs, T* c,
@@ -96,7 +96,8 @@ void gemm_blocked(const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs,
                        for (int64_t p = p0; p < p1; ++p) {
                          const Acc av = ap[i * k + p];
                          const Acc* __restrict br = bp.get() + p * m + j0;
-                         for (int64_t j = 0; j < len; ++j) cr[j] += av * br[j];
+                         for (int64_t j = 0; j < len; ++j)
+                           cr[j] = wrap_add(cr[j], wrap_mul(av, br[j]));
                        }
                      }
                    }
@@ -104,8 +105,8 @@ void gemm_blocked(const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs,
                  for (int64_t i = 0; i < rows; ++i) {
                    T* cr = c + (i0 + i) * m;
                    for (int64_t j = 0; j < m; ++j) {
-                     Acc v = alpha * cacc[i * m + j];
-                     if (beta != Acc(0)) v += beta * convert<Acc>(cr[j]);
+                     Acc v = wrap_mul(alpha, cacc[i * m + j]);
+                     if (beta != Acc(0)) v = wrap_add(v, wrap_mul(beta, convert<Acc>(cr[j])));
                      cr[j] = convert<T>(v);
                    }
                  }

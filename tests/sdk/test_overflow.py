@@ -1,0 +1,65 @@
+"""Integer +, -, *, ** and matmul wrap around like numpy's; counts past int64 stay errors or ints.
+
+The kernels run the wrapping in unsigned types: signed overflow is undefined behaviour in
+C++, which the sanitized run of these tests (tests/sanitizers) reports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sdk
+
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+
+
+def _operands(dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, size=64, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, size=64, dtype=dtype, endpoint=True)
+    edge = [info.max, info.min, info.max, info.min, info.max]
+    a[:5] = edge
+    b[:5] = [info.max, info.min, 1, info.max, info.min]
+    return a, b
+
+
+def _wrap_int64(x: int) -> int:
+    return (x + 2**63) % 2**64 - 2**63
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_add_sub_mul_wrap_like_numpy(dtype: str, rng) -> None:
+    a, b = _operands(dtype, rng)
+    ta, tb = sdk.tensor(a), sdk.tensor(b)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal((ta + tb).numpy(), a + b)
+        np.testing.assert_array_equal((ta - tb).numpy(), a - b)
+        np.testing.assert_array_equal((ta * tb).numpy(), a * b)
+        big = int(np.iinfo(dtype).max)
+        np.testing.assert_array_equal((ta + big).numpy(), a + np.array(big, dtype))
+        np.testing.assert_array_equal((ta * 3).numpy(), a * np.array(3, dtype))
+        alpha = np.array(3, dtype)
+        np.testing.assert_array_equal(sdk.add(ta, tb, alpha=3).numpy(), a + b * alpha)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_pow_wraps_like_numpy(dtype: str, rng) -> None:
+    a, _ = _operands(dtype, rng)
+    e = rng.integers(0, 12, size=a.shape).astype(dtype)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal((sdk.tensor(a) ** sdk.tensor(e)).numpy(), np.power(a, e))
+
+
+def test_int64_matmul_wraps() -> None:
+    a = np.array([[2**62, 3, -(2**62)], [2**63 - 1, 2**63 - 1, 1]], dtype=np.int64)
+    b = np.array([[4, -7], [5, 2**62], [2**61, 9]], dtype=np.int64)
+    c = np.array([[7, 2**62], [-(2**63), 1]], dtype=np.int64)
+    exact = [
+        [sum(int(a[i, p]) * int(b[p, j]) for p in range(3)) for j in range(2)] for i in range(2)
+    ]
+    want = [[_wrap_int64(v) for v in row] for row in exact]
+    np.testing.assert_array_equal(sdk.mm(sdk.tensor(a), sdk.tensor(b)).numpy(), want)
+    r = sdk.addmm(sdk.tensor(c), sdk.tensor(a), sdk.tensor(b), beta=3, alpha=5)
+    want = [[_wrap_int64(3 * int(c[i, j]) + 5 * exact[i][j]) for j in range(2)] for i in range(2)]
+    np.testing.assert_array_equal(r.numpy(), want)
