@@ -40,6 +40,11 @@ void set_grad_enabled(bool on);
 
 // Large ops run without the GIL; tiny ones keep it (releasing costs more than they do).
 constexpr int64_t kNoGilNumel = 1 << 15;
+// Element counts summed over several tensors (expanded views can each hold up to 2^63-1):
+// saturates instead of overflowing.
+inline int64_t add_numel(int64_t total, int64_t n) {
+  return __builtin_add_overflow(total, n, &total) ? INT64_MAX : total;
+}
 // Run `expr` without the GIL when the op (n elements touched) is big enough for that to pay off.
 #define CALL(n, expr)                \
   if ((n) >= ::sdkpy::kNoGilNumel) { \

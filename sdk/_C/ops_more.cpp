@@ -191,7 +191,7 @@ PyObject* join(PyObject* const* args, Py_ssize_t nargs, const char* op, bool sta
       !int_arg(args[1], op, "dim", &d) || !opt_tensor_arg(ARG(2), op, "out", &out))
     return nullptr;
   int64_t n = static_cast<int64_t>(ts.size()), total = 0;
-  for (sdk_tensor* t : ts) total += sdk_tensor_numel(t);
+  for (sdk_tensor* t : ts) total = add_numel(total, sdk_tensor_numel(t));
   sdk_status st;
   CALL(total, st = stack ? sdk_stack(n, ts.data(), d, out, &r) : sdk_cat(n, ts.data(), d, out, &r));
   return finish(st, &r, ARG(2));
@@ -243,7 +243,7 @@ FAST(o_index) {
       !tensor_list(args[1], "index", "indices", &idx, &keep))
     return nullptr;
   int64_t total = numel(t);
-  for (sdk_tensor* i : idx) total += numel(i);
+  for (sdk_tensor* i : idx) total = add_numel(total, numel(i));
   sdk_status st;
   CALL(total, st = sdk_index(t, static_cast<int64_t>(idx.size()), idx.data(), &r));
   return finish(st, &r, nullptr);

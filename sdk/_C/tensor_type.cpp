@@ -127,7 +127,16 @@ PyObject* get_ndim(PyObject* self, void*) {
 PyObject* get_nbytes(PyObject* self, void*) {
   if (!live(self)) return nullptr;
   sdk_tensor* h = T(self)->handle;
-  return PyLong_FromLongLong(sdk_tensor_numel(h) * sdk_dtype_itemsize(sdk_tensor_dtype(h)));
+  int64_t numel = sdk_tensor_numel(h), nbytes;
+  if (!__builtin_mul_overflow(numel, sdk_dtype_itemsize(sdk_tensor_dtype(h)), &nbytes))
+    return PyLong_FromLongLong(nbytes);
+  // An expanded view can count more bytes than int64 holds: Python ints do not overflow.
+  PyObject* n = PyLong_FromLongLong(numel);
+  PyObject* size = n ? PyLong_FromLongLong(sdk_dtype_itemsize(sdk_tensor_dtype(h))) : nullptr;
+  PyObject* r = size ? PyNumber_Multiply(n, size) : nullptr;
+  Py_XDECREF(n);
+  Py_XDECREF(size);
+  return r;
 }
 PyObject* get_itemsize(PyObject* self, void*) {
   if (!live(self)) return nullptr;
@@ -199,9 +208,24 @@ PyObject* get_array_interface(PyObject* self, void*) {
     return nullptr;
   }
   const int64_t* sz = sdk_tensor_sizes(h);
+  bool empty = sdk_tensor_numel(h) == 0;
   for (int64_t i = 0; i < nd; ++i) {
     PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(sz[i]));
-    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(st[i] * isz));
+    // Strides in bytes can exceed int64 only where they never step (beside a size-0 dim,
+    // or along a size-1 one), and there any stride is as good.
+    int64_t bytes;
+    if (__builtin_mul_overflow(st[i], isz, &bytes)) {
+      if (!empty && sz[i] > 1) {
+        Py_DECREF(shape);
+        Py_DECREF(strides);
+        PyErr_Format(PyExc_OverflowError,
+                     "__array_interface__: stride %lld of dim %lld is too large",
+                     static_cast<long long>(st[i]), static_cast<long long>(i));
+        return nullptr;
+      }
+      bytes = 0;
+    }
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(bytes));
   }
   uintptr_t ptr = reinterpret_cast<uintptr_t>(sdk_tensor_data_ptr(h));
   if (ptr == 0) ptr = static_cast<uintptr_t>(isz);  // numpy rejects NULL even for empty arrays
