@@ -1,0 +1,1 @@
+"""Sanitized (ASan + UBSan) runs of the core's tests."""

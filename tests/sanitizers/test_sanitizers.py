@@ -1,0 +1,33 @@
+"""The core's tests pass against an ASan + UBSan build of the core and sdk._C, with no report."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.sanitizers import harness
+
+pytestmark = pytest.mark.slow
+
+# Fewer passing tests than this means the run selected or collected far less than meant.
+MIN_PASSED = 900
+
+
+def _tail(text: str, limit: int = 30000) -> str:
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+def test_core_tests_pass_under_asan_and_ubsan() -> None:
+    if harness.runtime_libraries() is None:
+        pytest.skip(f"{harness._cxx()} has no ASan/UBSan runtimes (libasan.so, libubsan.so)")
+    start = time.monotonic()
+    proc = harness.run(["-q"], timeout=1800)  # a hang must not eat the CI budget
+    output = proc.stdout + proc.stderr
+    print(f"sanitized build + run: {time.monotonic() - start:.0f} s")
+    found = harness.reports(output)
+    assert not found, "sanitizer reports:\n" + "\n".join(found) + "\n\n" + _tail(output)
+    assert proc.returncode == 0, _tail(output)
+    passed = re.search(r"(\d+) passed", output)
+    assert passed and int(passed.group(1)) >= MIN_PASSED, _tail(output)
