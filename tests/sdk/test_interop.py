@@ -190,7 +190,9 @@ def test_capsule_table_entries_via_ctypes():
     import ctypes
 
     obj = ctypes.py_object
-    api = ctypes.pythonapi
+    # A private handle: prototypes set on the shared ctypes.pythonapi would change it for
+    # every other module of the process that declared PyCapsule_GetPointer differently.
+    api = ctypes.PyDLL(None)
     api.PyCapsule_GetPointer.restype = ctypes.c_void_p
     api.PyCapsule_GetPointer.argtypes = [obj, ctypes.c_char_p]
     ptr = api.PyCapsule_GetPointer(sdk._C._PYTHON_API, b"sdk._C._PYTHON_API")
