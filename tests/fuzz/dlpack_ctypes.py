@@ -83,7 +83,9 @@ DLManagedTensor._fields_ = [
     ("deleter", LEGACY_DELETER),
 ]
 
-_api = ctypes.pythonapi
+# Our own handle on the C API: argtypes set on the shared ctypes.pythonapi would leak into
+# every other module of the process that declares the same functions differently.
+_api = ctypes.PyDLL(ctypes.pythonapi._name)
 _api.PyCapsule_New.restype = ctypes.py_object
 _api.PyCapsule_New.argtypes = [c_void_p, c_void_p, c_void_p]
 _api.PyCapsule_GetName.restype = c_char_p
