@@ -39,6 +39,20 @@ _ERRORS = {
     5: MemoryError,
     6: NotImplementedError,
 }
+
+
+def _error_type(kind: int) -> type:
+    """The exception of an error kind; sdk's own types (ValueError or MemoryError that are also
+    RuntimeError, as in the sdk package) when the running sdk has them."""
+    if kind in (1, 5):
+        import sdk
+
+        found = getattr(sdk, "InvalidArgumentError" if kind == 1 else "OutOfMemoryError", None)
+        if found is not None:
+            return found
+    return _ERRORS.get(kind, RuntimeError)
+
+
 _ARG = re.compile(r"^(Tensor\?|Tensor|float|int|bool)(?:\s+([A-Za-z_]\w*))?$")
 
 
@@ -124,7 +138,7 @@ class _Core:
         msg = (self.sdk_last_error_message() or b"").decode(errors="replace")
         if not msg:
             msg = f"failed with status {status} and no message (call sdk_set_last_error)"
-        raise _ERRORS.get(kind, RuntimeError)(f"{where}: {msg}")
+        raise _error_type(kind)(f"{where}: {msg}")
 
 
 _CORE: _Core | None = None
@@ -476,7 +490,7 @@ class ExportedFunction:
             kind, msg = status, ""
         if not msg:
             msg = f"failed with status {status} and no message (call sdk_set_last_error)"
-        raise _ERRORS.get(kind or status, RuntimeError)(f"{self.__name__}(): {msg}")
+        raise _error_type(kind or status)(f"{self.__name__}(): {msg}")
 
     def _unset(self, outs) -> None:
         self._release_outs(outs)

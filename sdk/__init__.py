@@ -13,6 +13,7 @@ import os as _os
 from typing import Any as _Any
 
 from sdk import _C, _blas_path  # noqa: F401  (_blas_path: see its docstring)
+from sdk._C import InvalidArgumentError, OutOfMemoryError
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,
@@ -311,6 +312,8 @@ def __getattr__(name: str) -> _Any:
 
 
 __all__ = [
+    "InvalidArgumentError",
+    "OutOfMemoryError",
     "Size",
     "bfloat16",
     "device",

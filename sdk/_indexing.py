@@ -125,7 +125,7 @@ def _apply_basic(t: Tensor, entries: list) -> tuple:
         elif kind == "slice":
             step = 1 if v.step is None else v.step
             if step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise _C.InvalidArgumentError("step must be greater than zero")
             if not (v.start is None and v.stop is None and step == 1):
                 y = slice_dim(y, d, v.start, v.stop, step)
             d += 1

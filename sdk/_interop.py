@@ -19,11 +19,32 @@ def _is_ndarray(x: Any) -> bool:
     return np is not None and isinstance(x, np.ndarray)
 
 
+def _warn_read_only(op: str, what: str) -> None:
+    """Warn, at the caller's line, that a writable tensor now aliases read-only memory."""
+    import os
+    import warnings
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2  # level 1 is this function, 2 its caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        f"{op}: {what} is read-only, but sdk tensors are always writable: writing to this "
+        "tensor writes memory its owner does not expect to change (or crashes if the pages "
+        "are read-only). Copy it first (sdk.tensor(x) copies) if you may write to it.",
+        UserWarning,
+        stacklevel=level,
+    )
+
+
 def from_numpy(ndarray: Any) -> Tensor:
     """A tensor sharing memory with a numpy array (which it keeps alive)."""
     if not _is_ndarray(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    return _C.from_array_interface(ndarray)
+    t = _C.from_array_interface(ndarray)
+    if not ndarray.flags.writeable:
+        _warn_read_only("from_numpy", "the array")
+    return t
 
 
 def _capsule_of(ext: Any) -> Any:
@@ -46,10 +67,16 @@ def from_dlpack(ext: Any) -> Tensor:
     if isinstance(ext, TensorBase):
         return _C._alias(ext)
     if hasattr(ext, "__dlpack__"):
-        return _C.from_dlpack_capsule(_capsule_of(ext))
-    if type(ext).__name__ == "PyCapsule":
-        return _C.from_dlpack_capsule(ext)
-    raise TypeError(f"from_dlpack: expected a DLPack producer or capsule, got {type(ext).__name__}")
+        ext = _capsule_of(ext)
+    elif type(ext).__name__ != "PyCapsule":
+        raise TypeError(
+            f"from_dlpack: expected a DLPack producer or capsule, got {type(ext).__name__}"
+        )
+    read_only = _C.dlpack_read_only(ext)
+    t = _C.from_dlpack_capsule(ext)
+    if read_only:
+        _warn_read_only("from_dlpack", "the producer's memory (DLPack READ_ONLY flag)")
+    return t
 
 
 def _copy_as(t: Tensor, dtype: Any) -> Tensor:

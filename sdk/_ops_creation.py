@@ -70,7 +70,7 @@ def full(
     sz = int_seq(size, "full")
     if out is not None:
         if tuple(out.shape) != sz:
-            raise ValueError(
+            raise _C.InvalidArgumentError(
                 f"full: out has shape {list(out.shape)} but the result has shape {list(sz)}"
             )
         return _C.fill_(out, fill_value)

@@ -125,7 +125,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
         return 0.5 * input * (1.0 + tanh(inner))
     if approximate != "none":
-        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise _C.InvalidArgumentError(
+            f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}"
+        )
     r = _C.unary(11, input)
     if needs_grad(input):
         record("gelu", (input,), r)
@@ -280,7 +282,7 @@ def div(
         if out is not None:
             return _C.copy_(out, t)
         return t
-    raise ValueError(
+    raise _C.InvalidArgumentError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
     )
 

@@ -283,5 +283,5 @@ def norm(
     if p == 0:
         return sum((a != 0).to(x.dtype), dim, keepdim=keepdim)
     if isinstance(p, str):
-        raise ValueError(f"norm(): unsupported norm type {p!r} (vector norms only)")
+        raise _C.InvalidArgumentError(f"norm(): unsupported norm type {p!r} (vector norms only)")
     return pow(sum(pow(a, p), dim, keepdim=keepdim), 1.0 / p)

@@ -108,7 +108,9 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
-        raise ValueError("movedim: source and destination must have the same number of dims")
+        raise _C.InvalidArgumentError(
+            "movedim: source and destination must have the same number of dims"
+        )
     src = [wrap_dim(s, n, "movedim") for s in src]
     dst = [wrap_dim(s, n, "movedim") for s in dst]
     for name, ds in (("source", src), ("destination", dst)):
@@ -162,7 +164,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def slice_dim(input: Tensor, dim: int, start: Any, end: Any, step: int) -> Tensor:
     """input[..., start:end:step, ...] along dim, Python clamping (used by indexing)."""
     if step <= 0:
-        raise ValueError("step must be greater than zero")
+        raise _C.InvalidArgumentError("step must be greater than zero")
     step = builtins.min(step, 2**63 - 1)  # any step past the size takes one element (as Python)
     size = input.shape[dim]
     s, e, _ = builtins.slice(start, end, step).indices(size)
@@ -334,7 +336,7 @@ def _tensors(tensors: Any, op: str) -> list:
             f"{op}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}"
         )
     if not tensors:
-        raise ValueError(f"{op}(): expected a non-empty list of Tensors")
+        raise _C.InvalidArgumentError(f"{op}(): expected a non-empty list of Tensors")
     return list(tensors)
 
 

@@ -28,10 +28,12 @@ namespace sdkpy {
 // Type used for tensors created from C (sdk.Tensor once registered).
 extern PyTypeObject* g_tensor_class;
 // Python-side types registered by sdk/__init__.py (borrowed-forever references).
-extern PyObject* g_dtypes[16];    // sdk.dtype objects indexed by code
-extern PyObject* g_size_type;     // sdk.Size (a tuple subclass) or NULL
-extern PyObject* g_cpu_device;    // sdk.device('cpu')
-extern PyObject* g_device_class;  // sdk.device
+extern PyObject* g_dtypes[16];              // sdk.dtype objects indexed by code
+extern PyObject* g_size_type;               // sdk.Size (a tuple subclass) or NULL
+extern PyObject* g_cpu_device;              // sdk.device('cpu')
+extern PyObject* g_device_class;            // sdk.device
+extern PyObject* g_invalid_argument_error;  // sdk.InvalidArgumentError (ValueError, RuntimeError)
+extern PyObject* g_out_of_memory_error;     // sdk.OutOfMemoryError (MemoryError, RuntimeError)
 extern int g_ndtypes;
 
 // Grad mode: a thread-local flag (on by default in every thread).

@@ -121,19 +121,20 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   if (has_strides) {
     if (!ints_of(strides, &st, "strides")) return -1;
     if (st.size() != sz.size()) {
-      PyErr_SetString(PyExc_ValueError, "__array_interface__: strides and shape differ in length");
+      PyErr_SetString(g_invalid_argument_error,
+                      "__array_interface__: strides and shape differ in length");
       return -1;
     }
     for (int64_t& s : st) {
       if (s < 0) {
-        PyErr_SetString(PyExc_ValueError,
+        PyErr_SetString(g_invalid_argument_error,
                         "At least one stride in the given numpy array is negative, and tensors "
                         "with negative strides are not currently supported. (You can probably "
                         "work around this by making a copy of your array with array.copy().)");
         return -1;
       }
       if (s % isz) {
-        PyErr_SetString(PyExc_ValueError,
+        PyErr_SetString(g_invalid_argument_error,
                         "given numpy array strides not a multiple of the element byte size. "
                         "Copy the numpy array to reallocate the memory.");
         return -1;
@@ -143,7 +144,7 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   }
   for (int64_t s : sz)
     if (s < 0) {
-      PyErr_SetString(PyExc_ValueError, "__array_interface__: negative size in shape");
+      PyErr_SetString(g_invalid_argument_error, "__array_interface__: negative size in shape");
       return -1;
     }
   Py_INCREF(obj);
@@ -237,7 +238,7 @@ int import_capsule(PyObject* cap, sdk_tensor** out) {
   }
   if (PyCapsule_CheckExact(cap)) {
     const char* name = PyCapsule_GetName(cap);
-    PyErr_Format(PyExc_ValueError,
+    PyErr_Format(g_invalid_argument_error,
                  "from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned' "
                  "(a capsule can be consumed only once), got '%s'",
                  name ? name : "(null)");
@@ -271,6 +272,14 @@ PyObject* o_from_dlpack_capsule(PyObject*, PyObject* cap) {
   return wrap(h);
 }
 
+// dlpack_read_only(capsule) -> whether an unconsumed versioned capsule carries the READ_ONLY
+// flag (the tensor made from it would be writable: sdk has no read-only tensors).
+PyObject* o_dlpack_read_only(PyObject*, PyObject* cap) {
+  if (!PyCapsule_IsValid(cap, kVersioned)) Py_RETURN_FALSE;
+  auto* m = static_cast<sdk_dl_managed_tensor_versioned*>(PyCapsule_GetPointer(cap, kVersioned));
+  return PyBool_FromLong(m && (m->flags & SDK_DLPACK_FLAG_READ_ONLY));
+}
+
 // from_array_interface(obj) -> tensor sharing obj's memory
 PyObject* o_from_array_interface(PyObject*, PyObject* obj) {
   sdk_tensor* h = nullptr;
@@ -295,7 +304,7 @@ bool is_seq(PyObject* o) {
 
 bool infer_shape(PyObject* o, DataFill* d, int depth) {
   if (depth > 64) {
-    PyErr_SetString(PyExc_ValueError, "tensor(): data is nested too deeply");
+    PyErr_SetString(g_invalid_argument_error, "tensor(): data is nested too deeply");
     return false;
   }
   if (is_tensor(o)) {
@@ -317,7 +326,8 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
   if (dim == d->shape.size()) {
     if (is_tensor(o)) {
       if (!H(o) || sdk_tensor_numel(H(o)) != 1) {
-        PyErr_SetString(PyExc_ValueError, "tensor(): only one-element tensors can be nested");
+        PyErr_SetString(g_invalid_argument_error,
+                        "tensor(): only one-element tensors can be nested");
         return false;
       }
       HostTensor host(H(o));
@@ -344,7 +354,7 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
     return lst.p && fill(lst.p, d, dim);
   }
   if (!is_seq(o)) {
-    PyErr_Format(PyExc_ValueError, "tensor(): expected a sequence at dim %zd, got %s", dim,
+    PyErr_Format(g_invalid_argument_error, "tensor(): expected a sequence at dim %zd, got %s", dim,
                  Py_TYPE(o)->tp_name);
     return false;
   }
@@ -352,7 +362,7 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
   if (!seq.p) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
   if (n != d->shape[dim]) {
-    PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %zd (got %zd)",
+    PyErr_Format(g_invalid_argument_error, "expected sequence of length %lld at dim %zd (got %zd)",
                  static_cast<long long>(d->shape[dim]), dim, n);
     return false;
   }
@@ -541,15 +551,16 @@ PyObject* o_from_handle(PyObject*, PyObject* arg) {
   unsigned long long v = PyLong_AsUnsignedLongLong(arg);  // OverflowError for negatives
   if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();
-    PyErr_SetString(PyExc_ValueError, "_from_handle: not a pointer value (negative or too large)");
+    PyErr_SetString(g_invalid_argument_error,
+                    "_from_handle: not a pointer value (negative or too large)");
     return nullptr;
   }
   if (v == 0) {
-    PyErr_SetString(PyExc_ValueError, "_from_handle: NULL sdk_tensor handle");
+    PyErr_SetString(g_invalid_argument_error, "_from_handle: NULL sdk_tensor handle");
     return nullptr;
   }
   if (v % alignof(void*) != 0 || v > UINTPTR_MAX) {  // cheap sanity: handles are aligned
-    PyErr_Format(PyExc_ValueError, "_from_handle: %p is not an sdk_tensor handle",
+    PyErr_Format(g_invalid_argument_error, "_from_handle: %p is not an sdk_tensor handle",
                  reinterpret_cast<void*>(static_cast<uintptr_t>(v)));
     return nullptr;
   }
@@ -561,6 +572,8 @@ PyMethodDef sdkpy::interop_methods[] = {
     {"to_dlpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(o_to_dlpack)),
      METH_FASTCALL, "to_dlpack(t, versioned) -> DLPack capsule"},
     {"from_dlpack_capsule", o_from_dlpack_capsule, METH_O, "Import a DLPack capsule."},
+    {"dlpack_read_only", o_dlpack_read_only, METH_O,
+     "Whether a versioned DLPack capsule is flagged read-only."},
     {"from_array_interface", o_from_array_interface, METH_O,
      "Wrap an object exposing __array_interface__ without copying."},
     {"_from_handle", o_from_handle, METH_O,

@@ -15,6 +15,8 @@ PyObject* g_size_type = nullptr;
 PyObject* g_cpu_device = nullptr;
 PyObject* g_device_class = nullptr;
 int g_ndtypes = 0;
+PyObject* g_invalid_argument_error = PyExc_ValueError;  // replaced at module init
+PyObject* g_out_of_memory_error = PyExc_MemoryError;
 
 namespace {
 thread_local bool t_grad_enabled = true;
@@ -26,7 +28,7 @@ PyObject* raise_last_error() {
   PyObject* exc;
   switch (sdk_last_error_kind()) {
     case SDK_ERROR_VALUE:
-      exc = PyExc_ValueError;
+      exc = g_invalid_argument_error;
       break;
     case SDK_ERROR_TYPE:
       exc = PyExc_TypeError;
@@ -35,7 +37,7 @@ PyObject* raise_last_error() {
       exc = PyExc_IndexError;
       break;
     case SDK_ERROR_MEMORY:
-      exc = PyExc_MemoryError;
+      exc = g_out_of_memory_error;
       break;
     case SDK_ERROR_NOT_IMPLEMENTED:
       exc = PyExc_NotImplementedError;
@@ -163,7 +165,8 @@ bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v) {
       *v = static_cast<sdk_dtype>(x);
       return true;
     }
-    PyErr_Format(PyExc_ValueError, "%s(): argument '%s': unknown dtype code %ld", op, arg, x);
+    PyErr_Format(g_invalid_argument_error, "%s(): argument '%s': unknown dtype code %ld", op, arg,
+                 x);
     return false;
   }
   PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be sdk.dtype, not %s", op, arg,
@@ -203,15 +206,15 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
   int64_t prod = 1;
   for (int64_t x : *v)
     if (x > 0 && __builtin_mul_overflow(prod, x, &prod)) {
-      PyErr_Format(PyExc_ValueError, "%s(): argument '%s': the number of elements overflows int64",
-                   op, arg);
+      PyErr_Format(g_invalid_argument_error,
+                   "%s(): argument '%s': the number of elements overflows int64", op, arg);
       return false;
     }
   if (!allow_negative) {
     for (int64_t x : *v)
       if (x < 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has a negative entry %lld", op, arg,
-                     static_cast<long long>(x));
+        PyErr_Format(g_invalid_argument_error, "%s(): argument '%s' has a negative entry %lld", op,
+                     arg, static_cast<long long>(x));
         return false;
       }
   }
@@ -236,7 +239,7 @@ int scalar_value(PyObject* o, sdk_scalar* s) {
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) {
-      PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to int64");
+      PyErr_Format(PyExc_OverflowError, "the int %R does not fit in int64 (the widest dtype)", o);
       return -1;
     }
     s->kind = SDK_SCALAR_INT;
@@ -279,6 +282,9 @@ bool scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s) {
   if (r == 0)
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", op, arg,
                  Py_TYPE(o)->tp_name);
+  else if (PyErr_ExceptionMatches(PyExc_OverflowError))  // name the op and the argument
+    PyErr_Format(PyExc_OverflowError, "%s(): argument '%s': the int %R does not fit in int64", op,
+                 arg, o);
   return false;
 }
 
@@ -411,7 +417,7 @@ PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
   int64_t n;
   if (!int_arg(arg, "set_num_threads", "n", &n)) return nullptr;
   if (n < 1 || n > 4096) {
-    PyErr_Format(PyExc_ValueError, "set_num_threads(): n must be in [1, 4096], got %lld",
+    PyErr_Format(g_invalid_argument_error, "set_num_threads(): n must be in [1, 4096], got %lld",
                  static_cast<long long>(n));
     return nullptr;
   }
@@ -497,6 +503,43 @@ int add_methods(PyObject* m, PyMethodDef* defs) {
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "sdk._C",
                           "Raw bindings of the sdk tensor core (no autograd).", -1, nullptr};
 
+// sdk.InvalidArgumentError and sdk.OutOfMemoryError: a ValueError / MemoryError that is
+// also a RuntimeError, so code ported from torch (which raises RuntimeError for a shape
+// mismatch or an allocation failure) keeps catching what it caught there.
+int add_error_types(PyObject* m) {
+  PyObject* bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_RuntimeError);
+  if (!bases) return -1;
+  PyObject* inv = PyErr_NewExceptionWithDoc(
+      "sdk.InvalidArgumentError",
+      "An op got an argument it cannot use (shapes, dims, sizes, values). Both a ValueError "
+      "and a RuntimeError.",
+      bases, nullptr);
+  Py_DECREF(bases);
+  if (!inv) return -1;
+  bases = PyTuple_Pack(2, PyExc_MemoryError, PyExc_RuntimeError);
+  PyObject* oom =
+      bases ? PyErr_NewExceptionWithDoc(
+                  "sdk.OutOfMemoryError",
+                  "An allocation failed. Both a MemoryError and a RuntimeError.", bases, nullptr)
+            : nullptr;
+  Py_XDECREF(bases);
+  if (!oom) {
+    Py_DECREF(inv);
+    return -1;
+  }
+  Py_INCREF(inv);  // one reference for the module, one kept in the global
+  Py_INCREF(oom);
+  if (PyModule_AddObject(m, "InvalidArgumentError", inv) < 0 ||
+      PyModule_AddObject(m, "OutOfMemoryError", oom) < 0) {
+    Py_DECREF(inv);
+    Py_DECREF(oom);
+    return -1;
+  }
+  g_invalid_argument_error = inv;
+  g_out_of_memory_error = oom;
+  return 0;
+}
+
 }  // namespace
 
 }  // namespace sdkpy
@@ -509,9 +552,10 @@ PyMODINIT_FUNC PyInit__C(void) {
   }
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return nullptr;
-  if (add_methods(m, module_methods) < 0 || add_methods(m, ops_methods) < 0 ||
-      add_methods(m, ops_more_methods) < 0 || add_methods(m, interop_methods) < 0 ||
-      tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
+  if (add_error_types(m) < 0 || add_methods(m, module_methods) < 0 ||
+      add_methods(m, ops_methods) < 0 || add_methods(m, ops_more_methods) < 0 ||
+      add_methods(m, interop_methods) < 0 || tensor_type_ready(m) < 0 ||
+      generator_type_ready(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -202,7 +202,7 @@ FAST(o_empty_strided) {
       !dtype_arg(args[2], "empty_strided", "dtype", &dt) || !float_dtype("empty_strided", &dt))
     return nullptr;
   if (sz.size() != st.size()) {
-    PyErr_Format(PyExc_ValueError, "empty_strided(): %zd sizes but %zd strides", sz.size(),
+    PyErr_Format(g_invalid_argument_error, "empty_strided(): %zd sizes but %zd strides", sz.size(),
                  st.size());
     return nullptr;
   }
@@ -256,7 +256,8 @@ FAST(o_linspace) {
       !dtype_arg(args[3], "linspace", "dtype", &dt) || !float_dtype("linspace", &dt))
     return nullptr;
   if (n < 0) {
-    PyErr_Format(PyExc_ValueError, "linspace(): number of steps must be non-negative, got %lld",
+    PyErr_Format(g_invalid_argument_error,
+                 "linspace(): number of steps must be non-negative, got %lld",
                  static_cast<long long>(n));
     return nullptr;
   }
@@ -275,7 +276,7 @@ FAST(o_eye) {
       !dtype_arg(args[2], "eye", "dtype", &dt) || !float_dtype("eye", &dt))
     return nullptr;
   if (n < 0 || (ARG(1) != Py_None && m < 0)) {
-    PyErr_Format(PyExc_ValueError, "eye(): n and m must be non-negative, got n=%lld m=%lld",
+    PyErr_Format(g_invalid_argument_error, "eye(): n and m must be non-negative, got n=%lld m=%lld",
                  static_cast<long long>(n), static_cast<long long>(m));
     return nullptr;
   }
@@ -363,7 +364,8 @@ FAST(o_as_strided) {
       !int_arg(args[3], "as_strided", "storage_offset", &off))
     return nullptr;
   if (sz.size() != st.size()) {
-    PyErr_Format(PyExc_ValueError, "as_strided(): %zd sizes but %zd strides", sz.size(), st.size());
+    PyErr_Format(g_invalid_argument_error, "as_strided(): %zd sizes but %zd strides", sz.size(),
+                 st.size());
     return nullptr;
   }
   return finish(sdk_as_strided(t, static_cast<int64_t>(sz.size()), sz.data(), st.data(), off, &r),
@@ -378,7 +380,7 @@ FAST(o_permute) {
       !ints_arg(args[1], "permute", "dims", &d, true))
     return nullptr;
   if (static_cast<int64_t>(d.size()) != sdk_tensor_ndim(t)) {
-    PyErr_Format(PyExc_ValueError,
+    PyErr_Format(g_invalid_argument_error,
                  "permute(sparse_coo): number of dimensions in the tensor input does not match "
                  "the length of the desired ordering of dimensions i.e. input.dim() = %lld is "
                  "not equal to len(dims) = %zd",
@@ -407,7 +409,7 @@ FAST(o_slice) {
       !int_arg(args[3], "slice", "end", &b) || !int_arg(args[4], "slice", "step", &s))
     return nullptr;
   if (s <= 0) {
-    PyErr_SetString(PyExc_ValueError, "step must be greater than zero");
+    PyErr_SetString(g_invalid_argument_error, "step must be greater than zero");
     return nullptr;
   }
   return finish(sdk_slice(t, d, a, b, s, &r), &r, nullptr);

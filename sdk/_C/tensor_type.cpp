@@ -307,14 +307,14 @@ int nb_bool(PyObject* self) {
   return r;
 }
 PyObject* nb_float(PyObject* self) {
-  PyObject* v = single(self, "float()", PyExc_ValueError);
+  PyObject* v = single(self, "float()", g_invalid_argument_error);
   if (!v) return nullptr;
   PyObject* r = PyNumber_Float(v);
   Py_DECREF(v);
   return r;
 }
 PyObject* nb_int(PyObject* self) {
-  PyObject* v = single(self, "int()", PyExc_ValueError);
+  PyObject* v = single(self, "int()", g_invalid_argument_error);
   if (!v) return nullptr;
   PyObject* r = PyNumber_Long(v);
   Py_DECREF(v);

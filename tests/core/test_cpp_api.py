@@ -385,10 +385,11 @@ def test_module_translates_errors_to_python_types(ext_dir: Path) -> None:
         """
         import numpy as np
         import ext_module as m
+        import sdk
 
         cases = {
             "check": (RuntimeError, "custom check failed with value 42"),
-            "value": (ValueError, "bad value"),
+            "value": (sdk.InvalidArgumentError, "bad value"),
             "type": (TypeError, "expected scalar type float32 but found float64"),
             "index": (IndexError, "out of range"),
             "not_implemented": (NotImplementedError, "not here"),
@@ -399,12 +400,14 @@ def test_module_translates_errors_to_python_types(ext_dir: Path) -> None:
                 m.fail(kind)
             except exc as e:
                 assert text in str(e), (kind, str(e))
+                assert type(e) is exc, (kind, type(e))
             else:
                 raise AssertionError(kind + " did not raise")
         # A core error: the op and the shapes are in the message.
         try:
             m.checked_mm(np.ones((2, 3)), np.ones((2, 3)))
-        except ValueError as e:
+        except RuntimeError as e:  # sdk.InvalidArgumentError: also a ValueError
+            assert isinstance(e, ValueError)
             assert "mm" in str(e) and "2" in str(e) and "3" in str(e), str(e)
         else:
             raise AssertionError("mm of (2,3) @ (2,3) did not raise")

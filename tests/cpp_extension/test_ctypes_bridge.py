@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import cpp_extension
+import sdk
 from cpp_extension import _ctypes_bridge, _elf, _toolchain
 from tests.cpp_extension.conftest import require_core, require_sdk_tensors
 
@@ -138,8 +139,9 @@ def test_errors_become_python_exceptions(ops):
     x = np.zeros(3)
     with pytest.raises(TypeError, match="expected a float64"):
         ops.scale(x.astype(np.float32), 1.0)
-    with pytest.raises(ValueError, match="repeat must be >= 0"):
+    with pytest.raises(sdk.InvalidArgumentError, match="repeat must be >= 0") as info:
         ops.split_sign(x, None, -1, False)
+    assert isinstance(info.value, RuntimeError)  # as torch raises for bad values
     with pytest.raises(IndexError, match="too large"):
         ops.split_sign(x, None, 1000, False)
     with pytest.raises(NotImplementedError, match="later"):

@@ -125,5 +125,6 @@ def test_bad_shapes_raise_clear_errors():
         "        print(variant, 'NO ERROR')\n"
     )
     out = run_script(LLTM, "-c", code).stdout
-    assert "ctypes ValueError" in out and "weights must have shape (12, 7), got (12, 6)" in out, out
+    assert "ctypes InvalidArgumentError" in out, out  # a ValueError that is also a RuntimeError
+    assert "weights must have shape (12, 7), got (12, 6)" in out, out
     assert "cpp NO ERROR" not in out, out

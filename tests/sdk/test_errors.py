@@ -23,6 +23,33 @@ def test_core_error_kinds_map_to_python_exceptions():
             _C._raise_error(kind, "boom")
 
 
+def test_value_and_memory_errors_are_also_runtime_errors():
+    # torch raises RuntimeError for a shape mismatch or a failed allocation: code ported from it
+    # keeps catching ours, and code written for ValueError/MemoryError does too.
+    assert issubclass(sdk.InvalidArgumentError, ValueError)
+    assert issubclass(sdk.InvalidArgumentError, RuntimeError)
+    assert issubclass(sdk.OutOfMemoryError, MemoryError)
+    assert issubclass(sdk.OutOfMemoryError, RuntimeError)
+    with pytest.raises(sdk.InvalidArgumentError, match="boom"):
+        _C._raise_error(1, "boom")
+    with pytest.raises(sdk.OutOfMemoryError, match="boom"):
+        _C._raise_error(5, "boom")
+    for call in (
+        lambda: sdk.ones(3) + sdk.ones(4),  # the core's broadcast check
+        lambda: sdk.ones(3).view(5),
+        lambda: sdk.ones(3)[::0],  # a check in the Python layer
+        lambda: sdk.full((2,), 1.0, out=sdk.empty(3)),
+        lambda: sdk.eye(-1),  # a check in sdk._C
+        lambda: float(sdk.ones(2)),
+    ):
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert type(info.value) is sdk.InvalidArgumentError
+    with pytest.raises(RuntimeError) as info:
+        sdk.empty(2**40, 2**20)  # 2**60 floats: the allocator refuses
+    assert type(info.value) is sdk.OutOfMemoryError, info.value
+
+
 @pytest.mark.parametrize(
     "call,exc,match",
     [

@@ -41,7 +41,9 @@ def test_from_numpy_keeps_array_alive_and_strides():
 def test_from_numpy_readonly_and_errors():
     a = np.arange(4.0)
     a.setflags(write=False)
-    t = sdk.from_numpy(a)
+    with pytest.warns(UserWarning, match="from_numpy: the array is read-only") as rec:
+        t = sdk.from_numpy(a)
+    assert rec[0].filename == __file__, "the warning points at the caller's line"
     assert t.data_ptr() == a.ctypes.data
     with pytest.raises(ValueError, match="negative"):
         sdk.from_numpy(np.arange(4.0)[::-1])
@@ -51,6 +53,23 @@ def test_from_numpy_readonly_and_errors():
         sdk.from_numpy(np.arange(3, dtype=np.uint16))
     with pytest.raises(TypeError):
         sdk.from_numpy(np.arange(3, dtype=np.complex64))
+
+
+def test_from_dlpack_of_read_only_memory_warns():
+    a = np.frombuffer(bytes(16), dtype=np.float32)  # numpy flags its DLPack export READ_ONLY
+    with pytest.warns(UserWarning, match="from_dlpack: .*READ_ONLY") as rec:
+        t = sdk.from_dlpack(a)
+    assert rec[0].filename == __file__
+    assert t.data_ptr() == a.ctypes.data and t.shape == (4,)
+    with pytest.warns(UserWarning, match="READ_ONLY"):
+        sdk.from_dlpack(a.__dlpack__(max_version=(1, 0)))  # a capsule directly
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sdk.from_dlpack(np.ones(3))  # writable memory: no warning
+        sdk.from_numpy(np.ones(3))
+        assert sdk.tensor(a).data_ptr() != a.ctypes.data  # a copy: no warning
 
 
 def test_numpy_shares_memory_and_keeps_tensor_alive():

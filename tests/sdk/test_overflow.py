@@ -81,3 +81,13 @@ def test_numpy_sees_valid_strides_for_empty_view_with_huge_stride() -> None:
     # numpy refuses the shape itself (its byte count ignores the 0); the interface was valid
     with pytest.raises(ValueError, match="too big"):
         np.asarray(v)
+
+
+def test_ints_past_int64_name_the_op_and_the_value() -> None:
+    big = 2**70
+    with pytest.raises(OverflowError, match=rf"full\(\): argument 'fill_value': the int {big}"):
+        sdk.full((2,), big)
+    with pytest.raises(OverflowError, match=rf"fill_\(\): argument 'value': the int {2**64}"):
+        sdk.ones(3, dtype=sdk.int64).fill_(2**64)
+    with pytest.raises(OverflowError, match=rf"the int {big} does not fit in int64"):
+        sdk.ones(3) + big  # an operator: the line in the traceback names the op

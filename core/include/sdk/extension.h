@@ -17,11 +17,12 @@
 //   versions instead of crashing later. This works by wrapping PYBIND11_MODULE's entry
 //   point (define SDK_NO_IMPORT_HOOK to opt out); without it the same check runs on the
 //   first tensor conversion.
-// - sdk::Error raises the Python exception of its kind (ValueError, TypeError, IndexError,
-//   RuntimeError, MemoryError, NotImplementedError) through a module-local translator
-//   registered at import. Without the translator (SDK_NO_IMPORT_HOOK, or a module not made
-//   by PYBIND11_MODULE), sdk::Error is a std::exception and pybind11 raises RuntimeError
-//   with the same message; call sdk::python::register_exception_translator() to opt in.
+// - sdk::Error raises the Python exception of its kind (sdk.InvalidArgumentError, TypeError,
+//   IndexError, RuntimeError, sdk.OutOfMemoryError, NotImplementedError) through a
+//   module-local translator registered at import. Without the translator (SDK_NO_IMPORT_HOOK, or a
+//   module not made by PYBIND11_MODULE), sdk::Error is a std::exception and pybind11 raises
+//   RuntimeError with the same message; call sdk::python::register_exception_translator() to opt
+//   in.
 #ifndef SDK_EXTENSION_H_
 #define SDK_EXTENSION_H_
 
@@ -44,17 +45,37 @@ inline const sdk_python_api_table& api() {
   return *table;
 }
 
-/*! \brief The Python exception type for an error kind. */
+/*! \brief sdk.<name> when the running sdk defines it, else `fallback`. Requires the GIL; the
+ *  lookup happens once per name and module. */
+inline PyObject* sdk_exception(const char* name, PyObject* fallback) {
+  PyObject* mod = PyImport_ImportModule("sdk");
+  PyObject* type = mod ? PyObject_GetAttrString(mod, name) : nullptr;
+  Py_XDECREF(mod);
+  if (!type || !PyExceptionClass_Check(type)) {
+    PyErr_Clear();
+    Py_XDECREF(type);
+    return fallback;
+  }
+  return type;  // one reference kept for the life of the process
+}
+
+/*! \brief The Python exception type for an error kind. Value and memory errors are
+ *  sdk.InvalidArgumentError / sdk.OutOfMemoryError, which are also RuntimeError (what torch
+ *  raises for them), so ported `except RuntimeError` clauses keep working. */
 inline PyObject* exception_type(sdk_status kind) {
   switch (kind) {
-    case SDK_ERROR_VALUE:
-      return PyExc_ValueError;
+    case SDK_ERROR_VALUE: {
+      static PyObject* type = sdk_exception("InvalidArgumentError", PyExc_ValueError);
+      return type;
+    }
     case SDK_ERROR_TYPE:
       return PyExc_TypeError;
     case SDK_ERROR_INDEX:
       return PyExc_IndexError;
-    case SDK_ERROR_MEMORY:
-      return PyExc_MemoryError;
+    case SDK_ERROR_MEMORY: {
+      static PyObject* type = sdk_exception("OutOfMemoryError", PyExc_MemoryError);
+      return type;
+    }
     case SDK_ERROR_NOT_IMPLEMENTED:
       return PyExc_NotImplementedError;
     default:
