@@ -112,40 +112,13 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     if sanitize:
         cflags = [f for f in cflags if f != "-O3"] + SANITIZE_CXXFLAGS + [f"-fsanitize={sanitize}"]
         ldflags.append(f"-fsanitize={sanitize}")
-    lines = [
-        "ninja_required_version = 1.3",
-        f"cxx = {cxx}",
-        f"cflags = {' '.join(shlex.quote(f) for f in cflags)}",
-        f"ldflags = {' '.join(ldflags)}",
-        "rule cxx",
-        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
-        "  depfile = $out.d",
-        "  deps = gcc",
-        "  description = CXX $in",
-        "rule link",
-        "  command = $cxx $in -o $out $ldflags",
-        "  description = LINK $out",
+    objects = [
+        (build_dir / (src.relative_to(CORE_SRC).as_posix().replace("/", "_") + ".o"), src)
+        for src in sources
     ]
-    objects = []
-    for src in sources:
-        obj = build_dir / (src.relative_to(CORE_SRC).as_posix().replace("/", "_") + ".o")
-        objects.append(obj)
-        lines.append(f"build {obj}: cxx {src}")
     out_lib.parent.mkdir(parents=True, exist_ok=True)
-    lines.append(f"build {out_lib}: link {' '.join(map(str, objects))}")
-    lines.append(f"default {out_lib}")
-    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
-    cmd = [_ninja_exe(), "-C", str(build_dir)]
-    jobs = os.environ.get("MAX_JOBS")
-    if jobs:
-        cmd += ["-j", jobs]
-    if verbose:
-        cmd.append("-v")
-    import fcntl  # one ninja per build folder at a time (parallel dev builds)
-
-    with open(build_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(cmd, check=True)
+    write_cxx_ninja(build_dir, cxx, cflags, ldflags, objects, out_lib)
+    _run_ninja(build_dir, verbose)
 
 
 def _cuda_module():
@@ -237,6 +210,39 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
         tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
         shutil.copy(linked, tmp)  # keeps the mode
         os.replace(tmp, out_lib)
+
+
+def write_cxx_ninja(
+    build_dir: Path,
+    cxx: str,
+    cflags: list[str],
+    ldflags: list[str],
+    objects: list[tuple[Path, Path]],
+    out: Path,
+    implicit: tuple[Path, ...] = (),
+) -> None:
+    """build.ninja compiling each (object, source) pair and linking `out` from the objects
+    (rebuilt also when an `implicit` input changes); rewritten only when its text changes."""
+    quote = " ".join
+    lines = [
+        "ninja_required_version = 1.3",
+        f"cxx = {cxx}",
+        f"cflags = {quote(shlex.quote(f) for f in cflags)}",
+        f"ldflags = {quote(shlex.quote(f).replace('$', '$$') for f in ldflags)}",
+        "rule cxx",
+        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CXX $in",
+        "rule link",
+        "  command = $cxx $in -o $out $ldflags",
+        "  description = LINK $out",
+    ]
+    lines += [f"build {obj}: cxx {src}" for obj, src in objects]
+    extra = f" | {' '.join(map(str, implicit))}" if implicit else ""
+    lines.append(f"build {out}: link {' '.join(str(obj) for obj, _ in objects)}{extra}")
+    lines.append(f"default {out}")
+    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
 
 
 def _run_ninja(build_dir: Path, verbose: bool) -> None:

@@ -125,29 +125,10 @@ def build_binding(verbose: bool = False) -> Path:
     cflags += _sanitize_flags()
     ldflags = ["-shared", f"-L{CORE_LIB.parent}", "-lsdk_core", "-Wl,-rpath,$ORIGIN/lib"]
     ldflags.append(f"-fsanitize={SANITIZE}")
-    q = " ".join
-    lines = [
-        "ninja_required_version = 1.3",
-        f"cxx = {_cxx()}",
-        f"cflags = {q(shlex.quote(f) for f in cflags)}",
-        f"ldflags = {q(shlex.quote(f).replace('$', '$$') for f in ldflags)}",
-        "rule cxx",
-        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
-        "  depfile = $out.d",
-        "  deps = gcc",
-        "  description = CXX $in",
-        "rule link",
-        "  command = $cxx $in -o $out $ldflags",
-        "  description = LINK $out",
+    objects = [
+        (build_dir / (src.name + ".o"), src) for src in sorted((ROOT / "sdk" / "_C").glob("*.cpp"))
     ]
-    objects = []
-    for src in sorted((ROOT / "sdk" / "_C").glob("*.cpp")):
-        obj = build_dir / (src.name + ".o")
-        objects.append(str(obj))
-        lines.append(f"build {obj}: cxx {src}")
-    lines.append(f"build {out}: link {' '.join(objects)} | {CORE_LIB}")
-    lines.append(f"default {out}")
-    setup._write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
+    setup.write_cxx_ninja(build_dir, _cxx(), cflags, ldflags, objects, out, implicit=(CORE_LIB,))
     setup._run_ninja(build_dir, verbose)
     return out
 
