@@ -10,6 +10,10 @@ falls back to the text header if it judges the .gch unusable).
 The first build that lacks it builds it in the same ninja graph, in parallel with the
 extension's own compiles, when a job slot is free; it never fails the build.
 ``SDK_EXTENSIONS_NO_PCH=1`` turns all of this off.
+
+A .gch is large (~140 MB with gcc 12), and a new one appears whenever the flags, the compiler
+or the sdk headers change (every upgrade), so only the ``KEEP`` most recently used ones are
+kept: each use touches its file, and making a new one deletes the oldest beyond that.
 """
 
 from __future__ import annotations
@@ -18,13 +22,17 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import sys
+import time
 import uuid
 from pathlib import Path
 
 from . import _cache, _toolchain
 
 STUB = "sdk_extension.h"
+KEEP = 3  # precompiled headers kept per cache root (see the module docstring)
+_GRACE = 600.0  # seconds: a younger folder may be another process's build in progress
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)(.*)")
 _EXTENSION_INCLUDE = re.compile(rb'[ \t]*[<"]sdk/extension\.h[>"]')
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
@@ -102,9 +110,34 @@ class Pch:
     def use_flags(self) -> list[str]:
         return ["-include", str(self.stub)]
 
+    def touch(self) -> None:
+        """Mark the .gch as just used (its mtime orders the eviction)."""
+        try:
+            os.utime(self.gch)
+        except OSError:
+            pass
+
+    def evict_others(self) -> None:
+        """Delete the least recently used precompiled headers beyond KEEP - 1 others."""
+        entries = []
+        for d in self.dir.parent.iterdir():
+            if d == self.dir or not d.is_dir():
+                continue
+            try:
+                gch = d / (STUB + ".gch")
+                entries.append(((gch if gch.exists() else d).stat().st_mtime, d))
+            except OSError:
+                continue
+        entries.sort(reverse=True)
+        now = time.time()
+        for mtime, d in entries[KEEP - 1 :]:
+            if now - mtime > _GRACE:
+                shutil.rmtree(d, ignore_errors=True)
+
     def prepare(self) -> None:
         """Create the folder and the stub header the .gch is made from."""
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.evict_others()
         text = "// precompiled by cpp_extension for the flags in flags.txt\n"
         text += "#include <sdk/extension.h>\n"
         if not self.stub.is_file() or self.stub.read_text() != text:
@@ -123,7 +156,8 @@ class Pch:
         )
         return (
             f"( {compile_cmd} && mv -f {q(tmp)} {q(str(self.gch))} ) >/dev/null 2>&1 "
-            f"|| {{ rm -f {q(tmp)}; touch {q(str(self.dir / 'failed'))}; }}"
+            f"|| {{ rm -f {q(tmp)}; touch {q(str(self.dir / 'failed'))}; }} >/dev/null 2>&1 "
+            "|| true"
         )
 
 
@@ -150,6 +184,7 @@ def attach(plan, bridge: str, cxx_flags: list[str], compiler: list[str], jobs: i
     try:
         pch = Pch(cxx_flags, ident)
         if pch.ready:
+            pch.touch()
             for step in steps:
                 step.flags = step.flags + pch.use_flags()
         elif not pch.failed and len(plan.compiles) < jobs:

@@ -521,3 +521,29 @@ def from_dlpack(ext: _Any) -> Tensor:  # noqa: F811  (CPU and CUDA producers, an
     from sdk.cuda import _from_dlpack
 
     return _from_dlpack(ext)
+
+
+def _check_environment() -> None:
+    """Warn about settings the core reads from the environment but cannot use."""
+    import builtins
+    import os
+
+    for var, low in (("SDK_NUM_THREADS", 1), ("SDK_CPU_CACHE_MB", 0)):
+        value = os.environ.get(var)
+        if value is None:
+            continue
+        try:
+            ok = builtins.int(value) >= low
+        except ValueError:
+            ok = False
+        if not ok:
+            import warnings
+
+            warnings.warn(
+                f"{var}={value!r} is not an integer >= {low}; using the default",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+
+_check_environment()

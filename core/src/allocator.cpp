@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #include "tensor_impl.h"
 
@@ -37,6 +39,46 @@ inline int size_class(size_t size) {
   return -1;
 }
 
+// Process-wide cache of large blocks (64 KB and up). Without it, a loop that
+// allocates the same few megabyte tensors every step (an LLTM cell, a training
+// step) pays a page fault per 4 KB each time malloc hands the memory back to
+// the kernel. Sizes are rounded up to eighths of a power of two (at most 12.5%
+// slack), so one cached block serves every request of its class. The cache
+// holds at most SDK_CPU_CACHE_MB megabytes (default 64, 0 turns it off); a
+// block that does not fit is freed at once. A mutex is cheap at these sizes.
+constexpr size_t kLargeMin = size_t(64) << 10;
+constexpr int kLargeClasses = 8 * 41;  // classes 2^16 .. 2^56 bytes
+
+inline int large_class(size_t size, size_t* rounded) {
+  int e = 63 - __builtin_clzll(size);  // 2^e <= size < 2^(e+1), e >= 16
+  size_t step = size_t(1) << (e - 3);
+  size_t r = (size + step - 1) & ~(step - 1);
+  *rounded = r;
+  int e2 = 63 - __builtin_clzll(r);  // r may have reached 2^(e+1)
+  return (e2 - 16) * 8 + static_cast<int>((r >> (e2 - 3)) - 8);
+}
+
+struct LargeCache {
+  std::mutex mu;
+  std::vector<void*> blocks[kLargeClasses];
+  size_t cached = 0;
+  size_t limit;
+  LargeCache() {
+    long mb = 64;
+    if (const char* v = std::getenv("SDK_CPU_CACHE_MB"); v && *v) {
+      char* end = nullptr;
+      long n = std::strtol(v, &end, 10);
+      if (end && *end == '\0' && n >= 0) mb = n;
+    }
+    limit = static_cast<size_t>(mb) << 20;
+  }
+};
+// Never destroyed: tensors freed during interpreter shutdown still find it.
+LargeCache& large_cache() {
+  static LargeCache* c = new LargeCache();
+  return *c;
+}
+
 class CpuAllocator final : public Allocator {
  public:
   void* allocate(int64_t nbytes, int32_t) override {
@@ -54,8 +96,18 @@ class CpuAllocator final : public Allocator {
       SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     }
     size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
-    if (size == 0) size = kCpuAlignment;
-    void* p = std::aligned_alloc(kCpuAlignment, size);
+    void* p = nullptr;
+    if (size >= kLargeMin) {
+      int c = large_class(size, &size);
+      LargeCache& cache = large_cache();
+      std::lock_guard<std::mutex> lock(cache.mu);
+      if (!cache.blocks[c].empty()) {
+        p = cache.blocks[c].back();
+        cache.blocks[c].pop_back();
+        cache.cached -= size;
+      }
+    }
+    if (!p) p = std::aligned_alloc(kCpuAlignment, size);
     if (!p) SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     g_bytes[SDK_CPU].fetch_add(nbytes, std::memory_order_relaxed);
     return p;
@@ -69,6 +121,20 @@ class CpuAllocator final : public Allocator {
       if (cache.alive && cache.count[c] < kPerClass) {
         cache.blocks[c][cache.count[c]++] = p;
         return;
+      }
+    }
+    size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
+    if (size >= kLargeMin) {
+      int c = large_class(size, &size);
+      LargeCache& cache = large_cache();
+      std::lock_guard<std::mutex> lock(cache.mu);
+      if (cache.cached + size <= cache.limit) {
+        try {
+          cache.blocks[c].push_back(p);
+          cache.cached += size;
+          return;
+        } catch (...) {  // no room for the pointer: free the block instead
+        }
       }
     }
     std::free(p);

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 import cpp_extension
@@ -72,3 +75,27 @@ def test_later_extensions_compile_with_the_shared_pch(tmp_path, ext_dir):
     assert "-include" in (build_dir / "build.ninja").read_text()
     assert "invalid" not in (build_dir / "build.log").read_text()
     assert a.twice(2) == 4 and b.twice(21) == 42
+
+
+def test_only_the_most_recently_used_headers_are_kept(tmp_path, monkeypatch):
+    """Each flag set (and each sdk upgrade) makes a new ~140 MB .gch; old ones are deleted."""
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path))
+    old = time.time() - 3600
+    made = []
+    for i in range(_pch.KEEP + 2):
+        p = _pch.Pch(["-std=c++17", f"-DFLAVOUR={i}"], "gcc 12")
+        p.prepare()
+        p.gch.write_bytes(b"gch")
+        made.append(p)
+    for i, p in enumerate(made):
+        os.utime(p.gch, (old + i, old + i))  # made in this order, an hour ago
+    made[0].touch()  # the oldest was just used again: it stays
+    young = _pch.Pch(["-std=c++17", "-DFLAVOUR=young"], "gcc 12")
+    young.dir.mkdir(parents=True)  # a build in progress elsewhere: no .gch yet
+    newest = _pch.Pch(["-std=c++17", "-DFLAVOUR=new"], "gcc 12")
+    newest.prepare()
+    kept = {d.name for d in (tmp_path / "pch").iterdir()}
+    # KEEP - 1 others by last use: the young folder and made[0]; the in-progress one
+    # also survives its grace period even beyond that
+    assert newest.dir.name in kept and made[0].dir.name in kept and young.dir.name in kept
+    assert all(p.dir.name not in kept for p in made[1:])
