@@ -528,8 +528,8 @@ def _check_environment() -> None:
     import builtins
     import os
 
-    for var, low in (("SDK_NUM_THREADS", 1), ("SDK_CPU_CACHE_MB", 0)):
-        value = os.environ.get(var)
+    for name, low in (("SDK_NUM_THREADS", 1), ("SDK_CPU_CACHE_MB", 0)):
+        value = os.environ.get(name)
         if value is None:
             continue
         try:
@@ -540,7 +540,7 @@ def _check_environment() -> None:
             import warnings
 
             warnings.warn(
-                f"{var}={value!r} is not an integer >= {low}; using the default",
+                f"{name}={value!r} is not an integer >= {low}; using the default",
                 RuntimeWarning,
                 stacklevel=3,
             )
