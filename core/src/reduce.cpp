@@ -126,6 +126,20 @@ __attribute__((always_inline)) inline void combine_row_body(A* __restrict acc,
   for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], convert<A>(row[j]));
 }
 
+// The same for four rows at once: a quarter of the accumulator loads and stores.
+template <typename Op, typename A, typename T>
+__attribute__((always_inline)) inline void combine_rows4_body(A* __restrict acc,
+                                                              const T* __restrict r0,
+                                                              const T* __restrict r1,
+                                                              const T* __restrict r2,
+                                                              const T* __restrict r3, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) {
+    A a = Op::combine(convert<A>(r0[j]), convert<A>(r1[j]));
+    A b = Op::combine(convert<A>(r2[j]), convert<A>(r3[j]));
+    acc[j] = Op::combine(acc[j], Op::combine(a, b));
+  }
+}
+
 // Baseline and AVX2 copies of the two leaf loops, picked at run time.
 template <typename Op, typename A, typename T>
 A reduce_block_base(const T* p, int64_t n) {
@@ -134,6 +148,10 @@ A reduce_block_base(const T* p, int64_t n) {
 template <typename Op, typename A, typename T>
 void combine_row_base(A* __restrict acc, const T* __restrict row, int64_t m) {
   combine_row_body<Op>(acc, row, m);
+}
+template <typename Op, typename A, typename T>
+void combine_rows4_base(A* acc, const T* const* rows, int64_t m) {
+  combine_rows4_body<Op>(acc, rows[0], rows[1], rows[2], rows[3], m);
 }
 #if defined(__x86_64__)
 template <typename Op, typename A, typename T>
@@ -144,6 +162,10 @@ template <typename Op, typename A, typename T>
 SDK_K2_AVX2 void combine_row_avx2(A* __restrict acc, const T* __restrict row, int64_t m) {
   combine_row_body<Op>(acc, row, m);
 }
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 void combine_rows4_avx2(A* acc, const T* const* rows, int64_t m) {
+  combine_rows4_body<Op>(acc, rows[0], rows[1], rows[2], rows[3], m);
+}
 #endif
 
 template <typename Op, typename A, typename T>
@@ -152,6 +174,14 @@ inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
   if (has_avx2()) return combine_row_avx2<Op>(acc, row, m);
 #endif
   combine_row_base<Op>(acc, row, m);
+}
+
+template <typename Op, typename A, typename T>
+inline void combine_rows4(A* acc, const T* const* rows, int64_t m) {
+#if defined(__x86_64__)
+  if (has_avx2()) return combine_rows4_avx2<Op>(acc, rows, m);
+#endif
+  combine_rows4_base<Op>(acc, rows, m);
 }
 
 // Reduce n contiguous elements: blocks of kBlock, halves combined pairwise
@@ -317,7 +347,13 @@ void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
           dst = blk;
           std::fill(blk, blk + len, Op::init());
         }
-        for (int64_t r = r0; r < r1; ++r, rw.next()) combine_row<Op>(dst, col + rw.in, len);
+        int64_t r = r0;
+        for (; r + 4 <= r1; r += 4) {
+          const T* rows[4];
+          for (int k = 0; k < 4; ++k, rw.next()) rows[k] = col + rw.in;
+          combine_rows4<Op>(dst, rows, len);
+        }
+        for (; r < r1; ++r, rw.next()) combine_row<Op>(dst, col + rw.in, len);
         if (nr > 128) combine_row<Op>(acc, blk, len);
       }
       A* o = out + kw.out + j0 * inner.out;
