@@ -15,6 +15,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define SDK_K2_AVX2 __attribute__((target("avx2,fma")))
+#define SDK_K2_AVX512 __attribute__((target("avx512f")))
 #endif
 
 #include "cuda/glue/cuda_glue.h"
@@ -299,6 +300,48 @@ SDK_K2_MINMAX_AVX2(minmax_avx2_d, double, __m256d, 4, _mm256_loadu_pd, _mm256_ma
                    _mm256_cmp_pd, _mm256_or_pd, 0, _mm256_storeu_pd, _mm256_movemask_pd)
 #undef SDK_K2_MINMAX_AVX2
 
+inline bool has_avx512() {
+  static const bool v = __builtin_cpu_supports("avx512f");
+  return v;
+}
+
+// AVX-512 max/min over a prefix of p (4 vectors per step), as above. NaNs are
+// caught pairwise: an unordered compare of v0 with v1 is true where either is NaN.
+#define SDK_K2_MINMAX_AVX512(NAME, A, V, M, W, LD, MAXI, MINI, CMP, RMAX, RMIN)                    \
+  template <bool kMin>                                                                             \
+  SDK_K2_AVX512 A NAME(const A* p, int64_t n, int64_t& done, bool& nan) {                          \
+    V a0 = LD(p), a1 = LD(p + W), a2 = LD(p + 2 * W), a3 = LD(p + 3 * W);                          \
+    M nv = M(CMP(a0, a1, _CMP_UNORD_Q) | CMP(a2, a3, _CMP_UNORD_Q));                               \
+    int64_t i = 4 * W;                                                                             \
+    for (; i + 4 * W <= n; i += 4 * W) {                                                           \
+      V v0 = LD(p + i), v1 = LD(p + i + W), v2 = LD(p + i + 2 * W), v3 = LD(p + i + 3 * W);        \
+      if (kMin) {                                                                                  \
+        a0 = MINI(a0, v0), a1 = MINI(a1, v1), a2 = MINI(a2, v2), a3 = MINI(a3, v3);                \
+      } else {                                                                                     \
+        a0 = MAXI(a0, v0), a1 = MAXI(a1, v1), a2 = MAXI(a2, v2), a3 = MAXI(a3, v3);                \
+      }                                                                                            \
+      nv = M(nv | CMP(v0, v1, _CMP_UNORD_Q) | CMP(v2, v3, _CMP_UNORD_Q));                          \
+    }                                                                                              \
+    done = i;                                                                                      \
+    nan = nv != 0;                                                                                 \
+    return kMin ? RMIN(MINI(MINI(a0, a1), MINI(a2, a3))) : RMAX(MAXI(MAXI(a0, a1), MAXI(a2, a3))); \
+  }
+
+SDK_K2_MINMAX_AVX512(minmax_avx512_f, float, __m512, __mmask16, 16, _mm512_loadu_ps, _mm512_max_ps,
+                     _mm512_min_ps, _mm512_cmp_ps_mask, _mm512_reduce_max_ps, _mm512_reduce_min_ps)
+SDK_K2_MINMAX_AVX512(minmax_avx512_d, double, __m512d, __mmask8, 8, _mm512_loadu_pd, _mm512_max_pd,
+                     _mm512_min_pd, _mm512_cmp_pd_mask, _mm512_reduce_max_pd, _mm512_reduce_min_pd)
+#undef SDK_K2_MINMAX_AVX512
+
+template <bool kMin>
+inline float minmax_avx512(const float* p, int64_t n, int64_t& done, bool& nan) {
+  return minmax_avx512_f<kMin>(p, n, done, nan);
+}
+template <bool kMin>
+inline double minmax_avx512(const double* p, int64_t n, int64_t& done, bool& nan) {
+  return minmax_avx512_d<kMin>(p, n, done, nan);
+}
+
 template <bool kMin>
 inline float minmax_avx2(const float* p, int64_t n, int64_t& done, bool& nan) {
   return minmax_avx2_f<kMin>(p, n, done, nan);
@@ -317,7 +360,23 @@ inline A minmax_contig(const A* p, int64_t n) {
   A r = p[0];
   bool nan = false;
 #if defined(__x86_64__)
-  if (n >= 128 && has_avx2()) {
+  if (n >= 128 && has_avx512()) {
+    // Start the vector loop on a cache line (numpy's buffers are 16-byte
+    // aligned): a 64-byte load across two lines costs two.
+    int64_t head = int64_t((64 - reinterpret_cast<uintptr_t>(p) % 64) % 64) / int64_t(sizeof(A));
+    if (reinterpret_cast<uintptr_t>(p) % sizeof(A) != 0) head = 0;
+    for (; i < head; ++i) {
+      A v = p[i];
+      nan = nan || v != v;
+      r = kMin ? (v < r ? v : r) : (v > r ? v : r);
+    }
+    int64_t done = 0;
+    bool body_nan = false;
+    A b = minmax_avx512<kMin>(p + head, n - head, done, body_nan);
+    r = kMin ? (b < r ? b : r) : (b > r ? b : r);
+    nan = nan || body_nan;
+    i = head + done;
+  } else if (n >= 128 && has_avx2()) {
     r = minmax_avx2<kMin>(p, n, i, nan);
   }
 #endif

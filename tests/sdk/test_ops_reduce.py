@@ -138,3 +138,23 @@ def test_reduction_out_and_errors(rng, close):
         t.sum(2)
     with pytest.raises(RuntimeError, match="multiple"):
         t.sum((0, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("offset", [0, 1, 3, 4, 9])
+@pytest.mark.parametrize("n", [128, 129, 191, 1000, 4099])
+def test_max_min_of_unaligned_views_and_nan_anywhere(dtype, offset, n, rng):
+    """The SIMD max/min start on a cache line; the elements before it and NaNs count too."""
+    buf = np.empty(n + offset, dtype)
+    a = buf[offset:]  # numpy memory at every alignment, seen without a copy
+    a[:] = rng.standard_normal(n)
+    t = sdk.from_numpy(a)
+    assert t.amax().item() == a.max() and t.amin().item() == a.min()
+    for k in (0, 1, 7, 15, n // 2, n - 1):
+        a[:] = rng.standard_normal(n)
+        extreme = 1e30 if k % 2 else -1e30  # an extreme in the scalar head or the vector body
+        a[k] = extreme
+        assert t.amax().item() == a.max() and t.amin().item() == a.min()
+        assert (a.max() if extreme > 0 else a.min()) == a[k]
+        a[k] = np.nan
+        assert np.isnan(t.amax().item()) and np.isnan(t.amin().item()), k
