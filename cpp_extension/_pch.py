@@ -41,8 +41,7 @@ _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 def enabled(compiler_ident: str) -> bool:
     if os.environ.get("SDK_EXTENSIONS_NO_PCH", "") not in ("", "0"):
         return False
-    ident = compiler_ident.lower()
-    return "clang" not in ident and ("free software foundation" in ident or "gcc" in ident)
+    return _toolchain.is_gcc(compiler_ident)
 
 
 def starts_with_extension_header(text: bytes) -> bool:
