@@ -54,17 +54,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 CLOCK = time.perf_counter
 
 
-def time_calls(fn: Callable[[], object], runs: int) -> list[float]:
-    """Microseconds per call of fn over `runs` calls, after one untimed warm-up."""
-    fn()
-    times = []
-    for _ in range(runs):
-        start = CLOCK()
-        fn()
-        times.append((CLOCK() - start) * 1e6)
-    return times
-
-
 def auto_runs(fn: Callable[[], object], budget_s: float = 1.0) -> int:
     start = time.perf_counter()
     fn()
@@ -132,37 +121,64 @@ def _passes(run_forward: Callable[[], tuple]):
     return forward, (prepare, backward)
 
 
-def measure(variant: str, size: tuple[int, int, int], args: argparse.Namespace) -> dict:
+ROUNDS = 5  # each variant's calls are split into this many blocks, interleaved
+
+
+def measure_size(variants: list[str], size: tuple[int, int, int], args) -> list[dict]:
+    """Time every variant at one size. Each variant's calls run in ROUNDS blocks taken in
+    turn (A B C A B C ...): inside a block a variant runs back to back with warm caches, as in
+    a user's loop (its first call is an untimed warm-up), and a noisy neighbour for a second
+    slows every variant alike instead of one, so the ratios stay meaningful."""
     B, F, S = size
-    if variant == "torch":
-        forward, backward = torch_pass(B, F, S, args.double)
-    else:
-        forward, backward = sdk_pass(variant, B, F, S, args.double)
-    runs = args.runs or auto_runs(forward)
-    fwd = time_calls(forward, runs)
-    if isinstance(backward, tuple):  # autograd: only the backward call is timed
-        prepare, run = backward
-        times = []
-        for _ in range(runs + 1):
-            prepare()
-            start = CLOCK()
-            run()
-            times.append((CLOCK() - start) * 1e6)
-        bwd = times[1:]
-    else:
-        bwd = time_calls(backward, runs)
-    return {
-        "variant": variant,
-        "B": B,
-        "F": F,
-        "S": S,
-        "dtype": "float64" if args.double else "float32",
-        "threads": args.threads,
-        "clock": args.clock,
-        "runs": runs,
-        "forward_us": summary(fwd),
-        "backward_us": summary(bwd),
+    passes = {
+        v: torch_pass(B, F, S, args.double) if v == "torch" else sdk_pass(v, B, F, S, args.double)
+        for v in variants
     }
+    runs = args.runs or min(auto_runs(forward) for forward, _ in passes.values())
+    blocks = [len(b) for b in _split(runs, ROUNDS)]
+    fwd: dict[str, list[float]] = {v: [] for v in variants}
+    bwd: dict[str, list[float]] = {v: [] for v in variants}
+    for n in blocks:
+        for v, (forward, _) in passes.items():
+            for i in range(n + 1):
+                start = CLOCK()
+                forward()
+                if i:
+                    fwd[v].append((CLOCK() - start) * 1e6)
+    for n in blocks:
+        for v, (_, backward) in passes.items():
+            for i in range(n + 1):
+                if isinstance(backward, tuple):  # autograd: only the backward call is timed
+                    prepare, run = backward
+                    prepare()
+                else:
+                    run = backward
+                start = CLOCK()
+                run()
+                if i:
+                    bwd[v].append((CLOCK() - start) * 1e6)
+    return [
+        {
+            "variant": v,
+            "B": B,
+            "F": F,
+            "S": S,
+            "dtype": "float64" if args.double else "float32",
+            "threads": args.threads,
+            "clock": args.clock,
+            "runs": runs,
+            "forward_us": summary(fwd[v]),
+            "backward_us": summary(bwd[v]),
+        }
+        for v in variants
+    ]
+
+
+def _split(n: int, k: int) -> list[range]:
+    """n items in at most k nearly equal non-empty blocks."""
+    k = max(1, min(k, n))
+    edges = [round(i * n / k) for i in range(k + 1)]
+    return [range(a, b) for a, b in zip(edges, edges[1:]) if b > a]
 
 
 def torch_available() -> bool:
@@ -193,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print("torch is not installed: skipping the torch variant", file=sys.stderr)
             variants.remove("torch")
-    results = [measure(v, size, args) for size in args.sizes for v in variants]
+    results = [r for size in args.sizes for r in measure_size(variants, size, args)]
     # With --json on stdout, the table goes to stderr so stdout stays valid JSON.
     print_table(results, sys.stderr if args.json == "-" else sys.stdout)
     if args.json:
