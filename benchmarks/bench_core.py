@@ -45,6 +45,25 @@ def best(fn, min_time: float = 0.2, repeat: int = 5) -> float:
     return min(t.repeat(repeat=repeat, number=n)) / n
 
 
+def best_each(fns, min_time: float = 0.1, repeat: int = 5) -> list:
+    """best() for several implementations of one case, their repeats taken in turn (A B C A B
+    C ...): a noisy second on the shared machine then slows all of them, not just one."""
+    timers = []
+    for fn in fns:
+        if fn is None:
+            timers.append(None)
+            continue
+        t = timeit.Timer(fn)
+        n, _ = t.autorange()
+        timers.append((t, max(1, int(n * min_time / 0.2))))
+    bests = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, tn in enumerate(timers):
+            if tn is not None:
+                bests[i] = min(bests[i], tn[0].timeit(tn[1]) / tn[1])
+    return [None if tn is None else b for tn, b in zip(timers, bests)]
+
+
 def fmt_time(s: float) -> str:
     if s < 1e-3:
         return f"{s * 1e6:.3f} us"
@@ -108,8 +127,8 @@ def elementwise() -> list:
             ta = torch.from_numpy(base) if layout == "contiguous" else torch.from_numpy(base).t()
         cases = _elementwise_cases(sa, na, ta)
         for name, (fs, fn, ft) in cases.items():
-            tt = best(ft, 0.1, 3) if torch is not None else None
-            out.append(row(f"{name}, 1M float32 {layout}", best(fs, 0.1, 3), best(fn, 0.1, 3), tt))
+            ts, tn, tt = best_each([fs, fn, ft if torch is not None else None])
+            out.append(row(f"{name}, 1M float32 {layout}", ts, tn, tt))
     return out
 
 
@@ -119,15 +138,9 @@ def reductions() -> list:
     t = torch.from_numpy(a) if torch is not None else None
     out = []
     for dim, label in ((1, "sum over rows (dim=1)"), (0, "sum over columns (dim=0)")):
-        tt = best(lambda dim=dim: t.sum(dim), 0.1, 3) if t is not None else None
-        out.append(
-            row(
-                f"{label}, 2048x2048",
-                best(lambda dim=dim: s.sum(dim), 0.1, 3),
-                best(lambda dim=dim: a.sum(dim), 0.1, 3),
-                tt,
-            )
-        )
+        ft = (lambda dim=dim: t.sum(dim)) if t is not None else None
+        ts, tn, tt = best_each([lambda dim=dim: s.sum(dim), lambda dim=dim: a.sum(dim), ft])
+        out.append(row(f"{label}, 2048x2048", ts, tn, tt))
     return out
 
 
@@ -142,12 +155,11 @@ def gemm() -> list:
             def gf(sec, flops=flops):
                 return flops / sec / 1e9
 
-            ts = best(lambda s=s: s @ s, 0.2, 3)
-            tn = best(lambda a=a: a @ a, 0.2, 3)
-            tt = None
+            ft = None
             if torch is not None:
                 x = torch.from_numpy(a)
-                tt = best(lambda x=x: x @ x, 0.2, 3)
+                ft = lambda x=x: x @ x  # noqa: E731
+            ts, tn, tt = best_each([lambda s=s: s @ s, lambda a=a: a @ a, ft], 0.2, 3)
             name = f"{'s' if dtype == 'float32' else 'd'}gemm {n} (GFLOP/s)"
             vals = [gf(x) if x is not None else None for x in (ts, tn, tt)]
             RECORDS.append({"case": name, "sdk": vals[0], "numpy": vals[1], "torch": vals[2]})

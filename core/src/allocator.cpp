@@ -6,10 +6,6 @@
 #include <mutex>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "tensor_impl.h"
 
 namespace sdk::detail {
@@ -83,23 +79,6 @@ LargeCache& large_cache() {
   return *c;
 }
 
-// Blocks of 4 MB and up start on a 2 MB boundary and ask for transparent huge
-// pages (numpy does the same) over the whole 2 MB pages of the request: a
-// streaming loop over them misses the TLB 512 times less often (tanh on 1M
-// float32: 1.13-1.32x numpy's time before, 0.97-1.00x after). The tail stays
-// in small pages, so a huge page never holds much more than was asked for.
-constexpr size_t kHugeMin = size_t(4) << 20;
-constexpr size_t kHugePage = size_t(2) << 20;
-
-void* alloc_huge(size_t size, size_t requested) {
-  void* p = nullptr;
-  if (posix_memalign(&p, kHugePage, size) != 0) return nullptr;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  madvise(p, requested & ~(kHugePage - 1), MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
 class CpuAllocator final : public Allocator {
  public:
   void* allocate(int64_t nbytes, int32_t) override {
@@ -128,10 +107,7 @@ class CpuAllocator final : public Allocator {
         cache.cached -= size;
       }
     }
-    if (!p) {
-      p = size >= kHugeMin ? alloc_huge(size, static_cast<size_t>(nbytes))
-                           : std::aligned_alloc(kCpuAlignment, size);
-    }
+    if (!p) p = std::aligned_alloc(kCpuAlignment, size);
     if (!p) SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     g_bytes[SDK_CPU].fetch_add(nbytes, std::memory_order_relaxed);
     return p;

@@ -1,5 +1,4 @@
-"""The CPU allocator's cache of large blocks (core/src/allocator.cpp), sized by SDK_CPU_CACHE_MB,
-and its huge-page requests.
+"""The CPU allocator's cache of large blocks (core/src/allocator.cpp), sized by SDK_CPU_CACHE_MB.
 
 A 3 MB block is above glibc's first mmap threshold: without the cache, freeing the first one
 unmaps it and its successor comes from fresh heap pages, one page fault per 4 KB on first touch.
@@ -64,28 +63,3 @@ def test_a_malformed_limit_falls_back_to_the_default_with_a_warning(value):
     probe = run_probe(value)
     assert probe["same_block"] and probe["faults"] < 50, probe
     assert f"SDK_CPU_CACHE_MB={value!r} is not an integer >= 0" in probe["stderr"]
-
-
-@pytest.mark.skipif(
-    not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"),
-    reason="the kernel has no transparent huge pages",
-)
-def test_blocks_of_4_mb_and_up_ask_for_huge_pages():
-    """Their mapping carries madvise(MADV_HUGEPAGE) ("hg" in /proc/self/smaps)."""
-    import sdk
-
-    x = sdk.empty(3 * 1024 * 1024)  # 12 MB
-    ptr = x.data_ptr()
-    flags = None
-    with open("/proc/self/smaps") as f:
-        inside = False
-        for line in f:
-            head = line.split()[0]
-            if "-" in head and ":" not in head:
-                lo, hi = (int(v, 16) for v in head.split("-"))
-                inside = lo <= ptr < hi
-            elif inside and line.startswith("VmFlags:"):
-                flags = line.split()[1:]
-                break
-    assert flags is not None, "the tensor's mapping is not in /proc/self/smaps"
-    assert "hg" in flags, flags
