@@ -205,29 +205,38 @@ def median_runs(runs: list[dict]) -> dict:
 
 
 def bench_lltm(quick: bool, torch_version: str | None, clock: str) -> dict:
-    """examples/lltm/benchmark.py --json, one process per (size, variant), one thread."""
+    """examples/lltm/benchmark.py --json, one process per size running every variant in
+    interleaved blocks (a noisy second then slows all variants alike), one thread. If that
+    process fails, each variant is retried in a process of its own, so one broken variant
+    leaves the others' figures."""
     variants = ["py", "cpp", "ctypes", "mm"] + (["torch"] if torch_version else [])
     runs = dict(zip(LLTM_SIZES, (300, 40, 8) if quick else (1000, 200, 30)))
+
+    def run(names: list[str], size: tuple) -> dict:
+        args = [str(LLTM_DIR / "benchmark.py"), "--variant", *names]
+        args += ["--sizes", ",".join(map(str, size))]
+        args += ["--runs", str(runs[size]), "--clock", clock]
+        return {
+            r["variant"]: {
+                "forward_us": r["forward_us"],
+                "backward_us": r["backward_us"],
+                "runs": r["runs"],
+            }
+            for r in run_json(args, timeout=1800, cwd=LLTM_DIR)["results"]
+        }
+
     out: dict[str, Any] = {}
     for size in LLTM_SIZES:
         key = ",".join(map(str, size))
-        out[key] = {}
-        for variant in variants:
-            if variant == "mm" and size != LLTM_SIZES[-1]:  # the matmul floor matters at the top
-                continue
-
-            def one(variant: str = variant, size: tuple = size) -> dict:
-                args = [str(LLTM_DIR / "benchmark.py"), "--variant", variant]
-                args += ["--sizes", ",".join(map(str, size))]
-                args += ["--runs", str(runs[size]), "--clock", clock]
-                result = run_json(args, timeout=900, cwd=LLTM_DIR)["results"][0]
-                return {
-                    "forward_us": result["forward_us"],
-                    "backward_us": result["backward_us"],
-                    "runs": result["runs"],
-                }
-
-            out[key][variant] = guarded(f"lltm {key} {variant}", one)
+        # the matmul floor matters at the top size only
+        names = [v for v in variants if v != "mm" or size == LLTM_SIZES[-1]]
+        together = guarded(f"lltm {key} {' '.join(names)}", lambda n=names, s=size: run(n, s))
+        if "error" not in together:
+            out[key] = together
+            continue
+        out[key] = {
+            v: guarded(f"lltm {key} {v}", lambda v=v, s=size: run([v], s)[v]) for v in names
+        }
     return out
 
 

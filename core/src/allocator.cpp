@@ -1,6 +1,8 @@
 // core/src/allocator.cpp: the 64-byte aligned CPU allocator and the per-device registry.
 #include "allocator.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -73,10 +75,18 @@ struct LargeCache {
     limit = static_cast<size_t>(mb) << 20;
   }
 };
-// Never destroyed: tensors freed during interpreter shutdown still find it.
-LargeCache& large_cache() {
-  static LargeCache* c = new LargeCache();
-  return *c;
+// Made while the library loads, before any thread can use it, and never
+// destroyed (tensors freed during interpreter shutdown still find it). A lazy
+// first use could be cut by fork() mid-initialisation and leave the child
+// waiting forever; likewise the lock is taken around fork(), so a child never
+// inherits it held. nullptr only while static initialisers run: no caching then.
+LargeCache* make_large_cache();
+LargeCache* const g_large = make_large_cache();
+LargeCache* make_large_cache() {
+  auto* cache = new LargeCache();
+  pthread_atfork([] { g_large->mu.lock(); }, [] { g_large->mu.unlock(); },
+                 [] { g_large->mu.unlock(); });
+  return cache;
 }
 
 class CpuAllocator final : public Allocator {
@@ -99,12 +109,13 @@ class CpuAllocator final : public Allocator {
     void* p = nullptr;
     if (size >= kLargeMin) {
       int c = large_class(size, &size);
-      LargeCache& cache = large_cache();
-      std::lock_guard<std::mutex> lock(cache.mu);
-      if (!cache.blocks[c].empty()) {
-        p = cache.blocks[c].back();
-        cache.blocks[c].pop_back();
-        cache.cached -= size;
+      if (LargeCache* cache = g_large) {
+        std::lock_guard<std::mutex> lock(cache->mu);
+        if (!cache->blocks[c].empty()) {
+          p = cache->blocks[c].back();
+          cache->blocks[c].pop_back();
+          cache->cached -= size;
+        }
       }
     }
     if (!p) p = std::aligned_alloc(kCpuAlignment, size);
@@ -126,14 +137,15 @@ class CpuAllocator final : public Allocator {
     size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
     if (size >= kLargeMin) {
       int c = large_class(size, &size);
-      LargeCache& cache = large_cache();
-      std::lock_guard<std::mutex> lock(cache.mu);
-      if (cache.cached + size <= cache.limit) {
-        try {
-          cache.blocks[c].push_back(p);
-          cache.cached += size;
-          return;
-        } catch (...) {  // no room for the pointer: free the block instead
+      if (LargeCache* cache = g_large) {
+        std::lock_guard<std::mutex> lock(cache->mu);
+        if (cache->cached + size <= cache->limit) {
+          try {
+            cache->blocks[c].push_back(p);
+            cache->cached += size;
+            return;
+          } catch (...) {  // no room for the pointer: free the block instead
+          }
         }
       }
     }

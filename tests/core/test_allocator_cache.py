@@ -63,3 +63,30 @@ def test_a_malformed_limit_falls_back_to_the_default_with_a_warning(value):
     probe = run_probe(value)
     assert probe["same_block"] and probe["faults"] < 50, probe
     assert f"SDK_CPU_CACHE_MB={value!r} is not an integer >= 0" in probe["stderr"]
+
+
+def test_fork_while_other_threads_allocate_large_blocks(tmp_path):
+    """The cache's lock is held across fork(): a child never inherits it locked. The probe is C
+    (tests/core/fork_probe.c) so that the allocating threads run with no GIL between them and
+    the fork."""
+    import shutil
+
+    import sdk
+
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler found")
+    here = os.path.dirname(os.path.abspath(__file__))
+    lib_dir = os.path.dirname(sdk.get_library_path())
+    exe = tmp_path / "fork_probe"
+    build = subprocess.run(
+        [cc, "-std=c11", "-O2", "-pthread", f"-I{sdk.get_include()}",
+         os.path.join(here, "fork_probe.c"), "-o", str(exe),
+         f"-L{lib_dir}", "-lsdk_core", f"-Wl,-rpath,{lib_dir}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    hung, bad = map(int, out.stdout.split())
+    assert (hung, bad) == (0, 0)
