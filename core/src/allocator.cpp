@@ -49,6 +49,7 @@ inline int size_class(size_t size) {
 // holds at most SDK_CPU_CACHE_MB megabytes (default 64, 0 turns it off); a
 // block that does not fit is freed at once. A mutex is cheap at these sizes.
 constexpr size_t kLargeMin = size_t(64) << 10;
+constexpr size_t kPageSize = 4096;
 constexpr int kLargeClasses = 8 * 41;  // classes 2^16 .. 2^56 bytes
 
 inline int large_class(size_t size, size_t* rounded) {
@@ -118,7 +119,10 @@ class CpuAllocator final : public Allocator {
         }
       }
     }
-    if (!p) p = std::aligned_alloc(kCpuAlignment, size);
+    // Large blocks start on a page, so that new_storage() knows where in a 4 KB page
+    // their data lands (see kColourMin in tensor.cpp).
+    if (!p && size >= kLargeMin && posix_memalign(&p, kPageSize, size) != 0) p = nullptr;
+    if (!p && size < kLargeMin) p = std::aligned_alloc(kCpuAlignment, size);
     if (!p) SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     g_bytes[SDK_CPU].fetch_add(nbytes, std::memory_order_relaxed);
     return p;

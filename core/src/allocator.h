@@ -19,6 +19,8 @@ class Allocator {
 };
 
 constexpr int64_t kCpuAlignment = 64;
+// CPU blocks of this size and up start on a 4 KB page.
+constexpr int64_t kCpuPageAlignedMin = 64 * 1024;
 
 // The allocator for a device type (SDK_CPU, SDK_CUDA); nullptr if none.
 Allocator* get_allocator(int32_t device_type);
