@@ -262,14 +262,53 @@ inline bool has_avx2() {
   return v;
 }
 
-// AVX2 max/min over a prefix of p (4 vectors per step); sets `done` to the
-// count consumed and `nan` when a NaN was seen. Requires n >= 4 vectors.
-#define SDK_K2_MINMAX_AVX2(NAME, A, V, W, LD, MAXI, MINI, CMP, OR, ZERO, ST, MASK)          \
+inline bool has_avx512() {
+  static const bool v = __builtin_cpu_supports("avx512f");
+  return v;
+}
+
+// Horizontal max/min and NaN masks of the AVX2 and AVX-512 registers.
+#define SDK_K2_LANES(NAME, TARGET, A, V, W, ST)                                 \
+  template <bool kMin>                                                          \
+  TARGET A NAME(V v) {                                                          \
+    A lanes[W];                                                                 \
+    ST(lanes, v);                                                               \
+    A r = lanes[0];                                                             \
+    for (int j = 1; j < W; ++j) {                                               \
+      r = kMin ? (lanes[j] < r ? lanes[j] : r) : (lanes[j] > r ? lanes[j] : r); \
+    }                                                                           \
+    return r;                                                                   \
+  }
+SDK_K2_LANES(lanes_avx2_f, SDK_K2_AVX2, float, __m256, 8, _mm256_storeu_ps)
+SDK_K2_LANES(lanes_avx2_d, SDK_K2_AVX2, double, __m256d, 4, _mm256_storeu_pd)
+SDK_K2_LANES(lanes_avx512_f, SDK_K2_AVX512, float, __m512, 16, _mm512_storeu_ps)
+SDK_K2_LANES(lanes_avx512_d, SDK_K2_AVX512, double, __m512d, 8, _mm512_storeu_pd)
+#undef SDK_K2_LANES
+SDK_K2_AVX2 inline __m256 unord_avx2(__m256 a, __m256 b) {
+  return _mm256_cmp_ps(a, b, _CMP_UNORD_Q);
+}
+SDK_K2_AVX2 inline __m256d unord_avx2(__m256d a, __m256d b) {
+  return _mm256_cmp_pd(a, b, _CMP_UNORD_Q);
+}
+SDK_K2_AVX2 inline bool any_avx2(__m256 m) { return _mm256_movemask_ps(m) != 0; }
+SDK_K2_AVX2 inline bool any_avx2(__m256d m) { return _mm256_movemask_pd(m) != 0; }
+SDK_K2_AVX512 inline uint32_t unord_avx512(__m512 a, __m512 b) {
+  return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+}
+SDK_K2_AVX512 inline uint32_t unord_avx512(__m512d a, __m512d b) {
+  return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q);
+}
+inline bool any_avx512(uint32_t m) { return m != 0; }
+
+// Max (kMin false) or min over a prefix of p, 4 vectors of W per step; sets
+// `done` to the count consumed and `nan` when a NaN was seen. Requires
+// n >= 4 W. NaNs are caught pairwise: an unordered compare of v0 with v1 is
+// true where either is NaN, and the plain max/min below ignore them.
+#define SDK_K2_MINMAX(NAME, TARGET, A, V, W, LD, MAXI, MINI, M, UNORD, OR, ANY, LANES)      \
   template <bool kMin>                                                                      \
-  SDK_K2_AVX2 A NAME(const A* p, int64_t n, int64_t& done, bool& nan) {                     \
+  TARGET A NAME(const A* p, int64_t n, int64_t& done, bool& nan) {                          \
     V a0 = LD(p), a1 = LD(p + W), a2 = LD(p + 2 * W), a3 = LD(p + 3 * W);                   \
-    V nv = OR(OR(CMP(a0, a0, _CMP_UNORD_Q), CMP(a1, a1, _CMP_UNORD_Q)),                     \
-              OR(CMP(a2, a2, _CMP_UNORD_Q), CMP(a3, a3, _CMP_UNORD_Q)));                    \
+    M nv = OR(UNORD(a0, a1), UNORD(a2, a3));                                                \
     int64_t i = 4 * W;                                                                      \
     for (; i + 4 * W <= n; i += 4 * W) {                                                    \
       V v0 = LD(p + i), v1 = LD(p + i + W), v2 = LD(p + i + 2 * W), v3 = LD(p + i + 3 * W); \
@@ -278,60 +317,24 @@ inline bool has_avx2() {
       } else {                                                                              \
         a0 = MAXI(a0, v0), a1 = MAXI(a1, v1), a2 = MAXI(a2, v2), a3 = MAXI(a3, v3);         \
       }                                                                                     \
-      nv = OR(nv, OR(OR(CMP(v0, v0, _CMP_UNORD_Q), CMP(v1, v1, _CMP_UNORD_Q)),              \
-                     OR(CMP(v2, v2, _CMP_UNORD_Q), CMP(v3, v3, _CMP_UNORD_Q))));            \
-    }                                                                                       \
-    a0 = kMin ? MINI(MINI(a0, a1), MINI(a2, a3)) : MAXI(MAXI(a0, a1), MAXI(a2, a3));        \
-    A lanes[W];                                                                             \
-    ST(lanes, a0);                                                                          \
-    A r = lanes[0];                                                                         \
-    for (int j = 1; j < W; ++j) {                                                           \
-      r = kMin ? (lanes[j] < r ? lanes[j] : r) : (lanes[j] > r ? lanes[j] : r);             \
+      nv = OR(nv, OR(UNORD(v0, v1), UNORD(v2, v3)));                                        \
     }                                                                                       \
     done = i;                                                                               \
-    nan = MASK(nv) != 0;                                                                    \
-    (void)ZERO;                                                                             \
-    return r;                                                                               \
+    nan = ANY(nv);                                                                          \
+    return LANES<kMin>(kMin ? MINI(MINI(a0, a1), MINI(a2, a3))                              \
+                            : MAXI(MAXI(a0, a1), MAXI(a2, a3)));                            \
   }
-
-SDK_K2_MINMAX_AVX2(minmax_avx2_f, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps,
-                   _mm256_cmp_ps, _mm256_or_ps, 0, _mm256_storeu_ps, _mm256_movemask_ps)
-SDK_K2_MINMAX_AVX2(minmax_avx2_d, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd, _mm256_min_pd,
-                   _mm256_cmp_pd, _mm256_or_pd, 0, _mm256_storeu_pd, _mm256_movemask_pd)
-#undef SDK_K2_MINMAX_AVX2
-
-inline bool has_avx512() {
-  static const bool v = __builtin_cpu_supports("avx512f");
-  return v;
-}
-
-// AVX-512 max/min over a prefix of p (4 vectors per step), as above. NaNs are
-// caught pairwise: an unordered compare of v0 with v1 is true where either is NaN.
-#define SDK_K2_MINMAX_AVX512(NAME, A, V, M, W, LD, MAXI, MINI, CMP, RMAX, RMIN)                    \
-  template <bool kMin>                                                                             \
-  SDK_K2_AVX512 A NAME(const A* p, int64_t n, int64_t& done, bool& nan) {                          \
-    V a0 = LD(p), a1 = LD(p + W), a2 = LD(p + 2 * W), a3 = LD(p + 3 * W);                          \
-    M nv = M(CMP(a0, a1, _CMP_UNORD_Q) | CMP(a2, a3, _CMP_UNORD_Q));                               \
-    int64_t i = 4 * W;                                                                             \
-    for (; i + 4 * W <= n; i += 4 * W) {                                                           \
-      V v0 = LD(p + i), v1 = LD(p + i + W), v2 = LD(p + i + 2 * W), v3 = LD(p + i + 3 * W);        \
-      if (kMin) {                                                                                  \
-        a0 = MINI(a0, v0), a1 = MINI(a1, v1), a2 = MINI(a2, v2), a3 = MINI(a3, v3);                \
-      } else {                                                                                     \
-        a0 = MAXI(a0, v0), a1 = MAXI(a1, v1), a2 = MAXI(a2, v2), a3 = MAXI(a3, v3);                \
-      }                                                                                            \
-      nv = M(nv | CMP(v0, v1, _CMP_UNORD_Q) | CMP(v2, v3, _CMP_UNORD_Q));                          \
-    }                                                                                              \
-    done = i;                                                                                      \
-    nan = nv != 0;                                                                                 \
-    return kMin ? RMIN(MINI(MINI(a0, a1), MINI(a2, a3))) : RMAX(MAXI(MAXI(a0, a1), MAXI(a2, a3))); \
-  }
-
-SDK_K2_MINMAX_AVX512(minmax_avx512_f, float, __m512, __mmask16, 16, _mm512_loadu_ps, _mm512_max_ps,
-                     _mm512_min_ps, _mm512_cmp_ps_mask, _mm512_reduce_max_ps, _mm512_reduce_min_ps)
-SDK_K2_MINMAX_AVX512(minmax_avx512_d, double, __m512d, __mmask8, 8, _mm512_loadu_pd, _mm512_max_pd,
-                     _mm512_min_pd, _mm512_cmp_pd_mask, _mm512_reduce_max_pd, _mm512_reduce_min_pd)
-#undef SDK_K2_MINMAX_AVX512
+#define SDK_K2_OR_MASK(a, b) ((a) | (b))
+SDK_K2_MINMAX(minmax_avx2_f, SDK_K2_AVX2, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps,
+              _mm256_min_ps, __m256, unord_avx2, _mm256_or_ps, any_avx2, lanes_avx2_f)
+SDK_K2_MINMAX(minmax_avx2_d, SDK_K2_AVX2, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd,
+              _mm256_min_pd, __m256d, unord_avx2, _mm256_or_pd, any_avx2, lanes_avx2_d)
+SDK_K2_MINMAX(minmax_avx512_f, SDK_K2_AVX512, float, __m512, 16, _mm512_loadu_ps, _mm512_max_ps,
+              _mm512_min_ps, uint32_t, unord_avx512, SDK_K2_OR_MASK, any_avx512, lanes_avx512_f)
+SDK_K2_MINMAX(minmax_avx512_d, SDK_K2_AVX512, double, __m512d, 8, _mm512_loadu_pd, _mm512_max_pd,
+              _mm512_min_pd, uint32_t, unord_avx512, SDK_K2_OR_MASK, any_avx512, lanes_avx512_d)
+#undef SDK_K2_OR_MASK
+#undef SDK_K2_MINMAX
 
 template <bool kMin>
 inline float minmax_avx512(const float* p, int64_t n, int64_t& done, bool& nan) {
