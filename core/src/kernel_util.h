@@ -325,34 +325,17 @@ inline bool any_avx512(uint32_t m) { return m != 0; }
                             : MAXI(MAXI(a0, a1), MAXI(a2, a3)));                            \
   }
 #define SDK_K2_OR_MASK(a, b) ((a) | (b))
-SDK_K2_MINMAX(minmax_avx2_f, SDK_K2_AVX2, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps,
+SDK_K2_MINMAX(minmax_avx2, SDK_K2_AVX2, float, __m256, 8, _mm256_loadu_ps, _mm256_max_ps,
               _mm256_min_ps, __m256, unord_avx2, _mm256_or_ps, any_avx2, lanes_avx2_f)
-SDK_K2_MINMAX(minmax_avx2_d, SDK_K2_AVX2, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd,
+SDK_K2_MINMAX(minmax_avx2, SDK_K2_AVX2, double, __m256d, 4, _mm256_loadu_pd, _mm256_max_pd,
               _mm256_min_pd, __m256d, unord_avx2, _mm256_or_pd, any_avx2, lanes_avx2_d)
-SDK_K2_MINMAX(minmax_avx512_f, SDK_K2_AVX512, float, __m512, 16, _mm512_loadu_ps, _mm512_max_ps,
+SDK_K2_MINMAX(minmax_avx512, SDK_K2_AVX512, float, __m512, 16, _mm512_loadu_ps, _mm512_max_ps,
               _mm512_min_ps, uint32_t, unord_avx512, SDK_K2_OR_MASK, any_avx512, lanes_avx512_f)
-SDK_K2_MINMAX(minmax_avx512_d, SDK_K2_AVX512, double, __m512d, 8, _mm512_loadu_pd, _mm512_max_pd,
+SDK_K2_MINMAX(minmax_avx512, SDK_K2_AVX512, double, __m512d, 8, _mm512_loadu_pd, _mm512_max_pd,
               _mm512_min_pd, uint32_t, unord_avx512, SDK_K2_OR_MASK, any_avx512, lanes_avx512_d)
 #undef SDK_K2_OR_MASK
 #undef SDK_K2_MINMAX
 
-template <bool kMin>
-inline float minmax_avx512(const float* p, int64_t n, int64_t& done, bool& nan) {
-  return minmax_avx512_f<kMin>(p, n, done, nan);
-}
-template <bool kMin>
-inline double minmax_avx512(const double* p, int64_t n, int64_t& done, bool& nan) {
-  return minmax_avx512_d<kMin>(p, n, done, nan);
-}
-
-template <bool kMin>
-inline float minmax_avx2(const float* p, int64_t n, int64_t& done, bool& nan) {
-  return minmax_avx2_f<kMin>(p, n, done, nan);
-}
-template <bool kMin>
-inline double minmax_avx2(const double* p, int64_t n, int64_t& done, bool& nan) {
-  return minmax_avx2_d<kMin>(p, n, done, nan);
-}
 #endif
 
 // Max (kMin false) or min of n >= 1 contiguous floats/doubles; NaN if any is
