@@ -296,18 +296,11 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         for path, text in req.sources:
             _ninja.write_if_changed(req.build_dir / os.path.basename(path), text.decode())
     launcher = _toolchain.compiler_launcher()
-    idents_file = _cache.extensions_root() / "toolchains.json"
-    plan_compilers = {}
-    for lang, argv in compilers.items():
-        if lang == "cuda":
-            plan_compilers[lang] = argv
-            continue
-        speed = (
-            _toolchain.GCC_SPEED_ARGS
-            if _toolchain.is_gcc(_toolchain.compiler_identity(argv, idents_file))
-            else []
-        )
-        plan_compilers[lang] = [*launcher, *argv, *speed]
+    idents = _cache.extensions_root() / "toolchains.json"
+    plan_compilers = {
+        lang: argv if lang == "cuda" else [*launcher, *argv, *_toolchain.speed_args(argv, idents)]
+        for lang, argv in compilers.items()
+    }
     plan = _ninja.BuildPlan(req.build_dir, plan_compilers)
     objects = []
     for src, obj, lang in _object_paths(req):

@@ -48,7 +48,7 @@ inline int size_class(size_t size) {
 // slack), so one cached block serves every request of its class. The cache
 // holds at most SDK_CPU_CACHE_MB megabytes (default 64, 0 turns it off); a
 // block that does not fit is freed at once. A mutex is cheap at these sizes.
-constexpr size_t kLargeMin = size_t(64) << 10;
+constexpr size_t kLargeMin = kCpuPageAlignedMin;
 constexpr size_t kPageSize = 4096;
 constexpr int kLargeClasses = 8 * 41;  // classes 2^16 .. 2^56 bytes
 
@@ -59,6 +59,14 @@ inline int large_class(size_t size, size_t* rounded) {
   *rounded = r;
   int e2 = 63 - __builtin_clzll(r);  // r may have reached 2^(e+1)
   return (e2 - 16) * 8 + static_cast<int>((r >> (e2 - 3)) - 8);
+}
+
+// The block size behind a request of nbytes (> 1 KB): a multiple of the
+// alignment, and for large blocks the size of their class (`*cls`, else -1).
+inline size_t block_size(int64_t nbytes, int* cls) {
+  size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
+  *cls = size >= kLargeMin ? large_class(size, &size) : -1;
+  return size;
 }
 
 struct LargeCache {
@@ -106,10 +114,12 @@ class CpuAllocator final : public Allocator {
     if (nbytes < 0 || nbytes > (INT64_C(1) << 56)) {
       SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     }
-    size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
+    int c;
+    size_t size = block_size(nbytes, &c);
     void* p = nullptr;
-    if (size >= kLargeMin) {
-      int c = large_class(size, &size);
+    if (c < 0) {
+      p = std::aligned_alloc(kCpuAlignment, size);
+    } else {
       if (LargeCache* cache = g_large) {
         std::lock_guard<std::mutex> lock(cache->mu);
         if (!cache->blocks[c].empty()) {
@@ -118,11 +128,10 @@ class CpuAllocator final : public Allocator {
           cache->cached -= size;
         }
       }
+      // Large blocks start on a page, so that new_storage() knows where in a
+      // 4 KB page their data lands (cache colouring, tensor.cpp).
+      if (!p && posix_memalign(&p, kPageSize, size) != 0) p = nullptr;
     }
-    // Large blocks start on a page, so that new_storage() knows where in a 4 KB page
-    // their data lands (see kColourMin in tensor.cpp).
-    if (!p && size >= kLargeMin && posix_memalign(&p, kPageSize, size) != 0) p = nullptr;
-    if (!p && size < kLargeMin) p = std::aligned_alloc(kCpuAlignment, size);
     if (!p) SDK_FAIL(SDK_ERROR_MEMORY, "out of memory: cannot allocate ", nbytes, " bytes");
     g_bytes[SDK_CPU].fetch_add(nbytes, std::memory_order_relaxed);
     return p;
@@ -138,9 +147,9 @@ class CpuAllocator final : public Allocator {
         return;
       }
     }
-    size_t size = (static_cast<size_t>(nbytes) + kCpuAlignment - 1) & ~size_t(kCpuAlignment - 1);
-    if (size >= kLargeMin) {
-      int c = large_class(size, &size);
+    int c;
+    size_t size = block_size(nbytes, &c);
+    if (c >= 0) {
       if (LargeCache* cache = g_large) {
         std::lock_guard<std::mutex> lock(cache->mu);
         if (cache->cached + size <= cache->limit) {

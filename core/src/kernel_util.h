@@ -345,21 +345,20 @@ inline A minmax_contig(const A* p, int64_t n) {
   int64_t i = 0;
   A r = p[0];
   bool nan = false;
+  auto take = [&](A v) {
+    nan = nan || v != v;
+    r = kMin ? (v < r ? v : r) : (v > r ? v : r);
+  };
 #if defined(__x86_64__)
   if (n >= 128 && has_avx512()) {
     // Start the vector loop on a cache line (numpy's buffers are 16-byte
     // aligned): a 64-byte load across two lines costs two.
     int64_t head = int64_t((64 - reinterpret_cast<uintptr_t>(p) % 64) % 64) / int64_t(sizeof(A));
     if (reinterpret_cast<uintptr_t>(p) % sizeof(A) != 0) head = 0;
-    for (; i < head; ++i) {
-      A v = p[i];
-      nan = nan || v != v;
-      r = kMin ? (v < r ? v : r) : (v > r ? v : r);
-    }
+    for (; i < head; ++i) take(p[i]);
     int64_t done = 0;
     bool body_nan = false;
-    A b = minmax_avx512<kMin>(p + head, n - head, done, body_nan);
-    r = kMin ? (b < r ? b : r) : (b > r ? b : r);
+    take(minmax_avx512<kMin>(p + head, n - head, done, body_nan));
     nan = nan || body_nan;
     i = head + done;
   } else if (n >= 128 && has_avx2()) {
@@ -394,11 +393,7 @@ inline A minmax_contig(const A* p, int64_t n) {
     nan = S::any(nv) != 0;
   }
 #endif
-  for (; i < n; ++i) {
-    A v = p[i];
-    nan = nan || v != v;
-    r = kMin ? (v < r ? v : r) : (v > r ? v : r);
-  }
+  for (; i < n; ++i) take(p[i]);
   return nan ? A(NAN) : r;
 }
 

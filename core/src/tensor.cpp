@@ -21,7 +21,8 @@ static_assert(sizeof(Storage) <= kStorageHeader, "Storage header must fit in fro
 // keep clear of numpy's large arrays, which start 16 bytes into a page.
 namespace {
 constexpr int64_t kColours = 8;
-constexpr int64_t kColourMax = 320 + 512 * (kColours - 1);
+constexpr int64_t colour_offset(int64_t k) { return 320 + 512 * k; }
+constexpr int64_t kColourMax = colour_offset(kColours - 1);
 
 // Bytes in front of the data that a storage of `nbytes` allocates: every large
 // block has room for the farthest place, so blocks of one size stay
@@ -34,7 +35,7 @@ int64_t storage_header(int64_t nbytes) {
   if (nbytes < kCpuPageAlignedMin) return kStorageHeader;
   static std::atomic<uint32_t> next{0};
   uint32_t k = next.fetch_add(1, std::memory_order_relaxed) * 5 % kColours;
-  return 320 + 512 * int64_t(k);
+  return colour_offset(k);
 }
 }  // namespace
 
