@@ -306,6 +306,17 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     for src, obj, lang in _object_paths(req):
         plan.compiles.append(_ninja.CompileStep(src, obj, lang, flags[lang]))
         objects.append(obj)
+    ldflags = flags["ld"]
+    cxx_steps = [s for s in plan.compiles if s.language == "cxx"]
+    split = _toolchain.split_codegen_jobs(
+        compilers["cxx"], idents, launcher, flags["cxx"], len(cxx_steps)
+    )
+    if split:  # code generation at the link, in `split` processes (see split_codegen_jobs)
+        for step in cxx_steps:
+            step.flags = [*step.flags, "-flto"]
+        codegen = [f for f in flags["cxx"] if f.startswith(("-O", "-f", "-m"))]
+        speed = _toolchain.speed_args(compilers["cxx"], idents)
+        ldflags = [*speed, *codegen, f"-flto={split}", *ldflags]
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
     _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], _toolchain.default_jobs())
@@ -320,7 +331,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         objects.append(dlinked)
     linked = req.build_dir / "link" / output.name
     linked.parent.mkdir(exist_ok=True)
-    plan.links.append(_ninja.LinkStep(str(linked), objects, flags["ld"], compilers["cxx"]))
+    plan.links.append(_ninja.LinkStep(str(linked), objects, ldflags, compilers["cxx"]))
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
     code, log = _run_ninja(req)
     if code != 0 and not clean and damaged_intermediates(log):

@@ -24,7 +24,8 @@ _DISK_FULL = re.compile(
 # an object file (or archive) that a killed build or a full disk left damaged
 _DAMAGED = re.compile(
     r"file truncated|file format not recognized|file not recognized|malformed archive|"
-    r"error reading|invalid ELF header|is not an object file|ELF section name out of range"
+    r"error reading|invalid ELF header|is not an object file|ELF section name out of range|"
+    r"file too short|bytecode stream"
 )
 DISK_FULL_HINT = (
     "The disk holding the build folder is full (or a file-size limit was hit): free some "

@@ -32,16 +32,11 @@ class ArrayRef {
       : data_(begin), size_(static_cast<size_t>(end - begin)) {}
   template <typename A>
   ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
-// The braced list outlives the call it is written in, which is how ArrayRef is used.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winit-list-lifetime"
-#endif
+  // The braced list outlives the call it is written in, which is how ArrayRef is used. (The
+  // pointer goes through list_data() because gcc's -Winit-list-lifetime fires on a direct
+  // list.begin() here, and a diagnostic pragma does not survive a precompiled header.)
   constexpr ArrayRef(const std::initializer_list<T>& list)  // NOLINT
-      : data_(list.begin() == list.end() ? nullptr : list.begin()), size_(list.size()) {}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+      : data_(list_data(list)), size_(list.size()) {}
   template <size_t N>
   constexpr ArrayRef(const T (&array)[N]) : data_(array), size_(N) {}  // NOLINT
 
@@ -75,6 +70,10 @@ class ArrayRef {
   }
 
  private:
+  static constexpr const T* list_data(const std::initializer_list<T>& list) {
+    return list.begin() == list.end() ? nullptr : list.begin();
+  }
+
   const T* data_ = nullptr;
   size_t size_ = 0;
 };
