@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 from ctypes import POINTER, byref, c_double, c_int32, c_int64, c_void_p
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 LIB_PATH = ROOT / "sdk" / "lib" / "libsdk_core.so"
+# the BLAS lookup `import sdk` does (SDK_BLAS_LIBRARY when the core's own search would miss
+# scipy-openblas32, as in a source tree), run without importing sdk: these tests use the core alone
+_blas = importlib.util.spec_from_file_location("_sdk_blas_path", ROOT / "sdk" / "_blas_path.py")
+_blas.loader.exec_module(importlib.util.module_from_spec(_blas))
 LIB = ctypes.CDLL(str(LIB_PATH)) if LIB_PATH.exists() else None
 
 P = c_void_p
