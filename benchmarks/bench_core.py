@@ -141,6 +141,26 @@ def reductions() -> list:
         ft = (lambda dim=dim: t.sum(dim)) if t is not None else None
         ts, tn, tt = best_each([lambda dim=dim: s.sum(dim), lambda dim=dim: a.sum(dim), ft])
         out.append(row(f"{label}, 2048x2048", ts, tn, tt))
+    v = np.random.default_rng(3).random(1 << 20, dtype=np.float32)
+    sv = sdk.from_numpy(v)
+    tv = torch.from_numpy(v) if torch is not None else None
+    for name, fs, fn, ft in (
+        ("sum", lambda: sv.sum(), lambda: v.sum(), lambda: tv.sum()),
+        ("max", lambda: sv.max(), lambda: v.max(), lambda: tv.max()),
+    ):
+        ts, tn, tt = best_each([fs, fn, ft if tv is not None else None])
+        out.append(row(f"{name}, 1M float32", ts, tn, tt))
+    x = np.random.default_rng(4).standard_normal((256, 1024)).astype(np.float32)
+    sx = sdk.from_numpy(x)
+    tx = torch.from_numpy(x) if torch is not None else None
+
+    def np_softmax():
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    ft = (lambda: torch.softmax(tx, 1)) if tx is not None else None
+    ts, tn, tt = best_each([lambda: sdk.softmax(sx, 1), np_softmax, ft])
+    out.append(row("softmax dim=1, 256x1024", ts, tn, tt))
     return out
 
 
