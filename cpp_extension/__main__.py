@@ -15,6 +15,21 @@ from ._errors import BuildError
 EXTRA_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
 
 
+def _speedups(launcher: list[str]) -> str:
+    """Which of the JIT's build speed-ups apply to a one-source pybind11 build here."""
+    from . import _pch
+
+    argv = _toolchain.compiler_command("cxx")
+    idents = _cache.extensions_root() / "toolchains.json"
+    ident = _toolchain.compiler_identity(argv, idents)
+    pch = "on" if _pch.enabled(ident) else "off (gcc only; SDK_EXTENSIONS_NO_PCH)"
+    jobs = _toolchain.split_codegen_jobs(argv, idents, launcher, ["-O2"], 1)
+    split = (
+        f"on, {jobs} jobs" if jobs else "off (gcc, 2+ jobs, make, no ccache; SDK_EXTENSIONS_NO_LTO)"
+    )
+    return f"precompiled header {pch}; split code generation {split}"
+
+
 def _compiler_line(language: str) -> str:
     try:
         argv = _toolchain.compiler_command(language)
@@ -59,6 +74,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             launcher[0] if launcher else "none (install ccache to speed up rebuilds)",
         ),
         ("parallel jobs", str(_toolchain.default_jobs())),
+        ("pybind11 builds", _speedups(launcher)),
         ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),
     ]
     width = max(len(k) for k, _ in rows)

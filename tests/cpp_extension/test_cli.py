@@ -25,6 +25,7 @@ def test_info_lists_toolchain_and_paths(ext_dir):
     for key in ("sdk ABI", "include path", "library", "C++ compiler", "ninja", "JIT cache"):
         assert key in proc.stdout
     assert str(ext_dir) in proc.stdout
+    assert "precompiled header" in proc.stdout and "split code generation" in proc.stdout
 
 
 def test_clean_one_and_all(ext_dir):
