@@ -319,7 +319,9 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         ldflags = [*speed, *codegen, f"-flto={split}", *ldflags]
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
-    _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], _toolchain.default_jobs())
+    jobs = _toolchain.default_jobs()
+    # shared objects go first on the link line, so that their copies prevail (see _pch.py)
+    shared = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], jobs, bool(split))
     cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
     if req.dlink and cuda_objects:
         # relocatable device code: nvcc links the device parts into one object first
@@ -331,9 +333,17 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         objects.append(dlinked)
     linked = req.build_dir / "link" / output.name
     linked.parent.mkdir(exist_ok=True)
-    plan.links.append(_ninja.LinkStep(str(linked), objects, ldflags, compilers["cxx"]))
+    link = _ninja.LinkStep(str(linked), [*shared, *objects], ldflags, compilers["cxx"])
+    plan.links.append(link)
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
     code, log = _run_ninja(req)
+    if code != 0 and any(os.path.basename(p) in log for p in shared):
+        # a damaged shared object: delete it (a later build makes it again), link without it
+        for p in shared:
+            Path(p).unlink(missing_ok=True)
+        link.objects = objects
+        _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
+        code, log = _run_ninja(req)
     if code != 0 and not clean and damaged_intermediates(log):
         _clean_intermediates(req.build_dir)
         code, log = _run_ninja(req)

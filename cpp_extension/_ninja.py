@@ -88,7 +88,7 @@ def render(plan: BuildPlan) -> str:
         "  description = LINK $out",
         "rule command",
         "  command = $cmd",
-        "  description = PCH $out",
+        "  description = SHARED $out",
         "",
     ]
     for step in plan.compiles:

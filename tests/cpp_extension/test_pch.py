@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 
+import numpy as np
 import pytest
 
 import cpp_extension
@@ -101,3 +102,57 @@ def test_only_the_most_recently_used_headers_are_kept(tmp_path, monkeypatch):
     # also survives its grace period even beyond that
     assert newest.dir.name in kept and made[0].dir.name in kept and young.dir.name in kept
     assert all(p.dir.name not in kept for p in made[1:])
+
+
+def _dynamic_symbols(path) -> set[str]:
+    from cpp_extension import _elf
+
+    return set(_elf.ElfFile(str(path)).dynamic_symbols())
+
+
+def test_the_shared_pybind11_runtime_object(tmp_path, ext_dir, monkeypatch):
+    """The build that finds the .gch also makes pybind11_runtime.o; later split-codegen links
+    put it first. Its stub module adds no exported symbol; a damaged one is dropped; it is
+    not an intermediate of any extension."""
+    from cpp_extension import _toolchain
+
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
+    argv = _toolchain.compiler_command("cxx")
+    if not _toolchain.split_codegen_jobs(argv, ext_dir / "t.json", [], ["-O2"], 1):
+        pytest.skip("no split code generation here (gcc, 2 jobs and make are needed)")
+    src = (
+        "#include <sdk/extension.h>\n"
+        "std::vector<sdk::Tensor> halves(sdk::Tensor x) { return {x * 0.5, x - x * 0.5}; }\n"
+        'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("halves", &halves); }\n'
+    )
+
+    def build(name, text=src, **kw):
+        (tmp_path / f"{name}.cpp").write_text(text)
+        m = cpp_extension.load(name, [str(tmp_path / f"{name}.cpp")], **kw)
+        x = np.arange(4, dtype=np.float32)
+        a, b = m.halves(x)
+        np.testing.assert_array_equal(a.numpy() + b.numpy(), x)
+        folder = next(ext_dir.glob("py*")) / name
+        ninja = (folder / "build.ninja").read_text()
+        return folder, next(line for line in ninja.splitlines() if ": link " in line)
+
+    build("rt_a")  # makes the .gch
+    pch_dirs = list((ext_dir / "pch").glob("*"))
+    if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
+        pytest.skip("no precompiled header was made")
+    runtime = pch_dirs[0] / (_pch.RUNTIME + ".o")
+    _, link = build("rt_b")  # uses the .gch, makes the runtime object beside
+    assert runtime.is_file() and str(runtime) not in link
+    folder, link = build("rt_c", keep_intermediates=False)
+    assert link.split(": link ")[1].startswith(str(runtime))  # first: its copies prevail
+    exported = _dynamic_symbols(folder / "rt_c.so")
+    assert "PyInit_rt_c" in exported and not any("runtime_stub" in s for s in exported)
+    assert runtime.is_file()  # keep_intermediates=False removes the extension's own objects only
+    # a source with a macro before the header may compile pybind11 differently: not shared
+    _, link = build("rt_d", "#define RT_D 1\n" + src)
+    assert str(runtime) not in link
+    # a damaged runtime object: the link fails on it, it is deleted, the link runs without it
+    runtime.write_bytes(runtime.read_bytes()[:100])
+    folder, _ = build("rt_e")
+    assert not runtime.exists()
+    assert "PyInit_rt_e" in _dynamic_symbols(folder / "rt_e.so")
