@@ -15,6 +15,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -148,23 +149,30 @@ SDK_IMPORTS = (
 )
 # The tutorial's own call: load(name, sources), each library's default flags (-O2 for the
 # sdk); examples/lltm/lltm.py adds -O3 for the runtime figures.
+SDK_SOURCES = {"pybind11": "lltm.cpp", "ctypes": "lltm_ctypes.cpp"}
 SDK_LOADS = {
-    "pybind11": f"load('lltm_cpp', [{str(LLTM_DIR / 'lltm.cpp')!r}])",
-    "ctypes": f"load('lltm_ctypes', [{str(LLTM_DIR / 'lltm_ctypes.cpp')!r}], "
-    "is_python_module=False)",
+    "pybind11": "load('lltm_cpp', [{src!r}])",
+    "ctypes": "load('lltm_ctypes', [{src!r}], is_python_module=False)",
 }
 TORCH_IMPORTS = "import torch\nfrom torch.utils.cpp_extension import load"
 TORCH_LOAD = f"load('lltm_torch', [{str(LLTM_DIR / 'torch_ref' / 'lltm_torch.cpp')!r}])"
 
 
-def build_pair(imports: str, load: str, cache_var: str, cache: str | None) -> dict:
-    """Cold build then warm load, each in a fresh process; cache=None keeps the user's cache."""
+def build_pair(
+    imports: str, load: str, cache_var: str, cache: str | None, source: Path | None = None
+) -> dict:
+    """Cold build then warm load, each in a fresh process; cache=None keeps the user's cache.
+    With `source` (a copy of the extension's source), also two rebuilds after an edit of it:
+    the first after the cold build, and a later one (the third build of the same cache)."""
     env = child_env({cache_var: cache} if cache else None)
     if cache is None:
         env.pop(cache_var, None)
-    cold = timed_child(imports, load, env)
-    warm = timed_child(imports, load, env)
-    return {"cold": cold, "warm": warm}
+    result = {"cold": timed_child(imports, load, env), "warm": timed_child(imports, load, env)}
+    if source is not None:
+        for phase in ("edit", "edit_later"):
+            source.write_text(source.read_text() + f"// {phase}\n")
+            result[phase] = timed_child(imports, load, env)
+    return result
 
 
 def bench_builds(repeat: int, torch_version: str | None, torch_cold: bool) -> dict:
@@ -172,11 +180,15 @@ def bench_builds(repeat: int, torch_version: str | None, torch_cold: bool) -> di
     out: dict[str, Any] = {}
     for bridge, load in SDK_LOADS.items():
 
-        def one(load: str = load) -> dict:
+        def one(load: str = load, name: str = SDK_SOURCES[bridge]) -> dict:
             runs = []
             for _ in range(repeat):
                 with tempfile.TemporaryDirectory() as cache:
-                    runs.append(build_pair(SDK_IMPORTS, load, "SDK_EXTENSIONS_DIR", cache))
+                    src = Path(cache) / "src" / name  # a copy, edited between rebuilds
+                    src.parent.mkdir()
+                    shutil.copyfile(LLTM_DIR / name, src)
+                    code = load.format(src=str(src))
+                    runs.append(build_pair(SDK_IMPORTS, code, "SDK_EXTENSIONS_DIR", cache, src))
             return median_runs(runs)
 
         out[bridge] = guarded(f"build {bridge}", one)
@@ -420,6 +432,8 @@ def render_build(rep: Report, build: dict) -> None:
         ("cold build: process wall", "cold", "wall", ""),
         ("warm: load() alone, fresh process", "warm", "load", ""),
         ("warm load incl. import, fresh process", "warm", "total", "; ".join(warm)),
+        ("rebuild after an edit: load()", "edit", "load", "(info)"),
+        ("later rebuilds (3rd build): load()", "edit_later", "load", "(info)"),
     ]
     cols = [pyb, cty] + ([tor] if rep.has_torch else [])
     rows = []
