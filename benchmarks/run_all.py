@@ -605,15 +605,17 @@ def render_throughput(rep: Report, core: Any, c_abi: Any) -> None:
         for r in c_abi:
             if r["case"].startswith(("sum", "amax", "softmax")):
                 s, n = r["sdk"], r["numpy"]
-                row = [r["case"] + " (C ABI)", num(s * 1e3, 3) + " ms", num(n * 1e3, 3) + " ms"]
-                row.append(num(ratio(s, n), 2))
+                row = [r["case"] + " (C ABI)", ms(s) + " ms", ms(n) + " ms", num(ratio(s, n), 2)]
                 rows.append(row + (["-", ""] if rep.has_torch else []) + ["(C ABI, info)"])
     head = ["case", "sdk", "numpy", "sdk/numpy"] + (["torch", "sdk/torch"] if rep.has_torch else [])
     rep.table(head + ["goal"], rows)
 
 
+def ms(seconds) -> str:
+    return num(None if seconds is None else seconds * 1e3, 3)
+
+
 def throughput_row(rep: Report, case: str, s, n, t) -> list[str]:
-    ms = lambda x: num(None if x is None else x * 1e3, 3)  # noqa: E731
     rn = ratio(s, n)
     status = rep.check(
         "vs numpy (time ratio)", case.replace(" float32", ""), rn, GOALS["elementwise_vs_numpy"]
@@ -677,10 +679,10 @@ def render_imports(rep: Report, imports: dict) -> None:
             ts = rep.check(
                 "absolute (value / goal)", "import sdk (s)", data["seconds"], g["import_s"]
             )
-            ms = rep.check(
+            rs = rep.check(
                 "absolute (value / goal)", "import sdk RSS (MB)", data["rss_mb"], g["import_mb"]
             )
-            goal = f"time {ts}, RSS {ms}"
+            goal = f"time {ts}, RSS {rs}"
         rows.append(
             [f"import {module}", num(data["seconds"] * 1e3, 1), num(data["rss_mb"], 1), goal]
         )

@@ -23,7 +23,9 @@ def _speedups(launcher: list[str]) -> str:
     idents = _cache.extensions_root() / "toolchains.json"
     ident = _toolchain.compiler_identity(argv, idents)
     pch = "on" if _pch.enabled(ident) else "off (gcc only; SDK_EXTENSIONS_NO_PCH)"
-    jobs = _toolchain.split_codegen_jobs(argv, idents, launcher, ["-O2"], 1)
+    jobs = _toolchain.split_codegen_jobs(
+        argv, idents, launcher, ["-O2"], 1, _toolchain.default_jobs()
+    )
     split = (
         f"on, {jobs} jobs" if jobs else "off (gcc, 2+ jobs, make, no ccache; SDK_EXTENSIONS_NO_LTO)"
     )

@@ -307,9 +307,10 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         plan.compiles.append(_ninja.CompileStep(src, obj, lang, flags[lang]))
         objects.append(obj)
     ldflags = flags["ld"]
+    jobs = _toolchain.default_jobs()
     cxx_steps = [s for s in plan.compiles if s.language == "cxx"]
     split = _toolchain.split_codegen_jobs(
-        compilers["cxx"], idents, launcher, flags["cxx"], len(cxx_steps)
+        compilers["cxx"], idents, launcher, flags["cxx"], len(cxx_steps), jobs
     )
     if split:  # code generation at the link, in `split` processes (see split_codegen_jobs)
         for step in cxx_steps:
@@ -319,7 +320,6 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         ldflags = [*speed, *codegen, f"-flto={split}", *ldflags]
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
-    jobs = _toolchain.default_jobs()
     # shared objects go first on the link line, so that their copies prevail (see _pch.py)
     shared = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], jobs, bool(split))
     cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]

@@ -18,9 +18,9 @@ the sdk casters). Put first on a link line, its copies of those inline (COMDAT) 
 prevail, so the link-time code generation skips them (the LLTM op's link: 1.8 -> 0.9 s). It
 is made from the same headers and flags as the .gch, so the copies are the same functions; it
 is built, from the .gch, by the first build that finds the .gch, beside that build's own
-compile and link, and used by the builds after. Its module's
-entry point is hidden: it adds no exported symbol. A link that fails on it deletes it and
-links without it. ``SDK_EXTENSIONS_NO_PCH=1`` turns it off with the .gch.
+compile and link, and used by the builds after. Its module's entry point is hidden: it adds
+no exported symbol. A link that fails on it deletes it and links without it.
+``SDK_EXTENSIONS_NO_PCH=1`` turns it off with the .gch.
 
 A .gch is large (~140 MB with gcc 12), and a new one appears whenever the flags, the compiler
 or the sdk headers change (every upgrade), so only the ``KEEP`` most recently used ones are
@@ -267,14 +267,14 @@ def attach(
             step.flags = step.flags + pch.use_flags()
         # every C++ source must start with the header: one that defines macros before it
         # could compile pybind11's functions differently from the shared object
-        every = len(steps) == sum(1 for st in plan.compiles if st.language == "cxx")
-        if not (split and every) or not (pch.runtime_ready or (free and not pch.runtime_failed)):
+        if not split or len(steps) != sum(1 for st in plan.compiles if st.language == "cxx"):
             return []
         if pch.runtime_ready:
             return [str(pch.runtime)]
-        # made beside this build's compile and link, for the builds after (waiting for it
-        # would cost this one more than its shorter link saves)
-        plan.commands.append((str(pch.runtime), pch.runtime_command(plan.compilers["cxx"])))
+        if free and not pch.runtime_failed:
+            # made beside this build's compile and link, for the builds after (waiting for
+            # it would cost this one more than its shorter link saves)
+            plan.commands.append((str(pch.runtime), pch.runtime_command(plan.compilers["cxx"])))
         return []
     except (OSError, ImportError):
         return []  # an unwritable cache root or no pybind11: build without it

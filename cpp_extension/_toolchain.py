@@ -192,20 +192,24 @@ def speed_args(argv: list[str], cache_file: Path) -> list[str]:
 
 
 def split_codegen_jobs(
-    argv: list[str], cache_file: Path, launcher: list[str], flags: list[str], cxx_sources: int
+    argv: list[str],
+    cache_file: Path,
+    launcher: list[str],
+    flags: list[str],
+    cxx_sources: int,
+    jobs: int,
 ) -> int:
     """How many processes may share the code generation of this build's C++ objects, or 0.
 
     With fewer C++ sources than job slots (the usual one-file extension), ninja leaves cores
     idle while one gcc spends most of its time generating code for pybind11's runtime. gcc's
     link-time optimisation splits that work: each source is compiled to GIMPLE (-flto) and
-    the link generates machine code in `jobs` partitions at once (-flto=N, run through
+    the link generates machine code in `jobs` (default_jobs()) partitions at once (-flto=N, run through
     make). The optimisation level stays the user's; pybind11's own CMake builds use LTO too.
     Off for non-gcc compilers, a compiler launcher (ccache would cache only the cheap half),
     user LTO or -O0/-Og flags, one job slot, no make, or SDK_EXTENSIONS_NO_LTO=1."""
     if os.environ.get("SDK_EXTENSIONS_NO_LTO", "") not in ("", "0"):
         return 0
-    jobs = default_jobs()
     if launcher or cxx_sources == 0 or cxx_sources >= jobs or shutil.which("make") is None:
         return 0
     levels = [f for f in flags if f.startswith("-O")]

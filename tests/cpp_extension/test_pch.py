@@ -118,7 +118,8 @@ def test_the_shared_pybind11_runtime_object(tmp_path, ext_dir, monkeypatch):
 
     monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
     argv = _toolchain.compiler_command("cxx")
-    if not _toolchain.split_codegen_jobs(argv, ext_dir / "t.json", [], ["-O2"], 1):
+    jobs = _toolchain.default_jobs()
+    if not _toolchain.split_codegen_jobs(argv, ext_dir / "t.json", [], ["-O2"], 1, jobs):
         pytest.skip("no split code generation here (gcc, 2 jobs and make are needed)")
     src = (
         "#include <sdk/extension.h>\n"

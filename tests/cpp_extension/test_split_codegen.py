@@ -29,7 +29,8 @@ def _gcc() -> list[str]:
 
 
 def _jobs(argv, flags=(), launcher=(), sources=1) -> int:
-    return _toolchain.split_codegen_jobs(argv, _IDENTS, list(launcher), list(flags), sources)
+    jobs = _toolchain.default_jobs()
+    return _toolchain.split_codegen_jobs(argv, _IDENTS, list(launcher), list(flags), sources, jobs)
 
 
 def test_when_it_applies(monkeypatch):
