@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -121,19 +122,24 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     _run_ninja(build_dir, verbose)
 
 
-def _cuda_module():
-    """cpp_extension/_cuda.py (toolkit lookup, arch flags), loaded without the package."""
+def _tooling(module: str):
+    """cpp_extension/<module>.py (and what it imports), loaded without the package, which
+    cannot be imported before sdk is built."""
     import importlib.util
 
-    for name in ("cpp_extension._errors", "cpp_extension._cuda"):
+    deps = {
+        "_cuda": ["_errors", "_cuda"],
+        "_runtime": ["_errors", "_toolchain", "_runtime"],
+    }[module]
+    for name in (f"cpp_extension.{d}" for d in deps):
         if name in sys.modules:
             continue
         path = ROOT / "cpp_extension" / (name.split(".")[1] + ".py")
         spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["cpp_extension._cuda"]
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        spec.loader.exec_module(loaded)
+    return sys.modules[f"cpp_extension.{module}"]
 
 
 def cuda_toolkit():
@@ -141,7 +147,7 @@ def cuda_toolkit():
     flag = os.environ.get("SDK_WITH_CUDA", "").strip().lower()
     if flag in ("0", "off", "false", "no"):
         return None
-    cuda = _cuda_module()
+    cuda = _tooling("_cuda")
     try:
         return cuda.find_cuda_toolkit()
     except Exception as e:  # BuildError: no toolkit
@@ -153,7 +159,7 @@ def cuda_toolkit():
 
 def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = False) -> None:
     """Compile core/src/cuda/backend (host .cpp with c++, kernels with nvcc) into out_lib."""
-    cuda = _cuda_module()
+    cuda = _tooling("_cuda")
     build_dir.mkdir(parents=True, exist_ok=True)
     cxx = os.environ.get("CXX", "c++")
     incs = [f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"]
@@ -210,6 +216,18 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
         tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
         shutil.copy(linked, tmp)  # keeps the mode
         os.replace(tmp, out_lib)
+
+
+def build_pybind11_runtime(build_dir: Path, lib_dir: Path) -> None:
+    """pybind11's per-module runtime compiled once, for the flags load() uses by default
+    (cpp_extension/_runtime.py): first pybind11 builds link it instead of generating it."""
+    try:
+        import pybind11  # noqa: F401  (a build requirement; without it builds are slower)
+    except ImportError:
+        print("note: pybind11 is not importable; no pybind11_runtime.o", file=sys.stderr)
+        return
+    if not _tooling("_runtime").build_installed(str(CORE_INCLUDE), lib_dir, build_dir):
+        print("note: pybind11_runtime.o was not built (gcc only)", file=sys.stderr)
 
 
 def write_cxx_ninja(
@@ -279,6 +297,12 @@ class BuildWithCore(build_ext):
             # absolute: ninja runs in its own folder (-C), where a relative path would land
             pkg_dir = Path(self.build_lib).resolve() / "sdk"
         tag = f"{sys.implementation.cache_tag}-{sysconfig.get_platform()}"
+        # one compile beside the core's many: a thread waits for it
+        runtime = threading.Thread(
+            target=build_pybind11_runtime,
+            args=(ROOT / "build" / f"pybind11-runtime-{tag}", pkg_dir / "lib"),
+        )
+        runtime.start()
         build_core(
             ROOT / "build" / f"core-{tag}",
             pkg_dir / "lib" / CORE_LIB_NAME,
@@ -296,6 +320,7 @@ class BuildWithCore(build_ext):
                 verbose=bool(self.verbose > 1),
             )
         copy_headers(pkg_dir / "include")
+        runtime.join()
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
         super().run()

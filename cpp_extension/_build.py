@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import _cache, _lock, _toolchain
+from . import _cache, _lock, _runtime, _toolchain
 from ._errors import BuildError, cache_error, damaged_intermediates, format_build_failure
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -137,8 +137,9 @@ def _flags(req: _Request) -> dict[str, list[str]]:
     """Per-language compile flags and the link flags; user flags come last so they win."""
     incs = [f"-I{d}" for d in _include_dirs(req)]
     define = [f"-DSDK_EXTENSION_NAME={req.name}"]
-    hidden = ["-fvisibility=hidden"] if req.bridge == "pybind11" else []
-    cxx = ["-std=c++17", "-O2", "-fPIC", *hidden, *define, *incs, *req.extra_cflags]
+    # pybind11: the flags the installed runtime object was compiled with (see _runtime.py)
+    base = _runtime.PYBIND11_BASE_FLAGS if req.bridge == "pybind11" else _toolchain.CXX_FLAGS
+    cxx = [*base, *define, *incs, *req.extra_cflags]
     user_c = [f for f in req.extra_cflags if not f.startswith("-std=c++")]
     c = ["-std=c11", "-O2", "-fPIC", *define, *incs, *user_c]
     cuda: list[str] = []
@@ -338,9 +339,8 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
     code, log = _run_ninja(req)
     if code != 0 and any(os.path.basename(p) in log for p in shared):
-        # a damaged shared object: delete it (a later build makes it again), link without it
-        for p in shared:
-            Path(p).unlink(missing_ok=True)
+        # a damaged shared object: not used again (see _pch.discard), link without it
+        _pch.discard(shared)
         link.objects = objects
         _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
         code, log = _run_ninja(req)

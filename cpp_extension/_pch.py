@@ -1,26 +1,21 @@
 """A precompiled <sdk/extension.h> (gcc), shared by the pybind11 JIT builds of one cache root.
 
 Parsing pybind11 + the sdk headers is about 40% of a small extension's compile. The header
-is precompiled once per (compiler, flags, pybind11, Python headers, sdk headers) into
-``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included (``-include``) into a
-translation unit only when the first preprocessing directive of its source already is
-``#include <sdk/extension.h>``: the force-include then changes nothing but the speed (gcc
-falls back to the text header if it judges the .gch unusable).
+is precompiled once per key (``_runtime.key``: compiler, flags, pybind11, Python and sdk
+headers) into ``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included
+(``-include``) into a translation unit only when the first preprocessing directive of its
+source already is ``#include <sdk/extension.h>``: the force-include then changes nothing but
+the speed (gcc falls back to the text header if it judges the .gch unusable).
 
-The first build that lacks it builds it in the same ninja graph, in parallel with the
-extension's own compiles, when a job slot is free; it never fails the build.
-``SDK_EXTENSIONS_NO_PCH=1`` turns all of this off.
-
-With split code generation (see ``_toolchain.split_codegen_jobs``) the folder also gets
-``pybind11_runtime.o``: a plain (not LTO) object of a stub module that holds the functions
-every pybind11 module compiles again (pybind11's dispatcher, signatures, errors, internals,
-the sdk casters). Put first on a link line, its copies of those inline (COMDAT) functions
-prevail, so the link-time code generation skips them (the LLTM op's link: 1.8 -> 0.9 s). It
-is made from the same headers and flags as the .gch, so the copies are the same functions; it
-is built, from the .gch, by the first build that finds the .gch, beside that build's own
-compile and link, and used by the builds after. Its module's entry point is hidden: it adds
-no exported symbol. A link that fails on it deletes it and links without it.
-``SDK_EXTENSIONS_NO_PCH=1`` turns it off with the .gch.
+No build waits for it. A build that finds no .gch, and leaves a core idle (fewer compiles
+than job slots), starts a detached background job that makes it, under a lock so that only
+one job per key runs; the build itself compiles without it, and the builds after use it.
+The same job then makes ``pybind11_runtime.o`` in that folder when the one installed with
+the package (``sdk/lib``, see _runtime.py) was not compiled under this key: split-codegen
+links put it first so that pybind11's runtime is not generated again. Every step writes its
+output atomically and never fails a build; a failure is remembered (``failed``,
+``pybind11_runtime.failed``) so that it is not retried. ``SDK_EXTENSIONS_NO_PCH=1`` turns
+all of this off, the installed runtime object included.
 
 A .gch is large (~140 MB with gcc 12), and a new one appears whenever the flags, the compiler
 or the sdk headers change (every upgrade), so only the ``KEEP`` most recently used ones are
@@ -29,53 +24,21 @@ kept: each use touches its file, and making a new one deletes the oldest beyond 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shlex
 import shutil
-import sys
+import subprocess
 import time
 import uuid
 from pathlib import Path
 
-from . import _cache, _toolchain
+from . import _cache, _lock, _runtime, _toolchain
 
 STUB = "sdk_extension.h"
-RUNTIME = "pybind11_runtime"
-# The stub module whose object holds pybind11's per-module runtime. Its entry point is
-# compiled hidden; the signatures are the common ones of extensions (tensors, lists and
-# tuples of them, scalars, strings), whose casters are then shared too.
-RUNTIME_SOURCE = """// compiled by cpp_extension once per precompiled header; see _pch.py
-#include <sdk/extension.h>
-
-#include <optional>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#undef PYBIND11_EXPORT
-#define PYBIND11_EXPORT __attribute__((visibility("hidden")))
-
-namespace sdk_pybind11_runtime {
-sdk::Tensor one(sdk::Tensor x, double a, int64_t n, bool b) { return x; }
-std::vector<sdk::Tensor> many(std::vector<sdk::Tensor> xs, sdk::Scalar s) { return xs; }
-std::tuple<sdk::Tensor, sdk::Tensor> two(const sdk::Tensor& x, std::optional<sdk::Tensor> y) {
-  return {x, x};
-}
-std::string text(const std::string& s, int i) { return s; }
-}  // namespace sdk_pybind11_runtime
-
-PYBIND11_MODULE(sdk_pybind11_runtime_stub, m) {
-  namespace r = sdk_pybind11_runtime;
-  m.doc() = "never imported";
-  m.def("one", &r::one, "doc", pybind11::arg("x"), pybind11::arg("a") = 1.0,
-        pybind11::arg("n") = 0, pybind11::arg("b") = false);
-  m.def("many", &r::many, "doc");
-  m.def("two", &r::two, "doc");
-  m.def("text", &r::text, "doc");
-}
-"""
+RUNTIME = _runtime.OBJECT_NAME
+BUSY = ".building"  # flock'ed by the background job while it runs
+REJECTED = "installed.rejected"  # a link failed on the installed runtime object of this key
 KEEP = 3  # precompiled headers kept per cache root (see the module docstring)
 _GRACE = 600.0  # seconds: a younger folder may be another process's build in progress
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)(.*)")
@@ -120,29 +83,17 @@ def pch_flags(cxx_flags: list[str]) -> list[str]:
     return [f for f in cxx_flags if not f.startswith("-DSDK_EXTENSION_NAME=")]
 
 
-def _key(flags: list[str], compiler_ident: str, include_dir: str) -> str:
-    import pybind11
-
-    h = hashlib.sha256()
-    for part in (compiler_ident, "\0".join(flags), pybind11.__version__, sys.version):
-        h.update(part.encode() + b"\n")
-    # gcc does not check the headers a .gch was made from: their contents are in the key
-    sdk_headers = Path(include_dir, "sdk")
-    for header in sorted(sdk_headers.glob("*.h")):
-        h.update(header.name.encode() + b"\0" + header.read_bytes())
-    return h.hexdigest()[:20]
-
-
 class Pch:
     """Where the precompiled header of one flag set lives, and whether it is usable."""
 
     def __init__(self, cxx_flags: list[str], compiler_ident: str) -> None:
         self.flags = pch_flags(cxx_flags)
-        include_dir = _toolchain.sdk_paths().include_dir
-        self.dir = _cache.extensions_root() / "pch" / _key(self.flags, compiler_ident, include_dir)
+        self.include_dir = _toolchain.sdk_paths().include_dir
+        self.key = _runtime.key(self.flags, compiler_ident, self.include_dir)
+        self.dir = _cache.extensions_root() / "pch" / self.key
         self.stub = self.dir / STUB
         self.gch = self.dir / (STUB + ".gch")
-        self.runtime = self.dir / (RUNTIME + ".o")
+        self.runtime = self.dir / RUNTIME
 
     @property
     def ready(self) -> bool:
@@ -158,7 +109,14 @@ class Pch:
 
     @property
     def runtime_failed(self) -> bool:
-        return (self.dir / (RUNTIME + ".failed")).exists()
+        return (self.dir / "pybind11_runtime.failed").exists()
+
+    def installed_runtime(self, compiler_ident: str) -> Path | None:
+        """The runtime object installed with the package, when it has this key."""
+        if (self.dir / REJECTED).exists():
+            return None
+        lib_dir = _toolchain.sdk_paths().library_dir
+        return _runtime.installed_object(self.flags, compiler_ident, self.include_dir, lib_dir)
 
     def use_flags(self) -> list[str]:
         return ["-include", str(self.stub)]
@@ -188,32 +146,114 @@ class Pch:
                 shutil.rmtree(d, ignore_errors=True)
 
     def prepare(self) -> None:
-        """Create the folder and the stub header the .gch is made from."""
+        """Create the folder and the stub header the .gch is made from; drop the temp files
+        of jobs killed long ago (a .gch one is ~140 MB)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self.evict_others()
+        now = time.time()
+        for tmp in self.dir.glob("*.tmp"):
+            try:
+                if now - tmp.stat().st_mtime > _GRACE:
+                    tmp.unlink()
+            except OSError:
+                pass
         text = "// precompiled by cpp_extension for the flags in flags.txt\n"
         text += "#include <sdk/extension.h>\n"
-        if not self.stub.is_file() or self.stub.read_text() != text:
-            tmp = self.stub.with_name(f"{STUB}.{uuid.uuid4().hex}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, self.stub)
+        _write_atomic(self.stub, text)
         (self.dir / "flags.txt").write_text(" ".join(shlex.quote(f) for f in self.flags) + "\n")
 
     def build_command(self, compiler: list[str]) -> str:
-        """A shell command that writes the .gch atomically and never fails the build (a
-        failure is remembered in `failed` so that later builds do not retry it)."""
+        """A shell command that writes the .gch atomically and never fails (a failure is
+        remembered in `failed` so that later builds do not retry it)."""
         argv = [*compiler, *self.flags, "-x", "c++-header", str(self.stub)]
         return _never_failing(argv, self.gch, self.dir / "failed")
 
     def runtime_command(self, compiler: list[str]) -> str:
         """Like build_command, for pybind11_runtime.o (compiled with the .gch, no -flto)."""
-        source = self.dir / (RUNTIME + ".cpp")
-        if not source.is_file() or source.read_text() != RUNTIME_SOURCE:
-            tmp = source.with_name(f"{source.name}.{uuid.uuid4().hex}.tmp")
-            tmp.write_text(RUNTIME_SOURCE)
-            os.replace(tmp, source)
+        source = self.dir / _runtime.SOURCE_NAME
+        _write_atomic(source, _runtime.SOURCE)
         argv = [*compiler, *self.flags, *self.use_flags(), "-c", str(source)]
-        return _never_failing(argv, self.runtime, self.dir / (RUNTIME + ".failed"))
+        return _never_failing(argv, self.runtime, self.dir / "pybind11_runtime.failed")
+
+    def start_background(self, compiler: list[str], runtime: bool) -> bool:
+        """Start the detached job that makes the .gch, then (with `runtime`) the runtime
+        object, whichever is missing. Returns False when there is nothing to make or another
+        job of this key is running. The job holds a lock on BUSY until it ends; it does not
+        carry this build's token, so the next builder of this folder never stops it."""
+        import fcntl
+
+        self.prepare()
+        steps = []
+        if not self.ready and not self.failed:
+            steps.append(self.build_command(compiler))
+        if runtime and not self.runtime_ready and not self.runtime_failed:
+            steps.append(self.runtime_command(compiler))
+        if not steps:
+            return False
+        fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False  # another process's job is making them
+            env = {k: v for k, v in os.environ.items() if k != _lock.TOKEN_ENV}
+            # `( ... ) &` leaves a job that outlives this shell; the shell returns at once
+            script = f"( {'; '.join(steps)} ) </dev/null >/dev/null 2>&1 &"
+            subprocess.run(
+                ["/bin/sh", "-c", script],
+                pass_fds=(fd,),  # the job inherits the locked descriptor: busy while it runs
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C in the caller's terminal does not reach it
+                check=False,
+            )
+            return True
+        finally:
+            os.close(fd)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until no background job of this key runs; False on timeout."""
+        return _wait_unlocked(self.dir / BUSY, timeout)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    if path.is_file() and path.read_text() == text:
+        return
+    tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _wait_unlocked(path: Path, timeout: float) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return True  # no job was ever started there
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except OSError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
+
+
+def wait_for_background_jobs(timeout: float = 300.0) -> bool:
+    """Wait for the background jobs of this cache root (tests and benchmarks use this to
+    start from a settled cache). False if one is still running after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    root = _cache.extensions_root() / "pch"
+    busy = sorted(root.glob(f"*/{BUSY}")) if root.is_dir() else []
+    return all(_wait_unlocked(p, max(0.0, deadline - time.monotonic())) for p in busy)
 
 
 def _never_failing(argv: list[str], output: Path, failed: Path) -> str:
@@ -223,7 +263,7 @@ def _never_failing(argv: list[str], output: Path, failed: Path) -> str:
     tmp = f"{output}.{uuid.uuid4().hex}.tmp"
     compile_cmd = " ".join(q(a) for a in [*argv, "-o", tmp])
     return (
-        f"( {compile_cmd} && mv -f {q(tmp)} {q(str(output))} ) >/dev/null 2>&1 "
+        f"{{ {compile_cmd} && mv -f {q(tmp)} {q(str(output))}; }} >/dev/null 2>&1 "
         f"|| {{ rm -f {q(tmp)}; touch {q(str(failed))}; }} >/dev/null 2>&1 "
         "|| true"
     )
@@ -233,19 +273,19 @@ def attach(
     plan, bridge: str, cxx_flags: list[str], compiler: list[str], jobs: int, split: bool = False
 ) -> list[str]:
     """Make the C++ compiles of `plan` that start with <sdk/extension.h> use the shared
-    precompiled header, or add a step that builds it when a job slot is free.
+    precompiled header when it is ready, and start the background job that makes what is
+    missing when the build leaves a core idle.
 
     With `split` (link-time code generation), returns the objects to put first on the link
-    line: pybind11_runtime.o when it is ready (a step builds it when it is not)."""
+    line: the installed pybind11_runtime.o when it has this key, else the cache's."""
     if bridge != "pybind11":
         return []
     ident = _toolchain.compiler_identity(compiler, _cache.extensions_root() / "toolchains.json")
     if not enabled(ident):
         return []
+    cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []
-    for step in plan.compiles:
-        if step.language != "cxx":
-            continue
+    for step in cxx_steps:
         try:
             with open(step.source, "rb") as f:
                 if starts_with_extension_header(f.read(8192)):
@@ -256,25 +296,38 @@ def attach(
         return []
     try:
         pch = Pch(cxx_flags, ident)
-        free = len(plan.compiles) < jobs  # a job slot the extension's own compiles leave
-        if not pch.ready:
-            if not pch.failed and free:
-                pch.prepare()
-                plan.commands.append((str(pch.gch), pch.build_command(plan.compilers["cxx"])))
-            return []
-        pch.touch()
-        for step in steps:
-            step.flags = step.flags + pch.use_flags()
         # every C++ source must start with the header: one that defines macros before it
         # could compile pybind11's functions differently from the shared object
-        if not split or len(steps) != sum(1 for st in plan.compiles if st.language == "cxx"):
-            return []
-        if pch.runtime_ready:
+        shares_runtime = split and len(steps) == len(cxx_steps)
+        installed = pch.installed_runtime(ident) if shares_runtime else None
+        if pch.ready:
+            pch.touch()
+            for step in steps:
+                step.flags = step.flags + pch.use_flags()
+        if len(plan.compiles) < jobs:  # a core this build leaves idle
+            pch.start_background(plan.compilers["cxx"], runtime=shares_runtime and not installed)
+        if installed is not None:
+            return [str(installed)]
+        if shares_runtime and pch.runtime_ready:
             return [str(pch.runtime)]
-        if free and not pch.runtime_failed:
-            # made beside this build's compile and link, for the builds after (waiting for
-            # it would cost this one more than its shorter link saves)
-            plan.commands.append((str(pch.runtime), pch.runtime_command(plan.compilers["cxx"])))
         return []
     except (OSError, ImportError):
         return []  # an unwritable cache root or no pybind11: build without it
+
+
+def discard(shared: list[str]) -> None:
+    """A link failed on these shared objects: delete the cache's (a later job makes it
+    again); never touch the installed one (its folder may be read-only), mark its key
+    rejected in the cache instead."""
+    lib_dir = Path(_toolchain.sdk_paths().library_dir)
+    for p in map(Path, shared):
+        if p.parent != lib_dir:
+            p.unlink(missing_ok=True)
+            continue
+        try:
+            key = (lib_dir / _runtime.KEY_NAME).read_text().strip()
+            marker = _cache.extensions_root() / "pch" / key / REJECTED
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass

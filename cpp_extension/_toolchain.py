@@ -91,6 +91,9 @@ def header_abi() -> tuple[int, int]:
 
 # ----------------------------------------------------------------------------- compilers
 
+# Every JIT C++ compile starts with these; the user's flags come after them and win.
+CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC"]
+
 
 def compiler_command(language: str) -> list[str]:
     """The compiler for `language` ("cxx", "c", "cuda") as argv, honouring CXX/CC/NVCC."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import cpp_extension
-from cpp_extension import _pch
+from cpp_extension import _pch, _runtime
 
 
 def test_only_sources_that_start_with_the_extension_header():
@@ -69,6 +71,7 @@ def test_later_extensions_compile_with_the_shared_pch(tmp_path, ext_dir):
     for name in ("pch_a", "pch_b"):
         (tmp_path / f"{name}.cpp").write_text(src)
     a = cpp_extension.load("pch_a", [str(tmp_path / "pch_a.cpp")], extra_cflags=flags)
+    assert _pch.wait_for_background_jobs(300), "the background job never ended"
     if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
         pytest.skip("no precompiled header was made (compiler is not gcc, or one job only)")
     b = cpp_extension.load("pch_b", [str(tmp_path / "pch_b.cpp")], extra_cflags=flags)
@@ -110,10 +113,7 @@ def _dynamic_symbols(path) -> set[str]:
     return set(_elf.ElfFile(str(path)).dynamic_symbols())
 
 
-def test_the_shared_pybind11_runtime_object(tmp_path, ext_dir, monkeypatch):
-    """The build that finds the .gch also makes pybind11_runtime.o; later split-codegen links
-    put it first. Its stub module adds no exported symbol; a damaged one is dropped; it is
-    not an intermediate of any extension."""
+def _split_or_skip(ext_dir, monkeypatch):
     from cpp_extension import _toolchain
 
     monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
@@ -121,39 +121,145 @@ def test_the_shared_pybind11_runtime_object(tmp_path, ext_dir, monkeypatch):
     jobs = _toolchain.default_jobs()
     if not _toolchain.split_codegen_jobs(argv, ext_dir / "t.json", [], ["-O2"], 1, jobs):
         pytest.skip("no split code generation here (gcc, 2 jobs and make are needed)")
-    src = (
-        "#include <sdk/extension.h>\n"
-        "std::vector<sdk::Tensor> halves(sdk::Tensor x) { return {x * 0.5, x - x * 0.5}; }\n"
-        'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("halves", &halves); }\n'
+
+
+HALVES = (
+    "#include <sdk/extension.h>\n"
+    "std::vector<sdk::Tensor> halves(sdk::Tensor x) { return {x * 0.5, x - x * 0.5}; }\n"
+    'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("halves", &halves); }\n'
+)
+
+
+def _build_halves(tmp_path, ext_dir, name, text=HALVES, **kw):
+    """Build and check a module; returns its build folder and the link line of build.ninja."""
+    (tmp_path / f"{name}.cpp").write_text(text)
+    m = cpp_extension.load(name, [str(tmp_path / f"{name}.cpp")], **kw)
+    x = np.arange(4, dtype=np.float32)
+    a, b = m.halves(x)
+    np.testing.assert_array_equal(a.numpy() + b.numpy(), x)
+    folder = next(ext_dir.glob("py*")) / name
+    ninja = (folder / "build.ninja").read_text()
+    return folder, next(line for line in ninja.splitlines() if ": link " in line)
+
+
+def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, monkeypatch):
+    """setup.py compiles pybind11's runtime for load()'s default flags into sdk/lib: the first
+    build of a fresh cache links it first instead of generating pybind11's runtime."""
+    from cpp_extension import _toolchain
+
+    _split_or_skip(ext_dir, monkeypatch)
+    lib_dir = Path(_toolchain.sdk_paths().library_dir)
+    installed = lib_dir / _runtime.OBJECT_NAME
+    assert installed.is_file() and (lib_dir / _runtime.KEY_NAME).is_file(), (
+        "setup.py made no pybind11_runtime.o (is pybind11 a build requirement?)"
     )
+    folder, link = _build_halves(tmp_path, ext_dir, "inst_a")
+    assert link.split(": link ")[1].startswith(str(installed)), (
+        "the installed runtime object's key does not match a default load() here"
+    )
+    exported = _dynamic_symbols(folder / "inst_a.so")
+    assert "PyInit_inst_a" in exported and not any("runtime_stub" in s for s in exported)
+    # other flags are another key: not used, the cache makes its own in the background
+    _, link = _build_halves(tmp_path, ext_dir, "inst_b", extra_cflags=["-DOTHER_FLAGS=1"])
+    assert str(installed) not in link
 
-    def build(name, text=src, **kw):
-        (tmp_path / f"{name}.cpp").write_text(text)
-        m = cpp_extension.load(name, [str(tmp_path / f"{name}.cpp")], **kw)
-        x = np.arange(4, dtype=np.float32)
-        a, b = m.halves(x)
-        np.testing.assert_array_equal(a.numpy() + b.numpy(), x)
-        folder = next(ext_dir.glob("py*")) / name
-        ninja = (folder / "build.ninja").read_text()
-        return folder, next(line for line in ninja.splitlines() if ": link " in line)
 
-    build("rt_a")  # makes the .gch
+def test_no_build_waits_for_the_shared_header(tmp_path, ext_dir, monkeypatch):
+    """The .gch (and the cache's runtime object) are made by a detached job: a compiler that
+    takes 6 s more for headers does not slow the build that starts it."""
+    _split_or_skip(ext_dir, monkeypatch)
+    slow = tmp_path / "slowcxx"
+    slow.write_text('#!/bin/sh\ncase " $* " in *" c++-header "*) sleep 6;; esac\nexec c++ "$@"\n')
+    slow.chmod(0o755)
+    monkeypatch.setenv("CXX", str(slow))
+    start = time.monotonic()
+    _build_halves(tmp_path, ext_dir, "bg_a")
+    (pch_dir,) = list((ext_dir / "pch").glob("*"))
+    if not (pch_dir / _pch.BUSY).exists():
+        pytest.skip("no background job here (one job slot)")
+    assert not (pch_dir / _pch.STUB).with_suffix(".h.gch").exists()
+    assert _pch.wait_for_background_jobs(300)
+    assert time.monotonic() - start > 6  # the job did run its slow header compile
+    assert (pch_dir / (_pch.STUB + ".gch")).is_file()
+    # a wrapper is another compiler identity: the installed object does not fit, so the same
+    # job made the cache's, and the next build links it first and uses the .gch
+    folder, link = _build_halves(tmp_path, ext_dir, "bg_b")
+    assert link.split(": link ")[1].startswith(str(pch_dir / _pch.RUNTIME))
+    assert "-include" in (folder / "build.ninja").read_text()
+
+
+def test_the_cache_runtime_object(tmp_path, ext_dir, monkeypatch):
+    """For flags the installed object does not fit, the background job makes one in the
+    cache; split-codegen links put it first. It is not an intermediate of any extension;
+    a damaged one is dropped."""
+    _split_or_skip(ext_dir, monkeypatch)
+    flags = {"extra_cflags": ["-DCACHE_RUNTIME=1"]}
+    _build_halves(tmp_path, ext_dir, "rt_a", **flags)  # starts the job: .gch, runtime object
+    assert _pch.wait_for_background_jobs(300)
     pch_dirs = list((ext_dir / "pch").glob("*"))
     if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
         pytest.skip("no precompiled header was made")
-    runtime = pch_dirs[0] / (_pch.RUNTIME + ".o")
-    _, link = build("rt_b")  # uses the .gch, makes the runtime object beside
-    assert runtime.is_file() and str(runtime) not in link
-    folder, link = build("rt_c", keep_intermediates=False)
+    runtime = pch_dirs[0] / _pch.RUNTIME
+    assert runtime.is_file()
+    folder, link = _build_halves(tmp_path, ext_dir, "rt_c", keep_intermediates=False, **flags)
     assert link.split(": link ")[1].startswith(str(runtime))  # first: its copies prevail
     exported = _dynamic_symbols(folder / "rt_c.so")
     assert "PyInit_rt_c" in exported and not any("runtime_stub" in s for s in exported)
     assert runtime.is_file()  # keep_intermediates=False removes the extension's own objects only
     # a source with a macro before the header may compile pybind11 differently: not shared
-    _, link = build("rt_d", "#define RT_D 1\n" + src)
+    _, link = _build_halves(tmp_path, ext_dir, "rt_d", "#define RT_D 1\n" + HALVES, **flags)
     assert str(runtime) not in link
     # a damaged runtime object: the link fails on it, it is deleted, the link runs without it
     runtime.write_bytes(runtime.read_bytes()[:100])
-    folder, _ = build("rt_e")
+    folder, _ = _build_halves(tmp_path, ext_dir, "rt_e", **flags)
     assert not runtime.exists()
     assert "PyInit_rt_e" in _dynamic_symbols(folder / "rt_e.so")
+
+
+def test_a_damaged_installed_runtime_object_is_never_deleted(tmp_path, ext_dir, monkeypatch):
+    """The installed object may sit in a read-only site-packages: a link that fails on it
+    marks its key rejected in the cache and links without it; later builds skip it."""
+    from cpp_extension import _toolchain
+
+    _split_or_skip(ext_dir, monkeypatch)
+    real = _toolchain.sdk_paths()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in os.listdir(real.library_dir):
+        if name.endswith(".so"):
+            (lib / name).symlink_to(Path(real.library_dir, name))
+    key_file = Path(real.library_dir, _runtime.KEY_NAME)
+    if not key_file.is_file():
+        pytest.skip("no installed runtime object")
+    (lib / _runtime.KEY_NAME).write_text(key_file.read_text())
+    damaged = lib / _runtime.OBJECT_NAME
+    damaged.write_bytes(Path(real.library_dir, _runtime.OBJECT_NAME).read_bytes()[:100])
+    paths = _toolchain.SdkPaths(real.include_dir, str(lib / "libsdk_core.so"), real.abi)
+    monkeypatch.setattr(_toolchain, "_SDK_PATHS", paths)
+    folder, link = _build_halves(tmp_path, ext_dir, "dmg_a")
+    assert damaged.is_file() and damaged.stat().st_size == 100
+    marker = ext_dir / "pch" / key_file.read_text().strip() / _pch.REJECTED
+    assert marker.is_file()
+    _, link = _build_halves(tmp_path, ext_dir, "dmg_b")
+    assert str(damaged) not in link
+
+
+def test_the_key_follows_header_contents_not_folders(tmp_path):
+    """A package is built in one folder and installed in another: the key of the installed
+    runtime object must not depend on where the headers are, only on what they say."""
+    from cpp_extension import _toolchain
+
+    include = _toolchain.sdk_paths().include_dir
+    copy = tmp_path / "include"
+    shutil.copytree(include, copy)
+    flags = ["-std=c++17", "-O2", *_runtime.installed_flags(include)[3:]]
+    moved = ["-std=c++17", "-O2", *_runtime.installed_flags(str(copy))[3:]]
+    assert moved != flags
+    assert _runtime.key(moved, "gcc 12", str(copy)) == _runtime.key(flags, "gcc 12", include)
+    with open(copy / "sdk" / "tensor.h", "a") as f:
+        f.write("// changed\n")
+    assert _runtime.key(moved, "gcc 12", str(copy)) != _runtime.key(flags, "gcc 12", include)
+    assert _runtime.key([*flags, "-O3"], "gcc 12", include) != _runtime.key(
+        flags, "gcc 12", include
+    )
+    assert _runtime.key(flags, "gcc 13", include) != _runtime.key(flags, "gcc 12", include)

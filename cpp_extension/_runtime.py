@@ -1,0 +1,179 @@
+"""pybind11's per-module runtime compiled once: its source, its key, and the installed copy.
+
+Every pybind11 module compiles pybind11's runtime again (the dispatcher, signatures, error
+handling, internals, and here the sdk casters): ~85% of an extension object's machine code.
+An object of a stub module holding those inline (COMDAT) functions, put first on a link line
+with split code generation (``_toolchain.split_codegen_jobs``), makes its copies prevail, so
+the link does not generate them again (the LLTM op's link: 1.8 -> 0.9 s).
+
+Two places keep one:
+- ``sdk/lib/pybind11_runtime.o`` with its key in ``pybind11_runtime.key``, compiled when the
+  package is built (setup.py) for the flags ``load()`` uses by default. This is what makes a
+  first build fast: nothing has to be made for it.
+- ``<cache root>/pch/<key>/pybind11_runtime.o``, made in the background after a build whose
+  flags the installed one does not match (see _pch.py).
+
+The key is independent of where the headers are (a package is built in one folder and
+installed in another) and depends on what they say: the compiler's identity, the flags with
+the sdk, pybind11 and Python include folders replaced by names, the contents of the sdk and
+pybind11 headers, and the Python build. Copies of the same inline functions from another
+key would break the one-definition rule, so an object is only ever used under its own key.
+
+This module is loaded by setup.py before the package exists: it imports only the standard
+library and ``_toolchain`` (which imports only ``_errors``), by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+# names, not `from . import`: setup.py loads this file without its package
+from ._toolchain import (
+    CXX_FLAGS,
+    GCC_SPEED_ARGS,
+    BuildError,
+    compiler_command,
+    compiler_identity,
+    is_gcc,
+    python_include_dirs,
+)
+
+SOURCE_NAME = "pybind11_runtime.cpp"
+OBJECT_NAME = "pybind11_runtime.o"
+KEY_NAME = "pybind11_runtime.key"
+
+# The flags load() compiles pybind11 extensions with before the include folders and the
+# user's flags (_build._flags); the installed runtime object is compiled with exactly these.
+PYBIND11_BASE_FLAGS = [*CXX_FLAGS, "-fvisibility=hidden"]
+
+# The stub module: its entry point is compiled hidden; the signatures are the common ones of
+# extensions (tensors, lists and tuples of them, scalars, strings), whose casters are then
+# shared too.
+SOURCE = """// compiled by cpp_extension once per key; see cpp_extension/_runtime.py
+#include <sdk/extension.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#undef PYBIND11_EXPORT
+#define PYBIND11_EXPORT __attribute__((visibility("hidden")))
+
+namespace sdk_pybind11_runtime {
+sdk::Tensor one(sdk::Tensor x, double a, int64_t n, bool b) { return x; }
+std::vector<sdk::Tensor> many(std::vector<sdk::Tensor> xs, sdk::Scalar s) { return xs; }
+std::tuple<sdk::Tensor, sdk::Tensor> two(const sdk::Tensor& x, std::optional<sdk::Tensor> y) {
+  return {x, x};
+}
+std::string text(const std::string& s, int i) { return s; }
+}  // namespace sdk_pybind11_runtime
+
+PYBIND11_MODULE(sdk_pybind11_runtime_stub, m) {
+  namespace r = sdk_pybind11_runtime;
+  m.doc() = "never imported";
+  m.def("one", &r::one, "doc", pybind11::arg("x"), pybind11::arg("a") = 1.0,
+        pybind11::arg("n") = 0, pybind11::arg("b") = false);
+  m.def("many", &r::many, "doc");
+  m.def("two", &r::two, "doc");
+  m.def("text", &r::text, "doc");
+}
+"""
+
+_FILE_DIGESTS: dict[tuple[str, int, int], bytes] = {}  # (path, size, mtime) -> SHA-256
+
+
+def _tree_digest(folder: str, pattern: str) -> str:
+    """SHA-256 over the relative names and contents of the files matching `pattern` (a file
+    is read again only when its size or mtime changed)."""
+    h = hashlib.sha256()
+    root = Path(folder)
+    for path in sorted(root.glob(pattern)):
+        st = path.stat()
+        stamp = (str(path), st.st_size, st.st_mtime_ns)
+        if stamp not in _FILE_DIGESTS:
+            _FILE_DIGESTS[stamp] = hashlib.sha256(path.read_bytes()).digest()
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + _FILE_DIGESTS[stamp])
+    return h.hexdigest()
+
+
+def include_roots(sdk_include: str) -> dict[str, str]:
+    """The folders whose headers make up <sdk/extension.h>, by name."""
+    import pybind11
+
+    roots = {"sdk": sdk_include, "pybind11": pybind11.get_include()}
+    for i, d in enumerate(python_include_dirs()):
+        roots[f"python{i}"] = d
+    return roots
+
+
+def key(flags: list[str], compiler_ident: str, sdk_include: str) -> str:
+    """The key of what <sdk/extension.h> compiles to under `flags` (see the module doc).
+
+    `flags` are an extension's C++ flags; its name (-DSDK_EXTENSION_NAME) is left out."""
+    import pybind11
+
+    roots = include_roots(sdk_include)
+    names = {os.path.realpath(d): name for name, d in roots.items()}
+    h = hashlib.sha256()
+    h.update(compiler_ident.encode() + b"\n")
+    for flag in flags:
+        if flag.startswith("-DSDK_EXTENSION_NAME="):
+            continue
+        if flag.startswith("-I") and os.path.realpath(flag[2:]) in names:
+            flag = "-I<" + names[os.path.realpath(flag[2:])] + ">"
+        h.update(flag.encode() + b"\0")
+    h.update(f"\npybind11 {pybind11.__version__}\npython {sys.version} {sys.abiflags}\n".encode())
+    h.update(_tree_digest(roots["sdk"], "sdk/*.h").encode())
+    h.update(_tree_digest(roots["pybind11"], "pybind11/**/*.h").encode())
+    h.update(_tree_digest(roots["python0"], "pyconfig.h").encode())
+    return h.hexdigest()[:20]
+
+
+def installed_flags(sdk_include: str) -> list[str]:
+    """The flags of a default load() of a pybind11 extension (without its name)."""
+    return [*PYBIND11_BASE_FLAGS, *(f"-I{d}" for d in include_roots(sdk_include).values())]
+
+
+def installed_object(flags: list[str], compiler_ident: str, sdk_include: str, lib_dir: str):
+    """The installed runtime object when it was compiled under this key, else None."""
+    obj = Path(lib_dir, OBJECT_NAME)
+    try:
+        recorded = Path(lib_dir, KEY_NAME).read_text().strip()
+    except OSError:
+        return None
+    if not obj.is_file() or recorded != key(flags, compiler_ident, sdk_include):
+        return None
+    return obj
+
+
+def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path, quiet: bool = True) -> bool:
+    """Compile the runtime object into `lib_dir` for the default flags (setup.py calls this
+    while it builds the core). Returns whether it was made; a failure only costs speed."""
+    import subprocess
+
+    try:
+        argv = compiler_command("cxx")
+        work_dir.mkdir(parents=True, exist_ok=True)
+        ident = compiler_identity(argv, work_dir / "toolchains.json")
+        if not is_gcc(ident):
+            return False  # the shared object is used with gcc's split code generation only
+        flags = installed_flags(sdk_include)
+        source = work_dir / SOURCE_NAME
+        source.write_text(SOURCE)
+        tmp = work_dir / (OBJECT_NAME + ".tmp")
+        cmd = [*argv, *GCC_SPEED_ARGS, *flags, "-c", str(source), "-o", str(tmp)]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            if not quiet:
+                print(out.stderr[-2000:], file=sys.stderr)
+            return False
+        lib_dir.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, lib_dir / OBJECT_NAME)
+        (lib_dir / KEY_NAME).write_text(key(flags, ident, sdk_include) + "\n")
+        return True
+    except (OSError, ImportError, BuildError):
+        return False
