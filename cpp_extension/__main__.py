@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from . import _cache, _toolchain
 from ._errors import BuildError
@@ -29,7 +30,27 @@ def _speedups(launcher: list[str]) -> str:
     split = (
         f"on, {jobs} jobs" if jobs else "off (gcc, 2+ jobs, make, no ccache; SDK_EXTENSIONS_NO_LTO)"
     )
-    return f"precompiled header {pch}; split code generation {split}"
+    return f"precompiled header {pch}; split code generation {split}; {_runtime_line(ident)}"
+
+
+def _runtime_line(ident: str) -> str:
+    """Whether the installed pybind11 runtime object fits a default load() here."""
+    from . import _runtime
+
+    paths = _toolchain.sdk_paths()
+    if not (Path(paths.library_dir) / _runtime.OBJECT_NAME).is_file():
+        return "no installed pybind11 runtime object (first builds generate pybind11's runtime)"
+    try:
+        flags = _runtime.installed_flags(paths.include_dir)
+        fits = _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir)
+    except (OSError, ImportError):
+        fits = None
+    if fits:
+        return "installed pybind11 runtime object fits default flags"
+    return (
+        "installed pybind11 runtime object is for another compiler, pybind11 or Python "
+        "(reinstall sdk to refresh it)"
+    )
 
 
 def _compiler_line(language: str) -> str:

@@ -182,14 +182,13 @@ class Pch:
         carry this build's token, so the next builder of this folder never stops it."""
         import fcntl
 
-        self.prepare()
-        steps = []
-        if not self.ready and not self.failed:
-            steps.append(self.build_command(compiler))
-        if runtime and not self.runtime_ready and not self.runtime_failed:
-            steps.append(self.runtime_command(compiler))
-        if not steps:
+        gch = not self.ready and not self.failed
+        runtime = runtime and not self.runtime_ready and not self.runtime_failed
+        if not gch and not runtime:
             return False
+        self.prepare()
+        steps = [self.build_command(compiler)] if gch else []
+        steps += [self.runtime_command(compiler)] if runtime else []
         fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
             try:
@@ -247,11 +246,11 @@ def _wait_unlocked(path: Path, timeout: float) -> bool:
         os.close(fd)
 
 
-def wait_for_background_jobs(timeout: float = 300.0) -> bool:
-    """Wait for the background jobs of this cache root (tests and benchmarks use this to
-    start from a settled cache). False if one is still running after `timeout` seconds."""
+def wait_for_background_jobs(timeout: float = 300.0, cache_root: Path | None = None) -> bool:
+    """Wait for the background jobs of a cache root (default: this process's), as tests and
+    benchmarks do to start from a settled cache. False if one still runs after `timeout` s."""
     deadline = time.monotonic() + timeout
-    root = _cache.extensions_root() / "pch"
+    root = Path(cache_root or _cache.extensions_root()) / "pch"
     busy = sorted(root.glob(f"*/{BUSY}")) if root.is_dir() else []
     return all(_wait_unlocked(p, max(0.0, deadline - time.monotonic())) for p in busy)
 
