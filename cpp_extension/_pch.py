@@ -304,7 +304,10 @@ def attach(
             for step in steps:
                 step.flags = step.flags + pch.use_flags()
         if len(plan.compiles) < jobs:  # a core this build leaves idle
-            pch.start_background(plan.compilers["cxx"], runtime=shares_runtime and not installed)
+            try:
+                pch.start_background(plan.compilers["cxx"], shares_runtime and not installed)
+            except OSError:
+                pass  # an unwritable cache root: no job, the installed object still serves
         if installed is not None:
             return [str(installed)]
         if shares_runtime and pch.runtime_ready:

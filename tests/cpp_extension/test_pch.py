@@ -153,10 +153,13 @@ def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, mon
     assert installed.is_file() and (lib_dir / _runtime.KEY_NAME).is_file(), (
         "setup.py made no pybind11_runtime.o (is pybind11 a build requirement?)"
     )
+    ext_dir.mkdir(parents=True)
+    (ext_dir / "pch").write_text("not a folder")  # no background job can start: no matter
     folder, link = _build_halves(tmp_path, ext_dir, "inst_a")
     assert link.split(": link ")[1].startswith(str(installed)), (
         "the installed runtime object's key does not match a default load() here"
     )
+    (ext_dir / "pch").unlink()
     exported = _dynamic_symbols(folder / "inst_a.so")
     assert "PyInit_inst_a" in exported and not any("runtime_stub" in s for s in exported)
     # other flags are another key: not used, the cache makes its own in the background
