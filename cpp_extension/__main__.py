@@ -47,9 +47,10 @@ def _runtime_line(ident: str) -> str:
         fits = None
     if fits:
         return "installed pybind11 runtime object fits default flags"
+    made = _runtime.installed_record(paths.library_dir)
     return (
-        "installed pybind11 runtime object is for another compiler, pybind11 or Python "
-        "(reinstall sdk to refresh it)"
+        f"installed pybind11 runtime object is for another setup (made with pybind11 "
+        f"{made.get('pybind11', '?')}, {made.get('compiler', '?')}; reinstall sdk to refresh it)"
     )
 
 

@@ -326,8 +326,10 @@ def discard(shared: list[str]) -> None:
         if p.parent != lib_dir:
             p.unlink(missing_ok=True)
             continue
+        key = _runtime.installed_record(str(lib_dir)).get("key")
+        if not key:
+            continue
         try:
-            key = (lib_dir / _runtime.KEY_NAME).read_text().strip()
             marker = _cache.extensions_root() / "pch" / key / REJECTED
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()

@@ -141,13 +141,24 @@ def installed_flags(sdk_include: str) -> list[str]:
 def installed_object(flags: list[str], compiler_ident: str, sdk_include: str, lib_dir: str):
     """The installed runtime object when it was compiled under this key, else None."""
     obj = Path(lib_dir, OBJECT_NAME)
-    try:
-        recorded = Path(lib_dir, KEY_NAME).read_text().strip()
-    except OSError:
-        return None
-    if not obj.is_file() or recorded != key(flags, compiler_ident, sdk_include):
+    recorded = installed_record(lib_dir).get("key")
+    if not recorded or not obj.is_file() or recorded != key(flags, compiler_ident, sdk_include):
         return None
     return obj
+
+
+def installed_record(lib_dir: str) -> dict[str, str]:
+    """What the key file next to the installed object says: its key and, to explain a
+    mismatch, the pybind11 version and compiler it was made with ({} when there is none)."""
+    try:
+        lines = Path(lib_dir, KEY_NAME).read_text().splitlines()
+    except OSError:
+        return {}
+    record = {"key": lines[0].strip()} if lines else {}
+    for line in lines[1:]:
+        name, _, value = line.partition(": ")
+        record[name] = value
+    return record
 
 
 def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path, quiet: bool = True) -> bool:
@@ -173,7 +184,11 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path, quiet: bool
             return False
         lib_dir.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, lib_dir / OBJECT_NAME)
-        (lib_dir / KEY_NAME).write_text(key(flags, ident, sdk_include) + "\n")
+        import pybind11
+
+        compiler = ident.splitlines()[0] if ident else argv[0]
+        record = f"{key(flags, ident, sdk_include)}\npybind11: {pybind11.__version__}\n"
+        (lib_dir / KEY_NAME).write_text(record + f"compiler: {compiler}\n")
         return True
     except (OSError, ImportError, BuildError):
         return False
