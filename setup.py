@@ -221,13 +221,9 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
 def build_pybind11_runtime(build_dir: Path, lib_dir: Path) -> None:
     """pybind11's per-module runtime compiled once, for the flags load() uses by default
     (cpp_extension/_runtime.py): first pybind11 builds link it instead of generating it."""
-    try:
-        import pybind11  # noqa: F401  (a build requirement; without it builds are slower)
-    except ImportError:
-        print("note: pybind11 is not importable; no pybind11_runtime.o", file=sys.stderr)
-        return
-    if not _tooling("_runtime").build_installed(str(CORE_INCLUDE), lib_dir, build_dir):
-        print("note: pybind11_runtime.o was not built (gcc only)", file=sys.stderr)
+    why_not = _tooling("_runtime").build_installed(str(CORE_INCLUDE), lib_dir, build_dir)
+    if why_not:
+        print(f"note: no pybind11_runtime.o, first pybind11 builds are slower: {why_not}")
 
 
 def write_cxx_ninja(

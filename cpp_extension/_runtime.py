@@ -161,17 +161,20 @@ def installed_record(lib_dir: str) -> dict[str, str]:
     return record
 
 
-def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path, quiet: bool = True) -> bool:
+def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path) -> str | None:
     """Compile the runtime object into `lib_dir` for the default flags (setup.py calls this
-    while it builds the core). Returns whether it was made; a failure only costs speed."""
+    while it builds the core). Returns None when it was made, else why not: a failure only
+    costs speed."""
     import subprocess
 
     try:
+        import pybind11
+
         argv = compiler_command("cxx")
         work_dir.mkdir(parents=True, exist_ok=True)
         ident = compiler_identity(argv, work_dir / "toolchains.json")
         if not is_gcc(ident):
-            return False  # the shared object is used with gcc's split code generation only
+            return "the compiler is not gcc (only gcc's split code generation uses it)"
         flags = installed_flags(sdk_include)
         source = work_dir / SOURCE_NAME
         source.write_text(SOURCE)
@@ -179,16 +182,13 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path, quiet: bool
         cmd = [*argv, *GCC_SPEED_ARGS, *flags, "-c", str(source), "-o", str(tmp)]
         out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
-            if not quiet:
-                print(out.stderr[-2000:], file=sys.stderr)
-            return False
+            first = next((ln for ln in out.stderr.splitlines() if "error" in ln), out.stderr)
+            return f"the compile failed: {first.strip()[:300]}"
         lib_dir.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, lib_dir / OBJECT_NAME)
-        import pybind11
-
         compiler = ident.splitlines()[0] if ident else argv[0]
         record = f"{key(flags, ident, sdk_include)}\npybind11: {pybind11.__version__}\n"
         (lib_dir / KEY_NAME).write_text(record + f"compiler: {compiler}\n")
-        return True
-    except (OSError, ImportError, BuildError):
-        return False
+        return None
+    except (OSError, ImportError, BuildError) as e:
+        return str(e).splitlines()[0] if str(e) else type(e).__name__
