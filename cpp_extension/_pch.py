@@ -3,9 +3,10 @@
 Parsing pybind11 + the sdk headers is about 40% of a small extension's compile. The header
 is precompiled once per key (``_runtime.key``: compiler, flags, pybind11, Python and sdk
 headers) into ``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included
-(``-include``) into a translation unit only when the first preprocessing directive of its
-source already is ``#include <sdk/extension.h>``: the force-include then changes nothing but
-the speed (gcc falls back to the text header if it judges the .gch unusable).
+(``-include``) into a translation unit only when its source starts with
+``#include <sdk/extension.h>`` (after comments and C++ standard headers, see
+``starts_with_extension_header``): the force-include then changes nothing but the speed (gcc
+falls back to the text header if it judges the .gch unusable).
 
 No build waits for it. A build that finds no .gch, and leaves a core idle (fewer compiles
 than job slots), starts a detached background job that makes it, under a lock so that only
@@ -43,6 +44,7 @@ KEEP = 3  # precompiled headers kept per cache root (see the module docstring)
 _GRACE = 600.0  # seconds: a younger folder may be another process's build in progress
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)(.*)")
 _EXTENSION_INCLUDE = re.compile(rb'[ \t]*[<"]sdk/extension\.h[>"]')
+_STANDARD_INCLUDE = re.compile(rb"[ \t]*<[a-z_]+>[ \t]*$")  # <vector>, <cstdint>, <iostream>
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -53,13 +55,24 @@ def enabled(compiler_ident: str) -> bool:
 
 
 def starts_with_extension_header(text: bytes) -> bool:
-    """Whether the first thing in `text` besides comments is #include <sdk/extension.h>."""
+    """Whether the first thing in `text` besides comments and C++ standard library headers
+    is #include <sdk/extension.h>.
+
+    Rationale: the precompiled header is force-included before everything, and the shared
+    runtime object holds functions compiled without anything before the header. Standard
+    headers (<vector>, <cmath>: a bare name) define nothing pybind11 or the sdk headers read,
+    so both stay exact after them; a macro, a local header or any other line may not."""
     head = _COMMENT.sub(b" ", text[:8192])
     for line in head.splitlines():
         if not line.strip():
             continue
         m = _DIRECTIVE.match(line)
-        return bool(m and m.group(1) == b"include" and _EXTENSION_INCLUDE.match(m.group(2)))
+        if not m or m.group(1) != b"include":
+            return False
+        if _EXTENSION_INCLUDE.match(m.group(2)):
+            return True
+        if not _STANDARD_INCLUDE.match(m.group(2)):
+            return False
     return False
 
 

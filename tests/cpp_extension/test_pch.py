@@ -19,10 +19,15 @@ def test_only_sources_that_start_with_the_extension_header():
     yes = [
         b"#include <sdk/extension.h>\nint x;\n",
         b'// op\n/* more\n comment */\n  #  include "sdk/extension.h"\n#include <vector>\n',
+        b"#include <vector>\n#include <cmath>  // std::exp\n#include <sdk/extension.h>\n",
     ]
     no = [
         b"#define SDK_NO_IMPORT_HOOK\n#include <sdk/extension.h>\n",  # a macro before it
-        b"#include <vector>\n#include <sdk/extension.h>\n",
+        b'#include "config.h"\n#include <sdk/extension.h>\n',  # a local header: macros
+        b"#include <math.h>\n#include <sdk/extension.h>\n",  # not a bare standard name
+        b"#include <Python.h>\n#include <sdk/extension.h>\n",
+        b"#include <pybind11/pybind11.h>\n#include <sdk/extension.h>\n",
+        b"#include <vector>\n#undef NDEBUG\n#include <sdk/extension.h>\n",
         b"int x;\n#include <sdk/extension.h>\n",
         b"#include <sdk/tensor.h>\n",
         b"",
@@ -164,6 +169,9 @@ def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, mon
         f"the installed runtime object ({record}) does not fit a default load() here"
     )
     (ext_dir / "pch").unlink()
+    # C++ standard headers before it change nothing pybind11 compiles: still shared
+    _, link = _build_halves(tmp_path, ext_dir, "inst_c", "#include <vector>\n" + HALVES)
+    assert link.split(": link ")[1].startswith(str(installed))
     exported = _dynamic_symbols(folder / "inst_a.so")
     assert "PyInit_inst_a" in exported and not any("runtime_stub" in s for s in exported)
     # other flags are another key: not used, the cache makes its own in the background
