@@ -39,7 +39,7 @@ from . import _cache, _lock, _runtime, _toolchain
 STUB = "sdk_extension.h"
 RUNTIME = _runtime.OBJECT_NAME
 BUSY = ".building"  # flock'ed by the background job while it runs
-REJECTED = "installed.rejected"  # a link failed on the installed runtime object of this key
+REJECTED = "installed-rejected"  # suffix of the note that a link failed on the installed object
 KEEP = 3  # precompiled headers kept per cache root (see the module docstring)
 _GRACE = 600.0  # seconds: a younger folder may be another process's build in progress
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)(.*)")
@@ -125,11 +125,13 @@ class Pch:
         return (self.dir / "pybind11_runtime.failed").exists()
 
     def installed_runtime(self, compiler_ident: str) -> Path | None:
-        """The runtime object installed with the package, when it has this key."""
-        if (self.dir / REJECTED).exists():
-            return None
+        """The runtime object installed with the package, when it fits these flags and no
+        link has failed on it (see discard)."""
         lib_dir = _toolchain.sdk_paths().library_dir
-        return _runtime.installed_object(self.flags, compiler_ident, self.include_dir, lib_dir)
+        found = _runtime.installed_object(self.flags, compiler_ident, self.include_dir, lib_dir)
+        if found is None or _rejected_marker(lib_dir).exists():
+            return None
+        return found
 
     def use_flags(self) -> list[str]:
         return ["-include", str(self.stub)]
@@ -330,20 +332,24 @@ def attach(
         return []  # an unwritable cache root or no pybind11: build without it
 
 
+def _rejected_marker(lib_dir: str) -> Path:
+    """The cache's note that a link failed on the installed runtime object of this key (a
+    file beside the .gch folders, which eviction leaves alone)."""
+    key = _runtime.installed_record(lib_dir).get("key", "none")
+    return _cache.extensions_root() / "pch" / f"{key}.{REJECTED}"
+
+
 def discard(shared: list[str]) -> None:
     """A link failed on these shared objects: delete the cache's (a later job makes it
-    again); never touch the installed one (its folder may be read-only), mark its key
-    rejected in the cache instead."""
-    lib_dir = Path(_toolchain.sdk_paths().library_dir)
+    again); never touch the installed one (its folder may be read-only), mark it rejected
+    in the cache instead."""
+    lib_dir = _toolchain.sdk_paths().library_dir
     for p in map(Path, shared):
-        if p.parent != lib_dir:
+        if p.parent != Path(lib_dir):
             p.unlink(missing_ok=True)
             continue
-        key = _runtime.installed_record(str(lib_dir)).get("key")
-        if not key:
-            continue
         try:
-            marker = _cache.extensions_root() / "pch" / key / REJECTED
+            marker = _rejected_marker(lib_dir)
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()
         except OSError:

@@ -133,6 +133,22 @@ def key(flags: list[str], compiler_ident: str, sdk_include: str) -> str:
     return h.hexdigest()[:20]
 
 
+def _codegen_only(flag: str) -> bool:
+    """Flags that change how code is generated, never what a definition means: objects
+    compiled with and without them link together as with any library (-O3, -g, -Wall,
+    -march=native). -Wp,/-Wa,/-Wl, pass other flags on and are not among them."""
+    if flag.startswith("-W"):
+        return not flag.startswith(("-Wp,", "-Wa,", "-Wl,"))
+    return flag.startswith(("-O", "-g", "-march=", "-mtune=", "-pipe", "-fdiagnostics"))
+
+
+def object_key(flags: list[str], compiler_ident: str, sdk_include: str) -> str:
+    """The key of a runtime object: `key` without the codegen-only flags, so that one object
+    serves -O2 and -O3 builds alike (a precompiled header needs the exact flags)."""
+    kept = [f for f in flags if not _codegen_only(f)]
+    return key(kept, compiler_ident, sdk_include)
+
+
 def installed_flags(sdk_include: str) -> list[str]:
     """The flags of a default load() of a pybind11 extension (without its name)."""
     return [*PYBIND11_BASE_FLAGS, *(f"-I{d}" for d in include_roots(sdk_include).values())]
@@ -142,7 +158,9 @@ def installed_object(flags: list[str], compiler_ident: str, sdk_include: str, li
     """The installed runtime object when it was compiled under this key, else None."""
     obj = Path(lib_dir, OBJECT_NAME)
     recorded = installed_record(lib_dir).get("key")
-    if not recorded or not obj.is_file() or recorded != key(flags, compiler_ident, sdk_include):
+    if not recorded or not obj.is_file():
+        return None
+    if recorded != object_key(flags, compiler_ident, sdk_include):
         return None
     return obj
 
@@ -187,7 +205,7 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path) -> str | No
         lib_dir.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, lib_dir / OBJECT_NAME)
         compiler = ident.splitlines()[0] if ident else argv[0]
-        record = f"{key(flags, ident, sdk_include)}\npybind11: {pybind11.__version__}\n"
+        record = f"{object_key(flags, ident, sdk_include)}\npybind11: {pybind11.__version__}\n"
         (lib_dir / KEY_NAME).write_text(record + f"compiler: {compiler}\n")
         return None
     except (OSError, ImportError, BuildError) as e:

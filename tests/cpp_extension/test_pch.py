@@ -170,7 +170,9 @@ def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, mon
     )
     (ext_dir / "pch").unlink()
     # C++ standard headers before it change nothing pybind11 compiles: still shared
-    _, link = _build_halves(tmp_path, ext_dir, "inst_c", "#include <vector>\n" + HALVES)
+    # and -O3, -g, warnings change how code is generated, not what it means: shared too
+    text = "#include <vector>\n" + HALVES
+    _, link = _build_halves(tmp_path, ext_dir, "inst_c", text, extra_cflags=["-O3", "-Wall"])
     assert link.split(": link ")[1].startswith(str(installed))
     exported = _dynamic_symbols(folder / "inst_a.so")
     assert "PyInit_inst_a" in exported and not any("runtime_stub" in s for s in exported)
@@ -260,7 +262,7 @@ def test_a_damaged_installed_runtime_object_is_never_deleted(tmp_path, ext_dir, 
     monkeypatch.setattr(_toolchain, "_SDK_PATHS", paths)
     folder, link = _build_halves(tmp_path, ext_dir, "dmg_a")
     assert damaged.is_file() and damaged.stat().st_size == 100
-    marker = ext_dir / "pch" / key / _pch.REJECTED
+    marker = ext_dir / "pch" / f"{key}.{_pch.REJECTED}"
     assert marker.is_file()
     _, link = _build_halves(tmp_path, ext_dir, "dmg_b")
     assert str(damaged) not in link
@@ -285,3 +287,9 @@ def test_the_key_follows_header_contents_not_folders(tmp_path):
         flags, "gcc 12", include
     )
     assert _runtime.key(flags, "gcc 13", include) != _runtime.key(flags, "gcc 12", include)
+    # a runtime object serves other optimisation levels, debug info and warnings, not macros
+    obj = _runtime.object_key(flags, "gcc 12", include)
+    same = [*flags, "-O3", "-g", "-Wall", "-march=native"]
+    assert _runtime.object_key(same, "gcc 12", include) == obj
+    for other in ("-DNDEBUG", "-Wp,-DNDEBUG", "-fno-exceptions", "-std=c++20"):
+        assert _runtime.object_key([*flags, other], "gcc 12", include) != obj, other
