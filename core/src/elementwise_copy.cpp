@@ -1,6 +1,13 @@
 // core/src/elementwise_copy.cpp: casting copies, fill, `out` plumbing, and
 // sdk_copy_/fill_/to_dtype.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
 
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
@@ -24,6 +31,148 @@ void check_cpu(const TensorImpl& t, const char* op) {
   }
 }
 
+namespace {
+
+// Element types of one size: a same-dtype copy only moves bytes.
+template <int64_t N>
+struct Bits;
+template <>
+struct Bits<1> {
+  using type = uint8_t;
+};
+template <>
+struct Bits<2> {
+  using type = uint16_t;
+};
+template <>
+struct Bits<4> {
+  using type = uint32_t;
+};
+template <>
+struct Bits<8> {
+  using type = uint64_t;
+};
+
+#if defined(__SSE2__)
+constexpr bool kSse2 = true;
+#else
+constexpr bool kSse2 = false;
+#endif
+
+// Element sizes moved in register blocks (4x4 of 4 bytes, 2x2 of 8 bytes).
+template <typename T>
+constexpr bool kHasBlock = kSse2 && (sizeof(T) == 4 || sizeof(T) == 8);
+
+// One block through SSE registers: loads along src rows, stores along dst rows.
+template <typename T>
+inline void transpose_block(char* d, int64_t d1, const char* s, int64_t s0) {
+#if defined(__SSE2__)
+  if constexpr (sizeof(T) == 4) {
+    __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s));
+    __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s + s0));
+    __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 2 * s0));
+    __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 3 * s0));
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(reinterpret_cast<float*>(d), r0);
+    _mm_storeu_ps(reinterpret_cast<float*>(d + d1), r1);
+    _mm_storeu_ps(reinterpret_cast<float*>(d + 2 * d1), r2);
+    _mm_storeu_ps(reinterpret_cast<float*>(d + 3 * d1), r3);
+  } else if constexpr (sizeof(T) == 8) {
+    __m128d r0 = _mm_loadu_pd(reinterpret_cast<const double*>(s));
+    __m128d r1 = _mm_loadu_pd(reinterpret_cast<const double*>(s + s0));
+    _mm_storeu_pd(reinterpret_cast<double*>(d), _mm_unpacklo_pd(r0, r1));
+    _mm_storeu_pd(reinterpret_cast<double*>(d + d1), _mm_unpackhi_pd(r0, r1));
+  }
+#endif
+}
+
+// Copy one plane in square tiles: dst[i0, i1] = src[i0, i1], dst runs along i0 (unit
+// stride), src along i1 (unit stride), `d1` and `s0` their other strides in bytes.
+// Rationale: element by element, every source read of a transpose touches a new cache
+// line and the line is gone before the next one along it is read; a tile keeps its lines
+// in L1, and a register block turns four scalar loads and stores into one vector each.
+template <typename T>
+void transpose_tiles(char* dst, const char* src, int64_t n0, int64_t i1_begin, int64_t i1_end,
+                     int64_t d1, int64_t s0) {
+  constexpr int64_t kTile = 32, isz = sizeof(T);
+  constexpr int64_t kBlock = kHasBlock<T> ? 16 / isz : kTile + 1;  // never, without blocks
+  for (int64_t a = i1_begin; a < i1_end; a += kTile) {
+    const int64_t a_end = std::min(a + kTile, i1_end);
+    const int64_t a_full = a + (a_end - a) / kBlock * kBlock;
+    for (int64_t b = 0; b < n0; b += kTile) {
+      const int64_t b_end = std::min(b + kTile, n0);
+      const int64_t b_full = b + (b_end - b) / kBlock * kBlock;
+      for (int64_t i0 = b; i0 < b_full; i0 += kBlock) {
+        for (int64_t i1 = a; i1 < a_full; i1 += kBlock) {
+          transpose_block<T>(dst + i1 * d1 + i0 * isz, d1, src + i0 * s0 + i1 * isz, s0);
+        }
+      }
+      // What the blocks left (the tile's edges; all of it for 1- and 2-byte elements).
+      for (int64_t i1 = a; i1 < a_end; ++i1) {
+        T* d = reinterpret_cast<T*>(dst + i1 * d1);
+        const char* s = src + i1 * isz;
+        for (int64_t i0 = i1 < a_full ? b_full : b; i0 < b_end; ++i0) {
+          d[i0] = *reinterpret_cast<const T*>(s + i0 * s0);
+        }
+      }
+    }
+  }
+}
+
+// A same-dtype copy whose iteration (dims innermost first, see TensorIter) has the
+// destination contiguous along dim 0 and the source contiguous along dim 1: a transposed
+// plane, repeated over the outer dims. Returns false for any other copy.
+bool copy_transposed(const TensorIter& it) {
+  const int64_t isz = it.itemsize[0];
+  if (it.ndim < 2 || it.itemsize[1] != isz) return false;
+  if (it.strides[0][0] != isz || it.strides[1][1] != isz || it.strides[0][1] == isz) return false;
+  const int64_t n0 = it.shape[0], n1 = it.shape[1];
+  if (n0 < 8 || n1 < 8) return false;  // a thin plane is already a few streams
+  int64_t outer = 1;
+  for (int d = 2; d < it.ndim; ++d) outer *= it.shape[d];
+  // Work items: strips of kStrip planes' rows (i1) across all outer dims.
+  constexpr int64_t kStrip = 32;
+  const int64_t strips = (n1 + kStrip - 1) / kStrip;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kStrip * n0));
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    parallel_for(0, outer * strips, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t w = begin; w < end; ++w) {
+        int64_t o = w / strips, rem = o;
+        char* d = it.data[0];
+        const char* s = it.data[1];
+        for (int dim = 2; dim < it.ndim; ++dim) {
+          const int64_t idx = rem % it.shape[dim];
+          rem /= it.shape[dim];
+          d += idx * it.strides[dim][0];
+          s += idx * it.strides[dim][1];
+        }
+        const int64_t a = (w % strips) * kStrip;
+        transpose_tiles<T>(d, s, n0, a, std::min(a + kStrip, n1), it.strides[1][0],
+                           it.strides[0][1]);
+      }
+    });
+  };
+  switch (isz) {
+    case 1:
+      run(Bits<1>::type{});
+      return true;
+    case 2:
+      run(Bits<2>::type{});
+      return true;
+    case 4:
+      run(Bits<4>::type{});
+      return true;
+    case 8:
+      run(Bits<8>::type{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 void copy_into(TensorImpl& dst, const TensorImpl& src) {
   if (dst.numel == 0) return;
   if (cuda::is_cuda(dst) || cuda::is_cuda(src)) return cuda::copy_into(dst, src);
@@ -33,6 +182,7 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
   }
   TensorIter it;
   it.build({&dst, &src}, "copy");
+  if (dst.dtype == src.dtype && copy_transposed(it)) return;
   SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] {

@@ -202,3 +202,81 @@ def test_random_and_generators():
     ).shape == (3,)
     with pytest.raises(TypeError):
         sdk.rand(3, generator="nope")
+
+
+# ------------------------------------------------------------------ transposed copies
+# core/src/elementwise_copy.cpp copies a transposed plane in tiles and register blocks;
+# these shapes cover whole blocks, tile edges (not multiples of 4 or 32), thin planes,
+# outer dims, every element size (1, 2, 4, 8 bytes) and both threads.
+
+_TRANSPOSE_DTYPES = ["bool", "uint8", "int16", "float16", "float32", "int32", "float64", "int64"]
+
+
+def _bits(shape, dtype: str, rng) -> np.ndarray:
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    # Distinct bit patterns per element, so a misplaced element cannot go unseen.
+    n = int(np.prod(shape))
+    return (np.arange(n) * 7919 % 65521).astype(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", _TRANSPOSE_DTYPES)
+@pytest.mark.parametrize("shape", [(64, 96), (37, 53), (8, 1000), (1000, 9), (33, 4), (3, 5)])
+def test_contiguous_of_a_transpose_matches_numpy(dtype: str, shape, rng) -> None:
+    a = _bits(shape, dtype, rng)
+    t = sdk.from_numpy(a).t()
+    got = t.contiguous()
+    assert got.is_contiguous() and got.stride() == (shape[0], 1)
+    np.testing.assert_array_equal(got.numpy(), np.ascontiguousarray(a.T))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64"])
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((5, 40, 36), (0, 2, 1)),
+        ((40, 3, 36), (2, 1, 0)),
+        ((6, 7, 33, 34), (0, 1, 3, 2)),
+        ((12, 34, 35), (1, 2, 0)),
+        ((34, 35, 4), (1, 0, 2)),
+    ],
+)
+def test_contiguous_of_a_permute_matches_numpy(dtype: str, shape, perm, rng) -> None:
+    a = _bits(shape, dtype, rng)
+    got = sdk.from_numpy(a).permute(*perm).contiguous()
+    np.testing.assert_array_equal(got.numpy(), np.ascontiguousarray(a.transpose(perm)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_transposed_copy_on_each_thread_count(threads: int) -> None:
+    a = _bits((700, 1300), "float32", None)
+    before = sdk.get_num_threads()
+    sdk.set_num_threads(threads)
+    try:
+        got = sdk.from_numpy(a).t().contiguous()
+        back = sdk.empty(700, 1300)
+        back.t().copy_(got)  # a contiguous source into a transposed destination
+    finally:
+        sdk.set_num_threads(before)
+    np.testing.assert_array_equal(got.numpy(), a.T)
+    np.testing.assert_array_equal(back.numpy(), a)
+
+
+def test_transposed_copy_into_a_strided_destination_and_from_a_broadcast() -> None:
+    a = _bits((40, 48), "float64", None)
+    dst = sdk.zeros(48, 80)
+    dst[:, ::2].copy_(sdk.from_numpy(a).t())  # destination rows with a gap
+    expect = np.zeros((48, 80))
+    expect[:, ::2] = a.T
+    np.testing.assert_array_equal(dst.numpy(), expect)
+    col = sdk.from_numpy(np.arange(48.0)).reshape(48, 1)
+    wide = sdk.zeros(48, 40)
+    wide.copy_(col)  # a stride-0 source dim
+    np.testing.assert_array_equal(wide.numpy(), np.broadcast_to(np.arange(48.0)[:, None], (48, 40)))
+
+
+def test_transposed_copy_over_overlapping_memory_reads_first() -> None:
+    a = _bits((64, 64), "float32", None)
+    t = sdk.from_numpy(a.copy())
+    t.copy_(t.t())  # in-place transpose: the source is read before it is overwritten
+    np.testing.assert_array_equal(t.numpy(), a.T)
