@@ -18,6 +18,7 @@ from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,
     bfloat16,
+    contiguous_format,
     device,
     dtype,
     float16,
@@ -28,6 +29,8 @@ from sdk._dtype import (
     int16,
     int32,
     int64,
+    memory_format,
+    preserve_format,
     set_default_dtype,
     uint8,
 )
@@ -316,8 +319,11 @@ __all__ = [
     "OutOfMemoryError",
     "Size",
     "bfloat16",
+    "contiguous_format",
     "device",
     "dtype",
+    "memory_format",
+    "preserve_format",
     "float16",
     "float32",
     "float64",

@@ -1,4 +1,4 @@
-"""dtype, device and Size: the small value types of the sdk Python API."""
+"""dtype, device, memory_format and Size: the small value types of the sdk Python API."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from typing import Any
 __all__ = [
     "dtype",
     "device",
+    "memory_format",
+    "contiguous_format",
+    "preserve_format",
     "Size",
     "bool_",
     "uint8",
@@ -188,6 +191,27 @@ class device:
 
     def __hash__(self) -> int:
         return hash((self.type, self.index or 0))
+
+
+class memory_format:
+    """How a new tensor lays out its elements: ``sdk.contiguous_format`` (row-major) or
+    ``sdk.preserve_format`` (the layout of a dense source, e.g. a transposed one; the
+    default of ``*_like`` and ``clone``), as torch's."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"sdk.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
 
 
 class Size(tuple):

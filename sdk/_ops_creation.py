@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import as_dtype, device, get_default_dtype, int64
+from sdk._dtype import (
+    as_dtype,
+    contiguous_format,
+    device,
+    get_default_dtype,
+    int64,
+    preserve_format,
+)
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg
 
 Tensor = Any
@@ -100,30 +107,64 @@ def ones(
     return _finish(t, requires_grad, "ones")
 
 
-def _like(input: Tensor, dtype: Any, op: str) -> tuple:
+def check_memory_format(memory_format: Any, op: str) -> bool:
+    """True to keep the input's layout (torch's preserve_format, the default of *_like and
+    clone: a transposed input gives a transposed result), False for row-major."""
+    if memory_format is None or memory_format is preserve_format:
+        return True
+    if memory_format is contiguous_format:
+        return False
+    raise TypeError(
+        f"{op}(): memory_format must be sdk.preserve_format or sdk.contiguous_format, "
+        f"got {memory_format!r}"
+    )
+
+
+def _like(input: Tensor, dtype: Any, memory_format: Any, op: str) -> Tensor:
+    """An uninitialised tensor of input's shape, dtype (unless given) and layout."""
     tensor_arg(input, op)
-    return tuple(input.shape), (input.dtype if dtype is None else as_dtype(dtype))
+    preserve = check_memory_format(memory_format, op)
+    return _C.empty_like(input, None if dtype is None else as_dtype(dtype), preserve)
 
 
 def empty_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "empty_like")
-    return _finish(_C.empty(size, d), requires_grad, "empty_like")
+    """Uninitialised, input's shape, dtype and layout (see sdk.preserve_format)."""
+    t = _like(input, dtype, memory_format, "empty_like")
+    return _finish(t, requires_grad, "empty_like")
 
 
 def zeros_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "zeros_like")
-    return _finish(_C.full(size, 0, d), requires_grad, "zeros_like")
+    t = _C.fill_(_like(input, dtype, memory_format, "zeros_like"), 0)
+    return _finish(t, requires_grad, "zeros_like")
 
 
 def ones_like(
-    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+    **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "ones_like")
-    return _finish(_C.full(size, 1, d), requires_grad, "ones_like")
+    t = _C.fill_(_like(input, dtype, memory_format, "ones_like"), 1)
+    return _finish(t, requires_grad, "ones_like")
 
 
 def full_like(
@@ -133,10 +174,18 @@ def full_like(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    memory_format: Any = None,
     **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "full_like")
-    return _finish(_C.full(size, fill_value, d), requires_grad, "full_like")
+    t = _C.fill_(_like(input, dtype, memory_format, "full_like"), fill_value)
+    return _finish(t, requires_grad, "full_like")
+
+
+def _random_like(input: Tensor, dtype: Any, memory_format: Any, op: str) -> Tensor:
+    t = _like(input, dtype, memory_format, op)
+    if not t.dtype.is_floating_point:
+        raise TypeError(f"{op}(): expected a floating dtype, got {t.dtype}")
+    return t
 
 
 def rand_like(
@@ -145,10 +194,11 @@ def rand_like(
     dtype: Any = None,
     generator: Any = None,
     requires_grad: bool = False,
+    memory_format: Any = None,
     **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "rand_like")
-    return rand(size, dtype=d, generator=generator, requires_grad=requires_grad)
+    t = _C.uniform_(_random_like(input, dtype, memory_format, "rand_like"), 0.0, 1.0, generator)
+    return _finish(t, requires_grad, "rand_like")
 
 
 def randn_like(
@@ -157,10 +207,11 @@ def randn_like(
     dtype: Any = None,
     generator: Any = None,
     requires_grad: bool = False,
+    memory_format: Any = None,
     **_: Any,
 ) -> Tensor:
-    size, d = _like(input, dtype, "randn_like")
-    return randn(size, dtype=d, generator=generator, requires_grad=requires_grad)
+    t = _C.normal_(_random_like(input, dtype, memory_format, "randn_like"), 0.0, 1.0, generator)
+    return _finish(t, requires_grad, "randn_like")
 
 
 def arange(

@@ -6,6 +6,7 @@ import builtins
 from typing import Any, Sequence
 
 from sdk import _C
+from sdk._dtype import contiguous_format
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -16,6 +17,7 @@ from sdk._ops_common import (
     wrap_dim,
     wrap_dims,
 )
+from sdk._ops_creation import check_memory_format
 
 Tensor = Any
 
@@ -313,6 +315,10 @@ def ravel(input: Tensor) -> Tensor:
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     """self when contiguous, else a contiguous copy."""
+    if memory_format is not None and memory_format is not contiguous_format:
+        raise TypeError(
+            f"contiguous(): memory_format must be sdk.contiguous_format, got {memory_format!r}"
+        )
     r = _C.contiguous(self)
     if r is not self and needs_grad(self):
         record("contiguous", (self,), r)
@@ -320,8 +326,13 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy in fresh contiguous memory."""
-    r = _C.clone(input)
+    """A copy in fresh memory, laid out as input is when it is dense (a transposed input
+    gives a transposed copy, torch's preserve_format); row-major with
+    memory_format=sdk.contiguous_format."""
+    if check_memory_format(memory_format, "clone"):
+        r = _C.copy_(_C.empty_like(input, None, True), input)
+    else:
+        r = _C.clone(input)
     if needs_grad(input):
         record("clone", (input,), r)
     return r

@@ -1,5 +1,8 @@
-// core/src/creation.cpp: tensor factories (empty, full, arange, linspace, eye, clone, from_blob).
+// core/src/creation.cpp: tensor factories (empty, empty_like, full, arange, linspace, eye, clone,
+// from_blob).
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
@@ -41,6 +44,56 @@ int64_t extent_bytes(int64_t ndim, const int64_t* sizes, const int64_t* strides,
     SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow the address space");
   }
   return n;
+}
+
+// Strides of a new tensor laid out like `t` (torch's preserve_format): t's own when t is
+// dense and non-overlapping (a permutation of a contiguous tensor), else dense strides in
+// the order of t's. Rationale: torch's *_like and clone keep a transposed input's layout,
+// so extension code that walks input and result by one linear index stays correct after a
+// port, and elementwise work on the two is one contiguous loop.
+std::vector<int64_t> preserved_strides(const TensorImpl& t) {
+  const int64_t nd = t.ndim;
+  const int64_t* sz = t.sizes;
+  const int64_t* st = t.strides;
+  std::vector<int64_t> dims;  // the dims that move, smallest stride first
+  for (int64_t d = 0; d < nd; ++d)
+    if (sz[d] > 1) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return st[a] < st[b]; });
+  int64_t expect = 1;
+  bool dense = true;
+  for (int64_t d : dims) {
+    dense = dense && st[d] == expect;
+    expect *= sz[d];
+  }
+  if (dense) return std::vector<int64_t>(st, st + nd);
+  // Order the dims innermost first, starting from row-major, by an insertion sort in which a
+  // stride-0 dim compares with nothing (it keeps its row-major place) and equal strides
+  // put the smaller size inner: the order torch's iterators give, so results match it.
+  std::vector<int64_t> perm(nd);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  auto outer_than = [&](int64_t a, int64_t b) {  // should dim a sit outside dim b? (-1/0/1)
+    if (st[a] == 0 || st[b] == 0) return 0;
+    if (st[a] != st[b]) return st[a] > st[b] ? 1 : -1;
+    return sz[a] > sz[b] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t cur = i;
+    for (int64_t j = i - 1; j >= 0; --j) {
+      const int c = outer_than(perm[j], perm[cur]);
+      if (c < 0) break;
+      if (c > 0) {
+        std::swap(perm[j], perm[cur]);
+        cur = j;
+      }
+    }
+  }
+  std::vector<int64_t> out(nd);
+  int64_t stride = 1;
+  for (int64_t d : perm) {
+    out[d] = stride;
+    stride *= std::max<int64_t>(sz[d], 1);
+  }
+  return out;
 }
 
 }  // namespace
@@ -213,6 +266,24 @@ SDK_API sdk_status sdk_eye(int64_t n, int64_t m, sdk_dtype dtype, sdk_device dev
     scalar_t* p = static_cast<scalar_t*>(r->data());
     for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = cast_to<scalar_t>(1);
   });
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_empty_like(const sdk_tensor* t, sdk_dtype dtype, int32_t memory_format,
+                                  sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_empty_like";
+  const TensorImpl& x = checked(t, op, "t");
+  check_not_null(result, op, "result");
+  if (dtype != -1) check_dtype(dtype, op);
+  if (memory_format != SDK_CONTIGUOUS_FORMAT && memory_format != SDK_PRESERVE_FORMAT) {
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": unknown memory_format ", memory_format);
+  }
+  Ref r = make_tensor(x.ndim, x.sizes, dtype == -1 ? x.dtype : dtype, x.device());
+  if (memory_format == SDK_PRESERVE_FORMAT) {
+    r->set_shape(x.ndim, x.sizes, preserved_strides(x).data());
+  }
   *result = r.release_handle();
   SDK_SAFE_CALL_END;
 }

@@ -286,6 +286,19 @@ FAST(o_eye) {
   return finish(st, &r, nullptr);
 }
 
+// empty_like(t, dtype or None, preserve): t's sizes, laid out like t when preserve is true
+FAST(o_empty_like) {
+  sdk_tensor *t, *r = nullptr;
+  sdk_dtype dt = -1;
+  if (!check_nargs("empty_like", nargs, 3, 3) || !tensor_arg(args[0], "empty_like", "input", &t) ||
+      (args[1] != Py_None && !dtype_arg(args[1], "empty_like", "dtype", &dt)))
+    return nullptr;
+  const int preserve = PyObject_IsTrue(args[2]);
+  if (preserve < 0) return nullptr;
+  const int32_t format = preserve ? SDK_PRESERVE_FORMAT : SDK_CONTIGUOUS_FORMAT;
+  return finish(sdk_empty_like(t, dt, format, &r), &r, nullptr);
+}
+
 // clone(t)
 FAST(o_clone) {
   sdk_tensor *t, *r = nullptr;
@@ -543,6 +556,7 @@ PyMethodDef sdkpy::ops_methods[] = {
     FM("linspace", o_linspace, "linspace(start, end, steps, dtype)"),
     FM("eye", o_eye, "eye(n, m, dtype)"),
     FM("clone", o_clone, "clone(input)"),
+    FM("empty_like", o_empty_like, "empty_like(input, dtype, preserve)"),
     FM("uniform_", o_uniform_, "uniform_(input, from, to, generator)"),
     FM("normal_", o_normal_, "normal_(input, mean, std, generator)"),
     FM("randint_", o_randint_, "randint_(input, low, high, generator)"),

@@ -638,3 +638,28 @@ def test_dropout_like_torch():
     assert repr(d) == repr(torch.nn.Dropout(0.5))
     with pytest.raises(ValueError):
         sdk.nn.Dropout(1.5)
+
+
+_LAYOUTS = [((3, 4), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 1, 4), (2, 1, 0)),
+            ((1, 5, 1), (2, 0, 1)), ((3, 4, 5), (1, 0, 2)), ((4, 1), (1, 0)),
+            ((2, 2, 3), (2, 1, 0))]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,perm", _LAYOUTS)
+@pytest.mark.parametrize("view", ["permuted", "sliced", "expanded"])
+def test_like_and_clone_strides_match_torch(shape, perm, view):
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    src = a[:1] if view == "expanded" else a
+    s, t = sdk.from_numpy(src).permute(*perm), torch.from_numpy(src).permute(*perm)
+    if view == "sliced":
+        s, t = s[..., ::2], t[..., ::2]
+    elif view == "expanded":
+        size = list(t.shape)
+        size[perm.index(0)] = 3
+        s, t = s.expand(*size), t.expand(*size)
+    for name in ["empty_like", "zeros_like", "ones_like", "rand_like", "randn_like"]:
+        assert getattr(sdk, name)(s).stride() == getattr(torch, name)(t).stride(), name
+        got = getattr(sdk, name)(s, memory_format=sdk.contiguous_format).stride()
+        assert got == getattr(torch, name)(t, memory_format=torch.contiguous_format).stride()
+    assert s.clone().stride() == t.clone().stride()
+    np.testing.assert_array_equal(s.clone().numpy(), t.clone().numpy())

@@ -280,3 +280,68 @@ def test_transposed_copy_over_overlapping_memory_reads_first() -> None:
     t = sdk.from_numpy(a.copy())
     t.copy_(t.t())  # in-place transpose: the source is read before it is overwritten
     np.testing.assert_array_equal(t.numpy(), a.T)
+
+
+# ------------------------------------------------------------------ memory formats
+# *_like and clone keep a dense source's layout (torch's preserve_format, the default).
+
+_LIKE = ["empty_like", "zeros_like", "ones_like", "rand_like", "randn_like"]
+
+
+def _like(name: str, t, **kw):
+    return getattr(sdk, name)(t, **kw)
+
+
+@pytest.mark.parametrize("name", _LIKE)
+def test_like_functions_keep_a_transposed_layout(name: str) -> None:
+    t = sdk.arange(12.0).reshape(3, 4).t()
+    assert _like(name, t).stride() == (1, 4)
+    assert _like(name, t, memory_format=sdk.preserve_format).stride() == (1, 4)
+    assert _like(name, t, memory_format=sdk.contiguous_format).stride() == (3, 1)
+    assert _like(name, t, dtype=sdk.float64).dtype == sdk.float64
+
+
+def test_like_values_and_clone_keep_the_layout() -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    t = sdk.from_numpy(a).permute(2, 0, 1)
+    np.testing.assert_array_equal(sdk.zeros_like(t).numpy(), np.zeros((4, 2, 3)))
+    np.testing.assert_array_equal(sdk.full_like(t, 7).numpy(), np.full((4, 2, 3), 7.0))
+    assert sdk.full_like(t, 7).stride() == (1, 12, 4)
+    c = t.clone()
+    assert c.stride() == t.stride() and c.data_ptr() != t.data_ptr()
+    np.testing.assert_array_equal(c.numpy(), a.transpose(2, 0, 1))
+    c2 = sdk.clone(t, memory_format=sdk.contiguous_format)
+    assert c2.is_contiguous()
+    np.testing.assert_array_equal(c2.numpy(), a.transpose(2, 0, 1))
+
+
+def test_like_of_a_view_with_gaps_is_dense_in_its_order() -> None:
+    t = sdk.arange(24.0).reshape(4, 6).t()[:, ::2]  # shape (6, 2), strides (1, 12)
+    assert sdk.empty_like(t).stride() == (1, 6)
+    c = t.clone()
+    assert c.stride() == (1, 6)
+    np.testing.assert_array_equal(c.numpy(), np.arange(24.0).reshape(4, 6).T[:, ::2])
+    e = sdk.arange(3.0).reshape(3, 1).expand(3, 4)  # overlapping: row-major
+    assert sdk.empty_like(e).stride() == (4, 1)
+
+
+def test_clone_of_a_transpose_keeps_autograd() -> None:
+    x = sdk.randn(3, 4, requires_grad=True)
+    y = x.t().clone()
+    assert y.stride() == (1, 4)
+    (y * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 4), 2.0, np.float32))
+
+
+def test_bad_memory_formats_raise() -> None:
+    t = sdk.zeros(2, 3)
+    with pytest.raises(TypeError, match="memory_format"):
+        sdk.empty_like(t, memory_format="channels_last")
+    with pytest.raises(TypeError, match="memory_format"):
+        t.clone(memory_format=1)
+    with pytest.raises(TypeError, match="contiguous_format"):
+        t.contiguous(memory_format=sdk.preserve_format)
+    assert repr(sdk.preserve_format) == "sdk.preserve_format"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(sdk.contiguous_format)) is sdk.contiguous_format

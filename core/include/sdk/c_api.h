@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 1
+#define SDK_ABI_VERSION_MINOR 2
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -244,8 +244,25 @@ SDK_API sdk_status sdk_linspace(double start, double end, int64_t steps, sdk_dty
 /*! \brief n x m identity (m < 0 means m = n). */
 SDK_API sdk_status sdk_eye(int64_t n, int64_t m, sdk_dtype dtype, sdk_device device,
                            sdk_tensor** result);
-/*! \brief Deep copy into fresh contiguous memory. */
+/*! \brief Deep copy into fresh contiguous memory (row-major; sdk_empty_like
+ *  with SDK_PRESERVE_FORMAT, then sdk_copy_, keeps a transposed layout). */
 SDK_API sdk_status sdk_clone(const sdk_tensor* t, sdk_tensor** result);
+
+/*! \brief How a new tensor made from another lays out its elements (torch's
+ *  memory formats). */
+typedef enum {
+  SDK_CONTIGUOUS_FORMAT = 0, /*!< row-major */
+  SDK_PRESERVE_FORMAT = 1    /*!< the source's strides when it is dense and
+                                  non-overlapping (a transposed view), else
+                                  dense strides in the order of the source's */
+} sdk_memory_format;
+
+/*! \brief Uninitialised tensor with t's sizes and device, laid out per
+ *  `memory_format` (sdk_memory_format); dtype -1 keeps t's. Since ABI 1.2.
+ *  Rationale: torch's *_like and clone preserve a dense layout, so code that
+ *  walks a source and its *_like result by one linear index stays correct. */
+SDK_API sdk_status sdk_empty_like(const sdk_tensor* t, sdk_dtype dtype, int32_t memory_format,
+                                  sdk_tensor** result);
 
 /*! \brief Called with (data, ctx) when the last view of wrapped memory dies. */
 typedef void (*sdk_deleter)(void* data, void* ctx);

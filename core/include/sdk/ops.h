@@ -187,25 +187,38 @@ inline Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& optio
   return randint(0, high, size, options);
 }
 
-// *_like: the source's sizes, dtype and device unless the options say otherwise.
-inline Tensor empty_like(const Tensor& self, const TensorOptions& options = {}) {
-  return empty(self.sizes(), options.merged_with(self.options()));
+// *_like: the source's sizes, dtype and device unless the options say otherwise, laid out
+// like the source (MemoryFormat::Preserve, torch's default) or row-major.
+inline Tensor empty_like(const Tensor& self, const TensorOptions& options = {},
+                         MemoryFormat memory_format = MemoryFormat::Preserve) {
+  if (options.has_device() && options.device() != self.device()) {
+    return empty(self.sizes(), options.merged_with(self.options()));
+  }
+  if (options.has_memory_format()) memory_format = options.memory_format();
+  const sdk_dtype dtype = options.has_dtype() ? to_c(options.scalar_type()) : -1;
+  SDK_DETAIL_RETURN("empty_like",
+                    sdk_empty_like(self.get(), dtype, static_cast<int32_t>(memory_format), &r_));
 }
-inline Tensor zeros_like(const Tensor& self, const TensorOptions& options = {}) {
-  return zeros(self.sizes(), options.merged_with(self.options()));
+inline Tensor zeros_like(const Tensor& self, const TensorOptions& options = {},
+                         MemoryFormat memory_format = MemoryFormat::Preserve) {
+  return empty_like(self, options, memory_format).zero_();
 }
-inline Tensor ones_like(const Tensor& self, const TensorOptions& options = {}) {
-  return ones(self.sizes(), options.merged_with(self.options()));
+inline Tensor ones_like(const Tensor& self, const TensorOptions& options = {},
+                        MemoryFormat memory_format = MemoryFormat::Preserve) {
+  return empty_like(self, options, memory_format).fill_(1);
 }
 inline Tensor full_like(const Tensor& self, const Scalar& fill_value,
-                        const TensorOptions& options = {}) {
-  return full(self.sizes(), fill_value, options.merged_with(self.options()));
+                        const TensorOptions& options = {},
+                        MemoryFormat memory_format = MemoryFormat::Preserve) {
+  return empty_like(self, options, memory_format).fill_(fill_value);
 }
-inline Tensor rand_like(const Tensor& self, const TensorOptions& options = {}) {
-  return rand(self.sizes(), options.merged_with(self.options()));
+inline Tensor rand_like(const Tensor& self, const TensorOptions& options = {},
+                        MemoryFormat memory_format = MemoryFormat::Preserve) {
+  return empty_like(self, options, memory_format).uniform_(0, 1);
 }
-inline Tensor randn_like(const Tensor& self, const TensorOptions& options = {}) {
-  return randn(self.sizes(), options.merged_with(self.options()));
+inline Tensor randn_like(const Tensor& self, const TensorOptions& options = {},
+                         MemoryFormat memory_format = MemoryFormat::Preserve) {
+  return empty_like(self, options, memory_format).normal_(0, 1);
 }
 inline Tensor randint_like(const Tensor& self, int64_t low, int64_t high,
                            const TensorOptions& options = {}) {
@@ -253,7 +266,15 @@ inline Tensor from_blob(void* data, IntArrayRef sizes, D deleter,
   return from_blob(data, sizes, IntArrayRef(), std::move(deleter), options);
 }
 
-inline Tensor clone(const Tensor& self) { SDK_DETAIL_RETURN("clone", sdk_clone(self.get(), &r_)); }
+/*! \brief A copy in fresh memory, laid out like self (Preserve) or row-major. */
+inline Tensor clone(const Tensor& self, MemoryFormat memory_format = MemoryFormat::Preserve) {
+  if (memory_format == MemoryFormat::Contiguous) {
+    SDK_DETAIL_RETURN("clone", sdk_clone(self.get(), &r_));
+  }
+  Tensor r = empty_like(self);
+  r.copy_(self);
+  return r;
+}
 
 // ====================================================================================
 // Views (share storage with the input)

@@ -7,6 +7,14 @@
 
 namespace sdk {
 
+/*! \brief How *_like functions and clone lay out their result (torch's memory formats):
+ *  Preserve, the default, keeps a dense source's strides (a transposed source gives a
+ *  transposed result); Contiguous is row-major. */
+enum class MemoryFormat : int32_t {
+  Contiguous = SDK_CONTIGUOUS_FORMAT,
+  Preserve = SDK_PRESERVE_FORMAT,
+};
+
 /*! \brief dtype and device for new tensors, built like torch's:
  *  TensorOptions().dtype(kFloat64).device(kCPU), or implicitly from a ScalarType or Device.
  *  Unset fields default to float32 and the CPU (or, in *_like functions, the source's). */
@@ -17,6 +25,8 @@ class TensorOptions {
   TensorOptions(TypeMeta dtype) : TensorOptions(dtype.toScalarType()) {}  // NOLINT
   TensorOptions(Device device) : device_(device), has_device_(true) {}    // NOLINT
   TensorOptions(DeviceType type) : TensorOptions(Device(type)) {}         // NOLINT
+  TensorOptions(MemoryFormat format)                                      // NOLINT
+      : memory_format_(format), has_memory_format_(true) {}
 
   /*! \brief A copy with the dtype set. */
   TensorOptions dtype(ScalarType dtype) const {
@@ -40,16 +50,27 @@ class TensorOptions {
   /*! \brief A copy with the device index set (CUDA). */
   TensorOptions device_index(int32_t index) const { return device(Device(kCUDA, index)); }
 
+  /*! \brief A copy with the memory format set (read by the *_like functions). */
+  TensorOptions memory_format(MemoryFormat format) const {
+    TensorOptions r = *this;
+    r.memory_format_ = format;
+    r.has_memory_format_ = true;
+    return r;
+  }
+
   TypeMeta dtype() const { return dtype_; }
   ScalarType scalar_type() const { return dtype_; }
   Device device() const { return device_; }
   bool has_dtype() const { return has_dtype_; }
   bool has_device() const { return has_device_; }
+  bool has_memory_format() const { return has_memory_format_; }
+  MemoryFormat memory_format() const { return memory_format_; }
   /*! \brief These options with unset fields taken from `base`. */
   TensorOptions merged_with(const TensorOptions& base) const {
     TensorOptions r = base;
     if (has_dtype_) r = r.dtype(dtype_);
     if (has_device_) r = r.device(device_);
+    if (has_memory_format_) r = r.memory_format(memory_format_);
     return r;
   }
 
@@ -58,6 +79,8 @@ class TensorOptions {
   Device device_ = Device(DeviceType::CPU);
   bool has_dtype_ = false;
   bool has_device_ = false;
+  MemoryFormat memory_format_ = MemoryFormat::Preserve;
+  bool has_memory_format_ = false;
 };
 
 /*! \brief TensorOptions with just the dtype: sdk::dtype(sdk::kInt64). */

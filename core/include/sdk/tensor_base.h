@@ -201,8 +201,8 @@ class Tensor {
   Scalar item() const;
 
   // ---- creation-like -------------------------------------------------------------------
-  Tensor clone() const;
-  Tensor contiguous() const;
+  Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor type_as(const Tensor& other) const;

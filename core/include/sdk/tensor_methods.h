@@ -92,8 +92,13 @@ inline void Tensor::check_accessor(ScalarType expected, size_t n, const char* wh
 }
 
 // ---- creation-like -------------------------------------------------------------------
-inline Tensor Tensor::clone() const { return sdk::clone(*this); }
-inline Tensor Tensor::contiguous() const {
+inline Tensor Tensor::clone(MemoryFormat memory_format) const {
+  return sdk::clone(*this, memory_format);
+}
+inline Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  if (memory_format != MemoryFormat::Contiguous) {
+    detail::throw_error(SDK_ERROR_VALUE, "contiguous: memory_format must be Contiguous");
+  }
   if (is_contiguous()) return *this;  // no C call beyond the flag: the common case
   return sdk::contiguous(*this);
 }

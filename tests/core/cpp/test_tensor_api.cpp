@@ -492,6 +492,41 @@ void test_lltm_forward() {
 
 }  // namespace
 
+void test_memory_formats() {
+  // *_like and clone keep a dense source's layout (torch's preserve_format): a result
+  // walked by the same linear index as its source lines up with it.
+  auto x = sdk::arange(12, sdk::kFloat64).reshape({3, 4});
+  auto t = x.t();
+  std::vector<int64_t> transposed{1, 4}, row_major{3, 1};
+  EXPECT(sdk::empty_like(t).strides() == transposed);
+  EXPECT(sdk::zeros_like(t).strides() == transposed &&
+         all_close(sdk::zeros_like(t), std::vector<double>(12, 0.0)));
+  EXPECT(sdk::ones_like(t, sdk::kFloat32).strides() == transposed &&
+         sdk::ones_like(t, sdk::kFloat32).scalar_type() == sdk::kFloat32);
+  EXPECT(sdk::full_like(t, 2.5).strides() == transposed &&
+         at2(sdk::full_like(t, 2.5), 3, 2) == 2.5);
+  EXPECT(sdk::rand_like(t).strides() == transposed && sdk::randn_like(t).strides() == transposed);
+  auto c = t.clone();
+  EXPECT(c.strides() == transposed && all_close(c, {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT(c.data_ptr() != t.data_ptr());
+  const double* src = t.data_ptr<double>();
+  auto out = sdk::empty_like(t);
+  double* dst = out.data_ptr<double>();
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = 2 * src[i];  // the linear-index idiom
+  EXPECT(at2(out, 3, 1) == 2 * at2(t, 3, 1) && at2(out, 0, 2) == 2 * at2(t, 0, 2));
+  // Contiguous on request, through the argument or the options.
+  EXPECT(sdk::empty_like(t, {}, sdk::MemoryFormat::Contiguous).strides() == row_major);
+  EXPECT(sdk::zeros_like(t, sdk::MemoryFormat::Contiguous).strides() == row_major);
+  EXPECT(sdk::empty_like(t, t.options().memory_format(sdk::MemoryFormat::Contiguous)).strides() ==
+         row_major);
+  EXPECT(t.clone(sdk::MemoryFormat::Contiguous).strides() == row_major);
+  EXPECT(t.contiguous(sdk::MemoryFormat::Contiguous).strides() == row_major);
+  EXPECT_ERROR(SDK_ERROR_VALUE, "Contiguous", t.contiguous(sdk::MemoryFormat::Preserve));
+  // A view with gaps gets dense strides in its own order.
+  EXPECT(sdk::empty_like(x.slice(1, 0, 4, 2)).strides() == std::vector<int64_t>({2, 1}));
+  EXPECT(sdk::empty_like(t.slice(0, 0, 4, 2)).strides() == std::vector<int64_t>({1, 2}));
+}
+
 int main() {
   std::printf("sdk ABI %u.%u, core %s\n", sdk_abi_version() >> 16, sdk_abi_version() & 0xffff,
               sdk_version_string());
@@ -503,7 +538,7 @@ int main() {
                        test_reductions,           test_views,
                        test_linalg_and_joins,     test_data_access_and_dispatch,
                        test_half_and_scalar,      test_check_macro,
-                       test_lltm_forward};
+                       test_lltm_forward,         test_memory_formats};
   for (auto test : tests) {
     try {
       test();
