@@ -129,6 +129,12 @@ def elementwise() -> list:
         for name, (fs, fn, ft) in cases.items():
             ts, tn, tt = best_each([fs, fn, ft if torch is not None else None])
             out.append(row(f"{name}, 1M float32 {layout}", ts, tn, tt))
+    # A transposed copy (x.t().contiguous(), np.ascontiguousarray(a.T)): tiled in the core.
+    st = sdk.from_numpy(base).t()
+    tt_ = torch.from_numpy(base).t() if torch is not None else None
+    ft = (lambda: tt_.contiguous()) if tt_ is not None else None
+    ts, tn, tt = best_each([lambda: st.contiguous(), lambda: np.ascontiguousarray(base.T), ft])
+    out.append(row("contiguous() of a transpose, 1M float32", ts, tn, tt))
     return out
 
 
