@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -35,23 +36,9 @@ namespace {
 
 // Element types of one size: a same-dtype copy only moves bytes.
 template <int64_t N>
-struct Bits;
-template <>
-struct Bits<1> {
-  using type = uint8_t;
-};
-template <>
-struct Bits<2> {
-  using type = uint16_t;
-};
-template <>
-struct Bits<4> {
-  using type = uint32_t;
-};
-template <>
-struct Bits<8> {
-  using type = uint64_t;
-};
+using Bits = std::conditional_t<
+    N == 1, uint8_t,
+    std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
 
 #if defined(__SSE2__)
 constexpr bool kSse2 = true;
@@ -155,16 +142,16 @@ bool copy_transposed(const TensorIter& it) {
   };
   switch (isz) {
     case 1:
-      run(Bits<1>::type{});
+      run(Bits<1>{});
       return true;
     case 2:
-      run(Bits<2>::type{});
+      run(Bits<2>{});
       return true;
     case 4:
-      run(Bits<4>::type{});
+      run(Bits<4>{});
       return true;
     case 8:
-      run(Bits<8>::type{});
+      run(Bits<8>{});
       return true;
     default:
       return false;
