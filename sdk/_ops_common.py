@@ -128,7 +128,16 @@ def scalar_tensor(v: Any, like: Any = None) -> Any:
         d = 5
     else:
         d = get_default_dtype()
-    return _C.full((), v, d)
+    return full_scalar(v, d)
+
+
+def full_scalar(v: Any, d: Any) -> Any:
+    """A 0-dim tensor of dtype d holding v converted as arithmetic converts (a float beyond
+    float16 is inf, an int beyond the integer type wraps), where fill_ and full refuse."""
+    try:
+        return _C.full((), v, d)
+    except (ValueError, RuntimeError):
+        return _C.to_dtype(_C.full((), v, 9 if isinstance(v, float) else 5), d, False)
 
 
 def dtype_or_none(d: Any) -> Any:

@@ -9,6 +9,7 @@ from sdk import _C
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
+    full_scalar,
     needs_grad,
     operand,
     record,
@@ -299,18 +300,10 @@ def _weak_scalar(v: Any, like: Any) -> Any:
         return scalar_tensor(v)
     d = like.dtype
     if isinstance(v, bool) or (isinstance(v, int) and d.name != "bool"):
-        return _C.full((), v, d) if d.is_floating_point or isinstance(v, bool) else _int_in(v, d)
+        return full_scalar(v, d)
     if isinstance(v, float) and d.is_floating_point:
-        return _C.full((), v, d)
+        return full_scalar(v, d)
     return scalar_tensor(v)
-
-
-def _int_in(v: int, d: Any) -> Any:
-    # An int that does not fit `like`'s integer dtype wraps, as torch's does.
-    try:
-        return _C.full((), v, d)
-    except (OverflowError, ValueError, RuntimeError):
-        return _C.to_dtype(_C.full((), v, 5), d, False)
 
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:

@@ -139,6 +139,7 @@ SDK_API sdk_status sdk_full(int64_t ndim, const int64_t* sizes, sdk_scalar value
   check_dtype(dtype, "sdk_full");
   check_device(device, "sdk_full");
   check_scalar(value, "sdk_full", "value");
+  check_fill_value(value, dtype, "full");
   Ref r = make_tensor(ndim, sizes, dtype, device);
   fill_tensor(*r, value);
   *result = r.release_handle();

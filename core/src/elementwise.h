@@ -233,6 +233,9 @@ struct Launch {
 void check_cpu(const TensorImpl& t, const char* op);
 // ValueError for an unknown scalar kind.
 void check_scalar(const sdk_scalar& s, const char* op, const char* arg);
+// ValueError when `v` does not fit `dtype` (an integer out of range, NaN or inf into an
+// integer, a finite float beyond the float type's range), as torch's fill_/full/masked_fill.
+void check_fill_value(const sdk_scalar& v, sdk_dtype dtype, const char* op);
 void fill_tensor(TensorImpl& t, const sdk_scalar& v);
 // Same shape and contiguous for out and every input: a flat loop suffices.
 inline bool all_flat(const TensorImpl& out, std::initializer_list<const TensorImpl*> ins) {

@@ -1,8 +1,10 @@
 // core/src/elementwise_copy.cpp: casting copies, fill, `out` plumbing, and
 // sdk_copy_/fill_/to_dtype.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #if defined(__SSE2__)
@@ -220,6 +222,51 @@ void check_scalar(const sdk_scalar& s, const char* op, const char* arg) {
   }
 }
 
+void check_fill_value(const sdk_scalar& v, sdk_dtype dtype, const char* op) {
+  if (dtype == SDK_BOOL) return;  // any number is a truth value
+  const bool is_float = v.kind == SDK_SCALAR_FLOAT;
+  const double x = is_float ? v.f : static_cast<double>(v.i);
+  bool fits = true;
+  if (is_floating(dtype)) {
+    double max = std::numeric_limits<double>::max();
+    if (dtype == SDK_FLOAT16) max = 65504.0;
+    if (dtype == SDK_BFLOAT16) max = 3.3895313892515355e38;
+    if (dtype == SDK_FLOAT32) max = std::numeric_limits<float>::max();
+    fits = !std::isfinite(x) || std::fabs(x) <= max;
+  } else if (dtype == SDK_INT64) {
+    fits = !is_float || (x >= -9223372036854775808.0 && x < 9223372036854775808.0);
+  } else {
+    int64_t lo = 0, hi = 0;
+    switch (dtype) {
+      case SDK_UINT8:
+        lo = 0, hi = 255;
+        break;
+      case SDK_INT8:
+        lo = -128, hi = 127;
+        break;
+      case SDK_INT16:
+        lo = -32768, hi = 32767;
+        break;
+      default:
+        lo = INT32_MIN, hi = INT32_MAX;
+        break;  // SDK_INT32
+    }
+    // An int for uint8 may be negative down to -255 (it wraps), as torch allows.
+    if (is_float) {
+      fits = x >= static_cast<double>(lo) && x <= static_cast<double>(hi);
+    } else {
+      fits = v.i >= (dtype == SDK_UINT8 ? -hi : lo) && v.i <= hi;
+    }
+  }
+  if (fits) return;
+  const char* type = dtype_name(dtype);
+  if (is_float)
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": value ", v.f, " cannot be converted to ", type,
+             " without overflow");
+  SDK_FAIL(SDK_ERROR_VALUE, op, ": value ", v.i, " cannot be converted to ", type,
+           " without overflow");
+}
+
 void OutPlan::prepare(const char* op, sdk_tensor* out, int64_t nd, const int64_t* sz,
                       sdk_dtype dtype, std::initializer_list<const TensorImpl*> layout_inputs) {
   // The result lives on the inputs' device; all inputs (and out) must share it.
@@ -301,6 +348,7 @@ SDK_API sdk_status sdk_fill_(sdk_tensor* t, sdk_scalar value) {
   SDK_SAFE_CALL_BEGIN;
   TensorImpl& x = const_cast<TensorImpl&>(checked(t, "sdk_fill_", "t"));
   check_scalar(value, "sdk_fill_", "value");
+  check_fill_value(value, x.dtype, "fill_");
   fill_tensor(x, value);
   x.bump_version();
   SDK_SAFE_CALL_END;

@@ -158,6 +158,7 @@ SDK_API sdk_status sdk_masked_fill(const sdk_tensor* t, const sdk_tensor* mask, 
   const TensorImpl& tm = checked(mask, "sdk_masked_fill", "mask");
   if (!out) check_not_null(result, "sdk_masked_fill", "result");
   check_scalar(value, op, "value");
+  check_fill_value(value, tt.dtype, op);
   SDK_TYPE_CHECK(tm.dtype == SDK_BOOL, op, ": mask must be a bool tensor, got ",
                  dtype_name(tm.dtype));
   cuda::check_same_device(op, {&tt, &tm});

@@ -91,3 +91,35 @@ def test_ints_past_int64_name_the_op_and_the_value() -> None:
         sdk.ones(3, dtype=sdk.int64).fill_(2**64)
     with pytest.raises(OverflowError, match=rf"the int {big} does not fit in int64"):
         sdk.ones(3) + big  # an operator: the line in the traceback names the op
+
+
+# fill_, full, *_like and masked_fill refuse a value that the dtype cannot hold (torch raises
+# "value cannot be converted to type ... without overflow"); arithmetic still wraps.
+@pytest.mark.parametrize(
+    "dtype,value",
+    [("uint8", 256), ("int8", 128), ("int8", -129), ("int16", 40000),
+     ("int32", 2**31), ("int64", float("nan")), ("int32", float("inf")), ("int64", 9.3e18),
+     ("uint8", 255.5), ("uint8", -256), ("int8", 127.5), ("float16", 1e5), ("bfloat16", 1e39), ("float32", 1e39)],
+)  # fmt: skip
+def test_fill_values_that_do_not_fit_raise(dtype: str, value) -> None:
+    d = getattr(sdk, dtype)
+    for call in (
+        lambda: sdk.zeros(3, dtype=d).fill_(value),
+        lambda: sdk.full((3,), value, dtype=d),
+        lambda: sdk.full_like(sdk.zeros(3, dtype=d), value),
+        lambda: sdk.zeros(3, dtype=d).masked_fill(sdk.tensor([True, False, True]), value),
+    ):
+        with pytest.raises(RuntimeError, match=f"cannot be converted to {dtype} without overflow"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "dtype,value,expect",
+    [("uint8", 255, 255), ("int8", -128.0, -128), ("int8", 126.9, 126), ("uint8", -3, 253), ("int64", -(2**63), -(2**63)),
+     ("float16", 65504.0, 65504.0), ("float16", float("inf"), float("inf")), ("bool", 7, True),
+     ("int32", 1.5, 1)],
+)  # fmt: skip
+def test_fill_values_at_the_edges_are_kept(dtype: str, value, expect) -> None:
+    t = sdk.full((2,), value, dtype=getattr(sdk, dtype))
+    assert t.tolist() == [expect, expect]
+    assert sdk.zeros(2, dtype=getattr(sdk, dtype)).fill_(value).tolist() == [expect, expect]
