@@ -75,34 +75,35 @@ inline void transpose_block(char* d, int64_t d1, const char* s, int64_t s0) {
 #endif
 }
 
-// Copy one plane in square tiles: dst[i0, i1] = src[i0, i1], dst runs along i0 (unit
-// stride), src along i1 (unit stride), `d1` and `s0` their other strides in bytes.
+// Side of the square tiles a transposed plane is copied in (elements).
+constexpr int64_t kTile = 32;
+
+// Copy one row of square tiles of a plane, i1 in [a, a_end) (at most kTile rows):
+// dst[i0, i1] = src[i0, i1], dst runs along i0 (unit stride), src along i1 (unit stride),
+// `d1` and `s0` their other strides in bytes.
 // Rationale: element by element, every source read of a transpose touches a new cache
 // line and the line is gone before the next one along it is read; a tile keeps its lines
 // in L1, and a register block turns four scalar loads and stores into one vector each.
 template <typename T>
-void transpose_tiles(char* dst, const char* src, int64_t n0, int64_t i1_begin, int64_t i1_end,
-                     int64_t d1, int64_t s0) {
-  constexpr int64_t kTile = 32, isz = sizeof(T);
+void transpose_tile_row(char* dst, const char* src, int64_t n0, int64_t a, int64_t a_end,
+                        int64_t d1, int64_t s0) {
+  constexpr int64_t isz = sizeof(T);
   constexpr int64_t kBlock = kHasBlock<T> ? 16 / isz : kTile + 1;  // never, without blocks
-  for (int64_t a = i1_begin; a < i1_end; a += kTile) {
-    const int64_t a_end = std::min(a + kTile, i1_end);
-    const int64_t a_full = a + (a_end - a) / kBlock * kBlock;
-    for (int64_t b = 0; b < n0; b += kTile) {
-      const int64_t b_end = std::min(b + kTile, n0);
-      const int64_t b_full = b + (b_end - b) / kBlock * kBlock;
-      for (int64_t i0 = b; i0 < b_full; i0 += kBlock) {
-        for (int64_t i1 = a; i1 < a_full; i1 += kBlock) {
-          transpose_block<T>(dst + i1 * d1 + i0 * isz, d1, src + i0 * s0 + i1 * isz, s0);
-        }
+  const int64_t a_full = a + (a_end - a) / kBlock * kBlock;
+  for (int64_t b = 0; b < n0; b += kTile) {
+    const int64_t b_end = std::min(b + kTile, n0);
+    const int64_t b_full = b + (b_end - b) / kBlock * kBlock;
+    for (int64_t i0 = b; i0 < b_full; i0 += kBlock) {
+      for (int64_t i1 = a; i1 < a_full; i1 += kBlock) {
+        transpose_block<T>(dst + i1 * d1 + i0 * isz, d1, src + i0 * s0 + i1 * isz, s0);
       }
-      // What the blocks left (the tile's edges; all of it for 1- and 2-byte elements).
-      for (int64_t i1 = a; i1 < a_end; ++i1) {
-        T* d = reinterpret_cast<T*>(dst + i1 * d1);
-        const char* s = src + i1 * isz;
-        for (int64_t i0 = i1 < a_full ? b_full : b; i0 < b_end; ++i0) {
-          d[i0] = *reinterpret_cast<const T*>(s + i0 * s0);
-        }
+    }
+    // What the blocks left (the tile's edges; all of it for 1- and 2-byte elements).
+    for (int64_t i1 = a; i1 < a_end; ++i1) {
+      T* d = reinterpret_cast<T*>(dst + i1 * d1);
+      const char* s = src + i1 * isz;
+      for (int64_t i0 = i1 < a_full ? b_full : b; i0 < b_end; ++i0) {
+        d[i0] = *reinterpret_cast<const T*>(s + i0 * s0);
       }
     }
   }
@@ -119,10 +120,9 @@ bool copy_transposed(const TensorIter& it) {
   if (n0 < 8 || n1 < 8) return false;  // a thin plane is already a few streams
   int64_t outer = 1;
   for (int d = 2; d < it.ndim; ++d) outer *= it.shape[d];
-  // Work items: strips of kStrip planes' rows (i1) across all outer dims.
-  constexpr int64_t kStrip = 32;
-  const int64_t strips = (n1 + kStrip - 1) / kStrip;
-  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kStrip * n0));
+  // Work items: rows of tiles (kTile values of i1) across all outer dims.
+  const int64_t strips = (n1 + kTile - 1) / kTile;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kTile * n0));
   auto run = [&](auto tag) {
     using T = decltype(tag);
     parallel_for(0, outer * strips, grain, [&](int64_t begin, int64_t end) {
@@ -136,9 +136,9 @@ bool copy_transposed(const TensorIter& it) {
           d += idx * it.strides[dim][0];
           s += idx * it.strides[dim][1];
         }
-        const int64_t a = (w % strips) * kStrip;
-        transpose_tiles<T>(d, s, n0, a, std::min(a + kStrip, n1), it.strides[1][0],
-                           it.strides[0][1]);
+        const int64_t a = (w % strips) * kTile;
+        transpose_tile_row<T>(d, s, n0, a, std::min(a + kTile, n1), it.strides[1][0],
+                              it.strides[0][1]);
       }
     });
   };
