@@ -318,11 +318,13 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
             step.flags = [*step.flags, "-flto"]
         codegen = [f for f in flags["cxx"] if f.startswith(("-O", "-f", "-m"))]
         speed = _toolchain.speed_args(compilers["cxx"], idents)
-        ldflags = [*speed, *codegen, f"-flto={split}", *ldflags]
+        partitions = _toolchain.lto_partition_args(split)
+        ldflags = [*speed, *codegen, f"-flto={split}", *partitions, *ldflags]
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
     # shared objects go first on the link line, so that their copies prevail (see _pch.py)
-    shared = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], jobs, bool(split))
+    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split))
+    shared = attached.shared
     cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
     if req.dlink and cuda_objects:
         # relocatable device code: nvcc links the device parts into one object first
@@ -347,6 +349,8 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     if code != 0 and not clean and damaged_intermediates(log):
         _clean_intermediates(req.build_dir)
         code, log = _run_ninja(req)
+    if attached.start_job is not None:
+        attached.start_job()  # what the shared header lacks, now that no compile needs the cores
     log_path = req.build_dir / "build.log"
     log_path.write_text(log)
     if code != 0:

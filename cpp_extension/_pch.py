@@ -8,10 +8,12 @@ headers) into ``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included
 ``starts_with_extension_header``): the force-include then changes nothing but the speed (gcc
 falls back to the text header if it judges the .gch unusable).
 
-No build waits for it. A build that finds no .gch, and leaves a core idle (fewer compiles
-than job slots), starts a detached background job that makes it, under a lock so that only
-one job per key runs; the build itself compiles without it, and the builds after use it.
-The same job then makes ``pybind11_runtime.o`` in that folder when the one installed with
+The package holds one for the flags a default ``load()`` uses, compressed (see _runtime.py):
+the first build of a cache root with those flags unpacks it (~0.4 s) and uses it. For other
+flags no build waits for one. A build that finds none compiles without it and, once it has
+finished (run beside it, the job would slow it down), starts a detached background job at the
+lowest priority that makes it, under a lock so that only one job per key runs; the builds
+after use it. The same job then makes ``pybind11_runtime.o`` in that folder when the one installed with
 the package (``sdk/lib``, see _runtime.py) was not compiled under this key: split-codegen
 links put it first so that pybind11's runtime is not generated again. Every step writes its
 output atomically and never fails a build; a failure is remembered (``failed``,
@@ -33,10 +35,11 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from . import _cache, _lock, _runtime, _toolchain
 
-STUB = "sdk_extension.h"
+STUB = _runtime.PCH_STUB_NAME
 RUNTIME = _runtime.OBJECT_NAME
 BUSY = ".building"  # flock'ed by the background job while it runs
 REJECTED = "installed-rejected"  # suffix of the note that a link failed on the installed object
@@ -172,10 +175,29 @@ class Pch:
                     tmp.unlink()
             except OSError:
                 pass
-        text = "// precompiled by cpp_extension for the flags in flags.txt\n"
-        text += "#include <sdk/extension.h>\n"
-        _write_atomic(self.stub, text)
+        _write_atomic(self.stub, _runtime.PCH_STUB)
         (self.dir / "flags.txt").write_text(" ".join(shlex.quote(f) for f in self.flags) + "\n")
+
+    def unpack_installed(self) -> bool:
+        """Make the .gch from the compressed one installed with the package, when that was
+        made under this key and no other process is making this key's now. True if made."""
+        import fcntl
+
+        seed = _runtime.installed_pch(self.key, _toolchain.sdk_paths().library_dir)
+        if seed is None:
+            return False
+        try:
+            self.prepare()
+            fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError:
+            return False  # an unwritable cache root
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return self.ready or _runtime.unpack_pch(seed, self.gch)
+        except OSError:
+            return False  # another process makes it: this build parses the header
+        finally:
+            os.close(fd)
 
     def build_command(self, compiler: list[str]) -> str:
         """A shell command that writes the .gch atomically and never fails (a failure is
@@ -213,8 +235,10 @@ class Pch:
             env = {k: v for k, v in os.environ.items() if k != _lock.TOKEN_ENV}
             # `( ... ) &` leaves a job that outlives this shell; the shell returns at once
             script = f"( {'; '.join(steps)} ) </dev/null >/dev/null 2>&1 &"
+            # at the lowest priority: it must not slow what the user runs after the build
+            nice = ["nice", "-n", "19"] if shutil.which("nice") else []
             subprocess.run(
-                ["/bin/sh", "-c", script],
+                [*nice, "/bin/sh", "-c", script],
                 pass_fds=(fd,),  # the job inherits the locked descriptor: busy while it runs
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -283,20 +307,29 @@ def _never_failing(argv: list[str], output: Path, failed: Path) -> str:
     )
 
 
-def attach(
-    plan, bridge: str, cxx_flags: list[str], compiler: list[str], jobs: int, split: bool = False
-) -> list[str]:
-    """Make the C++ compiles of `plan` that start with <sdk/extension.h> use the shared
-    precompiled header when it is ready, and start the background job that makes what is
-    missing when the build leaves a core idle.
+class Attached(NamedTuple):
+    """What `attach` did to a build: the objects to put first on its link line, and the
+    background job to start once it has finished (None: nothing to make)."""
 
-    With `split` (link-time code generation), returns the objects to put first on the link
-    line: the installed pybind11_runtime.o when it has this key, else the cache's."""
+    shared: list[str]
+    start_job: Callable[[], object] | None = None
+
+
+def attach(
+    plan, bridge: str, cxx_flags: list[str], compiler: list[str], split: bool = False
+) -> Attached:
+    """Make the C++ compiles of `plan` that start with <sdk/extension.h> use the shared
+    precompiled header: the cache's when it is ready, else the package's unpacked into the
+    cache when it has this key. What is still missing is made by a background job that the
+    caller starts after its build (`start_job`): run beside the build, it would slow both.
+
+    With `split` (link-time code generation), `shared` holds the objects to put first on the
+    link line: the installed pybind11_runtime.o when it has this key, else the cache's."""
     if bridge != "pybind11":
-        return []
+        return Attached([])
     ident = _toolchain.compiler_identity(compiler, _cache.extensions_root() / "toolchains.json")
     if not enabled(ident):
-        return []
+        return Attached([])
     cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []
     for step in cxx_steps:
@@ -307,29 +340,30 @@ def attach(
         except OSError:
             continue
     if not steps or shadowed(cxx_flags, _toolchain.sdk_paths().include_dir):
-        return []
+        return Attached([])
     try:
         pch = Pch(cxx_flags, ident)
         # every C++ source must start with the header: one that defines macros before it
         # could compile pybind11's functions differently from the shared object
         shares_runtime = split and len(steps) == len(cxx_steps)
         installed = pch.installed_runtime(ident) if shares_runtime else None
-        if pch.ready:
+        if pch.ready or (not pch.failed and pch.unpack_installed()):
             pch.touch()
             for step in steps:
                 step.flags = step.flags + pch.use_flags()
-        if len(plan.compiles) < jobs:  # a core this build leaves idle
+        shared = [str(installed)] if installed is not None else []
+        if not shared and shares_runtime and pch.runtime_ready:
+            shared = [str(pch.runtime)]
+
+        def start_job() -> None:
             try:
                 pch.start_background(plan.compilers["cxx"], shares_runtime and not installed)
             except OSError:
                 pass  # an unwritable cache root: no job, the installed object still serves
-        if installed is not None:
-            return [str(installed)]
-        if shares_runtime and pch.runtime_ready:
-            return [str(pch.runtime)]
-        return []
+
+        return Attached(shared, start_job)
     except (OSError, ImportError):
-        return []  # an unwritable cache root or no pybind11: build without it
+        return Attached([])  # an unwritable cache root or no pybind11: build without it
 
 
 def _rejected_marker(lib_dir: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pybind11
 import pytest
 
 import cpp_extension
-from cpp_extension import _pch, _runtime
+from cpp_extension import _pch, _runtime, _toolchain
 
 
 def test_only_sources_that_start_with_the_extension_header():
@@ -182,15 +183,18 @@ def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, mon
 
 
 def test_no_build_waits_for_the_shared_header(tmp_path, ext_dir, monkeypatch):
-    """The .gch (and the cache's runtime object) are made by a detached job: a header compile
-    that cannot finish until the test lets it does not hold up the build that starts it."""
+    """The .gch (and the cache's runtime object) are made by a detached job, started once the
+    build has linked (beside it, it would slow the build down): a header compile that cannot
+    finish until the test lets it does not hold up the build that starts it."""
     _split_or_skip(ext_dir, monkeypatch)
     release = tmp_path / "release"
+    events = tmp_path / "events"
     slow = tmp_path / "slowcxx"
     slow.write_text(
         "#!/bin/sh\n"
-        f'case " $* " in *" c++-header "*) n=0; while [ ! -e {release} ] && [ $n -lt 1200 ]; '
-        "do sleep 0.1; n=$((n+1)); done;; esac\n"
+        f'case " $* " in *" c++-header "*) echo header >> {events}; n=0; '
+        f"while [ ! -e {release} ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done;; esac\n"
+        f'case " $* " in *" -shared "*) c++ "$@" && echo linked >> {events}; exit $?;; esac\n'
         'exec c++ "$@"\n'
     )
     slow.chmod(0o755)
@@ -198,8 +202,12 @@ def test_no_build_waits_for_the_shared_header(tmp_path, ext_dir, monkeypatch):
     _build_halves(tmp_path, ext_dir, "bg_a")  # returns while the header compile is held
     (pch_dir,) = list((ext_dir / "pch").glob("*"))
     if not (pch_dir / _pch.BUSY).exists():
-        pytest.skip("no background job here (one job slot)")
+        pytest.skip("no background job here")
     assert not (pch_dir / (_pch.STUB + ".gch")).exists()
+    deadline = time.monotonic() + 60
+    while "header" not in events.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert events.read_text().split() == ["linked", "header"]
     assert not _pch.wait_for_background_jobs(0.5)  # the job is still running
     release.touch()
     assert _pch.wait_for_background_jobs(300)
@@ -293,3 +301,84 @@ def test_the_key_follows_header_contents_not_folders(tmp_path):
     assert _runtime.object_key(same, "gcc 12", include) == obj
     for other in ("-DNDEBUG", "-Wp,-DNDEBUG", "-fno-exceptions", "-std=c++20"):
         assert _runtime.object_key([*flags, other], "gcc 12", include) != obj, other
+
+
+def _installed_pch_or_skip(ext_dir, monkeypatch) -> Path:
+    _split_or_skip(ext_dir, monkeypatch)
+    lib_dir = _toolchain.sdk_paths().library_dir
+    record = _runtime.installed_record(lib_dir, _runtime.PCH_KEY_NAME)
+    if not record:
+        pytest.skip("setup.py made no precompiled header here")
+    if record.get("pybind11") != pybind11.__version__:
+        pytest.skip(f"sdk was built with pybind11 {record.get('pybind11')}, not this one")
+    return Path(lib_dir, _runtime.PCH_SEED_NAME)
+
+
+def test_a_first_build_unpacks_the_installed_header(tmp_path, ext_dir, monkeypatch):
+    """setup.py precompiles <sdk/extension.h> for load()'s default flags into the package,
+    compressed: the first build of a fresh cache unpacks it and compiles with it (no parse of
+    pybind11), and no background job is left to make anything."""
+    seed = _installed_pch_or_skip(ext_dir, monkeypatch)
+    before = seed.read_bytes()
+    folder, _ = _build_halves(tmp_path, ext_dir, "seed_a")
+    (pch_dir,) = list((ext_dir / "pch").glob("*"))
+    gch = pch_dir / (_pch.STUB + ".gch")
+    assert gch.is_file(), "the installed header does not fit a default load() here"
+    assert "-include" in (folder / "build.ninja").read_text()
+    assert _pch.wait_for_background_jobs(0.5), "a background job was started"
+    assert not list(pch_dir.glob("*.tmp")) and seed.read_bytes() == before
+    # gcc takes it: -H marks a precompiled header it uses with "!" (one it refuses with "x")
+    flags = _runtime.installed_flags(_toolchain.sdk_paths().include_dir)
+    argv = [*_toolchain.compiler_command("cxx"), *flags, "-include", str(pch_dir / _pch.STUB)]
+    probe = subprocess.run(
+        [*argv, "-H", "-fsyntax-only", "-x", "c++", "-"],
+        input="int main() { return 0; }\n",
+        capture_output=True,
+        text=True,
+    )
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert f"! {gch}" in probe.stderr, probe.stderr[:2000]
+
+
+def test_a_damaged_installed_header_is_left_alone(tmp_path, ext_dir, monkeypatch):
+    """A truncated or foreign seed: the build compiles without it, the background job makes
+    the cache's .gch as for any other flags, and the installed file is not touched."""
+    seed = _installed_pch_or_skip(ext_dir, monkeypatch)
+    real = _toolchain.sdk_paths()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in os.listdir(real.library_dir):
+        if not name.startswith("sdk_extension.h.gch"):
+            (lib / name).symlink_to(Path(real.library_dir, name))
+    (lib / _runtime.PCH_KEY_NAME).write_text(
+        Path(real.library_dir, _runtime.PCH_KEY_NAME).read_text()
+    )
+    damaged = lib / _runtime.PCH_SEED_NAME
+    damaged.write_bytes(seed.read_bytes()[:100_000])
+    paths = _toolchain.SdkPaths(real.include_dir, str(lib / "libsdk_core.so"), real.abi)
+    monkeypatch.setattr(_toolchain, "_SDK_PATHS", paths)
+    folder, _ = _build_halves(tmp_path, ext_dir, "seed_bad")
+    assert "-include" not in (folder / "build.ninja").read_text()
+    assert damaged.stat().st_size == 100_000
+    (pch_dir,) = list((ext_dir / "pch").glob("*"))
+    assert not list(pch_dir.glob("*.tmp"))
+    assert _pch.wait_for_background_jobs(300)
+    assert (pch_dir / (_pch.STUB + ".gch")).is_file()  # made by the job instead
+
+
+def test_the_seed_format_round_trips_and_refuses_damage(tmp_path):
+    data = os.urandom(1 << 16) * 200  # 13 MB: two chunks
+    seed = tmp_path / "seed"
+    seed.write_bytes(_runtime.pack_pch(data))
+    out = tmp_path / "out.gch"
+    assert _runtime.unpack_pch(seed, out) and out.read_bytes() == data
+    packed = seed.read_bytes()
+    for bad in (packed[:-1], packed + b"x", b"garbage" + packed, packed[:40]):
+        out.write_bytes(b"kept")
+        seed.write_bytes(bad)
+        assert not _runtime.unpack_pch(seed, out)
+        assert out.read_bytes() == b"kept" and not list(tmp_path.glob("*.tmp"))
+    # a chunk whose bytes are damaged inside
+    mid = len(packed) // 2
+    seed.write_bytes(packed[:mid] + bytes([packed[mid] ^ 0xFF]) + packed[mid + 1 :])
+    assert not _runtime.unpack_pch(seed, out) and out.read_bytes() == b"kept"

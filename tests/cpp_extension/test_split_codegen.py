@@ -79,8 +79,10 @@ def test_the_module_is_the_same_either_way(tmp_path, ext_dir, monkeypatch, off):
     if off:
         assert "-flto" not in ninja
     else:
-        # compiled to GIMPLE; the link generates code in 2 partitions at the user's -O3
+        # compiled to GIMPLE; the link generates code in 2 processes at the user's -O3, from
+        # 4 partitions even for a program this small
         assert " -flto" in ninja and "-flto=2" in link and "-O3" in link
+        assert "--param=lto-partitions=4" in link and "--param=lto-min-partition=" in link
 
 
 def test_user_flags_turn_it_off_in_the_build(tmp_path, ext_dir):
