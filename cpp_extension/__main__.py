@@ -34,24 +34,38 @@ def _speedups(launcher: list[str]) -> str:
 
 
 def _runtime_line(ident: str) -> str:
-    """Whether the installed pybind11 runtime object fits a default load() here."""
+    """Whether the installed pybind11 runtime object and precompiled header fit a default
+    load() here."""
     from . import _runtime
 
     paths = _toolchain.sdk_paths()
-    if not (Path(paths.library_dir) / _runtime.OBJECT_NAME).is_file():
-        return "no installed pybind11 runtime object (first builds generate pybind11's runtime)"
-    try:
-        flags = _runtime.installed_flags(paths.include_dir)
-        fits = _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir)
-    except (OSError, ImportError):
-        fits = None
-    if fits:
-        return "installed pybind11 runtime object fits default flags"
-    made = _runtime.installed_record(paths.library_dir)
-    return (
-        f"installed pybind11 runtime object is for another setup (made with pybind11 "
-        f"{made.get('pybind11', '?')}, {made.get('compiler', '?')}; reinstall sdk to refresh it)"
-    )
+    lines = []
+    for what, name, key_name in (
+        ("pybind11 runtime object", _runtime.OBJECT_NAME, _runtime.KEY_NAME),
+        ("precompiled header", _runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME),
+    ):
+        if not (Path(paths.library_dir) / name).is_file():
+            lines.append(f"no installed {what} (first builds are slower)")
+            continue
+        try:
+            flags = _runtime.installed_flags(paths.include_dir)
+            if key_name == _runtime.KEY_NAME:
+                fits = _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir)
+            else:
+                key = _runtime.key(flags, ident, paths.include_dir)
+                fits = _runtime.installed_pch(key, paths.library_dir)
+        except (OSError, ImportError):
+            fits = None
+        if fits:
+            lines.append(f"installed {what} fits default flags")
+            continue
+        made = _runtime.installed_record(paths.library_dir, key_name)
+        lines.append(
+            f"installed {what} is for another setup (made with pybind11 "
+            f"{made.get('pybind11', '?')}, {made.get('compiler', '?')}; reinstall sdk to "
+            "refresh it)"
+        )
+    return "; ".join(lines)
 
 
 def _compiler_line(language: str) -> str:

@@ -27,6 +27,8 @@ def test_info_lists_toolchain_and_paths(ext_dir):
     assert str(ext_dir) in proc.stdout
     assert "precompiled header" in proc.stdout and "split code generation" in proc.stdout
     assert "pybind11 runtime object" in proc.stdout
+    # the installed header: one of "fits", "for another setup", "no installed ..."
+    assert "installed precompiled header" in proc.stdout
 
 
 def test_clean_one_and_all(ext_dir):
