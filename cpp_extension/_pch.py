@@ -9,16 +9,16 @@ headers) into ``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included
 falls back to the text header if it judges the .gch unusable).
 
 The package holds one for the flags a default ``load()`` uses, compressed (see _runtime.py):
-the first build of a cache root with those flags unpacks it (~0.4 s) and uses it. For other
+the first build of a cache root with those flags unpacks it (~0.3 s) and uses it. For other
 flags no build waits for one. A build that finds none compiles without it and, once it has
-finished (run beside it, the job would slow it down), starts a detached background job at the
-lowest priority that makes it, under a lock so that only one job per key runs; the builds
-after use it. The same job then makes ``pybind11_runtime.o`` in that folder when the one installed with
-the package (``sdk/lib``, see _runtime.py) was not compiled under this key: split-codegen
-links put it first so that pybind11's runtime is not generated again. Every step writes its
-output atomically and never fails a build; a failure is remembered (``failed``,
-``pybind11_runtime.failed``) so that it is not retried. ``SDK_EXTENSIONS_NO_PCH=1`` turns
-all of this off, the installed runtime object included.
+finished (run beside it, the job would slow it down), starts a detached background job at
+the lowest priority that makes it, under a lock so that only one job per key runs; the
+builds after use it. The same job then makes ``pybind11_runtime.o`` in that folder when the
+one installed with the package (``sdk/lib``, see _runtime.py) was not compiled under this
+key: split-codegen links put it first so that pybind11's runtime is not generated again.
+Every step writes its output atomically and never fails a build; a failure is remembered
+(``failed``, ``pybind11_runtime.failed``) so that it is not retried.
+``SDK_EXTENSIONS_NO_PCH=1`` turns all of this off, the installed runtime object included.
 
 A .gch is large (~140 MB with gcc 12), and a new one appears whenever the flags, the compiler
 or the sdk headers change (every upgrade), so only the ``KEEP`` most recently used ones are

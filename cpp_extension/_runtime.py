@@ -17,7 +17,7 @@ Two places keep one:
 
 The precompiled header (see _pch.py) is ~140 MB, so the package holds it compressed
 (``sdk_extension.h.gch.zlib``, ~22 MB, key in ``sdk_extension.h.gch.key``): the first build
-of a cache root whose flags have its key unpacks it into the cache (~0.4 s) instead of parsing
+of a cache root whose flags have its key unpacks it into the cache (~0.3 s) instead of parsing
 pybind11 (~2 s) and starting a job to make one.
 
 The key is independent of where the headers are (a package is built in one folder and
