@@ -382,3 +382,34 @@ def test_the_seed_format_round_trips_and_refuses_damage(tmp_path):
     mid = len(packed) // 2
     seed.write_bytes(packed[:mid] + bytes([packed[mid] ^ 0xFF]) + packed[mid + 1 :])
     assert not _runtime.unpack_pch(seed, out) and out.read_bytes() == b"kept"
+
+
+def test_setup_makes_the_seed_unless_told_not_to(tmp_path, monkeypatch):
+    """build_installed (what setup.py runs) writes the runtime object and the compressed
+    header with their keys; SDK_EXTENSIONS_NO_PCH=1 at build time leaves the header out and
+    drops one from an earlier build. A stand-in compiler writes its arguments as output."""
+    fake = tmp_path / "g++"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *--version*) echo "g++ (GCC) 12.2.0 Free Software Foundation"; exit 0;; esac\n'
+        'out=; prev=; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; done\n'
+        'echo "$*" > "$out"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("CXX", str(fake))
+    include = _toolchain.sdk_paths().include_dir
+    lib, work = tmp_path / "lib", tmp_path / "work"
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_PCH", "0")
+    assert _runtime.build_installed(include, lib, work) is None
+    ident = _toolchain.compiler_identity([str(fake)], work / "toolchains.json")
+    key = _runtime.key(_runtime.installed_flags(include), ident, include)
+    seed = _runtime.installed_pch(key, str(lib))
+    assert seed is not None and _runtime.installed_pch("other", str(lib)) is None
+    assert _runtime.unpack_pch(seed, tmp_path / "out.gch")
+    assert "c++-header" in (tmp_path / "out.gch").read_text()  # the header's compile output
+    assert (lib / _runtime.OBJECT_NAME).is_file()
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_PCH", "1")
+    assert _runtime.build_installed(include, lib, work) is None
+    assert (lib / _runtime.OBJECT_NAME).is_file() and (lib / _runtime.KEY_NAME).is_file()
+    assert not (lib / _runtime.PCH_SEED_NAME).exists()
+    assert not (lib / _runtime.PCH_KEY_NAME).exists()
