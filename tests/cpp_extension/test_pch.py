@@ -328,16 +328,27 @@ def test_a_first_build_unpacks_the_installed_header(tmp_path, ext_dir, monkeypat
     assert _pch.wait_for_background_jobs(0.5), "a background job was started"
     assert not list(pch_dir.glob("*.tmp")) and seed.read_bytes() == before
     # gcc takes it: -H marks a precompiled header it uses with "!" (one it refuses with "x")
-    flags = _runtime.installed_flags(_toolchain.sdk_paths().include_dir)
-    argv = [*_toolchain.compiler_command("cxx"), *flags, "-include", str(pch_dir / _pch.STUB)]
+    cxx = [
+        *_toolchain.compiler_command("cxx"),
+        *_runtime.installed_flags(_toolchain.sdk_paths().include_dir),
+    ]
+    use = ["-include", str(pch_dir / _pch.STUB)]
     probe = subprocess.run(
-        [*argv, "-H", "-fsyntax-only", "-x", "c++", "-"],
+        [*cxx, *use, "-H", "-fsyntax-only", "-x", "c++", "-"],
         input="int main() { return 0; }\n",
         capture_output=True,
         text=True,
     )
     assert probe.returncode == 0, probe.stderr[-2000:]
     assert f"! {gch}" in probe.stderr, probe.stderr[:2000]
+    # and it changes nothing but the speed: the object is the same byte for byte
+    objects = []
+    for extra in ([], use):
+        obj = tmp_path / f"seed{len(extra)}.o"
+        cmd = [*cxx, "-DSDK_EXTENSION_NAME=seed_a", *extra, "-c", str(tmp_path / "seed_a.cpp")]
+        subprocess.run([*cmd, "-o", str(obj)], check=True)
+        objects.append(obj.read_bytes())
+    assert objects[0] == objects[1]
 
 
 def test_a_damaged_installed_header_is_left_alone(tmp_path, ext_dir, monkeypatch):
