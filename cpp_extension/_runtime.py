@@ -125,6 +125,13 @@ def include_roots(sdk_include: str) -> dict[str, str]:
     return roots
 
 
+def macro_prefix_map(sdk_include: str) -> list[str]:
+    """gcc flags that spell the header folders by name in __FILE__ (pybind11's asserts):
+    the installed objects are compiled where the package is built, often a temporary
+    folder (pip's build environment), and would otherwise name paths that are gone."""
+    return [f"-fmacro-prefix-map={d}={name}" for name, d in include_roots(sdk_include).items()]
+
+
 def key(flags: list[str], compiler_ident: str, sdk_include: str) -> str:
     """The key of what <sdk/extension.h> compiles to under `flags` (see the module doc).
 
@@ -287,7 +294,8 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path) -> str | No
         source = work_dir / SOURCE_NAME
         source.write_text(SOURCE)
         tmp = work_dir / (OBJECT_NAME + ".tmp")
-        why_not = _compile([*argv, *GCC_SPEED_ARGS, *flags, "-c", str(source), "-o", str(tmp)])
+        compiler = [*argv, *GCC_SPEED_ARGS, *flags, *macro_prefix_map(sdk_include)]
+        why_not = _compile([*compiler, "-c", str(source), "-o", str(tmp)])
         if why_not:
             return why_not
         lib_dir.mkdir(parents=True, exist_ok=True)
@@ -301,7 +309,7 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path) -> str | No
         stub.write_text(PCH_STUB)
         gch = work_dir / (PCH_STUB_NAME + ".gch")
         header = ["-x", "c++-header", str(stub), "-o", str(gch)]
-        why_not = _compile([*argv, *GCC_SPEED_ARGS, *flags, *header])
+        why_not = _compile([*compiler, *header])
         if why_not:
             return why_not
         tmp = work_dir / (PCH_SEED_NAME + ".tmp")
