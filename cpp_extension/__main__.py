@@ -39,21 +39,18 @@ def _runtime_line(ident: str) -> str:
     from . import _runtime
 
     paths = _toolchain.sdk_paths()
+    flags = _runtime.installed_flags(paths.include_dir)
     lines = []
-    for what, name, key_name in (
-        ("pybind11 runtime object", _runtime.OBJECT_NAME, _runtime.KEY_NAME),
-        ("precompiled header", _runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME),
+    for what, name, key_name, key_of in (
+        ("pybind11 runtime object", _runtime.OBJECT_NAME, _runtime.KEY_NAME, _runtime.object_key),
+        ("precompiled header", _runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME, _runtime.key),
     ):
         if not (Path(paths.library_dir) / name).is_file():
             lines.append(f"no installed {what} (first builds are slower)")
             continue
         try:
-            flags = _runtime.installed_flags(paths.include_dir)
-            if key_name == _runtime.KEY_NAME:
-                fits = _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir)
-            else:
-                key = _runtime.key(flags, ident, paths.include_dir)
-                fits = _runtime.installed_pch(key, paths.library_dir)
+            key = key_of(flags, ident, paths.include_dir)
+            fits = _runtime.installed_file(paths.library_dir, name, key_name, key)
         except (OSError, ImportError):
             fits = None
         if fits:

@@ -181,23 +181,36 @@ class Pch:
     def unpack_installed(self) -> bool:
         """Make the .gch from the compressed one installed with the package, when that was
         made under this key and no other process is making this key's now. True if made."""
-        import fcntl
-
         seed = _runtime.installed_pch(self.key, _toolchain.sdk_paths().library_dir)
         if seed is None:
             return False
         try:
             self.prepare()
-            fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         except OSError:
             return False  # an unwritable cache root
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return self.ready or _runtime.unpack_pch(seed, self.gch)
-        except OSError:
+        fd = self._lock_busy()
+        if fd is None:
             return False  # another process makes it: this build parses the header
+        try:
+            return self.ready or _runtime.unpack_pch(seed, self.gch)
         finally:
             os.close(fd)
+
+    def _lock_busy(self) -> int | None:
+        """A descriptor of BUSY under an exclusive flock, or None when another process holds
+        it or the folder is unwritable; the caller closes it (which releases the lock)."""
+        import fcntl
+
+        try:
+            fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            os.close(fd)
+            return None
 
     def build_command(self, compiler: list[str]) -> str:
         """A shell command that writes the .gch atomically and never fails (a failure is
@@ -217,8 +230,6 @@ class Pch:
         object, whichever is missing. Returns False when there is nothing to make or another
         job of this key is running. The job holds a lock on BUSY until it ends; it does not
         carry this build's token, so the next builder of this folder never stops it."""
-        import fcntl
-
         gch = not self.ready and not self.failed
         runtime = runtime and not self.runtime_ready and not self.runtime_failed
         if not gch and not runtime:
@@ -226,12 +237,10 @@ class Pch:
         self.prepare()
         steps = [self.build_command(compiler)] if gch else []
         steps += [self.runtime_command(compiler)] if runtime else []
-        fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = self._lock_busy()
+        if fd is None:
+            return False  # another process's job is making them
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return False  # another process's job is making them
             env = {k: v for k, v in os.environ.items() if k != _lock.TOKEN_ENV}
             # `( ... ) &` leaves a job that outlives this shell; the shell returns at once
             script = f"( {'; '.join(steps)} ) </dev/null >/dev/null 2>&1 &"

@@ -178,13 +178,16 @@ def installed_flags(sdk_include: str) -> list[str]:
 
 def installed_object(flags: list[str], compiler_ident: str, sdk_include: str, lib_dir: str):
     """The installed runtime object when it was compiled under this key, else None."""
-    obj = Path(lib_dir, OBJECT_NAME)
-    recorded = installed_record(lib_dir).get("key")
-    if not recorded or not obj.is_file():
+    key_ = object_key(flags, compiler_ident, sdk_include)
+    return installed_file(lib_dir, OBJECT_NAME, KEY_NAME, key_)
+
+
+def installed_file(lib_dir: str, name: str, key_name: str, key_: str) -> Path | None:
+    """lib_dir/name when its key file (key_name) records `key_`, else None."""
+    path = Path(lib_dir, name)
+    if installed_record(lib_dir, key_name).get("key") != key_ or not path.is_file():
         return None
-    if recorded != object_key(flags, compiler_ident, sdk_include):
-        return None
-    return obj
+    return path
 
 
 def installed_record(lib_dir: str, name: str = KEY_NAME) -> dict[str, str]:
@@ -204,10 +207,7 @@ def installed_record(lib_dir: str, name: str = KEY_NAME) -> dict[str, str]:
 
 def installed_pch(key_: str, lib_dir: str) -> Path | None:
     """The installed compressed precompiled header when it was made under this key."""
-    seed = Path(lib_dir, PCH_SEED_NAME)
-    if installed_record(lib_dir, PCH_KEY_NAME).get("key") != key_ or not seed.is_file():
-        return None
-    return seed
+    return installed_file(lib_dir, PCH_SEED_NAME, PCH_KEY_NAME, key_)
 
 
 PCH_MAGIC = b"sdk-pch-zlib-1\n"
