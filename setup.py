@@ -321,6 +321,39 @@ class BuildWithCore(build_ext):
             ext.library_dirs.append(str(pkg_dir / "lib"))
         super().run()
 
+    def build_extension(self, ext) -> None:
+        _compile_in_parallel(self.compiler)
+        super().build_extension(ext)
+
+
+def _compile_in_parallel(compiler) -> None:
+    """Make `compiler.compile` (setuptools' CCompiler) compile its sources in parallel
+    (MAX_JOBS, else one per core): setuptools compiles one extension's files one by one."""
+    if getattr(compiler, "_sdk_parallel", False):
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = int(os.environ.get("MAX_JOBS") or os.cpu_count() or 1)
+
+    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0,
+                extra_preargs=None, extra_postargs=None, depends=None):  # fmt: skip
+        macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs
+        )
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+        todo = [obj for obj in objects if obj in build]
+
+        def one(obj):
+            src, ext = build[obj]
+            compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+        with ThreadPoolExecutor(max(1, min(jobs, len(todo)))) as pool:
+            list(pool.map(one, todo))  # list(): re-raises the first failure
+        return objects
+
+    compiler.compile = compile
+    compiler._sdk_parallel = True
+
 
 TEMPLATES = ROOT / "templates"
 TEMPLATES_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")

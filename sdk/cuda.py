@@ -354,8 +354,8 @@ def _dlpack(
 ) -> Any:
     """__dlpack__ for CUDA tensors (CPU tensors go to the host implementation).
 
-    The consumer may read the memory on any stream once this returns: the device's current
-    stream is synchronized first (stream=-1 means the consumer orders the work itself).
+    The consumer may read the memory on any stream once this returns: the device is
+    synchronized after any copy is made (stream=-1 means the consumer orders the work itself).
     """
     from sdk import _C, _interop
 
@@ -368,9 +368,9 @@ def _dlpack(
     here = _dlpack_device(self)
     if dl_device is not None and tuple(int(x) for x in dl_device) != here:
         raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
+    src = _C.clone(self) if copy else self  # queued on the current stream
     if stream != -1:
-        synchronize(here[1])
-    src = _C.clone(self) if copy else self
+        synchronize(here[1])  # after the clone: the consumer reads a finished copy
     versioned = max_version is not None and int(max_version[0]) >= 1
     return _C.to_dlpack(src, versioned)
 

@@ -37,20 +37,27 @@ inline void synchronize(int32_t device = -1) {
   detail::check_status(sdk_cuda_synchronize(device), "synchronize");
 }
 
-/*! \brief Makes a device current for a scope and restores the previous one. */
+/*! \brief Makes a device current for a scope and restores the previous one. A negative
+ *  index, or a Device without one ("cuda"), keeps the current device (as torch's guard). */
 class CUDAGuard {
  public:
   explicit CUDAGuard(int32_t device) {
     detail::check_status(sdk_cuda_current_device(&previous_), "CUDAGuard");
-    if (device != previous_) detail::check_status(sdk_cuda_set_device(device), "CUDAGuard");
+    if (device >= 0 && device != previous_) {
+      detail::check_status(sdk_cuda_set_device(device), "CUDAGuard");
+      switched_ = true;
+    }
   }
-  explicit CUDAGuard(const Device& device) : CUDAGuard(device.has_index() ? device.index() : 0) {}
-  ~CUDAGuard() { sdk_cuda_set_device(previous_); }
+  explicit CUDAGuard(const Device& device) : CUDAGuard(device.has_index() ? device.index() : -1) {}
+  ~CUDAGuard() {
+    if (switched_) sdk_cuda_set_device(previous_);
+  }
   CUDAGuard(const CUDAGuard&) = delete;
   CUDAGuard& operator=(const CUDAGuard&) = delete;
 
  private:
   int32_t previous_ = 0;
+  bool switched_ = false;
 };
 
 namespace detail {

@@ -1,6 +1,9 @@
-"""Compare the LLTM CUDA op with the CPU op (forward and backward), float64; needs a GPU.
+"""Compare the LLTM CUDA op with the CPU op (forward and backward); needs a GPU.
 
 python check.py          # builds lltm_cuda (jit.py) and lltm_cpp, exits 0 when they agree
+
+Every output of forward and backward must satisfy |cuda - cpu| <= tol * (1 + |cpu|), with
+tol 1e-7 in float64 and 1e-5 in float32 (the matmuls run in another order on the GPU).
 """
 
 from __future__ import annotations
@@ -16,6 +19,37 @@ sys.path.insert(0, os.path.dirname(HERE))
 import sdk  # noqa: E402
 import sdk.cuda  # noqa: E402
 
+TOLERANCE = {"float64": 1e-7, "float32": 1e-5}
+SIZES = [(4, 17, 33), (64, 256, 512)]  # (batch, features, state)
+
+
+def worst_error(ref, got) -> float:
+    """max of |got - ref| / (1 + |ref|) over every pair of tensors."""
+    worst = 0.0
+    for r, g in zip(ref, got):
+        r = r.numpy()
+        g = g.cpu().numpy().reshape(r.shape)
+        worst = max(worst, float(np.max(np.abs(g - r) / (1 + np.abs(r)), initial=0.0)))
+    return worst
+
+
+def compare(cpu, lltm_cuda, dtype_name: str, batch: int, features: int, state: int) -> float:
+    dtype = getattr(sdk, dtype_name)
+    sdk.manual_seed(0)
+    args = [
+        sdk.randn(batch, features, dtype=dtype),
+        sdk.randn(3 * state, features + state, dtype=dtype),
+        sdk.randn(1, 3 * state, dtype=dtype),
+        sdk.randn(batch, state, dtype=dtype),
+        sdk.randn(batch, state, dtype=dtype),
+    ]
+    ref = cpu.forward(*args)
+    got = lltm_cuda.forward(*[a.cuda() for a in args])
+    grads = [sdk.randn(batch, state, dtype=dtype) for _ in range(2)]
+    ref_b = cpu.backward(*grads, *ref[1:], args[1])
+    got_b = lltm_cuda.backward(*[t.cuda() for t in grads], *got[1:], args[1].cuda())
+    return max(worst_error(ref[:5], got[:5]), worst_error(ref_b, got_b))  # h', C', i, o, c~
+
 
 def main() -> int:
     if not sdk.cuda.is_available():
@@ -25,27 +59,19 @@ def main() -> int:
     from lltm import load_backend  # noqa: E402
 
     cpu = load_backend("cpp")
-    sdk.manual_seed(0)
-    batch, features, state = 4, 17, 33
-    args = [
-        sdk.randn(batch, features, dtype=sdk.float64),
-        sdk.randn(3 * state, features + state, dtype=sdk.float64),
-        sdk.randn(1, 3 * state, dtype=sdk.float64),
-        sdk.randn(batch, state, dtype=sdk.float64),
-        sdk.randn(batch, state, dtype=sdk.float64),
-    ]
-    ref = cpu.forward(*args)
-    got = lltm_cuda.forward(*[a.cuda() for a in args])
-    worst = 0.0
-    for r, g in zip(ref[:5], got[:5]):  # h', C', i, o, c~
-        worst = max(worst, float(np.max(np.abs(r.numpy() - g.cpu().numpy()))))
-    grads = [sdk.randn(batch, state, dtype=sdk.float64) for _ in range(2)]
-    ref_b = cpu.backward(*grads, *ref[1:], args[1])
-    got_b = lltm_cuda.backward(*[t.cuda() for t in grads], *got[1:], args[1].cuda())
-    for r, g in zip(ref_b, got_b):
-        worst = max(worst, float(np.max(np.abs(r.numpy() - g.cpu().numpy().reshape(r.shape)))))
-    print(f"max abs difference CUDA vs CPU: {worst:.3g}")
-    return 0 if worst < 1e-9 else 1
+    failed = 0
+    for dtype_name, tol in TOLERANCE.items():
+        for size in SIZES:
+            err = compare(cpu, lltm_cuda, dtype_name, *size)
+            ok = err <= tol
+            failed += not ok
+            shape = "B,F,S=" + ",".join(map(str, size))
+            verdict = "ok" if ok else "FAILED"
+            print(
+                f"{dtype_name} {shape}: max |cuda-cpu|/(1+|cpu|) = {err:.3g} (tol {tol:g}) {verdict}"
+            )
+    print("max abs difference CUDA vs CPU: " + ("within tolerance" if not failed else "too large"))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

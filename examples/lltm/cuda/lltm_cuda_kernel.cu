@@ -41,7 +41,8 @@ __device__ __forceinline__ scalar_t d_elu(scalar_t z, scalar_t alpha = 1) {
   return d_relu + (((alpha * (e - scalar_t(1))) < scalar_t(0)) ? (alpha * e) : scalar_t(0));
 }
 
-// One thread per (batch row, state column); gates is (batch, 3, state).
+// One thread per (batch row, state column); gates is (batch, 3, state). gridDim.y is capped
+// at 65535, so each thread strides over the batch rows.
 template <typename scalar_t>
 __global__ void lltm_cuda_forward_kernel(
     const sdk::PackedTensorAccessor32<scalar_t, 3, sdk::RestrictPtrTraits> gates,
@@ -51,9 +52,9 @@ __global__ void lltm_cuda_forward_kernel(
     sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> input_gate,
     sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> output_gate,
     sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> candidate_cell) {
-  const int n = blockIdx.y;                             // batch index
   const int c = blockIdx.x * blockDim.x + threadIdx.x;  // state column
-  if (c < gates.size(2)) {
+  if (c >= gates.size(2)) return;
+  for (int n = blockIdx.y; n < gates.size(0); n += gridDim.y) {  // batch rows
     input_gate[n][c] = sigmoid(gates[n][0][c]);
     output_gate[n][c] = sigmoid(gates[n][1][c]);
     candidate_cell[n][c] = elu(gates[n][2][c]);
@@ -73,9 +74,9 @@ __global__ void lltm_cuda_backward_kernel(
     const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> output_gate,
     const sdk::PackedTensorAccessor32<scalar_t, 2, sdk::RestrictPtrTraits> candidate_cell,
     const sdk::PackedTensorAccessor32<scalar_t, 3, sdk::RestrictPtrTraits> gate_weights) {
-  const int n = blockIdx.y;
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c < d_gates.size(2)) {
+  if (c >= d_gates.size(2)) return;
+  for (int n = blockIdx.y; n < d_gates.size(0); n += gridDim.y) {
     const auto d_output_gate = tanh(new_cell[n][c]) * grad_h[n][c];
     const auto d_tanh_new_cell = output_gate[n][c] * grad_h[n][c];
     const auto d_new_cell = d_tanh(new_cell[n][c]) * d_tanh_new_cell + grad_cell[n][c];
@@ -90,10 +91,22 @@ __global__ void lltm_cuda_backward_kernel(
   }
 }
 
+constexpr int kThreads = 1024;
+
+// Blocks for (batch, state): x covers the state columns, y the batch rows (at most 65535,
+// the kernels stride over the rest).
+dim3 grid_for(int64_t batch_size, int64_t state_size) {
+  const int64_t rows = batch_size < 65535 ? batch_size : 65535;
+  return dim3(static_cast<unsigned>((state_size + kThreads - 1) / kThreads),
+              static_cast<unsigned>(rows));
+}
+
 }  // namespace
 
 std::vector<sdk::Tensor> lltm_cuda_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
                                            sdk::Tensor old_h, sdk::Tensor old_cell) {
+  // Kernels launch on the current device: make it the tensors' one (they may be on cuda:1).
+  const sdk::cuda::CUDAGuard device_guard(old_cell.device());
   auto X = sdk::cat({old_h, input}, /*dim=*/1);
   auto gate_weights = sdk::addmm(bias, X, weights.transpose(0, 1));
 
@@ -107,13 +120,14 @@ std::vector<sdk::Tensor> lltm_cuda_forward(sdk::Tensor input, sdk::Tensor weight
   auto output_gate = sdk::zeros_like(old_cell);
   auto candidate_cell = sdk::zeros_like(old_cell);
 
-  const int threads = 1024;
-  const dim3 blocks((state_size + threads - 1) / threads, batch_size);
+  if (batch_size == 0 || state_size == 0) {  // nothing to launch (a 0-sized grid is an error)
+    return {new_h, new_cell, input_gate, output_gate, candidate_cell, X, gates};
+  }
   cudaStream_t stream = sdk::cuda::getCurrentCUDAStream(old_cell.get_device());
 
   SDK_DISPATCH_FLOATING_TYPES(
       gates.scalar_type(), "lltm_forward_cuda", ([&] {
-        lltm_cuda_forward_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
+        lltm_cuda_forward_kernel<scalar_t><<<grid_for(batch_size, state_size), kThreads, 0, stream>>>(
             gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
             old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
             new_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
@@ -131,30 +145,31 @@ std::vector<sdk::Tensor> lltm_cuda_backward(sdk::Tensor grad_h, sdk::Tensor grad
                                             sdk::Tensor new_cell, sdk::Tensor input_gate,
                                             sdk::Tensor output_gate, sdk::Tensor candidate_cell,
                                             sdk::Tensor X, sdk::Tensor gates, sdk::Tensor weights) {
+  const sdk::cuda::CUDAGuard device_guard(new_cell.device());
   auto d_old_cell = sdk::zeros_like(new_cell);
   auto d_gates = sdk::zeros_like(gates);
 
   const auto batch_size = new_cell.size(0);
   const auto state_size = new_cell.size(1);
 
-  const int threads = 1024;
-  const dim3 blocks((state_size + threads - 1) / threads, batch_size);
   cudaStream_t stream = sdk::cuda::getCurrentCUDAStream(new_cell.get_device());
 
-  SDK_DISPATCH_FLOATING_TYPES(
-      X.scalar_type(), "lltm_backward_cuda", ([&] {
-        lltm_cuda_backward_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
-            d_old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            d_gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
-            grad_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            grad_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            new_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            input_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            output_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            candidate_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
-            gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>());
-      }));
-  SDK_CUDA_KERNEL_LAUNCH_CHECK();
+  if (batch_size > 0 && state_size > 0) {  // a 0-sized grid is an error: nothing to launch
+    SDK_DISPATCH_FLOATING_TYPES(
+        X.scalar_type(), "lltm_backward_cuda", ([&] {
+          lltm_cuda_backward_kernel<scalar_t><<<grid_for(batch_size, state_size), kThreads, 0, stream>>>(
+              d_old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              d_gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
+              grad_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              grad_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              new_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              input_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              output_gate.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              candidate_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
+              gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>());
+        }));
+    SDK_CUDA_KERNEL_LAUNCH_CHECK();
+  }
 
   auto d_gate_weights = d_gates.reshape({batch_size, 3 * state_size});
   auto d_weights = d_gate_weights.t().mm(X);

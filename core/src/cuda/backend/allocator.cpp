@@ -54,9 +54,18 @@ struct DeviceCache {
   sdk_cuda_allocator_stats stats{};
 };
 
-std::mutex g_mutex;
-std::vector<DeviceCache> g_devices;
-std::unordered_map<void*, int> g_owner;  // live pointer -> device
+// The allocator's state lives on the heap and is never destroyed: a CUDA tensor released
+// during static destruction (a static tensor in an extension, late Python objects) must
+// still find it.
+struct State {
+  std::mutex mutex;
+  std::vector<DeviceCache> devices;
+  std::unordered_map<void*, int> owner;  // live pointer -> device
+};
+State& state() {
+  static State* s = new State();
+  return *s;
+}
 
 int64_t round_size(int64_t n) { return n < kRound ? kRound : (n + kRound - 1) / kRound * kRound; }
 
@@ -67,8 +76,9 @@ int64_t segment_size(int64_t size) {
 }
 
 DeviceCache& cache_of(int device) {
-  if (g_devices.empty()) g_devices.resize(static_cast<size_t>(device_count()));
-  return g_devices[static_cast<size_t>(device)];
+  auto& devices = state().devices;
+  if (devices.empty()) devices.resize(static_cast<size_t>(device_count()));
+  return devices[static_cast<size_t>(device)];
 }
 
 void note_peak(sdk_cuda_allocator_stats& s) {
@@ -76,14 +86,18 @@ void note_peak(sdk_cuda_allocator_stats& s) {
   s.peak_reserved_bytes = std::max(s.peak_reserved_bytes, s.reserved_bytes);
 }
 
-// Free every whole (unsplit) cached segment of one device.
+// Free every whole (unsplit) cached segment of one device. A device with nothing cached is
+// not touched (making it current would create a context there).
 void release_segments(int device, DeviceCache& c) {
+  if (c.small_free.empty() && c.large_free.empty()) return;
   DeviceGuard g(device);
   for (auto* pool : {&c.small_free, &c.large_free}) {
     for (auto it = pool->begin(); it != pool->end();) {
       Block* b = *it;
       if (!b->prev && !b->next) {
-        cudaFree(b->ptr);
+        // A failure here (a context already broken) must not be reported later against an
+        // unrelated launch: clear it; the memory is gone with the context anyway.
+        if (cudaFree(b->ptr) != cudaSuccess) cudaGetLastError();
         c.stats.reserved_bytes -= b->size;
         c.stats.num_device_frees += 1;
         delete b;
@@ -169,14 +183,14 @@ void* cache_malloc(int64_t nbytes, int device) {
   int64_t size = round_size(nbytes);
   bool small = size <= kSmallSize;
   cudaStream_t stream = current_stream(device);
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(state().mutex);
   DeviceCache& c = cache_of(device);
   Block* b = find_free(c, stream, small, size);
   if (!b) b = new_segment(device, c, stream, small, size);
   maybe_split(c, b, size);
   b->allocated = true;
   c.live[b->ptr] = b;
-  g_owner[b->ptr] = device;
+  state().owner[b->ptr] = device;
   c.stats.allocated_bytes += b->size;
   c.stats.num_allocs += 1;
   note_peak(c.stats);
@@ -185,13 +199,14 @@ void* cache_malloc(int64_t nbytes, int device) {
 
 void cache_free(void* p) {
   if (!p) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  auto owner = g_owner.find(p);
-  if (owner == g_owner.end()) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto owner = st.owner.find(p);
+  if (owner == st.owner.end()) {
     fail(SDK_ERROR_VALUE, "CUDA free of a pointer the sdk allocator does not own");
   }
-  DeviceCache& c = g_devices[static_cast<size_t>(owner->second)];
-  g_owner.erase(owner);
+  DeviceCache& c = st.devices[static_cast<size_t>(owner->second)];
+  st.owner.erase(owner);
   Block* b = c.live[p];
   c.live.erase(p);
   b->allocated = false;
@@ -203,15 +218,16 @@ void cache_free(void* p) {
 }
 
 void cache_empty() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (size_t d = 0; d < g_devices.size(); ++d) release_segments(static_cast<int>(d), g_devices[d]);
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  for (size_t d = 0; d < st.devices.size(); ++d) release_segments(static_cast<int>(d), st.devices[d]);
 }
 
 void cache_stats(int device, sdk_cuda_allocator_stats* out) {
   if (!out) fail(SDK_ERROR_VALUE, "memory_stats: stats is NULL");
   check_device(device, "memory_stats");
   uint32_t size = out->size;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(state().mutex);
   sdk_cuda_allocator_stats s = cache_of(device).stats;
   s.size = sizeof(sdk_cuda_allocator_stats);
   // Copy only what the caller's (possibly older, smaller) struct holds.
@@ -222,7 +238,7 @@ void cache_stats(int device, sdk_cuda_allocator_stats* out) {
 
 void cache_reset_peak(int device) {
   check_device(device, "reset_peak_memory_stats");
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(state().mutex);
   sdk_cuda_allocator_stats& s = cache_of(device).stats;
   s.peak_allocated_bytes = s.allocated_bytes;
   s.peak_reserved_bytes = s.reserved_bytes;

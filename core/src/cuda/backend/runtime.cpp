@@ -160,7 +160,13 @@ int api_memcpy(void* dst, int32_t dst_device, const void* src, int32_t src_devic
       return;
     }
     if (dst_device >= 0 && src_device >= 0 && dst_device != src_device) {
-      // Between GPUs: ordered after the source's pending work, finished before returning.
+      // Between GPUs: queued on the source's stream (after its pending work), and only once
+      // the destination's stream is idle: the destination block may come from that stream's
+      // pool, still in use by kernels queued there. Finished before returning.
+      {
+        DeviceGuard dg(dst_device);
+        SDK_CUDA_CHECK(cudaStreamSynchronize(current_stream(dst_device)));
+      }
       DeviceGuard g(src_device);
       cudaStream_t s = current_stream(src_device);
       SDK_CUDA_CHECK(
