@@ -25,7 +25,6 @@ std::vector<sdk::Tensor> lltm_cuda_backward(sdk::Tensor grad_h, sdk::Tensor grad
   CHECK_CUDA(x);       \
   CHECK_CONTIGUOUS(x)
 
-
 std::vector<sdk::Tensor> lltm_forward(sdk::Tensor input, sdk::Tensor weights, sdk::Tensor bias,
                                       sdk::Tensor old_h, sdk::Tensor old_cell) {
   CHECK_INPUT(input);

@@ -123,11 +123,12 @@ std::vector<sdk::Tensor> lltm_cuda_forward(sdk::Tensor input, sdk::Tensor weight
   if (batch_size == 0 || state_size == 0) {  // nothing to launch (a 0-sized grid is an error)
     return {new_h, new_cell, input_gate, output_gate, candidate_cell, X, gates};
   }
+  const dim3 blocks = grid_for(batch_size, state_size);
   cudaStream_t stream = sdk::cuda::getCurrentCUDAStream(old_cell.get_device());
 
   SDK_DISPATCH_FLOATING_TYPES(
       gates.scalar_type(), "lltm_forward_cuda", ([&] {
-        lltm_cuda_forward_kernel<scalar_t><<<grid_for(batch_size, state_size), kThreads, 0, stream>>>(
+        lltm_cuda_forward_kernel<scalar_t><<<blocks, kThreads, 0, stream>>>(
             gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
             old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
             new_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
@@ -152,12 +153,13 @@ std::vector<sdk::Tensor> lltm_cuda_backward(sdk::Tensor grad_h, sdk::Tensor grad
   const auto batch_size = new_cell.size(0);
   const auto state_size = new_cell.size(1);
 
+  const dim3 blocks = grid_for(batch_size, state_size);
   cudaStream_t stream = sdk::cuda::getCurrentCUDAStream(new_cell.get_device());
 
   if (batch_size > 0 && state_size > 0) {  // a 0-sized grid is an error: nothing to launch
     SDK_DISPATCH_FLOATING_TYPES(
         X.scalar_type(), "lltm_backward_cuda", ([&] {
-          lltm_cuda_backward_kernel<scalar_t><<<grid_for(batch_size, state_size), kThreads, 0, stream>>>(
+          lltm_cuda_backward_kernel<scalar_t><<<blocks, kThreads, 0, stream>>>(
               d_old_cell.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),
               d_gates.packed_accessor32<scalar_t, 3, sdk::RestrictPtrTraits>(),
               grad_h.packed_accessor32<scalar_t, 2, sdk::RestrictPtrTraits>(),

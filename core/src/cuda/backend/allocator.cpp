@@ -220,7 +220,8 @@ void cache_free(void* p) {
 void cache_empty() {
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  for (size_t d = 0; d < st.devices.size(); ++d) release_segments(static_cast<int>(d), st.devices[d]);
+  for (size_t d = 0; d < st.devices.size(); ++d)
+    release_segments(static_cast<int>(d), st.devices[d]);
 }
 
 void cache_stats(int device, sdk_cuda_allocator_stats* out) {
