@@ -10,7 +10,13 @@ import time
 from pathlib import Path
 
 from . import _cache, _lock, _runtime, _toolchain
-from ._errors import BuildError, cache_error, damaged_intermediates, format_build_failure
+from ._errors import (
+    BuildError,
+    cache_error,
+    damaged_intermediates,
+    failed_command,
+    format_build_failure,
+)
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CUDA_SUFFIXES = (".cu", ".cuh")
@@ -349,6 +355,14 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     if code != 0 and not clean and damaged_intermediates(log):
         _clean_intermediates(req.build_dir)
         code, log = _run_ninja(req)
+    lto_error = _lto_link_error(log, str(linked)) if code != 0 and split else None
+    if lto_error:
+        # this toolchain cannot link split code generation (a linker without gcc's LTO
+        # plugin, say): remember it, and build the usual way
+        _toolchain.note_lto_failure(compilers["cxx"], idents, lto_error)
+        _clean_intermediates(req.build_dir)
+        _build_locked(req, digest, flags, compilers, output, clean=True)
+        return
     if attached.start_job is not None:
         attached.start_job()  # what the shared header lacks, now that no compile needs the cores
     log_path = req.build_dir / "build.log"
@@ -362,6 +376,21 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
                 if os.path.exists(p):
                     os.remove(p)
     _cache.write_stamp(req.build_dir, digest, str(output), time.monotonic() - start)
+
+
+def _lto_link_error(log: str, linked: str) -> str | None:
+    """The first line blaming link-time optimisation when the link of `linked` failed."""
+    # ninja: "FAILED: <outputs>" (1.12+: "FAILED: [code=N] <outputs>")
+    if not any(ln.startswith("FAILED: ") and linked in ln for ln in log.splitlines()):
+        return None
+    command = failed_command(log)
+    for line in log.splitlines():
+        text = line.strip()
+        if not text or text == command or text.startswith(("ninja: ", "[", "FAILED: ")):
+            continue
+        if re.search(r"\blto\b|lto-wrapper|lto1|plugin|bytecode", text, re.I):
+            return text
+    return None
 
 
 def _run_ninja(req: _Request) -> tuple[int, str]:

@@ -14,7 +14,9 @@ _NVCC_DIAG = re.compile(
 )
 # linker failures carry no file:line of a source
 _LINK_DIAG = re.compile(
-    r"(undefined reference to|cannot find -l|ld returned|multiple definition of)"
+    r"(undefined reference to|cannot find -l|ld returned|multiple definition of|"
+    r"\bld(\.\w+)?: |collect2: |lto-wrapper|lto1: |plugin|error|fatal)",
+    re.IGNORECASE,
 )
 _NOISE = re.compile(r"^(\[\d+/\d+\]|ninja: |FAILED: |compilation terminated)")
 # a full disk or a file-size limit, as compilers and linkers report it
@@ -33,6 +35,7 @@ DISK_FULL_HINT = (
     "`python -m cpp_extension clean`."
 )
 MAX_SHOWN = 3
+MAX_LINK_LINES = 10
 CONTEXT_LINES = 3
 
 
@@ -163,9 +166,16 @@ def format_build_failure(name: str, output: str, build_dir: str, log_path: str) 
             parts.extend(f"    {c.strip()}" for c in d.context if c.strip())
     else:
         parts[0] += ":"
-        body = [ln for ln in output.splitlines() if ln.strip() and not _NOISE.match(ln)]
+        body = [
+            ln
+            for ln in output.splitlines()
+            if ln.strip() and not _NOISE.match(ln) and ln.strip() != command
+        ]
         linkish = [ln for ln in body if _LINK_DIAG.search(ln)]
-        parts.extend(f"  {ln}" for ln in (linkish or body)[:8])
+        shown = linkish or body
+        if len(shown) > MAX_LINK_LINES:  # the first lines name the cause; keep the verdict too
+            shown = [*shown[: MAX_LINK_LINES - 1], shown[-1]]
+        parts.extend(f"  {ln}" for ln in shown)
     if _DISK_FULL.search(output):
         parts.insert(1, "  " + DISK_FULL_HINT)
     if command:

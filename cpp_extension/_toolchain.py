@@ -144,19 +144,12 @@ def compiler_identity(argv: list[str], cache_file: Path) -> str:
     Rationale: a warm load must not spawn the compiler; the stat key changes
     when the compiler is upgraded in place, which forces one new probe.
     """
-    exe = os.path.realpath(argv[0])
-    try:
-        st = os.stat(exe)
-    except OSError:
-        return exe
-    key = f"{exe}|{' '.join(argv[1:])}|{st.st_size}|{st.st_mtime_ns}"
+    key = _stat_key(argv)
+    if key is None:
+        return os.path.realpath(argv[0])
     if key in _IDENTITIES:  # one build asks several times (cache key, flags, pch)
         return _IDENTITIES[key]
-    table: dict[str, str] = {}
-    try:
-        table = json.loads(cache_file.read_text())
-    except (OSError, ValueError):
-        pass
+    table = _read_table(cache_file)
     if key in table:
         _IDENTITIES[key] = table[key]
         return table[key]
@@ -166,8 +159,34 @@ def compiler_identity(argv: list[str], cache_file: Path) -> str:
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         out = ""
-    ident = f"{exe}: {out}"
-    table[key] = _IDENTITIES[key] = ident
+    ident = f"{os.path.realpath(argv[0])}: {out}"
+    _IDENTITIES[key] = ident
+    _remember(cache_file, key, ident)
+    return ident
+
+
+def _stat_key(argv: list[str]) -> str | None:
+    """The compiler's path, arguments, size and mtime: changes when it is upgraded in place."""
+    exe = os.path.realpath(argv[0])
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return None
+    return f"{exe}|{' '.join(argv[1:])}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def _read_table(cache_file: Path) -> dict[str, str]:
+    try:
+        table = json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def _remember(cache_file: Path, key: str, value: str) -> None:
+    """Add one entry to the on-disk table (best effort: a read-only cache only costs a probe)."""
+    table = _read_table(cache_file)
+    table[key] = value
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
@@ -175,7 +194,26 @@ def compiler_identity(argv: list[str], cache_file: Path) -> str:
         os.replace(tmp, cache_file)
     except OSError:
         pass
-    return ident
+
+
+_LTO_FAILURES: dict[str, str] = {}
+
+
+def lto_failure(argv: list[str], cache_file: Path) -> str | None:
+    """Why link-time code generation failed with this compiler before, or None."""
+    key = f"lto-failed|{_stat_key(argv)}"
+    if key in _LTO_FAILURES:
+        return _LTO_FAILURES[key]
+    value = _read_table(cache_file).get(key)
+    return value if isinstance(value, str) else None
+
+
+def note_lto_failure(argv: list[str], cache_file: Path, reason: str) -> None:
+    """Remember that split code generation cannot link with this compiler (its linker lacks
+    the LTO plugin, say): later builds compile normally, and `info` says why."""
+    key = f"lto-failed|{_stat_key(argv)}"
+    _LTO_FAILURES[key] = reason  # holds for this process even if the cache is read-only
+    _remember(cache_file, key, reason)
 
 
 def is_gcc(ident: str) -> bool:
@@ -210,8 +248,11 @@ def split_codegen_jobs(
     the link generates machine code in `jobs` (default_jobs()) partitions at once (-flto=N, run through
     make). The optimisation level stays the user's; pybind11's own CMake builds use LTO too.
     Off for non-gcc compilers, a compiler launcher (ccache would cache only the cheap half),
-    user LTO or -O0/-Og flags, one job slot, no make, or SDK_EXTENSIONS_NO_LTO=1."""
+    user LTO or -O0/-Og flags, one job slot, no make, a compiler whose LTO link failed
+    before (note_lto_failure), or SDK_EXTENSIONS_NO_LTO=1."""
     if os.environ.get("SDK_EXTENSIONS_NO_LTO", "") not in ("", "0"):
+        return 0
+    if lto_failure(argv, cache_file):
         return 0
     if launcher or cxx_sources == 0 or cxx_sources >= jobs or shutil.which("make") is None:
         return 0

@@ -93,3 +93,34 @@ def test_user_flags_turn_it_off_in_the_build(tmp_path, ext_dir):
     assert m.affine(sdk.ones(1), 3.0, 0.0).tolist() == [3.0]
     ninja = (ext_dir / next(ext_dir.glob("py*")).name / "split_dbg" / "build.ninja").read_text()
     assert "-flto" not in ninja
+
+
+def test_a_linker_without_lto_falls_back_once(tmp_path, ext_dir, monkeypatch):
+    """A toolchain whose LTO link fails (a linker without gcc's plugin): the build still
+    succeeds the usual way, the message names the cause, and later builds skip LTO."""
+    argv = _gcc()
+    real = argv[0] if len(argv) == 1 else None
+    if real is None:
+        pytest.skip("the compiler command has arguments")
+    wrapper = tmp_path / "bin" / "g++"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case "$a" in -flto=*) '
+        'echo "ld: error: could not load the LTO plugin (test stand-in)" >&2; exit 1;; '
+        "esac; done\n"
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CXX", str(wrapper))
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
+    path = tmp_path / "affine.cpp"
+    path.write_text(SOURCE)
+    m = cpp_extension.load("lto_fallback", [str(path)], extra_cflags=["-O2"])
+    np.testing.assert_array_equal(m.affine(np.ones(3, np.float32), 2.0, 1.0).numpy(), [3, 3, 3])
+    root = next(ext_dir.glob("py*"))
+    assert "-flto" not in (root / "lto_fallback" / "build.ninja").read_text()
+    idents = next(ext_dir.rglob("toolchains.json"))
+    assert "LTO plugin" in (_toolchain.lto_failure([str(wrapper)], idents) or "")
+    _toolchain._LTO_FAILURES.clear()  # as a new process would: the note is on disk
+    assert _toolchain.split_codegen_jobs([str(wrapper)], idents, [], ["-O2"], 1, 2) == 0
