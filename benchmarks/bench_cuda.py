@@ -76,11 +76,14 @@ def lltm_args(batch: int, features: int, state: int, device: str):
 
 def bench_lltm(cpu_op: Any, cuda_op: Any, runs: int) -> list[dict]:
     rows = []
+    cpu_threads = sdk.get_num_threads()
     for size in LLTM_SIZES:
-        for name, op, device, sync in (
-            ("cuda", cuda_op, "cuda", sdk.cuda.synchronize),
-            ("cpu", cpu_op, "cpu", lambda: None),
+        for name, op, device, sync, threads in (
+            ("cuda", cuda_op, "cuda", sdk.cuda.synchronize, cpu_threads),
+            ("cpu", cpu_op, "cpu", lambda: None, cpu_threads),
+            ("cpu, 1 thread", cpu_op, "cpu", lambda: None, 1),
         ):
+            sdk.set_num_threads(threads)
             args = lltm_args(*size, device)
             out = op.forward(*args)
             grads = [sdk.ones_like(out[0]), sdk.ones_like(out[1])]
@@ -98,6 +101,7 @@ def bench_lltm(cpu_op: Any, cuda_op: Any, runs: int) -> list[dict]:
                     "bwd_median_us": statistics.median(bwd) * 1e6,
                 }
             )
+    sdk.set_num_threads(cpu_threads)
     return rows
 
 
@@ -231,7 +235,7 @@ def bench_kernels(runs: int) -> list[dict]:
 
 
 def markdown(r: dict) -> str:
-    out = [f"device: {r['device']}; CPU threads for the CPU op: {r['cpu_threads']}", ""]
+    out = [f"device: {r['device']}; CPU threads for the 'cpu' rows: {r['cpu_threads']}", ""]
     out += ["### LLTM forward / backward, float32 (us per call)", ""]
     out += [
         "| B,F,S | device | fwd min | fwd median | bwd min | bwd median | cuda speedup (fwd/bwd) |"

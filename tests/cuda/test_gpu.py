@@ -220,7 +220,7 @@ def test_lltm_cuda_edge_cases(lltm_cache):
     proc = run_python(
         f"""
         import sys
-        sys.path[:0] = [{str(REPO / "examples/lltm")!r}, {str(REPO / "examples/lltm/cuda")!r}]
+        sys.path[:0] = [{str(REPO / "examples/lltm/cuda")!r}, {str(REPO / "examples/lltm")!r}]
         import numpy as np, sdk
         from jit import lltm_cuda
         from lltm import load_backend

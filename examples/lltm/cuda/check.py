@@ -14,7 +14,8 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+# this folder first: its jit.py builds lltm_cuda (the parent's builds the CPU variants)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 
 import sdk  # noqa: E402
 import sdk.cuda  # noqa: E402
