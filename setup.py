@@ -51,6 +51,21 @@ CORE_CXXFLAGS = [
 CORE_LDFLAGS = ["-shared", "-pthread", "-ldl", "-Wl,-soname," + CORE_LIB_NAME]
 
 
+def export_only(build_dir: Path, *patterns: str) -> str:
+    """A linker flag exporting only `patterns` (a version script written into build_dir).
+
+    The core exports its C ABI and nothing else: no C++ template instantiation, and none of
+    the C++ runtime when a toolchain links it statically (-static-libstdc++). Exported, a
+    static runtime's symbols interpose on another copy loaded later in the same process
+    (cuBLAS brings libstdc++.so.6), and the two copies' locale tables mix: a crash at the
+    first error message."""
+    script = build_dir / "exports.map"
+    _write_if_changed(
+        script, "{\n  global: " + " ".join(f"{p};" for p in patterns) + "\n  local: *;\n};\n"
+    )
+    return f"-Wl,--version-script={script}"
+
+
 def _blas_build_path() -> list[str]:
     """Bake the build machine's scipy-openblas32 path in as the BLAS loader's fallback."""
     try:
@@ -109,7 +124,7 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
     if os.environ.get("SDK_DEBUG"):
         cflags = [f for f in cflags if f != "-O3"] + ["-O0", "-g"]
-    ldflags = list(CORE_LDFLAGS)
+    ldflags = [*CORE_LDFLAGS, export_only(build_dir, "sdk_*")]
     if sanitize:
         cflags = [f for f in cflags if f != "-O3"] + SANITIZE_CXXFLAGS + [f"-fsanitize={sanitize}"]
         ldflags.append(f"-fsanitize={sanitize}")
@@ -130,6 +145,7 @@ def _tooling(module: str):
     deps = {
         "_cuda": ["_errors", "_cuda"],
         "_runtime": ["_errors", "_toolchain", "_runtime"],
+        "_toolchain": ["_errors", "_toolchain"],
     }[module]
     for name in (f"cpp_extension.{d}" for d in deps):
         if name in sys.modules:
@@ -176,6 +192,7 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
         libdir,
     ]
     ldflags = ["-shared", "-pthread", "-ldl", f"-L{libdir}", "-lcudart"]
+    ldflags.append(export_only(build_dir, "sdk_cuda_backend_init"))
     ldflags += ["-Wl,--no-undefined", "-Wl,-soname," + CUDA_LIB_NAME]
     ldflags += [f"-Wl,-rpath,{r}" for r in rpaths]
     q = " ".join
@@ -317,8 +334,11 @@ class BuildWithCore(build_ext):
             )
         copy_headers(pkg_dir / "include")
         runtime.join()
+        hide = _tooling("_toolchain").HIDE_STATIC_LIBS  # as for extensions (see there)
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
+            if hide not in ext.extra_link_args:
+                ext.extra_link_args.append(hide)
         super().run()
 
     def build_extension(self, ext) -> None:

@@ -161,7 +161,7 @@ def _flags(req: _Request) -> dict[str, list[str]]:
             rdc=req.dlink,
         )
     paths = _toolchain.sdk_paths()
-    ld = [] if req.bridge == "standalone" else ["-shared"]
+    ld = [] if req.bridge == "standalone" else ["-shared", _toolchain.HIDE_STATIC_LIBS]
     if paths.library_exists:
         ld += [f"-L{paths.library_dir}", "-lsdk_core", f"-Wl,-rpath,{paths.library_dir}"]
     elif req.bridge != "pybind11":

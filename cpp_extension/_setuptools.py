@@ -192,7 +192,8 @@ class BuildExtension(build_ext):
                 _ninja.LinkStep(dlinked, cuda_objects, dl_flags, plan.compilers["cuda"])
             )
             objects.append(dlinked)
-        ld = ["-shared", *[os.path.abspath(o) for o in ext.extra_objects]]
+        ld = ["-shared", _toolchain.HIDE_STATIC_LIBS]
+        ld += [os.path.abspath(o) for o in ext.extra_objects]
         ld += [f"-L{d}" for d in list(ext.library_dirs) + list(self.library_dirs or [])]
         ld += [f"-l{lib}" for lib in list(ext.libraries) + list(self.libraries or [])]
         ld += [f"-Wl,-rpath,{d}" for d in ext.runtime_library_dirs]

@@ -138,6 +138,14 @@ def cuda_library_dir(home: str) -> str:
 _IDENTITIES: dict[str, str] = {}  # this process's answers of compiler_identity()
 
 
+# Linked into every shared library built here: symbols from static archives stay inside the
+# library. A toolchain that links the C++ runtime statically (-static-libstdc++, as some
+# compiler wrappers do) would otherwise export that runtime, and its symbols would mix with
+# another copy of libstdc++ loaded later in the process (cuBLAS brings one): on a GPU
+# machine this crashed at the first error message, inside a locale facet.
+HIDE_STATIC_LIBS = "-Wl,--exclude-libs,ALL"
+
+
 def compiler_identity(argv: list[str], cache_file: Path) -> str:
     """`<compiler> --version`, remembered on disk by path, size and mtime.
 
