@@ -316,6 +316,7 @@ class BuildWithCore(build_ext):
             args=(ROOT / "build" / f"pybind11-runtime-{tag}", pkg_dir / "lib"),
         )
         runtime.start()
+        _progress("the core library, core/src -> sdk/lib/libsdk_core.so")
         build_core(
             ROOT / "build" / f"core-{tag}",
             pkg_dir / "lib" / CORE_LIB_NAME,
@@ -326,6 +327,7 @@ class BuildWithCore(build_ext):
             # one folder per arch list: switching SDK_CUDA_ARCH_LIST never rebuilds the other
             archs = os.environ.get("SDK_CUDA_ARCH_LIST") or os.environ.get("TORCH_CUDA_ARCH_LIST")
             key = hashlib.sha1((archs or "default").encode()).hexdigest()[:8]
+            _progress(f"the CUDA backend (nvcc, archs: {archs or 'default'}) -> libsdk_cuda.so")
             build_cuda_backend(
                 ROOT / "build" / f"cuda-{tag}-{key}",
                 pkg_dir / "lib" / CUDA_LIB_NAME,
@@ -333,7 +335,10 @@ class BuildWithCore(build_ext):
                 verbose=bool(self.verbose > 1),
             )
         copy_headers(pkg_dir / "include")
+        if runtime.is_alive():
+            _progress("waiting for pybind11's runtime object and the precompiled header")
         runtime.join()
+        _progress("sdk._C, the Python binding")
         hide = _tooling("_toolchain").HIDE_STATIC_LIBS  # as for extensions (see there)
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
@@ -344,6 +349,11 @@ class BuildWithCore(build_ext):
     def build_extension(self, ext) -> None:
         _compile_in_parallel(self.compiler)
         super().build_extension(ext)
+
+
+def _progress(step: str) -> None:
+    """One line per build step, shown by scripts/_venv.sh while pip runs (pip -v)."""
+    print(f"sdk build: {step}", file=sys.stderr, flush=True)
 
 
 def _compile_in_parallel(compiler) -> None:

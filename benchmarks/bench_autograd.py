@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import sys
 import time
 from typing import Any, Callable
 
+import _checkout  # noqa: E402, F401  (the sdk under test: the checkout's build or the installed one)
 import numpy as np
-
-sys.path.insert(
-    0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-)  # run from a checkout
 
 
 def chain(lib: Any, x: Any, w: Any, b: Any) -> Any:

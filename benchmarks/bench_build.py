@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -20,6 +19,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from _checkout import import_path, subprocess_env  # noqa: E402  (the sdk under test)
 
 PYBIND_SRC = """
 #include <{header}>
@@ -47,7 +48,7 @@ def _child(imports: str, load: str, env: dict[str, str]) -> dict:
     code = textwrap.dedent(CHILD.format(imports=imports, load=load))
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=import_path()
     )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
@@ -61,7 +62,12 @@ def _sdk_works() -> bool:
     """sdk/extension.h imports sdk at run time: use it only when sdk imports."""
     if not (REPO / "core/include/sdk/extension.h").exists():
         return False
-    probe = subprocess.run([sys.executable, "-c", "import sdk._C"], cwd=REPO, capture_output=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sdk._C"],
+        cwd=import_path(),
+        env=subprocess_env(),
+        capture_output=True,
+    )
     return probe.returncode == 0
 
 
@@ -99,8 +105,7 @@ def _measure(label, imports, load, repeat, cache_var) -> list[tuple[str, float, 
     colds, warms, warm_walls = [], [], []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ)
-            env["PYTHONPATH"] = str(REPO)
+            env = subprocess_env()
             env[cache_var] = cache
             env.setdefault("MAX_JOBS", "2")
             colds.append(_child(imports, load, env)["wall"])

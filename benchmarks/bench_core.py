@@ -25,8 +25,7 @@ except ImportError:
         env = dict(os.environ, **{v: "1" for v in _THREAD_VARS})
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
+import _checkout  # noqa: E402, F401  (the sdk under test: the checkout's build or the installed one)
 import numpy as np  # noqa: E402
 
 import sdk  # noqa: E402

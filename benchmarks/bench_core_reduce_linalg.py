@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from pathlib import Path
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--threads", type=int, default=1)
@@ -19,9 +17,9 @@ parser.add_argument("--json", metavar="PATH", help="also write the raw numbers (
 args = parser.parse_args()
 os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)  # numpy's BLAS, read at import
 
+import _checkout  # noqa: E402, F401  (the sdk under test: the checkout's build or the installed one)
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.core.core2_ctypes import LIB, T, call, dims_arg, tensor_list  # noqa: E402
 
 

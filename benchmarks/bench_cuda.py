@@ -28,6 +28,8 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "examples", "lltm"))
 sys.path.insert(0, os.path.join(REPO, "examples", "lltm", "cuda"))
 
+import _checkout  # noqa: E402, F401  (the sdk under test: the checkout's build or the installed one)
+
 import sdk  # noqa: E402
 import sdk.cuda  # noqa: E402
 

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
 LLTM_DIR = REPO / "examples" / "lltm"
 sys.path.insert(0, str(BENCH))
+from _checkout import import_path  # noqa: E402  (the sdk under test, also for children)
 from bench_build import _child as timed_child  # noqa: E402  (fresh process: import/load/total/wall)
 
 LLTM_SIZES = ((16, 32, 128), (64, 256, 512), (256, 1024, 1024))
@@ -57,7 +58,7 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """One thread everywhere, the checkout (and the torch shadow, if any) on sys.path."""
     env = dict(os.environ, **SINGLE_THREAD)
     env.setdefault("MAX_JOBS", "2")
-    paths = [p for p in (os.environ.get("RUN_ALL_SHADOW"), str(REPO)) if p]
+    paths = [p for p in (os.environ.get("RUN_ALL_SHADOW"), import_path()) if p]
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -112,7 +113,11 @@ def probe_torch() -> str | None:
     """torch's version when a child process can import it, else None."""
     code = "import torch; print(torch.__version__)"
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=child_env(), cwd=REPO
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        cwd=import_path(),  # '' leads sys.path: never the unbuilt checkout
     )
     return proc.stdout.strip() if proc.returncode == 0 else None
 
@@ -283,7 +288,7 @@ def import_cost(module: str, runs: int) -> dict:
             capture_output=True,
             text=True,
             env=child_env(),
-            cwd=REPO,
+            cwd=import_path(),
             timeout=120,
         )
         if proc.returncode != 0:

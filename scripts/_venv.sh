@@ -1,11 +1,34 @@
 # Sourced by scripts/*.sh: create (once) the virtual environment and install the SDK into it.
+# Sets REPO and VENV (absolute paths) and VPY (its python), whatever folder the caller is in.
+#   PYTHON   the interpreter that creates the venv (default python3)
+#   SDK_VENV the venv folder (default: .venv in the checkout)
+#   EXTRAS   the package's extras to install (set by the calling script)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PY=${PYTHON:-python3}
-VENV=${SDK_VENV:-.venv}
+VENV=${SDK_VENV:-$REPO/.venv}
 if [ ! -x "$VENV/bin/python" ]; then
-  echo "== creating $VENV with $("$PY" --version)"
+  echo "== creating $VENV with $("$PY" --version 2>&1)"
   "$PY" -m venv "$VENV"
 fi
+VENV=$(cd "$VENV" && pwd)
 VPY="$VENV/bin/python"
-echo "== installing the SDK (editable) and its test tools"
-"$VPY" -m pip install -q --upgrade pip
-"$VPY" -m pip install -q -e ".[test,examples,notebook]"
+
+echo "== installing the build tools (pip, setuptools, ninja, pybind11)"
+"$VPY" -m pip install -q --upgrade pip "setuptools>=70.1" wheel "ninja>=1.11" "pybind11>=2.10"
+
+# The build runs in this venv (no isolated build environment to create each time), and its
+# progress is shown as it goes: pip -v streams setup.py's output, of which the steps and
+# the compiler's "[n/N]" lines are kept; the whole log is kept for a failure.
+BUILD_LOG="$VENV/sdk-install.log"
+echo "== building and installing the SDK (editable, extras: ${EXTRAS:-none}); log: $BUILD_LOG"
+"$VPY" -m pip install -v --no-build-isolation -e "$REPO${EXTRAS:+[$EXTRAS]}" >"$BUILD_LOG" 2>&1 \
+  </dev/null &
+PIP_PID=$!
+{ tail -n +1 -F --pid="$PIP_PID" "$BUILD_LOG" 2>/dev/null |
+  grep --line-buffered -E '^ *(\[[0-9]+/[0-9]+\] |sdk build: |Successfully installed)' |
+  sed -u -E 's/^ +//; s#'"$REPO"'/##g; s/^/   /'; } || true
+if ! wait "$PIP_PID"; then
+  echo "== installing the SDK failed; the end of $BUILD_LOG:"
+  tail -n 40 "$BUILD_LOG"
+  exit 1
+fi

@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
 # Set up everything from a fresh machine and run the main job: build the LLTM op with
 # cpp_extension.load(), check it against references, benchmark it, and train briefly.
+# Usage: scripts/demo.sh [--quick]   (--quick: a shorter benchmark and training, same steps)
+# Outputs (the loss plot) go to build/demo/. Env: PYTHON, SDK_VENV (see scripts/_venv.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/_venv.sh
-cd examples/lltm
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    *) echo "usage: scripts/demo.sh [--quick]" >&2; exit 2 ;;
+  esac
+done
+EXTRAS=examples
+source "$(dirname "$0")/_venv.sh"
+LLTM="$REPO/examples/lltm"
+OUTDIR="$REPO/build/demo"
+mkdir -p "$OUTDIR"
+if [ "$QUICK" = 1 ]; then
+  BENCH=(--variant cpp ctypes py --runs 20)
+  TRAIN=(--steps 150)
+else
+  BENCH=(--variant all)
+  TRAIN=()
+fi
 echo "== build (JIT, cpp_extension.load) and check against numpy and sdk references"
-"$VPY" check.py
+"$VPY" "$LLTM/check.py"
 echo "== gradcheck"
-"$VPY" grad_check.py
+"$VPY" "$LLTM/grad_check.py"
 echo "== benchmark (one thread)"
-"$VPY" benchmark.py --variant all
+"$VPY" "$LLTM/benchmark.py" "${BENCH[@]}"
 echo "== train"
-"$VPY" train.py
+"$VPY" "$LLTM/train.py" "${TRAIN[@]}" --plot "$OUTDIR/lltm_loss.png"
+echo "== done: the loss curve is in build/demo/lltm_loss.png"

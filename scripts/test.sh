@@ -2,8 +2,9 @@
 # Set up everything from a fresh machine (PyPI only) and run every check: lint, format, tests.
 # Usage: scripts/test.sh [pytest args...]     (env: PYTHON=python3.11, SDK_VENV=.venv)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/_venv.sh
+EXTRAS=test,examples,notebook
+source "$(dirname "$0")/_venv.sh"
+cd "$REPO"
 
 echo "== lint (ruff) and format (ruff format, clang-format)"
 "$VPY" -m ruff check .

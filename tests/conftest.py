@@ -5,6 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests._support import use_tested_package
+
+use_tested_package()  # before anything imports sdk: the checkout's build, else the installed one
+
 
 @pytest.fixture
 def rng() -> np.random.Generator:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-LIB_PATH = ROOT / "sdk" / "lib" / "libsdk_core.so"
+from tests._support import lib_dir
+
+LIB_PATH = lib_dir() / "libsdk_core.so"
 
 P = ctypes.c_void_p
 I64 = ctypes.c_int64

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from tests._support import lib_dir, package_dir
+
 ROOT = Path(__file__).resolve().parents[2]
-LIB_PATH = ROOT / "sdk" / "lib" / "libsdk_core.so"
+LIB_PATH = lib_dir() / "libsdk_core.so"
 # the BLAS lookup `import sdk` does (SDK_BLAS_LIBRARY when the core's own search would miss
 # scipy-openblas32, as in a source tree), run without importing sdk: these tests use the core alone
-_blas = importlib.util.spec_from_file_location("_sdk_blas_path", ROOT / "sdk" / "_blas_path.py")
+_blas = importlib.util.spec_from_file_location("_sdk_blas_path", package_dir() / "_blas_path.py")
 _blas.loader.exec_module(importlib.util.module_from_spec(_blas))
 LIB = ctypes.CDLL(str(LIB_PATH)) if LIB_PATH.exists() else None
 

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests._support import include_dir, lib_dir
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-INCLUDE = ROOT / "core" / "include"
-LIB_DIR = ROOT / "sdk" / "lib"
+INCLUDE = include_dir()
+LIB_DIR = lib_dir()
 
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler found")

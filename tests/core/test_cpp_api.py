@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests._support import import_path, include_dir, lib_dir, subprocess_env
+
 ROOT = Path(__file__).resolve().parents[2]
-INCLUDE = ROOT / "core" / "include"
-LIBDIR = ROOT / "sdk" / "lib"
+INCLUDE = include_dir()
+LIBDIR = lib_dir()
 CORE_LIB = LIBDIR / "libsdk_core.so"
 CPP = Path(__file__).resolve().parent / "cpp"
 
@@ -249,8 +251,8 @@ def test_nvcc_compiles_extension_header(tmp_path: Path) -> None:
 
 
 def _python_env(extra_path: Path) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(extra_path), str(ROOT), env.get("PYTHONPATH", "")])
+    env = subprocess_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(extra_path), env["PYTHONPATH"]])
     return env
 
 
@@ -261,11 +263,11 @@ def _sdk_capsule_problem() -> str | None:
     )
     proc = subprocess.run(
         [sys.executable, "-c", probe],
-        cwd=ROOT,
+        cwd=import_path(),
         capture_output=True,
         text=True,
         timeout=300,
-        env=_python_env(ROOT),
+        env=subprocess_env(),
     )
     if proc.returncode != 0:
         return (proc.stderr.strip().splitlines() or ["import sdk failed"])[-1]

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import _support
+from tests._support import REPO, subprocess_env  # noqa: F401  (used by the tests)
 
 
 @pytest.fixture
@@ -23,28 +20,9 @@ def ext_dir(tmp_path, monkeypatch):
     return root
 
 
-def subprocess_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
-
-
 def run_python(code: str, *, timeout: float = 300, check: bool = True, **env: str):
-    """Run `code` in a fresh interpreter with the repo importable; returns CompletedProcess."""
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=subprocess_env(**env),
-        cwd=str(REPO),
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-        )
-    return proc
+    """Run `code` in a fresh interpreter with the package under test; returns CompletedProcess."""
+    return _support.run_python(code, timeout=timeout, check=check, **env)
 
 
 def _core_symbols() -> set[str]:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import _support
+from tests._support import REPO, subprocess_env  # noqa: F401  (used by the tests)
+
 # One architecture keeps every nvcc test build to a few seconds.
 TEST_ARCH = "8.0"
 
@@ -53,20 +51,6 @@ def cuda_env(tmp_path, monkeypatch):
     return tmp_path
 
 
-def subprocess_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
-
-
 def run_python(code: str, *, cwd: Path | None = None, timeout: float = 600, **env: str):
-    """Run `code` in a fresh interpreter with the repo importable; returns CompletedProcess."""
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=subprocess_env(**env),
-        cwd=str(cwd or REPO),
-    )
+    """Run `code` in a fresh interpreter with the package under test; returns CompletedProcess."""
+    return _support.run_python(code, cwd=cwd, timeout=timeout, **env)

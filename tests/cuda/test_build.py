@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 import sdk
-from tests.cuda.conftest import REPO, TEST_ARCH, require_nvcc, run_python
+from tests.cuda.conftest import REPO, TEST_ARCH, require_nvcc, run_python, subprocess_env
 
 LLTM_CUDA = REPO / "examples" / "lltm" / "cuda"
 
@@ -121,7 +121,7 @@ def test_lltm_cuda_setup_py_build_ext(cuda_env):
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, "PYTHONPATH": str(REPO), "SDK_CUDA_ARCH_LIST": TEST_ARCH},
+        env=subprocess_env(SDK_CUDA_ARCH_LIST=TEST_ARCH),
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert list(src.glob("lltm_cuda*.so")), "no extension module was produced"
@@ -239,7 +239,7 @@ def test_setup_py_dlink(cuda_env):
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env=subprocess_env(),
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert list(cuda_env.glob("rdc_mod*.so"))

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests._support import REPO as ROOT
+from tests._support import subprocess_env
+
 EXAMPLES = ROOT / "examples"
 
 
 def example_env(**extra: str) -> dict[str, str]:
-    """The environment of the tests, with the repo importable (for non-installed checkouts)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    """The environment of the tests, with the package under test importable."""
+    env = subprocess_env()
     env.setdefault("OMP_NUM_THREADS", "1")
     env.update(extra)
     return env

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.examples.examples_util import EXAMPLES, ROOT
+from tests._support import subprocess_env
+from tests.examples.examples_util import EXAMPLES
 
 nbformat = pytest.importorskip(
     "nbformat", reason="nbformat is not installed (pip install .[notebook])"
@@ -20,9 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_notebook_runs_and_checks_against_numpy(monkeypatch):
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    )
+    monkeypatch.setenv("PYTHONPATH", subprocess_env()["PYTHONPATH"])
     path = EXAMPLES / "lltm" / "lltm.ipynb"
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(

@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
+from tests import _support
+from tests._support import REPO, subprocess_env  # noqa: F401  (used by the tests)
+
 PORT = Path(__file__).resolve().parent / "tutorial_port"
 
 
-def subprocess_env(**extra: str) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
-
-
 def run_python(code: str, *, timeout: float = 300, cwd=None, **env: str):
-    """Run `code` in a fresh interpreter with the repo importable; returns CompletedProcess."""
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=subprocess_env(**env),
-        cwd=cwd,
-    )
+    """Run `code` in a fresh interpreter with the package under test; returns CompletedProcess."""
+    return _support.run_python(code, timeout=timeout, cwd=cwd, **env)
 
 
 def np_sigmoid(z):

@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 
 import sdk
-from tests.qa.conftest import PORT, REPO, lltm_backward_ref, lltm_forward_ref, run_python
+from tests.qa.conftest import (
+    PORT,
+    REPO,
+    lltm_backward_ref,
+    lltm_forward_ref,
+    run_python,
+    subprocess_env,
+)
 
 B, F, S = 3, 17, 5
 # The op and the CUDA binding file are the examples' own: they are the tutorial ported by
@@ -156,7 +163,7 @@ def test_setup_py_build_ext():
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "PYTHONPATH": str(REPO), "MAX_JOBS": "2"},
+        env=subprocess_env(MAX_JOBS="2"),
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     code = f"""

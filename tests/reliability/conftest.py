@@ -9,11 +9,10 @@ import subprocess
 import sys
 import threading
 import traceback
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests._support import REPO, subprocess_env  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +28,7 @@ def extensions(tmp_path_factory):
 
 def run_module(module: str, *args: str, timeout: float = 180, **env: str) -> dict:
     """`python -m module args` in a fresh interpreter; the JSON object on its last line."""
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), full_env.get("PYTHONPATH")]))
-    full_env.update(env)
+    full_env = subprocess_env(**env)
     proc = subprocess.run(
         [sys.executable, "-X", "faulthandler", "-m", module, *args],
         capture_output=True,

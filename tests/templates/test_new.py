@@ -11,13 +11,12 @@ import pytest
 
 from cpp_extension import _new
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests._support import REPO as ROOT  # noqa: F401
+from tests._support import subprocess_env
 
 
 def env_with_repo() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return env
+    return subprocess_env()
 
 
 def run(cmd: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:

@@ -1,0 +1,19 @@
+"""Imported first by the benchmark scripts: they measure the checkout's build when it is built
+(an editable install or build_ext --inplace), else the installed package, which the unbuilt
+source tree must not shadow (tests/_support.py decides, for the tests too).
+
+`subprocess_env()` and `import_path()` give child processes the same package."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+    sys.path.insert(0, REPO)
+
+from tests._support import import_path, subprocess_env, use_tested_package  # noqa: E402
+
+use_tested_package()
+__all__ = ["REPO", "import_path", "subprocess_env"]

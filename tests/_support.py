@@ -1,0 +1,122 @@
+"""What the tests share: where the checkout is, which sdk they exercise, and subprocesses
+that exercise the same one.
+
+The tests run against the checkout when it is built (an editable install, or
+`python setup.py build_ext --inplace`), and against the installed package otherwise
+(`pip install .` then `pytest`): the source tree's `sdk/` has no compiled `_C` and must not
+shadow the installed one. In that case the checkout leaves `sys.path`, and a private folder
+of links to its `tests/`, `examples/` and `benchmarks/` takes its place, so those stay
+importable while `sdk` and `cpp_extension` resolve to the installed package.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LINKED = ("tests", "examples", "benchmarks")
+
+
+def checkout_is_built() -> bool:
+    """Whether the checkout's own sdk can be imported by this interpreter."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    sdk = REPO / "sdk"
+    return (sdk / "lib" / "libsdk_core.so").is_file() and (sdk / f"_C{suffix}").is_file()
+
+
+TESTS_CHECKOUT = checkout_is_built()
+_links: str | None = None
+
+
+def import_path() -> str:
+    """The folder that goes first on the import path: the checkout when it is built, else the
+    private folder of links (made once per process, removed at exit)."""
+    global _links
+    if TESTS_CHECKOUT:
+        return str(REPO)
+    if _links is None:
+        folder = tempfile.mkdtemp(prefix="sdk-tests-path-")  # 0700, unique: nobody else's
+        for name in LINKED:
+            os.symlink(REPO / name, os.path.join(folder, name))
+        atexit.register(shutil.rmtree, folder, True)
+        _links = folder
+    return _links
+
+
+def package_dir() -> Path:
+    """The folder of the sdk package under test (found without importing it)."""
+    if TESTS_CHECKOUT:
+        return REPO / "sdk"
+    import importlib.util
+
+    spec = importlib.util.find_spec("sdk")
+    if spec is None or not spec.origin:
+        raise ImportError("sdk is not installed (and this checkout is not built)")
+    return Path(spec.origin).parent
+
+
+def lib_dir() -> Path:
+    """Where the package under test keeps libsdk_core.so."""
+    return package_dir() / "lib"
+
+
+def include_dir() -> Path:
+    """The public headers of the package under test (the checkout's own sources there)."""
+    return REPO / "core" / "include" if TESTS_CHECKOUT else package_dir() / "include"
+
+
+def use_tested_package() -> None:
+    """Make `import sdk` in this process find the package under test (see the module doc)."""
+    if TESTS_CHECKOUT:
+        return
+    here = os.path.realpath(REPO)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.getcwd()) != here]
+    sys.path.insert(0, import_path())
+    import importlib.util
+
+    spec = importlib.util.find_spec("sdk")
+    if spec is None or not spec.origin:
+        raise ImportError(
+            "sdk is neither built in this checkout nor installed: run scripts/test.sh, or "
+            "`pip install -e .` (or `pip install .`) first"
+        )
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """os.environ with the package under test importable (and tests/, examples/), plus `extra`."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [import_path(), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def run_python(
+    code: str,
+    *,
+    timeout: float = 300,
+    cwd: str | Path | None = None,
+    check: bool = False,
+    **env: str,
+) -> subprocess.CompletedProcess:
+    """Run `code` (dedented) in a fresh interpreter that sees the package under test."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=subprocess_env(**env),
+        cwd=str(cwd or import_path()),  # not the unbuilt checkout: '' is first on sys.path
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
+    return proc
