@@ -177,7 +177,7 @@ def stage(binding: Path, test_dirs: tuple[str, ...] = TEST_DIRS) -> Path:
     _setup().copy_headers(STAGE / "sdk" / "include")
     tests = STAGE / "tests"
     tests.mkdir()
-    for name in ("__init__.py", "conftest.py"):
+    for name in ("__init__.py", "conftest.py", "_support.py"):
         shutil.copy2(ROOT / "tests" / name, tests / name)
     for sub in test_dirs:
         if (ROOT / "tests" / sub).is_dir():
