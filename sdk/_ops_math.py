@@ -26,21 +26,21 @@ _binary = _C.binary
 _unary = _C.unary
 _needs_grad = needs_grad
 
-# Codes of sdk_unary_op / sdk_binary_op (core/include/sdk/c_api.h).
-UNARY = {
-    "neg": 0, "abs": 1, "exp": 2, "log": 3, "sqrt": 4, "rsqrt": 5, "sin": 6, "cos": 7,
-    "tanh": 8, "sigmoid": 9, "relu": 10, "gelu": 11, "logical_not": 12, "sign": 13,
-    "reciprocal": 14, "square": 15, "log1p": 16, "expm1": 17, "floor": 18, "ceil": 19,
-    "round": 20, "erf": 21, "bitwise_not": 22,
-}  # fmt: skip
-BINARY = {
-    "add": 0, "sub": 1, "mul": 2, "div": 3, "pow": 4, "maximum": 5, "minimum": 6, "eq": 7,
-    "ne": 8, "lt": 9, "le": 10, "gt": 11, "ge": 12, "logical_and": 13, "logical_or": 14,
-    "logical_xor": 15, "floor_divide": 16, "remainder": 17, "bitwise_and": 18,
-    "bitwise_or": 19, "bitwise_xor": 20, "atan2": 21,
-}  # fmt: skip
+# The C ABI's op tables (SDK_UNARY_OPS, SDK_BINARY_OPS in sdk/c_api.h): torch name -> code.
+# Each op of a table is a function below (one line: `neg = _make_unary("neg")`) and a Tensor
+# method; tests/sdk/test_op_tables.py checks that none is missing.
+UNARY: dict[str, int] = _C.UNARY_OPS
+BINARY: dict[str, int] = _C.BINARY_OPS
+_ADD, _SUB, _MUL, _DIV, _LT, _FLOOR_DIVIDE = (
+    BINARY[n] for n in ("add", "sub", "mul", "div", "lt", "floor_divide")
+)
+_GELU, _FLOOR, _CEIL = (UNARY[n] for n in ("gelu", "floor", "ceil"))
+# Ops without a derivative (their results are bool or integer); every other op of the tables
+# has a row in sdk/autograd/derivatives.py.
 _NON_DIFF = {"logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}  # fmt: skip
+# Unary ops without an in-place form (Tensor.<name>_).
+_NO_INPLACE = {"gelu", "logical_not", "bitwise_not"}
 
 
 def _no_out_grad(op: str, *args: Any) -> None:
@@ -112,12 +112,7 @@ round = _make_unary("round")
 erf = _make_unary("erf")
 bitwise_not = _make_unary("bitwise_not")
 
-INPLACE_UNARY = {
-    n: _make_unary_(n)
-    for n in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-              "relu", "sign", "reciprocal", "square", "log1p", "expm1", "floor", "ceil",
-              "round", "erf")
-}  # fmt: skip
+INPLACE_UNARY = {n: _make_unary_(n) for n in UNARY if n not in _NO_INPLACE}
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -129,7 +124,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         raise _C.InvalidArgumentError(
             f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}"
         )
-    r = _C.unary(11, input)
+    r = _C.unary(_GELU, input)
     if needs_grad(input):
         record("gelu", (input,), r)
     return r
@@ -211,7 +206,7 @@ def add(input: Any, other: Any, *, alpha: Number = 1, out: Tensor | None = None)
         and isinstance(input, TensorBase)
         and isinstance(other, _OK)
     ):
-        r = _binary(0, input, other)  # the common case, kept to one raw call
+        r = _binary(_ADD, input, other)  # the common case, kept to one raw call
         if needs_grad(input, other):
             record("add", (input, other), r)
         return r
@@ -231,13 +226,14 @@ def _add_sub(name: str, input: Any, other: Any, alpha: Any, out: Any) -> Tensor:
     if out is not None:
         _no_out_grad(name, input, other)
     if alpha == 1 and not isinstance(alpha, float):
-        r = _C.binary(0 if name == "add" else 1, input, other, out)
+        r = _C.binary(_ADD if name == "add" else _SUB, input, other, out)
     elif isinstance(other, TensorBase) and isinstance(input, TensorBase):
         r = _C.add_scaled(input, other, alpha if name == "add" else -alpha, out)
     elif isinstance(other, TensorBase):  # number +/- alpha * tensor
-        r = _C.binary(0, _C.binary(2, other, alpha if name == "add" else -alpha), input, out)
+        scaled = _C.binary(_MUL, other, alpha if name == "add" else -alpha)
+        r = _C.binary(_ADD, scaled, input, out)
     else:
-        r = _C.binary(0 if name == "add" else 1, input, other * alpha, out)
+        r = _C.binary(_ADD if name == "add" else _SUB, input, other * alpha, out)
     if out is None and needs_grad(input, other):
         if alpha == 1:
             record(name, (input, other), r)
@@ -249,7 +245,7 @@ def _add_sub(name: str, input: Any, other: Any, alpha: Any, out: Any) -> Tensor:
 def rsub(input: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
     """other - alpha * input."""
     tensor_arg(input, "rsub")
-    r = _C.binary(1, other, input if alpha == 1 else _C.binary(2, input, alpha))
+    r = _C.binary(_SUB, other, input if alpha == 1 else _C.binary(_MUL, input, alpha))
     if needs_grad(input, other):
         record("rsub", (input, other), r, alpha=alpha)
     return r
@@ -263,23 +259,23 @@ def div(
     if rounding_mode is None:
         if out is not None:
             _no_out_grad("div", input, other)
-            return _C.binary(3, input, other, out)
-        r = _C.binary(3, input, other)
+            return _C.binary(_DIV, input, other, out)
+        r = _C.binary(_DIV, input, other)
         if needs_grad(input, other):
             record("div", (input, other), r)
         return r
     if rounding_mode == "floor":
-        return _C.binary(16, input, other, out)
+        return _C.binary(_FLOOR_DIVIDE, input, other, out)
     if rounding_mode == "trunc":
-        q = _C.binary(3, input, other)
-        t = _C.where(_C.binary(9, q, 0), _C.unary(19, q), _C.unary(18, q))
+        q = _C.binary(_DIV, input, other)
+        t = _C.where(_C.binary(_LT, q, 0), _C.unary(_CEIL, q), _C.unary(_FLOOR, q))
         ref = input if isinstance(input, TensorBase) else other
         if (
             not ref.dtype.is_floating_point
             and not isinstance(input, float)
             and not isinstance(other, float)
         ):
-            t = _C.to_dtype(t, _C.binary(0, input, other).dtype)
+            t = _C.to_dtype(t, _C.binary(_ADD, input, other).dtype)
         if out is not None:
             return _C.copy_(out, t)
         return t
@@ -383,7 +379,9 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 # ------------------------------------------------------------------------------ in place
 
 
-def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
+def _make_binary_(name: str) -> Callable[..., Tensor]:
+    code = BINARY[name]
+
     def op_(self: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
         if not isinstance(other, _OK):
             other = operand(other, name + "_", "other")
@@ -393,7 +391,9 @@ def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
         if alpha != 1:
             if name not in ("add", "sub"):
                 raise TypeError(f"{name}_() got an unexpected keyword argument 'alpha'")
-            other = _C.binary(2, other, alpha) if isinstance(other, TensorBase) else other * alpha
+            other = (
+                _C.binary(_MUL, other, alpha) if isinstance(other, TensorBase) else other * alpha
+            )
         attrs = {"alpha": alpha} if alpha != 1 else {}
         if g and name == "mul" and isinstance(other, TensorBase) and other._requires_grad:
             attrs["old"] = _C.clone(self)  # d/d(other) needs self's value before the write
@@ -409,13 +409,13 @@ def _make_binary_(name: str, code: int) -> Callable[..., Tensor]:
     return op_
 
 
-add_ = _make_binary_("add", 0)
-sub_ = _make_binary_("sub", 1)
-mul_ = _make_binary_("mul", 2)
-div_ = _make_binary_("div", 3)
-pow_ = _make_binary_("pow", 4)
-floor_divide_ = _make_binary_("floor_divide", 16)
-remainder_ = _make_binary_("remainder", 17)
+add_ = _make_binary_("add")
+sub_ = _make_binary_("sub")
+mul_ = _make_binary_("mul")
+div_ = _make_binary_("div")
+pow_ = _make_binary_("pow")
+floor_divide_ = _make_binary_("floor_divide")
+remainder_ = _make_binary_("remainder")
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:

@@ -14,7 +14,10 @@ Tensor = Any
 max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
 
-_SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY = range(7)
+# Codes of the C ABI's reduction table (SDK_REDUCE_OPS in sdk/c_api.h).
+_SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY = (
+    _C.REDUCE_OPS[n] for n in ("sum", "mean", "prod", "amax", "amin", "all", "any")
+)
 
 
 def _dims(input: Tensor, dim: Any, op: str) -> Any:

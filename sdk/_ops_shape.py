@@ -449,7 +449,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     g = needs_grad(self, source)
     if g:
         check_inplace(self)
-    src = source if alpha == 1 else _C.binary(2, source, alpha)
+    src = source if alpha == 1 else _C.binary(_C.BINARY_OPS["mul"], source, alpha)
     _C.index_add_(self, d, index, src)
     if g:
         record("index_add_", (self, index, source), self, dim=d, alpha=alpha)

@@ -296,18 +296,13 @@ def _rebuild(raw: bytes, dtype_name: str, shape: tuple, requires_grad: bool) -> 
 
 # Methods that are the public functions themselves (self is their first argument).
 _METHODS = {
+    **{n: getattr(_M, n) for n in (*_M.UNARY, *_M.BINARY)},  # every op of the C ABI's tables
     **{n: getattr(_M, n) for n in (
-        "neg", "negative", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh",
-        "sigmoid", "relu", "logical_not", "sign", "reciprocal", "square", "log1p", "expm1",
-        "floor", "ceil", "round", "erf", "bitwise_not", "add", "sub", "subtract", "mul",
-        "multiply", "div", "divide", "true_divide", "pow", "maximum", "minimum", "atan2",
-        "floor_divide", "remainder", "eq", "ne", "lt", "le", "gt", "ge", "greater",
-        "greater_equal", "less", "less_equal", "not_equal", "logical_and", "logical_or",
-        "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "masked_fill", "clamp",
-        "clip", "clamp_", "add_", "sub_", "mul_", "div_", "pow_", "floor_divide_",
-        "remainder_", "fill_", "zero_", "copy_", "masked_fill_", "mm", "bmm", "matmul",
-        "mv", "dot", "inner", "addmm", "rsub", "gelu", "elu", "isnan", "isinf", "isfinite",
-        "clamp_min", "clamp_max",
+        "negative", "subtract", "multiply", "divide", "true_divide", "greater", "greater_equal",
+        "less", "less_equal", "not_equal", "masked_fill", "clamp", "clip", "clamp_", "add_",
+        "sub_", "mul_", "div_", "pow_", "floor_divide_", "remainder_", "fill_", "zero_", "copy_",
+        "masked_fill_", "mm", "bmm", "matmul", "mv", "dot", "inner", "addmm", "rsub", "elu",
+        "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
     )},
     **{n + "_": f for n, f in _M.INPLACE_UNARY.items()},
     **{n: getattr(_R, n) for n in (

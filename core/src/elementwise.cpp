@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cuda/glue/cuda_glue.h"
+#include "op_names.h"
 
 namespace sdk::detail {
 namespace {
@@ -12,14 +13,7 @@ namespace {
 bool is_comparison(int op) { return op >= SDK_EQ && op <= SDK_GE; }
 bool is_logical(int op) { return op >= SDK_LOGICAL_AND && op <= SDK_LOGICAL_XOR; }
 
-const char* binary_name(int op) {
-  static const char* const kNames[] = {
-      "add",         "sub",         "mul",         "div",         "pow",          "maximum",
-      "minimum",     "eq",          "ne",          "lt",          "le",           "gt",
-      "ge",          "logical_and", "logical_or",  "logical_xor", "floor_divide", "remainder",
-      "bitwise_and", "bitwise_or",  "bitwise_xor", "atan2"};
-  return (op >= 0 && op <= SDK_ATAN2) ? kNames[op] : "?";
-}
+const char* binary_name(int op) { return binary_op_name(op); }
 
 struct BinaryTypes {
   sdk_dtype compute;
@@ -328,7 +322,7 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
   const TensorImpl& ta = checked(a, "sdk_binary", "a");
   const TensorImpl& tb = checked(b, "sdk_binary", "b");
   if (!out) check_not_null(result, "sdk_binary", "result");
-  if (op < 0 || op > SDK_ATAN2) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
+  if (op < 0 || op >= kBinaryOps) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
   cuda::check_same_device(binary_name(op), {&ta, &tb});
   BinaryTypes ty =
       binary_types(op, promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0));
@@ -370,7 +364,7 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
   SDK_SAFE_CALL_BEGIN;
   const TensorImpl& ta = checked(a, "sdk_binary_scalar", "a");
   if (!out) check_not_null(result, "sdk_binary_scalar", "result");
-  if (op < 0 || op > SDK_ATAN2) {
+  if (op < 0 || op >= kBinaryOps) {
     SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary_scalar: unknown op code ", op);
   }
   check_scalar(s, binary_name(op), "scalar");

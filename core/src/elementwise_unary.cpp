@@ -3,17 +3,12 @@
 
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
+#include "op_names.h"
 
 namespace sdk::detail {
 namespace {
 
-const char* unary_name(int op) {
-  static const char* const kNames[] = {
-      "neg",   "abs",     "exp",   "log",  "sqrt",        "rsqrt", "sin",        "cos",
-      "tanh",  "sigmoid", "relu",  "gelu", "logical_not", "sign",  "reciprocal", "square",
-      "log1p", "expm1",   "floor", "ceil", "round",       "erf",   "bitwise_not"};
-  return (op >= 0 && op <= SDK_BITWISE_NOT) ? kNames[op] : "?";
-}
+const char* unary_name(int op) { return unary_op_name(op); }
 
 bool is_float_op(int op) {
   switch (op) {
@@ -189,7 +184,7 @@ SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
   SDK_SAFE_CALL_BEGIN;
   const TensorImpl& tx = checked(x, "sdk_unary", "x");
   if (!out) check_not_null(result, "sdk_unary", "result");
-  if (op < 0 || op > SDK_BITWISE_NOT) SDK_FAIL(SDK_ERROR_VALUE, "sdk_unary: unknown op code ", op);
+  if (op < 0 || op >= kUnaryOps) SDK_FAIL(SDK_ERROR_VALUE, "sdk_unary: unknown op code ", op);
   const char* name = unary_name(op);
   UnaryTypes ty = unary_types(op, tx.dtype);
   OutPlan plan;

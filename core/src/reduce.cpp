@@ -12,6 +12,7 @@
 
 #include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
+#include "op_names.h"
 
 namespace sdk::detail::k2 {
 namespace {
@@ -386,11 +387,14 @@ void run_reduce(const TensorImpl& x, const std::vector<bool>& mask, A* out, cons
   }
 }
 
+// "sdk_reduce(sum)" and so on, for messages.
 const char* op_name(int32_t op) {
-  static const char* const kNames[] = {"sdk_reduce(sum)",  "sdk_reduce(mean)", "sdk_reduce(prod)",
-                                       "sdk_reduce(amax)", "sdk_reduce(amin)", "sdk_reduce(all)",
-                                       "sdk_reduce(any)"};
-  return (op >= 0 && op <= SDK_ANY) ? kNames[op] : "sdk_reduce";
+  static const auto* const kNames = [] {
+    auto* names = new std::string[kReduceOps];
+    for (int i = 0; i < kReduceOps; ++i) names[i] = str("sdk_reduce(", reduce_op_name(i), ")");
+    return names;
+  }();
+  return (op >= 0 && op < kReduceOps) ? kNames[op].c_str() : "sdk_reduce";
 }
 
 Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim) {
@@ -538,7 +542,7 @@ SDK_API sdk_status sdk_reduce(int32_t op, const sdk_tensor* x, int64_t ndims, co
                               int32_t keepdim, sdk_dtype dtype, sdk_tensor* out,
                               sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;
-  SDK_VALUE_CHECK(op >= SDK_SUM && op <= SDK_ANY, "sdk_reduce: unknown reduction op ", op);
+  SDK_VALUE_CHECK(op >= 0 && op < kReduceOps, "sdk_reduce: unknown reduction op ", op);
   const char* name = op_name(op);
   const TensorImpl& t = checked(x, name, "x");
   if (dtype != -1) check_dtype(dtype, name);

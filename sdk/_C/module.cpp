@@ -544,6 +544,29 @@ int add_error_types(PyObject* m) {
 
 }  // namespace sdkpy
 
+namespace {
+// sdk._C.<attr>: {torch name: code} of one op table of the C ABI.
+template <size_t N>
+int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
+  PyObject* table = PyDict_New();
+  if (!table) return -1;
+  for (size_t code = 0; code < N; ++code) {
+    PyObject* v = PyLong_FromSize_t(code);
+    if (!v || PyDict_SetItemString(table, names[code], v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(table);
+      return -1;
+    }
+    Py_DECREF(v);
+  }
+  if (PyModule_AddObject(m, attr, table) < 0) {
+    Py_DECREF(table);
+    return -1;
+  }
+  return 0;
+}
+}  // namespace
+
 PyMODINIT_FUNC PyInit__C(void) {
   using namespace sdkpy;
   if (sdk_abi_check(SDK_ABI_VERSION_MAJOR, SDK_ABI_VERSION_MINOR) != SDK_OK) {
@@ -562,6 +585,12 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject* cap = PyCapsule_New(&g_api, SDK_PYTHON_API_CAPSULE, nullptr);
   if (!cap || PyModule_AddObject(m, SDK_PYTHON_API_ATTR, cap) < 0) {
     Py_XDECREF(cap);
+    Py_DECREF(m);
+    return nullptr;
+  }
+  if (add_op_table(m, "UNARY_OPS", kUnaryNames) < 0 ||
+      add_op_table(m, "BINARY_OPS", kBinaryNames) < 0 ||
+      add_op_table(m, "REDUCE_OPS", kReduceNames) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

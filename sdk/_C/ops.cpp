@@ -6,16 +6,6 @@ using namespace sdkpy;
 
 namespace {
 
-const char* const kUnaryNames[] = {
-    "neg",   "abs",     "exp",   "log",  "sqrt",        "rsqrt", "sin",        "cos",
-    "tanh",  "sigmoid", "relu",  "gelu", "logical_not", "sign",  "reciprocal", "square",
-    "log1p", "expm1",   "floor", "ceil", "round",       "erf",   "bitwise_not"};
-const char* const kBinaryNames[] = {
-    "add",         "sub",         "mul",         "div",         "pow",          "maximum",
-    "minimum",     "eq",          "ne",          "lt",          "le",           "gt",
-    "ge",          "logical_and", "logical_or",  "logical_xor", "floor_divide", "remainder",
-    "bitwise_and", "bitwise_or",  "bitwise_xor", "atan2"};
-
 // ---- elementwise ------------------------------------------------------------------------
 
 // unary(op, input, out=None)

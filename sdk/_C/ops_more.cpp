@@ -5,8 +5,6 @@ using namespace sdkpy;
 
 namespace {
 
-const char* const kReduceNames[] = {"sum", "mean", "prod", "amax", "amin", "all", "any"};
-
 // ---- reductions --------------------------------------------------------------------------
 
 bool opt_dims(PyObject* o, const char* op, std::vector<int64_t>* d, bool* all) {

@@ -11,6 +11,14 @@
 
 namespace sdkpy {
 
+// The torch names of the C ABI's op tables (SDK_UNARY_OPS, ... in sdk/c_api.h), indexed by
+// code; module.cpp also exports them as sdk._C.UNARY_OPS etc. (name -> code).
+#define SDK_PY_OP_NAME(NAME, name, code) #name,
+inline const char* const kUnaryNames[] = {SDK_UNARY_OPS(SDK_PY_OP_NAME)};
+inline const char* const kBinaryNames[] = {SDK_BINARY_OPS(SDK_PY_OP_NAME)};
+inline const char* const kReduceNames[] = {SDK_REDUCE_OPS(SDK_PY_OP_NAME)};
+#undef SDK_PY_OP_NAME
+
 // Name of op code `op` in `names`, for error messages.
 template <size_t N>
 const char* name_of(const char* const (&names)[N], int64_t op, const char* dflt) {

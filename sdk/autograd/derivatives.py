@@ -185,6 +185,23 @@ def _atan2(g, n):
     return ga, gb
 
 
+def _remainder(g, n):  # a - b * floor(a / b): d/da = 1, d/db = -floor(a / b)
+    a, b = n.inputs[0], n.inputs[1]
+    ga = _unb(g, a) if n.needs(0) else None
+    gb = _unb(-g * (a // b), b) if n.needs(1) else None
+    return ga, gb
+
+
+def _not_implemented(name: str) -> Callable:
+    """A row whose backward refuses, naming the op: the forward still runs and records, as
+    torch's does (floor_divide's result requires grad; its backward raises)."""
+
+    def fn(g, n):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented")
+
+    return fn
+
+
 def _pow(g, n):
     a, b = n.inputs[0], n.inputs[1]
     ga = gb = None
@@ -638,6 +655,8 @@ DERIVATIVES: dict[str, D] = {
     "maximum": D(lambda g, n: _maximum_like(g, n, True), saves=_XY),
     "minimum": D(lambda g, n: _maximum_like(g, n, False), saves=_XY),
     "atan2": D(_atan2, saves=_XY),
+    "remainder": D(_remainder, saves=_XY),
+    "floor_divide": D(_not_implemented("floor_divide")),
     "setitem_": D(_setitem_),
     "where": D(_where, saves=(0,)),
     "masked_fill": D(_masked_fill, saves=(1,)),

@@ -47,6 +47,12 @@ CASES = {
     "rpow_scalar": (lambda b: 2.0**b, [(2, 3)]),
     "pow_tensor": (lambda a, b: a**b, [{"shape": (2, 3), **POS}, (3,)]),
     "neg": (lambda a: -a, [(2, 3)]),
+    # away from the jumps of floor(a / b) (b in [0.5, 2), so a away from multiples of 0.5)
+    "remainder": (
+        lambda a, b: sdk.remainder(a, b),
+        [{"shape": (3, 4), "low": 0.1, "high": 0.4}, {"shape": (4,), "low": 0.5, "high": 2.0}],
+    ),
+    "remainder_scalar": (lambda a: a % 0.75, [{"shape": (5,), "low": 0.1, "high": 0.6}]),
     "maximum": (lambda a, b: sdk.maximum(a, b), [(3, 4), (4,)]),
     "minimum": (lambda a, b: sdk.minimum(a, b), [(3, 4), (3, 1)]),
     "where": (lambda a, b: sdk.where(a > 0, a, b), [(3, 4), (4,)]),
@@ -169,6 +175,15 @@ def test_gradcheck_op(name):
     rng = np.random.default_rng(RNG_SEED + sum(map(ord, name)))
     inputs = _make_inputs(specs, rng)
     assert sdk.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+def test_floor_divide_records_and_refuses_at_backward_as_torch():
+    x = sdk.tensor([3.0, 5.0], requires_grad=True)
+    y = sdk.floor_divide(x, 2)
+    assert y.requires_grad  # torch's result requires grad too
+    np.testing.assert_array_equal(y.detach().numpy(), [1.0, 2.0])
+    with pytest.raises(NotImplementedError, match="derivative for 'floor_divide'"):
+        y.sum().backward()
 
 
 def test_every_core_differentiable_op_has_a_formula():

@@ -341,58 +341,70 @@ SDK_API sdk_status sdk_split_with_sizes(const sdk_tensor* t, int64_t n, const in
 /* Elementwise ops (numpy broadcasting, any strides, torch type promotion)   */
 /* ========================================================================= */
 
-/*! \brief Unary elementwise ops for sdk_unary. */
-typedef enum {
-  SDK_NEG = 0,
-  SDK_ABS = 1,
-  SDK_EXP = 2,
-  SDK_LOG = 3,
-  SDK_SQRT = 4,
-  SDK_RSQRT = 5,
-  SDK_SIN = 6,
-  SDK_COS = 7,
-  SDK_TANH = 8,
-  SDK_SIGMOID = 9,
-  SDK_RELU = 10,
-  SDK_GELU = 11, /*!< exact (erf) form */
-  SDK_LOGICAL_NOT = 12,
-  SDK_SIGN = 13,
-  SDK_RECIPROCAL = 14,
-  SDK_SQUARE = 15,
-  SDK_LOG1P = 16,
-  SDK_EXPM1 = 17,
-  SDK_FLOOR = 18,
-  SDK_CEIL = 19,
-  SDK_ROUND = 20,
-  SDK_ERF = 21,
-  SDK_BITWISE_NOT = 22
-} sdk_unary_op;
+/*
+ * The op tables. Each lists an op family once, in code order, as X(NAME, name, code):
+ * SDK_NAME = code is the enum value the functions take, and `name` is the op's torch name,
+ * which the core's messages and the Python bindings use (sdk._C.UNARY_OPS maps it to the
+ * code). A new op is one new line at the end of its table (rule 2: codes never change).
+ */
+/*! \brief Unary elementwise ops for sdk_unary. GELU is the exact (erf) form. */
+#define SDK_UNARY_OPS(X)          \
+  X(NEG, neg, 0)                  \
+  X(ABS, abs, 1)                  \
+  X(EXP, exp, 2)                  \
+  X(LOG, log, 3)                  \
+  X(SQRT, sqrt, 4)                \
+  X(RSQRT, rsqrt, 5)              \
+  X(SIN, sin, 6)                  \
+  X(COS, cos, 7)                  \
+  X(TANH, tanh, 8)                \
+  X(SIGMOID, sigmoid, 9)          \
+  X(RELU, relu, 10)               \
+  X(GELU, gelu, 11)               \
+  X(LOGICAL_NOT, logical_not, 12) \
+  X(SIGN, sign, 13)               \
+  X(RECIPROCAL, reciprocal, 14)   \
+  X(SQUARE, square, 15)           \
+  X(LOG1P, log1p, 16)             \
+  X(EXPM1, expm1, 17)             \
+  X(FLOOR, floor, 18)             \
+  X(CEIL, ceil, 19)               \
+  X(ROUND, round, 20)             \
+  X(ERF, erf, 21)                 \
+  X(BITWISE_NOT, bitwise_not, 22)
 
-/*! \brief Binary elementwise ops for sdk_binary / sdk_binary_scalar. */
-typedef enum {
-  SDK_ADD = 0,
-  SDK_SUB = 1,
-  SDK_MUL = 2,
-  SDK_DIV = 3, /*!< true division: integers give float32 */
-  SDK_POW = 4,
-  SDK_MAXIMUM = 5,
-  SDK_MINIMUM = 6,
-  SDK_EQ = 7, /*!< comparisons give bool */
-  SDK_NE = 8,
-  SDK_LT = 9,
-  SDK_LE = 10,
-  SDK_GT = 11,
-  SDK_GE = 12,
-  SDK_LOGICAL_AND = 13, /*!< logical ops give bool */
-  SDK_LOGICAL_OR = 14,
-  SDK_LOGICAL_XOR = 15,
-  SDK_FLOOR_DIVIDE = 16,
-  SDK_REMAINDER = 17, /*!< Python's sign convention */
-  SDK_BITWISE_AND = 18,
-  SDK_BITWISE_OR = 19,
-  SDK_BITWISE_XOR = 20,
-  SDK_ATAN2 = 21
-} sdk_binary_op;
+/*! \brief Binary elementwise ops for sdk_binary / sdk_binary_scalar. DIV is true division
+ *  (integers give float32); comparisons and logical ops give bool; REMAINDER takes the sign
+ *  of the divisor (Python's convention). */
+#define SDK_BINARY_OPS(X)           \
+  X(ADD, add, 0)                    \
+  X(SUB, sub, 1)                    \
+  X(MUL, mul, 2)                    \
+  X(DIV, div, 3)                    \
+  X(POW, pow, 4)                    \
+  X(MAXIMUM, maximum, 5)            \
+  X(MINIMUM, minimum, 6)            \
+  X(EQ, eq, 7)                      \
+  X(NE, ne, 8)                      \
+  X(LT, lt, 9)                      \
+  X(LE, le, 10)                     \
+  X(GT, gt, 11)                     \
+  X(GE, ge, 12)                     \
+  X(LOGICAL_AND, logical_and, 13)   \
+  X(LOGICAL_OR, logical_or, 14)     \
+  X(LOGICAL_XOR, logical_xor, 15)   \
+  X(FLOOR_DIVIDE, floor_divide, 16) \
+  X(REMAINDER, remainder, 17)       \
+  X(BITWISE_AND, bitwise_and, 18)   \
+  X(BITWISE_OR, bitwise_or, 19)     \
+  X(BITWISE_XOR, bitwise_xor, 20)   \
+  X(ATAN2, atan2, 21)
+
+#define SDK_DETAIL_OP_ENUM(NAME, name, code) SDK_##NAME = code,
+/*! \brief Unary op codes (SDK_UNARY_OPS). */
+typedef enum { SDK_UNARY_OPS(SDK_DETAIL_OP_ENUM) } sdk_unary_op;
+/*! \brief Binary op codes (SDK_BINARY_OPS). */
+typedef enum { SDK_BINARY_OPS(SDK_DETAIL_OP_ENUM) } sdk_binary_op;
 
 /*! \brief out = op(x). */
 SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out, sdk_tensor** result);
@@ -429,16 +441,19 @@ SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src);
 /* Reductions                                                                */
 /* ========================================================================= */
 
-/*! \brief Reductions for sdk_reduce. */
-typedef enum {
-  SDK_SUM = 0,
-  SDK_MEAN = 1,
-  SDK_PROD = 2,
-  SDK_AMAX = 3, /*!< max values only */
-  SDK_AMIN = 4, /*!< min values only */
-  SDK_ALL = 5,  /*!< gives bool */
-  SDK_ANY = 6   /*!< gives bool */
-} sdk_reduce_op;
+/*! \brief Reductions for sdk_reduce (an op table as above). AMAX/AMIN give values only; ALL
+ *  and ANY give bool. */
+#define SDK_REDUCE_OPS(X) \
+  X(SUM, sum, 0)          \
+  X(MEAN, mean, 1)        \
+  X(PROD, prod, 2)        \
+  X(AMAX, amax, 3)        \
+  X(AMIN, amin, 4)        \
+  X(ALL, all, 5)          \
+  X(ANY, any, 6)
+
+/*! \brief Reduction codes (SDK_REDUCE_OPS). */
+typedef enum { SDK_REDUCE_OPS(SDK_DETAIL_OP_ENUM) } sdk_reduce_op;
 
 /*! \brief Reduce over `dims` (NULL: all dims). dtype -1 picks torch's
  *  default (sum of ints/bools is int64, mean needs a float type). */

@@ -39,10 +39,10 @@ inline Scalar scalar_mul(const Scalar& a, const Scalar& b) {
 }  // namespace detail
 
 // ====================================================================================
-// Elementwise (generated from op_table.h)
+// Elementwise (generated from the op tables of c_api.h, see op_table.h)
 // ====================================================================================
 
-#define SDK_DETAIL_DEFINE_UNARY(name, code)                                               \
+#define SDK_DETAIL_DEFINE_UNARY(NAME, name, code)                                         \
   inline Tensor name(const Tensor& self) {                                                \
     SDK_DETAIL_RETURN(#name, sdk_unary(code, self.get(), nullptr, &r_));                  \
   }                                                                                       \
@@ -58,7 +58,7 @@ inline Scalar scalar_mul(const Scalar& a, const Scalar& b) {
 SDK_UNARY_OPS(SDK_DETAIL_DEFINE_UNARY)
 #undef SDK_DETAIL_DEFINE_UNARY
 
-#define SDK_DETAIL_DEFINE_BINARY(name, code)                                                      \
+#define SDK_DETAIL_DEFINE_BINARY(NAME, name, code)                                                \
   inline Tensor name(const Tensor& self, const Tensor& other) {                                   \
     SDK_DETAIL_RETURN(#name, sdk_binary(code, self.get(), other.get(), nullptr, &r_));            \
   }                                                                                               \
@@ -82,11 +82,11 @@ SDK_UNARY_OPS(SDK_DETAIL_DEFINE_UNARY)
 SDK_BINARY_OPS(SDK_DETAIL_DEFINE_BINARY)
 #undef SDK_DETAIL_DEFINE_BINARY
 
-/*! \brief self + alpha * other. */
-inline Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+/*! \brief self + alpha * other (add(self, other) without alpha is generated above). */
+inline Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   SDK_DETAIL_RETURN("add", sdk_add_scaled(self.get(), other.get(), alpha.raw(), nullptr, &r_));
 }
-inline Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = 1) {
+inline Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (alpha.isIntegral(false) && alpha.toLong() == 1) {
     SDK_DETAIL_RETURN("add", sdk_binary_scalar(SDK_ADD, self.get(), other.raw(), 0, nullptr, &r_));
   }
@@ -94,12 +94,12 @@ inline Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha =
       "add", sdk_binary_scalar(SDK_ADD, self.get(), detail::scalar_mul(other, alpha).raw(), 0,
                                nullptr, &r_));
 }
-/*! \brief self - alpha * other. */
-inline Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+/*! \brief self - alpha * other (sub(self, other) without alpha is generated above). */
+inline Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   Scalar neg = alpha.isFloatingPoint() ? Scalar(-alpha.toDouble()) : Scalar(-alpha.toLong());
   SDK_DETAIL_RETURN("sub", sdk_add_scaled(self.get(), other.get(), neg.raw(), nullptr, &r_));
 }
-inline Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1) {
+inline Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   if (alpha.isIntegral(false) && alpha.toLong() == 1) {
     SDK_DETAIL_RETURN("sub", sdk_binary_scalar(SDK_SUB, self.get(), other.raw(), 0, nullptr, &r_));
   }
@@ -107,15 +107,13 @@ inline Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha =
       "sub", sdk_binary_scalar(SDK_SUB, self.get(), detail::scalar_mul(other, alpha).raw(), 0,
                                nullptr, &r_));
 }
-inline Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other,
-                       const Scalar& alpha = 1) {
+inline Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   sdk_tensor* r = nullptr;
   detail::check_status(sdk_add_scaled(self.get(), other.get(), alpha.raw(), out.get(), &r),
                        "add_out");
   return detail::finish_out(out, r);
 }
-inline Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other,
-                       const Scalar& alpha = 1) {
+inline Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   Scalar neg = alpha.isFloatingPoint() ? Scalar(-alpha.toDouble()) : Scalar(-alpha.toLong());
   sdk_tensor* r = nullptr;
   detail::check_status(sdk_add_scaled(self.get(), other.get(), neg.raw(), out.get(), &r),

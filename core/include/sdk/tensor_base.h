@@ -244,27 +244,28 @@ class Tensor {
   Tensor expand_as(const Tensor& other) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
 
-  // ---- elementwise (generated from op_table.h) -----------------------------------------
-#define SDK_DETAIL_DECLARE_UNARY(name, code) \
-  Tensor name() const;                       \
+  // ---- elementwise (generated from the op tables, see op_table.h) ----------------------
+#define SDK_DETAIL_DECLARE_UNARY(NAME, name, code) \
+  Tensor name() const;                             \
   const Tensor& name##_() const;
   SDK_UNARY_OPS(SDK_DETAIL_DECLARE_UNARY)
 #undef SDK_DETAIL_DECLARE_UNARY
-#define SDK_DETAIL_DECLARE_BINARY(name, code)       \
+#define SDK_DETAIL_DECLARE_BINARY(NAME, name, code) \
   Tensor name(const Tensor& other) const;           \
   Tensor name(const Scalar& other) const;           \
   const Tensor& name##_(const Tensor& other) const; \
   const Tensor& name##_(const Scalar& other) const;
   SDK_BINARY_OPS(SDK_DETAIL_DECLARE_BINARY)
 #undef SDK_DETAIL_DECLARE_BINARY
-  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
-  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
-  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  // add and sub with alpha (without it they are generated above)
+  Tensor add(const Tensor& other, const Scalar& alpha) const;
+  Tensor add(const Scalar& other, const Scalar& alpha) const;
+  const Tensor& add_(const Tensor& other, const Scalar& alpha) const;
+  const Tensor& add_(const Scalar& other, const Scalar& alpha) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha) const;
+  const Tensor& sub_(const Tensor& other, const Scalar& alpha) const;
+  const Tensor& sub_(const Scalar& other, const Scalar& alpha) const;
   Tensor multiply(const Tensor& other) const { return mul(other); }
   Tensor divide(const Tensor& other) const { return div(other); }
   Tensor elu(const Scalar& alpha = 1) const;

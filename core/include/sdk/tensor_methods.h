@@ -185,12 +185,12 @@ inline Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 // ---- elementwise ---------------------------------------------------------------------
-#define SDK_DETAIL_METHOD_UNARY(name, code)                       \
+#define SDK_DETAIL_METHOD_UNARY(NAME, name, code)                 \
   inline Tensor Tensor::name() const { return sdk::name(*this); } \
   inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); }
 SDK_UNARY_OPS(SDK_DETAIL_METHOD_UNARY)
 #undef SDK_DETAIL_METHOD_UNARY
-#define SDK_DETAIL_METHOD_BINARY(name, code)                                               \
+#define SDK_DETAIL_METHOD_BINARY(NAME, name, code)                                         \
   inline Tensor Tensor::name(const Tensor& o) const { return sdk::name(*this, o); }        \
   inline Tensor Tensor::name(const Scalar& o) const { return sdk::name(*this, o); }        \
   inline const Tensor& Tensor::name##_(const Tensor& o) const {                            \

@@ -1,0 +1,117 @@
+"""The op tables of the C ABI (SDK_UNARY_OPS, SDK_BINARY_OPS, SDK_REDUCE_OPS in sdk/c_api.h)
+are the one list of elementwise ops and reductions: everything else follows them, and these
+tests fail when something does not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sdk
+from sdk import _C, _ops_math
+from sdk.autograd.derivatives import DERIVATIVES
+from tests._support import REPO, include_dir
+
+TABLES = {
+    "SDK_UNARY_OPS": "UNARY_OPS",
+    "SDK_BINARY_OPS": "BINARY_OPS",
+    "SDK_REDUCE_OPS": "REDUCE_OPS",
+}
+ENUMS = {
+    "SDK_UNARY_OPS": "sdk_unary_op",
+    "SDK_BINARY_OPS": "sdk_binary_op",
+    "SDK_REDUCE_OPS": "sdk_reduce_op",
+}
+
+
+def header_table(text: str, macro: str) -> list[tuple[str, str, int]]:
+    """(NAME, name, code) of each line of `macro` in a header's text."""
+    body = text[text.index(f"#define {macro}(X)") :]
+    body = body[: body.index("\n\n")]
+    return [(n, t, int(c)) for n, t, c in re.findall(r"X\((\w+), (\w+), (\d+)\)", body)]
+
+
+def frozen_enum(text: str, enum: str) -> dict[str, int]:
+    """NAME -> code of an enum written out in full (the frozen ABI 1.0 headers)."""
+    body = text[: text.index(f"}} {enum};")]
+    body = body[body.rindex("typedef enum {") :]
+    return {n: int(c) for n, c in re.findall(r"SDK_(\w+) = (\d+)", body)}
+
+
+@pytest.fixture(scope="module")
+def header() -> str:
+    return (include_dir() / "sdk" / "c_api.h").read_text()
+
+
+@pytest.mark.parametrize("macro", TABLES)
+def test_the_binding_exports_the_table(header, macro):
+    table = header_table(header, macro)
+    assert table and [c for _, _, c in table] == list(range(len(table)))  # dense, in order
+    assert getattr(_C, TABLES[macro]) == {name: code for _, name, code in table}
+
+
+@pytest.mark.parametrize("macro", TABLES)
+def test_codes_never_change(header, macro):
+    """ABI rule 2: an op keeps its code; new ops come at the end of their table."""
+    frozen_text = (REPO / "tests/abi/abi_1_0/include/sdk/c_api.h").read_text()
+    frozen = frozen_enum(frozen_text, ENUMS[macro])
+    now = {n: c for n, _, c in header_table(header, macro)}
+    assert frozen and all(now.get(n) == c for n, c in frozen.items()), (frozen, now)
+
+
+def test_every_elementwise_op_is_a_function_and_a_method():
+    for name in (*_ops_math.UNARY, *_ops_math.BINARY):
+        fn = getattr(sdk, name)
+        assert callable(fn) and name in sdk.__all__, name
+        assert getattr(sdk.Tensor, name) is fn, name
+    for name in _ops_math.UNARY:
+        assert hasattr(sdk.Tensor, name + "_") == (name not in _ops_math._NO_INPLACE), name
+
+
+@pytest.mark.parametrize("name", sorted(_C.UNARY_OPS))
+def test_each_unary_function_runs_its_own_code(name):
+    x = sdk.tensor(np.linspace(0.5, 2.0, 7))
+    if name in ("logical_not", "bitwise_not"):
+        x = sdk.tensor([0, 1, 2, 5])
+    got = getattr(sdk, name)(x)
+    np.testing.assert_array_equal(got.numpy(), _C.unary(_C.UNARY_OPS[name], x).numpy())
+
+
+@pytest.mark.parametrize("name", sorted(_C.BINARY_OPS))
+def test_each_binary_function_runs_its_own_code(name):
+    a, b = sdk.tensor([6, 7, -8, 9]), sdk.tensor([2, 3, 3, 4])
+    got = getattr(sdk, name)(a, b)
+    np.testing.assert_array_equal(got.numpy(), _C.binary(_C.BINARY_OPS[name], a, b).numpy())
+
+
+def test_derivative_rows_cover_exactly_the_differentiable_ops():
+    for name in (*_ops_math.UNARY, *_ops_math.BINARY):
+        differentiable = name not in _ops_math._NON_DIFF
+        assert (name in DERIVATIVES) == differentiable, name
+
+
+def test_every_op_has_a_cpu_and_a_cuda_kernel(header):
+    """Each op's code is a `case` of the CPU kernels and of the CUDA device code (which the
+    host-memory test backend shares)."""
+    cpu = (REPO / "core/src/elementwise_unary.cpp").read_text()
+    cpu += (REPO / "core/src/elementwise.cpp").read_text()
+    cuda = (REPO / "core/src/cuda/backend/device_util.cuh").read_text()
+    for macro in ("SDK_UNARY_OPS", "SDK_BINARY_OPS"):
+        for NAME, _, _ in header_table(header, macro):
+            assert f"case SDK_{NAME}:" in cpu, f"no CPU kernel for SDK_{NAME}"
+            assert f"case SDK_{NAME}:" in cuda, f"no CUDA kernel for SDK_{NAME}"
+
+
+def test_python_names_no_op_by_number():
+    """Op codes are spelled through the tables (`BINARY["add"]`), never as bare numbers."""
+    bare = re.compile(r"_C\.(unary|binary|reduce)\(\s*\d|\b_(unary|binary)\(\s*\d")
+    offenders = [
+        f"{p.relative_to(REPO)}:{i}"
+        for p in sorted(Path(REPO / "sdk").rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if bare.search(line)
+    ]
+    assert not offenders, offenders
