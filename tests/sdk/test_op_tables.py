@@ -56,7 +56,10 @@ def test_the_binding_exports_the_table(header, macro):
 @pytest.mark.parametrize("macro", TABLES)
 def test_codes_never_change(header, macro):
     """ABI rule 2: an op keeps its code; new ops come at the end of their table."""
-    frozen_text = (REPO / "tests/abi/abi_1_0/include/sdk/c_api.h").read_text()
+    frozen_path = REPO / "tests/abi/abi_1_0/include/sdk/c_api.h"
+    if not frozen_path.is_file():  # a staged copy of some test folders (tests/sanitizers)
+        pytest.skip("the frozen ABI 1.0 headers (tests/abi) are not in this tree")
+    frozen_text = frozen_path.read_text()
     frozen = frozen_enum(frozen_text, ENUMS[macro])
     now = {n: c for n, _, c in header_table(header, macro)}
     assert frozen and all(now.get(n) == c for n, c in frozen.items()), (frozen, now)
