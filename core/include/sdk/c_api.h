@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 2
+#define SDK_ABI_VERSION_MINOR 3
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -684,6 +684,197 @@ SDK_API sdk_status sdk_cuda_reset_peak_memory_stats(int32_t device_index);
 SDK_API sdk_status sdk_cuda_raw_alloc(int64_t nbytes, int32_t device_index, void** ptr);
 /*! \brief Return memory from sdk_cuda_raw_alloc (NULL is ignored). */
 SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
+
+/* ========================================================================= */
+/* Operators registered by libraries (ABI 1.3)                               */
+/* ========================================================================= */
+/* Extensions register operators under a namespace: a schema in torch's syntax,
+ * "mymuladd(Tensor a, Tensor b, float c) -> Tensor", and kernels per dispatch
+ * key. Calls are boxed: the caller pushes every argument, in schema order, on
+ * an sdk_values list; the kernel replaces them with its results. The core checks
+ * the arguments and the results against the schema (a mismatch is an error
+ * naming the op, the argument and the schema) and picks the kernel from the
+ * tensors' device. Registrations are process-wide and thread-safe. An sdk_op
+ * stays valid for the life of the process; calling one whose library was
+ * closed fails. Rationale: one boxed convention serves every caller (Python,
+ * C++, C) and every kernel, with no per-signature entry points to keep
+ * stable. */
+
+/*! \brief Tags of boxed values (sdk_values). A schema's int, SymInt, Layout and
+ *  MemoryFormat are INT; a Scalar is INT, FLOAT or BOOL; an absent optional is
+ *  NONE. */
+typedef enum {
+  SDK_VALUE_NONE = 0,
+  SDK_VALUE_TENSOR = 1,
+  SDK_VALUE_INT = 2,         /*!< int64_t */
+  SDK_VALUE_FLOAT = 3,       /*!< double */
+  SDK_VALUE_BOOL = 4,        /*!< 0 or 1 */
+  SDK_VALUE_STRING = 5,      /*!< bytes and a length (UTF-8 from Python) */
+  SDK_VALUE_SCALAR_TYPE = 6, /*!< an sdk_dtype */
+  SDK_VALUE_DEVICE = 7,      /*!< an sdk_device */
+  SDK_VALUE_INT_LIST = 8,
+  SDK_VALUE_FLOAT_LIST = 9,
+  SDK_VALUE_BOOL_LIST = 10,
+  SDK_VALUE_TENSOR_LIST = 11 /*!< entries may be NULL (a Tensor?[]) */
+} sdk_value_tag;
+
+/*! \brief A list of boxed values: a call's arguments in, its results out. */
+typedef struct sdk_values sdk_values;
+
+/*! \brief A new, empty list. */
+SDK_API sdk_status sdk_values_new(sdk_values** result);
+/*! \brief Free a list and release its tensors (NULL is ignored). */
+SDK_API void sdk_values_free(sdk_values* values);
+/*! \brief Number of values. */
+SDK_API int64_t sdk_values_size(const sdk_values* values);
+/*! \brief Tag of value i (negative i counts from the end); -1 when out of range. */
+SDK_API int32_t sdk_values_tag(const sdk_values* values, int64_t i);
+/*! \brief Drop every value. */
+SDK_API void sdk_values_clear(sdk_values* values);
+/*! \brief Drop the last n values. */
+SDK_API sdk_status sdk_values_pop(sdk_values* values, int64_t n);
+
+/*! \brief Push a value. A tensor is retained (NULL pushes None); strings and
+ *  lists are copied. */
+SDK_API sdk_status sdk_values_push_none(sdk_values* values);
+SDK_API sdk_status sdk_values_push_tensor(sdk_values* values, const sdk_tensor* t);
+SDK_API sdk_status sdk_values_push_int(sdk_values* values, int64_t v);
+SDK_API sdk_status sdk_values_push_float(sdk_values* values, double v);
+SDK_API sdk_status sdk_values_push_bool(sdk_values* values, int32_t v);
+SDK_API sdk_status sdk_values_push_string(sdk_values* values, const char* data, int64_t len);
+SDK_API sdk_status sdk_values_push_scalar_type(sdk_values* values, int32_t dtype);
+SDK_API sdk_status sdk_values_push_device(sdk_values* values, sdk_device device);
+SDK_API sdk_status sdk_values_push_int_list(sdk_values* values, const int64_t* data, int64_t n);
+SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* data, int64_t n);
+SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* data, int64_t n);
+SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* tensors,
+                                               int64_t n);
+
+/*! \brief Read value i (negative i counts from the end). TypeError when its tag
+ *  is not the one asked for, except that get_float also reads an INT and
+ *  get_scalar reads INT, FLOAT and BOOL. Pointers are borrowed: valid until
+ *  the value is popped or the list cleared. get_tensor gives NULL for None. */
+SDK_API sdk_status sdk_values_get_tensor(const sdk_values* values, int64_t i, sdk_tensor** result);
+SDK_API sdk_status sdk_values_get_int(const sdk_values* values, int64_t i, int64_t* result);
+SDK_API sdk_status sdk_values_get_float(const sdk_values* values, int64_t i, double* result);
+SDK_API sdk_status sdk_values_get_bool(const sdk_values* values, int64_t i, int32_t* result);
+SDK_API sdk_status sdk_values_get_scalar(const sdk_values* values, int64_t i, sdk_scalar* result);
+SDK_API sdk_status sdk_values_get_string(const sdk_values* values, int64_t i, const char** data,
+                                         int64_t* len);
+SDK_API sdk_status sdk_values_get_scalar_type(const sdk_values* values, int64_t i, int32_t* result);
+SDK_API sdk_status sdk_values_get_device(const sdk_values* values, int64_t i, sdk_device* result);
+SDK_API sdk_status sdk_values_get_int_list(const sdk_values* values, int64_t i,
+                                           const int64_t** data, int64_t* n);
+SDK_API sdk_status sdk_values_get_float_list(const sdk_values* values, int64_t i,
+                                             const double** data, int64_t* n);
+SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
+                                            const int32_t** data, int64_t* n);
+SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
+                                              sdk_tensor* const** tensors, int64_t* n);
+
+/*! \brief Dispatch keys: which kernel of an op a call runs. */
+typedef enum {
+  SDK_DISPATCH_CPU = 0,
+  SDK_DISPATCH_CUDA = 1,
+  SDK_DISPATCH_AUTOGRAD = 2,                    /*!< differentiation; calls a device kernel below */
+  SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD = 3, /*!< any device, built from other ops */
+  SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD = 4  /*!< any device (torch's default kernel) */
+} sdk_dispatch_key;
+
+/*! \brief A registered operator. */
+typedef struct sdk_op sdk_op;
+/*! \brief A registration scope (what SDK_LIBRARY blocks write into). */
+typedef struct sdk_library sdk_library;
+
+/*! \brief Kinds of registration scope: DEF owns a namespace (one per process);
+ *  FRAGMENT adds ops to it; IMPL adds kernels (for one key, or per impl). */
+typedef enum {
+  SDK_LIBRARY_DEF = 0,
+  SDK_LIBRARY_FRAGMENT = 1,
+  SDK_LIBRARY_IMPL = 2
+} sdk_library_kind;
+
+/*! \brief A boxed kernel: reads its arguments from `values` (in schema order),
+ *  clears it and pushes its results. Returns a status set with
+ *  sdk_set_last_error on failure. */
+typedef sdk_status (*sdk_boxed_kernel)(void* context, const sdk_op* op, sdk_values* values);
+
+/*! \brief Open a registration scope for namespace `ns`. `key` is the default
+ *  key of an IMPL scope (-1: each impl names its key). `source` ("file:line",
+ *  may be NULL) names the scope in messages. */
+SDK_API sdk_status sdk_library_open(int32_t kind, const char* ns, int32_t key, const char* source,
+                                    sdk_library** result);
+/*! \brief Define an op from its schema; the name may omit the namespace.
+ *  ValueError for a malformed schema or an op already defined. */
+SDK_API sdk_status sdk_library_define(sdk_library* lib, const char* schema);
+/*! \brief Register `kernel` for op `name` ("op", "op.overload", or with the
+ *  namespace) under `key` (-1: the scope's; in a DEF or FRAGMENT scope, every
+ *  device: SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD). `context_free` (may be NULL) is
+ *  called with `context` when the kernel is removed. ValueError when the op is
+ *  not defined or already has a kernel for the key. */
+SDK_API sdk_status sdk_library_impl(sdk_library* lib, const char* name, int32_t key,
+                                    sdk_boxed_kernel kernel, void* context,
+                                    void (*context_free)(void*));
+/*! \brief Remove what the scope registered (its ops become undefined, its
+ *  kernels go away) and free it. NULL is ignored. */
+SDK_API void sdk_library_close(sdk_library* lib);
+/*! \brief Keep a registration failure that no caller could see (a static
+ *  initializer's), for sdk_library_take_errors. */
+SDK_API void sdk_library_record_error(const char* message);
+/*! \brief The kept failures, one per line ("" when none), and forget them.
+ *  Loaders call it after loading a library. Valid until the next call on this
+ *  thread. */
+SDK_API const char* sdk_library_take_errors(void);
+
+/*! \brief Find an op: "ns::name" or "ns::name.overload". ValueError naming the
+ *  closest defined ops when there is none. */
+SDK_API sdk_status sdk_op_find(const char* name, const sdk_op** result);
+/*! \brief Names of the ops defined in namespace `ns` (every namespace when
+ *  NULL), "ns::name[.overload]" one per line. Valid until the next call on
+ *  this thread. */
+SDK_API const char* sdk_op_list(const char* ns);
+/*! \brief "ns::name" or "ns::name.overload". */
+SDK_API const char* sdk_op_name(const sdk_op* op);
+/*! \brief The schema, in canonical text. */
+SDK_API const char* sdk_op_schema(const sdk_op* op);
+/*! \brief 1 when the op is defined and has a kernel for `key`. */
+SDK_API int32_t sdk_op_has_kernel(const sdk_op* op, int32_t key);
+
+/*! \brief One argument or return of a schema (sdk_op_argument_info). */
+typedef struct {
+  uint32_t size;            /*!< sizeof(sdk_op_argument); set by the caller */
+  uint32_t reserved;        /*!< zero */
+  const char* name;         /*!< "" for an unnamed return */
+  const char* type;         /*!< as written: "Tensor?", "int[2]", "Tensor(a!)" */
+  int32_t tag;              /*!< the sdk_value_tag of its (non-None) values */
+  int32_t optional;         /*!< None is accepted */
+  int32_t kwarg_only;       /*!< after `*` */
+  int32_t has_default;      /*!< see sdk_op_push_default */
+  int32_t is_write;         /*!< alias annotation with `!`: the op mutates it */
+  int32_t list_size;        /*!< N of T[N], else -1 */
+  const char* alias;        /*!< the alias set ("a"), or "" */
+  const char* default_text; /*!< as written, or "" */
+} sdk_op_argument;
+
+/*! \brief Number of arguments (is_return 0) or returns (1). */
+SDK_API int64_t sdk_op_num_arguments(const sdk_op* op, int32_t is_return);
+/*! \brief Describe argument or return i; strings live as long as the op's
+ *  definition. */
+SDK_API sdk_status sdk_op_argument_info(const sdk_op* op, int32_t is_return, int64_t i,
+                                        sdk_op_argument* info);
+/*! \brief Push argument i's default value (ValueError when it has none). */
+SDK_API sdk_status sdk_op_push_default(const sdk_op* op, int64_t i, sdk_values* values);
+
+/*! \brief Call: `values` holds every argument in schema order; on success it
+ *  holds the results. The kernel is the device's (CUDA when a tensor argument
+ *  is on a GPU, else CPU), else a composite one; RuntimeError naming the op,
+ *  the device and the keys that have kernels when there is none. */
+SDK_API sdk_status sdk_op_call(const sdk_op* op, sdk_values* values);
+/*! \brief Call the kernel of one key (an Autograd kernel calls the device's
+ *  with the key from sdk_op_dispatch_key). */
+SDK_API sdk_status sdk_op_call_key(const sdk_op* op, int32_t key, sdk_values* values);
+/*! \brief The key sdk_op_call picks for the arguments on `values`. */
+SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* values, int32_t* key);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,782 @@
+// sdk/library.h: register operators the way torch's <torch/library.h> does, over the C ABI.
+//
+//   SDK_LIBRARY(myops, m) {
+//     m.def("mymuladd(Tensor a, Tensor b, float c) -> Tensor");
+//     m.def("mymul", &mymul);                     // schema inferred from the C++ signature
+//   }
+//   SDK_LIBRARY_IMPL(myops, CPU, m) { m.impl("mymuladd", &mymuladd_cpu); }
+//   SDK_LIBRARY_IMPL(myops, CUDA, m) { m.impl("mymuladd", &mymuladd_cuda); }
+//
+// Python calls sdk.ops.myops.mymuladd(a, b, 1.0); C++ calls
+// sdk::Dispatcher::singleton().findSchemaOrThrow("myops::mymuladd", "")
+//     .typed<sdk::Tensor(const sdk::Tensor&, const sdk::Tensor&, double)>().call(a, b, 1.0)
+// or, shorter, sdk::call_op<sdk::Tensor>("myops::mymuladd", a, b, 1.0).
+//
+// Registration goes through sdk_library_* (the core keeps one registry per process), so a
+// library built against ABI 1.3 registers and runs on every later 1.x core. Blocks run
+// while the shared library loads; a failure there (a malformed schema, an op defined twice,
+// a kernel for an op nobody defines) is kept by the core and raised by the loader
+// (sdk.ops.load_library, cpp_extension.load) as ImportError naming the library, the op and
+// the problem. Kernels are unboxed C++ functions: their arguments and results convert from
+// and to the boxed values of the call (see detail::Box below for the supported types).
+#ifndef SDK_LIBRARY_H_
+#define SDK_LIBRARY_H_
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "sdk/tensor.h"
+
+namespace sdk {
+
+/*! \brief Dispatch keys (torch's c10::DispatchKey names). */
+enum class DispatchKey : int32_t {
+  Undefined = -1,
+  CPU = SDK_DISPATCH_CPU,
+  CUDA = SDK_DISPATCH_CUDA,
+  Autograd = SDK_DISPATCH_AUTOGRAD,
+  CompositeImplicitAutograd = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
+  CompositeExplicitAutograd = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+  // torch's spellings of the same keys
+  AutogradCPU = SDK_DISPATCH_AUTOGRAD,
+  AutogradCUDA = SDK_DISPATCH_AUTOGRAD,
+  Math = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
+  DefaultBackend = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+};
+
+namespace detail {
+
+// ---- boxing: how a C++ type is read from and written to sdk_values -------------------
+
+// Box<T> (T a decayed type): `Stored`, what a kernel argument is read into and kept alive
+// in during the call (passed on as itself, or as a view over it: ArrayRef over a vector);
+// read() and push() between it and the values; schema(), its schema type.
+template <typename T, typename = void>
+struct BoxImpl {
+  static_assert(sizeof(T) == 0,
+                "this C++ type cannot be an operator argument or result: use sdk::Tensor, "
+                "int64_t, double, bool, std::string, sdk::Scalar, sdk::ScalarType, sdk::Device, "
+                "std::optional<...> of these, std::vector<...> / ArrayRef of int64_t, double, "
+                "bool or Tensor, or std::tuple<...> of results");
+};
+
+template <typename T>
+struct Box : BoxImpl<T> {};
+
+inline void check(sdk_status st, const char* what) { check_status(st, what); }
+
+template <>
+struct Box<Tensor> {
+  using Stored = Tensor;
+  static const char* schema() { return "Tensor"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    sdk_tensor* h = nullptr;
+    check(sdk_values_get_tensor(v, i, &h), "reading a Tensor argument");
+    return Tensor::borrow(h);
+  }
+  static void push(sdk_values* v, const Tensor& t) {
+    check(sdk_values_push_tensor(v, t.get()), "returning a Tensor");
+  }
+};
+
+template <typename I>
+struct IntBox {
+  using Stored = I;
+  static const char* schema() { return "int"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    int64_t x = 0;
+    check(sdk_values_get_int(v, i, &x), "reading an int argument");
+    return static_cast<I>(x);
+  }
+  static void push(sdk_values* v, I x) {
+    check(sdk_values_push_int(v, static_cast<int64_t>(x)), "returning an int");
+  }
+};
+template <typename I>  // every integer type but bool: int, int64_t, long long, ...
+struct BoxImpl<I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>> : IntBox<I> {
+};
+
+template <>
+struct Box<double> {
+  using Stored = double;
+  static const char* schema() { return "float"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    double x = 0;
+    check(sdk_values_get_float(v, i, &x), "reading a float argument");
+    return x;
+  }
+  static void push(sdk_values* v, double x) {
+    check(sdk_values_push_float(v, x), "returning a float");
+  }
+};
+
+template <>
+struct Box<bool> {
+  using Stored = bool;
+  static const char* schema() { return "bool"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    int32_t x = 0;
+    check(sdk_values_get_bool(v, i, &x), "reading a bool argument");
+    return x != 0;
+  }
+  static void push(sdk_values* v, bool x) { check(sdk_values_push_bool(v, x), "returning a bool"); }
+};
+
+template <>
+struct Box<std::string> {
+  using Stored = std::string;
+  static const char* schema() { return "str"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    const char* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_string(v, i, &d, &n), "reading a str argument");
+    return std::string(d, static_cast<size_t>(n));
+  }
+  static void push(sdk_values* v, const std::string& s) {
+    check(sdk_values_push_string(v, s.data(), static_cast<int64_t>(s.size())), "returning a str");
+  }
+};
+
+template <>
+struct Box<std::string_view> {
+  using Stored = std::string_view;  // points into the call's values
+  static const char* schema() { return "str"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    const char* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_string(v, i, &d, &n), "reading a str argument");
+    return std::string_view(d, static_cast<size_t>(n));
+  }
+  static void push(sdk_values* v, std::string_view s) {
+    check(sdk_values_push_string(v, s.data(), static_cast<int64_t>(s.size())), "returning a str");
+  }
+};
+
+template <>
+struct Box<Scalar> {
+  using Stored = Scalar;
+  static const char* schema() { return "Scalar"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    sdk_scalar s{};
+    check(sdk_values_get_scalar(v, i, &s), "reading a Scalar argument");
+    return Scalar(s);
+  }
+  static void push(sdk_values* v, const Scalar& s) {
+    if (s.isFloatingPoint()) {
+      check(sdk_values_push_float(v, s.toDouble()), "returning a Scalar");
+    } else if (s.isBoolean()) {
+      check(sdk_values_push_bool(v, s.toLong() != 0), "returning a Scalar");
+    } else {
+      check(sdk_values_push_int(v, s.toLong()), "returning a Scalar");
+    }
+  }
+};
+
+template <>
+struct Box<ScalarType> {
+  using Stored = ScalarType;
+  static const char* schema() { return "ScalarType"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    int32_t d = 0;
+    check(sdk_values_get_scalar_type(v, i, &d), "reading a ScalarType argument");
+    return static_cast<ScalarType>(d);
+  }
+  static void push(sdk_values* v, ScalarType d) {
+    check(sdk_values_push_scalar_type(v, static_cast<int32_t>(d)), "returning a ScalarType");
+  }
+};
+
+template <>
+struct Box<Device> {
+  using Stored = Device;
+  static const char* schema() { return "Device"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    sdk_device d{};
+    check(sdk_values_get_device(v, i, &d), "reading a Device argument");
+    return Device::from_c(d);
+  }
+  static void push(sdk_values* v, const Device& d) {
+    check(sdk_values_push_device(v, d.to_c()), "returning a Device");
+  }
+};
+
+template <typename T>
+struct Box<std::optional<T>> {
+  using Stored = std::optional<typename Box<T>::Stored>;
+  static std::string schema() { return std::string(Box<T>::schema()) + "?"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    if (sdk_values_tag(v, i) == SDK_VALUE_NONE) return std::nullopt;
+    return Box<T>::read(v, i);
+  }
+  static void push(sdk_values* v, const std::optional<T>& x) {
+    if (x) {
+      Box<T>::push(v, *x);
+    } else {
+      check(sdk_values_push_none(v), "returning None");
+    }
+  }
+};
+
+// Lists of numbers: read as a view into the call's values (ArrayRef) or as a copy (vector).
+template <typename E>
+struct NumberList;
+template <>
+struct NumberList<int64_t> {
+  static const char* schema() { return "int[]"; }
+  static ArrayRef<int64_t> view(const sdk_values* v, int64_t i) {
+    const int64_t* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_int_list(v, i, &d, &n), "reading an int[] argument");
+    return ArrayRef<int64_t>(d, static_cast<size_t>(n));
+  }
+  static void push(sdk_values* v, const int64_t* d, size_t n) {
+    check(sdk_values_push_int_list(v, d, static_cast<int64_t>(n)), "returning an int[]");
+  }
+};
+template <>
+struct NumberList<double> {
+  static const char* schema() { return "float[]"; }
+  static ArrayRef<double> view(const sdk_values* v, int64_t i) {
+    const double* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_float_list(v, i, &d, &n), "reading a float[] argument");
+    return ArrayRef<double>(d, static_cast<size_t>(n));
+  }
+  static void push(sdk_values* v, const double* d, size_t n) {
+    check(sdk_values_push_float_list(v, d, static_cast<int64_t>(n)), "returning a float[]");
+  }
+};
+
+template <typename E>
+struct Box<ArrayRef<E>> {
+  using Stored = ArrayRef<E>;
+  static const char* schema() { return NumberList<E>::schema(); }
+  static Stored read(const sdk_values* v, int64_t i) { return NumberList<E>::view(v, i); }
+  static void push(sdk_values* v, ArrayRef<E> x) { NumberList<E>::push(v, x.data(), x.size()); }
+};
+
+template <typename E>
+struct Box<std::vector<E>> {
+  using Stored = std::vector<E>;
+  static const char* schema() { return NumberList<E>::schema(); }
+  static Stored read(const sdk_values* v, int64_t i) {
+    ArrayRef<E> a = NumberList<E>::view(v, i);
+    return Stored(a.begin(), a.end());
+  }
+  static void push(sdk_values* v, const Stored& x) { NumberList<E>::push(v, x.data(), x.size()); }
+};
+
+template <>
+struct Box<std::vector<bool>> {
+  using Stored = std::vector<bool>;
+  static const char* schema() { return "bool[]"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    const int32_t* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_bool_list(v, i, &d, &n), "reading a bool[] argument");
+    return Stored(d, d + n);
+  }
+  static void push(sdk_values* v, const Stored& x) {
+    std::vector<int32_t> b(x.begin(), x.end());
+    check(sdk_values_push_bool_list(v, b.data(), static_cast<int64_t>(b.size())),
+          "returning a bool[]");
+  }
+};
+
+// Tensor lists: read into a vector of Tensors (ArrayRef<Tensor> views it).
+inline std::vector<Tensor> read_tensors(const sdk_values* v, int64_t i) {
+  sdk_tensor* const* d = nullptr;
+  int64_t n = 0;
+  check(sdk_values_get_tensor_list(v, i, &d, &n), "reading a Tensor[] argument");
+  std::vector<Tensor> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) out.push_back(Tensor::borrow(d[k]));
+  return out;
+}
+inline void push_tensors(sdk_values* v, const Tensor* ts, size_t n) {
+  std::vector<const sdk_tensor*> h;
+  h.reserve(n);
+  for (size_t k = 0; k < n; ++k) h.push_back(ts[k].get());
+  check(sdk_values_push_tensor_list(v, h.data(), static_cast<int64_t>(n)), "returning a Tensor[]");
+}
+
+template <>
+struct Box<std::vector<Tensor>> {
+  using Stored = std::vector<Tensor>;
+  static const char* schema() { return "Tensor[]"; }
+  static Stored read(const sdk_values* v, int64_t i) { return read_tensors(v, i); }
+  static void push(sdk_values* v, const Stored& x) { push_tensors(v, x.data(), x.size()); }
+};
+
+template <>
+struct Box<ArrayRef<Tensor>> {
+  struct Stored {  // the tensors, viewed as an ArrayRef when passed on
+    std::vector<Tensor> tensors;
+    operator ArrayRef<Tensor>() const { return ArrayRef<Tensor>(tensors); }  // NOLINT
+  };
+  static const char* schema() { return "Tensor[]"; }
+  static Stored read(const sdk_values* v, int64_t i) { return Stored{read_tensors(v, i)}; }
+  static void push(sdk_values* v, ArrayRef<Tensor> x) { push_tensors(v, x.data(), x.size()); }
+};
+
+template <>
+struct Box<std::vector<std::optional<Tensor>>> {
+  using Stored = std::vector<std::optional<Tensor>>;
+  static const char* schema() { return "Tensor?[]"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    sdk_tensor* const* d = nullptr;
+    int64_t n = 0;
+    check(sdk_values_get_tensor_list(v, i, &d, &n), "reading a Tensor?[] argument");
+    Stored out;
+    for (int64_t k = 0; k < n; ++k) {
+      out.push_back(d[k] ? std::optional<Tensor>(Tensor::borrow(d[k])) : std::nullopt);
+    }
+    return out;
+  }
+  static void push(sdk_values* v, const Stored& x) {
+    std::vector<const sdk_tensor*> h;
+    for (const auto& t : x) h.push_back(t ? t->get() : nullptr);
+    check(sdk_values_push_tensor_list(v, h.data(), static_cast<int64_t>(h.size())),
+          "returning a Tensor?[]");
+  }
+};
+
+template <typename T>
+using BoxOf = Box<std::remove_cv_t<std::remove_reference_t<T>>>;
+
+// ---- results: one value, a tuple of them, or none ---------------------------------------
+
+template <typename R>
+struct Results {
+  static std::string schema() { return BoxOf<R>::schema(); }
+  static void push(sdk_values* v, const R& r) { BoxOf<R>::push(v, r); }
+  static R read(const sdk_values* v) { return R(BoxOf<R>::read(v, 0)); }
+};
+template <>
+struct Results<void> {
+  static std::string schema() { return "()"; }
+};
+template <typename... Ts>
+struct Results<std::tuple<Ts...>> {
+  static std::string schema() {
+    std::string s = "(";
+    size_t i = 0;
+    ((s += (i++ ? ", " : "") + std::string(BoxOf<Ts>::schema())), ...);
+    return s + ")";
+  }
+  static void push(sdk_values* v, const std::tuple<Ts...>& r) {
+    std::apply([&](const auto&... x) { (BoxOf<decltype(x)>::push(v, x), ...); }, r);
+  }
+  static std::tuple<Ts...> read(const sdk_values* v) {
+    return read_at(v, std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static std::tuple<Ts...> read_at(const sdk_values* v, std::index_sequence<I...>) {
+    return std::tuple<Ts...>(Ts(BoxOf<Ts>::read(v, static_cast<int64_t>(I)))...);
+  }
+};
+
+// ---- function traits: the signature of a function pointer, a lambda or a functor -------
+
+template <typename F>
+struct FunctionTraits : FunctionTraits<decltype(&F::operator())> {};
+template <typename R, typename... A>
+struct FunctionTraits<R (*)(A...)> {
+  using Return = R;
+  using Args = std::tuple<A...>;
+  static constexpr size_t arity = sizeof...(A);
+};
+template <typename R, typename... A>
+struct FunctionTraits<R(A...)> : FunctionTraits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct FunctionTraits<R (C::*)(A...)> : FunctionTraits<R (*)(A...)> {};
+template <typename C, typename R, typename... A>
+struct FunctionTraits<R (C::*)(A...) const> : FunctionTraits<R (*)(A...)> {};
+
+// The schema torch infers from a C++ signature: "name(Tensor _0, float _1) -> Tensor".
+template <typename F, size_t... I>
+std::string infer_schema(const std::string& name, std::index_sequence<I...>) {
+  using Args = typename FunctionTraits<F>::Args;
+  std::string s = name + "(";
+  ((s += (I ? ", " : "") + std::string(BoxOf<std::tuple_element_t<I, Args>>::schema()) + " _" +
+         std::to_string(I)),
+   ...);
+  return s + ") -> " + Results<typename FunctionTraits<F>::Return>::schema();
+}
+template <typename F>
+std::string infer_schema(const std::string& name) {
+  return infer_schema<F>(name, std::make_index_sequence<FunctionTraits<F>::arity>{});
+}
+
+// A kernel: the callable F stored in the registry, called through the boxed convention.
+template <typename F>
+struct Kernel {
+  using Traits = FunctionTraits<F>;
+  using R = typename Traits::Return;
+
+  template <size_t... I>
+  static sdk_status call_with(F& f, sdk_values* v, std::index_sequence<I...>) {
+    using Args = typename Traits::Args;
+    // the arguments are read (kept alive) before the values are replaced by the results
+    std::tuple<typename BoxOf<std::tuple_element_t<I, Args>>::Stored...> stored(
+        BoxOf<std::tuple_element_t<I, Args>>::read(v, static_cast<int64_t>(I))...);
+    if constexpr (std::is_void_v<R>) {
+      f(std::get<I>(stored)...);
+      sdk_values_clear(v);
+    } else {
+      R r = f(std::get<I>(stored)...);
+      sdk_values_clear(v);
+      Results<R>::push(v, r);
+    }
+    return SDK_OK;
+  }
+
+  static sdk_status boxed(void* context, const sdk_op*, sdk_values* v) noexcept {
+    try {
+      return call_with(*static_cast<F*>(context), v, std::make_index_sequence<Traits::arity>{});
+    } catch (const Error& e) {
+      return e.set_last_error();
+    } catch (const std::bad_alloc& e) {
+      return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());
+    } catch (const std::out_of_range& e) {
+      return sdk_set_last_error(SDK_ERROR_INDEX, e.what());
+    } catch (const std::invalid_argument& e) {
+      return sdk_set_last_error(SDK_ERROR_VALUE, e.what());
+    } catch (const std::exception& e) {
+      return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
+    } catch (...) {
+      return sdk_set_last_error(SDK_ERROR_RUNTIME, "unknown C++ exception in a kernel");
+    }
+  }
+  static void free_context(void* context) { delete static_cast<F*>(context); }
+};
+
+// A callable as stored: function pointers stay pointers; lambdas and functors are copied.
+template <typename F>
+using StoredCallable =
+    std::conditional_t<std::is_function_v<std::remove_reference_t<F>>,
+                       std::add_pointer_t<std::remove_reference_t<F>>, std::decay_t<F>>;
+
+}  // namespace detail
+
+/*! \brief A kernel tagged with the key it registers for: m.impl("op", sdk::dispatch(
+ *  sdk::DispatchKey::CPU, &fn)). */
+template <typename F>
+struct DispatchedKernel {
+  DispatchKey key;
+  F fn;
+};
+template <typename F>
+DispatchedKernel<detail::StoredCallable<F>> dispatch(DispatchKey key, F&& fn) {
+  return {key, std::forward<F>(fn)};
+}
+/*! \brief torch's dispatch(c10::kCPU, fn) with a device type. */
+template <typename F>
+DispatchedKernel<detail::StoredCallable<F>> dispatch(DeviceType type, F&& fn) {
+  return {type == kCUDA ? DispatchKey::CUDA : DispatchKey::CPU, std::forward<F>(fn)};
+}
+
+/*! \brief torch's alias-analysis kinds, accepted by sdk::schema() for porting (the core
+ *  reads the annotations in the schema text itself). */
+enum class AliasAnalysisKind { INTERNAL_SPECIAL_CASE, CONSERVATIVE, FROM_SCHEMA, PURE_FUNCTION };
+inline std::string schema(const char* text, AliasAnalysisKind = AliasAnalysisKind::FROM_SCHEMA) {
+  return text;
+}
+
+/*! \brief A registration scope: what SDK_LIBRARY / SDK_LIBRARY_FRAGMENT / SDK_LIBRARY_IMPL
+ *  blocks receive as `m`. */
+class Library {
+ public:
+  enum Kind { DEF = SDK_LIBRARY_DEF, FRAGMENT = SDK_LIBRARY_FRAGMENT, IMPL = SDK_LIBRARY_IMPL };
+
+  /*! \brief Open a scope. `record_errors`: keep failures for the loader instead of
+   *  throwing (what the SDK_LIBRARY macros do: they run while a library loads). */
+  Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file,
+          uint32_t line, bool record_errors = false)
+      : ns_(std::move(ns)), record_errors_(record_errors) {
+    std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
+    int32_t k = key ? static_cast<int32_t>(*key) : -1;
+    sdk_library* lib = nullptr;
+    if (!guard(sdk_library_open(kind, ns_.c_str(), k, source.c_str(), &lib), "")) return;
+    lib_ = lib;
+  }
+  ~Library() { sdk_library_close(lib_); }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  Library(Library&& o) noexcept
+      : lib_(std::exchange(o.lib_, nullptr)),
+        ns_(std::move(o.ns_)),
+        record_errors_(o.record_errors_) {}
+  Library& operator=(Library&&) = delete;
+
+  /*! \brief Define an op from its schema. */
+  Library& def(const std::string& schema) & {
+    if (lib_) guard(sdk_library_define(lib_, schema.c_str()), schema);
+    return *this;
+  }
+  /*! \brief Define an op and register `fn` as its kernel for every device (torch's
+   *  catch-all). `schema_or_name` is a full schema, or a bare name whose schema is
+   *  inferred from fn's C++ signature. */
+  template <typename F>
+  Library& def(const std::string& schema_or_name, F&& fn) & {
+    std::string text = schema_or_name;
+    std::string name = schema_or_name.substr(0, schema_or_name.find('('));
+    if (schema_or_name.find('(') == std::string::npos) {
+      text = detail::infer_schema<detail::StoredCallable<F>>(schema_or_name);
+    }
+    def(text);
+    return register_kernel(name, DispatchKey::CompositeExplicitAutograd, std::forward<F>(fn));
+  }
+  /*! \brief Register `fn` for op `name` under the block's dispatch key (SDK_LIBRARY_IMPL),
+   *  or for every device in an SDK_LIBRARY / SDK_LIBRARY_FRAGMENT block. */
+  template <typename F>
+  Library& impl(const std::string& name, F&& fn) & {
+    return register_kernel(name, DispatchKey::Undefined, std::forward<F>(fn));
+  }
+  template <typename F>
+  Library& impl(const std::string& name, DispatchedKernel<F> k) & {
+    return register_kernel(name, k.key, std::move(k.fn));
+  }
+  /*! \brief The namespace. */
+  const std::string& ns() const { return ns_; }
+
+ private:
+  sdk_library* lib_ = nullptr;
+  std::string ns_;
+  bool record_errors_ = false;
+
+  // Throw, or (in a loading library) keep the error for the loader and carry on.
+  bool guard(sdk_status st, const std::string& what) {
+    if (st == SDK_OK) return true;
+    if (!record_errors_) detail::throw_last_error("sdk::Library");
+    std::string msg = sdk_last_error_message();
+    (void)what;
+    sdk_library_record_error(msg.c_str());
+    return false;
+  }
+
+  template <typename F>
+  Library& register_kernel(const std::string& name, DispatchKey key, F&& fn) {
+    if (!lib_) return *this;
+    using Stored = detail::StoredCallable<F>;
+    auto* ctx = new Stored(std::forward<F>(fn));
+    // Undefined: the block's key (SDK_LIBRARY_IMPL), or every device (SDK_LIBRARY)
+    guard(sdk_library_impl(lib_, name.c_str(), static_cast<int32_t>(key),
+                           &detail::Kernel<Stored>::boxed, ctx,
+                           &detail::Kernel<Stored>::free_context),
+          name);
+    return *this;
+  }
+};
+
+namespace detail {
+
+// A block's registration: opens the scope, runs the block, keeps the scope open until the
+// library unloads (then its ops and kernels go away with it).
+class LibraryInit {
+ public:
+  LibraryInit(Library::Kind kind, void (*fn)(Library&), const char* ns,
+              std::optional<DispatchKey> key, const char* file, uint32_t line)
+      : lib_(kind, ns, key, file, line, /*record_errors=*/true) {
+    try {
+      fn(lib_);
+    } catch (const std::exception& e) {
+      sdk_library_record_error(
+          (std::string(file) + ":" + std::to_string(line) + ": " + e.what()).c_str());
+    } catch (...) {
+      sdk_library_record_error((std::string(file) + ":" + std::to_string(line) +
+                                ": unknown exception in a registration block")
+                                   .c_str());
+    }
+  }
+
+ private:
+  Library lib_;
+};
+
+}  // namespace detail
+
+// ---- calling registered ops from C++ ------------------------------------------------------
+
+namespace detail {
+
+// Values of a call, freed at scope exit.
+struct Values {
+  sdk_values* v = nullptr;
+  Values() { check(sdk_values_new(&v), "sdk_values_new"); }
+  ~Values() { sdk_values_free(v); }
+  Values(const Values&) = delete;
+  Values& operator=(const Values&) = delete;
+};
+
+template <typename R, typename... Args>
+R call_boxed(const sdk_op* op, int32_t key, Args&&... args) {
+  Values vals;
+  (BoxOf<Args>::push(vals.v, args), ...);
+  sdk_status st = key < 0 ? sdk_op_call(op, vals.v) : sdk_op_call_key(op, key, vals.v);
+  check_status(st, sdk_op_name(op));
+  if constexpr (!std::is_void_v<R>) return Results<R>::read(vals.v);
+}
+
+}  // namespace detail
+
+template <typename Sig>
+class TypedOperatorHandle;
+
+/*! \brief A registered op (torch's c10::OperatorHandle). */
+class OperatorHandle {
+ public:
+  explicit OperatorHandle(const sdk_op* op) : op_(op) {}
+  /*! \brief "ns::name" or "ns::name.overload". */
+  std::string operator_name() const { return sdk_op_name(op_); }
+  /*! \brief The schema, as text. */
+  std::string schema() const { return sdk_op_schema(op_); }
+  bool hasKernelForDispatchKey(DispatchKey k) const {
+    return sdk_op_has_kernel(op_, static_cast<int32_t>(k)) != 0;
+  }
+  template <typename Sig>
+  TypedOperatorHandle<Sig> typed() const {
+    return TypedOperatorHandle<Sig>(op_);
+  }
+  /*! \brief Boxed call: `values` holds the arguments; on return, the results. */
+  void callBoxed(sdk_values* values) const {
+    detail::check_status(sdk_op_call(op_, values), sdk_op_name(op_));
+  }
+  const sdk_op* get() const { return op_; }
+
+ protected:
+  const sdk_op* op_;
+};
+
+template <typename R, typename... Args>
+class TypedOperatorHandle<R(Args...)> : public OperatorHandle {
+ public:
+  explicit TypedOperatorHandle(const sdk_op* op) : OperatorHandle(op) {}
+  /*! \brief Call through the dispatcher (the kernel of the arguments' device). */
+  R call(Args... args) const {
+    return detail::call_boxed<R, Args...>(op_, -1, std::forward<Args>(args)...);
+  }
+  /*! \brief Call the kernel of one key (an Autograd kernel calls the device's this way). */
+  R redispatch(DispatchKey key, Args... args) const {
+    return detail::call_boxed<R, Args...>(op_, static_cast<int32_t>(key),
+                                          std::forward<Args>(args)...);
+  }
+};
+
+/*! \brief torch's c10::Dispatcher: finds registered ops. */
+class Dispatcher {
+ public:
+  static Dispatcher& singleton() {
+    static Dispatcher d;
+    return d;
+  }
+  /*! \brief The op "ns::name" with overload `overload` ("" for the default one); throws
+   *  sdk::Error naming what the namespace has when there is none. */
+  OperatorHandle findSchemaOrThrow(const char* name, const char* overload) const {
+    std::string full = name;
+    if (overload && *overload) full += std::string(".") + overload;
+    const sdk_op* op = nullptr;
+    detail::check_status(sdk_op_find(full.c_str(), &op), "findSchemaOrThrow");
+    return OperatorHandle(op);
+  }
+  /*! \brief As findSchemaOrThrow, or nullopt. */
+  std::optional<OperatorHandle> findSchema(const char* name, const char* overload) const {
+    std::string full = name;
+    if (overload && *overload) full += std::string(".") + overload;
+    const sdk_op* op = nullptr;
+    if (sdk_op_find(full.c_str(), &op) != SDK_OK) return std::nullopt;
+    return OperatorHandle(op);
+  }
+};
+
+/*! \brief Shorter: sdk::call_op<sdk::Tensor>("ns::name", a, b, 1.0) (the argument types are
+ *  the C++ types given: pass double for a float argument, int64_t for an int). */
+template <typename R, typename... Args>
+R call_op(const char* name, Args&&... args) {
+  const sdk_op* op = nullptr;
+  detail::check_status(sdk_op_find(name, &op), "call_op");
+  return detail::call_boxed<R>(op, -1, std::forward<Args>(args)...);
+}
+
+/*! \brief The legacy registration (torch::RegisterOperators): each op(schema, fn) defines
+ *  "ns::name(...)" and registers fn for every device. Keep the object alive (a static) for
+ *  as long as the ops should exist. */
+class RegisterOperators {
+ public:
+  RegisterOperators() = default;
+  RegisterOperators(RegisterOperators&&) = default;
+  RegisterOperators& operator=(RegisterOperators&&) = default;
+
+  template <typename F>
+  RegisterOperators&& op(const std::string& schema_or_name, F&& fn) && {
+    add(schema_or_name, std::forward<F>(fn));
+    return std::move(*this);
+  }
+  template <typename F>
+  RegisterOperators& op(const std::string& schema_or_name, F&& fn) & {
+    add(schema_or_name, std::forward<F>(fn));
+    return *this;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Library>> libs_;
+
+  template <typename F>
+  void add(const std::string& schema_or_name, F&& fn) {
+    size_t colons = schema_or_name.find("::");
+    SDK_CHECK(colons != std::string::npos, "RegisterOperators: '", schema_or_name,
+              "' must name its namespace (\"ns::name(...) -> ...\")");
+    std::string ns = schema_or_name.substr(0, colons);
+    libs_.push_back(std::make_unique<Library>(Library::FRAGMENT, ns, std::nullopt, __FILE__,
+                                              __LINE__, /*record_errors=*/true));
+    libs_.back()->def(schema_or_name.substr(colons + 2), std::forward<F>(fn));
+  }
+};
+
+}  // namespace sdk
+
+// ---- the registration blocks (torch's TORCH_LIBRARY family) ---------------------------------
+
+#define SDK_DETAIL_CONCAT2(a, b) a##b
+#define SDK_DETAIL_CONCAT(a, b) SDK_DETAIL_CONCAT2(a, b)
+#define SDK_DETAIL_UID(prefix) SDK_DETAIL_CONCAT(prefix, __COUNTER__)
+
+/*! \brief Define operators of namespace `ns`: SDK_LIBRARY(ns, m) { m.def("..."); }. One per
+ *  namespace in the process; more ops go in SDK_LIBRARY_FRAGMENT blocks. */
+#define SDK_LIBRARY(ns, m)                                                                 \
+  static void SDK_LIBRARY_init_##ns(::sdk::Library&);                                      \
+  static const ::sdk::detail::LibraryInit SDK_LIBRARY_static_init_##ns(                    \
+      ::sdk::Library::DEF, &SDK_LIBRARY_init_##ns, #ns, std::nullopt, __FILE__, __LINE__); \
+  void SDK_LIBRARY_init_##ns(::sdk::Library& m)
+
+/*! \brief More definitions for namespace `ns`. */
+#define SDK_LIBRARY_FRAGMENT(ns, m) SDK_DETAIL_LIBRARY_FRAGMENT(ns, m, SDK_DETAIL_UID(SDK_FRAG_))
+#define SDK_DETAIL_LIBRARY_FRAGMENT(ns, m, uid)                                              \
+  static void SDK_DETAIL_CONCAT(uid, _init)(::sdk::Library&);                                \
+  static const ::sdk::detail::LibraryInit SDK_DETAIL_CONCAT(uid, _static)(                   \
+      ::sdk::Library::FRAGMENT, &SDK_DETAIL_CONCAT(uid, _init), #ns, std::nullopt, __FILE__, \
+      __LINE__);                                                                             \
+  void SDK_DETAIL_CONCAT(uid, _init)(::sdk::Library & m)
+
+/*! \brief Kernels of namespace `ns` for dispatch key `k` (CPU, CUDA, Autograd,
+ *  CompositeImplicitAutograd, CompositeExplicitAutograd): m.impl("op", &fn). */
+#define SDK_LIBRARY_IMPL(ns, k, m) SDK_DETAIL_LIBRARY_IMPL(ns, k, m, SDK_DETAIL_UID(SDK_IMPL_))
+#define SDK_DETAIL_LIBRARY_IMPL(ns, k, m, uid)                             \
+  static void SDK_DETAIL_CONCAT(uid, _init)(::sdk::Library&);              \
+  static const ::sdk::detail::LibraryInit SDK_DETAIL_CONCAT(uid, _static)( \
+      ::sdk::Library::IMPL, &SDK_DETAIL_CONCAT(uid, _init), #ns,           \
+      std::make_optional(::sdk::DispatchKey::k), __FILE__, __LINE__);      \
+  void SDK_DETAIL_CONCAT(uid, _init)(::sdk::Library & m)
+
+/*! \brief torch's TORCH_FN(fn): the function itself. */
+#define SDK_FN(fn) (&fn)
+
+#endif  // SDK_LIBRARY_H_

@@ -1,0 +1,832 @@
+// core/src/library.cpp: operators registered by libraries: the registry, boxed values
+// (sdk_values), registration scopes (sdk_library) and dispatch (sdk_op_call).
+//
+// An sdk_op is created the first time its name is defined or given a kernel and is never
+// freed, so a handle stays valid; its definition and kernels come and go with the scopes
+// that registered them. Kernels are shared_ptrs copied out under a shared lock, so a call
+// never holds the lock while the kernel runs (kernels call other ops) and a scope closed
+// during a call frees the kernel's context after the call.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+#include "dtype.h"
+#include "schema.h"
+#include "value.h"
+
+using sdk::detail::Value;
+
+namespace sdk::detail {
+namespace {
+
+constexpr int kNumKeys = 5;  // sdk_dispatch_key values 0..4
+
+const char* key_name(int key) {
+  switch (key) {
+    case SDK_DISPATCH_CPU:
+      return "CPU";
+    case SDK_DISPATCH_CUDA:
+      return "CUDA";
+    case SDK_DISPATCH_AUTOGRAD:
+      return "Autograd";
+    case SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD:
+      return "CompositeImplicitAutograd";
+    case SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD:
+      return "CompositeExplicitAutograd";
+    default:
+      return "?";
+  }
+}
+
+struct Kernel {
+  sdk_boxed_kernel fn = nullptr;
+  void* context = nullptr;
+  void (*context_free)(void*) = nullptr;
+  sdk_library* owner = nullptr;
+  std::string source;
+  ~Kernel() {
+    if (context_free) context_free(context);
+  }
+};
+
+// What sdk_op_argument_info hands out: strings that live as long as the definition.
+struct ArgText {
+  std::string type, alias;
+};
+
+struct Definition {
+  Schema schema;
+  std::string text;  // canonical
+  sdk_library* owner = nullptr;
+  std::string source;
+  std::vector<ArgText> args, rets;
+};
+
+}  // namespace
+}  // namespace sdk::detail
+
+struct sdk_op {
+  std::string qualified;  // "ns::name" or "ns::name.overload"
+  std::string ns;
+  std::shared_ptr<const sdk::detail::Definition> def;  // null: not (or no longer) defined
+  std::shared_ptr<sdk::detail::Kernel> kernels[sdk::detail::kNumKeys];
+  bool dangling_reported = false;
+};
+
+struct sdk_library {
+  int32_t kind = SDK_LIBRARY_DEF;
+  std::string ns;
+  int32_t key = -1;
+  std::string source;
+};
+
+namespace sdk::detail {
+namespace {
+
+struct Registry {
+  std::shared_mutex mu;
+  std::map<std::string, std::unique_ptr<sdk_op>> ops;   // by qualified name
+  std::map<std::string, sdk_library*> namespace_owner;  // ns -> its DEF scope
+  std::mutex errors_mu;
+  std::vector<std::string> errors;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: libraries unload after exit
+  return *r;
+}
+
+std::string where(const sdk_library* lib) {
+  std::string kind = lib->kind == SDK_LIBRARY_DEF        ? "SDK_LIBRARY"
+                     : lib->kind == SDK_LIBRARY_FRAGMENT ? "SDK_LIBRARY_FRAGMENT"
+                                                         : "SDK_LIBRARY_IMPL";
+  std::string s = kind + "(" + lib->ns;
+  if (lib->kind == SDK_LIBRARY_IMPL && lib->key >= 0) s += std::string(", ") + key_name(lib->key);
+  s += ")";
+  if (!lib->source.empty()) s += " at " + lib->source;
+  return s;
+}
+
+sdk_op* get_or_create(Registry& r, const std::string& qualified, const std::string& ns) {
+  auto it = r.ops.find(qualified);
+  if (it != r.ops.end()) return it->second.get();
+  auto op = std::make_unique<sdk_op>();
+  op->qualified = qualified;
+  op->ns = ns;
+  sdk_op* p = op.get();
+  r.ops.emplace(qualified, std::move(op));
+  return p;
+}
+
+// "ns::name[.overload]" for `name` written in scope `lib` ("name", "name.ov" or qualified).
+std::string qualify(const sdk_library* lib, const std::string& name) {
+  if (name.find("::") != std::string::npos) {
+    std::string ns = name.substr(0, name.find("::"));
+    if (ns != lib->ns) {
+      SDK_FAIL(SDK_ERROR_VALUE, where(lib), ": op '", name, "' is not in namespace '", lib->ns,
+               "'");
+    }
+    return name;
+  }
+  return lib->ns + "::" + name;
+}
+
+void check_identifier(const char* what, const std::string& s) {
+  bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
+  for (char c : s) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  SDK_VALUE_CHECK(ok, what, " '", s, "' is not an identifier");
+}
+
+std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* lib) {
+  auto d = std::make_shared<Definition>();
+  d->text = schema.str();
+  d->owner = lib;
+  d->source = lib->source;
+  for (const Argument& a : schema.arguments) d->args.push_back({a.type.str(), a.alias.str()});
+  for (const Argument& a : schema.returns) d->rets.push_back({a.type.str(), a.alias.str()});
+  d->schema = std::move(schema);
+  return d;
+}
+
+const Value& at(const sdk_values* v, int64_t i, const char* fn) {
+  check_not_null(v, fn, "values");
+  int64_t n = static_cast<int64_t>(v->items.size());
+  int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    SDK_FAIL(SDK_ERROR_INDEX, fn, ": index ", i, " is out of range for ", n, " values");
+  return v->items[static_cast<size_t>(j)];
+}
+
+const Value& typed(const sdk_values* v, int64_t i, int32_t tag, const char* fn) {
+  const Value& x = at(v, i, fn);
+  if (x.tag != tag) {
+    SDK_FAIL(SDK_ERROR_TYPE, fn, ": value ", i, " is ", value_tag_name(x.tag), ", not ",
+             value_tag_name(tag));
+  }
+  return x;
+}
+
+sdk_values* push(sdk_values* v, Value x, const char* fn) {
+  check_not_null(v, fn, "values");
+  v->items.push_back(std::move(x));
+  return v;
+}
+
+template <typename T>
+void check_list(const T* data, int64_t n, const char* fn) {
+  SDK_VALUE_CHECK(n >= 0, fn, ": n must be >= 0, got ", n);
+  if (n > 0) check_not_null(data, fn, "values");
+}
+
+// The device key for the tensors among `values` (CUDA when any is on a GPU).
+int device_key(const std::vector<Value>& values) {
+  for (const Value& v : values) {
+    if (v.tag == SDK_VALUE_TENSOR && v.tensor->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
+    if (v.tag == SDK_VALUE_TENSOR_LIST) {
+      for (const Ref& t : v.tensors) {
+        if (t && t->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
+      }
+    }
+  }
+  return SDK_DISPATCH_CPU;
+}
+
+std::string kernels_listing(const sdk_op& op) {
+  std::string s;
+  for (int k = 0; k < kNumKeys; ++k) {
+    if (op.kernels[k]) s += (s.empty() ? "" : ", ") + std::string(key_name(k));
+  }
+  return s.empty() ? "none" : s;
+}
+
+struct Resolved {
+  std::shared_ptr<const Definition> def;
+  std::shared_ptr<Kernel> kernel;
+  int key;
+};
+
+// The definition and the kernel a call with `key` (-1: by device) runs, copied under the lock.
+Resolved resolve(const sdk_op& op, int key, const std::vector<Value>* values) {
+  Registry& r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mu);
+  if (!op.def) {
+    SDK_FAIL(SDK_ERROR_RUNTIME, op.qualified,
+             ": the op is not defined (its library was closed, "
+             "or no SDK_LIBRARY defines it)");
+  }
+  if (key >= 0) {
+    SDK_VALUE_CHECK(key < kNumKeys, op.qualified, ": unknown dispatch key ", key);
+    if (!op.kernels[key]) {
+      SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op.qualified, ": no kernel for the ", key_name(key),
+               " key (it has kernels for: ", kernels_listing(op), ")");
+    }
+    return {op.def, op.kernels[key], key};
+  }
+  int dev = device_key(*values);
+  for (int k : {dev, int(SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD),
+                int(SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD)}) {
+    if (op.kernels[k]) return {op.def, op.kernels[k], k};
+  }
+  SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op.qualified, ": no kernel for ", key_name(dev),
+           " tensors (it has kernels for: ", kernels_listing(op), ")");
+}
+
+void check_arguments(const Definition& d, sdk_values* values) {
+  const Schema& s = d.schema;
+  size_t want = s.arguments.size();
+  if (values->items.size() != want) {
+    SDK_FAIL(SDK_ERROR_TYPE, s.qualified(), "() takes ", want, " argument", want == 1 ? "" : "s",
+             " (", d.text, "), got ", values->items.size());
+  }
+  for (size_t i = 0; i < want; ++i) coerce_value(s, s.arguments[i], false, values->items[i]);
+}
+
+void check_results(const Definition& d, int key, sdk_values* values) {
+  const Schema& s = d.schema;
+  size_t want = s.returns.size();
+  if (values->items.size() != want) {
+    SDK_FAIL(SDK_ERROR_RUNTIME, s.qualified(), ": the ", key_name(key), " kernel returned ",
+             values->items.size(), " value", values->items.size() == 1 ? "" : "s",
+             ", but the schema (", d.text, ") has ", want);
+  }
+  for (size_t i = 0; i < want; ++i) coerce_value(s, s.returns[i], true, values->items[i]);
+}
+
+sdk_status run(const sdk_op* op, int key, sdk_values* values) {
+  check_not_null(op, "sdk_op_call", "op");
+  check_not_null(values, "sdk_op_call", "values");
+  Resolved r = resolve(*op, key, &values->items);
+  check_arguments(*r.def, values);
+  sdk_status st = r.kernel->fn(r.kernel->context, op, values);
+  if (st != SDK_OK) return st;
+  check_results(*r.def, r.key, values);
+  return SDK_OK;
+}
+
+}  // namespace
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+// ---- values ------------------------------------------------------------------------------
+
+SDK_API sdk_status sdk_values_new(sdk_values** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_new", "result");
+  *result = new sdk_values();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API void sdk_values_free(sdk_values* values) { delete values; }
+
+SDK_API int64_t sdk_values_size(const sdk_values* values) {
+  return values ? static_cast<int64_t>(values->items.size()) : 0;
+}
+
+SDK_API int32_t sdk_values_tag(const sdk_values* values, int64_t i) {
+  if (!values) return -1;
+  int64_t n = static_cast<int64_t>(values->items.size());
+  int64_t j = i < 0 ? i + n : i;
+  return j >= 0 && j < n ? values->items[static_cast<size_t>(j)].tag : -1;
+}
+
+SDK_API void sdk_values_clear(sdk_values* values) {
+  if (values) values->items.clear();
+}
+
+SDK_API sdk_status sdk_values_pop(sdk_values* values, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(values, "sdk_values_pop", "values");
+  SDK_VALUE_CHECK(n >= 0 && n <= static_cast<int64_t>(values->items.size()),
+                  "sdk_values_pop: cannot pop ", n, " of ", values->items.size(), " values");
+  values->items.resize(values->items.size() - static_cast<size_t>(n));
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_none(sdk_values* values) {
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::none(), "sdk_values_push_none");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_tensor(sdk_values* values, const sdk_tensor* t) {
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::of_tensor(Ref::borrow(t)), "sdk_values_push_tensor");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_int(sdk_values* values, int64_t v) {
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::of_int(v), "sdk_values_push_int");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_float(sdk_values* values, double v) {
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::of_float(v), "sdk_values_push_float");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_bool(sdk_values* values, int32_t v) {
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::of_bool(v != 0), "sdk_values_push_bool");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_string(sdk_values* values, const char* data, int64_t len) {
+  SDK_SAFE_CALL_BEGIN;
+  check_list(data, len, "sdk_values_push_string");
+  Value x;
+  x.tag = SDK_VALUE_STRING;
+  x.s.assign(data ? data : "", static_cast<size_t>(len));
+  push(values, std::move(x), "sdk_values_push_string");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_scalar_type(sdk_values* values, int32_t dtype) {
+  SDK_SAFE_CALL_BEGIN;
+  check_dtype(static_cast<sdk_dtype>(dtype), "sdk_values_push_scalar_type");
+  Value x;
+  x.tag = SDK_VALUE_SCALAR_TYPE;
+  x.i = dtype;
+  push(values, std::move(x), "sdk_values_push_scalar_type");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_device(sdk_values* values, sdk_device device) {
+  SDK_SAFE_CALL_BEGIN;
+  SDK_VALUE_CHECK(device.type == SDK_CPU || device.type == SDK_CUDA,
+                  "sdk_values_push_device: unknown device type ", device.type);
+  Value x;
+  x.tag = SDK_VALUE_DEVICE;
+  x.device = device;
+  push(values, std::move(x), "sdk_values_push_device");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_int_list(sdk_values* values, const int64_t* data, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_list(data, n, "sdk_values_push_int_list");
+  Value x;
+  x.tag = SDK_VALUE_INT_LIST;
+  if (n > 0) x.ints.assign(data, data + n);
+  push(values, std::move(x), "sdk_values_push_int_list");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* data, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_list(data, n, "sdk_values_push_float_list");
+  Value x;
+  x.tag = SDK_VALUE_FLOAT_LIST;
+  if (n > 0) x.floats.assign(data, data + n);
+  push(values, std::move(x), "sdk_values_push_float_list");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* data, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_list(data, n, "sdk_values_push_bool_list");
+  Value x;
+  x.tag = SDK_VALUE_BOOL_LIST;
+  for (int64_t k = 0; k < n; ++k) x.bools.push_back(data[k] != 0);
+  push(values, std::move(x), "sdk_values_push_bool_list");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* data,
+                                               int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_list(data, n, "sdk_values_push_tensor_list");
+  Value x;
+  x.tag = SDK_VALUE_TENSOR_LIST;
+  for (int64_t k = 0; k < n; ++k) x.tensors.push_back(Ref::borrow(data[k]));
+  x.sync_handles();
+  push(values, std::move(x), "sdk_values_push_tensor_list");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_tensor(const sdk_values* values, int64_t i, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_tensor", "result");
+  const Value& x = at(values, i, "sdk_values_get_tensor");
+  if (x.tag == SDK_VALUE_NONE) {
+    *result = nullptr;
+  } else {
+    typed(values, i, SDK_VALUE_TENSOR, "sdk_values_get_tensor");
+    *result = to_handle(x.tensor.get());
+  }
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_int(const sdk_values* values, int64_t i, int64_t* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_int", "result");
+  *result = typed(values, i, SDK_VALUE_INT, "sdk_values_get_int").i;
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_float(const sdk_values* values, int64_t i, double* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_float", "result");
+  const Value& x = at(values, i, "sdk_values_get_float");
+  *result = x.tag == SDK_VALUE_INT ? static_cast<double>(x.i)
+                                   : typed(values, i, SDK_VALUE_FLOAT, "sdk_values_get_float").f;
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_bool(const sdk_values* values, int64_t i, int32_t* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_bool", "result");
+  *result = static_cast<int32_t>(typed(values, i, SDK_VALUE_BOOL, "sdk_values_get_bool").i);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_scalar(const sdk_values* values, int64_t i, sdk_scalar* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_scalar", "result");
+  const Value& x = at(values, i, "sdk_values_get_scalar");
+  sdk_scalar s{};
+  if (x.tag == SDK_VALUE_INT) {
+    s.kind = SDK_SCALAR_INT;
+    s.i = x.i;
+  } else if (x.tag == SDK_VALUE_BOOL) {
+    s.kind = SDK_SCALAR_BOOL;
+    s.i = x.i;
+  } else if (x.tag == SDK_VALUE_FLOAT) {
+    s.kind = SDK_SCALAR_FLOAT;
+    s.f = x.f;
+  } else {
+    SDK_FAIL(SDK_ERROR_TYPE, "sdk_values_get_scalar: value ", i, " is ", value_tag_name(x.tag),
+             ", not a number");
+  }
+  *result = s;
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_string(const sdk_values* values, int64_t i, const char** data,
+                                         int64_t* len) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(data, "sdk_values_get_string", "data");
+  check_not_null(len, "sdk_values_get_string", "len");
+  const Value& x = typed(values, i, SDK_VALUE_STRING, "sdk_values_get_string");
+  *data = x.s.c_str();
+  *len = static_cast<int64_t>(x.s.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_scalar_type(const sdk_values* values, int64_t i,
+                                              int32_t* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_scalar_type", "result");
+  *result =
+      static_cast<int32_t>(typed(values, i, SDK_VALUE_SCALAR_TYPE, "sdk_values_get_scalar_type").i);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_device(const sdk_values* values, int64_t i, sdk_device* result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_get_device", "result");
+  *result = typed(values, i, SDK_VALUE_DEVICE, "sdk_values_get_device").device;
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_int_list(const sdk_values* values, int64_t i,
+                                           const int64_t** data, int64_t* n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(data, "sdk_values_get_int_list", "values");
+  check_not_null(n, "sdk_values_get_int_list", "n");
+  const Value& x = typed(values, i, SDK_VALUE_INT_LIST, "sdk_values_get_int_list");
+  *data = x.ints.data();
+  *n = static_cast<int64_t>(x.ints.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_float_list(const sdk_values* values, int64_t i,
+                                             const double** data, int64_t* n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(data, "sdk_values_get_float_list", "values");
+  check_not_null(n, "sdk_values_get_float_list", "n");
+  const Value& x = typed(values, i, SDK_VALUE_FLOAT_LIST, "sdk_values_get_float_list");
+  *data = x.floats.data();
+  *n = static_cast<int64_t>(x.floats.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
+                                            const int32_t** data, int64_t* n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(data, "sdk_values_get_bool_list", "values");
+  check_not_null(n, "sdk_values_get_bool_list", "n");
+  const Value& x = typed(values, i, SDK_VALUE_BOOL_LIST, "sdk_values_get_bool_list");
+  *data = x.bools.data();
+  *n = static_cast<int64_t>(x.bools.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
+                                              sdk_tensor* const** data, int64_t* n) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(data, "sdk_values_get_tensor_list", "tensors");
+  check_not_null(n, "sdk_values_get_tensor_list", "n");
+  const Value& x = typed(values, i, SDK_VALUE_TENSOR_LIST, "sdk_values_get_tensor_list");
+  *data = x.handles.data();
+  *n = static_cast<int64_t>(x.handles.size());
+  SDK_SAFE_CALL_END;
+}
+
+// ---- registration scopes -----------------------------------------------------------------
+
+SDK_API sdk_status sdk_library_open(int32_t kind, const char* ns, int32_t key, const char* source,
+                                    sdk_library** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(ns, "sdk_library_open", "ns");
+  check_not_null(result, "sdk_library_open", "result");
+  SDK_VALUE_CHECK(kind >= SDK_LIBRARY_DEF && kind <= SDK_LIBRARY_IMPL,
+                  "sdk_library_open: unknown kind ", kind);
+  SDK_VALUE_CHECK(key >= -1 && key < kNumKeys, "sdk_library_open: unknown dispatch key ", key);
+  check_identifier("sdk_library_open: namespace", ns);
+  auto lib = std::make_unique<sdk_library>();
+  lib->kind = kind;
+  lib->ns = ns;
+  lib->key = key;
+  lib->source = source ? source : "";
+  if (kind == SDK_LIBRARY_DEF) {
+    Registry& r = registry();
+    std::unique_lock<std::shared_mutex> lock(r.mu);
+    auto it = r.namespace_owner.find(lib->ns);
+    if (it != r.namespace_owner.end()) {
+      SDK_FAIL(SDK_ERROR_VALUE, where(lib.get()), ": namespace '", lib->ns,
+               "' is already defined by ", where(it->second),
+               "; only one SDK_LIBRARY may define a namespace (add ops to it with "
+               "SDK_LIBRARY_FRAGMENT)");
+    }
+    r.namespace_owner[lib->ns] = lib.get();
+  }
+  *result = lib.release();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_library_define(sdk_library* lib, const char* schema) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(lib, "sdk_library_define", "lib");
+  check_not_null(schema, "sdk_library_define", "schema");
+  SDK_VALUE_CHECK(lib->kind != SDK_LIBRARY_IMPL, where(lib),
+                  ": an SDK_LIBRARY_IMPL block cannot define ops (use SDK_LIBRARY or "
+                  "SDK_LIBRARY_FRAGMENT): '",
+                  schema, "'");
+  Schema parsed;
+  try {
+    parsed = parse_schema(schema, lib->ns);
+  } catch (const Error& e) {
+    SDK_FAIL(e.kind, where(lib), ": ", e.what());
+  }
+  std::string qualified = parsed.qualified();
+  Registry& r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  sdk_op* op = get_or_create(r, qualified, lib->ns);
+  if (op->def) {
+    SDK_FAIL(SDK_ERROR_VALUE, where(lib), ": op ", qualified, " is already defined",
+             op->def->source.empty() ? "" : " at " + op->def->source, " as '", op->def->text, "'");
+  }
+  op->def = make_definition(std::move(parsed), lib);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_library_impl(sdk_library* lib, const char* name, int32_t key,
+                                    sdk_boxed_kernel kernel, void* context,
+                                    void (*context_free)(void*)) {
+  // the context is the registry's from here on: freed now if the registration fails
+  auto kernel_owner =
+      std::unique_ptr<void, void (*)(void*)>(context, context_free ? context_free : +[](void*) {});
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(lib, "sdk_library_impl", "lib");
+  check_not_null(name, "sdk_library_impl", "name");
+  check_not_null(reinterpret_cast<const void*>(kernel), "sdk_library_impl", "kernel");
+  // -1: the scope's key; in an SDK_LIBRARY(_FRAGMENT) scope, every device (torch's catch-all)
+  int32_t k = key >= 0                        ? key
+              : lib->key >= 0                 ? lib->key
+              : lib->kind != SDK_LIBRARY_IMPL ? int32_t(SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD)
+                                              : -1;
+  SDK_VALUE_CHECK(k >= 0 && k < kNumKeys, where(lib), ": impl of '", name,
+                  "' needs a dispatch key (this scope has none), got ", key);
+  std::string qualified = qualify(lib, name);
+  std::string base = qualified.substr(qualified.find("::") + 2);
+  std::string op_name = base.substr(0, base.find('.'));
+  check_identifier((where(lib) + ": op name").c_str(), op_name);
+  Registry& r = registry();
+  std::unique_lock<std::shared_mutex> lock(r.mu);
+  sdk_op* op = get_or_create(r, qualified, lib->ns);
+  if (op->kernels[k]) {
+    SDK_FAIL(SDK_ERROR_VALUE, where(lib), ": op ", qualified, " already has a ", key_name(k),
+             " kernel", op->kernels[k]->source.empty() ? "" : " from " + op->kernels[k]->source);
+  }
+  auto rec = std::make_shared<Kernel>();
+  rec->fn = kernel;
+  rec->context = kernel_owner.release();
+  rec->context_free = context_free;
+  rec->owner = lib;
+  rec->source = where(lib);
+  op->kernels[k] = std::move(rec);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API void sdk_library_close(sdk_library* lib) {
+  if (!lib) return;
+  std::vector<std::shared_ptr<Kernel>> dropped;  // freed after the lock is released
+  {
+    Registry& r = registry();
+    std::unique_lock<std::shared_mutex> lock(r.mu);
+    for (auto& [name, op] : r.ops) {
+      if (op->def && op->def->owner == lib) op->def.reset();
+      for (auto& k : op->kernels) {
+        if (k && k->owner == lib) dropped.push_back(std::move(k));
+      }
+    }
+    auto it = r.namespace_owner.find(lib->ns);
+    if (it != r.namespace_owner.end() && it->second == lib) r.namespace_owner.erase(it);
+  }
+  dropped.clear();
+  delete lib;
+}
+
+SDK_API void sdk_library_record_error(const char* message) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.errors_mu);
+  r.errors.emplace_back(message ? message : "unknown registration error");
+}
+
+SDK_API const char* sdk_library_take_errors(void) {
+  thread_local std::string out;
+  out.clear();
+  Registry& r = registry();
+  std::vector<std::string> errors;
+  {
+    std::lock_guard<std::mutex> lock(r.errors_mu);
+    errors.swap(r.errors);
+  }
+  {
+    // kernels for ops that no scope defines (an SDK_LIBRARY_IMPL naming a missing op)
+    std::unique_lock<std::shared_mutex> lock(r.mu);
+    for (auto& [name, op] : r.ops) {
+      if (op->def || op->dangling_reported) continue;
+      for (const auto& k : op->kernels) {
+        if (k) {
+          errors.push_back(k->source + ": a kernel for " + name +
+                           ", which is not defined (define it with m.def(\"" +
+                           name.substr(name.find("::") + 2) + "(...) -> ...\") in SDK_LIBRARY(" +
+                           op->ns + ", m))");
+          op->dangling_reported = true;
+          break;
+        }
+      }
+    }
+  }
+  for (const std::string& e : errors) out += (out.empty() ? "" : "\n") + e;
+  return out.c_str();
+}
+
+// ---- ops ---------------------------------------------------------------------------------
+
+SDK_API sdk_status sdk_op_find(const char* name, const sdk_op** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(name, "sdk_op_find", "name");
+  check_not_null(result, "sdk_op_find", "result");
+  std::string n = name;
+  Registry& r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mu);
+  auto it = r.ops.find(n);
+  if (it != r.ops.end() && it->second->def) {
+    *result = it->second.get();
+    return SDK_OK;
+  }
+  std::string ns = n.find("::") == std::string::npos ? "" : n.substr(0, n.find("::"));
+  std::string known;
+  for (const auto& [q, op] : r.ops) {
+    if (op->def && op->ns == ns) known += (known.empty() ? "" : ", ") + q;
+  }
+  if (n.find("::") == std::string::npos) {
+    SDK_FAIL(SDK_ERROR_VALUE, "sdk_op_find: '", n, "' is not a qualified op name (ns::name)");
+  }
+  SDK_FAIL(SDK_ERROR_VALUE, "no op named '", n, "'",
+           known.empty() ? " (nothing is registered in namespace '" + ns + "')"
+                         : " (namespace '" + ns + "' has: " + known + ")");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API const char* sdk_op_list(const char* ns) {
+  thread_local std::string out;
+  out.clear();
+  Registry& r = registry();
+  std::shared_lock<std::shared_mutex> lock(r.mu);
+  for (const auto& [q, op] : r.ops) {
+    if (op->def && (!ns || op->ns == ns)) out += (out.empty() ? "" : "\n") + q;
+  }
+  return out.c_str();
+}
+
+SDK_API const char* sdk_op_name(const sdk_op* op) { return op ? op->qualified.c_str() : ""; }
+
+SDK_API const char* sdk_op_schema(const sdk_op* op) {
+  if (!op) return "";
+  std::shared_lock<std::shared_mutex> lock(registry().mu);
+  return op->def ? op->def->text.c_str() : "";
+}
+
+SDK_API int32_t sdk_op_has_kernel(const sdk_op* op, int32_t key) {
+  if (!op || key < 0 || key >= kNumKeys) return 0;
+  std::shared_lock<std::shared_mutex> lock(registry().mu);
+  return op->def && op->kernels[key] ? 1 : 0;
+}
+
+SDK_API int64_t sdk_op_num_arguments(const sdk_op* op, int32_t is_return) {
+  if (!op) return 0;
+  std::shared_lock<std::shared_mutex> lock(registry().mu);
+  if (!op->def) return 0;
+  const Schema& s = op->def->schema;
+  return static_cast<int64_t>(is_return ? s.returns.size() : s.arguments.size());
+}
+
+SDK_API sdk_status sdk_op_argument_info(const sdk_op* op, int32_t is_return, int64_t i,
+                                        sdk_op_argument* info) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(op, "sdk_op_argument_info", "op");
+  check_not_null(info, "sdk_op_argument_info", "info");
+  SDK_VALUE_CHECK(info->size >= sizeof(sdk_op_argument),
+                  "sdk_op_argument_info: info->size must be set to sizeof(sdk_op_argument)");
+  std::shared_ptr<const Definition> def;
+  {
+    std::shared_lock<std::shared_mutex> lock(registry().mu);
+    def = op->def;
+  }
+  SDK_REQUIRE(def, SDK_ERROR_RUNTIME, op->qualified, ": the op is not defined");
+  const auto& list = is_return ? def->schema.returns : def->schema.arguments;
+  const auto& texts = is_return ? def->rets : def->args;
+  SDK_INDEX_CHECK(i >= 0 && i < static_cast<int64_t>(list.size()),
+                  "sdk_op_argument_info: ", is_return ? "return " : "argument ", i,
+                  " is out of range for ", op->qualified);
+  const Argument& a = list[static_cast<size_t>(i)];
+  // The strings belong to the definition; ops keep theirs while defined.
+  info->name = a.name.c_str();
+  info->type = texts[static_cast<size_t>(i)].type.c_str();
+  info->tag = schema_value_tag(a.type);
+  info->optional = a.type.optional ? 1 : 0;
+  info->kwarg_only = a.kwarg_only ? 1 : 0;
+  info->has_default = a.has_default ? 1 : 0;
+  info->is_write = a.alias.write ? 1 : 0;
+  info->list_size = static_cast<int32_t>(a.type.list_size);
+  info->alias = a.alias.before.empty() ? "" : a.alias.before[0].c_str();
+  info->default_text = a.default_text.c_str();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_op_push_default(const sdk_op* op, int64_t i, sdk_values* values) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(op, "sdk_op_push_default", "op");
+  check_not_null(values, "sdk_op_push_default", "values");
+  std::shared_ptr<const Definition> def;
+  {
+    std::shared_lock<std::shared_mutex> lock(registry().mu);
+    def = op->def;
+  }
+  SDK_REQUIRE(def, SDK_ERROR_RUNTIME, op->qualified, ": the op is not defined");
+  const auto& args = def->schema.arguments;
+  SDK_INDEX_CHECK(i >= 0 && i < static_cast<int64_t>(args.size()),
+                  "sdk_op_push_default: "
+                  "argument ",
+                  i, " is out of range for ", op->qualified);
+  const Argument& a = args[static_cast<size_t>(i)];
+  SDK_VALUE_CHECK(a.has_default, op->qualified, "(): argument '", a.name, "' has no default");
+  values->items.push_back(a.default_value);
+  if (values->items.back().tag == SDK_VALUE_TENSOR_LIST) values->items.back().sync_handles();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_op_call(const sdk_op* op, sdk_values* values) {
+  SDK_SAFE_CALL_BEGIN;
+  return run(op, -1, values);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_op_call_key(const sdk_op* op, int32_t key, sdk_values* values) {
+  SDK_SAFE_CALL_BEGIN;
+  SDK_VALUE_CHECK(key >= 0 && key < kNumKeys, "sdk_op_call_key: unknown dispatch key ", key);
+  return run(op, key, values);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* values, int32_t* key) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(op, "sdk_op_dispatch_key", "op");
+  check_not_null(values, "sdk_op_dispatch_key", "values");
+  check_not_null(key, "sdk_op_dispatch_key", "key");
+  *key = resolve(*op, -1, &values->items).key;
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"

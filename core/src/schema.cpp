@@ -1,0 +1,710 @@
+// core/src/schema.cpp: the parser and printer of operator schemas, and the check of values
+// against them.
+#include "schema.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace sdk::detail {
+namespace {
+
+struct BaseName {
+  const char* text;
+  BaseType base;
+};
+constexpr BaseName kBaseNames[] = {
+    {"Tensor", BaseType::Tensor},
+    {"int", BaseType::Int},
+    {"SymInt", BaseType::Int},
+    {"float", BaseType::Float},
+    {"bool", BaseType::Bool},
+    {"str", BaseType::Str},
+    {"Scalar", BaseType::Scalar},
+    {"ScalarType", BaseType::ScalarType},
+    {"Device", BaseType::Device},
+    {"Layout", BaseType::Layout},
+    {"MemoryFormat", BaseType::MemoryFormat},
+    {"Generator", BaseType::Generator},
+};
+
+const char* base_text(BaseType b) {
+  switch (b) {
+    case BaseType::Tensor:
+      return "Tensor";
+    case BaseType::Int:
+      return "int";
+    case BaseType::Float:
+      return "float";
+    case BaseType::Bool:
+      return "bool";
+    case BaseType::Str:
+      return "str";
+    case BaseType::Scalar:
+      return "Scalar";
+    case BaseType::ScalarType:
+      return "ScalarType";
+    case BaseType::Device:
+      return "Device";
+    case BaseType::Layout:
+      return "Layout";
+    case BaseType::MemoryFormat:
+      return "MemoryFormat";
+    case BaseType::Generator:
+      return "Generator";
+  }
+  return "?";
+}
+
+// dtype names a ScalarType default may use (torch's spellings).
+struct DtypeName {
+  const char* text;
+  sdk_dtype dtype;
+};
+constexpr DtypeName kDtypeNames[] = {
+    {"float", SDK_FLOAT32},     {"float32", SDK_FLOAT32}, {"double", SDK_FLOAT64},
+    {"float64", SDK_FLOAT64},   {"half", SDK_FLOAT16},    {"float16", SDK_FLOAT16},
+    {"bfloat16", SDK_BFLOAT16}, {"long", SDK_INT64},      {"int64", SDK_INT64},
+    {"int", SDK_INT32},         {"int32", SDK_INT32},     {"short", SDK_INT16},
+    {"int16", SDK_INT16},       {"char", SDK_INT8},       {"int8", SDK_INT8},
+    {"byte", SDK_UINT8},        {"uint8", SDK_UINT8},     {"bool", SDK_BOOL},
+};
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& ns) : t_(text), ns_(ns) {}
+
+  Schema parse() {
+    Schema s;
+    parse_name(s);
+    expect('(');
+    bool kwarg_only = false;
+    skip_space();
+    if (peek() != ')') {
+      for (;;) {
+        skip_space();
+        if (peek() == '*') {
+          if (kwarg_only) fail("a second '*'");
+          ++pos_;
+          kwarg_only = true;
+        } else {
+          Argument a = parse_argument(/*is_return=*/false);
+          a.kwarg_only = kwarg_only;
+          for (const Argument& b : s.arguments) {
+            if (b.name == a.name) fail("argument '" + a.name + "' appears twice");
+          }
+          if (!a.has_default && !a.kwarg_only && !s.arguments.empty() &&
+              s.arguments.back().has_default && !s.arguments.back().kwarg_only) {
+            fail("argument '" + a.name + "' without a default follows one with a default");
+          }
+          s.arguments.push_back(std::move(a));
+        }
+        skip_space();
+        if (peek() == ',') {
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+    }
+    expect(')');
+    skip_space();
+    if (!take("->")) fail("expected '->' and the returns");
+    parse_returns(s);
+    skip_space();
+    if (pos_ != t_.size()) fail("unexpected text after the returns");
+    return s;
+  }
+
+ private:
+  const std::string& t_;
+  const std::string& ns_;
+  size_t pos_ = 0;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    SDK_FAIL(SDK_ERROR_VALUE, "invalid schema '", t_, "': ", what, " (at column ", pos_ + 1, ")");
+  }
+  char peek() const { return pos_ < t_.size() ? t_[pos_] : '\0'; }
+  void skip_space() {
+    while (pos_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[pos_]))) ++pos_;
+  }
+  bool take(const char* s) {
+    skip_space();
+    size_t n = std::char_traits<char>::length(s);
+    if (t_.compare(pos_, n, s) == 0) {
+      pos_ += n;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string identifier(const char* what) {
+    skip_space();
+    size_t start = pos_;
+    if (pos_ < t_.size() && (std::isalpha(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_'))
+      ++pos_;
+    else
+      fail(std::string("expected ") + what);
+    while (pos_ < t_.size() &&
+           (std::isalnum(static_cast<unsigned char>(t_[pos_])) || t_[pos_] == '_'))
+      ++pos_;
+    return t_.substr(start, pos_ - start);
+  }
+
+  void parse_name(Schema& s) {
+    std::string first = identifier("the operator's name");
+    std::string ns;
+    std::string name = first;
+    if (take("::")) {
+      ns = first;
+      name = identifier("the operator's name after '::'");
+    }
+    if (peek() == '.') {
+      ++pos_;
+      s.overload = identifier("an overload name after '.'");
+    }
+    if (!ns.empty() && !ns_.empty() && ns != ns_) {
+      fail("the operator is in namespace '" + ns + "', not this library's '" + ns_ + "'");
+    }
+    if (ns.empty()) ns = ns_;
+    s.name = ns.empty() ? name : ns + "::" + name;
+  }
+
+  Type parse_type() {
+    Type ty;
+    std::string word = identifier("a type");
+    bool found = false;
+    for (const BaseName& b : kBaseNames) {
+      if (word == b.text) {
+        ty.base = b.base;
+        found = true;
+      }
+    }
+    if (!found) {
+      fail("unknown type '" + word +
+           "' (expected Tensor, int, SymInt, float, bool, str, Scalar, ScalarType, Device, "
+           "Layout, MemoryFormat or Generator)");
+    }
+    return ty;
+  }
+
+  AliasInfo parse_alias() {
+    AliasInfo a;
+    skip_space();
+    if (peek() != '(') return a;
+    ++pos_;
+    a.present = true;
+    auto alias_set = [&](std::vector<std::string>& out) {
+      for (;;) {
+        skip_space();
+        if (peek() == '*') {
+          ++pos_;
+          out.push_back("*");
+        } else {
+          out.push_back(identifier("an alias set name"));
+        }
+        skip_space();
+        if (peek() == '|') {
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+    };
+    alias_set(a.before);
+    skip_space();
+    if (peek() == '!') {
+      ++pos_;
+      a.write = true;
+    }
+    if (take("->")) alias_set(a.after);
+    expect(')');
+    return a;
+  }
+
+  // Type with its suffixes ("?", "[]", "[N]") and alias annotation, in torch's order:
+  // Tensor(a!), Tensor(a)[], Tensor?[], int[2]?.
+  void parse_full_type(Type& ty, AliasInfo& alias) {
+    ty = parse_type();
+    alias = parse_alias();
+    skip_space();
+    if (peek() == '?') {
+      ++pos_;
+      ty.optional = true;
+    }
+    skip_space();
+    if (peek() == '[') {
+      ++pos_;
+      skip_space();
+      if (std::isdigit(static_cast<unsigned char>(peek()))) {
+        size_t start = pos_;
+        while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+        ty.list_size = std::strtoll(t_.c_str() + start, nullptr, 10);
+      }
+      expect(']');
+      ty.list = true;
+      if (ty.optional) {
+        if (ty.base != BaseType::Tensor) fail("only Tensor?[] may hold optional elements");
+        ty.optional = false;
+        ty.optional_elements = true;
+      }
+      if (!alias.present) alias = parse_alias();
+      skip_space();
+      if (peek() == '?') {
+        ++pos_;
+        ty.optional = true;
+      }
+    }
+    if (ty.base == BaseType::Generator && !ty.optional) fail("a Generator must be optional");
+  }
+
+  Argument parse_argument(bool is_return) {
+    Argument a;
+    parse_full_type(a.type, a.alias);
+    if (a.alias.present && a.type.base != BaseType::Tensor) {
+      fail("only tensors take alias annotations");
+    }
+    skip_space();
+    if (std::isalpha(static_cast<unsigned char>(peek())) || peek() == '_') {
+      a.name = identifier("a name");
+    } else if (!is_return) {
+      fail("expected the argument's name after its type");
+    }
+    if (!is_return) {
+      skip_space();
+      if (peek() == '=') {
+        ++pos_;
+        parse_default(a);
+      }
+    }
+    return a;
+  }
+
+  void parse_returns(Schema& s) {
+    skip_space();
+    if (peek() == '(') {
+      ++pos_;
+      s.returns_tuple = true;
+      skip_space();
+      if (peek() == ')') {
+        ++pos_;
+        return;
+      }
+      for (;;) {
+        s.returns.push_back(parse_argument(/*is_return=*/true));
+        skip_space();
+        if (peek() == ',') {
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+      expect(')');
+      return;
+    }
+    s.returns.push_back(parse_argument(/*is_return=*/true));
+  }
+
+  // ---- defaults -----------------------------------------------------------------------
+
+  std::string default_token() {
+    skip_space();
+    size_t start = pos_;
+    int depth = 0;
+    char quote = 0;
+    while (pos_ < t_.size()) {
+      char c = t_[pos_];
+      if (quote) {
+        if (c == '\\') {
+          ++pos_;
+        } else if (c == quote) {
+          quote = 0;
+        }
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '[') {
+        ++depth;
+      } else if (c == ']') {
+        --depth;
+      } else if ((c == ',' || c == ')') && depth == 0) {
+        break;
+      }
+      ++pos_;
+    }
+    if (quote) fail("unterminated string in a default");
+    std::string tok = t_.substr(start, pos_ - start);
+    while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.pop_back();
+    if (tok.empty()) fail("expected a default value after '='");
+    return tok;
+  }
+
+  static bool parse_int(const std::string& s, int64_t* out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+  }
+  static bool parse_float(const std::string& s, double* out) {
+    if (s == "inf" || s == "math.inf") {
+      *out = std::numeric_limits<double>::infinity();
+      return true;
+    }
+    if (s == "-inf" || s == "-math.inf") {
+      *out = -std::numeric_limits<double>::infinity();
+      return true;
+    }
+    if (s == "nan") {
+      *out = std::nan("");
+      return true;
+    }
+    if (s.empty()) return false;
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (*end) return false;
+    *out = v;
+    return true;
+  }
+
+  std::vector<std::string> list_items(const std::string& tok) {
+    std::vector<std::string> items;
+    std::string inner = tok.substr(1, tok.size() - 2);
+    size_t start = 0;
+    for (size_t i = 0; i <= inner.size(); ++i) {
+      if (i == inner.size() || inner[i] == ',') {
+        std::string item = inner.substr(start, i - start);
+        size_t a = item.find_first_not_of(" \t");
+        size_t b = item.find_last_not_of(" \t");
+        item = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+        if (!item.empty()) items.push_back(item);
+        start = i + 1;
+      }
+    }
+    return items;
+  }
+
+  void parse_default(Argument& a) {
+    std::string tok = default_token();
+    a.has_default = true;
+    a.default_text = tok;
+    Value& v = a.default_value;
+    const Type& ty = a.type;
+    auto bad = [&]() {
+      fail("default '" + tok + "' of argument '" + a.name + "' is not a valid " + ty.str());
+    };
+    if (tok == "None") {
+      if (!ty.optional) fail("default None of argument '" + a.name + "' needs an optional type");
+      v = Value::none();
+      return;
+    }
+    if (ty.list) {
+      if (ty.base == BaseType::Int || ty.base == BaseType::Float || ty.base == BaseType::Bool) {
+        std::vector<std::string> items;
+        if (tok.front() == '[' && tok.back() == ']') {
+          items = list_items(tok);
+        } else {
+          items.push_back(tok);  // int[2] stride=1 means [1, 1]
+        }
+        if (ty.base == BaseType::Int) {
+          v.tag = SDK_VALUE_INT_LIST;
+          for (const auto& it : items) {
+            int64_t x;
+            if (!parse_int(it, &x)) bad();
+            v.ints.push_back(x);
+          }
+          if (tok.front() != '[' && ty.list_size > 0) v.ints.assign(ty.list_size, v.ints[0]);
+        } else if (ty.base == BaseType::Float) {
+          v.tag = SDK_VALUE_FLOAT_LIST;
+          for (const auto& it : items) {
+            double x;
+            if (!parse_float(it, &x)) bad();
+            v.floats.push_back(x);
+          }
+        } else {
+          v.tag = SDK_VALUE_BOOL_LIST;
+          for (const auto& it : items) {
+            if (it != "True" && it != "False") bad();
+            v.bools.push_back(it == "True" ? 1 : 0);
+          }
+        }
+        return;
+      }
+      if (ty.base == BaseType::Tensor && tok == "[]") {
+        v.tag = SDK_VALUE_TENSOR_LIST;
+        return;
+      }
+      bad();
+    }
+    switch (ty.base) {
+      case BaseType::Int:
+      case BaseType::Layout:
+      case BaseType::MemoryFormat: {
+        int64_t x;
+        if (ty.base == BaseType::MemoryFormat && tok == "contiguous_format") {
+          x = SDK_CONTIGUOUS_FORMAT;
+        } else if (ty.base == BaseType::MemoryFormat && tok == "preserve_format") {
+          x = SDK_PRESERVE_FORMAT;
+        } else if (ty.base == BaseType::Layout && tok == "strided") {
+          x = 0;
+        } else if (!parse_int(tok, &x)) {
+          bad();
+        }
+        v = Value::of_int(x);
+        return;
+      }
+      case BaseType::Float: {
+        double x;
+        if (!parse_float(tok, &x)) bad();
+        v = Value::of_float(x);
+        return;
+      }
+      case BaseType::Bool:
+        if (tok != "True" && tok != "False") bad();
+        v = Value::of_bool(tok == "True");
+        return;
+      case BaseType::Scalar: {
+        int64_t i;
+        double x;
+        if (tok == "True" || tok == "False") {
+          v = Value::of_bool(tok == "True");
+        } else if (parse_int(tok, &i)) {
+          v = Value::of_int(i);
+        } else if (parse_float(tok, &x)) {
+          v = Value::of_float(x);
+        } else {
+          bad();
+        }
+        return;
+      }
+      case BaseType::Str:
+        if (tok.size() < 2 || (tok.front() != '"' && tok.front() != '\'') ||
+            tok.back() != tok.front()) {
+          bad();
+        }
+        v.tag = SDK_VALUE_STRING;
+        v.s = tok.substr(1, tok.size() - 2);
+        return;
+      case BaseType::ScalarType:
+        for (const DtypeName& d : kDtypeNames) {
+          if (tok == d.text) {
+            v.tag = SDK_VALUE_SCALAR_TYPE;
+            v.i = d.dtype;
+            return;
+          }
+        }
+        bad();
+      case BaseType::Device:
+        if (tok == "\"cpu\"" || tok == "'cpu'" || tok == "cpu") {
+          v.tag = SDK_VALUE_DEVICE;
+          v.device = sdk_device{SDK_CPU, 0};
+          return;
+        }
+        bad();
+      case BaseType::Tensor:
+      case BaseType::Generator:
+        bad();
+    }
+  }
+};
+
+int32_t value_tag_of(const Type& ty) {
+  if (ty.list) {
+    switch (ty.base) {
+      case BaseType::Int:
+        return SDK_VALUE_INT_LIST;
+      case BaseType::Float:
+        return SDK_VALUE_FLOAT_LIST;
+      case BaseType::Bool:
+        return SDK_VALUE_BOOL_LIST;
+      default:
+        return SDK_VALUE_TENSOR_LIST;
+    }
+  }
+  switch (ty.base) {
+    case BaseType::Tensor:
+      return SDK_VALUE_TENSOR;
+    case BaseType::Float:
+      return SDK_VALUE_FLOAT;
+    case BaseType::Bool:
+      return SDK_VALUE_BOOL;
+    case BaseType::Str:
+      return SDK_VALUE_STRING;
+    case BaseType::ScalarType:
+      return SDK_VALUE_SCALAR_TYPE;
+    case BaseType::Device:
+      return SDK_VALUE_DEVICE;
+    case BaseType::Generator:
+      return SDK_VALUE_NONE;
+    default:
+      return SDK_VALUE_INT;  // int, SymInt, Layout, MemoryFormat; Scalar is INT/FLOAT/BOOL
+  }
+}
+
+}  // namespace
+
+std::string Type::str() const {
+  std::string s = base_text(base);
+  if (optional_elements) s += "?";
+  if (list) s += list_size >= 0 ? "[" + std::to_string(list_size) + "]" : "[]";
+  if (optional) s += "?";
+  return s;
+}
+
+std::string AliasInfo::str() const {
+  if (!present) return "";
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "|" : "") + v[i];
+    return out;
+  };
+  std::string s = "(" + join(before) + (write ? "!" : "");
+  if (!after.empty()) s += " -> " + join(after);
+  return s + ")";
+}
+
+namespace {
+std::string argument_text(const Argument& a) {
+  // The alias annotation goes right after the base type: Tensor(a!), Tensor(a)[].
+  std::string type = a.type.str();
+  if (a.alias.present) {
+    size_t at = std::char_traits<char>::length(base_text(a.type.base));
+    type.insert(at, a.alias.str());
+  }
+  std::string s = type;
+  if (!a.name.empty()) s += " " + a.name;
+  if (a.has_default) s += "=" + a.default_text;
+  return s;
+}
+}  // namespace
+
+std::string Schema::qualified() const { return overload.empty() ? name : name + "." + overload; }
+
+std::string Schema::str() const {
+  std::string s = qualified() + "(";
+  bool star = false;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (i) s += ", ";
+    if (arguments[i].kwarg_only && !star) {
+      s += "*, ";
+      star = true;
+    }
+    s += argument_text(arguments[i]);
+  }
+  s += ") -> ";
+  if (returns_tuple) {
+    s += "(";
+    for (size_t i = 0; i < returns.size(); ++i) s += (i ? ", " : "") + argument_text(returns[i]);
+    s += ")";
+  } else {
+    s += argument_text(returns[0]);
+  }
+  return s;
+}
+
+Schema parse_schema(const std::string& text, const std::string& default_ns) {
+  return Parser(text, default_ns).parse();
+}
+
+bool is_bare_name(const std::string& text) { return text.find('(') == std::string::npos; }
+
+const char* value_tag_name(int32_t tag) {
+  switch (tag) {
+    case SDK_VALUE_NONE:
+      return "None";
+    case SDK_VALUE_TENSOR:
+      return "Tensor";
+    case SDK_VALUE_INT:
+      return "int";
+    case SDK_VALUE_FLOAT:
+      return "float";
+    case SDK_VALUE_BOOL:
+      return "bool";
+    case SDK_VALUE_STRING:
+      return "str";
+    case SDK_VALUE_SCALAR_TYPE:
+      return "ScalarType";
+    case SDK_VALUE_DEVICE:
+      return "Device";
+    case SDK_VALUE_INT_LIST:
+      return "int[]";
+    case SDK_VALUE_FLOAT_LIST:
+      return "float[]";
+    case SDK_VALUE_BOOL_LIST:
+      return "bool[]";
+    case SDK_VALUE_TENSOR_LIST:
+      return "Tensor[]";
+    default:
+      return "an unknown value";
+  }
+}
+
+int32_t schema_value_tag(const Type& ty) { return value_tag_of(ty); }
+
+void coerce_value(const Schema& schema, const Argument& arg, bool is_return, Value& v) {
+  const Type& ty = arg.type;
+  auto wrong = [&](const std::string& why) {
+    SDK_FAIL(SDK_ERROR_TYPE, schema.qualified(), "(): ", is_return ? "return" : "argument", " '",
+             arg.name.empty() ? std::string("#") : arg.name, "' must be ", ty.str(), ", got ", why,
+             " (schema: ", schema.str(), ")");
+  };
+  if (v.tag == SDK_VALUE_NONE) {
+    if (ty.optional || ty.base == BaseType::Generator) return;
+    wrong("None");
+  }
+  if (ty.list) {
+    int32_t want = value_tag_of(ty);
+    if (ty.base == BaseType::Int && v.tag == SDK_VALUE_INT && ty.list_size > 0) {
+      std::vector<int64_t> rep(static_cast<size_t>(ty.list_size), v.i);  // int[2] given 3
+      v.tag = SDK_VALUE_INT_LIST;
+      v.ints = std::move(rep);
+    }
+    if (ty.base == BaseType::Float && v.tag == SDK_VALUE_INT_LIST) {
+      v.tag = SDK_VALUE_FLOAT_LIST;
+      v.floats.assign(v.ints.begin(), v.ints.end());
+      v.ints.clear();
+    }
+    if (v.tag != want) wrong(value_tag_name(v.tag));
+    if (want == SDK_VALUE_TENSOR_LIST && !ty.optional_elements) {
+      for (const Ref& t : v.tensors) {
+        if (!t) wrong("a list holding None");
+      }
+    }
+    int64_t n = want == SDK_VALUE_INT_LIST     ? static_cast<int64_t>(v.ints.size())
+                : want == SDK_VALUE_FLOAT_LIST ? static_cast<int64_t>(v.floats.size())
+                : want == SDK_VALUE_BOOL_LIST  ? static_cast<int64_t>(v.bools.size())
+                                               : static_cast<int64_t>(v.tensors.size());
+    if (ty.list_size >= 0 && n != ty.list_size) {
+      wrong(str("a list of ", n, " elements"));
+    }
+    return;
+  }
+  switch (ty.base) {
+    case BaseType::Scalar:
+      if (v.tag != SDK_VALUE_INT && v.tag != SDK_VALUE_FLOAT && v.tag != SDK_VALUE_BOOL) {
+        wrong(value_tag_name(v.tag));
+      }
+      return;
+    case BaseType::Float:
+      if (v.tag == SDK_VALUE_INT) {  // torch accepts an int for a float
+        v.tag = SDK_VALUE_FLOAT;
+        v.f = static_cast<double>(v.i);
+        return;
+      }
+      break;
+    case BaseType::Generator:
+      wrong(value_tag_name(v.tag));
+    default:
+      break;
+  }
+  if (v.tag != value_tag_of(ty)) wrong(value_tag_name(v.tag));
+}
+
+}  // namespace sdk::detail

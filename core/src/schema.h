@@ -1,0 +1,90 @@
+// core/src/schema.h: operator schemas in torch's syntax, parsed once at registration.
+//
+//   mymuladd(Tensor a, Tensor b, float c) -> Tensor
+//   myadd_out(Tensor a, Tensor b, *, Tensor(a!) out) -> ()
+//   split.sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+//
+// A schema is a name (with an optional ".overload"), arguments (a type, an optional alias
+// annotation, a name, an optional default; arguments after `*` are keyword-only) and
+// returns (a type, an optional alias annotation, an optional name).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "value.h"
+
+namespace sdk::detail {
+
+// The value a schema type holds (lists and optionals wrap one of these).
+enum class BaseType : int32_t {
+  Tensor,
+  Int,  // int and SymInt
+  Float,
+  Bool,
+  Str,
+  Scalar,      // int, float or bool
+  ScalarType,  // a dtype
+  Device,
+  Layout,        // carried as an int (torch's layouts; only strided exists here)
+  MemoryFormat,  // carried as an int (sdk_memory_format)
+  Generator,     // only None is accepted: kernels draw from the default generator
+};
+
+struct Type {
+  BaseType base = BaseType::Tensor;
+  bool optional = false;           // T?
+  bool list = false;               // T[] or T[N]
+  int64_t list_size = -1;          // N of T[N]; -1 when unsized
+  bool optional_elements = false;  // Tensor?[]
+  std::string str() const;         // as written in a schema: "Tensor?[]", "int[2]"
+};
+
+// Tensor(a), Tensor(a!), Tensor(a -> *): the argument or return aliases set `before`; `write`
+// means the op mutates it; `after` holds what it may alias afterwards.
+struct AliasInfo {
+  bool present = false;
+  std::vector<std::string> before;
+  std::vector<std::string> after;
+  bool write = false;
+  std::string str() const;  // "(a!)" or ""
+};
+
+struct Argument {
+  std::string name;
+  Type type;
+  AliasInfo alias;
+  bool kwarg_only = false;
+  bool has_default = false;
+  Value default_value;       // valid when has_default
+  std::string default_text;  // as written
+};
+
+struct Schema {
+  std::string name;      // "ns::op" (or "op" before the namespace is known)
+  std::string overload;  // "" for the default overload
+  std::vector<Argument> arguments;
+  std::vector<Argument> returns;  // names optional, no defaults
+  bool returns_tuple = false;     // "(Tensor, Tensor)" or "()" rather than one type
+  std::string str() const;        // canonical text
+  std::string qualified() const;  // "ns::op.overload" or "ns::op"
+};
+
+// The sdk_value_tag of values of `ty` (INT for Scalar, which also takes FLOAT and BOOL).
+int32_t schema_value_tag(const Type& ty);
+
+// Parse `text`. A name without "::" gets `default_ns`; a name whose namespace differs from a
+// non-empty `default_ns` is an error. Throws Error(SDK_ERROR_VALUE) naming the problem and
+// its column.
+Schema parse_schema(const std::string& text, const std::string& default_ns);
+
+// Whether `text` is a bare operator name ("op" or "op.overload"), not a full schema.
+bool is_bare_name(const std::string& text);
+
+// Check the value for argument/return `arg` (of op `op`), coercing where torch does (an int
+// for a float, one int for int[N]). Throws a TypeError-kind Error naming the op, the
+// argument, the expected type and the schema.
+void coerce_value(const Schema& schema, const Argument& arg, bool is_return, Value& v);
+
+}  // namespace sdk::detail

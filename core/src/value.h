@@ -1,0 +1,66 @@
+// core/src/value.h: boxed values (sdk_values in the C ABI): an op's arguments and results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor_impl.h"
+
+namespace sdk::detail {
+
+// One tagged value; `tag` (an sdk_value_tag) says which member holds it.
+struct Value {
+  int32_t tag = SDK_VALUE_NONE;
+  Ref tensor;                        // TENSOR
+  int64_t i = 0;                     // INT, BOOL (0/1), SCALAR_TYPE
+  double f = 0.0;                    // FLOAT
+  sdk_device device{};               // DEVICE
+  std::string s;                     // STRING
+  std::vector<int64_t> ints;         // INT_LIST
+  std::vector<double> floats;        // FLOAT_LIST
+  std::vector<int32_t> bools;        // BOOL_LIST (0/1)
+  std::vector<Ref> tensors;          // TENSOR_LIST (null entries for Tensor?[])
+  std::vector<sdk_tensor*> handles;  // borrowed view of `tensors` for the C ABI getter
+
+  static Value none() { return Value{}; }
+  static Value of_int(int64_t v) {
+    Value x;
+    x.tag = SDK_VALUE_INT;
+    x.i = v;
+    return x;
+  }
+  static Value of_float(double v) {
+    Value x;
+    x.tag = SDK_VALUE_FLOAT;
+    x.f = v;
+    return x;
+  }
+  static Value of_bool(bool v) {
+    Value x;
+    x.tag = SDK_VALUE_BOOL;
+    x.i = v ? 1 : 0;
+    return x;
+  }
+  static Value of_tensor(Ref t) {
+    Value x;
+    x.tag = t ? SDK_VALUE_TENSOR : SDK_VALUE_NONE;
+    x.tensor = std::move(t);
+    return x;
+  }
+  // Refresh `handles` after `tensors` changed.
+  void sync_handles() {
+    handles.clear();
+    for (const Ref& t : tensors) handles.push_back(t ? to_handle(t.get()) : nullptr);
+  }
+};
+
+// Name of a tag for messages ("Tensor", "int", "list of floats", ...).
+const char* value_tag_name(int32_t tag);
+
+}  // namespace sdk::detail
+
+// The C ABI's sdk_values: a vector of Values.
+struct sdk_values {
+  std::vector<sdk::detail::Value> items;
+};
