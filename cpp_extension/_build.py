@@ -135,6 +135,7 @@ def _include_dirs(req: _Request) -> list[str]:
         import pybind11
 
         dirs.append(pybind11.get_include())
+    if req.bridge != "standalone":  # libraries may include <Python.h>, as torch's do
         dirs += _toolchain.python_include_dirs()
     return dirs
 
@@ -451,7 +452,18 @@ def _import_pybind11(init_name: str, module_name: str, path: str):
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     sys.modules[module_name] = module
+    _check_registrations(path)  # SDK_LIBRARY blocks ran while the module loaded
     return module
+
+
+def _check_registrations(path: str) -> None:
+    """ImportError listing the operator registrations of the library at `path` that failed
+    while it loaded (when sdk is importable: registrations need it)."""
+    try:
+        from sdk.ops import check_registrations
+    except ImportError:
+        return
+    check_registrations(path)
 
 
 # ------------------------------------------------------------------------------ inline

@@ -568,8 +568,9 @@ def load_library(path: str, name: str) -> CtypesExtension:
             abi = ctypes.c_uint32.in_dll(lib_holder[0], ABI_SYMBOL).value
     if abi is None:
         raise ImportError(
-            f"{path} has no {ABI_SYMBOL} symbol: ctypes-bridge extensions must "
-            '#include <sdk/export.h> and mark functions with SDK_EXPORT(name, "signature")'
+            f"{path} has no {ABI_SYMBOL} symbol: libraries loaded with is_python_module=False "
+            'must #include <sdk/export.h> (functions marked SDK_EXPORT(name, "signature")) '
+            "or <sdk/library.h> (operators registered with SDK_LIBRARY)"
         )
     _check_abi(path, abi)
     try:
@@ -579,6 +580,9 @@ def load_library(path: str, name: str) -> CtypesExtension:
             f"cannot load {path}: {e} (an undefined sdk_* symbol means the sdk core is older "
             "than the headers the extension was built with)"
         ) from None
+    from ._build import _check_registrations
+
+    _check_registrations(path)  # its SDK_LIBRARY blocks ran while it loaded
     functions = {}
     for fname, text in sorted(sigs.items()):
         try:

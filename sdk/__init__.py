@@ -294,7 +294,7 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda")
+_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library")
 
 
 def __getattr__(name: str) -> _Any:

@@ -110,6 +110,11 @@ PyObject* read_element(const void* p, sdk_dtype dt);
 // Module method tables of the individual files, merged by module.cpp.
 extern PyMethodDef ops_methods[];
 extern PyMethodDef interop_methods[];
+extern PyMethodDef op_registry_methods[];
+// sdk._C.OpHandle and the registration constants (op_registry.cpp).
+int op_registry_ready(PyObject* module);
+// Value i of boxed values as a new Python object.
+PyObject* value_to_py(const sdk_values* v, int64_t i);
 
 // Interop entry points used by the capsule table.
 int to_handle(PyObject* obj, sdk_tensor** out);

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "sdk/export.h"  // the ABI this library was built against, checked by loaders
 #include "sdk/tensor.h"
 
 namespace sdk {

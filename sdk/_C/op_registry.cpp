@@ -1,0 +1,1012 @@
+// sdk/_C/op_registry.cpp: registered operators from Python: sdk._C.OpHandle (what
+// sdk.ops.<ns>.<name> resolves to), Python kernels, and registration scopes.
+//
+// A call converts its Python arguments, by the schema, into boxed values (sdk_values),
+// calls sdk_op_call and converts the results back. The per-argument plan (tag, name,
+// optional, default) is read from the core once per definition of the op. When grad mode is
+// on and a tensor argument requires grad, the call goes to the Python hook set by
+// sdk.library (_set_op_autograd_hook), which records autograd around the op.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace sdkpy {
+namespace {
+
+struct ArgPlan {
+  std::string name;
+  std::string type;  // "Tensor?", "int[2]", "Scalar", ...
+  int32_t tag = SDK_VALUE_NONE;
+  bool optional = false;
+  bool kwarg_only = false;
+  bool has_default = false;
+  bool scalar = false;             // a Scalar: int, float or bool
+  bool optional_elements = false;  // Tensor?[]
+  int32_t list_size = -1;
+};
+
+struct Plan {
+  const char* schema = nullptr;  // the core's text of the definition the plan was read from
+  std::vector<ArgPlan> args, rets;
+  std::string schema_text;
+};
+
+bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) {
+  int64_t n = sdk_op_num_arguments(op, is_return);
+  out->clear();
+  for (int64_t i = 0; i < n; ++i) {
+    sdk_op_argument info{};
+    info.size = sizeof(info);
+    if (sdk_op_argument_info(op, is_return, i, &info) != SDK_OK) {
+      raise_last_error();
+      return false;
+    }
+    ArgPlan a;
+    a.name = info.name;
+    a.type = info.type;
+    a.tag = info.tag;
+    a.optional = info.optional != 0;
+    a.kwarg_only = info.kwarg_only != 0;
+    a.has_default = info.has_default != 0;
+    a.scalar = a.type.rfind("Scalar", 0) == 0 && a.type.find('[') == std::string::npos;
+    a.optional_elements = a.type.find("?[") != std::string::npos;
+    a.list_size = info.list_size;
+    out->push_back(std::move(a));
+  }
+  return true;
+}
+
+PyObject* g_autograd_hook = nullptr;  // sdk.library's, or NULL
+// An exception raised by a Python kernel, re-raised by the Python call that reached it.
+thread_local PyObject* t_kernel_exc_type = nullptr;
+thread_local PyObject* t_kernel_exc_value = nullptr;
+thread_local PyObject* t_kernel_exc_tb = nullptr;
+
+struct OpObject {
+  PyObject_HEAD const sdk_op* op;
+  Plan* plan;
+  vectorcallfunc vectorcall;
+  PyObject* dict;  // attributes Python attaches (sdk.library's autograd registration)
+  PyObject* weakreflist;
+};
+
+extern PyTypeObject OpType;
+
+// The plan of the op's current definition (re-read after the op was redefined).
+Plan* plan_of(OpObject* self) {
+  const char* schema = sdk_op_schema(self->op);
+  if (!*schema) {
+    PyErr_Format(PyExc_RuntimeError, "%s: the op is not defined (its library was closed)",
+                 sdk_op_name(self->op));
+    return nullptr;
+  }
+  if (self->plan && self->plan->schema == schema) return self->plan;
+  auto* p = new Plan();
+  p->schema = schema;
+  p->schema_text = schema;
+  if (!read_specs(self->op, 0, &p->args) || !read_specs(self->op, 1, &p->rets)) {
+    delete p;
+    return nullptr;
+  }
+  delete self->plan;
+  self->plan = p;
+  return p;
+}
+
+PyObject* m_op_find(PyObject*, PyObject* name);
+
+PyObject* arg_error(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* got) {
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s (schema: %s)",
+               sdk_op_name(self->op), a.name.c_str(), a.type.c_str(), Py_TYPE(got)->tp_name,
+               p.schema_text.c_str());
+  return nullptr;
+}
+
+bool push_tensor_obj(sdk_values* v, PyObject* o) {
+  if (is_tensor(o)) return sdk_values_push_tensor(v, H(o)) == SDK_OK || raise_last_error();
+  sdk_tensor* h = nullptr;
+  if (to_handle(o, &h) < 0) return false;
+  sdk_status st = sdk_values_push_tensor(v, h);
+  sdk_tensor_release(h);
+  return st == SDK_OK || raise_last_error();
+}
+
+// A Python or numpy number (numpy arrays, even 0-d ones, are sequences: not numbers).
+bool is_number(PyObject* o) {
+  if (PyLong_Check(o) || PyFloat_Check(o)) return true;
+  if (is_tensor(o) || PySequence_Check(o)) return false;
+  return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float);
+}
+
+PyObject* new_ref(PyObject* o) {
+  Py_INCREF(o);
+  return o;
+}
+
+// Push Python value `o` for argument `a`.
+bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o, sdk_values* v) {
+  const char* op = sdk_op_name(self->op);
+  const char* name = a.name.c_str();
+  if (o == Py_None) {
+    if (a.optional || a.tag == SDK_VALUE_NONE) return sdk_values_push_none(v) == SDK_OK;
+    arg_error(self, p, a, o);
+    return false;
+  }
+  sdk_status st = SDK_OK;
+  if (a.scalar) {
+    sdk_scalar s{};
+    if (!is_number(o)) return arg_error(self, p, a, o), false;
+    if (scalar_value(o, &s) <= 0)
+      return PyErr_Occurred() ? false : (arg_error(self, p, a, o), false);
+    st = s.kind == SDK_SCALAR_FLOAT  ? sdk_values_push_float(v, s.f)
+         : s.kind == SDK_SCALAR_BOOL ? sdk_values_push_bool(v, static_cast<int32_t>(s.i))
+                                     : sdk_values_push_int(v, s.i);
+    return st == SDK_OK || raise_last_error();
+  }
+  switch (a.tag) {
+    case SDK_VALUE_TENSOR:
+      if (!is_tensor(o) && is_number(o)) return arg_error(self, p, a, o), false;
+      return push_tensor_obj(v, o);
+    case SDK_VALUE_INT: {
+      int64_t x;
+      if (PyFloat_Check(o) || is_tensor(o)) return arg_error(self, p, a, o), false;
+      if (!int_arg(o, op, name, &x)) return false;
+      st = sdk_values_push_int(v, x);
+      break;
+    }
+    case SDK_VALUE_FLOAT: {
+      double x;
+      if (!is_number(o)) return arg_error(self, p, a, o), false;
+      if (!double_arg(o, op, name, &x)) return false;
+      st = sdk_values_push_float(v, x);
+      break;
+    }
+    case SDK_VALUE_BOOL: {
+      if (!PyBool_Check(o) && !(PyIndex_Check(o) && !PyLong_Check(o) && !is_tensor(o))) {
+        return arg_error(self, p, a, o), false;
+      }
+      int32_t x;
+      if (!bool_arg(o, op, name, &x)) return false;
+      st = sdk_values_push_bool(v, x);
+      break;
+    }
+    case SDK_VALUE_STRING: {
+      if (!PyUnicode_Check(o)) return arg_error(self, p, a, o), false;
+      Py_ssize_t n = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+      if (!s) return false;
+      st = sdk_values_push_string(v, s, n);
+      break;
+    }
+    case SDK_VALUE_SCALAR_TYPE: {
+      sdk_dtype d;
+      if (!dtype_arg(o, op, name, &d)) return false;
+      st = sdk_values_push_scalar_type(v, d);
+      break;
+    }
+    case SDK_VALUE_DEVICE: {
+      PyObject* dev = PyObject_CallOneArg(g_device_class, o);  // sdk.device(x)
+      if (!dev) return false;
+      PyObject* type = PyObject_GetAttrString(dev, "type");
+      PyObject* index = type ? PyObject_GetAttrString(dev, "index") : nullptr;
+      Py_DECREF(dev);
+      if (!index) {
+        Py_XDECREF(type);
+        return false;
+      }
+      bool cuda = PyUnicode_CompareWithASCIIString(type, "cuda") == 0;
+      long idx = index == Py_None ? 0 : PyLong_AsLong(index);
+      Py_DECREF(type);
+      Py_DECREF(index);
+      if (idx == -1 && PyErr_Occurred()) return false;
+      st = sdk_values_push_device(v,
+                                  sdk_device{cuda ? SDK_CUDA : SDK_CPU, static_cast<int32_t>(idx)});
+      break;
+    }
+    case SDK_VALUE_INT_LIST: {
+      std::vector<int64_t> xs;
+      if (PyLong_Check(o) && a.list_size <= 0) return arg_error(self, p, a, o), false;
+      if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o)) {
+        return arg_error(self, p, a, o), false;
+      }
+      if (!ints_arg(o, op, name, &xs, true)) return false;
+      st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
+      break;
+    }
+    case SDK_VALUE_FLOAT_LIST:
+    case SDK_VALUE_BOOL_LIST:
+    case SDK_VALUE_TENSOR_LIST: {
+      if (is_tensor(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
+        return arg_error(self, p, a, o), false;
+      }
+      PyObject* seq = PySequence_Fast(o, "a sequence");
+      if (!seq) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      PyObject** items = PySequence_Fast_ITEMS(seq);
+      bool ok = true;
+      if (a.tag == SDK_VALUE_FLOAT_LIST) {
+        std::vector<double> xs(static_cast<size_t>(n));
+        for (Py_ssize_t k = 0; ok && k < n; ++k) {
+          ok = is_number(items[k]) ? double_arg(items[k], op, name, &xs[k])
+                                   : (arg_error(self, p, a, items[k]), false);
+        }
+        if (ok) st = sdk_values_push_float_list(v, xs.data(), n);
+      } else if (a.tag == SDK_VALUE_BOOL_LIST) {
+        std::vector<int32_t> xs(static_cast<size_t>(n));
+        for (Py_ssize_t k = 0; ok && k < n; ++k) ok = bool_arg(items[k], op, name, &xs[k]);
+        if (ok) st = sdk_values_push_bool_list(v, xs.data(), n);
+      } else {
+        std::vector<sdk_tensor*> hs(static_cast<size_t>(n), nullptr);
+        for (Py_ssize_t k = 0; ok && k < n; ++k) {
+          if (items[k] == Py_None && a.optional_elements) continue;
+          if (is_tensor(items[k])) {
+            hs[k] = H(items[k]);
+            sdk_tensor_retain(hs[k]);
+          } else if (items[k] == Py_None || is_number(items[k])) {
+            ok = (arg_error(self, p, a, items[k]), false);
+          } else {
+            ok = to_handle(items[k], &hs[k]) == 0;
+          }
+        }
+        if (ok) {
+          st = sdk_values_push_tensor_list(v, const_cast<const sdk_tensor* const*>(hs.data()), n);
+        }
+        for (sdk_tensor* h : hs) sdk_tensor_release(h);
+      }
+      Py_DECREF(seq);
+      if (!ok) return false;
+      break;
+    }
+    default:
+      arg_error(self, p, a, o);
+      return false;
+  }
+  return st == SDK_OK || raise_last_error();
+}
+
+bool requires_grad(PyObject* o) {
+  if (is_tensor(o)) return reinterpret_cast<TensorObject*>(o)->requires_grad != 0;
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      if (is_tensor(items[k]) && reinterpret_cast<TensorObject*>(items[k])->requires_grad)
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// Value i of `v` as a new Python object (for results and for Python kernels' arguments).
+PyObject* value_to_py(const sdk_values* v, int64_t i) {
+  switch (sdk_values_tag(v, i)) {
+    case SDK_VALUE_NONE:
+      Py_RETURN_NONE;
+    case SDK_VALUE_TENSOR: {
+      sdk_tensor* h = nullptr;
+      if (sdk_values_get_tensor(v, i, &h) != SDK_OK) return raise_last_error();
+      sdk_tensor_retain(h);
+      return wrap(h);
+    }
+    case SDK_VALUE_INT: {
+      int64_t x = 0;
+      sdk_values_get_int(v, i, &x);
+      return PyLong_FromLongLong(x);
+    }
+    case SDK_VALUE_FLOAT: {
+      double x = 0;
+      sdk_values_get_float(v, i, &x);
+      return PyFloat_FromDouble(x);
+    }
+    case SDK_VALUE_BOOL: {
+      int32_t x = 0;
+      sdk_values_get_bool(v, i, &x);
+      return PyBool_FromLong(x);
+    }
+    case SDK_VALUE_STRING: {
+      const char* d = nullptr;
+      int64_t n = 0;
+      sdk_values_get_string(v, i, &d, &n);
+      return PyUnicode_DecodeUTF8(d, n, "replace");
+    }
+    case SDK_VALUE_SCALAR_TYPE: {
+      int32_t d = 0;
+      sdk_values_get_scalar_type(v, i, &d);
+      return dtype_object(static_cast<sdk_dtype>(d));
+    }
+    case SDK_VALUE_DEVICE: {
+      sdk_device d{};
+      sdk_values_get_device(v, i, &d);
+      PyObject* spec = d.type == SDK_CPU ? PyUnicode_FromString("cpu")
+                                         : PyUnicode_FromFormat("cuda:%d", d.index);
+      if (!spec) return nullptr;
+      PyObject* dev = PyObject_CallOneArg(g_device_class, spec);
+      Py_DECREF(spec);
+      return dev;
+    }
+    case SDK_VALUE_INT_LIST: {
+      const int64_t* d = nullptr;
+      int64_t n = 0;
+      sdk_values_get_int_list(v, i, &d, &n);
+      PyObject* l = PyList_New(n);
+      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyLong_FromLongLong(d[k]));
+      return l;
+    }
+    case SDK_VALUE_FLOAT_LIST: {
+      const double* d = nullptr;
+      int64_t n = 0;
+      sdk_values_get_float_list(v, i, &d, &n);
+      PyObject* l = PyList_New(n);
+      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyFloat_FromDouble(d[k]));
+      return l;
+    }
+    case SDK_VALUE_BOOL_LIST: {
+      const int32_t* d = nullptr;
+      int64_t n = 0;
+      sdk_values_get_bool_list(v, i, &d, &n);
+      PyObject* l = PyList_New(n);
+      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyBool_FromLong(d[k]));
+      return l;
+    }
+    case SDK_VALUE_TENSOR_LIST: {
+      sdk_tensor* const* d = nullptr;
+      int64_t n = 0;
+      sdk_values_get_tensor_list(v, i, &d, &n);
+      PyObject* l = PyList_New(n);
+      for (int64_t k = 0; l && k < n; ++k) {
+        PyObject* x;
+        if (d[k]) {
+          sdk_tensor_retain(d[k]);
+          x = wrap(d[k]);
+        } else {
+          x = new_ref(Py_None);
+        }
+        if (!x) {
+          Py_DECREF(l);
+          return nullptr;
+        }
+        PyList_SET_ITEM(l, k, x);
+      }
+      return l;
+    }
+    default:
+      PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");
+      return nullptr;
+  }
+}
+
+namespace {
+
+// The results on `v` as Python: None for none, the value for one, a tuple for several.
+PyObject* results_to_py(const sdk_values* v) {
+  int64_t n = sdk_values_size(v);
+  if (n == 0) Py_RETURN_NONE;
+  if (n == 1) return value_to_py(v, 0);
+  PyObject* t = PyTuple_New(n);
+  for (int64_t k = 0; t && k < n; ++k) {
+    PyObject* x = value_to_py(v, k);
+    if (!x) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, k, x);
+  }
+  return t;
+}
+
+struct ValuesGuard {
+  sdk_values* v = nullptr;
+  ~ValuesGuard() { sdk_values_free(v); }
+};
+
+// Raise the failed call's error: a Python kernel's own exception when it came from one.
+PyObject* raise_call_error() {
+  if (t_kernel_exc_type) {
+    PyErr_Restore(t_kernel_exc_type, t_kernel_exc_value, t_kernel_exc_tb);
+    t_kernel_exc_type = t_kernel_exc_value = t_kernel_exc_tb = nullptr;
+    return nullptr;
+  }
+  return raise_last_error();
+}
+
+// Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
+PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
+                  Py_ssize_t nargs, PyObject* kwnames) {
+  Plan* p = plan_of(self);
+  if (!p) return nullptr;
+  const char* op = sdk_op_name(self->op);
+  size_t nplan = p->args.size();
+  std::vector<PyObject*> given(nplan, nullptr);
+  size_t npos = 0;
+  while (npos < nplan && !p->args[npos].kwarg_only) ++npos;
+  if (static_cast<size_t>(nargs) > npos) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s() takes %zu positional argument%s but %zd were given "
+                 "(schema: %s)",
+                 op, npos, npos == 1 ? "" : "s", nargs, p->schema_text.c_str());
+    return nullptr;
+  }
+  for (Py_ssize_t k = 0; k < nargs; ++k) given[k] = args[k];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* kw = PyTuple_GET_ITEM(kwnames, k);
+    const char* kname = PyUnicode_AsUTF8(kw);
+    if (!kname) return nullptr;
+    size_t j = 0;
+    while (j < nplan && p->args[j].name != kname) ++j;
+    if (j == nplan) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s' (schema: %s)", op,
+                   kname, p->schema_text.c_str());
+      return nullptr;
+    }
+    if (given[j]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", op, kname);
+      return nullptr;
+    }
+    given[j] = args[nargs + k];
+  }
+  bool grad = false;
+  for (size_t j = 0; j < nplan; ++j) {
+    if (!given[j] && !p->args[j].has_default) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (schema: %s)", op,
+                   p->args[j].name.c_str(), p->schema_text.c_str());
+      return nullptr;
+    }
+    if (given[j] && !grad &&
+        (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
+      grad = requires_grad(given[j]);
+  }
+  if (grad && !no_hook && g_autograd_hook && grad_enabled()) {
+    // sdk.library handles differentiation: hook(op, args, kwargs) with everything by name
+    PyObject* kwargs = PyDict_New();
+    if (!kwargs) return nullptr;
+    for (size_t j = 0; j < nplan; ++j) {
+      if (given[j] && PyDict_SetItemString(kwargs, p->args[j].name.c_str(), given[j]) < 0) {
+        Py_DECREF(kwargs);
+        return nullptr;
+      }
+    }
+    PyObject* r = PyObject_CallFunctionObjArgs(g_autograd_hook, reinterpret_cast<PyObject*>(self),
+                                               kwargs, nullptr);
+    Py_DECREF(kwargs);
+    return r;
+  }
+  ValuesGuard vals;
+  if (sdk_values_new(&vals.v) != SDK_OK) return raise_last_error();
+  for (size_t j = 0; j < nplan; ++j) {
+    if (!given[j]) {
+      if (sdk_op_push_default(self->op, static_cast<int64_t>(j), vals.v) != SDK_OK) {
+        return raise_last_error();
+      }
+    } else if (!push_arg(self, *p, p->args[j], given[j], vals.v)) {
+      return nullptr;
+    }
+  }
+  sdk_status st = key < 0 ? sdk_op_call(self->op, vals.v) : sdk_op_call_key(self->op, key, vals.v);
+  if (st != SDK_OK) return raise_call_error();
+  return results_to_py(vals.v);
+}
+
+PyObject* op_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return call_op(reinterpret_cast<OpObject*>(self), -1, false, args, PyVectorcall_NARGS(nargsf),
+                 kwnames);
+}
+
+// op._call_below_autograd(*args, **kwargs): the device kernel, never the autograd hook.
+PyObject* op_call_below(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                        PyObject* kwnames) {
+  return call_op(reinterpret_cast<OpObject*>(self), -1, true, args, nargs, kwnames);
+}
+
+// op._call_key(key, *args, **kwargs): the kernel of one dispatch key.
+PyObject* op_call_key(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (nargs < 1) {
+    PyErr_SetString(PyExc_TypeError, "_call_key(key, *args, **kwargs) needs a key");
+    return nullptr;
+  }
+  long key = PyLong_AsLong(args[0]);
+  if (key == -1 && PyErr_Occurred()) return nullptr;
+  return call_op(reinterpret_cast<OpObject*>(self), static_cast<int32_t>(key), true, args + 1,
+                 nargs - 1, kwnames);
+}
+
+// op._default(i): argument i's default value, as Python.
+PyObject* op_default(PyObject* self, PyObject* index) {
+  long i = PyLong_AsLong(index);
+  if (i == -1 && PyErr_Occurred()) return nullptr;
+  ValuesGuard vals;
+  if (sdk_values_new(&vals.v) != SDK_OK ||
+      sdk_op_push_default(reinterpret_cast<OpObject*>(self)->op, i, vals.v) != SDK_OK) {
+    return raise_last_error();
+  }
+  return value_to_py(vals.v, 0);
+}
+
+PyObject* op_has_kernel(PyObject* self, PyObject* key) {
+  long k = PyLong_AsLong(key);
+  if (k == -1 && PyErr_Occurred()) return nullptr;
+  return PyBool_FromLong(sdk_op_has_kernel(reinterpret_cast<OpObject*>(self)->op, k));
+}
+
+PyObject* spec_dict(const ArgPlan& a) {
+  return Py_BuildValue("{s:s,s:s,s:O,s:O,s:O,s:O,s:i}", "name", a.name.c_str(), "type",
+                       a.type.c_str(), "optional", a.optional ? Py_True : Py_False, "kwarg_only",
+                       a.kwarg_only ? Py_True : Py_False, "has_default",
+                       a.has_default ? Py_True : Py_False, "is_write", Py_False, "list_size",
+                       a.list_size);
+}
+
+PyObject* specs_list(OpObject* self, int32_t is_return) {
+  Plan* p = plan_of(self);
+  if (!p) return nullptr;
+  const auto& specs = is_return ? p->rets : p->args;
+  PyObject* l = PyList_New(static_cast<Py_ssize_t>(specs.size()));
+  for (size_t k = 0; l && k < specs.size(); ++k) {
+    PyObject* d = spec_dict(specs[k]);
+    sdk_op_argument info{};
+    info.size = sizeof(info);
+    if (!d || sdk_op_argument_info(self->op, is_return, static_cast<int64_t>(k), &info) != SDK_OK) {
+      Py_XDECREF(d);
+      Py_DECREF(l);
+      return d ? raise_last_error() : nullptr;
+    }
+    PyDict_SetItemString(d, "is_write", info.is_write ? Py_True : Py_False);
+    PyObject* alias = PyUnicode_FromString(info.alias);
+    PyObject* dflt = PyUnicode_FromString(info.default_text);
+    if (alias) PyDict_SetItemString(d, "alias", alias);
+    if (dflt) PyDict_SetItemString(d, "default", dflt);
+    Py_XDECREF(alias);
+    Py_XDECREF(dflt);
+    PyList_SET_ITEM(l, k, d);
+  }
+  return l;
+}
+
+PyObject* op_get_arguments(PyObject* self, void*) {
+  return specs_list(reinterpret_cast<OpObject*>(self), 0);
+}
+PyObject* op_get_returns(PyObject* self, void*) {
+  return specs_list(reinterpret_cast<OpObject*>(self), 1);
+}
+PyObject* op_get_name(PyObject* self, void*) {
+  return PyUnicode_FromString(sdk_op_name(reinterpret_cast<OpObject*>(self)->op));
+}
+PyObject* op_get_schema(PyObject* self, void*) {
+  return PyUnicode_FromString(sdk_op_schema(reinterpret_cast<OpObject*>(self)->op));
+}
+
+// op.default is the op itself; op.<overload> is "ns::name.<overload>" (for a default one).
+PyObject* op_getattro(PyObject* self, PyObject* name) {
+  PyObject* r = PyObject_GenericGetAttr(self, name);
+  if (r || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+  const char* n = PyUnicode_AsUTF8(name);
+  std::string qualified = sdk_op_name(reinterpret_cast<OpObject*>(self)->op);
+  if (!n || n[0] == '_' || qualified.find('.') != std::string::npos) return nullptr;
+  PyErr_Clear();
+  if (std::strcmp(n, "default") == 0) return new_ref(self);
+  std::string full = qualified + "." + n;
+  const sdk_op* op = nullptr;
+  if (sdk_op_find(full.c_str(), &op) != SDK_OK) {
+    PyErr_Format(PyExc_AttributeError, "op %s has no attribute or overload '%s'", qualified.c_str(),
+                 n);
+    return nullptr;
+  }
+  PyObject* s = PyUnicode_FromString(full.c_str());
+  if (!s) return nullptr;
+  PyObject* found = m_op_find(nullptr, s);
+  Py_DECREF(s);
+  return found;
+}
+
+PyObject* op_repr(PyObject* self) {
+  const sdk_op* op = reinterpret_cast<OpObject*>(self)->op;
+  return PyUnicode_FromFormat("<op %s: %s>", sdk_op_name(op), sdk_op_schema(op));
+}
+
+void op_dealloc(PyObject* self) {
+  auto* o = reinterpret_cast<OpObject*>(self);
+  PyObject_GC_UnTrack(self);
+  if (o->weakreflist) PyObject_ClearWeakRefs(self);
+  Py_CLEAR(o->dict);
+  delete o->plan;
+  Py_TYPE(self)->tp_free(self);
+}
+
+int op_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(reinterpret_cast<OpObject*>(self)->dict);
+  return 0;
+}
+
+int op_clear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<OpObject*>(self)->dict);
+  return 0;
+}
+
+PyMethodDef op_methods[] = {
+    {"_call_below_autograd",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_below)),
+     METH_FASTCALL | METH_KEYWORDS, "Call the device kernel, without the autograd hook."},
+    {"_call_key", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_key)),
+     METH_FASTCALL | METH_KEYWORDS, "_call_key(key, *args, **kwargs): one dispatch key's kernel."},
+    {"_has_kernel", op_has_kernel, METH_O, "Whether the op has a kernel for a dispatch key."},
+    {"_default", op_default, METH_O, "_default(i): argument i's default value."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef op_getset[] = {
+    {"name", op_get_name, nullptr, "'ns::name' or 'ns::name.overload'", nullptr},
+    {"schema", op_get_schema, nullptr, "The schema, in canonical text.", nullptr},
+    {"arguments", op_get_arguments, nullptr, "The schema's arguments (dicts).", nullptr},
+    {"returns", op_get_returns, nullptr, "The schema's returns (dicts).", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+// ---- Python kernels ----------------------------------------------------------------------
+
+sdk_status python_error_status() {
+  // Keep the exception for the Python call that reached the kernel; give the core a status
+  // and a message for callers in C and C++.
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  sdk_status kind = SDK_ERROR_RUNTIME;
+  if (PyErr_GivenExceptionMatches(type, PyExc_NotImplementedError))
+    kind = SDK_ERROR_NOT_IMPLEMENTED;
+  else if (PyErr_GivenExceptionMatches(type, PyExc_IndexError))
+    kind = SDK_ERROR_INDEX;
+  else if (PyErr_GivenExceptionMatches(type, PyExc_TypeError))
+    kind = SDK_ERROR_TYPE;
+  else if (PyErr_GivenExceptionMatches(type, PyExc_MemoryError))
+    kind = SDK_ERROR_MEMORY;
+  else if (PyErr_GivenExceptionMatches(type, PyExc_ValueError))
+    kind = SDK_ERROR_VALUE;
+  std::string msg = "a Python kernel raised an exception";
+  if (value) {
+    PyObject* s = PyObject_Str(value);
+    const char* c = s ? PyUnicode_AsUTF8(s) : nullptr;
+    if (c) msg = std::string(reinterpret_cast<PyTypeObject*>(type)->tp_name) + ": " + c;
+    Py_XDECREF(s);
+    PyErr_Clear();
+  }
+  Py_XDECREF(t_kernel_exc_type);
+  Py_XDECREF(t_kernel_exc_value);
+  Py_XDECREF(t_kernel_exc_tb);
+  t_kernel_exc_type = type;
+  t_kernel_exc_value = value;
+  t_kernel_exc_tb = tb;
+  return sdk_set_last_error(kind, msg.c_str());
+}
+
+bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
+  sdk_op_argument info{};
+  info.size = sizeof(info);
+  if (sdk_op_argument_info(op, 1, i, &info) != SDK_OK) return false;
+  if (r == Py_None) return sdk_values_push_none(v) == SDK_OK;
+  sdk_status st = SDK_OK;
+  switch (info.tag) {
+    case SDK_VALUE_TENSOR: {
+      if (!is_tensor(r)) {
+        sdk_tensor* h = nullptr;
+        if (to_handle(r, &h) < 0) return false;
+        st = sdk_values_push_tensor(v, h);
+        sdk_tensor_release(h);
+      } else {
+        st = sdk_values_push_tensor(v, H(r));
+      }
+      break;
+    }
+    case SDK_VALUE_TENSOR_LIST: {
+      PyObject* seq = PySequence_Fast(r, "a kernel returning Tensor[] must return a sequence");
+      if (!seq) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      std::vector<const sdk_tensor*> hs;
+      bool ok = true;
+      for (Py_ssize_t k = 0; k < n; ++k) {
+        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        if (!is_tensor(x)) {
+          PyErr_Format(PyExc_TypeError, "a kernel returning Tensor[] returned a %s in its list",
+                       Py_TYPE(x)->tp_name);
+          ok = false;
+          break;
+        }
+        hs.push_back(H(x));
+      }
+      if (ok) st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
+      Py_DECREF(seq);
+      if (!ok) return false;
+      break;
+    }
+    case SDK_VALUE_FLOAT:
+    case SDK_VALUE_INT:
+    case SDK_VALUE_BOOL: {
+      if (PyBool_Check(r)) {
+        st = sdk_values_push_bool(v, r == Py_True);
+      } else if (PyLong_Check(r)) {
+        st = sdk_values_push_int(v, PyLong_AsLongLong(r));
+      } else {
+        double x = PyFloat_AsDouble(r);
+        if (x == -1.0 && PyErr_Occurred()) return false;
+        st = sdk_values_push_float(v, x);
+      }
+      break;
+    }
+    case SDK_VALUE_STRING: {
+      Py_ssize_t n = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(r, &n);
+      if (!s) return false;
+      st = sdk_values_push_string(v, s, n);
+      break;
+    }
+    default: {
+      PyErr_Format(PyExc_TypeError, "%s: a Python kernel cannot return a %s yet", sdk_op_name(op),
+                   info.type);
+      return false;
+    }
+  }
+  if (st != SDK_OK) {
+    raise_last_error();
+    return false;
+  }
+  return true;
+}
+
+sdk_status python_kernel(void* context, const sdk_op* op, sdk_values* v) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  sdk_status result = SDK_OK;
+  int64_t n = sdk_values_size(v);
+  PyObject* args = PyTuple_New(n);
+  PyObject* r = nullptr;
+  for (int64_t k = 0; args && k < n; ++k) {
+    PyObject* x = value_to_py(v, k);
+    if (!x) {
+      Py_CLEAR(args);
+      break;
+    }
+    PyTuple_SET_ITEM(args, k, x);
+  }
+  if (args) r = PyObject_Call(static_cast<PyObject*>(context), args, nullptr);
+  Py_XDECREF(args);
+  if (!r) {
+    result = python_error_status();
+  } else {
+    sdk_values_clear(v);
+    int64_t nret = sdk_op_num_arguments(op, 1);
+    bool ok = true;
+    if (nret == 1) {
+      ok = push_result(op, r, 0, v);
+    } else if (nret > 1) {
+      PyObject* seq = PySequence_Fast(r, "a kernel with several results must return a tuple");
+      ok = seq && PySequence_Fast_GET_SIZE(seq) == nret;
+      if (seq && !ok) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: the Python kernel returned %zd values, the schema has %lld",
+                     sdk_op_name(op), PySequence_Fast_GET_SIZE(seq), static_cast<long long>(nret));
+      }
+      for (int64_t k = 0; ok && k < nret; ++k)
+        ok = push_result(op, PySequence_Fast_GET_ITEM(seq, k), k, v);
+      Py_XDECREF(seq);
+    } else if (r != Py_None) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: the schema returns nothing, but the Python kernel returned %s",
+                   sdk_op_name(op), Py_TYPE(r)->tp_name);
+      ok = false;
+    }
+    Py_DECREF(r);
+    if (!ok) result = python_error_status();
+  }
+  PyGILState_Release(g);
+  return result;
+}
+
+void python_kernel_free(void* context) {
+  if (!Py_IsInitialized()) return;  // at exit: the interpreter is gone, leak it
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(context));
+  PyGILState_Release(g);
+}
+
+// ---- module functions --------------------------------------------------------------------
+
+PyObject* new_op_object(const sdk_op* op) {
+  OpObject* o = PyObject_GC_New(OpObject, &OpType);
+  if (!o) return nullptr;
+  o->op = op;
+  o->plan = nullptr;
+  o->vectorcall = op_vectorcall;
+  o->dict = nullptr;
+  o->weakreflist = nullptr;
+  PyObject_GC_Track(o);
+  return reinterpret_cast<PyObject*>(o);
+}
+
+// op_find(name) -> OpHandle (the same object for every call with the same op)
+PyObject* m_op_find(PyObject*, PyObject* name) {
+  static PyObject* cache = PyDict_New();  // op address -> handle
+  const char* n = PyUnicode_AsUTF8(name);
+  if (!n) return nullptr;
+  const sdk_op* op = nullptr;
+  if (sdk_op_find(n, &op) != SDK_OK) return raise_last_error();
+  PyObject* key = PyLong_FromVoidPtr(const_cast<sdk_op*>(op));
+  if (!key) return nullptr;
+  PyObject* found = PyDict_GetItemWithError(cache, key);
+  if (found) {
+    Py_DECREF(key);
+    return new_ref(found);
+  }
+  PyObject* h = new_op_object(op);
+  if (h && PyDict_SetItem(cache, key, h) < 0) Py_CLEAR(h);
+  Py_DECREF(key);
+  return h;
+}
+
+// op_list(ns or None) -> list of "ns::name"
+PyObject* m_op_list(PyObject*, PyObject* ns) {
+  const char* n = ns == Py_None ? nullptr : PyUnicode_AsUTF8(ns);
+  if (ns != Py_None && !n) return nullptr;
+  std::string all = sdk_op_list(n);
+  PyObject* l = PyList_New(0);
+  size_t start = 0;
+  while (l && start < all.size()) {
+    size_t end = all.find('\n', start);
+    if (end == std::string::npos) end = all.size();
+    PyObject* s =
+        PyUnicode_FromStringAndSize(all.data() + start, static_cast<Py_ssize_t>(end - start));
+    if (!s || PyList_Append(l, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(l);
+      return nullptr;
+    }
+    Py_DECREF(s);
+    start = end + 1;
+  }
+  return l;
+}
+
+constexpr const char* kLibraryCapsule = "sdk._C.library";
+
+void library_capsule_free(PyObject* cap) {
+  auto* lib = static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
+  if (lib) sdk_library_close(lib);
+}
+
+sdk_library* library_of(PyObject* cap) {
+  if (!PyCapsule_IsValid(cap, kLibraryCapsule)) {
+    PyErr_SetString(PyExc_ValueError, "the library was closed (or is not a library)");
+    return nullptr;
+  }
+  return static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
+}
+
+// library_open(kind, ns, key, source) -> capsule (closing when collected)
+PyObject* m_library_open(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!check_nargs("library_open", nargs, 4, 4)) return nullptr;
+  long kind = PyLong_AsLong(args[0]);
+  long key = PyLong_AsLong(args[2]);
+  const char* ns = PyUnicode_AsUTF8(args[1]);
+  const char* source = PyUnicode_AsUTF8(args[3]);
+  if (PyErr_Occurred() || !ns || !source) return nullptr;
+  sdk_library* lib = nullptr;
+  if (sdk_library_open(static_cast<int32_t>(kind), ns, static_cast<int32_t>(key), source, &lib) !=
+      SDK_OK) {
+    return raise_last_error();
+  }
+  PyObject* cap = PyCapsule_New(lib, kLibraryCapsule, library_capsule_free);
+  if (!cap) sdk_library_close(lib);
+  return cap;
+}
+
+PyObject* m_library_define(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!check_nargs("library_define", nargs, 2, 2)) return nullptr;
+  sdk_library* lib = library_of(args[0]);
+  const char* schema = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
+  if (!schema) return nullptr;
+  if (sdk_library_define(lib, schema) != SDK_OK) return raise_last_error();
+  Py_RETURN_NONE;
+}
+
+// library_impl(lib, name, key, callable): a Python function as the kernel
+PyObject* m_library_impl(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!check_nargs("library_impl", nargs, 4, 4)) return nullptr;
+  sdk_library* lib = library_of(args[0]);
+  const char* name = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
+  if (!name) return nullptr;
+  long key = PyLong_AsLong(args[2]);
+  if (key == -1 && PyErr_Occurred()) return nullptr;
+  if (!PyCallable_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError, "library_impl: the kernel must be callable");
+    return nullptr;
+  }
+  Py_INCREF(args[3]);  // the registry's reference, released by python_kernel_free
+  if (sdk_library_impl(lib, name, static_cast<int32_t>(key), python_kernel, args[3],
+                       python_kernel_free) != SDK_OK) {
+    return raise_last_error();
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* m_library_close(PyObject*, PyObject* cap) {
+  if (!PyCapsule_IsValid(cap, kLibraryCapsule)) Py_RETURN_NONE;  // already closed
+  auto* lib = static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
+  PyCapsule_SetDestructor(cap, nullptr);
+  PyCapsule_SetPointer(cap, reinterpret_cast<void*>(1));  // a non-NULL marker: closed
+  PyCapsule_SetName(cap, "sdk._C.library (closed)");
+  sdk_library_close(lib);
+  Py_RETURN_NONE;
+}
+
+PyObject* m_library_take_errors(PyObject*, PyObject*) {
+  return PyUnicode_FromString(sdk_library_take_errors());
+}
+
+PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "the autograd hook must be callable or None");
+    return nullptr;
+  }
+  Py_XSETREF(g_autograd_hook, fn == Py_None ? nullptr : new_ref(fn));
+  Py_RETURN_NONE;
+}
+
+PyTypeObject OpType = {
+    PyVarObject_HEAD_INIT(nullptr, 0) "sdk._C.OpHandle", /* tp_name */
+};
+
+}  // namespace
+
+PyMethodDef op_registry_methods[] = {
+    {"op_find", m_op_find, METH_O, "op_find('ns::name[.overload]') -> OpHandle"},
+    {"op_list", m_op_list, METH_O, "op_list(ns or None) -> ['ns::name', ...]"},
+    {"library_open", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_open)),
+     METH_FASTCALL, "library_open(kind, ns, key, source) -> library"},
+    {"library_define",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_define)), METH_FASTCALL,
+     "library_define(library, schema)"},
+    {"library_impl", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_impl)),
+     METH_FASTCALL, "library_impl(library, name, key, fn): fn becomes the op's kernel"},
+    {"library_close", m_library_close, METH_O, "library_close(library)"},
+    {"library_take_errors", m_library_take_errors, METH_NOARGS,
+     "Registration failures kept since the last call (one per line)."},
+    {"_set_op_autograd_hook", m_set_op_autograd_hook, METH_O,
+     "hook(op, kwargs) runs ops whose tensor arguments require grad."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+int op_registry_ready(PyObject* m) {
+  OpType.tp_basicsize = sizeof(OpObject);
+  OpType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
+  OpType.tp_doc = "A registered operator: call it like the function its schema describes.";
+  OpType.tp_dealloc = op_dealloc;
+  OpType.tp_traverse = op_traverse;
+  OpType.tp_clear = op_clear;
+  OpType.tp_call = PyVectorcall_Call;
+  OpType.tp_vectorcall_offset = offsetof(OpObject, vectorcall);
+  OpType.tp_dictoffset = offsetof(OpObject, dict);
+  OpType.tp_weaklistoffset = offsetof(OpObject, weakreflist);
+  OpType.tp_repr = op_repr;
+  OpType.tp_getattro = op_getattro;
+  OpType.tp_methods = op_methods;
+  OpType.tp_getset = op_getset;
+  if (PyType_Ready(&OpType) < 0) return -1;
+  Py_INCREF(&OpType);
+  if (PyModule_AddObject(m, "OpHandle", reinterpret_cast<PyObject*>(&OpType)) < 0) {
+    Py_DECREF(&OpType);
+    return -1;
+  }
+  PyModule_AddIntConstant(m, "DISPATCH_CPU", SDK_DISPATCH_CPU);
+  PyModule_AddIntConstant(m, "DISPATCH_CUDA", SDK_DISPATCH_CUDA);
+  PyModule_AddIntConstant(m, "DISPATCH_AUTOGRAD", SDK_DISPATCH_AUTOGRAD);
+  PyModule_AddIntConstant(m, "DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD",
+                          SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD);
+  PyModule_AddIntConstant(m, "DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD",
+                          SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD);
+  PyModule_AddIntConstant(m, "LIBRARY_DEF", SDK_LIBRARY_DEF);
+  PyModule_AddIntConstant(m, "LIBRARY_FRAGMENT", SDK_LIBRARY_FRAGMENT);
+  PyModule_AddIntConstant(m, "LIBRARY_IMPL", SDK_LIBRARY_IMPL);
+  return 0;
+}
+
+}  // namespace sdkpy

@@ -1,0 +1,130 @@
+"""sdk.ops: operators registered by libraries, as ``sdk.ops.<namespace>.<name>``.
+
+Ops come from C++ (``SDK_LIBRARY`` blocks in an extension: see ``sdk/library.h``) or from
+Python (``sdk.library.custom_op``). ``sdk.ops.myops.mymuladd`` is the op's default overload
+(``myops::mymuladd``), called like the function its schema describes; other overloads are
+its attributes (``sdk.ops.myops.add.out``), and ``.default`` is the op itself, as in torch.
+Arguments take sdk.Tensor, numpy arrays and DLPack producers (without copying), Python
+numbers, lists and None; results are sdk.Tensor (a tuple for several).
+
+``sdk.ops.load_library(path)`` loads a shared library whose static initializers register
+ops (torch.ops.load_library).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import types
+from typing import Any
+
+from sdk import _C
+
+__all__ = ["load_library", "loaded_libraries"]
+
+# realpath -> ctypes handle of every library loaded here (kept: never unloaded)
+_loaded: dict[str, ctypes.CDLL] = {}
+loaded_libraries: set[str] = set()
+
+
+def load_library(path: str | os.PathLike) -> None:
+    """Load a shared library of operators and check that its registrations succeeded.
+
+    Raises ImportError naming the library when it cannot be loaded, or when one of its
+    SDK_LIBRARY blocks failed (a malformed schema, an op defined twice, a kernel for an op
+    nobody defines): the message lists each failure with the op and where it was
+    registered."""
+    real = os.path.realpath(os.fspath(path))
+    if real in _loaded:
+        return
+    if not os.path.isfile(real):
+        raise ImportError(f"sdk.ops.load_library: no such file: {os.fspath(path)}")
+    try:
+        handle = ctypes.CDLL(real)
+    except OSError as e:
+        raise ImportError(f"sdk.ops.load_library: could not load {real}: {e}") from None
+    _loaded[real] = handle
+    loaded_libraries.add(real)
+    check_registrations(real)
+
+
+def check_registrations(what: str) -> None:
+    """Raise ImportError listing the registrations that failed since the last check (the
+    failures of static initializers, which no caller sees when they happen)."""
+    errors = _C.library_take_errors()
+    if errors:
+        raise ImportError(
+            f"{what}: operator registration failed:\n  " + errors.replace("\n", "\n  ")
+        )
+
+
+class _OverloadPacket:
+    """An op name with overloads but no default overload: ``packet.<overload>``."""
+
+    def __init__(self, qualified: str, overloads: list[str]) -> None:
+        self._qualified = qualified
+        self._overloads = overloads
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _C.op_find(f"{self._qualified}.{name}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(self._overloads) == 1:
+            return getattr(self, self._overloads[0])(*args, **kwargs)
+        raise TypeError(
+            f"{self._qualified} has no default overload; call one of "
+            + ", ".join(f"{self._qualified}.{o}" for o in self._overloads)
+        )
+
+    def __repr__(self) -> str:
+        return f"<op packet {self._qualified}: overloads {', '.join(self._overloads)}>"
+
+
+class _Namespace(types.ModuleType):
+    """``sdk.ops.<namespace>``: its ops as attributes (looked up on first use, then kept)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"sdk.ops.{name}")
+        self._ns = name
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        qualified = f"{self._ns}::{name}"
+        try:
+            op = _C.op_find(qualified)
+        except ValueError:
+            prefix = qualified + "."
+            overloads = [q[len(prefix) :] for q in _C.op_list(self._ns) if q.startswith(prefix)]
+            if not overloads:
+                known = ", ".join(q.split("::", 1)[1] for q in _C.op_list(self._ns))
+                raise AttributeError(
+                    f"'sdk.ops.{self._ns}' has no op named {name!r}"
+                    + (f" (it has: {known})" if known else " (nothing is registered in it)")
+                ) from None
+            return _OverloadPacket(qualified, overloads)
+        # Kept: the handle stays valid for the process (a redefined op is the same handle;
+        # calling one whose library was closed raises).
+        setattr(self, name, op)
+        return op
+
+    def __dir__(self) -> list[str]:
+        return sorted({q.split("::", 1)[1].split(".")[0] for q in _C.op_list(self._ns)})
+
+
+_namespaces: dict[str, _Namespace] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    ns = _namespaces.get(name)
+    if ns is None:
+        ns = _namespaces[name] = _Namespace(name)
+    return ns
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *(q.split("::", 1)[0] for q in _C.op_list(None))})
