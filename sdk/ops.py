@@ -82,39 +82,41 @@ class _OverloadPacket:
         return f"<op packet {self._qualified}: overloads {', '.join(self._overloads)}>"
 
 
-class _Namespace(types.ModuleType):
-    """``sdk.ops.<namespace>``: its ops as attributes (looked up on first use, then kept)."""
+def _namespace(ns: str) -> types.ModuleType:
+    """``sdk.ops.<ns>``: a plain module (attribute reads at module speed) whose module-level
+    ``__getattr__`` finds ops on first use and keeps them."""
+    mod = types.ModuleType(f"sdk.ops.{ns}")
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"sdk.ops.{name}")
-        self._ns = name
-
-    def __getattr__(self, name: str) -> Any:
+    def lookup(name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        qualified = f"{self._ns}::{name}"
+        qualified = f"{ns}::{name}"
         try:
             op = _C.op_find(qualified)
         except ValueError:
             prefix = qualified + "."
-            overloads = [q[len(prefix) :] for q in _C.op_list(self._ns) if q.startswith(prefix)]
+            overloads = [q[len(prefix) :] for q in _C.op_list(ns) if q.startswith(prefix)]
             if not overloads:
-                known = ", ".join(q.split("::", 1)[1] for q in _C.op_list(self._ns))
+                known = ", ".join(q.split("::", 1)[1] for q in _C.op_list(ns))
                 raise AttributeError(
-                    f"'sdk.ops.{self._ns}' has no op named {name!r}"
+                    f"'sdk.ops.{ns}' has no op named {name!r}"
                     + (f" (it has: {known})" if known else " (nothing is registered in it)")
                 ) from None
             return _OverloadPacket(qualified, overloads)
         # Kept: the handle stays valid for the process (a redefined op is the same handle;
         # calling one whose library was closed raises).
-        setattr(self, name, op)
+        setattr(mod, name, op)
         return op
 
-    def __dir__(self) -> list[str]:
-        return sorted({q.split("::", 1)[1].split(".")[0] for q in _C.op_list(self._ns)})
+    def listing() -> list[str]:
+        return sorted({q.split("::", 1)[1].split(".")[0] for q in _C.op_list(ns)})
+
+    mod.__getattr__ = lookup  # type: ignore[method-assign]
+    mod.__dir__ = listing  # type: ignore[method-assign]
+    return mod
 
 
-_namespaces: dict[str, _Namespace] = {}
+_namespaces: dict[str, types.ModuleType] = {}
 
 
 def __getattr__(name: str) -> Any:
@@ -122,7 +124,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(name)
     ns = _namespaces.get(name)
     if ns is None:
-        ns = _namespaces[name] = _Namespace(name)
+        ns = _namespaces[name] = _namespace(name)
+        globals()[name] = ns  # later lookups are plain attribute reads
     return ns
 
 

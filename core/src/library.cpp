@@ -7,6 +7,7 @@
 // never holds the lock while the kernel runs (kernels call other ops) and a scope closed
 // during a call frees the kernel's context after the call.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -72,6 +73,9 @@ struct sdk_op {
   std::string qualified;  // "ns::name" or "ns::name.overload"
   std::string ns;
   std::shared_ptr<const sdk::detail::Definition> def;  // null: not (or no longer) defined
+  // def.get() for lock-free readers (schema text, argument info); definitions are never
+  // freed (Registry::definitions keeps them), so a reader never sees a dangling one
+  std::atomic<const sdk::detail::Definition*> def_raw{nullptr};
   std::shared_ptr<sdk::detail::Kernel> kernels[sdk::detail::kNumKeys];
   bool dangling_reported = false;
 };
@@ -92,6 +96,7 @@ struct Registry {
   std::map<std::string, sdk_library*> namespace_owner;  // ns -> its DEF scope
   std::mutex errors_mu;
   std::vector<std::string> errors;
+  std::vector<std::shared_ptr<const Definition>> definitions;  // every one ever made
 };
 
 Registry& registry() {
@@ -186,7 +191,7 @@ int device_key(const std::vector<Value>& values) {
   for (const Value& v : values) {
     if (v.tag == SDK_VALUE_TENSOR && v.tensor->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
     if (v.tag == SDK_VALUE_TENSOR_LIST) {
-      for (const Ref& t : v.tensors) {
+      for (const Ref& t : v.x().tensors) {
         if (t && t->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
       }
     }
@@ -203,8 +208,8 @@ std::string kernels_listing(const sdk_op& op) {
 }
 
 struct Resolved {
-  std::shared_ptr<const Definition> def;
-  std::shared_ptr<Kernel> kernel;
+  const Definition* def;           // never freed (Registry::definitions)
+  std::shared_ptr<Kernel> kernel;  // kept alive for the call even if its scope closes
   int key;
 };
 
@@ -212,7 +217,8 @@ struct Resolved {
 Resolved resolve(const sdk_op& op, int key, const std::vector<Value>* values) {
   Registry& r = registry();
   std::shared_lock<std::shared_mutex> lock(r.mu);
-  if (!op.def) {
+  const Definition* def = op.def.get();
+  if (!def) {
     SDK_FAIL(SDK_ERROR_RUNTIME, op.qualified,
              ": the op is not defined (its library was closed, "
              "or no SDK_LIBRARY defines it)");
@@ -223,12 +229,12 @@ Resolved resolve(const sdk_op& op, int key, const std::vector<Value>* values) {
       SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op.qualified, ": no kernel for the ", key_name(key),
                " key (it has kernels for: ", kernels_listing(op), ")");
     }
-    return {op.def, op.kernels[key], key};
+    return {def, op.kernels[key], key};
   }
   int dev = device_key(*values);
   for (int k : {dev, int(SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD),
                 int(SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD)}) {
-    if (op.kernels[k]) return {op.def, op.kernels[k], k};
+    if (op.kernels[k]) return {def, op.kernels[k], k};
   }
   SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op.qualified, ": no kernel for ", key_name(dev),
            " tensors (it has kernels for: ", kernels_listing(op), ")");
@@ -278,7 +284,9 @@ extern "C" {
 SDK_API sdk_status sdk_values_new(sdk_values** result) {
   SDK_SAFE_CALL_BEGIN;
   check_not_null(result, "sdk_values_new", "result");
-  *result = new sdk_values();
+  auto v = std::make_unique<sdk_values>();
+  v->items.reserve(8);  // most calls take and return fewer values
+  *result = v.release();
   SDK_SAFE_CALL_END;
 }
 
@@ -343,7 +351,7 @@ SDK_API sdk_status sdk_values_push_string(sdk_values* values, const char* data, 
   check_list(data, len, "sdk_values_push_string");
   Value x;
   x.tag = SDK_VALUE_STRING;
-  x.s.assign(data ? data : "", static_cast<size_t>(len));
+  x.x().s.assign(data ? data : "", static_cast<size_t>(len));
   push(values, std::move(x), "sdk_values_push_string");
   SDK_SAFE_CALL_END;
 }
@@ -374,7 +382,7 @@ SDK_API sdk_status sdk_values_push_int_list(sdk_values* values, const int64_t* d
   check_list(data, n, "sdk_values_push_int_list");
   Value x;
   x.tag = SDK_VALUE_INT_LIST;
-  if (n > 0) x.ints.assign(data, data + n);
+  if (n > 0) x.x().ints.assign(data, data + n);
   push(values, std::move(x), "sdk_values_push_int_list");
   SDK_SAFE_CALL_END;
 }
@@ -384,7 +392,7 @@ SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* 
   check_list(data, n, "sdk_values_push_float_list");
   Value x;
   x.tag = SDK_VALUE_FLOAT_LIST;
-  if (n > 0) x.floats.assign(data, data + n);
+  if (n > 0) x.x().floats.assign(data, data + n);
   push(values, std::move(x), "sdk_values_push_float_list");
   SDK_SAFE_CALL_END;
 }
@@ -394,7 +402,7 @@ SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* 
   check_list(data, n, "sdk_values_push_bool_list");
   Value x;
   x.tag = SDK_VALUE_BOOL_LIST;
-  for (int64_t k = 0; k < n; ++k) x.bools.push_back(data[k] != 0);
+  for (int64_t k = 0; k < n; ++k) x.x().bools.push_back(data[k] != 0);
   push(values, std::move(x), "sdk_values_push_bool_list");
   SDK_SAFE_CALL_END;
 }
@@ -405,9 +413,30 @@ SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_ten
   check_list(data, n, "sdk_values_push_tensor_list");
   Value x;
   x.tag = SDK_VALUE_TENSOR_LIST;
-  for (int64_t k = 0; k < n; ++k) x.tensors.push_back(Ref::borrow(data[k]));
+  for (int64_t k = 0; k < n; ++k) x.x().tensors.push_back(Ref::borrow(data[k]));
   x.sync_handles();
   push(values, std::move(x), "sdk_values_push_tensor_list");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_tensor_steal(sdk_values* values, sdk_tensor* t) {
+  Ref owned(to_impl(t));  // adopted now: released if the push fails
+  SDK_SAFE_CALL_BEGIN;
+  push(values, Value::of_tensor(std::move(owned)), "sdk_values_push_tensor_steal");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_take_tensor(sdk_values* values, int64_t i, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(result, "sdk_values_take_tensor", "result");
+  Value& x = const_cast<Value&>(at(values, i, "sdk_values_take_tensor"));
+  if (x.tag == SDK_VALUE_NONE) {
+    *result = nullptr;
+  } else {
+    typed(values, i, SDK_VALUE_TENSOR, "sdk_values_take_tensor");
+    *result = x.tensor.release_handle();
+    x.tag = SDK_VALUE_NONE;
+  }
   SDK_SAFE_CALL_END;
 }
 
@@ -475,8 +504,8 @@ SDK_API sdk_status sdk_values_get_string(const sdk_values* values, int64_t i, co
   check_not_null(data, "sdk_values_get_string", "data");
   check_not_null(len, "sdk_values_get_string", "len");
   const Value& x = typed(values, i, SDK_VALUE_STRING, "sdk_values_get_string");
-  *data = x.s.c_str();
-  *len = static_cast<int64_t>(x.s.size());
+  *data = x.x().s.c_str();
+  *len = static_cast<int64_t>(x.x().s.size());
   SDK_SAFE_CALL_END;
 }
 
@@ -502,8 +531,8 @@ SDK_API sdk_status sdk_values_get_int_list(const sdk_values* values, int64_t i,
   check_not_null(data, "sdk_values_get_int_list", "values");
   check_not_null(n, "sdk_values_get_int_list", "n");
   const Value& x = typed(values, i, SDK_VALUE_INT_LIST, "sdk_values_get_int_list");
-  *data = x.ints.data();
-  *n = static_cast<int64_t>(x.ints.size());
+  *data = x.x().ints.data();
+  *n = static_cast<int64_t>(x.x().ints.size());
   SDK_SAFE_CALL_END;
 }
 
@@ -513,8 +542,8 @@ SDK_API sdk_status sdk_values_get_float_list(const sdk_values* values, int64_t i
   check_not_null(data, "sdk_values_get_float_list", "values");
   check_not_null(n, "sdk_values_get_float_list", "n");
   const Value& x = typed(values, i, SDK_VALUE_FLOAT_LIST, "sdk_values_get_float_list");
-  *data = x.floats.data();
-  *n = static_cast<int64_t>(x.floats.size());
+  *data = x.x().floats.data();
+  *n = static_cast<int64_t>(x.x().floats.size());
   SDK_SAFE_CALL_END;
 }
 
@@ -524,8 +553,8 @@ SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
   check_not_null(data, "sdk_values_get_bool_list", "values");
   check_not_null(n, "sdk_values_get_bool_list", "n");
   const Value& x = typed(values, i, SDK_VALUE_BOOL_LIST, "sdk_values_get_bool_list");
-  *data = x.bools.data();
-  *n = static_cast<int64_t>(x.bools.size());
+  *data = x.x().bools.data();
+  *n = static_cast<int64_t>(x.x().bools.size());
   SDK_SAFE_CALL_END;
 }
 
@@ -535,8 +564,8 @@ SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t 
   check_not_null(data, "sdk_values_get_tensor_list", "tensors");
   check_not_null(n, "sdk_values_get_tensor_list", "n");
   const Value& x = typed(values, i, SDK_VALUE_TENSOR_LIST, "sdk_values_get_tensor_list");
-  *data = x.handles.data();
-  *n = static_cast<int64_t>(x.handles.size());
+  *data = x.x().handles.data();
+  *n = static_cast<int64_t>(x.x().handles.size());
   SDK_SAFE_CALL_END;
 }
 
@@ -595,6 +624,8 @@ SDK_API sdk_status sdk_library_define(sdk_library* lib, const char* schema) {
              op->def->source.empty() ? "" : " at " + op->def->source, " as '", op->def->text, "'");
   }
   op->def = make_definition(std::move(parsed), lib);
+  r.definitions.push_back(op->def);
+  op->def_raw.store(op->def.get(), std::memory_order_release);
   SDK_SAFE_CALL_END;
 }
 
@@ -643,7 +674,10 @@ SDK_API void sdk_library_close(sdk_library* lib) {
     Registry& r = registry();
     std::unique_lock<std::shared_mutex> lock(r.mu);
     for (auto& [name, op] : r.ops) {
-      if (op->def && op->def->owner == lib) op->def.reset();
+      if (op->def && op->def->owner == lib) {
+        op->def.reset();
+        op->def_raw.store(nullptr, std::memory_order_release);
+      }
       for (auto& k : op->kernels) {
         if (k && k->owner == lib) dropped.push_back(std::move(k));
       }
@@ -733,9 +767,8 @@ SDK_API const char* sdk_op_list(const char* ns) {
 SDK_API const char* sdk_op_name(const sdk_op* op) { return op ? op->qualified.c_str() : ""; }
 
 SDK_API const char* sdk_op_schema(const sdk_op* op) {
-  if (!op) return "";
-  std::shared_lock<std::shared_mutex> lock(registry().mu);
-  return op->def ? op->def->text.c_str() : "";
+  const Definition* d = op ? op->def_raw.load(std::memory_order_acquire) : nullptr;
+  return d ? d->text.c_str() : "";
 }
 
 SDK_API int32_t sdk_op_has_kernel(const sdk_op* op, int32_t key) {
@@ -745,10 +778,9 @@ SDK_API int32_t sdk_op_has_kernel(const sdk_op* op, int32_t key) {
 }
 
 SDK_API int64_t sdk_op_num_arguments(const sdk_op* op, int32_t is_return) {
-  if (!op) return 0;
-  std::shared_lock<std::shared_mutex> lock(registry().mu);
-  if (!op->def) return 0;
-  const Schema& s = op->def->schema;
+  const Definition* d = op ? op->def_raw.load(std::memory_order_acquire) : nullptr;
+  if (!d) return 0;
+  const Schema& s = d->schema;
   return static_cast<int64_t>(is_return ? s.returns.size() : s.arguments.size());
 }
 

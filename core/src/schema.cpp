@@ -418,21 +418,21 @@ class Parser {
           for (const auto& it : items) {
             int64_t x;
             if (!parse_int(it, &x)) bad();
-            v.ints.push_back(x);
+            v.x().ints.push_back(x);
           }
-          if (tok.front() != '[' && ty.list_size > 0) v.ints.assign(ty.list_size, v.ints[0]);
+          if (tok.front() != '[' && ty.list_size > 0) v.x().ints.assign(ty.list_size, v.x().ints[0]);
         } else if (ty.base == BaseType::Float) {
           v.tag = SDK_VALUE_FLOAT_LIST;
           for (const auto& it : items) {
             double x;
             if (!parse_float(it, &x)) bad();
-            v.floats.push_back(x);
+            v.x().floats.push_back(x);
           }
         } else {
           v.tag = SDK_VALUE_BOOL_LIST;
           for (const auto& it : items) {
             if (it != "True" && it != "False") bad();
-            v.bools.push_back(it == "True" ? 1 : 0);
+            v.x().bools.push_back(it == "True" ? 1 : 0);
           }
         }
         return;
@@ -490,7 +490,7 @@ class Parser {
           bad();
         }
         v.tag = SDK_VALUE_STRING;
-        v.s = tok.substr(1, tok.size() - 2);
+        v.x().s = tok.substr(1, tok.size() - 2);
         return;
       case BaseType::ScalarType:
         for (const DtypeName& d : kDtypeNames) {
@@ -664,23 +664,23 @@ void coerce_value(const Schema& schema, const Argument& arg, bool is_return, Val
     if (ty.base == BaseType::Int && v.tag == SDK_VALUE_INT && ty.list_size > 0) {
       std::vector<int64_t> rep(static_cast<size_t>(ty.list_size), v.i);  // int[2] given 3
       v.tag = SDK_VALUE_INT_LIST;
-      v.ints = std::move(rep);
+      v.x().ints = std::move(rep);
     }
     if (ty.base == BaseType::Float && v.tag == SDK_VALUE_INT_LIST) {
       v.tag = SDK_VALUE_FLOAT_LIST;
-      v.floats.assign(v.ints.begin(), v.ints.end());
-      v.ints.clear();
+      v.x().floats.assign(v.x().ints.begin(), v.x().ints.end());
+      v.x().ints.clear();
     }
     if (v.tag != want) wrong(value_tag_name(v.tag));
     if (want == SDK_VALUE_TENSOR_LIST && !ty.optional_elements) {
-      for (const Ref& t : v.tensors) {
+      for (const Ref& t : v.x().tensors) {
         if (!t) wrong("a list holding None");
       }
     }
-    int64_t n = want == SDK_VALUE_INT_LIST     ? static_cast<int64_t>(v.ints.size())
-                : want == SDK_VALUE_FLOAT_LIST ? static_cast<int64_t>(v.floats.size())
-                : want == SDK_VALUE_BOOL_LIST  ? static_cast<int64_t>(v.bools.size())
-                                               : static_cast<int64_t>(v.tensors.size());
+    int64_t n = want == SDK_VALUE_INT_LIST     ? static_cast<int64_t>(v.x().ints.size())
+                : want == SDK_VALUE_FLOAT_LIST ? static_cast<int64_t>(v.x().floats.size())
+                : want == SDK_VALUE_BOOL_LIST  ? static_cast<int64_t>(v.x().bools.size())
+                                               : static_cast<int64_t>(v.x().tensors.size());
     if (ty.list_size >= 0 && n != ty.list_size) {
       wrong(str("a list of ", n, " elements"));
     }

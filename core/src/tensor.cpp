@@ -219,8 +219,8 @@ Ref make_view(const TensorImpl& t, int64_t ndim, const int64_t* sz, const int64_
   return r;
 }
 
-void check_not_null(const void* p, const char* op, const char* arg) {
-  if (!p) SDK_FAIL(SDK_ERROR_VALUE, op, ": argument '", arg, "' is NULL");
+void fail_null(const char* op, const char* arg) {
+  SDK_FAIL(SDK_ERROR_VALUE, op, ": argument '", arg, "' is NULL");
 }
 
 const TensorImpl& checked(const sdk_tensor* t, const char* op, const char* arg) {

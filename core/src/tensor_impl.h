@@ -187,7 +187,11 @@ bool compute_contiguous(int64_t ndim, const int64_t* sizes, const int64_t* strid
 // Argument checks shared by every entry point.
 const TensorImpl& checked(const sdk_tensor* t, const char* op, const char* arg);
 // ValueError "op: argument 'arg' is NULL" when p is NULL.
-void check_not_null(const void* p, const char* op, const char* arg);
+// ValueError naming op and arg for a NULL pointer argument (inline: every ABI call checks).
+[[noreturn]] void fail_null(const char* op, const char* arg);
+inline void check_not_null(const void* p, const char* op, const char* arg) {
+  if (__builtin_expect(p == nullptr, 0)) fail_null(op, arg);
+}
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);  // IndexError if out of range
 std::string shape_str(const TensorImpl& t);                   // "[2, 3]"
 std::string describe(const TensorImpl& t);                    // "float32[2, 3]"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,19 +10,46 @@
 
 namespace sdk::detail {
 
-// One tagged value; `tag` (an sdk_value_tag) says which member holds it.
-struct Value {
-  int32_t tag = SDK_VALUE_NONE;
-  Ref tensor;                        // TENSOR
-  int64_t i = 0;                     // INT, BOOL (0/1), SCALAR_TYPE
-  double f = 0.0;                    // FLOAT
-  sdk_device device{};               // DEVICE
+// Strings and lists, which most values do not have: kept out of line so that a Value stays
+// small (a call moves a few of them).
+struct ValueExtra {
   std::string s;                     // STRING
   std::vector<int64_t> ints;         // INT_LIST
   std::vector<double> floats;        // FLOAT_LIST
   std::vector<int32_t> bools;        // BOOL_LIST (0/1)
   std::vector<Ref> tensors;          // TENSOR_LIST (null entries for Tensor?[])
   std::vector<sdk_tensor*> handles;  // borrowed view of `tensors` for the C ABI getter
+};
+
+// One tagged value; `tag` (an sdk_value_tag) says which member holds it.
+struct Value {
+  int32_t tag = SDK_VALUE_NONE;
+  int64_t i = 0;         // INT, BOOL (0/1), SCALAR_TYPE
+  double f = 0.0;        // FLOAT
+  sdk_device device{};   // DEVICE
+  Ref tensor;            // TENSOR
+  std::unique_ptr<ValueExtra> extra;  // STRING and the lists
+
+  Value() = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(Value&&) noexcept = default;
+  Value(const Value& o) : tag(o.tag), i(o.i), f(o.f), device(o.device), tensor(o.tensor) {
+    if (o.extra) extra = std::make_unique<ValueExtra>(*o.extra);
+  }
+  Value& operator=(const Value& o) {
+    if (this != &o) *this = Value(o);
+    return *this;
+  }
+
+  // The strings and lists (created on first write).
+  ValueExtra& x() {
+    if (!extra) extra = std::make_unique<ValueExtra>();
+    return *extra;
+  }
+  const ValueExtra& x() const {
+    static const ValueExtra kEmpty;
+    return extra ? *extra : kEmpty;
+  }
 
   static Value none() { return Value{}; }
   static Value of_int(int64_t v) {
@@ -50,8 +78,9 @@ struct Value {
   }
   // Refresh `handles` after `tensors` changed.
   void sync_handles() {
-    handles.clear();
-    for (const Ref& t : tensors) handles.push_back(t ? to_handle(t.get()) : nullptr);
+    ValueExtra& e = x();
+    e.handles.clear();
+    for (const Ref& t : e.tensors) e.handles.push_back(t ? to_handle(t.get()) : nullptr);
   }
 };
 

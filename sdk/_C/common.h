@@ -57,7 +57,10 @@ inline int64_t add_numel(int64_t total, int64_t n) {
     expr;                            \
   }
 
-inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
+// sdk.Tensor itself first (one compare), then subclasses and the base type.
+inline bool is_tensor(PyObject* o) {
+  return Py_TYPE(o) == g_tensor_class || PyObject_TypeCheck(o, &TensorBaseType);
+}
 inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->handle; }
 
 // Raise the calling thread's last core error as a Python exception; returns NULL.
@@ -114,7 +117,7 @@ extern PyMethodDef op_registry_methods[];
 // sdk._C.OpHandle and the registration constants (op_registry.cpp).
 int op_registry_ready(PyObject* module);
 // Value i of boxed values as a new Python object.
-PyObject* value_to_py(const sdk_values* v, int64_t i);
+PyObject* value_to_py(sdk_values* v, int64_t i);
 
 // Interop entry points used by the capsule table.
 int to_handle(PyObject* obj, sdk_tensor** out);

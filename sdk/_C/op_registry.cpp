@@ -281,15 +281,15 @@ bool requires_grad(PyObject* o) {
 
 }  // namespace
 
-// Value i of `v` as a new Python object (for results and for Python kernels' arguments).
-PyObject* value_to_py(const sdk_values* v, int64_t i) {
+// Value i of `v` as a new Python object (for results and for Python kernels' arguments). A
+// tensor is moved out of `v` (the value becomes None): callers are done with the values.
+PyObject* value_to_py(sdk_values* v, int64_t i) {
   switch (sdk_values_tag(v, i)) {
     case SDK_VALUE_NONE:
       Py_RETURN_NONE;
     case SDK_VALUE_TENSOR: {
       sdk_tensor* h = nullptr;
-      if (sdk_values_get_tensor(v, i, &h) != SDK_OK) return raise_last_error();
-      sdk_tensor_retain(h);
+      if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
       return wrap(h);
     }
     case SDK_VALUE_INT: {
@@ -382,7 +382,7 @@ PyObject* value_to_py(const sdk_values* v, int64_t i) {
 namespace {
 
 // The results on `v` as Python: None for none, the value for one, a tuple for several.
-PyObject* results_to_py(const sdk_values* v) {
+PyObject* results_to_py(sdk_values* v) {
   int64_t n = sdk_values_size(v);
   if (n == 0) Py_RETURN_NONE;
   if (n == 1) return value_to_py(v, 0);
@@ -398,9 +398,31 @@ PyObject* results_to_py(const sdk_values* v) {
   return t;
 }
 
+// Boxed values for one call, from a small per-thread pool (a call inside a Python kernel
+// takes another one): no allocation per call once warm.
+thread_local std::vector<sdk_values*> t_values_pool;
+
 struct ValuesGuard {
   sdk_values* v = nullptr;
-  ~ValuesGuard() { sdk_values_free(v); }
+  ValuesGuard() {
+    if (!t_values_pool.empty()) {
+      v = t_values_pool.back();
+      t_values_pool.pop_back();
+    } else if (sdk_values_new(&v) != SDK_OK) {
+      v = nullptr;
+    }
+  }
+  ~ValuesGuard() {
+    if (!v) return;
+    sdk_values_clear(v);
+    if (t_values_pool.size() < 8) {
+      t_values_pool.push_back(v);
+    } else {
+      sdk_values_free(v);
+    }
+  }
+  ValuesGuard(const ValuesGuard&) = delete;
+  ValuesGuard& operator=(const ValuesGuard&) = delete;
 };
 
 // Raise the failed call's error: a Python kernel's own exception when it came from one.
@@ -420,7 +442,10 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
   if (!p) return nullptr;
   const char* op = sdk_op_name(self->op);
   size_t nplan = p->args.size();
-  std::vector<PyObject*> given(nplan, nullptr);
+  PyObject* given_small[16] = {};
+  std::vector<PyObject*> given_big;
+  if (nplan > 16) given_big.assign(nplan, nullptr);
+  PyObject** given = nplan > 16 ? given_big.data() : given_small;
   size_t npos = 0;
   while (npos < nplan && !p->args[npos].kwarg_only) ++npos;
   if (static_cast<size_t>(nargs) > npos) {
@@ -476,7 +501,7 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     return r;
   }
   ValuesGuard vals;
-  if (sdk_values_new(&vals.v) != SDK_OK) return raise_last_error();
+  if (!vals.v) return raise_last_error();
   for (size_t j = 0; j < nplan; ++j) {
     if (!given[j]) {
       if (sdk_op_push_default(self->op, static_cast<int64_t>(j), vals.v) != SDK_OK) {
@@ -519,8 +544,7 @@ PyObject* op_default(PyObject* self, PyObject* index) {
   long i = PyLong_AsLong(index);
   if (i == -1 && PyErr_Occurred()) return nullptr;
   ValuesGuard vals;
-  if (sdk_values_new(&vals.v) != SDK_OK ||
-      sdk_op_push_default(reinterpret_cast<OpObject*>(self)->op, i, vals.v) != SDK_OK) {
+  if (!vals.v || sdk_op_push_default(reinterpret_cast<OpObject*>(self)->op, i, vals.v) != SDK_OK) {
     return raise_last_error();
   }
   return value_to_py(vals.v, 0);

@@ -749,6 +749,12 @@ SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* 
 SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* data, int64_t n);
 SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* tensors,
                                                int64_t n);
+/*! \brief Push tensor `t`, adopting the caller's reference (released on failure
+ *  too): a result handed over without a retain/release pair. */
+SDK_API sdk_status sdk_values_push_tensor_steal(sdk_values* values, sdk_tensor* t);
+/*! \brief Move tensor i out as a NEW reference (NULL for None); the value
+ *  becomes None. Kernels take their arguments this way before replacing them. */
+SDK_API sdk_status sdk_values_take_tensor(sdk_values* values, int64_t i, sdk_tensor** result);
 
 /*! \brief Read value i (negative i counts from the end). TypeError when its tag
  *  is not the one asked for, except that get_float also reads an INT and

@@ -78,13 +78,17 @@ template <>
 struct Box<Tensor> {
   using Stored = Tensor;
   static const char* schema() { return "Tensor"; }
+  // A kernel's argument is moved out of the values it is about to replace (no retain).
   static Stored read(const sdk_values* v, int64_t i) {
     sdk_tensor* h = nullptr;
-    check(sdk_values_get_tensor(v, i, &h), "reading a Tensor argument");
-    return Tensor::borrow(h);
+    check(sdk_values_take_tensor(const_cast<sdk_values*>(v), i, &h), "reading a Tensor argument");
+    return Tensor::steal(h);
   }
   static void push(sdk_values* v, const Tensor& t) {
     check(sdk_values_push_tensor(v, t.get()), "returning a Tensor");
+  }
+  static void push(sdk_values* v, Tensor&& t) {
+    check(sdk_values_push_tensor_steal(v, t.release()), "returning a Tensor");
   }
 };
 
@@ -358,7 +362,7 @@ using BoxOf = Box<std::remove_cv_t<std::remove_reference_t<T>>>;
 template <typename R>
 struct Results {
   static std::string schema() { return BoxOf<R>::schema(); }
-  static void push(sdk_values* v, const R& r) { BoxOf<R>::push(v, r); }
+  static void push(sdk_values* v, R&& r) { BoxOf<R>::push(v, std::move(r)); }
   static R read(const sdk_values* v) { return R(BoxOf<R>::read(v, 0)); }
 };
 template <>
@@ -373,8 +377,8 @@ struct Results<std::tuple<Ts...>> {
     ((s += (i++ ? ", " : "") + std::string(BoxOf<Ts>::schema())), ...);
     return s + ")";
   }
-  static void push(sdk_values* v, const std::tuple<Ts...>& r) {
-    std::apply([&](const auto&... x) { (BoxOf<decltype(x)>::push(v, x), ...); }, r);
+  static void push(sdk_values* v, std::tuple<Ts...>&& r) {
+    std::apply([&](auto&... x) { (BoxOf<decltype(x)>::push(v, std::move(x)), ...); }, r);
   }
   static std::tuple<Ts...> read(const sdk_values* v) {
     return read_at(v, std::index_sequence_for<Ts...>{});
@@ -435,7 +439,7 @@ struct Kernel {
     } else {
       R r = f(std::get<I>(stored)...);
       sdk_values_clear(v);
-      Results<R>::push(v, r);
+      Results<R>::push(v, std::move(r));
     }
     return SDK_OK;
   }
