@@ -73,13 +73,22 @@ def _key(name: str) -> int:
         ) from None
 
 
-def _no_grad_kernel(fn: Callable) -> Callable:
-    """A Python kernel runs below autograd: its own ops record nothing."""
+def _python_kernel(fn: Callable, qualname: str) -> Callable:
+    """`fn` as a kernel of op `qualname`: called with the schema's keyword-only arguments by
+    name (the core hands over every argument in order), below autograd (its own ops record
+    nothing: the op's registration differentiates it)."""
+    keyword_names: list[str] | None = None
 
     def kernel(*args: Any) -> Any:
+        nonlocal keyword_names
+        if keyword_names is None:
+            keyword_names = [a["name"] for a in _C.op_find(qualname).arguments if a["kwarg_only"]]
+        k = len(keyword_names)
+        positional = args[: len(args) - k] if k else args
+        keywords = dict(zip(keyword_names, args[len(args) - k :])) if k else {}
         prev = _C._set_grad_enabled(False)
         try:
-            return fn(*args)
+            return fn(*positional, **keywords)
         finally:
             _C._set_grad_enabled(prev)
 
@@ -122,7 +131,8 @@ class Library:
             raise NotImplementedError("Library.impl: with_keyset=True is not supported")
         name = op_name if isinstance(op_name, str) else _qualname(op_name)
         key = _key(dispatch_key) if dispatch_key else -1
-        _C.library_impl(self._handle, name, key, _no_grad_kernel(fn))
+        qualname = name if "::" in name else f"{self.ns}::{name}"
+        _C.library_impl(self._handle, name, key, _python_kernel(fn, qualname))
 
     def _destroy(self) -> None:
         """Remove everything this library registered."""

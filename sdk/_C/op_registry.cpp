@@ -50,7 +50,7 @@ bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) 
     a.optional = info.optional != 0;
     a.kwarg_only = info.kwarg_only != 0;
     a.has_default = info.has_default != 0;
-    a.scalar = a.type.rfind("Scalar", 0) == 0 && a.type.find('[') == std::string::npos;
+    a.scalar = a.type == "Scalar" || a.type == "Scalar?";
     a.optional_elements = a.type.find("?[") != std::string::npos;
     a.list_size = info.list_size;
     out->push_back(std::move(a));
@@ -148,7 +148,14 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
   switch (a.tag) {
     case SDK_VALUE_TENSOR:
       if (!is_tensor(o) && is_number(o)) return arg_error(self, p, a, o), false;
-      return push_tensor_obj(v, o);
+      if (!push_tensor_obj(v, o)) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {  // not a tensor, array or DLPack producer
+          PyErr_Clear();
+          arg_error(self, p, a, o);
+        }
+        return false;
+      }
+      return true;
     case SDK_VALUE_INT: {
       int64_t x;
       if (PyFloat_Check(o) || is_tensor(o)) return arg_error(self, p, a, o), false;
@@ -208,6 +215,12 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
     case SDK_VALUE_INT_LIST: {
       std::vector<int64_t> xs;
       if (PyLong_Check(o) && a.list_size <= 0) return arg_error(self, p, a, o), false;
+      if (PyLong_Check(o)) {  // int[N] given one int: N copies (the core repeats it)
+        int64_t x;
+        if (!int_arg(o, op, name, &x)) return false;
+        st = sdk_values_push_int(v, x);
+        break;
+      }
       if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o)) {
         return arg_error(self, p, a, o), false;
       }
@@ -765,8 +778,62 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
       st = sdk_values_push_string(v, s, n);
       break;
     }
+    case SDK_VALUE_SCALAR_TYPE: {
+      sdk_dtype d;
+      if (!dtype_arg(r, sdk_op_name(op), "result", &d)) return false;
+      st = sdk_values_push_scalar_type(v, d);
+      break;
+    }
+    case SDK_VALUE_DEVICE: {
+      PyObject* type = PyObject_GetAttrString(r, "type");
+      PyObject* index = type ? PyObject_GetAttrString(r, "index") : nullptr;
+      if (!index) {
+        Py_XDECREF(type);
+        return false;
+      }
+      bool cuda = PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "cuda") == 0;
+      long idx = index == Py_None ? 0 : PyLong_AsLong(index);
+      Py_DECREF(type);
+      Py_DECREF(index);
+      if (idx == -1 && PyErr_Occurred()) return false;
+      st = sdk_values_push_device(v,
+                                  sdk_device{cuda ? SDK_CUDA : SDK_CPU, static_cast<int32_t>(idx)});
+      break;
+    }
+    case SDK_VALUE_INT_LIST: {
+      std::vector<int64_t> xs;
+      if (!ints_arg(r, sdk_op_name(op), "result", &xs, true)) return false;
+      st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
+      break;
+    }
+    case SDK_VALUE_FLOAT_LIST:
+    case SDK_VALUE_BOOL_LIST: {
+      PyObject* seq = PySequence_Fast(r, "a kernel returning a list must return a sequence");
+      if (!seq) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      std::vector<double> fs;
+      std::vector<int32_t> bs;
+      bool ok = true;
+      for (Py_ssize_t k = 0; ok && k < n; ++k) {
+        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        if (info.tag == SDK_VALUE_FLOAT_LIST) {
+          double d = PyFloat_AsDouble(x);
+          ok = !(d == -1.0 && PyErr_Occurred());
+          fs.push_back(d);
+        } else {
+          int t = PyObject_IsTrue(x);
+          ok = t >= 0;
+          bs.push_back(t);
+        }
+      }
+      Py_DECREF(seq);
+      if (!ok) return false;
+      st = info.tag == SDK_VALUE_FLOAT_LIST ? sdk_values_push_float_list(v, fs.data(), n)
+                                            : sdk_values_push_bool_list(v, bs.data(), n);
+      break;
+    }
     default: {
-      PyErr_Format(PyExc_TypeError, "%s: a Python kernel cannot return a %s yet", sdk_op_name(op),
+      PyErr_Format(PyExc_TypeError, "%s: a Python kernel cannot return a %s", sdk_op_name(op),
                    info.type);
       return false;
     }

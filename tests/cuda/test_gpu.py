@@ -295,6 +295,25 @@ def test_half_precision_arithmetic(dtype):
     np.testing.assert_allclose(float(ta.sum().float().item()), ra.sum(), rtol=tol, atol=0.5)
 
 
+def test_a_registered_op_without_a_cuda_kernel_names_the_device_and_the_kernels():
+    import uuid
+
+    import sdk.library as L
+
+    ns = "g" + uuid.uuid4().hex[:10]
+    lib = L.Library(ns, "DEF")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CPU")
+    op = getattr(sdk.ops, ns).twice
+    with pytest.raises(NotImplementedError, match=f"{ns}::twice: no kernel for CUDA tensors "
+                       r"\(it has kernels for: CPU\)"):  # fmt: skip
+        op(sdk.ones(2, device="cuda"))
+    lib.impl("twice", lambda x: x * 3, "CUDA")  # a kernel of its own for CUDA tensors
+    np.testing.assert_array_equal(host(op(sdk.ones(2, device="cuda"))), [3.0, 3.0])
+    np.testing.assert_array_equal(op(sdk.ones(2)).numpy(), [2.0, 2.0])
+    lib._destroy()
+
+
 def test_random_fills_match_the_host_generator():
     sdk.manual_seed(7)
     host_vals = sdk.empty(6).uniform_(-1, 1).numpy()

@@ -1,0 +1,215 @@
+"""Operators registered from C++ (SDK_LIBRARY, sdk/library.h) and from C (the C ABI), built
+with load(): calls from Python, C++ and C, every schema type, and the errors of loading."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+import sdk
+import sdk.library as L
+from cpp_extension import load, load_inline
+
+ALL_TYPES = r"""
+#include <sdk/library.h>
+
+using sdk::Tensor;
+
+std::tuple<Tensor, std::optional<Tensor>, std::vector<Tensor>, int64_t, std::vector<int64_t>,
+           double, bool, std::string, sdk::Scalar, sdk::ScalarType, sdk::Device>
+echo(const Tensor& t, std::optional<Tensor> ot, std::vector<Tensor> ts,
+     std::vector<std::optional<Tensor>> ots, int64_t i, sdk::IntArrayRef il, double f,
+     std::vector<double> fl, bool b, std::vector<bool> bl, std::string s, sdk::Scalar sc,
+     sdk::ScalarType dt, std::optional<sdk::ScalarType> odt, sdk::Device dev, int64_t kw) {
+  SDK_CHECK(ots.size() == 2 && ots[0].has_value() && !ots[1].has_value(), "ots");
+  SDK_CHECK(fl.size() == 2 && bl.size() == 2 && !odt.has_value(), "lists");
+  return {t, ot, ts, i + kw, std::vector<int64_t>(il.begin(), il.end()), f, b, s, sc, dt, dev};
+}
+
+Tensor twice(const Tensor& x) { return x * 2; }
+
+// a C++ kernel calling an op defined in Python, through the dispatcher
+Tensor via_python(const Tensor& x) {
+  return sdk::Dispatcher::singleton()
+      .findSchemaOrThrow("{PYNS}::pyadd", "")
+      .typed<Tensor(const Tensor&, double)>()
+      .call(x, 10.0);
+}
+
+SDK_LIBRARY({NS}, m) {
+  m.def("echo(Tensor t, Tensor? ot, Tensor[] ts, Tensor?[] ots, int i, int[] il, float f, "
+        "float[] fl, bool b, bool[] bl, str s, Scalar sc, ScalarType dt, ScalarType? odt, "
+        "Device dev, *, int kw=0) -> (Tensor, Tensor?, Tensor[], int, int[], float, bool, str, "
+        "Scalar, ScalarType, Device)");
+  m.def("twice", &twice);  // schema inferred: twice(Tensor _0) -> Tensor
+  m.def("via_python(Tensor x) -> Tensor");
+}
+SDK_LIBRARY_IMPL({NS}, CPU, m) {
+  m.impl("echo", &echo);
+  m.impl("via_python", &via_python);
+}
+"""
+
+
+def _ns() -> str:
+    return "c" + uuid.uuid4().hex[:10]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(ext_dir):
+    """Every build of this module in a private SDK_EXTENSIONS_DIR."""
+
+
+@pytest.fixture(scope="module")
+def cpp_ops(tmp_path_factory):
+    """A C++ op library (built once) and the namespaces it and its Python helper use."""
+    ns, pyns = _ns(), _ns()
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+
+    @L.custom_op(f"{pyns}::pyadd", mutates_args=())
+    def pyadd(x: sdk.Tensor, v: float) -> sdk.Tensor:
+        return x + v
+
+    src = tmp_path_factory.mktemp("ops") / "all_types.cpp"
+    src.write_text(ALL_TYPES.replace("{NS}", ns).replace("{PYNS}", pyns))
+    load(f"optypes_{ns}", [str(src)], is_python_module=False)
+    mp.undo()
+    return ns
+
+
+def test_every_schema_type_round_trips_through_a_cpp_kernel(cpp_ops):
+    op = getattr(sdk.ops, cpp_ops).echo
+    t = sdk.arange(3.0)
+    out = op(t, None, [t, t], [t, None], 3, [5, 6], 1.5, [0.5, 1.0], True, [True, False], "hé",
+             2.5, sdk.int64, None, "cpu", kw=4)  # fmt: skip
+    rt, rot, rts, ri, ril, rf, rb, rs, rsc, rdt, rdev = out
+    assert rt.data_ptr() == t.data_ptr() and rot is None and len(rts) == 2
+    assert (ri, ril, rf, rb, rs, rsc, rdt) == (7, [5, 6], 1.5, True, "hé", 2.5, sdk.int64)
+    assert rdev == sdk.device("cpu")
+    with pytest.raises(RuntimeError, match="ots"):  # the kernel's own SDK_CHECK
+        op(t, None, [t], [None, None], 3, [5], 1.5, [0.5, 1.0], True, [True, False], "s", 1,
+           sdk.int64, None, "cpu")  # fmt: skip
+
+
+def test_inferred_schema_numpy_inputs_and_cpp_calling_python(cpp_ops):
+    ops = getattr(sdk.ops, cpp_ops)
+    assert ops.twice.schema == f"{cpp_ops}::twice(Tensor _0) -> Tensor"
+    np.testing.assert_array_equal(ops.twice(np.arange(3.0)).numpy(), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(ops.via_python(sdk.ones(2)).numpy(), [11.0, 11.0])
+
+
+def test_pybind11_module_with_registrations_and_cpp_callers(tmp_path, monkeypatch):
+    ns = _ns()
+    src = f"""
+    sdk::Tensor mymuladd(const sdk::Tensor& a, const sdk::Tensor& b, double c) {{ return a * b + c; }}
+    SDK_LIBRARY({ns}, m) {{ m.def("mymuladd(Tensor a, Tensor b, float c) -> Tensor"); }}
+    SDK_LIBRARY_IMPL({ns}, CPU, m) {{ m.impl("mymuladd", &mymuladd); }}
+    sdk::Tensor call_typed(const sdk::Tensor& a) {{
+      auto op = sdk::Dispatcher::singleton().findSchemaOrThrow("{ns}::mymuladd", "")
+                    .typed<sdk::Tensor(const sdk::Tensor&, const sdk::Tensor&, double)>();
+      return op.call(a, a, 1.0);
+    }}
+    sdk::Tensor call_short(const sdk::Tensor& a) {{
+      return sdk::call_op<sdk::Tensor>("{ns}::mymuladd", a, a, 2.0);
+    }}
+    std::string missing() {{
+      try {{ sdk::Dispatcher::singleton().findSchemaOrThrow("{ns}::nope", ""); }}
+      catch (const sdk::Error& e) {{ return e.what(); }}
+      return "";
+    }}
+    """
+    m = load_inline(f"pyb_{ns}", cpp_sources=src, functions=["call_typed", "call_short", "missing"])
+    x = sdk.tensor([1.0, 2.0])
+    np.testing.assert_array_equal(getattr(sdk.ops, ns).mymuladd(x, x, 0.5).numpy(), [1.5, 4.5])
+    np.testing.assert_array_equal(m.call_typed(x).numpy(), [2.0, 5.0])
+    np.testing.assert_array_equal(m.call_short(x).numpy(), [3.0, 6.0])
+    assert f"no op named '{ns}::nope'" in m.missing() and "mymuladd" in m.missing()
+
+
+PURE_C = r"""
+#include <sdk/export.h>
+#include <string.h>
+
+/* a boxed C kernel: relu(x) with the core's ops */
+static sdk_status relu_kernel(void* ctx, const sdk_op* op, sdk_values* v) {
+  sdk_tensor* x = NULL;
+  sdk_tensor* r = NULL;
+  (void)ctx;
+  (void)op;
+  if (sdk_values_take_tensor(v, 0, &x) != SDK_OK) return sdk_last_error_kind();
+  sdk_status st = sdk_unary(SDK_RELU, x, NULL, &r);
+  sdk_tensor_release(x);
+  if (st != SDK_OK) return st;
+  sdk_values_clear(v);
+  return sdk_values_push_tensor_steal(v, r);
+}
+
+__attribute__((constructor)) static void register_ops(void) {
+  sdk_library* lib = NULL;
+  if (sdk_library_open(SDK_LIBRARY_DEF, "{NS}", -1, "pure_c.c", &lib) != SDK_OK ||
+      sdk_library_define(lib, "crelu(Tensor x) -> Tensor") != SDK_OK ||
+      sdk_library_impl(lib, "crelu", SDK_DISPATCH_CPU, relu_kernel, NULL, NULL) != SDK_OK) {
+    sdk_library_record_error(sdk_last_error_message());
+  }
+}
+
+/* a C caller of any registered op taking one tensor */
+SDK_EXPORT(call_unary_op, "(Tensor x) -> Tensor")
+sdk_status call_unary_op(const sdk_tensor* x, sdk_tensor** out) {
+  const sdk_op* op = NULL;
+  sdk_values* v = NULL;
+  sdk_status st = sdk_op_find("{NS}::crelu", &op);
+  if (st == SDK_OK) st = sdk_values_new(&v);
+  if (st == SDK_OK) st = sdk_values_push_tensor(v, x);
+  if (st == SDK_OK) st = sdk_op_call(op, v);
+  if (st == SDK_OK) st = sdk_values_take_tensor(v, 0, out);
+  sdk_values_free(v);
+  return st;
+}
+"""
+
+
+def test_an_op_registered_and_called_from_pure_c(tmp_path):
+    ns = _ns()
+    src = tmp_path / "pure_c.c"
+    src.write_text(PURE_C.replace("{NS}", ns))
+    m = load(f"purec_{ns}", [str(src)], is_python_module=False)
+    x = sdk.tensor([-1.0, 2.0])
+    np.testing.assert_array_equal(getattr(sdk.ops, ns).crelu(x).numpy(), [0.0, 2.0])
+    np.testing.assert_array_equal(m.call_unary_op(x).numpy(), [0.0, 2.0])
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ('m.def("bad(Tensor x -> Tensor");', "invalid schema 'bad(Tensor x -> Tensor'"),
+        ('m.def("dup(Tensor x) -> Tensor"); m.def("dup(Tensor y) -> Tensor");', "::dup is already defined"),
+        ('m.def("ok(Tensor x) -> Tensor"); m.impl("ghost", &ident);', "a kernel for {NS}::ghost, which is not defined"),
+    ],
+)  # fmt: skip
+def test_registration_failures_raise_importerror_at_load(tmp_path, body, problem):
+    ns = _ns()
+    src = tmp_path / "bad.cpp"
+    src.write_text(
+        "#include <sdk/library.h>\nsdk::Tensor ident(const sdk::Tensor& x) { return x; }\n"
+        f"SDK_LIBRARY({ns}, m) {{ {body} }}\n"
+    )
+    with pytest.raises(ImportError) as e:
+        load(f"bad_{ns}", [str(src)], is_python_module=False)
+    msg = str(e.value)
+    assert "operator registration failed" in msg and f"bad_{ns}.so" in msg, msg
+    assert problem.replace("{NS}", ns) in msg and f"SDK_LIBRARY({ns})" in msg, msg
+
+
+def test_a_second_library_for_a_namespace_is_refused(tmp_path, cpp_ops):
+    src = tmp_path / "again.cpp"
+    src.write_text(
+        f'#include <sdk/library.h>\nSDK_LIBRARY({cpp_ops}, m) {{ m.def("x(Tensor a) -> Tensor"); }}\n'
+    )
+    with pytest.raises(
+        ImportError, match=f"namespace '{cpp_ops}' is already defined.*SDK_LIBRARY_FRAGMENT"
+    ):
+        load(f"again_{cpp_ops}", [str(src)], is_python_module=False)
