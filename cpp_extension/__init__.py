@@ -18,6 +18,9 @@ from ._build import last_load_info
 from ._errors import BuildError, CacheError
 
 __all__ = [
+    "CUDA_HOME",
+    "ROCM_HOME",
+    "IS_HIP_EXTENSION",
     "CacheError",
     "BuildError",
     "BuildExtension",
@@ -34,10 +37,24 @@ __all__ = [
     "verify_ninja_availability",
 ]
 
-_LAZY = {"BuildExtension", "CppExtension", "CUDAExtension"}
+_LAZY = {"BuildExtension", "CppExtension", "CUDAExtension", "CUDA_HOME"}
+
+# torch's: setup.py files test these to decide what to build. No ROCm/HIP support here.
+ROCM_HOME = None
+IS_HIP_EXTENSION = False
 
 
 def __getattr__(name: str) -> Any:
+    if name == "CUDA_HOME":  # looked up on first use (it may run nvcc to find the toolkit)
+        from ._cuda import find_cuda_toolkit
+        from ._errors import BuildError
+
+        try:
+            home: str | None = find_cuda_toolkit().root
+        except BuildError:
+            home = None
+        globals()["CUDA_HOME"] = home
+        return home
     if name in _LAZY:
         from . import _setuptools
 

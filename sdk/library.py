@@ -627,15 +627,26 @@ def _test_autograd_registration(
             call[n] = x
         return handle(**call)
 
-    inputs = [bound[n].detach().to(sdk.float64).requires_grad_(True) for n in floats]
-    ok = sdk.autograd.gradcheck(fn, inputs, atol=atol or 1e-5, rtol=rtol or 1e-3,
-                                raise_exception=False)  # fmt: skip
+    def check(dtype: Any, eps: float, tol: float) -> bool:
+        import warnings
+
+        inputs = [bound[n].detach().to(dtype).requires_grad_(True) for n in floats]
+        with warnings.catch_warnings():  # the precision is chosen here, with matching tolerances
+            warnings.simplefilter("ignore", UserWarning)
+            return sdk.autograd.gradcheck(fn, inputs, eps=eps, atol=atol or tol, rtol=rtol or tol,
+                                          raise_exception=False)  # fmt: skip
+
+    try:
+        ok, how = check(sdk.float64, 1e-6, 1e-5), "float64"
+    except (RuntimeError, TypeError):  # an op for one dtype only: its own, looser checks
+        dtype = bound[floats[0]].dtype
+        ok, how = check(dtype, 1e-2, 2e-2), f"{dtype} (the op refuses float64)"
     if not ok:
         raise OpCheckError(
             f"{handle.name}: the gradient from register_autograd does not match finite "
-            "differences (sdk.autograd.gradcheck failed)"
+            f"differences (sdk.autograd.gradcheck in {how} failed)"
         )
-    return "SUCCESS"
+    return f"SUCCESS (gradcheck in {how})"
 
 
 def opcheck(op: Any, args: tuple, kwargs: dict | None = None, *,

@@ -76,7 +76,7 @@ SDK_LIBRARY_IMPL(muladd_ops, CPU, m) {
 // An empty module named _C, so that `import muladd_ops._C` loads this library (and runs its
 // registrations) when it is built as a Python package; it uses only the limited API, so one
 // wheel serves every Python 3.9+.
-extern "C" PyObject* PyInit__C(void) {
+PyMODINIT_FUNC PyInit__C(void) {
   static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
   return PyModule_Create(&module_def);
 }
