@@ -32,7 +32,7 @@ if glob.glob(os.path.join(HERE, "_C.*so")):
 else:  # the source tree, not built: build just in time
     load_jit()
 
-from . import ops  # noqa: E402  (the derivatives, once the operators exist)
+from . import ops  # noqa: E402, F401  (the derivatives, once the operators exist)
 from .ops import myadd_out, mymul, mymuladd  # noqa: E402
 
 __all__ = ["mymuladd", "mymul", "myadd_out", "load_jit"]

@@ -42,9 +42,7 @@ def _backward(ctx, grad):
 
 
 # mymuladd's derivative: d/da = grad * b, d/db = grad * a (c is not differentiated)
-sdk.library.register_autograd(
-    "muladd_ops::mymuladd", _backward, setup_context=_setup_context
-)
+sdk.library.register_autograd("muladd_ops::mymuladd", _backward, setup_context=_setup_context)
 
 
 def _mul_backward(ctx, grad):

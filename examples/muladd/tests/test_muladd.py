@@ -3,12 +3,12 @@ of the sources when it is not built)."""
 
 from __future__ import annotations
 
+import muladd_ops
 import numpy as np
 import pytest
+
 import sdk
 import sdk.library
-
-import muladd_ops
 
 RNG = np.random.default_rng(0)
 
@@ -25,7 +25,8 @@ def devices():
 def test_values(device):
     a, b = sample(3, 4).to(device), sample(3, 4).to(device)
     np.testing.assert_allclose(
-        muladd_ops.mymuladd(a, b, 1.5).cpu().numpy(), a.cpu().numpy() * b.cpu().numpy() + 1.5,
+        muladd_ops.mymuladd(a, b, 1.5).cpu().numpy(),
+        a.cpu().numpy() * b.cpu().numpy() + 1.5,
         rtol=1e-6,
     )
     np.testing.assert_allclose(
