@@ -1,8 +1,9 @@
 """`python -m cpp_extension new NAME`: scaffold a standalone extension project from templates/.
 
-Templates are plain files under ``templates/<bridge>/`` (pybind11 or ctypes). Rendering:
+Templates are plain files under ``templates/<bridge>/`` (pybind11, ctypes, or library:
+operators registered with SDK_LIBRARY). Rendering:
 - ``{{name}}`` (the package name), ``{{Name}}`` (CamelCase), ``{{sdk_version}}``,
-  ``{{abi_major}}`` are replaced in file names and contents;
+  ``{{abi_major}}``, ``{{abi_next}}`` (abi_major + 1) are replaced in file names and contents;
 - a line that is exactly ``{{#cuda}}`` / ``{{^cuda}}`` opens a block kept only with / without
   ``--cuda``; ``{{/cuda}}`` closes it (also inline, within one line);
 - a file whose name ends in ``.cuda`` exists only with ``--cuda`` (the suffix is dropped).
@@ -17,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-BRIDGES = ("pybind11", "ctypes")
+BRIDGES = ("pybind11", "ctypes", "library")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Names that would shadow what the generated package imports.
 _RESERVED = {"sdk", "cpp_extension", "test", "tests", "setuptools", "pybind11", "numpy"}
@@ -101,6 +102,7 @@ def render(
         "Name": "".join(part.capitalize() for part in name.split("_") if part) or name,
         "sdk_version": version,
         "abi_major": str(abi_major),
+        "abi_next": str(abi_major + 1),  # the first incompatible ABI major (a version pin)
     }
     source = templates_root(bridge) / bridge
     written = []
@@ -130,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", help="package name (a lowercase Python identifier)")
     parser.add_argument("--cuda", action="store_true", help="add a CUDA kernel (CUDAExtension)")
     parser.add_argument(
-        "--bridge", choices=BRIDGES, default="pybind11", help="binding (default pybind11)"
+        "--bridge",
+        choices=BRIDGES,
+        default="pybind11",
+        help="pybind11 module (default), ctypes functions, or library of registered operators",
     )
     parser.add_argument("--dir", help="directory to create (default: ./NAME)")
     args = parser.parse_args(argv)
