@@ -625,6 +625,46 @@ def _none(g, n):
 # --------------------------------------------------------------------------- the table
 
 
+# ---- layers with fused backward kernels (sdk_layer_norm_backward, sdk_convolution_backward)
+
+
+def _mask(n: Any) -> int:
+    """output_mask of a fused backward: which of (input, weight, bias) want a gradient."""
+    return sum(1 << i for i in range(3) if n.needs(i))
+
+
+def _layer_norm(g, n):
+    x, w, b = n.inputs
+    a = n.attrs
+    if not sdk.is_grad_enabled():
+        return _C.layer_norm_backward(g, x, a["mean"], a["rstd"], a["ndim"], w, _mask(n))
+    # create_graph: the same formula from differentiable ops, so it records
+    dims = tuple(range(x.ndim - a["ndim"], x.ndim))
+    lead = tuple(range(x.ndim - a["ndim"]))
+    mean = x.mean(dims, keepdim=True)
+    rstd = ((x - mean) ** 2).mean(dims, keepdim=True).add(a["eps"]).rsqrt()
+    xh = (x - mean) * rstd
+    dxh = g if w is None else g * w
+    gx = None
+    if n.needs(0):
+        gx = rstd * (dxh - dxh.mean(dims, keepdim=True) - xh * (dxh * xh).mean(dims, keepdim=True))
+    gw = (g * xh).sum(lead) if n.needs(1) and lead else (g * xh) if n.needs(1) else None
+    gb = (g.sum(lead) if lead else g) if n.needs(2) else None
+    return gx, gw, gb
+
+
+def _convolution(g, n):
+    if sdk.is_grad_enabled():
+        raise NotImplementedError(
+            "autograd: double backward (create_graph=True) through conv1d/conv2d is not supported"
+        )
+    x, w, _ = n.inputs
+    a = n.attrs
+    return _C.convolution_backward(
+        g, x, w, a["stride"], a["padding"], a["dilation"], a["groups"], _mask(n)
+    )
+
+
 class D:
     """One derivative: formula, saved inputs, what of the output is kept (see module doc)."""
 
@@ -702,6 +742,8 @@ DERIVATIVES: dict[str, D] = {
     # linear algebra
     "mm": D(_mm, saves=_XY),
     "addmm": D(_addmm, saves=(1, 2)),
+    "layer_norm": D(_layer_norm, saves=_XY),
+    "convolution": D(_convolution, saves=_XY),
     "bmm": D(_bmm, saves=_XY),
     "matmul": D(_matmul, saves=_XY),
     "mv": D(_mv, saves=_XY),

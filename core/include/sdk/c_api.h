@@ -505,6 +505,43 @@ SDK_API sdk_status sdk_mv(const sdk_tensor* a, const sdk_tensor* x, sdk_tensor* 
 SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor** result);
 
 /* ========================================================================= */
+/* Neural-network layers (float types, CPU)                                  */
+/* ========================================================================= */
+/* Forward and backward kernels of the layers whose backward is worth fusing.
+ * A backward takes `output_mask`: bit 0 asks for the input's gradient, bit 1
+ * the weight's, bit 2 the bias's; results not asked for are set to NULL. */
+
+/*! \brief torch's layer_norm over the last `normalized_ndim` dims: (x - mean) /
+ *  sqrt(var + eps) * weight + bias (biased variance; weight and bias, shaped
+ *  like those dims, may be NULL). `mean` and `rstd` (may be NULL) receive the
+ *  per-row statistics that sdk_layer_norm_backward takes: shape = the leading
+ *  dims, float32 (float64 for a float64 input). */
+SDK_API sdk_status sdk_layer_norm(const sdk_tensor* input, int64_t normalized_ndim,
+                                  const sdk_tensor* weight, const sdk_tensor* bias, double eps,
+                                  sdk_tensor** result, sdk_tensor** mean, sdk_tensor** rstd);
+/*! \brief Gradients of sdk_layer_norm (weight may be NULL: no weight/bias grads). */
+SDK_API sdk_status sdk_layer_norm_backward(const sdk_tensor* grad_output, const sdk_tensor* input,
+                                           const sdk_tensor* mean, const sdk_tensor* rstd,
+                                           int64_t normalized_ndim, const sdk_tensor* weight,
+                                           int32_t output_mask, sdk_tensor** grad_input,
+                                           sdk_tensor** grad_weight, sdk_tensor** grad_bias);
+/*! \brief torch's conv1d (n_spatial 1) and conv2d (2), a cross-correlation:
+ *  input (N, C, *spatial), weight (C_out, C / groups, *kernel), bias (C_out)
+ *  or NULL; stride, padding (zeros, both sides) and dilation give n_spatial
+ *  values each. float32/float64 (im2col and the BLAS GEMM). */
+SDK_API sdk_status sdk_convolution(const sdk_tensor* input, const sdk_tensor* weight,
+                                   const sdk_tensor* bias, int64_t n_spatial, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* dilation, int64_t groups,
+                                   sdk_tensor** result);
+/*! \brief Gradients of sdk_convolution. */
+SDK_API sdk_status sdk_convolution_backward(const sdk_tensor* grad_output, const sdk_tensor* input,
+                                            const sdk_tensor* weight, int64_t n_spatial,
+                                            const int64_t* stride, const int64_t* padding,
+                                            const int64_t* dilation, int64_t groups,
+                                            int32_t output_mask, sdk_tensor** grad_input,
+                                            sdk_tensor** grad_weight, sdk_tensor** grad_bias);
+
+/* ========================================================================= */
 /* Joining and indexing                                                      */
 /* ========================================================================= */
 

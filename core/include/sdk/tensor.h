@@ -19,6 +19,7 @@
 #include "sdk/error.h"
 #include "sdk/half.h"
 #include "sdk/indexing.h"
+#include "sdk/layers.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
 #include "sdk/options.h"
