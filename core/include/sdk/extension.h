@@ -32,7 +32,7 @@
 #include <exception>
 
 #include "sdk/autograd.h"  // sdk::autograd::Function, NoGradGuard
-#include "sdk/library.h"  // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
+#include "sdk/library.h"   // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
 #include "sdk/python.h"
 #include "sdk/tensor.h"
 
