@@ -221,12 +221,11 @@ def load_library(path: str | os.PathLike, name: str | None = None):
         raise FileNotFoundError(f"load_library: no such file: {path}")
     stem = os.path.basename(path).split(".", 1)[0]
     try:
-        symbols = list(_elf.ElfFile(path).dynamic_symbols())
-    except (_elf.ElfError, OSError):
-        try:
-            symbols = _elf.dynamic_symbols_nm(path)
-        except _elf.ElfError as e:  # not a shared library at all, or a truncated one
-            raise ImportError(f"load_library: {e}", path=path) from None
+        elf = _elf.ElfFile(path)
+        elf.check_loadable()  # a truncated file would crash dlopen (SIGBUS)
+        symbols = list(elf.dynamic_symbols())
+    except (_elf.ElfError, OSError) as e:  # not a shared library, or a damaged one
+        raise ImportError(f"load_library: {e}", path=path) from None
     inits = sorted(s[len("PyInit_") :] for s in symbols if s.startswith("PyInit_"))
     if inits:
         init = stem if stem in inits else inits[0]

@@ -544,11 +544,13 @@ def _refuse(path: str, fname: str, why: str) -> ImportError:
     return ImportError(f"{path}: SDK_EXPORT({fname}, ...): {why}", name=fname, path=path)
 
 
-def _read_exports(path: str) -> tuple[dict[str, bytes] | None, int | None]:
-    """({function: signature bytes}, built ABI) from the ELF file; (None, None) if this
-    reader cannot read it."""
+def _read_exports(path: str) -> tuple[dict[str, bytes], int | None]:
+    """({function: signature bytes}, built ABI) from the ELF file, read without loading it;
+    ImportError naming the file when it is not a whole ELF shared library (a truncated one
+    would crash dlopen with SIGBUS)."""
     try:
         elf = _elf.ElfFile(path)
+        elf.check_loadable()
         syms = elf.dynamic_symbols()
         sigs = {
             n[len(SIG_PREFIX) :]: elf.read(s.value, s.size).split(b"\0", 1)[0]
@@ -556,30 +558,9 @@ def _read_exports(path: str) -> tuple[dict[str, bytes] | None, int | None]:
             if n.startswith(SIG_PREFIX) and s.kind == "object"
         }
         abi = elf.read_u32(syms[ABI_SYMBOL]) if ABI_SYMBOL in syms else None
-    except (_elf.ElfError, OSError):
-        return None, None
-    return sigs, abi
-
-
-def _read_exports_loaded(path: str) -> tuple[dict[str, bytes], int | None, ctypes.CDLL]:
-    """The fallback for binaries the ELF reader refuses: symbol names from nm, their bytes
-    read after dlopen. ImportError naming the file when neither can read it."""
-    try:
-        names = _elf.dynamic_symbols_nm(path)
-        lib = ctypes.CDLL(path)
     except (_elf.ElfError, OSError) as e:
         raise ImportError(f"cannot load {path}: {e}", path=path) from None
-    sigs, abi = {}, None
-    for n in names:
-        try:
-            if n.startswith(SIG_PREFIX):
-                address = ctypes.addressof(ctypes.c_char.in_dll(lib, n))
-                sigs[n[len(SIG_PREFIX) :]] = ctypes.string_at(address)
-            elif n == ABI_SYMBOL:
-                abi = ctypes.c_uint32.in_dll(lib, ABI_SYMBOL).value
-        except ValueError:  # listed by nm, not found by dlsym
-            raise ImportError(f"{path}: symbol {n} cannot be read", path=path) from None
-    return sigs, abi, lib
+    return sigs, abi
 
 
 def _checked_signatures(path: str, raw: dict[str, bytes]) -> dict[str, Signature]:
@@ -614,9 +595,6 @@ def load_library(path: str, name: str) -> CtypesExtension:
     """Check the ABI and the signatures, dlopen `path` and bind every SDK_EXPORT function in
     it; ImportError naming the file (and the function) for anything malformed."""
     raw, abi = _read_exports(path)
-    preloaded = None
-    if raw is None:  # exotic binary: fall back to nm + reading the symbols after dlopen
-        raw, abi, preloaded = _read_exports_loaded(path)
     if abi is None:
         raise ImportError(
             f"{path} has no {ABI_SYMBOL} symbol: libraries loaded with is_python_module=False "
@@ -627,7 +605,7 @@ def load_library(path: str, name: str) -> CtypesExtension:
     sigs = _checked_signatures(path, raw)  # before dlopen runs any of its code
     _check_abi(path, abi)
     try:
-        lib = preloaded or ctypes.CDLL(path)
+        lib = ctypes.CDLL(path)
     except OSError as e:
         raise ImportError(
             f"cannot load {path}: {e} (an undefined sdk_* symbol means the sdk core is older "

@@ -110,16 +110,37 @@ class ElfFile:
                 result[name] = Symbol(name, value, sym_size, kind)
         return result
 
-    def read(self, vaddr: int, size: int) -> bytes:
-        """`size` bytes at virtual address `vaddr`, from the file-backed part of a segment."""
+    def _segments(self) -> list[tuple[int, int, int, int]]:
+        """(type, file offset, virtual address, size in the file) per program header."""
         fmt = "IIQQQQQQ" if self.is64 else "IIIIIIII"
         self._table(self.phoff, self.phnum, self.phentsize, struct.calcsize(fmt), "segment")
+        out = []
         for i in range(self.phnum):
             at = self.phoff + i * self.phentsize
             if self.is64:
                 typ, _, off, va, _, filesz, _, _ = self._unpack(fmt, at, "segment header")
             else:
                 typ, off, va, _, filesz, _, _, _ = self._unpack(fmt, at, "segment header")
+            out.append((typ, off, va, filesz))
+        return out
+
+    def check_loadable(self) -> None:
+        """ElfError unless every segment the loader maps lies inside the file: dlopen maps
+        them, and a page past the end of a truncated file is a SIGBUS, not an error. (sdk.ops
+        checks the same before its dlopen; it may not import this package.)"""
+        loads = [(off, size) for typ, off, _, size in self._segments() if typ == _PT_LOAD]
+        if not loads:
+            raise ElfError(f"{self.path} has no loadable segment: not a shared library")
+        for off, size in loads:
+            if off + size > len(self.data):
+                raise ElfError(
+                    f"{self.path} is truncated: a segment of {size} bytes at offset {off} "
+                    f"ends past the end of the file ({len(self.data)} bytes)"
+                )
+
+    def read(self, vaddr: int, size: int) -> bytes:
+        """`size` bytes at virtual address `vaddr`, from the file-backed part of a segment."""
+        for typ, off, va, filesz in self._segments():
             if typ == _PT_LOAD and va <= vaddr and vaddr + size <= va + filesz:
                 start = off + (vaddr - va)
                 if start + size > len(self.data):
@@ -141,8 +162,8 @@ class ElfFile:
 
 
 def dynamic_symbols_nm(path: str) -> list[str]:
-    """Fallback for files this reader rejects: defined dynamic symbol names from `nm -D`.
-    ElfError (with nm's complaint) when nm cannot read it either, or is missing."""
+    """The defined dynamic symbol names `nm -D` lists (the tests check the reader against
+    it). ElfError (with nm's complaint) when nm cannot read the file, or is missing."""
     import subprocess
 
     try:
