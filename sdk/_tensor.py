@@ -305,7 +305,7 @@ def _rebuild(raw: bytes, dtype_name: str, shape: tuple, requires_grad: bool) -> 
             f"{where}: requires_grad must be a bool, got {type(requires_grad).__name__}"
         )
     if requires_grad and not d.is_floating_point:
-        raise ValueError(f"{where}: requires_grad: a {d.name} tensor cannot require gradients")
+        raise ValueError(f"{where}: requires_grad: only floating point tensors can, not {d.name}")
     t = _C.empty(shape, d)
     if raw:
         ctypes.memmove(t.data_ptr(), bytes(raw), len(raw))

@@ -275,8 +275,8 @@ def _read_tensor(node: dict, members: _Members) -> Any:
     parameter = bool(node.get("parameter", False))
     if (requires_grad or parameter) and dtype_name not in _FLOATING:
         raise ValueError(
-            f"sdk.load: member {key!r}: requires_grad: a {dtype_name} tensor cannot require "
-            "gradients (only floating point ones)"
+            f"sdk.load: member {key!r}: requires_grad: only floating point tensors can, not "
+            f"{dtype_name}"
         )
     t = _numpy_to_tensor(members.read(key, dtype_name, shape), dtype_name)
     if parameter:
