@@ -9,9 +9,11 @@ one runs code in every process that loads it. The rules (docs/DESIGN.md, "Securi
   folder (not a symbolic link), owned by this user (or root), and writable by nobody else.
   Group write is allowed only for the user's own private group (``umask 002`` systems,
   where a user's group has no other member). A missing folder is created with mode 0700.
-- The folders above the root may belong to anyone trusted anyway (this user or root) and
-  may be writable by others only with the sticky bit (``/tmp``): otherwise another user
-  could rename the root away and put their own in its place between a check and a use.
+- The folders above the root (each folder a name of the path is looked up in, links
+  followed) may belong only to someone trusted anyway (this user or root) and may be
+  writable by others only with the sticky bit (``/tmp``): otherwise another user could
+  rename the root away and put their own in its place between a check and a use. A link on
+  the way must be this user's or root's too (its owner can point it elsewhere).
 - Anything else raises CacheError naming the folder, what is wrong and the fix.
 
 Files the cache writes are made under a fresh name with O_CREAT | O_EXCL | O_NOFOLLOW and
@@ -164,41 +166,64 @@ def _make_folder(path: Path) -> os.stat_result:
     return os.lstat(path)
 
 
+def _trusted_path(path: str, create: bool) -> str:
+    """The physical path of the folder `path` (absolute), found as the kernel finds it, name
+    by name: every folder a name is looked up in must pass _check_ancestor and every link
+    followed must be this user's or root's, so that no other user can redirect the path.
+    Missing folders are made (mode 0700) with `create`, else FileNotFoundError."""
+    todo = [p for p in path.split("/") if p][::-1]  # a stack: the next name last
+    current = "/"
+    _check_ancestor(current, os.lstat(current))
+    links = 0
+    while todo:
+        name = todo.pop()
+        if name == ".":
+            continue
+        if name == "..":  # `current` is physical and was checked: so is its parent
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, name)
+        try:
+            st = os.lstat(candidate)
+        except FileNotFoundError:
+            if not create:
+                raise
+            st = _make_folder(candidate)
+        if stat.S_ISLNK(st.st_mode):
+            links += 1
+            if links > 40:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+            if not _trusted_owner(st):
+                raise _refuse(
+                    Path(candidate),
+                    f"this link above the cache belongs to {_owner(st)}, who could point it "
+                    "elsewhere",
+                    "put the cache in a folder of your own",
+                )
+            target = os.readlink(candidate)
+            if target.startswith("/"):
+                current = "/"
+            todo.extend([p for p in target.split("/") if p][::-1])
+            continue
+        _check_ancestor(candidate, st)
+        current = candidate
+    return current
+
+
 def trusted_folders(root: Path, *below: str, create: bool = True) -> Path:
     """Check the cache root, its ancestors and root/below[0]/below[1]/... (see the module
     doc), creating the missing ones (mode 0700) with `create`; returns the last folder.
 
     CacheError when one fails a check; OSError (FileNotFoundError without `create`,
-    PermissionError in a read-only place) when one cannot be made. About 5 us per folder."""
-    root = Path(os.path.abspath(root))
-    # The ancestors as they really are: a link among them (a symlinked home) is fine, but
-    # what it leads to must pass. Missing ones are made by us below.
-    real_parent = os.path.realpath(root.parent)
-    parts = Path(real_parent).parts
-    current = parts[0]
-    missing: list[str] = []
-    for i, part in enumerate(parts):
-        current = os.path.join(current, part) if i else part
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            missing = list(parts[i:])
-            break
-        _check_ancestor(current, st)
-    if missing:
-        if not create:
-            raise FileNotFoundError(errno.ENOENT, "No such folder", current)
-        here = Path(current).parent
-        for part in missing:
-            here = here / part
-            st = _make_folder(here)
-            if not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
-                check_folder(here, st)
-            _check_ancestor(str(here), st)
-    folder = Path(real_parent) / root.name if root.name else Path(real_parent)
-    for name in ("", *below):
-        if name:
-            folder = folder / name
+    PermissionError in a read-only place) when one cannot be made. A few us per folder."""
+    root_path = os.path.join(os.getcwd(), os.fspath(root))  # not normalised: ".." as the
+    head, name = os.path.split(root_path.rstrip("/"))  # kernel resolves it
+    if name in ("", ".", ".."):
+        head, name = os.path.split(_trusted_path(root_path, create))
+    folder = Path(_trusted_path(head, create)) / name if name else Path("/")
+    for part in ("", *below):
+        if part:
+            folder = folder / part
         try:
             st = os.lstat(folder)
         except FileNotFoundError:

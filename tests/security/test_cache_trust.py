@@ -130,6 +130,22 @@ def test_a_parent_anyone_may_write_needs_the_sticky_bit(tmp_path, cache_env):
     assert _load("sec_parent").scale(sdk.ones(1), 2.0).tolist() == [2.0]
 
 
+def test_links_above_the_root_are_followed_and_what_they_reach_is_checked(tmp_path, cache_env):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "home").symlink_to(real)  # a symlinked home or ~/.cache is fine
+    cache_env(tmp_path / "home" / "cache")
+    assert _load("sec_via_link").scale(sdk.ones(1), 2.0).tolist() == [2.0]
+    assert _mode(real / "cache") == 0o700
+    unsafe = tmp_path / "open"
+    unsafe.mkdir()
+    unsafe.chmod(0o777)
+    (tmp_path / "home2").symlink_to(unsafe)
+    cache_env(tmp_path / "home2" / "cache")
+    with pytest.raises(CacheError, match=f"{unsafe}: everyone may write this folder"):
+        _load("sec_via_link")
+
+
 def test_an_explicit_build_directory_is_checked_too(tmp_path, cache_env):
     cache_env(tmp_path / "cache")
     build = tmp_path / "mine"
@@ -226,6 +242,18 @@ def test_a_parent_another_user_owns_is_refused(public_dir, cache_env):
     cache_env(theirs / "cache")
     with pytest.raises(CacheError, match=f"{theirs}: this folder above the cache belongs to"):
         _load("sec_parent_owner")
+
+
+@needs_root()
+def test_a_link_above_the_root_another_user_owns_is_refused(public_dir, tmp_path, cache_env):
+    mine = public_dir / "mine"
+    mine.mkdir(mode=0o755)
+    link = public_dir / "their-link"
+    as_attacker(f"ln -s {mine} {link}")  # they may point it elsewhere at any time
+    cache_env(link / "cache")
+    with pytest.raises(CacheError, match=f"{link}: this link above the cache belongs to nobody"):
+        _load("sec_their_link")
+    assert not (mine / "cache").exists()
 
 
 @needs_root()
