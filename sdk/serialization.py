@@ -271,9 +271,9 @@ def _read_tensor(node: dict, members: _Members) -> Any:
     shape = _field(node, "shape", list, "tensor")
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
         raise ValueError(f"sdk.load: malformed manifest: tensor shape {shape!r:.60}")
-    requires_grad = bool(node.get("requires_grad", False))
     parameter = bool(node.get("parameter", False))
-    if (requires_grad or parameter) and dtype_name not in _FLOATING:
+    requires_grad = bool(node.get("requires_grad", parameter))  # parameters: True unless said
+    if requires_grad and dtype_name not in _FLOATING:
         raise ValueError(
             f"sdk.load: member {key!r}: requires_grad: only floating point tensors can, not "
             f"{dtype_name}"
@@ -282,7 +282,7 @@ def _read_tensor(node: dict, members: _Members) -> Any:
     if parameter:
         from sdk.nn.parameter import Parameter
 
-        return Parameter(t, requires_grad=bool(node.get("requires_grad", True)))
+        return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         t.requires_grad_(True)
     return t
