@@ -359,17 +359,23 @@ def attach(
         return Attached([])
     try:
         pch = Pch(cxx_flags, ident)
-        pch.check()  # before anything in it is used (a CacheError fails the build)
+        try:
+            pch.check()  # before anything in the cache's folder is used
+            usable = True
+        except CacheError:
+            raise  # someone else could have put something there: the build fails
+        except OSError:
+            usable = False  # an unwritable cache root, or a file in the way: none of it
         # every C++ source must start with the header: one that defines macros before it
         # could compile pybind11's functions differently from the shared object
         shares_runtime = split and len(steps) == len(cxx_steps)
         installed = pch.installed_runtime(ident) if shares_runtime else None
-        if pch.ready or (not pch.failed and pch.unpack_installed()):
+        if usable and (pch.ready or (not pch.failed and pch.unpack_installed())):
             pch.touch()
             for step in steps:
                 step.flags = step.flags + pch.use_flags()
         shared = [str(installed)] if installed is not None else []
-        if not shared and shares_runtime and pch.runtime_ready:
+        if not shared and shares_runtime and usable and pch.runtime_ready:
             shared = [str(pch.runtime)]
 
         def start_job() -> None:

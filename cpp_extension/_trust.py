@@ -109,7 +109,8 @@ def _refuse(path: Path, problem: str, fix: str) -> CacheError:
 
 def check_folder(path: Path, st: os.stat_result | None = None) -> None:
     """CacheError unless `path` is a real folder owned by this user (or root) that nobody
-    else may write (see the module doc). `st`: its lstat when the caller has it."""
+    else may write (see the module doc); NotADirectoryError for something else that is not
+    a link (a file). `st`: its lstat when the caller has it."""
     if st is None:
         st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
@@ -120,8 +121,10 @@ def check_folder(path: Path, st: os.stat_result | None = None) -> None:
             f"point SDK_EXTENSIONS_DIR (or build_directory=) at the real folder, "
             f"{os.path.realpath(path)}, after checking that it is yours",
         )
-    if not stat.S_ISDIR(st.st_mode):
-        raise _refuse(path, "it is not a folder", f"remove it (rm {path})")
+    if not stat.S_ISDIR(st.st_mode):  # unusable, not a way in: the usual OSError
+        raise NotADirectoryError(
+            errno.ENOTDIR, "Not a folder, where the JIT cache needs one", str(path)
+        )
     if not _trusted_owner(st):
         raise _refuse(
             path,
