@@ -207,7 +207,9 @@ def load_library(path: str | os.PathLike, name: str | None = None):
 
     torch's counterpart is ``torch.ops.load_library`` (which registers ops and returns None);
     here the functions come back on the returned object. Raises FileNotFoundError for a
-    missing file and ImportError for a binary of neither kind or of another ABI.
+    missing file and ImportError (naming the file, and the function when one is at fault)
+    for a binary of neither kind, of another ABI, or malformed: not ELF, truncated, or with
+    SDK_EXPORT signatures the bridge refuses (see _ctypes_bridge).
     """
     from . import _elf
     from ._build import _import_pybind11
@@ -219,9 +221,11 @@ def load_library(path: str | os.PathLike, name: str | None = None):
         raise FileNotFoundError(f"load_library: no such file: {path}")
     stem = os.path.basename(path).split(".", 1)[0]
     try:
-        symbols = list(_elf.ElfFile(path).dynamic_symbols())
-    except (_elf.ElfError, OSError, ValueError, IndexError):
-        symbols = _elf.dynamic_symbols_nm(path)
+        elf = _elf.ElfFile(path)
+        elf.check_loadable()  # a truncated file would crash dlopen (SIGBUS)
+        symbols = list(elf.dynamic_symbols())
+    except (_elf.ElfError, OSError) as e:  # not a shared library, or a damaged one
+        raise ImportError(f"load_library: {e}", path=path) from None
     inits = sorted(s[len("PyInit_") :] for s in symbols if s.startswith("PyInit_"))
     if inits:
         init = stem if stem in inits else inits[0]
@@ -237,5 +241,6 @@ def load_library(path: str | os.PathLike, name: str | None = None):
     raise ImportError(
         f"load_library: {path} is neither a Python extension module (no PyInit_ function) nor "
         f"a ctypes-bridge library (no {ABI_SYMBOL} symbol; #include <sdk/export.h> and mark "
-        'functions with SDK_EXPORT(name, "signature"))'
+        'functions with SDK_EXPORT(name, "signature"))',
+        path=path,
     )

@@ -9,9 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import _cache, _lock, _runtime, _toolchain
+from . import _cache, _lock, _runtime, _toolchain, _trust
 from ._errors import (
     BuildError,
+    CacheError,
     cache_error,
     damaged_intermediates,
     failed_command,
@@ -213,9 +214,24 @@ def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, lis
     return _cache.content_hash(labels, headers, config)
 
 
+def _check_folders(req: _Request) -> None:
+    """The cache's folders down to the build folder pass _trust's checks (made 0700 when
+    missing); CacheError otherwise, or when a folder cannot be made."""
+    try:
+        _trust.check_cache(_cache.extensions_root(), req.build_dir)
+    except CacheError:
+        raise
+    except OSError as e:
+        error = cache_error(req.name, req.build_dir, e)
+        if error is None:
+            raise
+        raise error from e
+
+
 def jit_build(req: _Request):
     """Build (or reuse) and load the extension described by `req`."""
     start = time.monotonic()
+    _check_folders(req)  # before anything in the cache is read
     compilers = {lang: _toolchain.compiler_command(lang) for lang in _languages(req)}
     flags = _flags(req)
     digest = _digest(req, flags, compilers)
@@ -245,6 +261,8 @@ def jit_build(req: _Request):
                         _build_locked(req, digest, flags, compilers, output, clean=clean)
                         built = True
                     result = _load_output(req, digest, output)
+        except CacheError:
+            raise
         except OSError as e:
             error = cache_error(req.name, req.build_dir, e)
             if error is None:
@@ -342,7 +360,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         plan.links.append(_ninja.LinkStep(dlinked, cuda_objects, dl_flags, compilers["cuda"]))
         objects.append(dlinked)
     linked = req.build_dir / "link" / output.name
-    linked.parent.mkdir(exist_ok=True)
+    linked.parent.mkdir(mode=_trust.FOLDER_MODE, exist_ok=True)
     link = _ninja.LinkStep(str(linked), [*shared, *objects], ldflags, compilers["cxx"])
     plan.links.append(link)
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
@@ -367,7 +385,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     if attached.start_job is not None:
         attached.start_job()  # what the shared header lacks, now that no compile needs the cores
     log_path = req.build_dir / "build.log"
-    log_path.write_text(log)
+    _trust.write_atomic(log_path, log)  # never through a link planted as build.log
     if code != 0:
         raise format_build_failure(req.name, log, str(req.build_dir), str(log_path))
     _atomic_copy(linked, output)
@@ -407,14 +425,7 @@ def _run_ninja(req: _Request) -> tuple[int, str]:
 def _atomic_copy(src: Path, dst: Path) -> None:
     """Never expose a half-written binary: copy to a temp name, then rename over (a failed
     copy, e.g. on a full disk, leaves the previous binary as it was)."""
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    try:
-        shutil.copyfile(src, tmp)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    _trust.copy_atomic(src, dst, mode=0o777)  # less the umask, as the linker makes it
 
 
 def _load_output(req: _Request, digest: str, output: Path):
