@@ -508,6 +508,48 @@ def addmm(
     return r
 
 
+def baddbmm(
+    input: Tensor,
+    batch1: Tensor,
+    batch2: Tensor,
+    *,
+    beta: Number = 1,
+    alpha: Number = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2) over a batch of matrices."""
+    prod = bmm(batch1, batch2)
+    if alpha != 1:
+        prod = prod * alpha
+    r = prod if beta == 0 else prod + (input if beta == 1 else input * beta)
+    if out is not None:
+        return copy_(out, r)
+    return r
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise _C.InvalidArgumentError(
+            f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}"
+        )
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Sums of products in Einstein notation: einsum("ij,jk->ik", a, b). Operands may also
+    be given as one list. Repeated subscripts take diagonals; "..." stands for any dims."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    r = _C.einsum(equation, operands)
+    if needs_grad(*operands):
+        record("einsum", operands, r, equation=equation)
+    return r
+
+
 def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
     """Cast (the same object when the dtype already matches and copy is False)."""
     r = _C.to_dtype(input, dtype, copy)

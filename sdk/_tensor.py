@@ -321,7 +321,7 @@ _METHODS = {
         "less", "less_equal", "not_equal", "masked_fill", "clamp", "clip", "clamp_", "add_",
         "sub_", "mul_", "div_", "pow_", "floor_divide_", "remainder_", "fill_", "zero_", "copy_",
         "masked_fill_", "mm", "bmm", "matmul", "mv", "dot", "inner", "addmm", "rsub", "elu",
-        "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
+        "isnan", "isinf", "isfinite", "clamp_min", "clamp_max", "outer", "ger", "baddbmm",
     )},
     **{n + "_": f for n, f in _M.INPLACE_UNARY.items()},
     **{n: getattr(_R, n) for n in (

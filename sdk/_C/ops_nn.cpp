@@ -1,5 +1,5 @@
 // sdk/_C/ops_nn.cpp: raw ops of sdk._C for the neural-network layers of the C ABI
-// (layer_norm, convolution), forward and backward.
+// (layer_norm, convolution: forward and backward) and einsum.
 #include "ops_util.h"
 
 using namespace sdkpy;
@@ -110,6 +110,34 @@ FAST(o_convolution_backward) {
   return tuple_or_none(out);
 }
 
+// einsum(equation, operands)
+FAST(o_einsum) {
+  const char* op = "einsum";
+  if (!check_nargs(op, nargs, 2, 2)) return nullptr;
+  const char* eq = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : nullptr;
+  if (!eq) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "einsum(): equation must be a str");
+    return nullptr;
+  }
+  PyObject* seq = PySequence_Fast(args[1], "einsum(): operands must be a sequence of tensors");
+  if (!seq) return nullptr;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  std::vector<sdk_tensor*> hs(static_cast<size_t>(n));
+  int64_t total = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!tensor_arg(PySequence_Fast_GET_ITEM(seq, i), op, "operands", &hs[size_t(i)])) {
+      Py_DECREF(seq);
+      return nullptr;
+    }
+    total = add_numel(total, numel(hs[size_t(i)]));
+  }
+  sdk_tensor* r = nullptr;
+  sdk_status st;
+  CALL(total, st = sdk_einsum(eq, n, hs.data(), &r));
+  Py_DECREF(seq);
+  return finish(st, &r, nullptr);
+}
+
 }  // namespace
 
 #define FM(name, fn, doc) \
@@ -124,4 +152,5 @@ PyMethodDef sdkpy::ops_nn_methods[] = {
        "convolution(input, weight, bias, stride, padding, dilation, groups)"),
     FM("convolution_backward", o_convolution_backward,
        "convolution_backward(grad, input, weight, stride, padding, dilation, groups, mask)"),
+    FM("einsum", o_einsum, "einsum(equation, operands)"),
     {nullptr, nullptr, 0, nullptr}};

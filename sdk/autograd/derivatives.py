@@ -625,6 +625,63 @@ def _none(g, n):
 # --------------------------------------------------------------------------- the table
 
 
+# ---- einsum
+
+
+def _einsum_terms(equation: str, ndims: list) -> tuple:
+    """Operand and output subscripts of an einsum with "..." spelled out in letters the
+    equation does not use (right-aligned, as the ellipsis broadcasts) and the implicit output
+    made explicit."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    used = set(eq)
+    spare = [c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in used]
+    max_ell = max((nd - len(t.replace("...", "")) for t, nd in zip(terms, ndims)), default=0)
+    ell = "".join(spare[:max_ell])
+    out = []
+    for t, nd in zip(terms, ndims):
+        k = nd - len(t.replace("...", ""))
+        out.append(t.replace("...", ell[max_ell - k :]) if "..." in t else t)
+    if arrow:
+        res = rhs.replace("...", ell)
+    else:
+        letters = "".join(out)
+        res = ell + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell)
+        )
+    return out, res
+
+
+def _einsum(g, n):
+    ins = n.inputs
+    terms, res = _einsum_terms(n.attrs["equation"], [x.ndim for x in ins])
+    grads = []
+    for i, x in enumerate(ins):
+        if not n.needs(i):
+            grads.append(None)
+            continue
+        t = terms[i]
+        if len(set(t)) != len(t):
+            raise NotImplementedError(
+                f"autograd: einsum '{n.attrs['equation']}': the gradient of an operand with a "
+                "repeated subscript (a diagonal) is not supported"
+            )
+        others = [terms[j] for j in range(len(ins)) if j != i]
+        avail = set(res).union(*others)
+        target = "".join(c for c in t if c in avail)
+        gi = sdk.einsum(",".join([res, *others]) + "->" + target, g,
+                        *[ins[j] for j in range(len(ins)) if j != i])  # fmt: skip
+        if target != t:  # subscripts only this operand had were summed: broadcast back
+            for pos, c in enumerate(t):
+                if c not in avail:
+                    gi = gi.unsqueeze(pos)
+            kept = tuple(s if c in avail else 1 for s, c in zip(_shape(x), t))
+            gi = _sum_to(gi, kept).expand(_shape(x))
+        grads.append(_unb(gi, x))
+    return tuple(grads)
+
+
 # ---- layers with fused backward kernels (sdk_layer_norm_backward, sdk_convolution_backward)
 
 
@@ -743,6 +800,7 @@ DERIVATIVES: dict[str, D] = {
     "mm": D(_mm, saves=_XY),
     "addmm": D(_addmm, saves=(1, 2)),
     "layer_norm": D(_layer_norm, saves=_XY),
+    "einsum": D(_einsum, saves=tuple(range(32))),
     "convolution": D(_convolution, saves=_XY),
     "bmm": D(_bmm, saves=_XY),
     "matmul": D(_matmul, saves=_XY),

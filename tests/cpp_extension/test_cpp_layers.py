@@ -26,6 +26,15 @@ Tensor conv1d(const Tensor& x, const Tensor& w) { return sdk::conv1d(x, w, {}, 1
 Tensor embed(const Tensor& w, const Tensor& idx) { return sdk::embedding(w, idx); }
 Tensor pad(const Tensor& x) { return sdk::constant_pad_nd(x, {1, -1, 2, 0}, 7.0); }
 Tensor drop(const Tensor& x, double p, bool train) { return sdk::dropout(x, p, train); }
+Tensor attn(const Tensor& q, const Tensor& k) { return sdk::einsum("bhqd,bhkd->bhqk", {q, k}); }
+Tensor lse(const Tensor& x) { return x.logsumexp({1}); }
+std::vector<Tensor> norms(const Tensor& x) {
+  return {x.norm(), x.norm(1, {1}), x.norm(INFINITY, {0}, true), sdk::norm(x, 3.0, {1})};
+}
+Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor& a,
+                 const Tensor& b) {
+  return c.baddbmm(a, b, 0.5, 2.0) + u.outer(v).sum();
+}
 """
 
 
@@ -36,7 +45,19 @@ def ext(tmp_path_factory):
     m = load_inline(
         "cpp_layers",
         cpp_sources=SOURCE,
-        functions=["ln", "ln_plain", "conv2d", "conv1d", "embed", "pad", "drop"],
+        functions=[
+            "ln",
+            "ln_plain",
+            "conv2d",
+            "conv1d",
+            "embed",
+            "pad",
+            "drop",
+            "attn",
+            "lse",
+            "norms",
+            "outer_bmm",
+        ],  # fmt: skip
     )
     mp.undo()
     return m
@@ -83,3 +104,27 @@ def test_cpp_dropout_and_errors(ext):
         ext.ln(sdk.ones(2, 3), sdk.ones(4), sdk.ones(4))
     with pytest.raises(ValueError, match="input channels"):
         ext.conv2d(sdk.ones(1, 2, 4, 4), sdk.ones(1, 3, 3, 3), sdk.ones(1))
+
+
+def test_cpp_einsum_reductions_and_products(ext):
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 6, 5))
+    np.testing.assert_allclose(
+        ext.attn(sdk.tensor(q), sdk.tensor(k)).numpy(),
+        np.einsum("bhqd,bhkd->bhqk", q, k),
+        rtol=1e-12,
+    )
+    x = rng.standard_normal((3, 4)) * 20
+    ref = np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+    np.testing.assert_allclose(ext.lse(sdk.tensor(x)).numpy(), ref, rtol=1e-12)
+    n2, n1, ninf, n3 = (t.numpy() for t in ext.norms(sdk.tensor(x)))
+    np.testing.assert_allclose(n2, np.linalg.norm(x), rtol=1e-12)
+    np.testing.assert_allclose(n1, np.abs(x).sum(1), rtol=1e-12)
+    np.testing.assert_allclose(ninf, np.abs(x).max(0, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(n3, (np.abs(x) ** 3).sum(1) ** (1 / 3), rtol=1e-12)
+    u, v = rng.standard_normal(3), rng.standard_normal(2)
+    c, a, b = (rng.standard_normal(s) for s in ((2, 3, 4), (2, 3, 5), (2, 5, 4)))
+    out = ext.outer_bmm(*(sdk.tensor(t) for t in (u, v, c, a, b)))
+    np.testing.assert_allclose(
+        out.numpy(), 0.5 * c + 2 * (a @ b) + np.outer(u, v).sum(), rtol=1e-12
+    )

@@ -503,6 +503,12 @@ SDK_API sdk_status sdk_mv(const sdk_tensor* a, const sdk_tensor* x, sdk_tensor* 
                           sdk_tensor** result);
 /*! \brief Inner product of two 1-D tensors (0-dim result). */
 SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor** result);
+/*! \brief torch's einsum: `equation` in its notation ("ij,jk->ik", "...ij->...ji",
+ *  "ii->i", implicit output when there is no "->") over n operands. Repeated
+ *  subscripts take diagonals; size-1 dims broadcast. The result may be a view
+ *  of an operand (as in torch). */
+SDK_API sdk_status sdk_einsum(const char* equation, int64_t n, const sdk_tensor* const* operands,
+                              sdk_tensor** result);
 
 /* ========================================================================= */
 /* Neural-network layers (float types, CPU)                                  */

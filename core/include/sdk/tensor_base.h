@@ -307,7 +307,13 @@ class Tensor {
                        const std::optional<Scalar>& max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
   /*! \brief 2-norm of all elements (sqrt of the sum of squares), as torch's x.norm(). */
-  Tensor norm() const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
   /*! \brief Tile: repeats[i] copies along dim i (leading repeats add dims), as torch. */
   Tensor repeat(IntArrayRef repeats) const;
   Tensor clamp_max(const Scalar& max) const;

@@ -370,7 +370,19 @@ inline const Tensor& Tensor::index_put_(TensorList indices, const Tensor& values
       "index_put_");
 }
 inline Tensor Tensor::nonzero() const { return sdk::nonzero(*this); }
-inline Tensor Tensor::norm() const { return (*this * *this).sum().sqrt(); }
+inline Tensor Tensor::norm(const Scalar& p) const { return sdk::norm(*this, p); }
+inline Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) const {
+  return sdk::norm(*this, p, dim, keepdim);
+}
+inline Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  return sdk::logsumexp(*this, dim, keepdim);
+}
+inline Tensor Tensor::outer(const Tensor& vec2) const { return sdk::outer(*this, vec2); }
+inline Tensor Tensor::ger(const Tensor& vec2) const { return sdk::outer(*this, vec2); }
+inline Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                              const Scalar& alpha) const {
+  return sdk::baddbmm(*this, batch1, batch2, beta, alpha);
+}
 inline Tensor Tensor::repeat(IntArrayRef repeats) const {
   const int64_t nr = static_cast<int64_t>(repeats.size()), nd = dim();
   SDK_CHECK_VALUE(nr >= nd, "repeat: the number of repeats (", nr,
