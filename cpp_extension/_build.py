@@ -486,11 +486,14 @@ def inline_sources(
     cuda_sources,
     functions,
     bridge: str,
+    no_implicit_headers: bool = False,
 ) -> list[tuple[str, bytes]]:
     """main.cpp (header prepended, module generated from `functions`) and cuda.cu."""
     cpp = _as_list(cpp_sources, "cpp_sources")
     cuda = _as_list(cuda_sources, "cuda_sources")
-    if bridge == "pybind11":
+    if no_implicit_headers:
+        header = ""
+    elif bridge == "pybind11":
         header = "#include <sdk/extension.h>\n"
     else:
         header = "#include <sdk/export.h>\n"
@@ -509,7 +512,11 @@ def inline_sources(
         )
     out = [("main.cpp", body.encode())]
     if cuda:
-        cu = "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+        cu = (
+            ""
+            if no_implicit_headers
+            else "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+        )
         out.append(("cuda.cu", (cu + "\n".join(cuda)).encode()))
     return out
 

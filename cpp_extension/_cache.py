@@ -19,8 +19,10 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MU
 
 
 def extensions_root() -> Path:
-    """$SDK_EXTENSIONS_DIR, else <XDG_CACHE_HOME or ~/.cache>/sdk_extensions."""
-    env = os.environ.get("SDK_EXTENSIONS_DIR")
+    """$SDK_EXTENSIONS_DIR, else $TORCH_EXTENSIONS_DIR (what a torch user has set already;
+    builds go to a sub-folder of their own there), else <XDG_CACHE_HOME or
+    ~/.cache>/sdk_extensions."""
+    env = os.environ.get("SDK_EXTENSIONS_DIR") or os.environ.get("TORCH_EXTENSIONS_DIR")
     if env:
         return Path(env).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
