@@ -529,6 +529,8 @@ def baddbmm(
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two 1-D tensors."""
+    tensor_arg(input, "outer", "input")
+    tensor_arg(vec2, "outer", "vec2")
     if input.ndim != 1 or vec2.ndim != 1:
         raise _C.InvalidArgumentError(
             f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}"
