@@ -27,6 +27,7 @@ CPP_API_HEADERS = [
     "device.h",
     "dispatch.h",
     "dtype.h",
+    "elementwise.h",
     "error.h",
     "half.h",
     "macros.h",
