@@ -6,6 +6,8 @@
 //   PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("scale", &scale); }
 //
 // - SDK_EXTENSION_NAME is defined by the build tooling (-DSDK_EXTENSION_NAME=<name>).
+// - `py` names pybind11 (py::arg, py::module_), as with torch/extension.h; SDK_WARN raises a
+//   Python UserWarning.
 // - sdk::Tensor arguments accept sdk.Tensor and, without copying, numpy arrays and any
 //   DLPack producer (not under py::arg().noconvert()); results become sdk.Tensor, an
 //   undefined Tensor becomes None. std::vector/std::tuple/std::optional of tensors work
@@ -29,11 +31,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <exception>
+#include <string>
 
+#include "sdk/all.h"      // every header-only API, as torch/extension.h has all of ATen
 #include "sdk/library.h"  // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
 #include "sdk/python.h"
 #include "sdk/tensor.h"
+
+// torch/extension.h's alias, which py::arg, py::module_ ... in ported bindings rely on (an
+// alias may be declared again in the same scope, so a module's own line still compiles).
+namespace py = pybind11;
 
 namespace sdk {
 namespace python {
@@ -110,6 +119,18 @@ inline void translate_error(std::exception_ptr p) {
   }
 }
 
+// SDK_WARN in a pybind11 module: a Python UserWarning when the calling thread holds the GIL
+// (an error under `-W error`, raised from the call); stderr from other threads.
+inline void warn_python(const std::string& message) {
+  if (Py_IsInitialized() && PyGILState_Check()) {
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) {
+      throw pybind11::error_already_set();
+    }
+    return;
+  }
+  std::fprintf(stderr, "Warning: %s\n", message.c_str());
+}
+
 // Runs in PyInit_<name>, with the GIL, before pybind11 builds the module.
 inline bool on_module_import() noexcept {
   if (!sdk_python_api()) return false;  // ImportError naming both ABI versions is set
@@ -117,6 +138,7 @@ inline bool on_module_import() noexcept {
     static bool registered = false;
     if (!registered) {
       pybind11::register_local_exception_translator(&translate_error);
+      if (!get_warning_handler()) set_warning_handler(&warn_python);
       registered = true;
     }
   } catch (pybind11::error_already_set& e) {
