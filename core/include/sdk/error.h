@@ -198,12 +198,13 @@ inline void warn(const std::string& message) {
 
 // SDK_CHECK_EQ(a, b) << "more": throws "Check failed: a == b (1 vs. 2). more (file:line)"
 // when the comparison fails; a and b are evaluated once, `<<` operands only on failure.
-#define SDK_DETAIL_CHECK_OP(a, b, op)                                                              \
-  if (auto sdk_check_failed_ = ::sdk::detail::check_op(                                            \
-          (a), (b), [](const auto& x, const auto& y) { return bool(x op y); }, #a " " #op " " #b); \
-      SDK_LIKELY(!sdk_check_failed_)) {                                                            \
-  } else                                                                                           \
-    ::sdk::detail::CheckOpFailure(__FILE__, __LINE__, std::move(*sdk_check_failed_))
+// (A for statement, not if/else: `if (x) SDK_CHECK_EQ(a, b);` has no dangling else.)
+#define SDK_DETAIL_CHECK_OP(a, b, op)                                           \
+  for (auto sdk_check_failed_ = ::sdk::detail::check_op(                        \
+           (a), (b), [](const auto& x, const auto& y) { return bool(x op y); }, \
+           #a " " #op " " #b);                                                  \
+       SDK_UNLIKELY(sdk_check_failed_.has_value()); sdk_check_failed_.reset())  \
+  ::sdk::detail::CheckOpFailure(__FILE__, __LINE__, std::move(*sdk_check_failed_))
 #define SDK_CHECK_EQ(a, b) SDK_DETAIL_CHECK_OP(a, b, ==)
 #define SDK_CHECK_NE(a, b) SDK_DETAIL_CHECK_OP(a, b, !=)
 #define SDK_CHECK_LT(a, b) SDK_DETAIL_CHECK_OP(a, b, <)

@@ -6,6 +6,7 @@
 //   PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("scale", &scale); }
 //
 // - SDK_EXTENSION_NAME is defined by the build tooling (-DSDK_EXTENSION_NAME=<name>).
+// - IntArrayRef / TensorList / ArrayRef<double> arguments take Python lists and tuples.
 // - `py` names pybind11 (py::arg, py::module_), as with torch/extension.h; SDK_WARN raises a
 //   Python UserWarning.
 // - sdk::Tensor arguments accept sdk.Tensor and, without copying, numpy arrays and any
@@ -34,6 +35,8 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "sdk/all.h"      // every header-only API, as torch/extension.h has all of ATen
 #include "sdk/library.h"  // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
@@ -253,6 +256,43 @@ struct type_caster<sdk::Scalar> {
     if (s.isNone()) return none().release();
     return PyLong_FromLongLong(s.toLong());
   }
+};
+
+/*! \brief sdk::ArrayRef<T> (IntArrayRef, TensorList, ArrayRef<double>) arguments from a
+ *  Python sequence (an int alone for IntArrayRef, as torch), kept in the caster for the call;
+ *  results become a list. */
+template <typename T>
+struct type_caster<sdk::ArrayRef<T>> {
+  using Owned = std::vector<T>;
+  PYBIND11_TYPE_CASTER(sdk::ArrayRef<T>,
+                       const_name("list[") + make_caster<T>::name + const_name("]"));
+
+  bool load(handle src, bool convert) {
+    if constexpr (std::is_same<T, int64_t>::value) {
+      if (src && PyLong_Check(src.ptr()) && !PyBool_Check(src.ptr())) {
+        long long v = PyLong_AsLongLong(src.ptr());
+        if (v == -1 && PyErr_Occurred()) {
+          PyErr_Clear();
+          return false;
+        }
+        owned_.assign(1, static_cast<int64_t>(v));
+        value = sdk::ArrayRef<T>(owned_);
+        return true;
+      }
+    }
+    make_caster<Owned> items;
+    if (!items.load(src, convert)) return false;
+    owned_ = cast_op<Owned&&>(std::move(items));
+    value = sdk::ArrayRef<T>(owned_);
+    return true;
+  }
+
+  static handle cast(sdk::ArrayRef<T> src, return_value_policy policy, handle parent) {
+    return make_caster<Owned>::cast(src.vec(), policy, parent);
+  }
+
+ private:
+  Owned owned_;
 };
 
 }  // namespace detail

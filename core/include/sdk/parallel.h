@@ -53,8 +53,8 @@ inline Chunking chunking(int64_t begin, int64_t end, int64_t grain_size) {
 // rethrows the first exception.
 template <typename F>
 inline void run_chunks(int64_t begin, int64_t end, Chunking c, const F& f) {
-  if (c.chunks <= 1) {
-    ThreadNumGuard guard(0);
+  if (c.chunks <= 1) {  // inline; a nested call keeps the thread number of its chunk
+    ThreadNumGuard guard(std::max(0, thread_num_slot()));
     f(int64_t{0}, begin, end);
     return;
   }
