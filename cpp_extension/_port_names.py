@@ -89,7 +89,11 @@ def declared_names(text: str) -> set[str]:
         if not before:
             continue
         last = before[-1]
-        if last in "&*>":
+        if last in "&*":  # a pointer or reference return type follows a type, not a value
+            typed = before.rstrip("&* \t\n")
+            if typed and (typed[-1].isalnum() or typed[-1] in "_>"):
+                names.add(name)
+        elif last == ">":
             names.add(name)
         elif last.isalnum() or last == "_":
             j = len(before)
