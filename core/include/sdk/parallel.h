@@ -14,6 +14,12 @@
 #include "sdk/c_api.h"
 
 namespace sdk {
+namespace internal {
+/*! \brief A grain size for elementwise loops (at::internal::GRAIN_SIZE): below it a loop is not
+ *  worth a thread. */
+constexpr int64_t GRAIN_SIZE = 32768;
+}  // namespace internal
+
 namespace detail {
 
 // This thread's index in the parallel region it runs a chunk of; -1 outside any.
