@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import port_map
-from ._port_cxx import Missing, Result, port_cxx
+from ._port_cxx import Missing, Result, defined_macros, port_cxx
 from ._port_names import sdk_headers
 from ._port_py import port_python
 
@@ -98,11 +98,14 @@ def _walk(src: Path, exclude: Path | None) -> list[Path]:
     return found
 
 
-def port_text(text: str, rel: str, include_dir: str | None = None) -> Result | None:
-    """Port one file's text by its suffix; None for a file the porter copies unchanged."""
+def port_text(
+    text: str, rel: str, include_dir: str | None = None, own_macros: set[str] | None = None
+) -> Result | None:
+    """Port one file's text by its suffix; None for a file the porter copies unchanged.
+    `own_macros`: the macros the project defines (default: those this file defines)."""
     suffix = Path(rel).suffix.lower()
     if suffix in CXX_SUFFIXES:
-        return port_cxx(text, rel, sdk_headers(include_dir))
+        return port_cxx(text, rel, sdk_headers(include_dir), own_macros)
     if suffix in PY_SUFFIXES:
         return port_python(text, rel)
     return None
@@ -130,25 +133,30 @@ def port_paths(
     if out_dir is not None and any(out_dir == s for s in srcs):
         raise ValueError(f"cpp_extension port: --out {out_dir} is a source; use --in-place")
     report = PortReport()
-    for src in srcs:
-        for path in _walk(src, out_dir):
-            rel = path.relative_to(base).as_posix()
-            data = path.read_bytes()
-            text = data.decode("utf-8", errors="surrogateescape")
-            result = port_text(text, rel, include_dir)
-            target = out_dir / rel if out_dir is not None else path
-            if result is None:
-                report.files.append((rel, False))
-                if out_dir is not None:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(path, target)
-                continue
-            report.add(rel, text, result)
-            if out_dir is not None or result.text != text:
+    files = [(path, path.read_bytes()) for src in srcs for path in _walk(src, out_dir)]
+    # A project's own macros (AT_DISPATCH_CASE_MY_TYPES in its dispatch.h) stay its own in
+    # every file that uses them.
+    own_macros: set[str] = set()
+    for path, data in files:
+        if path.suffix.lower() in CXX_SUFFIXES:
+            own_macros |= defined_macros(data.decode("utf-8", errors="surrogateescape"))
+    for path, data in files:
+        rel = path.relative_to(base).as_posix()
+        text = data.decode("utf-8", errors="surrogateescape")
+        result = port_text(text, rel, include_dir, own_macros)
+        target = out_dir / rel if out_dir is not None else path
+        if result is None:  # not a source: copied as it is
+            report.files.append((rel, False))
+            if out_dir is not None:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(result.text.encode("utf-8", errors="surrogateescape"))
-                if out_dir is not None:
-                    shutil.copymode(path, target)
+                shutil.copy2(path, target)
+            continue
+        report.add(rel, text, result)
+        if out_dir is not None or result.text != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(result.text.encode("utf-8", errors="surrogateescape"))
+            if out_dir is not None:
+                shutil.copymode(path, target)
     report.seconds = time.perf_counter() - start
     return report
 

@@ -39,6 +39,9 @@ _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)([<"])([^>"\n]+)([>"])', re
 _NS_ALT = "|".join(sorted(port_map.NAMESPACES, key=len, reverse=True))
 _NAMESPACE = re.compile(rf"(?<![\w$])(?<!\w::)({_NS_ALT})(?=\s*::)")
 _USING_NAMESPACE = re.compile(rf"\b(using\s+namespace\s+)(?:::)?({_NS_ALT})\b(?!\s*::)")
+# Code reopening torch's namespaces (kernels written inside `namespace at { namespace native`)
+_NAMESPACE_DECL = re.compile(rf"\b(namespace\s+)({_NS_ALT})\b(?=\s*\{{)")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 _MACRO_NAMES = "|".join(
     [rf"{re.escape(p)}[A-Z0-9_]*[A-Z0-9]" for p in port_map.MACRO_PREFIXES]
     + [re.escape(m) for m in port_map.MACROS]
@@ -113,9 +116,17 @@ class _Edits:
         return "".join(out)
 
 
-def port_cxx(text: str, path: str, sdk: SdkHeaders) -> Result:
-    """Port one C++/CUDA source or header."""
+def defined_macros(text: str) -> set[str]:
+    """The macros a source #defines: a project's own AT_/TORCH_-named macros are its own."""
+    return set(_DEFINE.findall(mask_cxx(text)))
+
+
+def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None = None) -> Result:
+    """Port one C++/CUDA source or header. Macros in `own_macros` (default: those the text
+    #defines; the porter passes those of the whole project) are the project's, never
+    rewritten or reported."""
     code = mask_cxx(text)
+    own = defined_macros(text) if own_macros is None else own_macros
     edits = _Edits()
     missing: list[Missing] = []
 
@@ -140,8 +151,11 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders) -> Result:
         edits.add(m.start(1), m.end(1), port_map.NAMESPACES[m.group(1)], "namespace")
     for m in _USING_NAMESPACE.finditer(code):
         edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
+    for m in _NAMESPACE_DECL.finditer(code):  # torch's own are top level; flat::at is not
+        if code.count("{", 0, m.start()) == code.count("}", 0, m.start()):
+            edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
     for m in _MACRO.finditer(code):
-        target = _macro_target(m.group(0), sdk)
+        target = None if m.group(0) in own else _macro_target(m.group(0), sdk)
         if target:
             edits.add(m.start(), m.end(), target, "macro")
     for m in _TEMPLATE_RENAME.finditer(code):
@@ -150,11 +164,13 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders) -> Result:
             edits.add(m.start(3), m.end(3), new, "method")
 
     ported = edits.apply(text)
-    missing.extend(find_missing(ported, path, sdk))
+    missing.extend(find_missing(ported, path, sdk, own))
     return Result(ported, edits.counts, missing)
 
 
-def find_missing(text: str, path: str, sdk: SdkHeaders) -> list[Missing]:
+def find_missing(
+    text: str, path: str, sdk: SdkHeaders, own_macros: set[str] = frozenset()
+) -> list[Missing]:
     """torch names in (ported) C++ with no SDK counterpart: torch macros left, sdk:: names the
     headers do not declare, torch Tensor methods the SDK lacks (a `.name(` call of a torch
     method; unqualified calls are not judged: kernels call <cmath> functions that way)."""
@@ -169,7 +185,8 @@ def find_missing(text: str, path: str, sdk: SdkHeaders) -> list[Missing]:
             found.append(Missing(path, line, name, kind, reason))
 
     for m in _MACRO.finditer(code):
-        report(m.start(), m.group(0), "macro", "no SDK spelling")
+        if m.group(0) not in own_macros:
+            report(m.start(), m.group(0), "macro", "no SDK spelling")
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
         for i, part in enumerate(parts):

@@ -48,6 +48,24 @@ def test_header_scan_finds_functions_methods_types_macros(headers):
         assert absent not in headers.names and absent not in headers.macros
 
 
+def test_header_scan_follows_header_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path / "cache"))
+    inc = tmp_path / "include"
+    (inc / "sdk").mkdir(parents=True)
+    header = inc / "sdk" / "extra.h"
+    header.write_text("namespace sdk { inline Tensor cumsum_like(const Tensor& x); }\n")
+    first = _port_names.sdk_headers(str(inc))
+    assert "cumsum_like" in first.names and "sdk/extra.h" in first.headers
+    assert list((tmp_path / "cache" / "port").glob("headers-*.json"))  # kept for the next run
+    header.write_text("namespace sdk { inline Tensor sort_like(const Tensor& x, int d); }\n")
+    second = _port_names.sdk_headers(str(inc))
+    assert "sort_like" in second.names and "cumsum_like" not in second.names
+    for cached in (tmp_path / "cache" / "port").glob("headers-*.json"):
+        cached.write_text("not json")
+    _port_names._scan.cache_clear()
+    assert "sort_like" in _port_names.sdk_headers(str(inc)).names  # a bad cache is re-read
+
+
 def test_declared_names_tells_declarations_from_calls():
     found = _port_names.declared_names(
         """
@@ -182,6 +200,39 @@ def test_own_functions_are_not_reported_as_missing_methods(headers):
         headers,
     )
     assert missing == []
+
+
+def test_a_projects_own_torch_named_macros_are_its_own(tmp_path, headers):
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "dispatch_utils.h").write_text(
+        "#define AT_DISPATCH_CASE_MY_TYPES(...) AT_DISPATCH_CASE(at::kFloat, __VA_ARGS__)\n"
+    )
+    (src / "op.cpp").write_text(
+        '#include "dispatch_utils.h"\n'
+        'void f(at::Tensor x) { AT_DISPATCH_SWITCH(x.scalar_type(), "f", '
+        "AT_DISPATCH_CASE_MY_TYPES([&] {})); }\n"
+    )
+    out = tmp_path / "out"
+    report = _port.port_paths([src], out, include_dir=INCLUDE)
+    assert report.missing == []
+    assert (out / "dispatch_utils.h").read_text() == (
+        "#define AT_DISPATCH_CASE_MY_TYPES(...) SDK_DISPATCH_CASE(sdk::kFloat, __VA_ARGS__)\n"
+    )
+    assert "SDK_DISPATCH_SWITCH(" in (out / "op.cpp").read_text()
+    assert "AT_DISPATCH_CASE_MY_TYPES([&] {})" in (out / "op.cpp").read_text()
+
+
+def test_reopened_torch_namespaces_become_ours(headers):
+    text, missing = cxx(
+        "namespace at { namespace native {\nTensor my_kernel(const Tensor& x);\n} }\n"
+        "namespace c10::cuda { void f(); }\nnamespace atlas { int v; }\n",
+        headers,
+    )
+    assert text == (
+        "namespace sdk { namespace native {\nTensor my_kernel(const Tensor& x);\n} }\n"
+        "namespace sdk::cuda { void f(); }\nnamespace atlas { int v; }\n"
+    )
 
 
 def test_deprecated_data_template_becomes_data_ptr(headers):
