@@ -99,15 +99,20 @@ def _walk(src: Path, exclude: Path | None) -> list[Path]:
 
 
 def port_text(
-    text: str, rel: str, include_dir: str | None = None, own_macros: set[str] | None = None
+    text: str,
+    rel: str,
+    include_dir: str | None = None,
+    own_macros: set[str] | None = None,
+    cxx_in_strings: bool = False,
 ) -> Result | None:
     """Port one file's text by its suffix; None for a file the porter copies unchanged.
-    `own_macros`: the macros the project defines (default: those this file defines)."""
+    `own_macros`: the macros the project defines (default: those this file defines);
+    `cxx_in_strings`: port C++ sources held in Python strings (load_inline's) too."""
     suffix = Path(rel).suffix.lower()
     if suffix in CXX_SUFFIXES:
         return port_cxx(text, rel, sdk_headers(include_dir), own_macros)
     if suffix in PY_SUFFIXES:
-        return port_python(text, rel)
+        return port_python(text, rel, sdk_headers(include_dir) if cxx_in_strings else None)
     return None
 
 
@@ -117,6 +122,7 @@ def port_paths(
     *,
     in_place: bool = False,
     include_dir: str | None = None,
+    cxx_in_strings: bool = False,
 ) -> PortReport:
     """Port files and folders into `out` (same layout below their common folder), or in
     place. Returns the report; raises FileNotFoundError / ValueError on bad arguments."""
@@ -143,7 +149,7 @@ def port_paths(
     for path, data in files:
         rel = path.relative_to(base).as_posix()
         text = data.decode("utf-8", errors="surrogateescape")
-        result = port_text(text, rel, include_dir, own_macros)
+        result = port_text(text, rel, include_dir, own_macros, cxx_in_strings)
         target = out_dir / rel if out_dir is not None else path
         if result is None:  # not a source: copied as it is
             report.files.append((rel, False))
@@ -237,6 +243,11 @@ def _parser() -> argparse.ArgumentParser:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", help="write ported copies here (same layout)")
     where.add_argument("--in-place", action="store_true", help="rewrite the files themselves")
+    p.add_argument(
+        "--cxx-in-strings",
+        action="store_true",
+        help="also port C++ sources held in Python strings (load_inline's cpp_sources)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--strict", action="store_true", help="exit with status 1 when a name has no counterpart"
@@ -275,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out and not args.in_place:
         _parser().error("give --out DIR or --in-place")
     try:
-        report = port_paths(args.sources, args.out, in_place=args.in_place)
+        report = port_paths(
+            args.sources, args.out, in_place=args.in_place, cxx_in_strings=args.cxx_in_strings
+        )
     except (OSError, ValueError) as e:
         print(e, file=sys.stderr)
         return 2

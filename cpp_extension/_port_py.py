@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import port_map
 from ._port_cxx import Missing, Result
-from ._port_names import python_has
+from ._port_names import SdkHeaders, python_has
 
 _ROOT = "torch"
 _CXX_IN_STRING = re.compile(r"\b(?:torch|at|c10)::|#\s*include\s*<(?:torch|ATen|c10)/|\bTORCH_\w+")
@@ -167,8 +167,10 @@ def _split(toks: list, sep: str) -> list[list]:
     return out
 
 
-def port_python(text: str, path: str) -> Result:
-    """Port one Python file (setup.py, a package module, a test)."""
+def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> Result:
+    """Port one Python file (setup.py, a package module, a test). With `cxx_strings` (the
+    SDK's headers), C++ sources held in string literals (load_inline's) are ported too;
+    otherwise they are reported."""
     from ._port_cxx import _Edits
 
     try:
@@ -262,21 +264,64 @@ def port_python(text: str, path: str) -> Result:
 
     setup_py = path.replace("\\", "/").rsplit("/", 1)[-1] == "setup.py"
     for offset, literal in scan.strings:
-        _check_string(offset, literal, report, setup_py)
+        if _is_cxx(literal):
+            if cxx_strings is None:
+                report(offset, _first_line(literal), "string", _CXX_STRING_LEFT)
+            else:
+                _port_cxx_string(offset, literal, path, cxx_strings, scan, edits, missing)
+            continue
+        _check_dependency(offset, literal, report, setup_py)
     return Result(edits.apply(text), edits.counts, missing)
 
 
-def _check_string(offset: int, literal: str, report, setup_py: bool) -> None:
+_CXX_STRING_LEFT = (
+    "C++ in a Python string is not rewritten: port it with --cxx-in-strings, move it to a "
+    "file, or edit it"
+)
+
+
+def _body_span(literal: str) -> tuple[int, int] | None:
+    """(start, end) of a plain string literal's contents; None for bytes and f-strings."""
+    prefix = len(literal) - len(literal.lstrip("rbuRBUfF"))
+    if set(literal[:prefix].lower()) & {"b", "f"}:
+        return None
+    quote = 3 if literal[prefix : prefix + 3] in ('"""', "'''") else 1
+    return prefix + quote, len(literal) - quote
+
+
+def _first_line(literal: str) -> str:
+    """How a report names a string: its first line with text (60 characters at most)."""
+    span = _body_span(literal) or (0, len(literal))
+    lines = [ln.strip() for ln in literal[span[0] : span[1]].splitlines() if ln.strip()]
+    return (lines[0] if lines else literal)[:60]
+
+
+def _is_cxx(literal: str) -> bool:
+    span = _body_span(literal)
+    body = literal[span[0] : span[1]] if span else literal
+    return bool(_CXX_IN_STRING.search(body)) and (";" in body or "#include" in body)
+
+
+def _port_cxx_string(offset, literal, path, headers, scan, edits, missing) -> None:
+    """--cxx-in-strings: a load_inline source ported like a C++ file, in place."""
+    from ._port_cxx import port_cxx
+
+    span = _body_span(literal)
+    if span is None:
+        missing.append(Missing(path, scan.line_of(offset), _first_line(literal), "string",
+                               "C++ in a bytes or f-string is not rewritten"))  # fmt: skip
+        return
+    result = port_cxx(literal[span[0] : span[1]], path, headers)
+    first_line = scan.line_of(offset + span[0]) - 1
+    for m in result.missing:
+        missing.append(Missing(m.path, m.line + first_line, m.name, m.kind, m.reason))
+    if result.text != literal[span[0] : span[1]]:
+        edits.add(offset + span[0], offset + span[1], result.text, "string")
+
+
+def _check_dependency(offset: int, literal: str, report, setup_py: bool) -> None:
     body = literal.lstrip("rbuRBUfF")
     body = body.strip("'\"")
-    if _CXX_IN_STRING.search(body) and (";" in body or "#include" in body):
-        report(
-            offset,
-            literal.splitlines()[0][:60],
-            "string",
-            "C++ in a Python string is not rewritten: move it to a file and port that, or edit it",
-        )
-        return
     m = _DEPENDENCY.match(body) if setup_py else None
     if m and m.group(1) in port_map.PYTHON_DEPENDENCIES:
         report(

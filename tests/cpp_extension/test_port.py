@@ -354,6 +354,31 @@ def test_setup_py_dependency_and_cxx_in_strings_are_reported():
     assert ("string", 4) in kinds and ("dependency", 8) in kinds
 
 
+def test_cxx_in_python_strings_reported_or_ported_on_request(headers):
+    source = textwrap.dedent(
+        """
+        from torch.utils.cpp_extension import load_inline
+        CPP = r'''
+        #include <torch/extension.h>
+        at::Tensor f(at::Tensor x) { return at::_nope(x); }
+        '''
+        DOC = "torch::Tensor is mentioned here without code"
+        """
+    )
+    left = port_python(source, "m.py")
+    assert [(m.kind, m.line, m.name) for m in left.missing] == [
+        ("string", 3, "#include <torch/extension.h>")
+    ]
+    assert "#include <torch/extension.h>" in left.text
+    ported = port_python(source, "m.py", headers)
+    assert "#include <sdk/extension.h>\nsdk::Tensor f(sdk::Tensor x) { return sdk::_nope(x); }" in (
+        ported.text
+    )
+    assert [(m.line, m.name) for m in ported.missing] == [(5, "sdk::_nope")]
+    assert 'DOC = "torch::Tensor is mentioned here without code"' in ported.text
+    assert port_python(ported.text, "m.py", headers).text == ported.text
+
+
 def test_invalid_python_is_reported_and_left_alone():
     text, missing = py("def broken(:\n    import torch\n")
     assert text == "def broken(:\n    import torch\n"

@@ -86,6 +86,8 @@ def test_report_lists_what_the_sdk_lacks_and_nothing_else(ported):
         ("missing_ops/missing.cpp", 15, "sdk::_cudnn_internal_thing"),
         ("missing_ops/missing.cpp", 18, "sdk::jit"),
         ("setup_project/setup.py", 18, "torch"),
+        # C++ in a string: ported with --cxx-in-strings only
+        ("inline_source/inline_ext.py", 6, "#include <torch/extension.h>"),
     }
     for name, line, shown in (
         ("cumsum", 7, "sdk::cumsum"),
@@ -95,7 +97,7 @@ def test_report_lists_what_the_sdk_lacks_and_nothing_else(ported):
         if name not in lacks:
             expected.add(("missing_ops/missing.cpp", line, shown))
     assert {(m.path, m.line, m.name) for m in report.missing} == expected
-    assert len(report.changed) == len(report.files) == 17
+    assert len(report.changed) == len(report.files) == 18
 
 
 def test_porting_the_ported_corpus_changes_nothing(ported, tmp_path):
@@ -268,6 +270,25 @@ def test_library_fragment_optional_list_dispatch(fw):
     )
     with pytest.raises(RuntimeError, match="2 tensors but 1 weights"):
         op.weighted_sum([fw.tensor(x), fw.tensor(s)], [0.5])
+
+
+# ---- C++ in a Python string (load_inline) ---------------------------------------------------
+
+
+def test_load_inline_source_ported_with_cxx_in_strings(tmp_path, build_cache):
+    out = tmp_path / "inline"
+    report = _port.port_paths([CORPUS / "inline_source"], out, cxx_in_strings=True)
+    assert report.missing == [] and report.rewrites["string"] == 1
+    text = (out / "inline_ext.py").read_text()
+    assert "#include <sdk/extension.h>" in text and "sdk::Tensor scaled_add(" in text
+    assert "import sdk\nfrom cpp_extension import load_inline" in text
+    assert _port.port_paths([out], tmp_path / "again", cxx_in_strings=True).changed == []
+    ext = _import_file(out / "inline_ext.py", "inline_ext_ported")
+    m = ext.build("corpus_inline_sdk")
+    a, b = arr(3, 2), arr(3, 2)
+    np.testing.assert_allclose(ext.scaled_add(m, a, b, 0.5).numpy(), a + 0.5 * b)
+    with pytest.raises(RuntimeError, match=r"shapes differ: \[3, 2\] vs \[2\]"):
+        ext.scaled_add(m, a, b[0])
 
 
 # ---- a setup.py project ----------------------------------------------------------------------
