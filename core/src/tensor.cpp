@@ -104,6 +104,7 @@ Storage* wrap_storage(void* data, int64_t nbytes, sdk_device device, sdk_deleter
 }
 
 TensorImpl::~TensorImpl() {
+  if (void* slot = autograd_slot.load(std::memory_order_acquire)) release_autograd_slot(slot);
   if (sizes != inline_sizes) delete[] sizes;  // strides live in the same array
   if (storage) storage->release();
 }

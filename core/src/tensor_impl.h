@@ -115,6 +115,9 @@ struct TensorImpl {
   int64_t* strides = inline_strides;
   int64_t inline_sizes[kInlineDims];
   int64_t inline_strides[kInlineDims];
+  // The autograd engine's per-tensor state (sdk_tensor_autograd_slot); released through the
+  // engine when this view is freed.
+  std::atomic<void*> autograd_slot{nullptr};
 
   TensorImpl() = default;
   TensorImpl(const TensorImpl&) = delete;
@@ -172,6 +175,9 @@ class Ref {
 };
 
 // New contiguous tensor.
+// Hand a freed tensor's autograd slot back to the engine (autograd.cpp).
+void release_autograd_slot(void* slot);
+
 Ref make_tensor(const std::vector<int64_t>& sizes, sdk_dtype dtype, sdk_device device);
 Ref make_tensor(int64_t ndim, const int64_t* sizes, sdk_dtype dtype, sdk_device device);
 // New view onto t's storage.

@@ -18,6 +18,7 @@ struct TensorObject {
   PyObject* ag;                      // free slot for the autograd engine; NULL means None
   PyObject* weakreflist;
   char requires_grad;  // raw flag, read by the fast arithmetic path
+  char ag_linked;      // this object holds its view's autograd state (autograd.cpp)
 };
 
 extern PyTypeObject TensorBaseType;
@@ -125,6 +126,19 @@ PyObject* dtype_object(sdk_dtype dt);
 PyObject* make_size(const int64_t* v, int64_t n);
 
 int tensor_type_ready(PyObject* module);
+
+// The tensors that cross into compiled extension code (the capsule table, sdk.ops, the
+// ctypes bridge) carry their autograd state with them; see autograd.cpp.
+// The handle to give compiled code for tensor object `t` (borrowed from it).
+sdk_tensor* boundary_in(PyObject* t);
+// The Python object for a handle coming back, STEALING the reference: the object that
+// holds its autograd state when there is one, else a new one.
+PyObject* boundary_out(sdk_tensor* h);
+// A dying tensor object hands its autograd state over to its view (tb_dealloc).
+void autograd_unlink(PyObject* t);
+// Register the engine with the core; _C._cpp_backward and friends.
+int autograd_ready(PyObject* module);
+extern PyMethodDef autograd_methods[];
 // _C._register_fallbacks (defined next to the slots that use them).
 PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
 int generator_type_ready(PyObject* module);

@@ -564,7 +564,7 @@ PyObject* o_from_handle(PyObject*, PyObject* arg) {
                  reinterpret_cast<void*>(static_cast<uintptr_t>(v)));
     return nullptr;
   }
-  return wrap(reinterpret_cast<sdk_tensor*>(static_cast<uintptr_t>(v)));
+  return boundary_out(reinterpret_cast<sdk_tensor*>(static_cast<uintptr_t>(v)));
 }
 }  // namespace
 

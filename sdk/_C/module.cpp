@@ -18,11 +18,9 @@ int g_ndtypes = 0;
 PyObject* g_invalid_argument_error = PyExc_ValueError;  // replaced at module init
 PyObject* g_out_of_memory_error = PyExc_MemoryError;
 
-namespace {
-thread_local bool t_grad_enabled = true;
-}
-bool grad_enabled() { return t_grad_enabled; }
-void set_grad_enabled(bool on) { t_grad_enabled = on; }
+// Grad mode is the core's (one flag per thread for Python and compiled code alike).
+bool grad_enabled() { return sdk_grad_mode_is_enabled() != 0; }
+void set_grad_enabled(bool on) { sdk_grad_mode_set_enabled(on ? 1 : 0); }
 
 PyObject* raise_last_error() {
   PyObject* exc;
@@ -331,20 +329,18 @@ namespace {
 
 // ---- module-level functions -------------------------------------------------
 
-PyObject* m_is_grad_enabled(PyObject*, PyObject*) { return PyBool_FromLong(t_grad_enabled); }
+PyObject* m_is_grad_enabled(PyObject*, PyObject*) { return PyBool_FromLong(grad_enabled()); }
 
 PyObject* m_set_grad_enabled(PyObject*, PyObject* arg) {
   int on = PyObject_IsTrue(arg);
   if (on < 0) return nullptr;
-  bool prev = t_grad_enabled;
-  t_grad_enabled = on != 0;
-  return PyBool_FromLong(prev);
+  return PyBool_FromLong(sdk_grad_mode_set_enabled(on));
 }
 
 // True when grad mode is on and any argument (or element of a list/tuple argument)
 // is a tensor whose raw requires_grad flag is set: the test every public op makes.
 PyObject* m_needs_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!t_grad_enabled) Py_RETURN_FALSE;
+  if (!grad_enabled()) Py_RETURN_FALSE;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     PyObject* a = args[i];
     if (is_tensor(a)) {
@@ -475,7 +471,16 @@ PyMethodDef module_methods[] = {
 // ---- the sdk/python.h capsule ------------------------------------------------
 
 int api_is_tensor(PyObject* o) { return o && is_tensor(o) ? 1 : 0; }
-PyObject* api_from_handle(sdk_tensor* t) { return wrap(t); }
+// Extensions get and give back handles that carry autograd state (autograd.cpp).
+int api_to_handle(PyObject* o, sdk_tensor** out) {
+  if (!o || !out || !is_tensor(o)) return to_handle(o, out);
+  sdk_tensor* h = boundary_in(o);
+  if (!h) return -1;
+  sdk_tensor_retain(h);
+  *out = h;
+  return 0;
+}
+PyObject* api_from_handle(sdk_tensor* t) { return boundary_out(t); }
 PyObject* api_raise_last_error() { return raise_last_error(); }
 
 sdk_python_api_table g_api = {
@@ -484,7 +489,7 @@ sdk_python_api_table g_api = {
     SDK_ABI_VERSION_MINOR,
     0,
     api_is_tensor,
-    to_handle,
+    api_to_handle,
     api_from_handle,
     api_raise_last_error,
 };
@@ -578,7 +583,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (add_error_types(m) < 0 || add_methods(m, module_methods) < 0 ||
       add_methods(m, ops_methods) < 0 || add_methods(m, ops_more_methods) < 0 ||
       add_methods(m, interop_methods) < 0 || add_methods(m, op_registry_methods) < 0 ||
-      op_registry_ready(m) < 0 || tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
+      add_methods(m, autograd_methods) < 0 || autograd_ready(m) < 0 || op_registry_ready(m) < 0 ||
+      tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -105,7 +105,10 @@ PyObject* arg_error(const OpObject* self, const Plan& p, const ArgPlan& a, PyObj
 }
 
 bool push_tensor_obj(sdk_values* v, PyObject* o) {
-  if (is_tensor(o)) return sdk_values_push_tensor(v, H(o)) == SDK_OK || raise_last_error();
+  if (is_tensor(o)) {
+    sdk_tensor* h = boundary_in(o);  // carries its autograd state into the kernel
+    return h && (sdk_values_push_tensor(v, h) == SDK_OK || raise_last_error());
+  }
   sdk_tensor* h = nullptr;
   if (to_handle(o, &h) < 0) return false;
   sdk_status st = sdk_values_push_tensor(v, h);
@@ -255,8 +258,9 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
         for (Py_ssize_t k = 0; ok && k < n; ++k) {
           if (items[k] == Py_None && a.optional_elements) continue;
           if (is_tensor(items[k])) {
-            hs[k] = H(items[k]);
-            sdk_tensor_retain(hs[k]);
+            hs[k] = boundary_in(items[k]);
+            ok = hs[k] != nullptr;
+            if (ok) sdk_tensor_retain(hs[k]);
           } else if (items[k] == Py_None || is_number(items[k])) {
             ok = (arg_error(self, p, a, items[k]), false);
           } else {
@@ -303,7 +307,7 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
     case SDK_VALUE_TENSOR: {
       sdk_tensor* h = nullptr;
       if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
-      return wrap(h);
+      return boundary_out(h);
     }
     case SDK_VALUE_INT: {
       int64_t x = 0;
@@ -374,7 +378,7 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
         PyObject* x;
         if (d[k]) {
           sdk_tensor_retain(d[k]);
-          x = wrap(d[k]);
+          x = boundary_out(d[k]);
         } else {
           x = new_ref(Py_None);
         }
@@ -497,6 +501,11 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     if (given[j] && !grad &&
         (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
       grad = requires_grad(given[j]);
+  }
+  if (grad && !no_hook && !g_autograd_hook && grad_enabled()) {
+    PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
+    if (!lib) return nullptr;
+    Py_DECREF(lib);
   }
   if (grad && !no_hook && g_autograd_hook && grad_enabled()) {
     // sdk.library handles differentiation: hook(op, args, kwargs) with everything by name

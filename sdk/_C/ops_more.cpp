@@ -274,14 +274,16 @@ FAST(o_nonzero) {
   return finish(st, &r, nullptr);
 }
 
-// _alias(t): a new tensor object on the same handle (shares storage and version counter),
-// without autograd state: detach() and the graph's saved values.
+// _alias(t): a new tensor on a new view of t's data (shares storage and version counter),
+// without autograd state: detach() and the graph's saved values. A view of its own, not t's
+// handle: autograd state crosses into compiled code per view (autograd.cpp).
 FAST(o_alias) {
-  sdk_tensor* t;
+  sdk_tensor *t, *r = nullptr;
   if (!check_nargs("_alias", nargs, 1, 1) || !tensor_arg(args[0], "detach", "input", &t))
     return nullptr;
-  sdk_tensor_retain(t);
-  return wrap(t);
+  sdk_status st = sdk_as_strided(t, sdk_tensor_ndim(t), sdk_tensor_sizes(t), sdk_tensor_strides(t),
+                                 sdk_tensor_storage_offset(t), &r);
+  return finish(st, &r, nullptr);
 }
 
 FAST(o_manual_seed) {

@@ -35,6 +35,7 @@ int tb_clear(PyObject* self) {
 void tb_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   if (T(self)->weakreflist) PyObject_ClearWeakRefs(self);
+  if (T(self)->ag_linked) autograd_unlink(self);
   tb_clear(self);
   sdk_tensor* h = T(self)->handle;
   T(self)->handle = nullptr;
@@ -420,7 +421,8 @@ PyObject* m_bump_version(PyObject* self, PyObject*) {
 // valid while `self` is alive; the caller retains it if it keeps it longer.
 PyObject* m_handle_address(PyObject* self, PyObject*) {
   if (!live(self)) return nullptr;
-  return PyLong_FromVoidPtr(T(self)->handle);
+  sdk_tensor* h = boundary_in(self);  // carries its autograd state into compiled code
+  return h ? PyLong_FromVoidPtr(h) : nullptr;
 }
 
 #define FASTM(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))

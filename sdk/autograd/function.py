@@ -126,7 +126,7 @@ def _call_backward(g: Any, ctx: BackwardCFunction) -> tuple:
     grads = list(g) if ctx._nout is not None else [g]
     if ctx._materialize:
         for i, gi in enumerate(grads):
-            if gi is None:
+            if gi is None and ctx._out_meta[i] is not None:  # (None: not a tensor)
                 shape, dtype = ctx._out_meta[i]
                 grads[i] = sdk.zeros(shape, dtype=dtype)
     res = ctx._fcls.backward(ctx, *grads)
@@ -254,6 +254,37 @@ def _attach(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
     ctx._saved_versions = tuple(t._version if t is not None else -1 for t in saved)
     ctx._to_save = None
     return outs[0] if single else tuple(outs)
+
+
+class _CompiledFunction:
+    """Stands for a Function written in C++ (sdk::autograd::Function<T>) in its graph nodes:
+    backward runs the compiled backward recorded with the node."""
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        return _C._run_compiled_backward(ctx._compiled, grads)
+
+
+_compiled_classes: dict = {}
+
+
+def _record_compiled(name: str, inputs: tuple, outputs: tuple, flags: int, compiled: Any) -> None:
+    """sdk_autograd_record (called by sdk._C): give `outputs` a node named ``<name>Backward``
+    whose backward runs `compiled`, when grad mode is on and an input requires grad.
+
+    inputs and outputs hold tensors, or None for arguments without a gradient and for
+    results that are not differentiable."""
+    needs = tuple(isinstance(a, _TensorBase) and a._requires_grad for a in inputs)
+    if not (any(needs) and _C.is_grad_enabled()):
+        return
+    fcls = _compiled_classes.get(name)
+    if fcls is None:
+        fcls = _compiled_classes[name] = type(name, (_CompiledFunction,), {})
+    ctx = BackwardCFunction(fcls)
+    ctx.needs_input_grad = needs
+    ctx._compiled = compiled
+    ctx._materialize = False  # compiled code gets None and materializes zeros itself
+    _attach(ctx, inputs, outputs)
 
 
 def once_differentiable(fn: Callable) -> Callable:

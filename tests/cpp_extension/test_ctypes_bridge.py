@@ -286,11 +286,12 @@ def test_fast_path_shares_handles_and_counts_references(edge_ops):
     import sdk
 
     x = sdk.arange(4.0)
-    y = edge_ops.same(x)
-    assert isinstance(y, sdk.Tensor) and y._handle_address() == x._handle_address()
-    assert x._use_count == 2
+    y = edge_ops.same(x)  # its own handle back: the same object, the extra reference dropped
+    assert y is x and x._use_count == 1
     a, b = edge_ops.half_done(x=x, fail=0)
-    assert x._use_count == 4
+    assert a is x and b is x and x._use_count == 1
+    z = edge_ops.same(np.arange(3.0))  # a numpy argument: a new tensor
+    assert isinstance(z, sdk.Tensor) and z._use_count == 1
     del y, a, b
     assert x._use_count == 1
     for fail in (1, 2, 3):

@@ -882,6 +882,81 @@ SDK_API sdk_status sdk_op_call_key(const sdk_op* op, int32_t key, sdk_values* va
 /*! \brief The key sdk_op_call picks for the arguments on `values`. */
 SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* values, int32_t* key);
 
+/* ========================================================================= */
+/* Autograd from C and C++ (ABI 1.3)                                         */
+/* ========================================================================= */
+/* The graph, gradients and backward() belong to the Python package: sdk._C
+ * registers an engine here when it loads. Compiled code marks tensors as
+ * requiring grad, reads gradients and records differentiable functions
+ * (sdk::autograd::Function<T> in sdk/autograd.h) through the functions below,
+ * which forward to that engine; without it (sdk not imported) no tensor
+ * requires grad and nothing is recorded. Rationale: one graph, whichever side
+ * built it, so Python's loss.backward() runs C++ backward functions. */
+
+/*! \brief Grad mode of the calling thread (on by default in every thread): 1 or
+ *  0. While it is off, nothing is recorded. */
+SDK_API int32_t sdk_grad_mode_is_enabled(void);
+/*! \brief Turn it on (1) or off (0) for the calling thread; returns the
+ *  previous mode. */
+SDK_API int32_t sdk_grad_mode_set_enabled(int32_t enabled);
+
+/*! \brief 1 when `t` requires grad (a leaf marked so, or a result recorded in
+ *  the graph), else 0. */
+SDK_API int32_t sdk_tensor_requires_grad(const sdk_tensor* t);
+/*! \brief Mark a leaf as requiring grad (1) or not (0). RuntimeError for a
+ *  non-leaf, or a tensor of a non-float dtype; also when sdk is not imported. */
+SDK_API sdk_status sdk_tensor_set_requires_grad(sdk_tensor* t, int32_t requires_grad);
+/*! \brief The accumulated gradient of `t`, a NEW reference, or NULL when it has none. */
+SDK_API sdk_status sdk_tensor_grad(const sdk_tensor* t, sdk_tensor** result);
+/*! \brief 1 unless `t` is the result of a recorded function. */
+SDK_API int32_t sdk_tensor_is_leaf(const sdk_tensor* t);
+
+/*! \brief A backward function. On entry `values` holds one value per output of
+ *  the recorded call: its gradient, or None when none reached it. It clears
+ *  `values` and pushes one value per input: a gradient tensor, or None. Returns
+ *  a status set with sdk_set_last_error on failure. It runs without the GIL. */
+typedef sdk_status (*sdk_backward_fn)(void* context, sdk_values* values);
+
+/*! \brief Record a differentiable call after computing it (when grad mode is
+ *  on and an input requires grad). `inputs` are the call's arguments (NULL
+ *  for an argument that is not a tensor: it gets no gradient); `outputs` its
+ *  results (NULL for a result that is not a tensor or not differentiable).
+ *  The outputs, which must be new tensors (not inputs), then require grad and
+ *  lead back to a node named `name`Backward whose backward calls `backward(context,
+ *  ...)`; `context_free(context)` runs when the node is freed (also when this
+ *  call fails or records nothing). Gradients returned for inputs are checked
+ *  against the inputs' shapes (summed over broadcast dims) and cast to their
+ *  dtypes. `flags` is reserved: pass 0. */
+SDK_API sdk_status sdk_autograd_record(const char* name, sdk_tensor* const* inputs,
+                                       int64_t n_inputs, sdk_tensor* const* outputs,
+                                       int64_t n_outputs, int32_t flags, sdk_backward_fn backward,
+                                       void* context, void (*context_free)(void*));
+
+/*! \brief The engine (what sdk._C registers; other code never needs it). Each
+ *  tensor has one pointer-sized slot that only the engine reads and writes;
+ *  `release_slot` is called (on any thread) when a tensor whose slot is set is
+ *  freed. The tensor entries above call the engine only for tensors whose
+ *  slot is set. */
+typedef struct {
+  uint32_t size; /*!< sizeof this struct, as compiled by the engine */
+  uint32_t reserved;
+  void (*release_slot)(void* slot);
+  int32_t (*requires_grad)(const sdk_tensor* t);
+  sdk_status (*set_requires_grad)(sdk_tensor* t, int32_t requires_grad);
+  sdk_status (*grad)(const sdk_tensor* t, sdk_tensor** result);
+  int32_t (*is_leaf)(const sdk_tensor* t);
+  sdk_status (*record)(const char* name, sdk_tensor* const* inputs, int64_t n_inputs,
+                       sdk_tensor* const* outputs, int64_t n_outputs, int32_t flags,
+                       sdk_backward_fn backward, void* context, void (*context_free)(void*));
+} sdk_autograd_engine;
+
+/*! \brief Install the engine (NULL removes it); the struct must outlive its use. */
+SDK_API sdk_status sdk_autograd_set_engine(const sdk_autograd_engine* engine);
+/*! \brief The tensor's engine slot (NULL when unset). */
+SDK_API void* sdk_tensor_autograd_slot(const sdk_tensor* t);
+/*! \brief Set the slot; returns the previous value (the caller now owns it). */
+SDK_API void* sdk_tensor_set_autograd_slot(sdk_tensor* t, void* slot);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -38,8 +38,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "sdk/all.h"      // every header-only API, as torch/extension.h has all of ATen
-#include "sdk/library.h"  // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
+#include "sdk/all.h"       // every header-only API, as torch/extension.h has all of ATen
+#include "sdk/autograd.h"  // sdk::autograd::Function, NoGradGuard
+#include "sdk/library.h"   // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
 #include "sdk/python.h"
 #include "sdk/tensor.h"
 

@@ -421,6 +421,27 @@ std::string infer_schema(const std::string& name) {
   return infer_schema<F>(name, std::make_index_sequence<FunctionTraits<F>::arity>{});
 }
 
+// Inside a catch block: the exception being handled as the thread's last core error (the
+// kind decides the Python exception), for code called through the C ABI.
+inline sdk_status status_of_exception(const char* where) noexcept {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e.set_last_error();
+  } catch (const std::bad_alloc& e) {
+    return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());
+  } catch (const std::out_of_range& e) {
+    return sdk_set_last_error(SDK_ERROR_INDEX, e.what());
+  } catch (const std::invalid_argument& e) {
+    return sdk_set_last_error(SDK_ERROR_VALUE, e.what());
+  } catch (const std::exception& e) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
+  } catch (...) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME,
+                              (std::string("unknown C++ exception in ") + where).c_str());
+  }
+}
+
 // A kernel: the callable F stored in the registry, called through the boxed convention.
 template <typename F>
 struct Kernel {
@@ -447,18 +468,8 @@ struct Kernel {
   static sdk_status boxed(void* context, const sdk_op*, sdk_values* v) noexcept {
     try {
       return call_with(*static_cast<F*>(context), v, std::make_index_sequence<Traits::arity>{});
-    } catch (const Error& e) {
-      return e.set_last_error();
-    } catch (const std::bad_alloc& e) {
-      return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());
-    } catch (const std::out_of_range& e) {
-      return sdk_set_last_error(SDK_ERROR_INDEX, e.what());
-    } catch (const std::invalid_argument& e) {
-      return sdk_set_last_error(SDK_ERROR_VALUE, e.what());
-    } catch (const std::exception& e) {
-      return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
     } catch (...) {
-      return sdk_set_last_error(SDK_ERROR_RUNTIME, "unknown C++ exception in a kernel");
+      return status_of_exception("a kernel");
     }
   }
   static void free_context(void* context) { delete static_cast<F*>(context); }

@@ -19,6 +19,11 @@
   sdk_tensor* r_ = nullptr;                \
   ::sdk::detail::check_status((call), op); \
   return ::sdk::Tensor::steal(r_)
+// A creation function's result: a leaf requiring grad when `options` ask for it.
+#define SDK_DETAIL_RETURN_CREATED(op, options, call) \
+  sdk_tensor* r_ = nullptr;                          \
+  ::sdk::detail::check_status((call), op);           \
+  return ::sdk::detail::created(::sdk::Tensor::steal(r_), options)
 
 namespace sdk {
 namespace detail {
@@ -47,6 +52,11 @@ inline const Tensor& finish_inplace(const Tensor& self, sdk_status status, const
   return self;
 }
 
+inline Tensor created(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.set_requires_grad(true);
+  return t;
+}
+
 // Non-owning from_blob passes this rather than NULL: the memory is never the core's to free.
 inline void keep_memory(void*, void*) {}
 
@@ -65,8 +75,9 @@ void call_deleter(void* data, void* ctx) {
 
 /*! \brief Uninitialised contiguous tensor. */
 inline Tensor empty(IntArrayRef size, const TensorOptions& options = {}) {
-  SDK_DETAIL_RETURN("empty", sdk_empty(detail::len(size), size.data(), to_c(options.scalar_type()),
-                                       options.device().to_c(), &r_));
+  SDK_DETAIL_RETURN_CREATED("empty", options,
+                            sdk_empty(detail::len(size), size.data(), to_c(options.scalar_type()),
+                                      options.device().to_c(), &r_));
 }
 /*! \brief Uninitialised tensor with explicit strides. */
 inline Tensor empty_strided(IntArrayRef size, IntArrayRef stride,
@@ -76,9 +87,10 @@ inline Tensor empty_strided(IntArrayRef size, IntArrayRef stride,
                         detail::concat("empty_strided: sizes ", size, " and strides ", stride,
                                        " differ in length"));
   }
-  SDK_DETAIL_RETURN("empty_strided",
-                    sdk_empty_strided(detail::len(size), size.data(), stride.data(),
-                                      to_c(options.scalar_type()), options.device().to_c(), &r_));
+  SDK_DETAIL_RETURN_CREATED(
+      "empty_strided", options,
+      sdk_empty_strided(detail::len(size), size.data(), stride.data(), to_c(options.scalar_type()),
+                        options.device().to_c(), &r_));
 }
 /*! \brief Tensor filled with `fill_value`; without a dtype, the value's kind picks it
  *  (bool, int64, or float32) as in torch. */
@@ -87,7 +99,8 @@ inline Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptio
                      : fill_value.isBoolean()       ? kBool
                      : fill_value.isFloatingPoint() ? kFloat
                                                     : kLong;
-  SDK_DETAIL_RETURN("full", sdk_full(detail::len(size), size.data(), fill_value.raw(), to_c(dtype),
+  SDK_DETAIL_RETURN_CREATED("full", options,
+                            sdk_full(detail::len(size), size.data(), fill_value.raw(), to_c(dtype),
                                      options.device().to_c(), &r_));
 }
 inline Tensor zeros(IntArrayRef size, const TensorOptions& options = {}) {
@@ -100,8 +113,9 @@ inline Tensor ones(IntArrayRef size, const TensorOptions& options = {}) {
 inline Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
                      const TensorOptions& options = {}) {
   sdk_dtype dtype = options.has_dtype() ? to_c(options.scalar_type()) : sdk_dtype(-1);
-  SDK_DETAIL_RETURN("arange", sdk_arange(start.raw(), end.raw(), step.raw(), dtype,
-                                         options.device().to_c(), &r_));
+  SDK_DETAIL_RETURN_CREATED(
+      "arange", options,
+      sdk_arange(start.raw(), end.raw(), step.raw(), dtype, options.device().to_c(), &r_));
 }
 inline Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {}) {
   return arange(start, end, 1, options);
@@ -110,12 +124,13 @@ inline Tensor arange(const Scalar& end, const TensorOptions& options = {}) {
   return arange(0, end, 1, options);
 }
 inline Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options = {}) {
-  SDK_DETAIL_RETURN("linspace", sdk_linspace(start, end, steps, to_c(options.scalar_type()),
-                                             options.device().to_c(), &r_));
+  SDK_DETAIL_RETURN_CREATED(
+      "linspace", options,
+      sdk_linspace(start, end, steps, to_c(options.scalar_type()), options.device().to_c(), &r_));
 }
 inline Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {}) {
-  SDK_DETAIL_RETURN("eye",
-                    sdk_eye(n, m, to_c(options.scalar_type()), options.device().to_c(), &r_));
+  SDK_DETAIL_RETURN_CREATED(
+      "eye", options, sdk_eye(n, m, to_c(options.scalar_type()), options.device().to_c(), &r_));
 }
 inline Tensor eye(int64_t n, const TensorOptions& options = {}) { return eye(n, -1, options); }
 
@@ -196,8 +211,9 @@ inline Tensor empty_like(const Tensor& self, const TensorOptions& options = {},
   }
   if (options.has_memory_format()) memory_format = options.memory_format();
   const sdk_dtype dtype = options.has_dtype() ? to_c(options.scalar_type()) : -1;
-  SDK_DETAIL_RETURN("empty_like",
-                    sdk_empty_like(self.get(), dtype, static_cast<int32_t>(memory_format), &r_));
+  SDK_DETAIL_RETURN_CREATED(
+      "empty_like", options,
+      sdk_empty_like(self.get(), dtype, static_cast<int32_t>(memory_format), &r_));
 }
 inline Tensor zeros_like(const Tensor& self, const TensorOptions& options = {},
                          MemoryFormat memory_format = MemoryFormat::Preserve) {
@@ -231,11 +247,11 @@ inline Tensor randint_like(const Tensor& self, int64_t high, const TensorOptions
 /*! \brief Wrap external memory without copying; the caller keeps it alive. */
 inline Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                         const TensorOptions& options = {}) {
-  SDK_DETAIL_RETURN("from_blob",
-                    sdk_from_blob(data, detail::len(sizes), sizes.data(),
-                                  strides.size() == sizes.size() ? strides.data() : nullptr,
-                                  to_c(options.scalar_type()), options.device().to_c(),
-                                  &detail::keep_memory, nullptr, &r_));
+  SDK_DETAIL_RETURN_CREATED("from_blob", options,
+                            sdk_from_blob(data, detail::len(sizes), sizes.data(),
+                                          strides.size() == sizes.size() ? strides.data() : nullptr,
+                                          to_c(options.scalar_type()), options.device().to_c(),
+                                          &detail::keep_memory, nullptr, &r_));
 }
 inline Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {}) {
   return from_blob(data, sizes, IntArrayRef(), options);
@@ -258,7 +274,7 @@ inline Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, D de
     delete ctx;
     detail::throw_last_error("from_blob");
   }
-  return Tensor::steal(r);
+  return detail::created(Tensor::steal(r), options);
 }
 template <typename D, std::enable_if_t<std::is_invocable<D&, void*>::value, int> = 0>
 inline Tensor from_blob(void* data, IntArrayRef sizes, D deleter,

@@ -50,6 +50,14 @@ class TensorOptions {
   /*! \brief A copy with the device index set (CUDA). */
   TensorOptions device_index(int32_t index) const { return device(Device(kCUDA, index)); }
 
+  /*! \brief A copy that makes the created tensor a leaf requiring grad (float dtypes). */
+  TensorOptions requires_grad(bool requires_grad) const {
+    TensorOptions r = *this;
+    r.requires_grad_ = requires_grad;
+    return r;
+  }
+  bool requires_grad() const { return requires_grad_; }
+
   /*! \brief A copy with the memory format set (read by the *_like functions). */
   TensorOptions memory_format(MemoryFormat format) const {
     TensorOptions r = *this;
@@ -71,6 +79,7 @@ class TensorOptions {
     if (has_dtype_) r = r.dtype(dtype_);
     if (has_device_) r = r.device(device_);
     if (has_memory_format_) r = r.memory_format(memory_format_);
+    r.requires_grad_ = requires_grad_;
     return r;
   }
 
@@ -81,6 +90,7 @@ class TensorOptions {
   bool has_device_ = false;
   MemoryFormat memory_format_ = MemoryFormat::Preserve;
   bool has_memory_format_ = false;
+  bool requires_grad_ = false;
 };
 
 /*! \brief TensorOptions with just the dtype: sdk::dtype(sdk::kInt64). */
@@ -91,6 +101,10 @@ inline TensorOptions dtype() {
 }
 /*! \brief TensorOptions with just the device. */
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+/*! \brief TensorOptions that make a leaf requiring grad. */
+inline TensorOptions requires_grad(bool requires_grad = true) {
+  return TensorOptions().requires_grad(requires_grad);
+}
 
 }  // namespace sdk
 

@@ -145,6 +145,37 @@ class Tensor {
   /*! \brief Tell autograd the data changed after writing through data_ptr(). */
   void bump_version() const { sdk_tensor_bump_version(checked()); }
 
+  // ---- autograd (the graph is the sdk Python package's; see sdk/autograd.h) -------------
+  /*! \brief Whether autograd tracks this tensor: a leaf marked so, or a recorded result. */
+  bool requires_grad() const { return sdk_tensor_requires_grad(checked()) != 0; }
+  /*! \brief Mark a leaf of a float dtype as requiring grad (or not); throws for a
+   *  recorded result, or when the sdk Python package is not loaded. */
+  const Tensor& set_requires_grad(bool requires_grad) const {
+    detail::check_status(sdk_tensor_set_requires_grad(checked(), requires_grad ? 1 : 0),
+                         "set_requires_grad");
+    return *this;
+  }
+  const Tensor& requires_grad_(bool requires_grad = true) const {
+    return set_requires_grad(requires_grad);
+  }
+  /*! \brief The gradient accumulated by backward(); undefined until one reached this leaf. */
+  Tensor grad() const {
+    sdk_tensor* g = nullptr;
+    detail::check_status(sdk_tensor_grad(checked(), &g), "grad");
+    return steal(g);
+  }
+  /*! \brief False for the result of a recorded function. */
+  bool is_leaf() const { return sdk_tensor_is_leaf(checked()) != 0; }
+  /*! \brief A view of the same data (and version counter) outside the graph. */
+  Tensor detach() const {
+    sdk_tensor* h = checked();
+    sdk_tensor* r = nullptr;
+    detail::check_status(sdk_as_strided(h, sdk_tensor_ndim(h), sdk_tensor_sizes(h),
+                                        sdk_tensor_strides(h), sdk_tensor_storage_offset(h), &r),
+                         "detach");
+    return steal(r);
+  }
+
   // ---- data access ---------------------------------------------------------------------
   void* data_ptr() const { return sdk_tensor_data_ptr(checked()); }
   /*! \brief Base address and byte size of the whole storage behind this view. */
