@@ -97,7 +97,7 @@ def test_report_lists_what_the_sdk_lacks_and_nothing_else(ported):
         if name not in lacks:
             expected.add(("missing_ops/missing.cpp", line, shown))
     assert {(m.path, m.line, m.name) for m in report.missing} == expected
-    assert len(report.changed) == len(report.files) == 18
+    assert len(report.changed) == len(report.files) == 19
 
 
 def test_porting_the_ported_corpus_changes_nothing(ported, tmp_path):
@@ -223,6 +223,19 @@ def test_embedding_sum(fw, index_dtype):
         m.embedding_sum(fw.tensor(weight), fw.tensor(idx))
     with pytest.raises((TypeError, RuntimeError), match="embedding_sum"):
         m.embedding_sum(fw.tensor(weight.astype(np.int32)), fw.tensor(idx))
+
+
+def test_autograd_function(fw):
+    m = build(fw, "autograd_function", "scaled_tanh.cpp")
+    x = arr(3, 4)
+    t = fw.tensor(x).requires_grad_()
+    y = m.scaled_tanh(t, 2.0)
+    np.testing.assert_allclose(y.detach().numpy(), 2 * np.tanh(x))
+    y.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), 2 * (1 - np.tanh(x) ** 2), rtol=1e-12)
+    d = m.detached_twice(t)
+    assert not d.requires_grad
+    np.testing.assert_allclose(d.numpy(), 2 * x)
 
 
 # ---- registered operators --------------------------------------------------------------------
