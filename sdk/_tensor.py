@@ -305,18 +305,6 @@ class Tensor(_C.TensorBase):
         return tuple(sorted(range(self.ndim), key=lambda i: -self.stride(i)))
 
 
-def _dlpack(self: Tensor, **kwargs: Any) -> Any:
-    """__dlpack__ for CPU and CUDA tensors (sdk.cuda loads only when first used)."""
-    from sdk.cuda import _dlpack as impl
-
-    return impl(self, **kwargs)
-
-
-def _dlpack_device(self: Tensor) -> tuple:
-    """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
-    return (2, self.device.index or 0) if self.is_cuda else (1, 0)
-
-
 _DTYPE_NAMES = frozenset(d.name for d in _DTYPES)
 
 
@@ -369,8 +357,8 @@ _METHODS = {
         "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere", "flip",
     )},
     "numpy": _interop.numpy,
-    "__dlpack__": _dlpack,
-    "__dlpack_device__": _dlpack_device,
+    "__dlpack__": _interop.__dlpack__,
+    "__dlpack_device__": _interop.__dlpack_device__,
     "normal_": _ops_creation.normal_,
     "uniform_": _ops_creation.uniform_,
 }  # fmt: skip

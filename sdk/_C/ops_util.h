@@ -8,6 +8,9 @@
 // A METH_FASTCALL module function.
 #define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 #define ARG(i) (nargs > (i) ? args[i] : Py_None)
+// A PyMethodDef entry for a FAST function.
+#define FM(name, fn, doc) \
+  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
 
 namespace sdkpy {
 
@@ -33,5 +36,6 @@ PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 extern PyMethodDef ops_more_methods[];
 extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef ops_elementwise_methods[];
+extern PyMethodDef cuda_methods[];
 
 }  // namespace sdkpy
