@@ -130,12 +130,28 @@ def _output_name(req: _Request) -> str:
     return req.name if req.bridge == "standalone" else f"{req.name}.so"
 
 
-def _include_dirs(req: _Request) -> list[str]:
-    dirs = list(req.extra_include_paths) + [_toolchain.sdk_paths().include_dir]
+def _pybind11_include(req: _Request) -> str | None:
+    """pybind11's headers: required by the pybind11 bridge; for the ctypes bridge too when
+    installed, since operator libraries include <sdk/extension.h> as torch's include
+    <torch/extension.h> (load(..., is_python_module=False) of a ported TORCH_LIBRARY)."""
     if req.bridge == "pybind11":
         import pybind11
 
-        dirs.append(pybind11.get_include())
+        return pybind11.get_include()
+    if req.bridge == "ctypes":
+        try:
+            import pybind11
+        except ImportError:
+            return None
+        return pybind11.get_include()
+    return None
+
+
+def _include_dirs(req: _Request) -> list[str]:
+    dirs = list(req.extra_include_paths) + [_toolchain.sdk_paths().include_dir]
+    pybind11_dir = _pybind11_include(req)
+    if pybind11_dir:
+        dirs.append(pybind11_dir)
     if req.bridge != "standalone":  # libraries may include <Python.h>, as torch's do
         dirs += _toolchain.python_include_dirs()
     return dirs
@@ -199,7 +215,7 @@ def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, lis
         "abi": list(paths.abi),
         "python": sys.version,
     }
-    if req.bridge == "pybind11":
+    if _pybind11_include(req):
         import pybind11
 
         config["pybind11"] = pybind11.__version__

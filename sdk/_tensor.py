@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from sdk import _C, _indexing, _interop, _ops_creation, _ops_math, _ops_reduce, _ops_shape
+from sdk import (
+    _C,
+    _indexing,
+    _interop,
+    _ops_creation,
+    _ops_elementwise,
+    _ops_math,
+    _ops_reduce,
+    _ops_shape,
+)
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
@@ -238,20 +247,42 @@ class Tensor(_C.TensorBase):
 
     # ------------------------------------------------------------------ new_* helpers
 
-    def new_empty(self, *size: Any, dtype: Any = None, **kw: Any) -> Tensor:
-        return _ops_creation.empty(*size, dtype=dtype or self.dtype, **kw)
+    # dtype and device default to this tensor's, as in torch.
 
-    def new_zeros(self, *size: Any, dtype: Any = None, **kw: Any) -> Tensor:
-        return _ops_creation.zeros(*size, dtype=dtype or self.dtype, **kw)
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, **kw: Any) -> Tensor:
+        return _ops_creation.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                   **kw)  # fmt: skip
 
-    def new_ones(self, *size: Any, dtype: Any = None, **kw: Any) -> Tensor:
-        return _ops_creation.ones(*size, dtype=dtype or self.dtype, **kw)
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, **kw: Any) -> Tensor:
+        return _ops_creation.zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                   **kw)  # fmt: skip
 
-    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, **kw: Any) -> Tensor:
-        return _ops_creation.full(size, fill_value, dtype=dtype or self.dtype, **kw)
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, **kw: Any) -> Tensor:
+        return _ops_creation.ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                  **kw)  # fmt: skip
+
+    def new_full(
+        self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, **kw: Any
+    ) -> Tensor:
+        return _ops_creation.full(
+            size, fill_value, dtype=dtype or self.dtype, device=device or self.device, **kw
+        )
 
     def new_tensor(self, data: Any, *, dtype: Any = None, **kw: Any) -> Tensor:
         return _interop.tensor(data, dtype=dtype or self.dtype, **kw)
+
+    def is_same_size(self, other: Tensor) -> bool:
+        if not isinstance(other, _C.TensorBase):
+            raise TypeError(
+                f"is_same_size(): argument 'other' must be Tensor, not {type(other).__name__}"
+            )
+        return tuple(self.shape) == tuple(other.shape)
+
+    def clamp_min_(self, min: Any) -> Tensor:
+        return _M.clamp_(self, min=min)
+
+    def clamp_max_(self, max: Any) -> Tensor:
+        return _M.clamp_(self, max=max)
 
     # ------------------------------------------------------------------ ops needing order changes
 
@@ -302,12 +333,13 @@ _METHODS = {
         "sub_", "mul_", "div_", "pow_", "floor_divide_", "remainder_", "fill_", "zero_", "copy_",
         "masked_fill_", "mm", "bmm", "matmul", "mv", "dot", "inner", "addmm", "rsub", "elu",
         "isnan", "isinf", "isfinite", "clamp_min", "clamp_max", "outer", "ger", "baddbmm",
+        "fmod_", "hypot_", "copysign_", "xlogy_", "true_divide_",
     )},
+    **_ops_elementwise.METHODS,
     **{n + "_": f for n, f in _M.INPLACE_UNARY.items()},
     **{n: getattr(_R, n) for n in (
         "sum", "mean", "prod", "amax", "amin", "all", "any", "max", "min", "argmax",
-        "argmin", "var", "std", "softmax", "log_softmax", "logsumexp", "isclose", "allclose",
-        "equal", "norm",
+        "argmin", "var", "std", "softmax", "log_softmax", "logsumexp", "equal", "norm",
     )},
     **{n: getattr(_S, n) for n in (
         "view", "reshape", "view_as", "reshape_as", "transpose", "swapaxes", "swapdims", "t",

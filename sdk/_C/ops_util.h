@@ -32,5 +32,6 @@ PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 
 extern PyMethodDef ops_more_methods[];
 extern PyMethodDef ops_nn_methods[];
+extern PyMethodDef ops_elementwise_methods[];
 
 }  // namespace sdkpy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import functional, init, utils
+from .activation import Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus
 from .modules import (
     ELU,
     GELU,
@@ -47,6 +48,12 @@ __all__ = [
     "Sigmoid",
     "ELU",
     "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
+    "LeakyReLU",
+    "Hardtanh",
+    "ReLU6",
     "Softmax",
     "LogSoftmax",
     "MSELoss",

@@ -13,6 +13,12 @@ __all__ = [
     "tanh",
     "elu",
     "gelu",
+    "silu",
+    "mish",
+    "softplus",
+    "leaky_relu",
+    "hardtanh",
+    "relu6",
     "softmax",
     "log_softmax",
     "mse_loss",
@@ -49,6 +55,10 @@ def tanh(input: Any) -> Any:
 
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     """x if x > 0 else alpha * (exp(x) - 1)."""
+    if inplace:
+        from sdk._ops_elementwise import elu_
+
+        return elu_(input, alpha)
     return sdk.elu(input, alpha=alpha)
 
 
@@ -56,6 +66,48 @@ def gelu(input: Any, approximate: str = "none") -> Any:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return sdk.gelu(input, approximate=approximate)
+
+
+def silu(input: Any, inplace: bool = False) -> Any:
+    """x * sigmoid(x)."""
+    from sdk._ops_elementwise import silu as impl
+
+    return impl(input, inplace)
+
+
+def mish(input: Any, inplace: bool = False) -> Any:
+    """x * tanh(softplus(x))."""
+    from sdk._ops_elementwise import mish as impl
+
+    return impl(input, inplace)
+
+
+def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """log(1 + exp(beta * x)) / beta, linear where beta * x > threshold."""
+    from sdk._ops_elementwise import softplus as impl
+
+    return impl(input, beta, threshold)
+
+
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
+    """x if x > 0 else negative_slope * x."""
+    from sdk._ops_elementwise import leaky_relu as impl
+
+    return impl(input, negative_slope, inplace)
+
+
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
+    """x clamped to [min_val, max_val]."""
+    from sdk._ops_elementwise import hardtanh as impl
+
+    return impl(input, min_val, max_val, inplace)
+
+
+def relu6(input: Any, inplace: bool = False) -> Any:
+    """min(max(x, 0), 6)."""
+    from sdk._ops_elementwise import relu6 as impl
+
+    return impl(input, inplace)
 
 
 def _softmax_dim(ndim: int) -> int:

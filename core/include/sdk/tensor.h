@@ -16,6 +16,7 @@
 #include "sdk/device.h"
 #include "sdk/dispatch.h"
 #include "sdk/dtype.h"
+#include "sdk/elementwise.h"
 #include "sdk/error.h"
 #include "sdk/half.h"
 #include "sdk/indexing.h"
