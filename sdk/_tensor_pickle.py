@@ -94,7 +94,9 @@ def rebuild(raw: Any, dtype_name: Any, shape: Any, requires_grad: Any, order: An
     data = byte_view(raw, WHERE)
     mem_shape = check_raw_tensor(data, d, [shape[i] for i in order], WHERE)
     if not isinstance(requires_grad, bool):
-        raise TypeError(f"{WHERE}: requires_grad must be a bool, got {type(requires_grad).__name__}")
+        raise TypeError(
+            f"{WHERE}: requires_grad must be a bool, got {type(requires_grad).__name__}"
+        )
     if requires_grad and not d.is_floating_point:
         raise ValueError(f"{WHERE}: requires_grad: only floating point tensors can, not {d.name}")
     if d._np is not None and _aliasable(data, d.itemsize):
