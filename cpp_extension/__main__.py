@@ -24,12 +24,15 @@ def _speedups(launcher: list[str]) -> str:
     argv = _toolchain.compiler_command("cxx")
     idents = _cache.extensions_root() / "toolchains.json"
     ident = _toolchain.compiler_identity(argv, idents)
-    pch = "on" if _pch.enabled(ident) else "off (gcc only; SDK_EXTENSIONS_NO_PCH)"
+    off = _pch.off_reason(ident, launcher)
+    pch = f"off ({off})" if off else "on"
     jobs = _toolchain.split_codegen_jobs(
         argv, idents, launcher, ["-O2"], 1, _toolchain.default_jobs()
     )
     split = (
-        f"on, {jobs} jobs" if jobs else "off (gcc, 2+ jobs, make, no ccache; SDK_EXTENSIONS_NO_LTO)"
+        f"on, {jobs} jobs"
+        if jobs
+        else "off (needs gcc, 2+ jobs, make, no compiler cache; SDK_EXTENSIONS_NO_LTO)"
     )
     return f"precompiled header {pch}; split code generation {split}; {_runtime_line(ident)}"
 

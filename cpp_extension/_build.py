@@ -364,7 +364,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
     # shared objects go first on the link line, so that their copies prevail (see _pch.py)
-    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split))
+    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split), launcher)
     shared = attached.shared
     cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
     if req.dlink and cuda_objects:

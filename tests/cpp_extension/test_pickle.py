@@ -111,7 +111,7 @@ def test_an_op_pickles_with_its_library(ext_dir, tmp_path):
     SDK_LIBRARY_IMPL({ns}, CPU, m) {{ m.impl("plus_one", &plus_one); }}
     """
     load_inline(f"lib_{ns}", cpp_sources=src, bridge="ctypes")
-    op = getattr(getattr(sdk.ops, ns), "plus_one")
+    op = getattr(sdk.ops, ns).plus_one
     blob = pickle.dumps(op)
     assert pickle.loads(blob) is op or pickle.loads(blob).name == op.name
     got = _child(blob, "got(np.zeros(2)).numpy()", SDK_EXTENSIONS_DIR=str(tmp_path / "other"))
@@ -127,7 +127,7 @@ def test_a_python_op_travels_by_name_and_a_missing_one_says_so():
     def neg(x: sdk.Tensor) -> sdk.Tensor:
         return -x
 
-    op = getattr(getattr(sdk.ops, ns), "neg")
+    op = getattr(sdk.ops, ns).neg
     assert pickle.loads(pickle.dumps(op)).name == f"{ns}::neg"
     proc = run_python(
         f"import pickle, sdk; pickle.loads({pickle.dumps(op)!r})", check=False, timeout=60
