@@ -50,6 +50,13 @@ class dtype:
     def __repr__(self) -> str:
         return f"sdk.{self.name}"
 
+    @property
+    def dtype(self) -> Any:
+        """numpy's dtype for this one. numpy reads this attribute, so np.dtype(sdk.float32)
+        works and numpy-based libraries (Dask's da.from_array of a tensor) accept sdk dtypes;
+        TypeError for bfloat16, which numpy lacks."""
+        return to_numpy_dtype(self)
+
     def __reduce__(self):
         return (as_dtype, (self.name,))
 
