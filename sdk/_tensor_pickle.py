@@ -51,34 +51,22 @@ def _host_buffer(t: Any) -> Any:
 
 def reduce(t: Any, protocol: int) -> tuple:
     """What Tensor.__reduce_ex__ returns (see the module docstring)."""
-    from sdk._tensor import _rebuild
-
-    src = _C._alias(t.cpu() if t.is_cuda else t)  # no autograd state: values only
-    order = memory_order(src)
-    if order is None:
-        src, order = _C.contiguous(src), tuple(range(src.ndim))
-    mem = _C.permute(src, list(order))  # row-major contiguous now, on the same memory
+    mem = _C._alias(t.cpu() if t.is_cuda else t)  # no autograd state: values only
+    order = None
+    if not mem.is_contiguous():
+        order = memory_order(mem)
+        if order is None:
+            mem = _C.contiguous(mem)
+        else:
+            mem = _C.permute(mem, list(order))  # row-major contiguous, on the same memory
     if protocol >= 5:
         data: Any = pickle.PickleBuffer(_host_buffer(mem))
     else:
         data = ctypes.string_at(mem.data_ptr(), mem.nbytes) if mem.nbytes else b""
     args: tuple = (data, t.dtype.name, tuple(t.shape), bool(t._requires_grad))
-    if order != tuple(range(len(order))):
+    if order is not None and order != tuple(range(len(order))):
         args += (order,)
-    return (_rebuild, args)
-
-
-def _aliasable(data: Any, itemsize: int) -> bool:
-    """Whether a tensor may wrap the memory of `data` (a bytearray or a flat memoryview):
-    writable (sdk tensors always are) and aligned to the element size. bytes and
-    read-only buffers are copied."""
-    if isinstance(data, bytes) or len(data) == 0:
-        return False
-    if isinstance(data, memoryview) and data.readonly:
-        return False
-    import numpy as np
-
-    return np.frombuffer(data, np.uint8).ctypes.data % itemsize == 0
+    return (_REBUILD, args)
 
 
 def rebuild(raw: Any, dtype_name: Any, shape: Any, requires_grad: Any, order: Any) -> Any:
@@ -99,11 +87,14 @@ def rebuild(raw: Any, dtype_name: Any, shape: Any, requires_grad: Any, order: An
         )
     if requires_grad and not d.is_floating_point:
         raise ValueError(f"{WHERE}: requires_grad: only floating point tensors can, not {d.name}")
-    if d._np is not None and _aliasable(data, d.itemsize):
+    t = None
+    if d._np is not None and len(data):
         import numpy as np
 
-        t = _C.from_array_interface(np.frombuffer(data, d._np).reshape(mem_shape))
-    else:
+        arr = np.frombuffer(data, d._np)
+        if arr.flags.writeable and arr.flags.aligned:  # wrap it, as numpy does (no copy)
+            t = _C.from_array_interface(arr.reshape(mem_shape))
+    if t is None:  # bytes, a read-only or misaligned buffer, bfloat16: a copy of our own
         t = _C.empty(mem_shape, d)
         if t.nbytes:
             _copy_into(t, data)
@@ -126,3 +117,12 @@ def _copy_into(t: Any, raw: Any) -> None:
 
 
 _DTYPE_NAMES = frozenset(d.name for d in DTYPES)
+
+
+def _rebuild_callable() -> Any:
+    from sdk._tensor import _rebuild  # the name pickles refer to (see sdk._tensor)
+
+    return _rebuild
+
+
+_REBUILD = _rebuild_callable()
