@@ -21,10 +21,10 @@ import tempfile
 import textwrap
 import time
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _checkout import REPO, import_path, subprocess_env  # noqa: E402  (the sdk under test)
-
-import numpy as np  # noqa: E402
 
 import sdk  # noqa: E402
 
@@ -131,7 +131,7 @@ def bench_pickle(repeat: int) -> None:
         times = {}
         for name, obj in (("sdk.Tensor", t), ("numpy", a)):
 
-            def round_trip(obj=obj):
+            def round_trip(obj=obj, protocol=protocol, oob=oob):
                 buffers: list = []
                 blob = pickle.dumps(
                     obj, protocol=protocol, buffer_callback=buffers.append if oob else None
