@@ -467,7 +467,7 @@ def _load_output(req: _Request, digest: str, output: Path):
     else:
         result = _import_pybind11(req.name, module_name, str(path))
     _LOADED[req.name] = (digest, result)
-    _remote.remember(req, result, ops_before)
+    _remote.remember(req, result, ops_before, digest)
     return result
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copyreg
 import hashlib
 import os
+import re
 import socket
 import types
 from pathlib import Path
@@ -42,6 +43,7 @@ _RECORDS: dict[int, tuple[Any, Any]] = {}
 _STATES: dict[int, dict] = {}  # id(loaded object) -> its pickled state, made once
 _SHIPPED: dict[str, Any] = {}  # digest of a received state -> what loading it returned
 _REDUCERS: set[type] = set()
+_HEX = re.compile(r"[0-9a-f]+")
 
 
 def here() -> str:
@@ -63,14 +65,14 @@ def registered_ops() -> set[str]:
     return set(_C.op_list(None))
 
 
-def remember(req: Any, loaded: Any, ops_before: set[str]) -> None:
-    """Make `loaded` (what load() returns for `req`) pickle by `req`, and note it as the
-    origin of the ops its library registered."""
+def remember(req: Any, loaded: Any, ops_before: set[str], digest: str) -> None:
+    """Make `loaded` (what load() returns for `req`, whose cache digest is `digest`) pickle
+    by `req`, and note it as the origin of the ops its library registered."""
     if req.bridge == "standalone":
         return
     if isinstance(loaded, types.ModuleType) and type(loaded) is types.ModuleType:
         loaded.__class__ = ShippableModule
-    _REQUESTS[id(loaded)] = (loaded, req)
+    _REQUESTS[id(loaded)] = (loaded, (req, digest))
     for value in vars(loaded).values():
         record = getattr(value, "__self__", None)
         if isinstance(value, types.BuiltinFunctionType) and record is not None:
@@ -112,12 +114,12 @@ def state_of(loaded: Any) -> dict:
             "load_inline() pickle (by their build request); load a prebuilt library with "
             "load_library() in the receiving process instead"
         )
-    state = _make_state(entry[1])
+    state = _make_state(*entry[1])
     _STATES[id(loaded)] = state
     return state
 
 
-def _make_state(req: Any) -> dict:
+def _make_state(req: Any, digest: str) -> dict:
     paths = _toolchain.sdk_paths()
     if req.write_sources:  # load_inline: the texts are the sources, by file name
         folder = ""
@@ -146,6 +148,7 @@ def _make_state(req: Any) -> dict:
         "with_cuda": bool(req.with_cuda),
         "dlink": bool(req.dlink),
         "abi": list(paths.abi),
+        "digest": digest,
         "origin": here(),
     }
 
@@ -219,13 +222,16 @@ def check_state(state: Any) -> dict:
         raise _fail("abi", f"must be [major, minor], got {abi!r:.40}")
     if not isinstance(state.get("origin"), str):
         raise _fail("origin", "must be a string")
+    digest = state.get("digest")
+    if not (isinstance(digest, str) and len(digest) == 64 and _HEX.fullmatch(digest)):
+        raise _fail("digest", f"must be 64 hex digits, got {digest!r:.80}")
     return state
 
 
 def _state_digest(state: dict) -> str:
     h = hashlib.sha256()
     for key in sorted(state):
-        if key == "origin":
+        if key in ("origin", "digest"):
             continue
         h.update(repr((key, state[key])).encode())
     return h.hexdigest()
@@ -249,12 +255,46 @@ def load_shipped(state: Any) -> Any:
             "install the same sdk major version on every machine"
         )
     try:
-        loaded = _load_request(state, digest)
+        _toolchain.compiler_command("cxx")
+        toolchain = True
+    except BuildError:
+        toolchain = False
+    try:
+        loaded = _load_request(state, digest) if toolchain else _load_prebuilt(state)
     except BuildError as e:
         raise BuildError(
             f"extension '{name}' (pickled on {origin}) could not be built on {here()}: {e}"
         ) from e
     _SHIPPED[digest] = loaded
+    return loaded
+
+
+def _load_prebuilt(state: dict) -> Any:
+    """No compiler here: the binary the sender's cache digest names, when this machine's
+    cache holds it intact (a cache folder built once and copied to every worker), else
+    BuildError saying so. The copy must come from a machine like the sender (same paths,
+    compiler and Python), which is what makes the digests agree."""
+    from ._build import _load_output, _output_name, _Request
+
+    name = state["name"]
+    build_dir = _cache.default_build_dir(name, _toolchain.sdk_paths().abi[0])
+    try:
+        _trust.check_cache(_cache.extensions_root(), build_dir, create=False)
+    except FileNotFoundError:
+        pass  # no such build folder: "stale" below
+    req = _Request(
+        name=name, sources=[], build_dir=build_dir, bridge=state["bridge"], write_sources=False
+    )
+    output = build_dir / _output_name(req)
+    found = _cache.check_output(_cache.read_stamp(build_dir), state["digest"], output)
+    if found != "fresh":
+        raise BuildError(
+            "no C++ compiler here, and this machine's cache holds no intact build of it "
+            f"({build_dir}: {found}); build it once where a compiler is and copy that "
+            "cache folder (SDK_EXTENSIONS_DIR) to every worker, or install a compiler"
+        )
+    loaded = _load_output(req, state["digest"], output)
+    _STATES[id(loaded)] = state  # it pickles on as it came
     return loaded
 
 

@@ -143,7 +143,7 @@ def _state():
         "inline": True, "folder": "", "files": [("main.cpp", b"int f();")], "sources": 1,
         "extra_cflags": [], "extra_cuda_cflags": [], "extra_ldflags": [],
         "extra_include_paths": [], "with_cuda": False, "dlink": False, "abi": [1, 0],
-        "origin": "elsewhere",
+        "digest": "ab" * 32, "origin": "elsewhere",
     }  # fmt: skip
 
 
@@ -165,6 +165,7 @@ BAD_STATES = [
     ({"folder": "/somewhere"}, "an inline request carries only its source texts"),
     ({"abi": [1]}, "abi: must be [major, minor]"),
     ({"origin": None}, "origin: must be a string"),
+    ({"digest": "xyz"}, "digest: must be 64 hex digits"),
 ]
 
 
@@ -194,7 +195,23 @@ def test_no_compiler_on_the_receiver_names_it_and_the_sender(ext_dir, monkeypatc
         _remote.load_shipped(state)
     msg = str(info.value)
     assert "(pickled on elsewhere) could not be built on " + _remote.here() in msg
-    assert "/nonexistent/g++" in msg
+    assert "no C++ compiler here, and this machine's cache holds no intact build" in msg
+
+
+def test_a_worker_without_a_compiler_loads_from_a_copied_cache(ext_dir, tmp_path):
+    name = "pkcopy_" + uuid.uuid4().hex[:8]
+    lib = load_inline(name, cpp_sources=CTYPES_SRC, bridge="ctypes")
+    blob = pickle.dumps(lib.add_const)
+    copied = tmp_path / "worker_cache"
+    shutil.copytree(ext_dir, copied, symlinks=True)  # "build once, ship the cache folder"
+    env = {"SDK_EXTENSIONS_DIR": str(copied), "CXX": "/nonexistent/g++"}
+    got = _child(blob, "got(np.ones(2), 2.0)", **env)
+    assert got["out"] == [3.0, 3.0]
+    empty = {"SDK_EXTENSIONS_DIR": str(tmp_path / "empty"), "CXX": "/nonexistent/g++"}
+    code = f"import pickle; pickle.loads({blob!r})"
+    proc = run_python(code, check=False, timeout=60, **empty)
+    assert proc.returncode != 0 and "no C++ compiler here" in proc.stderr
+    assert f"extension '{name}' (pickled on " in proc.stderr
 
 
 def test_prebuilt_and_unknown_objects_do_not_pickle(tmp_path):
