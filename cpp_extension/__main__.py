@@ -97,7 +97,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         ninja = _toolchain.ninja_executable()
     except BuildError as e:
         ninja = f"not found: {e}"
-    launcher = _toolchain.compiler_launcher()
+    try:
+        launcher = _toolchain.compiler_launcher()
+        cache_line = launcher[0] if launcher else "none (install ccache to speed up rebuilds)"
+    except BuildError as e:  # a wrong SDK_EXTENSIONS_LAUNCHER: builds would fail with this
+        launcher, cache_line = [], f"error: {e}"
     rows = [
         ("python", sys.version.split()[0] + f" ({sys.executable})"),
         ("sdk", sdk_version),
@@ -108,10 +112,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("C++ compiler", _compiler_line("cxx")),
         ("C compiler", _compiler_line("c")),
         ("ninja", ninja),
-        (
-            "compiler cache",
-            launcher[0] if launcher else "none (install ccache to speed up rebuilds)",
-        ),
+        ("compiler cache", cache_line),
         ("parallel jobs", str(_toolchain.default_jobs())),
         ("pybind11 builds", _speedups(launcher)),
         ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),

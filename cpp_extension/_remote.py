@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 import socket
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ _STATES: dict[int, dict] = {}  # id(loaded object) -> its pickled state, made on
 _SHIPPED: dict[str, Any] = {}  # digest of a received state -> what loading it returned
 _REDUCERS: set[type] = set()
 _HEX = re.compile(r"[0-9a-f]+")
+_SHIPPING = threading.RLock()  # Dask workers unpickle in several threads at once
 
 
 def here() -> str:
@@ -243,9 +245,14 @@ def load_shipped(state: Any) -> Any:
     sender when it cannot be built here (no compiler, say)."""
     state = check_state(state)
     digest = _state_digest(state)
-    loaded = _SHIPPED.get(digest)
-    if loaded is not None:
-        return loaded
+    with _SHIPPING:
+        loaded = _SHIPPED.get(digest)
+        if loaded is None:
+            loaded = _SHIPPED[digest] = _load_state(state, digest)
+    return loaded
+
+
+def _load_state(state: dict, digest: str) -> Any:
     name, origin = state["name"], state["origin"]
     abi = tuple(_toolchain.sdk_paths().abi)
     if state["abi"][0] != abi[0]:
@@ -265,7 +272,6 @@ def load_shipped(state: Any) -> Any:
         raise BuildError(
             f"extension '{name}' (pickled on {origin}) could not be built on {here()}: {e}"
         ) from e
-    _SHIPPED[digest] = loaded
     return loaded
 
 
