@@ -80,7 +80,14 @@ class _BackwardHooks:
 
 
 def _as_grads(r: Any, n: int, what: str) -> tuple:
-    r = r if isinstance(r, tuple) else (r,) if isinstance(r, _TensorBase) else tuple(r)
+    if isinstance(r, _TensorBase):
+        r = (r,)
+    elif isinstance(r, list):
+        r = tuple(r)
+    if not isinstance(r, tuple) or not all(g is None or isinstance(g, _TensorBase) for g in r):
+        raise TypeError(
+            f"{what} must return None, a Tensor or a tuple of Tensors/None, got {type(r).__name__}"
+        )
     if len(r) != n:
         raise RuntimeError(f"{what} returned {len(r)} gradients, expected {n}")
     return r
