@@ -44,6 +44,10 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
     """Normalize each channel of (N, C, *) input by the batch statistics (training, which
     also updates running_mean / running_var in place) or by the running ones."""
     check_tensor(input, "batch_norm")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):  # fmt: skip
+        if t is not None:
+            check_tensor(t, "batch_norm", name)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input of shape (N, C, *), got {list(input.shape)}")
     dims = (0, *range(2, input.ndim))
@@ -76,6 +80,9 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
                eps: float = 1e-5) -> Any:  # fmt: skip
     """Normalize (N, C, *) input over each group of C / num_groups channels (and all of *)."""
     check_tensor(input, "group_norm")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None:
+            check_tensor(t, "group_norm", name)
     if input.ndim < 2:
         raise ValueError(f"group_norm: expected input of shape (N, C, *), got {list(input.shape)}")
     n, c = input.shape[0], input.shape[1]
@@ -101,6 +108,8 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None,
     """x / sqrt(mean(x^2 over the trailing dims normalized_shape) + eps) * weight; eps None
     means finfo(input.dtype).eps."""
     check_tensor(input, "rms_norm")
+    if weight is not None:
+        check_tensor(weight, "rms_norm", "weight")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k > input.ndim or tuple(input.shape[input.ndim - k :]) != shape:
@@ -258,6 +267,8 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 
 def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
     """Adaptive pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out))."""
+    import numpy as np
+
     size = x.shape[dim]
     if out == size:
         return x
@@ -266,12 +277,18 @@ def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
         shape[dim : dim + 1] = [out, size // out]
         g = x.reshape(shape)
         return g.mean(dim + 1) if reduce == "mean" else g.amax(dim + 1)
-    parts = []
-    for i in range(out):
-        lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
-        w = x.narrow(dim, lo, hi - lo)
-        parts.append(w.mean(dim) if reduce == "mean" else w.amax(dim))
-    return sdk.stack(parts, dim)
+    i = np.arange(out, dtype=np.int64)
+    lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
+    if reduce == "mean":  # one product with the (size, out) averaging matrix
+        cols = np.arange(size)[:, None]
+        avg = ((cols >= lo) & (cols < hi)) / (hi - lo)
+        moved = x.movedim(dim, -1)
+        return sdk.matmul(moved, sdk.tensor(avg, dtype=x.dtype)).movedim(-1, dim)
+    parts = [  # the k-th element of every window (windows shorter than k repeat their last)
+        x.index_select(dim, sdk.tensor(np.minimum(lo + k, hi - 1)))
+        for k in range(int((hi - lo).max()))
+    ]
+    return parts[0] if len(parts) == 1 else sdk.stack(parts, -1).amax(-1)
 
 
 def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:

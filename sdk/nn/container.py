@@ -8,6 +8,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from sdk import _C
 
+from ._norm_pool import check_tensor
 from .modules import Module, _index
 from .parameter import Parameter
 
@@ -205,6 +206,7 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, input: Any) -> Any:
+        check_tensor(input, "Flatten")
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -225,6 +227,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, input: Any) -> Any:
+        check_tensor(input, "Unflatten")
         n = input.ndim
         if not -n <= self.dim < n:
             raise IndexError(f"Unflatten: dim {self.dim} is out of range for a {n}-d input")

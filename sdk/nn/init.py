@@ -134,10 +134,18 @@ def kaiming_normal_(
     return normal_(tensor, 0.0, std, generator)
 
 
+def _check_tensor(tensor: Any, fn: str) -> None:
+    from sdk import _C
+
+    if not isinstance(tensor, _C.TensorBase):
+        raise TypeError(f"{fn}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
+
+
 def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Any:  # fmt: skip
     """Fill with N(mean, std^2) truncated to [a, b]: uniform draws between the normal CDF at
     a and at b, mapped back through the inverse CDF (sqrt(2) * erfinv(2u - 1))."""
+    _check_tensor(tensor, "trunc_normal_")
     if not std > 0 or not a < b:
         raise ValueError(f"trunc_normal_: need std > 0 and a < b, got std={std}, a={a}, b={b}")
 
@@ -161,6 +169,7 @@ def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
 
     import sdk
 
+    _check_tensor(tensor, "orthogonal_")
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:

@@ -100,10 +100,10 @@ class ConcatDataset(Dataset):
     def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = list(datasets)
         if not self.datasets:
-            raise AssertionError("datasets should not be an empty iterable")
+            raise ValueError("ConcatDataset: datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
+                raise TypeError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = []
         total = 0
         for d in self.datasets:
@@ -132,7 +132,7 @@ class ChainDataset(IterableDataset):
     def __iter__(self) -> Iterator:
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
+                raise TypeError("ChainDataset only supports IterableDataset")
             yield from d
 
     def __len__(self) -> int:
