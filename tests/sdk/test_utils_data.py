@@ -310,3 +310,36 @@ def test_breaking_out_early_stops_the_workers():
     workers = list(it._workers)
     it._shutdown()
     assert not any(p.is_alive() for p in workers)
+
+
+def test_default_collate_matches_torch():
+    torch = pytest.importorskip("torch")
+    from torch.utils.data import default_collate as torch_collate
+
+    Pair = collections.namedtuple("Pair", "a b")
+    batch = [
+        {"arr": np.array([1.0, 2.0], dtype=np.float32), "n": 3, "f": 0.5, "flag": True,
+         "tup": (1, 2.5), "pair": Pair(np.int32(4), [1, 2]), "s": "x"},
+        {"arr": np.array([3.0, 4.0], dtype=np.float32), "n": 4, "f": 1.5, "flag": False,
+         "tup": (3, 4.5), "pair": Pair(np.int32(5), [3, 4]), "s": "y"},
+    ]  # fmt: skip
+
+    def same(a, b):
+        if isinstance(b, torch.Tensor):
+            assert (
+                isinstance(a, sdk.Tensor)
+                and str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+            )
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        elif isinstance(b, dict):
+            assert type(a) is type(b) and list(a) == list(b)
+            for k in b:
+                same(a[k], b[k])
+        elif isinstance(b, (list, tuple)):
+            assert type(a) is type(b) and len(a) == len(b)
+            for x, y in zip(a, b):
+                same(x, y)
+        else:
+            assert a == b
+
+    same(default_collate(batch), torch_collate(batch))
