@@ -49,6 +49,17 @@ def _generator(generator: Any) -> Any:
     return sdk.Generator(seed)
 
 
+def _permutation(n: int, generator: Any) -> list:
+    """A random permutation of range(n) as a list, determined by `generator` (one draw from
+    it seeds numpy's generator, which shuffles a million indices in milliseconds)."""
+    import numpy as np
+
+    import sdk
+
+    seed = int(sdk.randint(0, 2**62, (1,), generator=generator).item())
+    return np.random.default_rng(seed).permutation(n).tolist()
+
+
 class RandomSampler(Sampler):
     """A random permutation of the indices each epoch (without replacement), or num_samples
     indices drawn uniformly with replacement."""
@@ -81,8 +92,9 @@ class RandomSampler(Sampler):
             yield from sdk.randint(0, n, (self.num_samples,), generator=gen).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from sdk.randperm(n, generator=gen).tolist()
-        yield from sdk.randperm(n, generator=gen).tolist()[: self.num_samples % n]
+            yield from _permutation(n, gen)
+        if self.num_samples % n:
+            yield from _permutation(n, gen)[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -96,9 +108,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        import sdk
-
-        for i in sdk.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in _permutation(len(self.indices), _generator(self.generator)):
             yield self.indices[i]
 
     def __len__(self) -> int:
