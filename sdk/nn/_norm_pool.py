@@ -224,13 +224,13 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
 
 def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
               ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:  # fmt: skip
+    import numpy as np
+
     k, s, p, d = _pool_args(fn, n, input, kernel_size, stride, padding, 1)
-    if ceil_mode:
-        raise NotImplementedError(f"{fn}: ceil_mode=True is not supported")
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, outs = _windows(x, n, k, s, p, d, 0.0, False, fn)
+    parts, outs = _windows(x, n, k, s, p, d, 0.0, ceil_mode, fn)
     total = parts[0]
     for part in parts[1:]:
         total = total + part
@@ -238,15 +238,18 @@ def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
         if not isinstance(divisor_override, int) or divisor_override == 0:
             raise ValueError(f"{fn}: divisor_override must be a non-zero int")
         out = total / divisor_override
-    elif count_include_pad or not any(p):
-        out = total / math.prod(k)
-    else:  # divide by the number of input (not padding) elements in each window
-        ones = sdk.ones(x.shape[-n:], dtype=x.dtype)
-        count_parts, _ = _windows(ones, n, k, s, p, d, 0.0, False, fn)
-        count = count_parts[0]
-        for part in count_parts[1:]:
-            count = count + part
-        out = total / count
+    else:
+        # Each window's divisor: its extent clipped to the padded input (count_include_pad)
+        # or to the input itself; a product over the spatial dims.
+        div = np.ones(())
+        for size, o, ki, si, pi in zip(x.shape[-n:], outs, k, s, p):
+            start = np.arange(o) * si - pi
+            end = np.minimum(start + ki, size + pi)
+            count = (
+                end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0)
+            )
+            div = np.multiply.outer(div, count)
+        out = total / sdk.tensor(div, dtype=x.dtype)
     return out if batched else out.squeeze(0)
 
 

@@ -60,7 +60,8 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
-        if any(d.get(name) for name in _HOOK_TABLES):
+        if (d.get("_forward_pre_hooks") or d.get("_forward_hooks")
+                or d.get("_backward_pre_hooks") or d.get("_backward_hooks")):  # fmt: skip
             from ._hooks import call_with_hooks
 
             return call_with_hooks(self, args, kwargs)

@@ -102,6 +102,14 @@ def test_max_pool_ceil_mode_and_dilation():
     close(dil, ref)
 
 
+def test_avg_pool_ceil_mode_divides_by_the_clipped_window():
+    x = RNG.normal(size=(1, 1, 5))
+    got = F.avg_pool1d(t64(x), 2, 2, ceil_mode=True)
+    close(got, [[[x[0, 0, 0:2].mean(), x[0, 0, 2:4].mean(), x[0, 0, 4]]]])
+    padded = F.avg_pool1d(t64(x), 3, 2, 1, ceil_mode=True)  # windows [-1,2) [1,4) [3,6)
+    close(padded, [[[x[0, 0, 0:2].sum() / 3, x[0, 0, 1:4].mean(), x[0, 0, 3:5].sum() / 3]]])
+
+
 def test_adaptive_pools_match_window_formula():
     x = RNG.normal(size=(2, 3, 7, 5))
     got = F.adaptive_avg_pool2d(t64(x), (3, 2))

@@ -42,6 +42,12 @@ FUNCS = {
     "max_pool1d": (lambda m, x: m.max_pool1d(x, 3, 1, 1, dilation=2), (2, 3, 9)),
     "avg_pool2d": (lambda m, x: m.avg_pool2d(x, 3, 2, 1, count_include_pad=False), (2, 2, 7, 6)),
     "avg_pool1d": (lambda m, x: m.avg_pool1d(x, 2), (2, 3, 9)),
+    "avg_pool2d_ceil": (lambda m, x: m.avg_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 7)),
+    "avg_pool2d_ceil_nopad": (
+        lambda m, x: m.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        (1, 2, 6, 7),
+    ),  # fmt: skip
+    "avg_pool1d_ceil": (lambda m, x: m.avg_pool1d(x, 2, 2, ceil_mode=True), (2, 3, 9)),
     "adaptive_avg_pool2d": (lambda m, x: m.adaptive_avg_pool2d(x, (3, 4)), (2, 2, 7, 6)),
     "adaptive_max_pool2d": (lambda m, x: m.adaptive_max_pool2d(x, (4, 3)), (2, 2, 7, 6)),
     "bilinear": (lambda m, x: m.interpolate(x, size=(9, 4), mode="bilinear"), (1, 2, 5, 6)),
