@@ -198,14 +198,33 @@ def _batched(x: Any, n: int) -> tuple:
 def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
               dilation: Any, ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
     k, s, p, d = _pool_args(fn, n, input, kernel_size, stride, padding, dilation)
-    if return_indices:
-        raise NotImplementedError(f"{fn}: return_indices=True is not supported")
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, _ = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
-    out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
-    return out if batched else out.squeeze(0)
+    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
+    if not return_indices:
+        out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
+        return out if batched else out.squeeze(0)
+    out, which = sdk.stack(parts, -1).max(-1)
+    idx = sdk.tensor(_flat_positions(x.shape[-n:], outs, k, s, p, d))  # (*outs, K)
+    idx = idx.expand(*out.shape, idx.shape[-1]).gather(-1, which.unsqueeze(-1)).squeeze(-1)
+    return (out, idx) if batched else (out.squeeze(0), idx.squeeze(0))
+
+
+def _flat_positions(sizes: Any, outs: list, k: tuple, s: tuple, p: tuple, d: tuple) -> Any:
+    """int64 (*outs, prod(k)): the flat input position (h * W + w for 2-d) of each window
+    element, window offsets in the order _windows stacks them."""
+    import numpy as np
+
+    pos = np.zeros((1,), dtype=np.int64)  # grows to (*outs, K)
+    for size, o, ki, si, pi, di in zip(sizes, outs, k, s, p, d):
+        coord = (np.arange(o) * si - pi)[:, None] + (np.arange(ki) * di)[None, :]  # (o, ki)
+        lead = pos.ndim - 1
+        pos = pos.reshape(pos.shape[:-1] + (1, pos.shape[-1], 1)) * size + coord.reshape(
+            (1,) * lead + (o, 1, ki)
+        )
+        pos = pos.reshape(pos.shape[:-2] + (-1,))
+    return pos
 
 
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,

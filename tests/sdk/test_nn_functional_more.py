@@ -8,6 +8,7 @@ import pytest
 
 import sdk
 import sdk.nn.functional as F
+from sdk import nn
 from sdk.autograd import gradcheck
 
 RNG = np.random.default_rng(0)
@@ -100,6 +101,20 @@ def test_max_pool_ceil_mode_and_dilation():
     dil = F.max_pool2d(t64(x), 2, 1, dilation=2)
     ref = np.maximum.reduce([x[:, :, a : a + 3, b : b + 3] for a in (0, 2) for b in (0, 2)])
     close(dil, ref)
+
+
+def test_max_pool_return_indices_point_at_the_maxima():
+    x = RNG.normal(size=(2, 3, 6, 5))
+    out, idx = F.max_pool2d(t64(x), 3, 2, 1, return_indices=True)
+    assert idx.dtype == sdk.int64 and tuple(idx.shape) == tuple(out.shape)
+    flat = x.reshape(2, 3, -1)
+    picked = np.take_along_axis(flat, idx.numpy().reshape(2, 3, -1), -1).reshape(out.shape)
+    close(out, picked)
+    _, idx1 = F.max_pool1d(t64(x[0, 0]), 2, return_indices=True)  # unbatched (C, L)
+    np.testing.assert_array_equal(idx1.numpy(), x[0, 0, :, :4].reshape(6, 2, 2).argmax(-1)
+                                  + np.arange(2) * 2)  # fmt: skip
+    mod_out, mod_idx = nn.MaxPool2d(2, return_indices=True)(t64(x))
+    assert tuple(mod_idx.shape) == (2, 3, 3, 2)
 
 
 def test_avg_pool_ceil_mode_divides_by_the_clipped_window():

@@ -154,3 +154,19 @@ def test_lr_and_one_hot_and_finfo_agree_with_torch():
     for name in ("uint8", "int8", "int16", "int32", "int64"):
         a, b = sdk.iinfo(getattr(sdk, name)), torch.iinfo(getattr(torch, name))
         assert (a.bits, a.min, a.max) == (b.bits, b.min, b.max)
+
+
+@pytest.mark.parametrize(
+    "fn, shape, kw",
+    [
+        ("max_pool2d", (2, 3, 7, 6), dict(kernel_size=3, stride=2, padding=1)),
+        ("max_pool2d", (2, 3, 7, 6), dict(kernel_size=2, dilation=2, ceil_mode=True)),
+        ("max_pool1d", (2, 3, 9), dict(kernel_size=3, stride=2, padding=1)),
+    ],
+)
+def test_max_pool_indices_match_torch(fn, shape, kw):
+    x = RNG.normal(size=shape)
+    s_out, s_idx = getattr(F, fn)(sdk.tensor(x), return_indices=True, **kw)
+    t_out, t_idx = getattr(TF, fn)(torch.tensor(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(s_idx.numpy(), t_idx.numpy())
+    np.testing.assert_allclose(s_out.numpy(), t_out.numpy())
