@@ -404,12 +404,13 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Any:  # fmt: skip
     """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`:
-    modes nearest, nearest-exact (any number of spatial dims), linear (1), bilinear (2)."""
+    modes nearest, nearest-exact and area (any number of spatial dims), linear (1),
+    bilinear (2)."""
     check_tensor(input, "interpolate")
-    if mode not in ("nearest", "nearest-exact", "linear", "bilinear"):
+    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "area"):
         raise NotImplementedError(
             f"interpolate: mode {mode!r} is not supported (nearest, nearest-exact, linear, "
-            "bilinear)"
+            "bilinear, area)"
         )
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
@@ -447,5 +448,8 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
             scales = [1.0 / f for f in factors]
     x = input
     for i in range(n):
-        x = _resize_dim(x, 2 + i, sizes[i], scales[i], mode, bool(align_corners))
+        if mode == "area":  # adaptive average pooling to the new size
+            x = _adaptive_dim(x, 2 + i, sizes[i], "mean")
+        else:
+            x = _resize_dim(x, 2 + i, sizes[i], scales[i], mode, bool(align_corners))
     return x

@@ -57,6 +57,7 @@ FUNCS = {
     ),  # fmt: skip
     "linear_scale": (lambda m, x: m.interpolate(x, scale_factor=2.5, mode="linear"), (2, 2, 5)),
     "nearest": (lambda m, x: m.interpolate(x, size=(7, 3)), (1, 2, 5, 6)),
+    "area": (lambda m, x: m.interpolate(x, size=(3, 4), mode="area"), (1, 2, 5, 6)),
     "nearest_exact": (
         lambda m, x: m.interpolate(x, size=(7, 4), mode="nearest-exact"),
         (1, 2, 5, 6),

@@ -264,6 +264,12 @@ def test_workers_shuffle_reproducibly_with_a_generator():
     assert a == b and sorted(sum(a, [])) == list(range(40))
 
 
+def test_workers_started_by_spawn():
+    ds = _ds(5)  # TensorDataset pickles; spawn children import sdk afresh
+    loader = DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context="spawn")
+    assert _labels(loader) == [[0, 1], [2, 3], [4]]
+
+
 def test_worker_error_is_raised_with_the_worker_traceback():
     loader = DataLoader(FailsAt(5), batch_size=2, num_workers=2)
     got = []
