@@ -59,7 +59,7 @@ class _BackwardHooks:
         return new if single or isinstance(new, tuple) else (new,)
 
     def on_output_grads(self, grads: tuple) -> tuple:
-        for (hook,) in list(self.module._backward_pre_hooks.values()):
+        for (hook,) in _table(self.module, "_backward_pre_hooks"):
             r = hook(self.module, grads)
             if r is not None:
                 grads = _as_grads(r, len(grads), "backward pre-hook")
@@ -72,7 +72,7 @@ class _BackwardHooks:
         return self._run(grads)
 
     def _run(self, grad_input: tuple) -> tuple:
-        for (hook,) in list(self.module._backward_hooks.values()):
+        for (hook,) in _table(self.module, "_backward_hooks"):
             r = hook(self.module, grad_input, self.grad_output)
             if r is not None:
                 grad_input = _as_grads(r, len(grad_input), "backward hook")
@@ -93,8 +93,13 @@ def _as_grads(r: Any, n: int, what: str) -> tuple:
     return r
 
 
+def _table(module: Any, name: str) -> list:
+    """The hooks in one table (modules unpickled from before hooks existed have none)."""
+    return list((module.__dict__.get(name) or {}).values())
+
+
 def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
-    for hook, with_kwargs in list(module._forward_pre_hooks.values()):
+    for hook, with_kwargs in _table(module, "_forward_pre_hooks"):
         if with_kwargs:
             r = hook(module, args, kwargs)
             if r is not None:
@@ -109,20 +114,20 @@ def call_with_hooks(module: Any, args: tuple, kwargs: dict) -> Any:
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
     backward = None
-    if module._backward_hooks or module._backward_pre_hooks:
+    if _table(module, "_backward_hooks") or _table(module, "_backward_pre_hooks"):
         backward = _BackwardHooks(module)
         args = backward.wrap_inputs(args)
     try:
         output = module.forward(*args, **kwargs)
     except Exception:
-        for hook, with_kwargs, always in list(module._forward_hooks.values()):
+        for hook, with_kwargs, always in _table(module, "_forward_hooks"):
             if always:
                 try:
                     hook(module, args, kwargs, None) if with_kwargs else hook(module, args, None)
                 except Exception:
                     pass  # the forward's own exception is the one to see
         raise
-    for hook, with_kwargs, _ in list(module._forward_hooks.values()):
+    for hook, with_kwargs, _ in _table(module, "_forward_hooks"):
         r = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
         if r is not None:
             output = r
