@@ -359,6 +359,12 @@ class Module:
     def cpu(self) -> Module:
         return self
 
+    def cuda(self, device: Any = None) -> Module:
+        """Module.to("cuda"): refused with NotImplementedError until modules can move
+        (so a ported ``model.cuda()`` fails saying why)."""
+        name = "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
+        return self.to(device=name)
+
     # ----------------------------------------------------------------- state dict
 
     def state_dict(

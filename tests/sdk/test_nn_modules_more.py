@@ -390,6 +390,12 @@ def test_module_apply_to_double_half_and_named_modules():
     assert net.half()[0].weight.dtype == sdk.float16
 
 
+def test_module_cuda_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="only the cpu device"):
+        nn.Linear(2, 2).cuda()
+    assert nn.Linear(2, 2).cpu() is not None
+
+
 def test_register_buffer_persistent():
     m = nn.Module()
     m.register_buffer("kept", sdk.zeros(1))
