@@ -35,6 +35,7 @@ from sdk._dtype import (
     uint8,
 )
 from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
+from sdk._finfo import finfo, iinfo
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
 from sdk._ops_creation import (
     Generator,
@@ -237,7 +238,14 @@ from sdk._ops_shape import (
     vstack,
 )
 from sdk._tensor import Tensor
-from sdk.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from sdk.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 float = float32  # noqa: A001
 double = float64
@@ -338,7 +346,7 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library")
+_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library", "utils")
 
 
 def __getattr__(name: str) -> _Any:
@@ -579,6 +587,10 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+    "finfo",
+    "iinfo",
     "float",
     "double",
     "half",
