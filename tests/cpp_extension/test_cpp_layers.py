@@ -1,5 +1,5 @@
-"""The layers of sdk/layers.h (sdk::layer_norm, conv1d, conv2d, embedding, dropout,
-constant_pad_nd), called from C++ with torch's arguments, against sdk.nn.functional (which
+"""The layers of sdk/layers.h (sdk::linear, layer_norm, conv1d, conv2d, embedding, dropout,
+constant_pad_nd, mse_loss, cosine_similarity) and composites of math.h, called from C++ with torch's arguments, against sdk.nn.functional (which
 runs the same core kernels) and numpy."""
 
 from __future__ import annotations
@@ -31,6 +31,25 @@ Tensor lse(const Tensor& x) { return x.logsumexp({1}); }
 std::vector<Tensor> norms(const Tensor& x) {
   return {x.norm(), x.norm(1, {1}), x.norm(INFINITY, {0}, true), sdk::norm(x, 3.0, {1})};
 }
+Tensor lin(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  return sdk::linear(x, w, b);
+}
+Tensor conv1d_str(const Tensor& x, const Tensor& w, const std::string& padding, int64_t dil) {
+  return sdk::conv1d(x, w, {}, 1, padding, dil);
+}
+Tensor conv2d_same(const Tensor& x, const Tensor& w) { return sdk::conv2d(x, w, {}, 1, "same"); }
+Tensor gelu_tanh(const Tensor& x, const std::string& approximate) {
+  return sdk::gelu(x, approximate);
+}
+std::vector<Tensor> moments(const Tensor& x) {
+  auto [v, m] = sdk::var_mean(x, {1}, false, true);
+  auto [s, m2] = sdk::std_mean(x);
+  return {v, m, s, m2};
+}
+std::vector<Tensor> losses(const Tensor& a, const Tensor& b) {
+  return {sdk::mse_loss(a, b), sdk::mse_loss(a, b, sdk::Reduction::Sum),
+          sdk::mse_loss(a, b, sdk::Reduction::None), sdk::cosine_similarity(a, b, 1)};
+}
 Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor& a,
                  const Tensor& b) {
   return c.baddbmm(a, b, 0.5, 2.0) + u.outer(v).sum();
@@ -57,6 +76,12 @@ def ext(tmp_path_factory):
             "lse",
             "norms",
             "outer_bmm",
+            "lin",
+            "conv1d_str",
+            "conv2d_same",
+            "gelu_tanh",
+            "moments",
+            "losses",
         ],  # fmt: skip
     )
     mp.undo()
@@ -128,3 +153,53 @@ def test_cpp_einsum_reductions_and_products(ext):
     np.testing.assert_allclose(
         out.numpy(), 0.5 * c + 2 * (a @ b) + np.outer(u, v).sum(), rtol=1e-12
     )
+
+
+def test_cpp_linear_string_padding_gelu_moments_and_losses(ext):
+    rng = np.random.default_rng(11)
+    x, w, b = (rng.standard_normal(s) for s in ((2, 3, 5), (4, 5), (4,)))
+    want = x @ w.T + b
+    got = ext.lin(sdk.tensor(x), sdk.tensor(w), sdk.tensor(b)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got2 = ext.lin(sdk.tensor(x[0]), sdk.tensor(w), None).numpy()  # 2-d, no bias
+    np.testing.assert_allclose(got2, x[0] @ w.T, rtol=1e-12)
+
+    xs, ws = sdk.tensor(rng.standard_normal((2, 3, 9))), sdk.tensor(rng.standard_normal((4, 3, 4)))
+    for dil in (1, 2):  # even total padding (2 * 3 = 6) and odd (3): torch pads the end more
+        same = ext.conv1d_str(xs, ws, "same", dil).numpy()
+        assert same.shape == (2, 4, 9)
+        np.testing.assert_allclose(same, F.conv1d(xs, ws, padding="same", dilation=dil).numpy())
+    valid = ext.conv1d_str(xs, ws, "valid", 1).numpy()
+    np.testing.assert_allclose(valid, F.conv1d(xs, ws).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="padding must be 'valid', 'same'"):
+        ext.conv1d_str(xs, ws, "full", 1)
+    x2, w2 = (
+        sdk.tensor(rng.standard_normal((1, 2, 6, 7))),
+        sdk.tensor(rng.standard_normal((3, 2, 2, 3))),
+    )
+    np.testing.assert_allclose(
+        ext.conv2d_same(x2, w2).numpy(), F.conv2d(x2, w2, padding="same").numpy(), rtol=1e-12
+    )
+
+    g = sdk.tensor(rng.standard_normal(50))
+    np.testing.assert_allclose(
+        ext.gelu_tanh(g, "tanh").numpy(), F.gelu(g, approximate="tanh").numpy(), rtol=1e-12
+    )
+    np.testing.assert_allclose(ext.gelu_tanh(g, "none").numpy(), F.gelu(g).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        ext.gelu_tanh(g, "fast")
+
+    m = rng.standard_normal((3, 6))
+    v, mean, s, mean_all = (t.numpy() for t in ext.moments(sdk.tensor(m)))
+    np.testing.assert_allclose(v, m.var(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(mean, m.mean(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(s, m.std(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(mean_all, m.mean(), rtol=1e-12)
+
+    a, c = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    mse, total, each, cos = (t.numpy() for t in ext.losses(sdk.tensor(a), sdk.tensor(c)))
+    np.testing.assert_allclose(mse, ((a - c) ** 2).mean(), rtol=1e-12)
+    np.testing.assert_allclose(total, ((a - c) ** 2).sum(), rtol=1e-12)
+    np.testing.assert_allclose(each, (a - c) ** 2, rtol=1e-12)
+    want_cos = (a * c).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(c, axis=1))
+    np.testing.assert_allclose(cos, want_cos, rtol=1e-12)
