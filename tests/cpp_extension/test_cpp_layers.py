@@ -50,6 +50,11 @@ std::vector<Tensor> losses(const Tensor& a, const Tensor& b) {
   return {sdk::mse_loss(a, b), sdk::mse_loss(a, b, sdk::Reduction::Sum),
           sdk::mse_loss(a, b, sdk::Reduction::None), sdk::cosine_similarity(a, b, 1)};
 }
+Tensor bn(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, const Tensor& rv,
+          bool training) {
+  return sdk::batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, true);
+}
+Tensor avgpool(const Tensor& x) { return sdk::avg_pool2d(x, {2, 3}, {2, 1}, {1, 0}); }
 Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor& a,
                  const Tensor& b) {
   return c.baddbmm(a, b, 0.5, 2.0) + u.outer(v).sum();
@@ -82,6 +87,8 @@ def ext(tmp_path_factory):
             "gelu_tanh",
             "moments",
             "losses",
+            "bn",
+            "avgpool",
         ],  # fmt: skip
     )
     mp.undo()
@@ -203,3 +210,26 @@ def test_cpp_linear_string_padding_gelu_moments_and_losses(ext):
     np.testing.assert_allclose(each, (a - c) ** 2, rtol=1e-12)
     want_cos = (a * c).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(c, axis=1))
     np.testing.assert_allclose(cos, want_cos, rtol=1e-12)
+
+
+def test_cpp_batch_norm_and_avg_pool_match_python(ext):
+    rng = np.random.default_rng(12)
+    x = sdk.tensor(rng.standard_normal((4, 3, 5, 2)))
+    w, b = sdk.tensor(rng.standard_normal(3)), sdk.tensor(rng.standard_normal(3))
+    rm_c, rv_c = sdk.zeros(3, dtype=sdk.float64), sdk.ones(3, dtype=sdk.float64)
+    rm_p, rv_p = sdk.zeros(3, dtype=sdk.float64), sdk.ones(3, dtype=sdk.float64)
+    for training in (True, False):
+        got = ext.bn(x, w, b, rm_c, rv_c, training).numpy()
+        want = F.batch_norm(x, rm_p, rv_p, w, b, training=training).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rm_c.numpy(), rm_p.numpy(), rtol=1e-12)  # updated alike
+    np.testing.assert_allclose(rv_c.numpy(), rv_p.numpy(), rtol=1e-12)
+    assert not np.allclose(rm_c.numpy(), 0)
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        ext.bn(sdk.ones(1, 3, dtype=sdk.float64), w, b, rm_c, rv_c, True)
+    p = sdk.tensor(rng.standard_normal((2, 3, 6, 5)))
+    np.testing.assert_allclose(
+        ext.avgpool(p).numpy(),
+        F.avg_pool2d(p, (2, 3), (2, 1), (1, 0)).numpy(),
+        rtol=1e-12,
+    )

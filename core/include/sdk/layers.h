@@ -237,6 +237,74 @@ inline Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar&
   return out;
 }
 
+/*! \brief Normalize each channel of (N, C, *) input by the batch's statistics (training;
+ *  running_mean / running_var, when given, are updated in place with momentum, the variance
+ *  unbiased) or by the running ones; then scale and shift by weight and bias (optional, C). */
+inline Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                         const std::optional<Tensor>& bias,
+                         const std::optional<Tensor>& running_mean,
+                         const std::optional<Tensor>& running_var, bool training, double momentum,
+                         double eps, bool /*cudnn_enabled*/ = true) {
+  if (input.dim() < 2) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("batch_norm: expected input of shape "
+                                                        "(N, C, *), got ",
+                                                        input.sizes()));
+  }
+  std::vector<int64_t> dims{0}, shape(static_cast<size_t>(input.dim()), 1);
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  shape[1] = input.size(1);
+  const bool have_running =
+      running_mean && running_mean->defined() && running_var && running_var->defined();
+  Tensor mean, var;
+  if (training || !have_running) {
+    const int64_t n = input.numel() / (input.size(1) ? input.size(1) : 1);
+    if (n <= 1) {
+      detail::throw_error(SDK_ERROR_VALUE,
+                          detail::concat("batch_norm: expected more than 1 value per channel "
+                                         "when training, got input size ",
+                                         input.sizes()));
+    }
+    mean = input.mean(dims);
+    var = input.var(dims, /*unbiased=*/false);
+    if (training && have_running) {
+      running_mean->mul_(1 - momentum).add_(mean * momentum);
+      running_var->mul_(1 - momentum).add_(var * (momentum * n / (n - 1)));
+    }
+  } else {
+    mean = *running_mean;
+    var = *running_var;
+  }
+  Tensor out = (input - mean.view(shape)) * (var.view(shape) + eps).rsqrt();
+  if (weight && weight->defined()) out = out * weight->view(shape);
+  if (bias && bias->defined()) out = out + bias->view(shape);
+  return out;
+}
+
+/*! \brief Mean over kernel_size windows of (N, C, H, W) or (C, H, W) input (stride defaults
+ *  to the kernel; zero padding counted in the mean, as torch's default count_include_pad).
+ *  ceil_mode and divisor_override are not supported (an error says so). */
+inline Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true,
+                         std::optional<int64_t> divisor_override = std::nullopt) {
+  if (ceil_mode || !count_include_pad || divisor_override) {
+    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
+                        "avg_pool2d: ceil_mode, count_include_pad=false and divisor_override "
+                        "are not supported in C++ (sdk.nn.functional.avg_pool2d has them)");
+  }
+  if (input.dim() != 3 && input.dim() != 4) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("avg_pool2d: expected a 3-d or 4-d "
+                                                        "input, got shape ",
+                                                        input.sizes()));
+  }
+  std::vector<int64_t> k = detail::expand_param(kernel_size, 2, "avg_pool2d", "kernel_size");
+  const int64_t c = input.size(input.dim() - 3);
+  // one averaging filter per channel: a depthwise convolution
+  Tensor w = full({c, 1, k[0], k[1]}, 1.0 / static_cast<double>(k[0] * k[1]), input.options());
+  return detail::convolution("avg_pool2d", 2, input, w, std::nullopt,
+                             stride.empty() ? IntArrayRef(k) : stride, padding, 1, c);
+}
+
 /*! \brief Mean (or sum, or none: Reduction::) of the squared differences. */
 inline Tensor mse_loss(const Tensor& self, const Tensor& target,
                        int64_t reduction = Reduction::Mean) {
