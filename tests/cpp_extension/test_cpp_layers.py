@@ -55,6 +55,10 @@ Tensor bn(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, c
   return sdk::batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, true);
 }
 Tensor avgpool(const Tensor& x) { return sdk::avg_pool2d(x, {2, 3}, {2, 1}, {1, 0}); }
+Tensor strided_like(const Tensor& x) {  // torch ports spell the layout out
+  SDK_CHECK(x.layout() == sdk::kStrided, "not strided");
+  return sdk::zeros(x.sizes(), x.options().layout(sdk::kStrided).requires_grad(false));
+}
 Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor& a,
                  const Tensor& b) {
   return c.baddbmm(a, b, 0.5, 2.0) + u.outer(v).sum();
@@ -89,6 +93,7 @@ def ext(tmp_path_factory):
             "losses",
             "bn",
             "avgpool",
+            "strided_like",
         ],  # fmt: skip
     )
     mp.undo()
@@ -227,6 +232,8 @@ def test_cpp_batch_norm_and_avg_pool_match_python(ext):
     assert not np.allclose(rm_c.numpy(), 0)
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         ext.bn(sdk.ones(1, 3, dtype=sdk.float64), w, b, rm_c, rv_c, True)
+    z = ext.strided_like(x)
+    assert z.dtype == x.dtype and z.shape == x.shape and not z.numpy().any()
     p = sdk.tensor(rng.standard_normal((2, 3, 6, 5)))
     np.testing.assert_allclose(
         ext.avgpool(p).numpy(),
