@@ -55,6 +55,9 @@ Tensor bn(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, c
   return sdk::batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, true);
 }
 Tensor avgpool(const Tensor& x) { return sdk::avg_pool2d(x, {2, 3}, {2, 1}, {1, 0}); }
+Tensor maxpool(const Tensor& x, int64_t stride, int64_t padding, int64_t dilation) {
+  return sdk::max_pool2d(x, {3, 2}, {stride}, {padding}, {dilation});
+}
 Tensor strided_like(const Tensor& x) {  // torch ports spell the layout out
   SDK_CHECK(x.layout() == sdk::kStrided, "not strided");
   return sdk::zeros(x.sizes(), x.options().layout(sdk::kStrided).requires_grad(false));
@@ -94,6 +97,7 @@ def ext(tmp_path_factory):
             "bn",
             "avgpool",
             "strided_like",
+            "maxpool",
         ],  # fmt: skip
     )
     mp.undo()
@@ -240,3 +244,16 @@ def test_cpp_batch_norm_and_avg_pool_match_python(ext):
         F.avg_pool2d(p, (2, 3), (2, 1), (1, 0)).numpy(),
         rtol=1e-12,
     )
+
+
+def test_cpp_max_pool2d_matches_python(ext):
+    rng = np.random.default_rng(13)
+    x = sdk.tensor(rng.standard_normal((2, 3, 9, 8)))
+    for stride, padding, dilation in ((1, 0, 1), (2, 1, 1), (1, 1, 2), (3, 0, 1)):
+        want = F.max_pool2d(x, (3, 2), stride, padding, dilation).numpy()
+        got = ext.maxpool(x, stride, padding, dilation).numpy()
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="padding at most half"):
+        ext.maxpool(x, 1, 2, 1)
+    with pytest.raises(ValueError, match="float input"):
+        ext.maxpool(sdk.ones(1, 2, 4, 4, dtype=sdk.int64), 1, 0, 1)

@@ -305,6 +305,58 @@ inline Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayR
                              stride.empty() ? IntArrayRef(k) : stride, padding, 1, c);
 }
 
+/*! \brief Max over kernel_size windows of (N, C, H, W) or (C, H, W) float input (stride
+ *  defaults to the kernel; padding counts as -inf). ceil_mode is not supported in C++. */
+inline Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                         bool ceil_mode = false) {
+  const char* op = "max_pool2d";
+  if (ceil_mode) {
+    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
+                        "max_pool2d: ceil_mode is not supported in C++ "
+                        "(sdk.nn.functional.max_pool2d has it)");
+  }
+  if ((input.dim() != 3 && input.dim() != 4) || !input.is_floating_point()) {
+    detail::throw_error(SDK_ERROR_VALUE,
+                        detail::concat(op,
+                                       ": expected a 3-d or 4-d float input, "
+                                       "got ",
+                                       input.scalar_type(), " of shape ", input.sizes()));
+  }
+  std::vector<int64_t> k = detail::expand_param(kernel_size, 2, op, "kernel_size");
+  std::vector<int64_t> st = stride.empty() ? k : detail::expand_param(stride, 2, op, "stride");
+  std::vector<int64_t> p = detail::expand_param(padding, 2, op, "padding");
+  std::vector<int64_t> d = detail::expand_param(dilation, 2, op, "dilation");
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t size = input.size(input.dim() - 2 + i);
+    if (k[i] < 1 || st[i] < 1 || d[i] < 1 || p[i] < 0 || 2 * p[i] > k[i]) {
+      detail::throw_error(
+          SDK_ERROR_VALUE,
+          detail::concat(op, ": bad kernel_size ", kernel_size, ", stride ", stride, ", padding ",
+                         padding, " or dilation ", dilation, " (padding at most half the kernel)"));
+    }
+    out[i] = (size + 2 * p[i] - d[i] * (k[i] - 1) - 1) / st[i] + 1;
+    if (out[i] < 1) {
+      detail::throw_error(SDK_ERROR_VALUE,
+                          detail::concat(op, ": the input of shape ", input.sizes(),
+                                         " is smaller than the "
+                                         "kernel"));
+    }
+  }
+  const Tensor x =
+      (p[0] || p[1]) ? constant_pad_nd(input, {p[1], p[1], p[0], p[0]}, -INFINITY) : input;
+  Tensor best;
+  for (int64_t i = 0; i < k[0]; ++i) {
+    for (int64_t j = 0; j < k[1]; ++j) {
+      Tensor w = x.slice(-2, i * d[0], i * d[0] + st[0] * (out[0] - 1) + 1, st[0])
+                     .slice(-1, j * d[1], j * d[1] + st[1] * (out[1] - 1) + 1, st[1]);
+      best = best.defined() ? maximum(best, w) : w.clone();
+    }
+  }
+  return best;
+}
+
 /*! \brief Mean (or sum, or none: Reduction::) of the squared differences. */
 inline Tensor mse_loss(const Tensor& self, const Tensor& target,
                        int64_t reduction = Reduction::Mean) {
