@@ -57,8 +57,9 @@ RUNTIMES = {"address": "libasan.so", "undefined": "libubsan.so"}  # preload orde
 TEST_DIRS = ("core", "sdk", "fuzz")
 # --capture=sys: a report is printed to fd 2 as the process dies; pytest's default fd
 # capture would take it to a temporary file that nobody reads. "not nvcc": compile-only
-# checks, whose nvcc tools would run under the preloaded runtimes.
-PYTEST_ARGS = ["-p", "no:cacheprovider", "--capture=sys", "-k", "not nvcc"]
+# checks, whose nvcc tools would run under the preloaded runtimes. "not forks": worker
+# processes forked from a multi-threaded process can hang on ASan's allocator lock.
+PYTEST_ARGS = ["-p", "no:cacheprovider", "--capture=sys", "-k", "not nvcc", "-m", "not forks"]
 ENV = {
     "ASAN_OPTIONS": ":".join(
         [

@@ -247,6 +247,7 @@ def test_loader_error_in_main_process_propagates_unchanged():
 # -- DataLoader, worker processes -------------------------------------------------------
 
 
+@pytest.mark.forks
 def test_workers_give_the_same_batches_in_the_same_order():
     ds = Squares(23)
     ref = [b["y"].tolist() for b in DataLoader(ds, batch_size=4)]
@@ -256,6 +257,7 @@ def test_workers_give_the_same_batches_in_the_same_order():
     assert fast == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10]]
 
 
+@pytest.mark.forks
 def test_workers_shuffle_reproducibly_with_a_generator():
     ds = _ds(40)
     a = _labels(DataLoader(ds, batch_size=8, shuffle=True, num_workers=2,
@@ -264,12 +266,14 @@ def test_workers_shuffle_reproducibly_with_a_generator():
     assert a == b and sorted(sum(a, [])) == list(range(40))
 
 
+@pytest.mark.forks
 def test_workers_started_by_spawn():
     ds = _ds(5)  # TensorDataset pickles; spawn children import sdk afresh
     loader = DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context="spawn")
     assert _labels(loader) == [[0, 1], [2, 3], [4]]
 
 
+@pytest.mark.forks
 def test_worker_error_is_raised_with_the_worker_traceback():
     loader = DataLoader(FailsAt(5), batch_size=2, num_workers=2)
     got = []
@@ -282,11 +286,13 @@ def test_worker_error_is_raised_with_the_worker_traceback():
     assert got == [[0.0, 1.0], [2.0, 3.0]]  # the batches before the failing one arrived
 
 
+@pytest.mark.forks
 def test_worker_that_dies_is_reported():
     with pytest.raises(RuntimeError, match="exited unexpectedly"):
         list(DataLoader(Dies(), batch_size=2, num_workers=1))
 
 
+@pytest.mark.forks
 def test_iterable_dataset_sharded_across_workers_and_worker_info():
     seen = []
 
@@ -301,6 +307,7 @@ def test_iterable_dataset_sharded_across_workers_and_worker_info():
     assert get_worker_info() is None  # the main process
 
 
+@pytest.mark.forks
 def test_persistent_workers_run_several_epochs():
     loader = DataLoader(Squares(9), batch_size=4, num_workers=2, persistent_workers=True)
     for _ in range(2):
@@ -310,6 +317,7 @@ def test_persistent_workers_run_several_epochs():
     assert not any(p.is_alive() for p in loader._iterator._workers)
 
 
+@pytest.mark.forks
 def test_breaking_out_early_stops_the_workers():
     it = iter(DataLoader(Squares(50), batch_size=2, num_workers=2))
     next(it)
