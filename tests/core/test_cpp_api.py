@@ -33,6 +33,7 @@ CPP_API_HEADERS = [
     "math.h",
     "op_table.h",
     "ops.h",
+    "ops_struct.h",
     "options.h",
     "scalar.h",
     "tensor.h",
