@@ -45,7 +45,7 @@ def _pair(op: str, input: Tensor, values: Tensor, indices: Tensor, kind: Any, **
     return kind(values, indices)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """(values, indices) of input sorted along dim; NaN sorts above every number. The sort is
     always stable (equal values keep their order), whatever `stable` says."""
     tensor_arg(input, "sort")
@@ -54,7 +54,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
     return _pair("sort", input, values, indices, sort_result, dim=d)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """The indices that sort input along dim (sort(...).indices)."""
     tensor_arg(input, "argsort")
     d = wrap_dim(dim, input.ndim, "argsort")
@@ -66,18 +66,22 @@ def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    """(values, indices) of the k largest (or smallest) elements along dim."""
+def topk(
+    input: Tensor, k: int, dim: int | None = None, largest: bool = True, sorted: bool = True
+) -> Any:
+    """(values, indices) of the k largest (or smallest) elements along dim (the last dim
+    when None)."""
     tensor_arg(input, "topk")
-    d = wrap_dim(dim, input.ndim, "topk")
+    d = wrap_dim(-1 if dim is None else dim, input.ndim, "topk")
     values, indices = _C.topk(input, _int(k, "topk", "k"), d, bool(largest), bool(sorted))
     return _pair("topk", input, values, indices, topk_result, dim=d)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """(values, indices) of the k-th smallest element (k counts from 1) along dim."""
+def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = False) -> Any:
+    """(values, indices) of the k-th smallest element (k counts from 1) along dim (the last
+    dim when None)."""
     tensor_arg(input, "kthvalue")
-    d = wrap_dim(dim, input.ndim, "kthvalue")
+    d = wrap_dim(-1 if dim is None else dim, input.ndim, "kthvalue")
     values, indices = _C.kthvalue(input, _int(k, "kthvalue", "k"), d, bool(keepdim))
     return _pair("kthvalue", input, values, indices, kthvalue_result, dim=d, keepdim=bool(keepdim))
 

@@ -77,12 +77,14 @@ sdk_dtype scan_dtype(const TensorImpl& x, sdk_dtype dtype, const char* op) {
 
 Ref scan_impl(const TensorImpl& x, int64_t dim, sdk_dtype dtype, bool prod, sdk_tensor* out,
               const char* op) {
-  check_cpu(x, op, "x");
   const int64_t d = wrap_dim(dim, x.ndim, op);
   const sdk_dtype rd = scan_dtype(x, dtype, op);
   Ref c = to_dtype(x, rd, true);  // torch casts the input to the result dtype first
   Ref res = make_tensor(x.ndim, x.sizes, rd, x.device());
-  if (res->numel > 0) {
+  if (res->numel > 0 && cuda::is_cuda(x)) {
+    const Around a = around(x, d);
+    cuda::scan(prod ? SDK_PROD : SDK_SUM, *res, *c, a.outer, a.n, a.inner);
+  } else if (res->numel > 0) {
     const Around a = around(x, d);
     SDK_DISPATCH_ALL(rd, op, [&] {
       const scalar_t* in = static_cast<const scalar_t*>(c->data());

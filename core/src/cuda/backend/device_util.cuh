@@ -127,6 +127,24 @@ SDK_HD int64_t elem_size(int dtype) {
 }
 
 SDK_HD bool is_float_dtype(int dtype) { return dtype >= SDK_FLOAT16 && dtype <= SDK_FLOAT64; }
+// Bytes per element of a dtype.
+SDK_HD int64_t dtype_size(int dtype) {
+  switch (dtype) {
+    case SDK_BOOL:
+    case SDK_UINT8:
+    case SDK_INT8:
+      return 1;
+    case SDK_INT16:
+    case SDK_FLOAT16:
+    case SDK_BFLOAT16:
+      return 2;
+    case SDK_INT32:
+    case SDK_FLOAT32:
+      return 4;
+    default:
+      return 8;
+  }
+}
 
 // Operand k of element `idx`: a scalar's value, else a load at the strided offset.
 template <typename C>
@@ -421,6 +439,23 @@ SDK_HD A combine(int op, A a, A b) {
       return (a != A(0)) && (b != A(0)) ? A(1) : A(0);
     default:  // any
       return (a != A(0)) || (b != A(0)) ? A(1) : A(0);
+  }
+}
+
+// One line of a running sum or product (scan.cu and the host test backend): element j at
+// byte offset j * step of `in` and `out`. A is double for floats, int64 (wrapping) otherwise.
+template <typename A>
+SDK_HD void scan_line(int op, int dtype, const char* in, char* out, int64_t n, int64_t step) {
+  A acc = op == SDK_PROD ? A(1) : A(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const A v = load_as<A>(in + j * step, dtype);
+    if constexpr (std::is_integral_v<A>) {
+      const uint64_t a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(v);
+      acc = static_cast<A>(op == SDK_PROD ? a * b : a + b);
+    } else {
+      acc = op == SDK_PROD ? acc * v : acc + v;
+    }
+    store_as<A>(out + j * step, dtype, acc);
   }
 }
 
