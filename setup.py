@@ -144,8 +144,8 @@ def _tooling(module: str):
 
     deps = {
         "_cuda": ["_errors", "_cuda"],
-        "_runtime": ["_errors", "_toolchain", "_runtime"],
-        "_toolchain": ["_errors", "_toolchain"],
+        "_runtime": ["_errors", "_trust", "_toolchain", "_runtime"],
+        "_toolchain": ["_errors", "_trust", "_toolchain"],
     }[module]
     for name in (f"cpp_extension.{d}" for d in deps):
         if name in sys.modules:

@@ -66,24 +66,57 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY)
 
 
-def include_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
-    """Include folders for extensions: the sdk headers (and CUDA's with cuda=True)."""
+def _device_cuda(fn: str, device_type: Any, cuda: bool) -> bool:
+    """Whether `device_type` (torch's first parameter; a bool in torch < 2.5, which took
+    `cuda` there) asks for CUDA's folders."""
+    if isinstance(device_type, bool):
+        return device_type or cuda
+    if device_type not in ("cpu", "cuda"):
+        raise ValueError(f"{fn}: device_type {device_type!r} is not supported ('cpu' or 'cuda')")
+    return cuda or device_type == "cuda"
+
+
+def include_paths(
+    device_type: str = "cpu", torch_include_dirs: bool = True, *, cuda: bool = False
+) -> list[str]:
+    """Include folders for extensions: the sdk headers (torch_include_dirs: torch's name for
+    the framework's own) and CUDA's for device_type="cuda"."""
     from ._toolchain import cuda_home, sdk_paths
 
-    paths = [sdk_paths().include_dir]
-    if cuda or device_type == "cuda":
+    paths = [sdk_paths().include_dir] if torch_include_dirs else []
+    if _device_cuda("include_paths", device_type, cuda):
         paths.append(os.path.join(cuda_home(), "include"))
     return paths
 
 
-def library_paths(cuda: bool = False, device_type: str = "cpu") -> list[str]:
-    """Library folders for extensions: the sdk core's (and CUDA's with cuda=True)."""
+def library_paths(
+    device_type: str = "cpu",
+    torch_include_dirs: bool = True,
+    cross_target_platform: str | None = None,
+    *,
+    cuda: bool = False,
+) -> list[str]:
+    """Library folders for extensions: the sdk core's and CUDA's for device_type="cuda"."""
     from ._toolchain import cuda_home, cuda_library_dir, sdk_paths
 
-    paths = [sdk_paths().library_dir]
-    if cuda or device_type == "cuda":
+    if cross_target_platform is not None:
+        raise ValueError(
+            f"library_paths: cross_target_platform {cross_target_platform!r} is not supported"
+        )
+    paths = [sdk_paths().library_dir] if torch_include_dirs else []
+    if _device_cuda("library_paths", device_type, cuda):
         paths.append(cuda_library_dir(cuda_home()))
     return paths
+
+
+def _refuse_sycl(fn: str, name: str, **given: Any) -> None:
+    """torch's SYCL parameters are accepted in their positions and refused when used."""
+    used = [k for k, v in given.items() if v]
+    if used:
+        raise ValueError(
+            f"{fn}('{name}'): SYCL is not supported ({', '.join(used)} given); build C++ or CUDA "
+            "sources instead"
+        )
 
 
 def get_default_build_root() -> str:
@@ -116,14 +149,17 @@ def load(
     sources,
     extra_cflags=None,
     extra_cuda_cflags=None,
+    extra_sycl_cflags=None,
     extra_ldflags=None,
     extra_include_paths=None,
     build_directory=None,
     verbose: bool = False,
     with_cuda: bool | None = None,
+    with_sycl: bool | None = None,
     is_python_module: bool = True,
     is_standalone: bool = False,
     keep_intermediates: bool = True,
+    *,
     bridge: str | None = None,
     dlink: bool = False,
 ):
@@ -132,10 +168,13 @@ def load(
     Returns the imported pybind11 module (default); with is_python_module=False
     or bridge="ctypes", an object whose attributes call the SDK_EXPORT functions;
     with is_standalone=True, the path of an executable linked against the core.
-    Raises BuildError with the first compiler errors on failure.
+    Raises BuildError with the first compiler errors on failure. The parameters are
+    torch's, in its order (the SYCL ones are refused when used); bridge and dlink are
+    this SDK's own.
     """
     from ._build import jit_build, make_request, resolve_bridge
 
+    _refuse_sycl("load", name, extra_sycl_cflags=extra_sycl_cflags, with_sycl=with_sycl)
     req = make_request(
         name,
         sources,
@@ -157,28 +196,40 @@ def load_inline(
     name: str,
     cpp_sources,
     cuda_sources=None,
+    sycl_sources=None,
     functions=None,
     extra_cflags=None,
     extra_cuda_cflags=None,
+    extra_sycl_cflags=None,
     extra_ldflags=None,
     extra_include_paths=None,
     build_directory=None,
     verbose: bool = False,
     with_cuda: bool | None = None,
+    with_sycl: bool | None = None,
     is_python_module: bool = True,
     with_pytorch_error_handling: bool = True,
     keep_intermediates: bool = True,
+    use_pch: bool = False,
+    no_implicit_headers: bool = False,
+    *,
     bridge: str | None = None,
 ):
     """Like load(), from source strings: writes main.cpp with <sdk/extension.h> prepended
-    and a PYBIND11_MODULE generated from `functions` (a name, a list, or {name: doc}).
-    With the ctypes bridge, <sdk/export.h> is prepended and functions use SDK_EXPORT.
-    (`with_pytorch_error_handling` is accepted for torch compatibility and ignored.)
+    (<sdk/export.h> with the ctypes bridge; nothing with no_implicit_headers=True) and a
+    PYBIND11_MODULE generated from `functions` (a name, a list, or {name: doc}).
+    torch's parameters in its order: `with_pytorch_error_handling` is accepted and ignored
+    (sdk::Error always becomes the matching Python exception), `use_pch` too (pybind11
+    builds use a shared precompiled header whenever the compiler allows), SYCL is refused.
     """
     from ._build import inline_sources, jit_build, make_request, resolve_bridge
 
+    _refuse_sycl(
+        "load_inline", name, sycl_sources=sycl_sources, extra_sycl_cflags=extra_sycl_cflags,
+        with_sycl=with_sycl,
+    )  # fmt: skip
     chosen = resolve_bridge(bridge, is_python_module, False)
-    texts = inline_sources(name, cpp_sources, cuda_sources, functions, chosen)
+    texts = inline_sources(name, cpp_sources, cuda_sources, functions, chosen, no_implicit_headers)
     req = make_request(
         name,
         texts,
@@ -207,7 +258,9 @@ def load_library(path: str | os.PathLike, name: str | None = None):
 
     torch's counterpart is ``torch.ops.load_library`` (which registers ops and returns None);
     here the functions come back on the returned object. Raises FileNotFoundError for a
-    missing file and ImportError for a binary of neither kind or of another ABI.
+    missing file and ImportError (naming the file, and the function when one is at fault)
+    for a binary of neither kind, of another ABI, or malformed: not ELF, truncated, or with
+    SDK_EXPORT signatures the bridge refuses (see _ctypes_bridge).
     """
     from . import _elf
     from ._build import _import_pybind11
@@ -219,9 +272,11 @@ def load_library(path: str | os.PathLike, name: str | None = None):
         raise FileNotFoundError(f"load_library: no such file: {path}")
     stem = os.path.basename(path).split(".", 1)[0]
     try:
-        symbols = list(_elf.ElfFile(path).dynamic_symbols())
-    except (_elf.ElfError, OSError, ValueError, IndexError):
-        symbols = _elf.dynamic_symbols_nm(path)
+        elf = _elf.ElfFile(path)
+        elf.check_loadable()  # a truncated file would crash dlopen (SIGBUS)
+        symbols = list(elf.dynamic_symbols())
+    except (_elf.ElfError, OSError) as e:  # not a shared library, or a damaged one
+        raise ImportError(f"load_library: {e}", path=path) from None
     inits = sorted(s[len("PyInit_") :] for s in symbols if s.startswith("PyInit_"))
     if inits:
         init = stem if stem in inits else inits[0]
@@ -237,5 +292,6 @@ def load_library(path: str | os.PathLike, name: str | None = None):
     raise ImportError(
         f"load_library: {path} is neither a Python extension module (no PyInit_ function) nor "
         f"a ctypes-bridge library (no {ABI_SYMBOL} symbol; #include <sdk/export.h> and mark "
-        'functions with SDK_EXPORT(name, "signature"))'
+        'functions with SDK_EXPORT(name, "signature"))',
+        path=path,
     )

@@ -1,4 +1,5 @@
-"""`python -m cpp_extension`: info (toolchain and paths), clean (the JIT cache), new (hook)."""
+"""`python -m cpp_extension`: info (toolchain and paths), clean (the JIT cache), new (hook),
+port (a torch extension to the SDK)."""
 
 from __future__ import annotations
 
@@ -144,9 +145,14 @@ def main(argv: list[str] | None = None) -> int:
             print("`new` is not available in this version", file=sys.stderr)
             return 2
         return _new.main(argv[1:])
+    if argv[:1] == ["port"] and "port" not in EXTRA_COMMANDS:
+        from . import _port  # the porter, owns its own argument parsing
+
+        return _port.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m cpp_extension", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("new", help="scaffold an extension project (python -m cpp_extension new -h)")
+    sub.add_parser("port", help="port a torch extension (python -m cpp_extension port -h)")
     sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
     clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
     clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")

@@ -9,9 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import _cache, _lock, _runtime, _toolchain
+from . import _cache, _lock, _runtime, _toolchain, _trust
 from ._errors import (
     BuildError,
+    CacheError,
     cache_error,
     damaged_intermediates,
     failed_command,
@@ -129,12 +130,28 @@ def _output_name(req: _Request) -> str:
     return req.name if req.bridge == "standalone" else f"{req.name}.so"
 
 
-def _include_dirs(req: _Request) -> list[str]:
-    dirs = list(req.extra_include_paths) + [_toolchain.sdk_paths().include_dir]
+def _pybind11_include(req: _Request) -> str | None:
+    """pybind11's headers: required by the pybind11 bridge; for the ctypes bridge too when
+    installed, since operator libraries include <sdk/extension.h> as torch's include
+    <torch/extension.h> (load(..., is_python_module=False) of a ported TORCH_LIBRARY)."""
     if req.bridge == "pybind11":
         import pybind11
 
-        dirs.append(pybind11.get_include())
+        return pybind11.get_include()
+    if req.bridge == "ctypes":
+        try:
+            import pybind11
+        except ImportError:
+            return None
+        return pybind11.get_include()
+    return None
+
+
+def _include_dirs(req: _Request) -> list[str]:
+    dirs = list(req.extra_include_paths) + [_toolchain.sdk_paths().include_dir]
+    pybind11_dir = _pybind11_include(req)
+    if pybind11_dir:
+        dirs.append(pybind11_dir)
     if req.bridge != "standalone":  # libraries may include <Python.h>, as torch's do
         dirs += _toolchain.python_include_dirs()
     return dirs
@@ -198,7 +215,7 @@ def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, lis
         "abi": list(paths.abi),
         "python": sys.version,
     }
-    if req.bridge == "pybind11":
+    if _pybind11_include(req):
         import pybind11
 
         config["pybind11"] = pybind11.__version__
@@ -213,9 +230,24 @@ def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, lis
     return _cache.content_hash(labels, headers, config)
 
 
+def _check_folders(req: _Request) -> None:
+    """The cache's folders down to the build folder pass _trust's checks (made 0700 when
+    missing); CacheError otherwise, or when a folder cannot be made."""
+    try:
+        _trust.check_cache(_cache.extensions_root(), req.build_dir)
+    except CacheError:
+        raise
+    except OSError as e:
+        error = cache_error(req.name, req.build_dir, e)
+        if error is None:
+            raise
+        raise error from e
+
+
 def jit_build(req: _Request):
     """Build (or reuse) and load the extension described by `req`."""
     start = time.monotonic()
+    _check_folders(req)  # before anything in the cache is read
     compilers = {lang: _toolchain.compiler_command(lang) for lang in _languages(req)}
     flags = _flags(req)
     digest = _digest(req, flags, compilers)
@@ -245,6 +277,8 @@ def jit_build(req: _Request):
                         _build_locked(req, digest, flags, compilers, output, clean=clean)
                         built = True
                     result = _load_output(req, digest, output)
+        except CacheError:
+            raise
         except OSError as e:
             error = cache_error(req.name, req.build_dir, e)
             if error is None:
@@ -342,7 +376,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
         plan.links.append(_ninja.LinkStep(dlinked, cuda_objects, dl_flags, compilers["cuda"]))
         objects.append(dlinked)
     linked = req.build_dir / "link" / output.name
-    linked.parent.mkdir(exist_ok=True)
+    linked.parent.mkdir(mode=_trust.FOLDER_MODE, exist_ok=True)
     link = _ninja.LinkStep(str(linked), [*shared, *objects], ldflags, compilers["cxx"])
     plan.links.append(link)
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
@@ -367,7 +401,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     if attached.start_job is not None:
         attached.start_job()  # what the shared header lacks, now that no compile needs the cores
     log_path = req.build_dir / "build.log"
-    log_path.write_text(log)
+    _trust.write_atomic(log_path, log)  # never through a link planted as build.log
     if code != 0:
         raise format_build_failure(req.name, log, str(req.build_dir), str(log_path))
     _atomic_copy(linked, output)
@@ -407,14 +441,7 @@ def _run_ninja(req: _Request) -> tuple[int, str]:
 def _atomic_copy(src: Path, dst: Path) -> None:
     """Never expose a half-written binary: copy to a temp name, then rename over (a failed
     copy, e.g. on a full disk, leaves the previous binary as it was)."""
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    try:
-        shutil.copyfile(src, tmp)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    _trust.copy_atomic(src, dst, mode=0o777)  # less the umask, as the linker makes it
 
 
 def _load_output(req: _Request, digest: str, output: Path):
@@ -475,11 +502,14 @@ def inline_sources(
     cuda_sources,
     functions,
     bridge: str,
+    no_implicit_headers: bool = False,
 ) -> list[tuple[str, bytes]]:
     """main.cpp (header prepended, module generated from `functions`) and cuda.cu."""
     cpp = _as_list(cpp_sources, "cpp_sources")
     cuda = _as_list(cuda_sources, "cuda_sources")
-    if bridge == "pybind11":
+    if no_implicit_headers:
+        header = ""
+    elif bridge == "pybind11":
         header = "#include <sdk/extension.h>\n"
     else:
         header = "#include <sdk/export.h>\n"
@@ -498,7 +528,11 @@ def inline_sources(
         )
     out = [("main.cpp", body.encode())]
     if cuda:
-        cu = "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+        cu = (
+            ""
+            if no_implicit_headers
+            else "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+        )
         out.append(("cuda.cu", (cu + "\n".join(cuda)).encode()))
     return out
 

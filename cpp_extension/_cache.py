@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import _trust
+
 STAMP_NAME = "build.stamp"
 # Bump when the build recipe changes in a way the other hash inputs do not show.
 RECIPE_VERSION = "1"
@@ -17,8 +19,10 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MU
 
 
 def extensions_root() -> Path:
-    """$SDK_EXTENSIONS_DIR, else <XDG_CACHE_HOME or ~/.cache>/sdk_extensions."""
-    env = os.environ.get("SDK_EXTENSIONS_DIR")
+    """$SDK_EXTENSIONS_DIR, else $TORCH_EXTENSIONS_DIR (what a torch user has set already;
+    builds go to a sub-folder of their own there), else <XDG_CACHE_HOME or
+    ~/.cache>/sdk_extensions."""
+    env = os.environ.get("SDK_EXTENSIONS_DIR") or os.environ.get("TORCH_EXTENSIONS_DIR")
     if env:
         return Path(env).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -109,14 +113,17 @@ def check_output(stamp: dict, digest: str, output: Path) -> str:
 
 def read_stamp(build_dir: Path) -> dict:
     try:
-        return json.loads((build_dir / STAMP_NAME).read_text())
+        stamp = json.loads(_trust.read_no_follow(build_dir / STAMP_NAME))
     except (OSError, ValueError):
         return {}
+    return stamp if isinstance(stamp, dict) else {}
 
 
 def write_stamp(build_dir: Path, digest: str, output: str, seconds: float) -> dict:
     """Record a successful build (after its output is in place): the last write of a build.
-    The output's size and sha256 let a later load detect a damaged binary."""
+    The output's size and sha256 let a later load detect a damaged binary (not a planted
+    one: whoever can write the folder can write the stamp too; the folder checks of
+    _trust keep others out)."""
     old = read_stamp(build_dir)
     stamp = {
         "hash": digest,
@@ -127,7 +134,5 @@ def write_stamp(build_dir: Path, digest: str, output: str, seconds: float) -> di
         "build_seconds": round(seconds, 3),
         "builds": int(old.get("builds", 0)) + 1,
     }
-    tmp = build_dir / f"{STAMP_NAME}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(stamp, indent=1))
-    os.replace(tmp, build_dir / STAMP_NAME)
+    _trust.write_atomic(build_dir / STAMP_NAME, json.dumps(stamp, indent=1))
     return stamp

@@ -534,62 +534,92 @@ def _check_abi(path: str, built: int) -> None:
         )
 
 
-def _read_exports(path: str) -> tuple[dict[str, str] | None, int | None]:
-    """({function: signature}, built ABI) from the ELF file; (None, None) if unreadable."""
+_C_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# ctypes calls functions of at most 1024 arguments (CTYPES_MAX_ARGCOUNT); results are
+# out-pointer arguments too
+MAX_ARGUMENTS = 1024
+
+
+def _refuse(path: str, fname: str, why: str) -> ImportError:
+    return ImportError(f"{path}: SDK_EXPORT({fname}, ...): {why}", name=fname, path=path)
+
+
+def _read_exports(path: str) -> tuple[dict[str, bytes], int | None]:
+    """({function: signature bytes}, built ABI) from the ELF file, read without loading it;
+    ImportError naming the file when it is not a whole ELF shared library (a truncated one
+    would crash dlopen with SIGBUS)."""
     try:
         elf = _elf.ElfFile(path)
+        elf.check_loadable()
         syms = elf.dynamic_symbols()
-    except (_elf.ElfError, OSError, ValueError, IndexError):
-        return None, None
-    sigs = {
-        n[len(SIG_PREFIX) :]: elf.read_string(s)
-        for n, s in syms.items()
-        if n.startswith(SIG_PREFIX) and s.kind == "object"
-    }
-    abi = elf.read_u32(syms[ABI_SYMBOL]) if ABI_SYMBOL in syms else None
+        sigs = {
+            n[len(SIG_PREFIX) :]: elf.read(s.value, s.size).split(b"\0", 1)[0]
+            for n, s in syms.items()
+            if n.startswith(SIG_PREFIX) and s.kind == "object"
+        }
+        abi = elf.read_u32(syms[ABI_SYMBOL]) if ABI_SYMBOL in syms else None
+    except (_elf.ElfError, OSError) as e:
+        raise ImportError(f"cannot load {path}: {e}", path=path) from None
     return sigs, abi
 
 
+def _checked_signatures(path: str, raw: dict[str, bytes]) -> dict[str, Signature]:
+    """Every SDK_EXPORT of the binary parsed, or ImportError naming the file and the
+    function: a name that is not a C identifier or starts with '_' (it would shadow the
+    loaded object's own attributes: _functions, __class__, __getattr__), a signature that
+    is not UTF-8 or not in the grammar, more arguments than ctypes passes."""
+    out = {}
+    for fname, text in sorted(raw.items()):
+        if not _C_NAME.match(fname):
+            why = "names starting with '_' are refused" if fname[:1] == "_" else "not a C name"
+            raise _refuse(path, ascii(fname)[1:-1], f"bad function name: {why}")
+        try:
+            sig = parse_signature(fname, text.decode())
+        except UnicodeDecodeError as e:
+            raise _refuse(path, fname, f"the signature is not UTF-8 text ({e})") from None
+        except ValueError as e:
+            raise _refuse(path, fname, str(e)) from None
+        count = len(sig.args) + len(sig.results)
+        if count > MAX_ARGUMENTS:
+            raise _refuse(
+                path,
+                fname,
+                f"{len(sig.args)} arguments and {len(sig.results)} results; the ctypes bridge "
+                f"passes at most {MAX_ARGUMENTS} in all (use a pybind11 module instead)",
+            )
+        out[fname] = sig
+    return out
+
+
 def load_library(path: str, name: str) -> CtypesExtension:
-    """Check the ABI, dlopen `path` and bind every SDK_EXPORT function in it."""
-    sigs, abi = _read_exports(path)
-    lib_holder: list = []
-    if sigs is None:  # exotic binary: fall back to nm + reading the symbols after dlopen
-        names = _elf.dynamic_symbols_nm(path)
-        lib_holder.append(ctypes.CDLL(path))
-        sigs = {
-            n[len(SIG_PREFIX) :]: ctypes.string_at(
-                ctypes.addressof(ctypes.c_char.in_dll(lib_holder[0], n))
-            ).decode()
-            for n in names
-            if n.startswith(SIG_PREFIX)
-        }
-        if ABI_SYMBOL in names:
-            abi = ctypes.c_uint32.in_dll(lib_holder[0], ABI_SYMBOL).value
+    """Check the ABI and the signatures, dlopen `path` and bind every SDK_EXPORT function in
+    it; ImportError naming the file (and the function) for anything malformed."""
+    raw, abi = _read_exports(path)
     if abi is None:
         raise ImportError(
             f"{path} has no {ABI_SYMBOL} symbol: libraries loaded with is_python_module=False "
             'must #include <sdk/export.h> (functions marked SDK_EXPORT(name, "signature")) '
-            "or <sdk/library.h> (operators registered with SDK_LIBRARY)"
+            "or <sdk/library.h> (operators registered with SDK_LIBRARY)",
+            path=path,
         )
+    sigs = _checked_signatures(path, raw)  # before dlopen runs any of its code
     _check_abi(path, abi)
     try:
-        lib = lib_holder[0] if lib_holder else ctypes.CDLL(path)
+        lib = ctypes.CDLL(path)
     except OSError as e:
         raise ImportError(
             f"cannot load {path}: {e} (an undefined sdk_* symbol means the sdk core is older "
-            "than the headers the extension was built with)"
+            "than the headers the extension was built with)",
+            path=path,
         ) from None
     from ._build import _check_registrations
 
     _check_registrations(path)  # its SDK_LIBRARY blocks ran while it loaded
     functions = {}
-    for fname, text in sorted(sigs.items()):
+    for fname, sig in sigs.items():
         try:
             cfunc = getattr(lib, fname)
         except AttributeError:
-            raise ImportError(
-                f"{path}: SDK_EXPORT({fname}, ...) has a signature but no function '{fname}'"
-            ) from None
-        functions[fname] = ExportedFunction(fname, cfunc, parse_signature(fname, text))
+            raise _refuse(path, fname, f"a signature but no function '{fname}'") from None
+        functions[fname] = ExportedFunction(fname, cfunc, sig)
     return CtypesExtension(name, path, lib, functions)

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from . import _trust
+
 LOCK_NAME = ".lock"
 BUILDER_NAME = ".builder"
 TOKEN_ENV = "SDK_EXTENSIONS_BUILD_TOKEN"
@@ -40,17 +42,25 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
 
     In a folder this process cannot write, a shared lock is taken through a read-only
     descriptor (or skipped when the lock file was never made: then nobody builds there),
-    so that a read-only cache still serves its up-to-date builds."""
+    so that a read-only cache still serves its up-to-date builds. A symbolic link in place
+    of the lock file is a CacheError (see _trust.open_no_follow)."""
     import fcntl
 
+    from ._errors import CacheError
+
+    lock = build_dir / LOCK_NAME
     try:
-        build_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(build_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        build_dir.mkdir(mode=_trust.FOLDER_MODE, parents=True, exist_ok=True)
+        fd = _trust.open_no_follow(lock, os.O_RDWR | os.O_CREAT)
+    except CacheError:
+        raise
     except OSError as e:
         if exclusive or e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise
         try:
-            fd = os.open(build_dir / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+            fd = _trust.open_no_follow(lock, os.O_RDONLY)
+        except CacheError:
+            raise
         except OSError:
             yield
             return
@@ -64,7 +74,7 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
 def start_builder(build_dir: Path) -> dict[str, str]:
     """Record a token for this build; returns the environment to run the build with."""
     token = os.urandom(16).hex()
-    (build_dir / BUILDER_NAME).write_text(f"{token}\n{os.getpid()}\n")
+    _trust.write_atomic(build_dir / BUILDER_NAME, f"{token}\n{os.getpid()}\n")
     env = dict(os.environ)
     env[TOKEN_ENV] = token
     return env
@@ -84,8 +94,8 @@ def reap_stale_builder(build_dir: Path) -> int:
     """
     marker = build_dir / BUILDER_NAME
     try:
-        token = marker.read_text().split()[0]
-    except (OSError, IndexError):
+        token = _trust.read_no_follow(marker).decode().split()[0]
+    except (OSError, IndexError, UnicodeDecodeError):
         return 0
     needle = f"{TOKEN_ENV}={token}".encode()
     killed = 0

@@ -114,9 +114,9 @@ def write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    from ._trust import write_atomic
+
+    write_atomic(path, text)
 
 
 class Progress:

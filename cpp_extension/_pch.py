@@ -37,7 +37,8 @@ import uuid
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from . import _cache, _lock, _runtime, _toolchain
+from . import _cache, _lock, _runtime, _toolchain, _trust
+from ._errors import CacheError
 
 STUB = _runtime.PCH_STUB_NAME
 RUNTIME = _runtime.OBJECT_NAME
@@ -163,10 +164,16 @@ class Pch:
             if now - mtime > _GRACE:
                 shutil.rmtree(d, ignore_errors=True)
 
+    def check(self) -> None:
+        """The cache root, pch/ and this key's folder pass _trust's checks (made 0700 when
+        missing): what is in them is compiled into, and linked with, every pybind11 build.
+        CacheError when one does not; OSError when one cannot be made."""
+        _trust.trusted_folders(_cache.extensions_root(), "pch", self.key)
+
     def prepare(self) -> None:
         """Create the folder and the stub header the .gch is made from; drop the temp files
         of jobs killed long ago (a .gch one is ~140 MB)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.check()
         self.evict_others()
         now = time.time()
         for tmp in self.dir.glob("*.tmp"):
@@ -176,7 +183,7 @@ class Pch:
             except OSError:
                 pass
         _write_atomic(self.stub, _runtime.PCH_STUB)
-        (self.dir / "flags.txt").write_text(" ".join(shlex.quote(f) for f in self.flags) + "\n")
+        _trust.write_atomic(self.dir / "flags.txt", " ".join(map(shlex.quote, self.flags)) + "\n")
 
     def unpack_installed(self) -> bool:
         """Make the .gch from the compressed one installed with the package, when that was
@@ -186,6 +193,8 @@ class Pch:
             return False
         try:
             self.prepare()
+        except CacheError:
+            raise
         except OSError:
             return False  # an unwritable cache root
         fd = self._lock_busy()
@@ -202,7 +211,7 @@ class Pch:
         import fcntl
 
         try:
-            fd = os.open(self.dir / BUSY, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = _trust.open_no_follow(self.dir / BUSY, os.O_RDWR | os.O_CREAT)
         except OSError:
             return None
         try:
@@ -268,16 +277,14 @@ class Pch:
 def _write_atomic(path: Path, text: str) -> None:
     if path.is_file() and path.read_text() == text:
         return
-    tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    _trust.write_atomic(path, text)
 
 
 def _wait_unlocked(path: Path, timeout: float) -> bool:
     import fcntl
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = _trust.open_no_follow(path, os.O_RDONLY)
     except OSError:
         return True  # no job was ever started there
     try:
@@ -352,16 +359,23 @@ def attach(
         return Attached([])
     try:
         pch = Pch(cxx_flags, ident)
+        try:
+            pch.check()  # before anything in the cache's folder is used
+            usable = True
+        except CacheError:
+            raise  # someone else could have put something there: the build fails
+        except OSError:
+            usable = False  # an unwritable cache root, or a file in the way: none of it
         # every C++ source must start with the header: one that defines macros before it
         # could compile pybind11's functions differently from the shared object
         shares_runtime = split and len(steps) == len(cxx_steps)
         installed = pch.installed_runtime(ident) if shares_runtime else None
-        if pch.ready or (not pch.failed and pch.unpack_installed()):
+        if usable and (pch.ready or (not pch.failed and pch.unpack_installed())):
             pch.touch()
             for step in steps:
                 step.flags = step.flags + pch.use_flags()
         shared = [str(installed)] if installed is not None else []
-        if not shared and shares_runtime and pch.runtime_ready:
+        if not shared and shares_runtime and usable and pch.runtime_ready:
             shared = [str(pch.runtime)]
 
         def start_job() -> None:
@@ -371,6 +385,8 @@ def attach(
                 pass  # an unwritable cache root: no job, the installed object still serves
 
         return Attached(shared, start_job)
+    except CacheError:
+        raise
     except (OSError, ImportError):
         return Attached([])  # an unwritable cache root or no pybind11: build without it
 
@@ -393,7 +409,7 @@ def discard(shared: list[str]) -> None:
             continue
         try:
             marker = _rejected_marker(lib_dir)
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
+            _trust.trusted_folders(_cache.extensions_root(), "pch")
+            os.close(_trust.open_no_follow(marker, os.O_WRONLY | os.O_CREAT))
         except OSError:
             pass

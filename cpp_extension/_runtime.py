@@ -49,6 +49,7 @@ from ._toolchain import (
     is_gcc,
     python_include_dirs,
 )
+from ._trust import atomic_file
 
 SOURCE_NAME = "pybind11_runtime.cpp"
 OBJECT_NAME = "pybind11_runtime.o"
@@ -230,11 +231,9 @@ def unpack_pch(seed: Path, out: Path) -> bool:
     damaged or the disk is full (`out` then stays as it was). Two threads inflate chunks
     while this one writes (zlib lets go of the GIL): 0.6 -> 0.3 s for gcc 12's 140 MB."""
     import struct
-    import uuid
     import zlib
     from concurrent.futures import ThreadPoolExecutor
 
-    tmp = out.with_name(f"{out.name}.{uuid.uuid4().hex}.tmp")
     try:
         data = seed.read_bytes()
         if not data.startswith(PCH_MAGIC):
@@ -249,16 +248,11 @@ def unpack_pch(seed: Path, out: Path) -> bool:
         for size in sizes:
             views.append(view[at : at + size])
             at += size
-        with ThreadPoolExecutor(2) as pool, open(tmp, "wb") as dst:
+        with ThreadPoolExecutor(2) as pool, atomic_file(out) as dst:
             for chunk in pool.map(zlib.decompress, views):
                 dst.write(chunk)
-        os.replace(tmp, out)
         return True
     except (OSError, ValueError, struct.error, zlib.error):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         return False
 
 

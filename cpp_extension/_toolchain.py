@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ._errors import BuildError
+from ._trust import FOLDER_MODE, read_no_follow, write_atomic  # by name: see _runtime.py
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 _CORE_LIB_NAME = "libsdk_core.so"
@@ -185,7 +186,7 @@ def _stat_key(argv: list[str]) -> str | None:
 
 def _read_table(cache_file: Path) -> dict[str, str]:
     try:
-        table = json.loads(cache_file.read_text())
+        table = json.loads(read_no_follow(cache_file))
     except (OSError, ValueError):
         return {}
     return table if isinstance(table, dict) else {}
@@ -196,10 +197,8 @@ def _remember(cache_file: Path, key: str, value: str) -> None:
     table = _read_table(cache_file)
     table[key] = value
     try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(table, indent=1))
-        os.replace(tmp, cache_file)
+        os.makedirs(cache_file.parent, FOLDER_MODE, exist_ok=True)
+        write_atomic(cache_file, json.dumps(table, indent=1))
     except OSError:
         pass
 

@@ -120,6 +120,41 @@ def as_dtype(d: Any) -> dtype:
     raise TypeError(f"expected an sdk.dtype, got {type(d).__name__}")
 
 
+MAX_DIMS = 64  # the core's limit on dimensions (kIterMaxDims)
+_INT64_MAX = 2**63 - 1
+
+
+def check_raw_tensor(raw: Any, d: dtype, shape: Any, where: str) -> tuple:
+    """The shape as a tuple when `raw` (bytes) holds exactly the values of a C-order tensor
+    of `shape` and dtype `d`, bool ones all 0 or 1: what bytes from a file or a pickle must
+    be before they are copied into a tensor. ValueError naming the field that disagrees
+    (TypeError for a value of the wrong type); nothing is allocated before."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"{where}: the data must be bytes, got {type(raw).__name__}")
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{where}: shape must be a tuple of ints, got {type(shape).__name__}")
+    if len(shape) > MAX_DIMS:
+        raise ValueError(f"{where}: shape has {len(shape)} dimensions, at most {MAX_DIMS}")
+    strides = 1  # the largest stride of the contiguous layout: size-0 dims count as 1
+    for i, n in enumerate(shape):
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"{where}: shape[{i}] must be an int, got {type(n).__name__}")
+        if n < 0:
+            raise ValueError(f"{where}: shape[{i}] is negative ({n})")
+        strides *= max(n, 1)
+        if strides > _INT64_MAX:
+            raise ValueError(f"{where}: shape {tuple(shape)} has too many elements")
+    nbytes = (0 if 0 in shape else strides) * d.itemsize
+    if nbytes != len(raw):
+        raise ValueError(
+            f"{where}: byte count: shape {tuple(shape)} of {d.name} needs {nbytes} bytes, "
+            f"the data has {len(raw)}"
+        )
+    if d is bool_ and raw.translate(None, b"\x00\x01"):
+        raise ValueError(f"{where}: values: a bool tensor holds only the bytes 0 and 1")
+    return tuple(shape)
+
+
 def to_numpy_dtype(d: dtype):
     """numpy dtype for an sdk dtype (TypeError for bfloat16, which numpy lacks)."""
     import numpy as np

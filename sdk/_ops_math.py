@@ -31,16 +31,16 @@ _needs_grad = needs_grad
 # method; tests/sdk/test_op_tables.py checks that none is missing.
 UNARY: dict[str, int] = _C.UNARY_OPS
 BINARY: dict[str, int] = _C.BINARY_OPS
-_ADD, _SUB, _MUL, _DIV, _LT, _FLOOR_DIVIDE = (
-    BINARY[n] for n in ("add", "sub", "mul", "div", "lt", "floor_divide")
-)
-_GELU, _FLOOR, _CEIL = (UNARY[n] for n in ("gelu", "floor", "ceil"))
+_ADD, _SUB, _MUL, _DIV = (BINARY[n] for n in ("add", "sub", "mul", "div"))
+_GELU = UNARY["gelu"]
 # Ops without a derivative (their results are bool or integer); every other op of the tables
 # has a row in sdk/autograd/derivatives.py.
 _NON_DIFF = {"logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}  # fmt: skip
-# Unary ops without an in-place form (Tensor.<name>_).
-_NO_INPLACE = {"gelu", "logical_not", "bitwise_not"}
+             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isnan",
+             "isinf", "isfinite", "isposinf", "isneginf"}  # fmt: skip
+# Unary ops without an in-place form (Tensor.<name>_), as in torch.
+_NO_INPLACE = {"gelu", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
+               "isneginf", "silu", "mish"}  # fmt: skip
 
 
 def _no_out_grad(op: str, *args: Any) -> None:
@@ -111,6 +111,29 @@ ceil = _make_unary("ceil")
 round = _make_unary("round")
 erf = _make_unary("erf")
 bitwise_not = _make_unary("bitwise_not")
+tan = _make_unary("tan")
+asin = _make_unary("asin")
+acos = _make_unary("acos")
+atan = _make_unary("atan")
+sinh = _make_unary("sinh")
+cosh = _make_unary("cosh")
+asinh = _make_unary("asinh")
+acosh = _make_unary("acosh")
+atanh = _make_unary("atanh")
+log2 = _make_unary("log2")
+log10 = _make_unary("log10")
+exp2 = _make_unary("exp2")
+trunc = _make_unary("trunc")
+frac = _make_unary("frac")
+isnan = _make_unary("isnan")
+isinf = _make_unary("isinf")
+isfinite = _make_unary("isfinite")
+isposinf = _make_unary("isposinf")
+isneginf = _make_unary("isneginf")
+silu = _make_unary("silu")
+mish = _make_unary("mish")
+erfc = _make_unary("erfc")
+erfinv = _make_unary("erfinv")
 
 INPLACE_UNARY = {n: _make_unary_(n) for n in UNARY if n not in _NO_INPLACE}
 
@@ -195,6 +218,11 @@ logical_xor = _make_binary("logical_xor")
 bitwise_and = _make_binary("bitwise_and")
 bitwise_or = _make_binary("bitwise_or")
 bitwise_xor = _make_binary("bitwise_xor")
+fmod = _make_binary("fmod")
+hypot = _make_binary("hypot")
+copysign = _make_binary("copysign")
+logaddexp = _make_binary("logaddexp")
+xlogy = _make_binary("xlogy")
 
 
 def add(input: Any, other: Any, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
@@ -264,21 +292,22 @@ def div(
         if needs_grad(input, other):
             record("div", (input, other), r)
         return r
-    if rounding_mode == "floor":
-        return _C.binary(_FLOOR_DIVIDE, input, other, out)
+    mode = _rounding_code(rounding_mode)
+    if out is not None:
+        _no_out_grad("div", input, other)
+        return _C.div_rounding(input, other, mode, out)
+    r = _C.div_rounding(input, other, mode)
+    if needs_grad(input, other):  # rounded quotients have zero gradient almost everywhere
+        record("div", (input, other), r, rounding_mode=rounding_mode)
+    return r
+
+
+def _rounding_code(rounding_mode: Any) -> int:
+    """torch's rounding_mode string as the C ABI's code (sdk_rounding_mode)."""
     if rounding_mode == "trunc":
-        q = _C.binary(_DIV, input, other)
-        t = _C.where(_C.binary(_LT, q, 0), _C.unary(_CEIL, q), _C.unary(_FLOOR, q))
-        ref = input if isinstance(input, TensorBase) else other
-        if (
-            not ref.dtype.is_floating_point
-            and not isinstance(input, float)
-            and not isinstance(other, float)
-        ):
-            t = _C.to_dtype(t, _C.binary(_ADD, input, other).dtype)
-        if out is not None:
-            return _C.copy_(out, t)
-        return t
+        return 1
+    if rounding_mode == "floor":
+        return 2
     raise _C.InvalidArgumentError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
     )
@@ -346,12 +375,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
-        r = input
-        if min is not None:
-            r = maximum(r, min)
-        if max is not None:
-            r = minimum(r, max)
-        return _C.copy_(out, r) if out is not None else r
+        from sdk._ops_elementwise import clamp_tensor
+
+        return clamp_tensor(input, min, max, out)
     if out is not None:
         _no_out_grad("clamp", input)
         return _C.clamp(input, min, max, out)
@@ -370,6 +396,10 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
         check_inplace(self)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, TensorBase) or isinstance(max, TensorBase):
+        from sdk._ops_elementwise import clamp_tensor_
+
+        return clamp_tensor_(self, min, max)
     _C.clamp(self, min, max, self)
     if g:
         record("clamp_", (self,), self, min=min, max=max)
@@ -412,10 +442,33 @@ def _make_binary_(name: str) -> Callable[..., Tensor]:
 add_ = _make_binary_("add")
 sub_ = _make_binary_("sub")
 mul_ = _make_binary_("mul")
-div_ = _make_binary_("div")
+_div_ = _make_binary_("div")
 pow_ = _make_binary_("pow")
 floor_divide_ = _make_binary_("floor_divide")
 remainder_ = _make_binary_("remainder")
+fmod_ = _make_binary_("fmod")
+hypot_ = _make_binary_("hypot")
+copysign_ = _make_binary_("copysign")
+xlogy_ = _make_binary_("xlogy")
+
+
+def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """In-place div (Tensor.div_), optionally rounded ('trunc' or 'floor')."""
+    if rounding_mode is None:
+        return _div_(self, other)
+    mode = _rounding_code(rounding_mode)
+    if not isinstance(other, _OK):
+        other = operand(other, "div_", "other")
+    if needs_grad(self, other):
+        check_inplace(self)
+        write_inplace("div_", self, (other,), lambda: _C.div_rounding(self, other, mode, self),
+                      rounding_mode=rounding_mode)  # fmt: skip
+    else:
+        _C.div_rounding(self, other, mode, self)
+    return self
+
+
+true_divide_ = _div_
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
@@ -508,6 +561,50 @@ def addmm(
     return r
 
 
+def baddbmm(
+    input: Tensor,
+    batch1: Tensor,
+    batch2: Tensor,
+    *,
+    beta: Number = 1,
+    alpha: Number = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2) over a batch of matrices."""
+    prod = bmm(batch1, batch2)
+    if alpha != 1:
+        prod = prod * alpha
+    r = prod if beta == 0 else prod + (input if beta == 1 else input * beta)
+    if out is not None:
+        return copy_(out, r)
+    return r
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors."""
+    tensor_arg(input, "outer", "input")
+    tensor_arg(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise _C.InvalidArgumentError(
+            f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}"
+        )
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Sums of products in Einstein notation: einsum("ij,jk->ik", a, b). Operands may also
+    be given as one list. Repeated subscripts take diagonals; "..." stands for any dims."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    r = _C.einsum(equation, operands)
+    if needs_grad(*operands):
+        record("einsum", operands, r, equation=equation)
+    return r
+
+
 def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
     """Cast (the same object when the dtype already matches and copy is False)."""
     r = _C.to_dtype(input, dtype, copy)
@@ -565,28 +662,6 @@ def _mat_operand(x: Any) -> Tensor:
 
 
 # ------------------------------------------------------------------------------ value tests
-
-
-def isnan(input: Tensor) -> Tensor:
-    """True where input is NaN (never for integer tensors)."""
-    tensor_arg(input, "isnan")
-    return ne(input, input)
-
-
-def isinf(input: Tensor) -> Tensor:
-    """True where input is +inf or -inf."""
-    tensor_arg(input, "isinf")
-    if not input.dtype.is_floating_point:
-        return ne(input, input)
-    return eq(abs(input), float("inf"))
-
-
-def isfinite(input: Tensor) -> Tensor:
-    """True where input is neither NaN nor infinite."""
-    tensor_arg(input, "isfinite")
-    if not input.dtype.is_floating_point:
-        return eq(input, input)
-    return eq(input - input, 0)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:

@@ -222,39 +222,6 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 # ------------------------------------------------------------------------------ comparisons, norms
 
 
-def isclose(
-    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Tensor:
-    """|input - other| <= atol + rtol * |other| elementwise (infinities equal only to
-    themselves; NaNs equal with equal_nan)."""
-    from sdk._ops_math import abs, eq, le, logical_and, logical_or, ne
-
-    tensor_arg(input, "isclose")
-    a = input if input.dtype.is_floating_point else input.to(_float64())
-    b = other
-    if isinstance(b, TensorBase) and not b.dtype.is_floating_point:
-        b = b.to(_float64())
-    diff = abs(a - b)
-    close = logical_and(ne(diff, float("inf")), le(diff, atol + rtol * abs(b)))
-    r = logical_or(eq(a, b), close)
-    if equal_nan:
-        r = logical_or(r, logical_and(ne(a, a), ne(b, b)))
-    return r
-
-
-def _float64() -> Any:
-    from sdk._dtype import float64
-
-    return float64
-
-
-def allclose(
-    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> bool:
-    """True when isclose holds everywhere (shapes broadcast, as torch)."""
-    return bool(all(isclose(input, other, rtol, atol, equal_nan)))
-
-
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and elements."""
     from sdk._ops_math import eq

@@ -152,49 +152,183 @@ def save(obj: Any, f: PathLike) -> None:
             fh.close()
 
 
-def _read_node(node: Any, arrays: Any, seen: set) -> Any:
-    if not isinstance(node, dict) or "type" not in node:
-        raise ValueError("sdk.load: malformed manifest node")
+class _Members:
+    """The .npy members of an archive, each checked against the bytes present before it is
+    read: the zip entry's sizes, the .npy header's dtype and shape, and the manifest's."""
+
+    def __init__(self, zf: zipfile.ZipFile, name: Any, size: int) -> None:
+        self.zf, self.name, self.size = zf, name, size
+
+    def _fail(self, key: str, field: str, why: str) -> ValueError:
+        return ValueError(f"sdk.load: {self.name}: member {key!r}: {field}: {why}")
+
+    def read(self, key: str, dtype_name: str, shape: list[int]) -> np.ndarray:
+        member = key + ".npy"
+        try:
+            info = self.zf.getinfo(member)
+        except KeyError:
+            raise ValueError(
+                f"sdk.load: {self.name}: the manifest refers to a missing member {key!r}"
+            ) from None
+        why = _entry_problem(info, self.size)
+        if why:
+            raise self._fail(key, "size", why)
+        expected = _stored_dtype(dtype_name)
+        try:
+            with self.zf.open(info) as fp:
+                version = np.lib.format.read_magic(fp)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"unknown .npy format version {version}")
+                header = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                arr_shape, fortran, arr_dtype = header(fp)
+                if arr_dtype.hasobject:
+                    raise self._fail(
+                        key,
+                        "dtype",
+                        "refusing pickled data (an object array; sdk.load never unpickles)",
+                    )
+                if list(arr_shape) != shape:
+                    raise self._fail(
+                        key, "shape", f"{list(arr_shape)} in the member, {shape} in the manifest"
+                    )
+                if (
+                    arr_dtype.fields is not None
+                    or arr_dtype.subdtype is not None
+                    or arr_dtype.kind != expected.kind
+                    or arr_dtype.itemsize != expected.itemsize
+                ):
+                    raise self._fail(
+                        key, "dtype", f"{arr_dtype} in the member, {dtype_name} in the manifest"
+                    )
+                raw = fp.read(max(0, info.file_size - fp.tell()))  # at most what was checked
+        except ValueError as e:
+            if str(e).startswith("sdk.load"):
+                raise
+            raise self._fail(key, "header", str(e)) from None
+        except (zipfile.BadZipFile, EOFError, OSError, SyntaxError, RuntimeError) as e:
+            raise self._fail(key, "data", f"{type(e).__name__}: {e}") from None
+        from sdk._dtype import as_dtype, check_raw_tensor
+
+        # byte count (and bool values) against the shape, as for a pickled tensor
+        check_raw_tensor(raw, as_dtype(dtype_name), shape, f"sdk.load: {self.name}: member {key!r}")
+        arr = np.frombuffer(raw, dtype=arr_dtype).reshape(arr_shape, order="F" if fortran else "C")
+        return arr.astype(expected.newbyteorder("="), copy=False)
+
+
+_MAX_DEFLATE_RATIO = 1032  # deflate never expands more: a larger uncompressed size is a lie
+
+
+def _entry_problem(info: zipfile.ZipInfo, archive_size: int) -> str | None:
+    """Why a zip entry's sizes cannot be right for an archive of `archive_size` bytes (its
+    bytes would lie past the end, or it would inflate more than deflate can), else None:
+    checked before the entry is read, so that nothing is allocated for a lie."""
+    if info.compress_type == zipfile.ZIP_STORED:
+        limit = info.compress_size
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        limit = info.compress_size * _MAX_DEFLATE_RATIO
+    else:
+        return f"compression method {info.compress_type} is not read"
+    if info.header_offset + info.compress_size > archive_size or info.file_size > limit:
+        return f"{info.file_size} bytes declared, more than the archive holds ({archive_size})"
+    return None
+
+
+def _stored_dtype(name: Any) -> np.dtype:
+    """The numpy dtype a tensor of sdk dtype `name` is stored as (bfloat16: uint16)."""
+    from sdk._dtype import DTYPES
+
+    for d in DTYPES:
+        if d.name == name:
+            return np.dtype(np.uint16 if name == "bfloat16" else d._np)
+    known = ", ".join(d.name for d in DTYPES)
+    raise ValueError(f"sdk.load: unknown dtype {name!r} in the manifest (known: {known})")
+
+
+def _field(node: dict, name: str, types: Any, what: str) -> Any:
+    """node[name] when it is one of `types`; ValueError naming the field otherwise."""
+    if name not in node:
+        raise ValueError(f"sdk.load: malformed manifest: a {what} node has no {name!r}")
+    value = node[name]
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _tuple(types)):
+        raise ValueError(
+            f"sdk.load: malformed manifest: {what} {name!r} is {type(value).__name__}: "
+            f"{value!r:.60}"
+        )
+    return value
+
+
+def _tuple(types: Any) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _read_tensor(node: dict, members: _Members) -> Any:
+    key = _field(node, "key", str, "tensor")
+    dtype_name = _field(node, "dtype", str, "tensor")
+    shape = _field(node, "shape", list, "tensor")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+        raise ValueError(f"sdk.load: malformed manifest: tensor shape {shape!r:.60}")
+    parameter = bool(node.get("parameter", False))
+    requires_grad = bool(node.get("requires_grad", parameter))  # parameters: True unless said
+    if requires_grad and dtype_name not in _FLOATING:
+        raise ValueError(
+            f"sdk.load: member {key!r}: requires_grad: only floating point tensors can, not "
+            f"{dtype_name}"
+        )
+    t = _numpy_to_tensor(members.read(key, dtype_name, shape), dtype_name)
+    if parameter:
+        from sdk.nn.parameter import Parameter
+
+        return Parameter(t, requires_grad=requires_grad)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+_FLOATING = ("float16", "bfloat16", "float32", "float64")
+_SCALARS = {"bool": bool, "int": int, "str": str}
+
+
+def _read_node(node: Any, members: _Members) -> Any:
+    """The object a manifest node describes; ValueError for any node of the wrong shape."""
+    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+        raise ValueError(f"sdk.load: malformed manifest node {node!r:.60}")
     kind = node["type"]
     if kind == "tensor":
-        key = node["key"]
-        if not isinstance(key, str) or key not in arrays.files:
-            raise ValueError(f"sdk.load: manifest refers to a missing member {key!r}")
-        arr = arrays[key]
-        if not isinstance(arr, np.ndarray):
-            raise ValueError(f"sdk.load: member {key!r} is not a .npy array")
-        if list(arr.shape) != list(node.get("shape", arr.shape)):
-            raise ValueError(
-                f"sdk.load: member {key!r} has shape {list(arr.shape)}, manifest says {node['shape']}"
-            )
-        t = _numpy_to_tensor(arr, node["dtype"])
-        if node.get("parameter"):
-            from sdk.nn.parameter import Parameter
-
-            return Parameter(t, requires_grad=bool(node.get("requires_grad", True)))
-        if node.get("requires_grad"):
-            t.requires_grad_(True)
-        return t
+        return _read_tensor(node, members)
     if kind == "none":
         return None
-    if kind in ("bool", "int", "str"):
-        return {"bool": bool, "int": int, "str": str}[kind](node["value"])
+    if kind in _SCALARS:
+        return _field(node, "value", _SCALARS[kind], kind)
     if kind == "float":
-        return float(node["value"])
+        value = _field(node, "value", (int, float, str), kind)
+        if isinstance(value, str) and value not in ("inf", "-inf", "nan"):
+            raise ValueError(f"sdk.load: malformed manifest: float value {value!r:.60}")
+        return float(value)
     if kind in ("list", "tuple"):
-        items = [_read_node(v, arrays, seen) for v in node["items"]]
+        items = [_read_node(v, members) for v in _field(node, "items", list, kind)]
         return tuple(items) if kind == "tuple" else items
     if kind == "dict":
         out: dict = OrderedDict() if node.get("ordered") else {}
-        for k, v in node["items"]:
-            key = k if isinstance(k, str) else _read_node(k, arrays, seen)
-            out[key] = _read_node(v, arrays, seen)
+        for item in _field(node, "items", list, kind):
+            if not isinstance(item, list) or len(item) != 2:
+                raise ValueError(f"sdk.load: malformed manifest: dict item {item!r:.60}")
+            k, v = item
+            key = k if isinstance(k, str) else _read_node(k, members)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise ValueError(f"sdk.load: malformed manifest: dict key {k!r:.60}")
+            out[key] = _read_node(v, members)
         return out
-    raise ValueError(f"sdk.load: unknown node type {kind!r} in the manifest")
+    raise ValueError(f"sdk.load: unknown node type {kind!r:.60} in the manifest")
 
 
 def load(f: PathLike) -> Any:
-    """Load what ``sdk.save`` wrote. Never unpickles; refuses anything else."""
+    """Load what ``sdk.save`` wrote. Never unpickles; refuses anything else with ValueError
+    (a manifest of the wrong shape, a member whose sizes, dtype or shape disagree with the
+    manifest or with the bytes present)."""
     fh: Any = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
     try:
         data = fh.read()
@@ -206,28 +340,38 @@ def load(f: PathLike) -> Any:
         hint = " (it looks like a pickle, which sdk.load never runs)" if data[:1] == b"\x80" else ""
         raise ValueError(f"sdk.load: {name} is not an sdk.save archive{hint}")
     try:
-        arrays = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as e:
-        raise ValueError(f"sdk.load: refusing to load {name}: {e}") from None
-    with arrays:
-        if _MANIFEST not in arrays.files:
-            raise ValueError(f"sdk.load: {name} has no {_MANIFEST}; not an sdk.save archive")
-        raw = arrays.zip.read(_MANIFEST)
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise ValueError(f"sdk.load: {name} is a damaged archive: {e}") from None
+    with zf:
+        try:
+            why = _entry_problem(zf.getinfo(_MANIFEST), len(data))
+            if why:
+                raise ValueError(why)
+            raw = zf.read(_MANIFEST)
+        except KeyError:
+            raise ValueError(
+                f"sdk.load: {name} has no {_MANIFEST}; not an sdk.save archive"
+            ) from None
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as e:
+            raise ValueError(f"sdk.load: {name} has an unreadable manifest: {e}") from None
         try:
             manifest = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             raise ValueError(f"sdk.load: {name} has an unreadable manifest: {e}") from None
-        if manifest.get("format") != FORMAT:
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            what = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
+            raise ValueError(f"sdk.load: {name} is not an sdk.save archive (format {what!r:.60})")
+        version = manifest.get("version", 0)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ValueError(f"sdk.load: {name}: malformed manifest: version {version!r:.60}")
+        if version > VERSION:
             raise ValueError(
-                f"sdk.load: {name} is not an sdk.save archive (format {manifest.get('format')!r})"
+                f"sdk.load: {name} has format version {version}; this sdk reads up to {VERSION}"
             )
-        if manifest.get("version", 0) > VERSION:
-            raise ValueError(
-                f"sdk.load: {name} has format version {manifest['version']}; this sdk reads up to {VERSION}"
-            )
+        if "root" not in manifest:
+            raise ValueError(f"sdk.load: {name}: malformed manifest: no 'root'")
         try:
-            return _read_node(manifest["root"], arrays, set())
-        except ValueError as e:
-            if "allow_pickle" in str(e) or "pickled" in str(e):
-                raise ValueError(f"sdk.load: refusing pickled data in {name}: {e}") from None
-            raise
+            return _read_node(manifest["root"], _Members(zf, name, len(data)))
+        except RecursionError:
+            raise ValueError(f"sdk.load: {name}: the manifest is nested too deeply") from None

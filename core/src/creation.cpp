@@ -314,7 +314,10 @@ SDK_API sdk_status sdk_from_blob(void* data, int64_t ndim, const int64_t* sizes,
   r->dtype = dtype;
   r->set_shape(ndim, sizes, strides);
   nbytes = extent_bytes(ndim, r->sizes, r->strides, itemsize(dtype), op);
-  if (nbytes > 0) check_not_null(data, op, "data");
+  if (nbytes > 0) {
+    check_not_null(data, op, "data");
+    check_address_span(data, 0, nbytes, op);
+  }
   r->storage = wrap_storage(data, nbytes, device, deleter, ctx);
   *result = r.release_handle();
   SDK_SAFE_CALL_END;

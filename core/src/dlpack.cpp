@@ -110,11 +110,9 @@ Ref import_tensor(const sdk_dl_tensor& dl, sdk_deleter deleter, void* ctx, const
     SDK_VALUE_CHECK(!overflow, op, ": strides ", sizes_str(nd, r->strides), " of shape ",
                     sizes_str(nd, r->sizes), " overflow the address space");
     check_not_null(dl.data, op, "dl_tensor.data");
-    uintptr_t start = reinterpret_cast<uintptr_t>(dl.data);
-    SDK_VALUE_CHECK(dl.byte_offset <= UINTPTR_MAX - start &&
-                        static_cast<uint64_t>(nbytes) <= UINTPTR_MAX - start - dl.byte_offset,
-                    op, ": byte_offset ", dl.byte_offset, " overflows the address space");
   }
+  // the same bound for the offset as for the extent of the sizes and strides
+  check_address_span(dl.data, dl.byte_offset, nbytes, op);
   char* base = static_cast<char*>(dl.data) + dl.byte_offset;
   sdk_device dev{dl.device.device_type == SDK_CUDA ? SDK_CUDA : SDK_CPU,
                  dl.device.device_type == SDK_CUDA ? dl.device.device_id : 0};

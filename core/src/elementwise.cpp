@@ -1,5 +1,5 @@
-// core/src/elementwise.cpp: binary ops (tensor-tensor and tensor-scalar), add_scaled, where,
-// masked_fill, clamp.
+// core/src/elementwise.cpp: binary ops (tensor-tensor and tensor-scalar) and div with a
+// rounding mode.
 #include "elementwise.h"
 
 #include <cmath>
@@ -10,10 +10,18 @@
 namespace sdk::detail {
 namespace {
 
+// Division rounded toward zero: an op of the binary kernels beyond the table, reached through
+// sdk_div_rounding (the CUDA backend knows it by the same code).
+constexpr int kDivTrunc = SDK_CUDA_OP_DIV_TRUNC;
+
 bool is_comparison(int op) { return op >= SDK_EQ && op <= SDK_GE; }
 bool is_logical(int op) { return op >= SDK_LOGICAL_AND && op <= SDK_LOGICAL_XOR; }
+// Integer ops that divide: integer division by zero is an error.
+bool is_int_division(int op) {
+  return op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER || op == SDK_FMOD || op == kDivTrunc;
+}
 
-const char* binary_name(int op) { return binary_op_name(op); }
+const char* binary_name(int op) { return op == kDivTrunc ? "div" : binary_op_name(op); }
 
 struct BinaryTypes {
   sdk_dtype compute;
@@ -34,7 +42,11 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
                      "sub: subtraction of bool tensors is not supported; use logical_xor");
       return {common, common};
     case SDK_DIV:
-    case SDK_ATAN2: {
+    case SDK_ATAN2:
+    case SDK_HYPOT:
+    case SDK_COPYSIGN:
+    case SDK_LOGADDEXP:
+    case SDK_XLOGY: {
       sdk_dtype c = is_floating(common) ? common : SDK_FLOAT32;
       return {c, c};
     }
@@ -44,6 +56,8 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
     }
     case SDK_FLOOR_DIVIDE:
     case SDK_REMAINDER:
+    case SDK_FMOD:
+    case kDivTrunc:
       SDK_TYPE_CHECK(common != SDK_BOOL, name, ": not supported for bool tensors");
       return {common, common};
     case SDK_BITWISE_AND:
@@ -123,6 +137,82 @@ C int_mod(C a, C b) {
   } else {
     return a % b;
   }
+}
+
+// C's remainder for integers (the sign of the dividend); b == 0 is rejected beforehand.
+template <typename C>
+C int_fmod(C a, C b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<C>) {
+    if (b == -1) return 0;  // INT_MIN % -1 traps
+  }
+  return static_cast<C>(a % b);
+}
+template <typename C>
+C int_div_trunc(C a, C b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<C>) {
+    if (b == -1) return static_cast<C>(0 - static_cast<std::make_unsigned_t<C>>(a));
+  }
+  return static_cast<C>(a / b);
+}
+
+// log(e^a + e^b) without overflow; equal infinities pass through (inf - inf is NaN).
+template <typename C>
+C log_add_exp(C a, C b) {
+  if (a == b && std::isinf(a)) return a;
+  C m = a > b ? a : b;
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+
+// a * log(b), 0 where a == 0 unless b is NaN (torch's xlogy).
+template <typename C>
+C x_log_y(C a, C b) {
+  if (b != b) return b;
+  return a == C(0) ? C(0) : a * std::log(b);
+}
+
+// The ops added with ABI 1.3; false when `op` is none of them (or not for this type).
+template <typename T, typename C>
+bool binary_kernel_more(int op, const Launch& L) {
+  constexpr bool kFloat = std::is_floating_point_v<C>;
+  constexpr bool kBool = std::is_same_v<C, bool>;
+  if constexpr (kFloat) {
+    switch (op) {
+      case SDK_FMOD:
+        L.binary<T, T>([](C a, C b) { return std::fmod(a, b); });
+        return true;
+      case SDK_HYPOT:
+        L.binary<T, T>([](C a, C b) { return std::hypot(a, b); });
+        return true;
+      case SDK_COPYSIGN:
+        L.binary<T, T>([](C a, C b) { return std::copysign(a, b); });
+        return true;
+      case SDK_LOGADDEXP:
+        L.binary<T, T>([](C a, C b) { return log_add_exp(a, b); });
+        return true;
+      case SDK_XLOGY:
+        L.binary<T, T>([](C a, C b) { return x_log_y(a, b); });
+        return true;
+      case kDivTrunc:
+        L.binary<T, T>([](C a, C b) { return std::trunc(a / b); });
+        return true;
+      default:
+        return false;
+    }
+  } else if constexpr (!kBool) {
+    switch (op) {
+      case SDK_FMOD:
+        L.binary<T, T>([](C a, C b) { return int_fmod<C>(a, b); });
+        return true;
+      case kDivTrunc:
+        L.binary<T, T>([](C a, C b) { return int_div_trunc<C>(a, b); });
+        return true;
+      default:
+        return false;
+    }
+  }
+  return false;
 }
 
 template <typename C>
@@ -211,6 +301,9 @@ void binary_kernel(int op, const Launch& L) {
       break;
     case SDK_BITWISE_XOR:
       if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a ^ b; });
+      break;
+    default:
+      if (binary_kernel_more<T, C>(op, L)) return;
       break;
   }
   SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(dtype_of<T>()));
@@ -303,26 +396,14 @@ bool has_zero(const TensorImpl& t) {
 }
 
 void check_int_division(int op, sdk_dtype compute, bool zero) {
-  if ((op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER) && !is_floating(compute) && zero) {
+  if (is_int_division(op) && !is_floating(compute) && zero) {
     SDK_FAIL(SDK_ERROR_RUNTIME, binary_name(op), ": integer division by zero");
   }
 }
 
-}  // namespace
-
-}  // namespace sdk::detail
-
-using namespace sdk::detail;
-
-extern "C" {
-
-SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
-                              sdk_tensor** result) {
-  SDK_SAFE_CALL_BEGIN;
-  const TensorImpl& ta = checked(a, "sdk_binary", "a");
-  const TensorImpl& tb = checked(b, "sdk_binary", "b");
-  if (!out) check_not_null(result, "sdk_binary", "result");
-  if (op < 0 || op >= kBinaryOps) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
+// out = op(a, b) for any op of the binary kernels (table codes and kDivTrunc).
+void binary_tensors(int op, const TensorImpl& ta, const TensorImpl& tb, sdk_tensor* out,
+                    sdk_tensor** result) {
   cuda::check_same_device(binary_name(op), {&ta, &tb});
   BinaryTypes ty =
       binary_types(op, promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0));
@@ -335,7 +416,7 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
     const TensorImpl* both[2] = {&ta, &tb};
     nd = broadcast_shapes(binary_name(op), 2, both, sz);
   }
-  if (!is_floating(ty.compute) && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
+  if (!is_floating(ty.compute) && is_int_division(op)) {
     check_int_division(op, ty.compute, cuda::is_cuda(tb) ? cuda::has_zero(tb) : has_zero(tb));
   }
   OutPlan plan;
@@ -356,22 +437,16 @@ SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor*
     SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
   }
   plan.finish(result);
-  SDK_SAFE_CALL_END;
 }
 
-SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar s,
-                                     int32_t scalar_first, sdk_tensor* out, sdk_tensor** result) {
-  SDK_SAFE_CALL_BEGIN;
-  const TensorImpl& ta = checked(a, "sdk_binary_scalar", "a");
-  if (!out) check_not_null(result, "sdk_binary_scalar", "result");
-  if (op < 0 || op >= kBinaryOps) {
-    SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary_scalar: unknown op code ", op);
-  }
+// out = op(a, s), or op(s, a) when scalar_first.
+void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s, bool scalar_first,
+                        sdk_tensor* out, sdk_tensor** result) {
   check_scalar(s, binary_name(op), "scalar");
   // torch: a Python scalar lifts the category (int -> float) but never the width.
   BinaryTypes ty = binary_types(op, promote_with_scalar(ta.dtype, s.kind));
   bool int_compute = !is_floating(ty.compute);
-  if (int_compute && (op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER)) {
+  if (int_compute && is_int_division(op)) {
     check_int_division(op, ty.compute,
                        scalar_first ? (cuda::is_cuda(ta) ? cuda::has_zero(ta) : has_zero(ta))
                                     : scalar_as<int64_t>(s) == 0);
@@ -398,11 +473,11 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
                      [&] { done = pow_scalar_kernel<scalar_t>(L, scalar_as<double>(s)); });
     if (done) {
       plan.finish(result);
-      return SDK_OK;
+      return;
     }
   }
   if (o.numel > 0 && cuda::is_cuda(o)) {
-    cuda::binary_scalar(op, o, *ia, s, ty.compute, scalar_first != 0);
+    cuda::binary_scalar(op, o, *ia, s, ty.compute, scalar_first);
   } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ia}, it, binary_name(op));
@@ -410,6 +485,71 @@ SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar
     SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
   }
   plan.finish(result);
+}
+
+// The binary op of a rounding mode (sdk_rounding_mode).
+int rounding_op(int32_t mode) {
+  switch (mode) {
+    case SDK_ROUNDING_NONE:
+      return SDK_DIV;
+    case SDK_ROUNDING_TRUNC:
+      return kDivTrunc;
+    case SDK_ROUNDING_FLOOR:
+      return SDK_FLOOR_DIVIDE;
+    default:
+      SDK_FAIL(SDK_ERROR_VALUE, "div: unknown rounding mode code ", mode,
+               " (expected 0 for None, 1 for 'trunc', 2 for 'floor')");
+  }
+}
+
+}  // namespace
+
+}  // namespace sdk::detail
+
+using namespace sdk::detail;
+
+extern "C" {
+
+SDK_API sdk_status sdk_binary(int32_t op, const sdk_tensor* a, const sdk_tensor* b, sdk_tensor* out,
+                              sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_binary", "a");
+  const TensorImpl& tb = checked(b, "sdk_binary", "b");
+  if (!out) check_not_null(result, "sdk_binary", "result");
+  if (op < 0 || op >= kBinaryOps) SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
+  binary_tensors(op, ta, tb, out, result);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_binary_scalar(int32_t op, const sdk_tensor* a, sdk_scalar s,
+                                     int32_t scalar_first, sdk_tensor* out, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_binary_scalar", "a");
+  if (!out) check_not_null(result, "sdk_binary_scalar", "result");
+  if (op < 0 || op >= kBinaryOps) {
+    SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary_scalar: unknown op code ", op);
+  }
+  binary_with_scalar(op, ta, s, scalar_first != 0, out, result);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_div_rounding(const sdk_tensor* a, const sdk_tensor* b, int32_t rounding_mode,
+                                    sdk_tensor* out, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_div_rounding", "a");
+  const TensorImpl& tb = checked(b, "sdk_div_rounding", "b");
+  if (!out) check_not_null(result, "sdk_div_rounding", "result");
+  binary_tensors(rounding_op(rounding_mode), ta, tb, out, result);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_div_rounding_scalar(const sdk_tensor* a, sdk_scalar s, int32_t scalar_first,
+                                           int32_t rounding_mode, sdk_tensor* out,
+                                           sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& ta = checked(a, "sdk_div_rounding_scalar", "a");
+  if (!out) check_not_null(result, "sdk_div_rounding_scalar", "result");
+  binary_with_scalar(rounding_op(rounding_mode), ta, s, scalar_first != 0, out, result);
   SDK_SAFE_CALL_END;
 }
 

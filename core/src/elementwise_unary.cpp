@@ -1,9 +1,11 @@
 // core/src/elementwise_unary.cpp: sdk_unary (all unary ops) and sdk_elu.
 #include <cmath>
+#include <limits>
 
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 #include "op_names.h"
+#include "special_math.h"
 
 namespace sdk::detail {
 namespace {
@@ -25,11 +27,30 @@ bool is_float_op(int op) {
     case SDK_LOG1P:
     case SDK_EXPM1:
     case SDK_ERF:
+    case SDK_TAN:
+    case SDK_ASIN:
+    case SDK_ACOS:
+    case SDK_ATAN:
+    case SDK_SINH:
+    case SDK_COSH:
+    case SDK_ASINH:
+    case SDK_ACOSH:
+    case SDK_ATANH:
+    case SDK_LOG2:
+    case SDK_LOG10:
+    case SDK_EXP2:
+    case SDK_SILU:
+    case SDK_MISH:
+    case SDK_ERFC:
+    case SDK_ERFINV:
       return true;
     default:
       return false;
   }
 }
+
+// The value tests (isnan, ...) read any dtype and give bool.
+bool is_value_test(int op) { return op >= SDK_ISNAN && op <= SDK_ISNEGINF; }
 
 struct UnaryTypes {
   sdk_dtype compute, result;
@@ -37,6 +58,7 @@ struct UnaryTypes {
 
 UnaryTypes unary_types(int op, sdk_dtype x) {
   const char* name = unary_name(op);
+  if (is_value_test(op)) return {x, SDK_BOOL};
   if (is_float_op(op)) {
     sdk_dtype c = is_floating(x) ? x : SDK_FLOAT32;  // torch: ints give the default float
     return {c, c};
@@ -48,6 +70,10 @@ UnaryTypes unary_types(int op, sdk_dtype x) {
       return {x, x};
     case SDK_LOGICAL_NOT:
       return {x, SDK_BOOL};
+    case SDK_FRAC:
+      SDK_TYPE_CHECK(is_floating(x), name, ": only floating point tensors are supported, got ",
+                     dtype_name(x));
+      return {x, x};
     case SDK_BITWISE_NOT:
       SDK_TYPE_CHECK(!is_floating(x), name, ": only integer and bool tensors are supported, got ",
                      dtype_name(x));
@@ -83,6 +109,105 @@ SDK_INLINE C sigmoid_c(C x) {
   } else {
     return C(1) / (C(1) + std::exp(-x));
   }
+}
+
+// x * tanh(softplus(x)) with tanh(log(1 + e)) = n / (n + 2), n = e (e + 2), e = exp(x): one
+// exp, no cancellation for negative x; above 20 the factor rounds to 1.
+template <typename C>
+SDK_INLINE C mish_c(C x) {
+  C e = exp_c(x < C(20) ? x : C(20));
+  C n = e * (e + C(2));
+  return x > C(20) ? x : x * n / (n + C(2));
+}
+
+// The floating math ops added with ABI 1.3 (trigonometric, hyperbolic, logarithms, ...).
+template <typename T, typename C>
+bool unary_float_more(int op, const Launch& L) {
+  constexpr C kInf = std::numeric_limits<C>::infinity();
+  switch (op) {
+    case SDK_TAN:
+      L.unary<T, T>([](C x) { return std::tan(x); });
+      return true;
+    case SDK_ASIN:
+      L.unary<T, T>([](C x) { return std::asin(x); });
+      return true;
+    case SDK_ACOS:
+      L.unary<T, T>([](C x) { return std::acos(x); });
+      return true;
+    case SDK_ATAN:
+      L.unary<T, T>([](C x) { return std::atan(x); });
+      return true;
+    case SDK_SINH:
+      L.unary<T, T>([](C x) { return std::sinh(x); });
+      return true;
+    case SDK_COSH:
+      L.unary<T, T>([](C x) { return std::cosh(x); });
+      return true;
+    case SDK_ASINH:
+      L.unary<T, T>([](C x) { return std::asinh(x); });
+      return true;
+    case SDK_ACOSH:
+      L.unary<T, T>([](C x) { return std::acosh(x); });
+      return true;
+    case SDK_ATANH:
+      L.unary<T, T>([](C x) { return std::atanh(x); });
+      return true;
+    case SDK_LOG2:
+      L.unary<T, T>([](C x) { return std::log2(x); });
+      return true;
+    case SDK_LOG10:
+      L.unary<T, T>([](C x) { return std::log10(x); });
+      return true;
+    case SDK_EXP2:
+      L.unary<T, T>([](C x) { return std::exp2(x); });
+      return true;
+    case SDK_TRUNC:
+      L.unary<T, T>([](C x) { return std::trunc(x); });
+      return true;
+    case SDK_FRAC:  // torch's x - trunc(x): NaN for infinities
+      L.unary<T, T>([](C x) { return x - std::trunc(x); });
+      return true;
+    case SDK_ISNAN:
+      L.unary<bool, T>([](C x) { return x != x; });
+      return true;
+    case SDK_ISINF:
+      L.unary<bool, T>([kInf](C x) { return std::fabs(x) == kInf; });
+      return true;
+    case SDK_ISFINITE:
+      L.unary<bool, T>([kInf](C x) { return std::fabs(x) < kInf; });
+      return true;
+    case SDK_ISPOSINF:
+      L.unary<bool, T>([kInf](C x) { return x == kInf; });
+      return true;
+    case SDK_ISNEGINF:
+      L.unary<bool, T>([kInf](C x) { return x == -kInf; });
+      return true;
+    case SDK_SILU:
+      L.unary<T, T>([](C x) { return x * sigmoid_c(x); });
+      return true;
+    case SDK_MISH:
+      L.unary<T, T>([](C x) { return mish_c(x); });
+      return true;
+    case SDK_ERFC:
+      L.unary<T, T>([](C x) { return std::erfc(x); });
+      return true;
+    case SDK_ERFINV:
+      L.unary<T, T>([](C x) { return static_cast<C>(special::erfinv(static_cast<double>(x))); });
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Integer and bool inputs of the ops above that keep them (trunc). (The value tests of
+// integers need no loop: sdk_unary fills their result.)
+template <typename T, typename C>
+bool unary_int_more(int op, const Launch& L) {
+  if (op == SDK_TRUNC) {
+    L.unary<T, T>([](C x) { return x; });
+    return true;
+  }
+  return false;
 }
 
 template <typename T>
@@ -132,6 +257,7 @@ void unary_kernel(int op, const Launch& L) {
       case SDK_RELU:
         return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
       default:
+        if (unary_float_more<T, C>(op, L)) return;
         break;
     }
   } else {
@@ -161,6 +287,7 @@ void unary_kernel(int op, const Launch& L) {
         else
           return L.unary<T, T>([](C x) { return C(~x); });
       default:
+        if (unary_int_more<T, C>(op, L)) return;
         break;
     }
   }
@@ -194,7 +321,12 @@ SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
   if (ix->dtype != ty.compute) ix = (hx = contiguous_copy(tx, ty.compute)).get();
   ix = plan.fix_alias(ix, hx);
   TensorImpl& o = *plan.target;
-  if (o.numel > 0 && cuda::is_cuda(o)) {
+  if (is_value_test(op) && !is_floating(ty.compute)) {  // integers: finite, never NaN
+    sdk_scalar v{};
+    v.kind = SDK_SCALAR_BOOL;
+    v.i = op == SDK_ISFINITE;
+    fill_tensor(o, v);
+  } else if (o.numel > 0 && cuda::is_cuda(o)) {
     cuda::unary(op, o, *ix);
   } else if (o.numel > 0) {
     TensorIter it;

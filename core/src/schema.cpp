@@ -420,7 +420,8 @@ class Parser {
             if (!parse_int(it, &x)) bad();
             v.x().ints.push_back(x);
           }
-          if (tok.front() != '[' && ty.list_size > 0) v.x().ints.assign(ty.list_size, v.x().ints[0]);
+          if (tok.front() != '[' && ty.list_size > 0)
+            v.x().ints.assign(ty.list_size, v.x().ints[0]);
         } else if (ty.base == BaseType::Float) {
           v.tag = SDK_VALUE_FLOAT_LIST;
           for (const auto& it : items) {

@@ -128,6 +128,22 @@ int64_t checked_numel(int64_t ndim, const int64_t* sz, const char* op) {
   return n;
 }
 
+void check_address_span(const void* data, uint64_t offset, int64_t nbytes, const char* op) {
+  constexpr int kBits = sizeof(uintptr_t) == 8 ? 56 : 32;
+  constexpr uint64_t kLimit = uint64_t(1) << kBits;  // bytes of address space
+  const uint64_t start = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(data)) & (kLimit - 1);
+  const uint64_t n = nbytes > 0 ? static_cast<uint64_t>(nbytes) : 0;
+  if (offset > kLimit - start || n > kLimit - start - offset) {
+    if (offset != 0) {
+      SDK_FAIL(SDK_ERROR_VALUE, op, ": byte_offset ", offset,
+               " overflows the address space (data at ", data, ", then ", n,
+               " bytes of tensor, past 2^", kBits, ")");
+    }
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": ", n, " bytes of tensor at ", data,
+             " overflow the address space (past 2^", kBits, "): sizes or strides too large");
+  }
+}
+
 // Row-major strides, dims of size 0 and 1 counting as 1. Beside a size-0 dim the other
 // dims may multiply past int64 (the tensor is still empty): a stride that does not fit
 // is refused, as torch does, before anything is written.

@@ -186,6 +186,13 @@ Ref make_view(const TensorImpl& t, int64_t ndim, const int64_t* sizes, const int
 
 // Product of sizes; ValueError naming `op` for negative sizes or overflow.
 int64_t checked_numel(int64_t ndim, const int64_t* sizes, const char* op);
+// ValueError naming `op` unless the `nbytes` bytes at `data` + `offset` lie inside the
+// address space a process can have: below 2^56 on 64-bit platforms (x86-64 with 5-level
+// paging, aarch64 with 52-bit addresses), with a pointer tag in the top byte (aarch64 TBI,
+// MTE, HWASan) ignored. Memory described from outside (DLPack, sdk_from_blob) passes it
+// before a tensor is made, so that a size, stride or byte offset that no real memory can
+// have is refused instead of read.
+void check_address_span(const void* data, uint64_t offset, int64_t nbytes, const char* op);
 // Contiguous strides for sizes (size-1/0 dims get the natural stride).
 void contiguous_strides(int64_t ndim, const int64_t* sizes, int64_t* strides);
 bool compute_contiguous(int64_t ndim, const int64_t* sizes, const int64_t* strides);

@@ -24,10 +24,10 @@ struct ValueExtra {
 // One tagged value; `tag` (an sdk_value_tag) says which member holds it.
 struct Value {
   int32_t tag = SDK_VALUE_NONE;
-  int64_t i = 0;         // INT, BOOL (0/1), SCALAR_TYPE
-  double f = 0.0;        // FLOAT
-  sdk_device device{};   // DEVICE
-  Ref tensor;            // TENSOR
+  int64_t i = 0;                      // INT, BOOL (0/1), SCALAR_TYPE
+  double f = 0.0;                     // FLOAT
+  sdk_device device{};                // DEVICE
+  Ref tensor;                         // TENSOR
   std::unique_ptr<ValueExtra> extra;  // STRING and the lists
 
   Value() = default;

@@ -31,6 +31,8 @@ inline int64_t numel(const sdk_tensor* t) { return t ? sdk_tensor_numel(t) : 0; 
 PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 
 extern PyMethodDef ops_more_methods[];
+extern PyMethodDef ops_nn_methods[];
+extern PyMethodDef ops_elementwise_methods[];
 extern PyMethodDef ops_struct_methods[];
 
 }  // namespace sdkpy

@@ -150,6 +150,8 @@ def _div(g, n):
 
 def _div_(g, n):  # in place: self now holds the result
     a, b = n.inputs[0], n.inputs[1]
+    if n.attrs.get("rounding_mode") is not None:
+        return _unb(g * 0, a), _unb(g * 0, b)
     ga = _unb(g / b, a) if n.needs(0) else None
     gb = _unb(-g * n.result / b, b) if n.needs(1) else None
     return ga, gb
@@ -191,6 +193,108 @@ def _remainder(g, n):  # a - b * floor(a / b): d/da = 1, d/db = -floor(a / b)
     ga = _unb(g, a) if n.needs(0) else None
     gb = _unb(-g * (a // b), b) if n.needs(1) else None
     return ga, gb
+
+
+def _as_tensor(v: Any, like: Any) -> Any:
+    """A Python number as a 0-dim tensor of like's dtype (formulas read operands as tensors)."""
+    return v if hasattr(v, "shape") else sdk.full((), v, dtype=like.dtype)
+
+
+def _fmod(g, n):  # a - b * trunc(a / b): d/da = 1, d/db = -trunc(a / b)
+    a, b = n.inputs[0], n.inputs[1]
+    ga = _unb(g, a) if n.needs(0) else None
+    gb = _unb(-g * sdk.div(a, b, rounding_mode="trunc"), b) if n.needs(1) else None
+    return ga, gb
+
+
+def _hypot(g, n):
+    a, b = n.inputs[0], n.inputs[1]
+    r = n.result
+    ga = _unb(g * a / r, a) if n.needs(0) else None
+    gb = _unb(g * b / r, b) if n.needs(1) else None
+    return ga, gb
+
+
+def _copysign(g, n):  # |a| with b's sign: d/da = sign(a) * sign(result), 0 at a == 0
+    a, b = n.inputs[0], n.inputs[1]
+    ga = None
+    if n.needs(0):
+        ratio = n.result / a
+        ga = _unb(g * ratio.masked_fill(a == 0, 0), a)
+    return ga, (_unb(g * 0, b) if n.needs(1) else None)
+
+
+def _logaddexp(g, n):
+    a, b = _as_tensor(n.inputs[0], g), _as_tensor(n.inputs[1], g)
+    ga = _unb(g * (a - n.result).exp(), n.inputs[0]) if n.needs(0) else None
+    gb = _unb(g * (b - n.result).exp(), n.inputs[1]) if n.needs(1) else None
+    return ga, gb
+
+
+def _xlogy(g, n):  # d/da = log(b) (0 where a == 0 and b <= 0), d/db = a / b
+    a, b = n.inputs[0], n.inputs[1]
+    ga = gb = None
+    if n.needs(0):
+        ga = _unb(g * sdk.xlogy((a != 0).to(g.dtype), _as_tensor(b, g)), a)
+    if n.needs(1):
+        gb = _unb(g * a / b, b)
+    return ga, gb
+
+
+def _lerp(g, n):  # input + w * (end - input)
+    a, b, w = n.inputs
+    ga = _unb(g * (1 - w), a) if n.needs(0) else None
+    gb = _unb(g * w, b) if n.needs(1) else None
+    gw = _unb(g * (b - a), w) if n.needs(2) else None
+    return ga, gb, gw
+
+
+def _addcmul(g, n):
+    _, t1, t2 = n.inputs
+    v = n.attrs.get("value", 1)
+    gs = _unb(g, n.inputs[0]) if n.needs(0) else None
+    g1 = _unb(g * (t2 * v), t1) if n.needs(1) else None
+    g2 = _unb(g * (t1 * v), t2) if n.needs(2) else None
+    return gs, g1, g2
+
+
+def _addcdiv(g, n):
+    _, t1, t2 = n.inputs
+    v = n.attrs.get("value", 1)
+    gs = _unb(g, n.inputs[0]) if n.needs(0) else None
+    g1 = _unb(g * v / t2, t1) if n.needs(1) else None
+    g2 = _unb(-g * v * t1 / (t2 * t2), t2) if n.needs(2) else None
+    return gs, g1, g2
+
+
+def _softplus(g, n):  # sigmoid(beta * x) below the threshold, 1 above
+    x = n.inputs[0]
+    beta, threshold = n.attrs.get("beta", 1.0), n.attrs.get("threshold", 20.0)
+    bx = x * beta
+    return (sdk.where(bx > threshold, g, g * bx.sigmoid()),)
+
+
+def _leaky_relu(g, n):
+    x = n.inputs[0]
+    return (sdk.where(x > 0, g, g * n.attrs.get("negative_slope", 0.01)),)
+
+
+def _hardtanh(g, n):  # passes strictly inside (min_val, max_val), as torch
+    x = n.inputs[0]
+    inside = (x > n.attrs.get("min_val", -1.0)).logical_and(x < n.attrs.get("max_val", 1.0))
+    return (_mask_keep(g, inside),)
+
+
+def _silu(g, n):
+    x = n.inputs[0]
+    s = x.sigmoid()
+    return (g * s * (1 + x * (1 - s)),)
+
+
+def _mish(g, n):
+    x = n.inputs[0]
+    t = sdk.nn.functional.softplus(x).tanh()
+    return (g * (t + x * x.sigmoid() * (1 - t * t)),)
 
 
 def _not_implemented(name: str) -> Callable:
@@ -626,6 +730,103 @@ def _none(g, n):
 # --------------------------------------------------------------------------- the table
 
 
+# ---- einsum
+
+
+def _einsum_terms(equation: str, ndims: list) -> tuple:
+    """Operand and output subscripts of an einsum with "..." spelled out in letters the
+    equation does not use (right-aligned, as the ellipsis broadcasts) and the implicit output
+    made explicit."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    used = set(eq)
+    spare = [c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in used]
+    max_ell = max((nd - len(t.replace("...", "")) for t, nd in zip(terms, ndims)), default=0)
+    ell = "".join(spare[:max_ell])
+    out = []
+    for t, nd in zip(terms, ndims):
+        k = nd - len(t.replace("...", ""))
+        out.append(t.replace("...", ell[max_ell - k :]) if "..." in t else t)
+    if arrow:
+        res = rhs.replace("...", ell)
+    else:
+        letters = "".join(out)
+        res = ell + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell)
+        )
+    return out, res
+
+
+def _einsum(g, n):
+    ins = n.inputs
+    terms, res = _einsum_terms(n.attrs["equation"], [x.ndim for x in ins])
+    grads = []
+    for i, x in enumerate(ins):
+        if not n.needs(i):
+            grads.append(None)
+            continue
+        t = terms[i]
+        if len(set(t)) != len(t):
+            raise NotImplementedError(
+                f"autograd: einsum '{n.attrs['equation']}': the gradient of an operand with a "
+                "repeated subscript (a diagonal) is not supported"
+            )
+        others = [terms[j] for j in range(len(ins)) if j != i]
+        avail = set(res).union(*others)
+        target = "".join(c for c in t if c in avail)
+        gi = sdk.einsum(",".join([res, *others]) + "->" + target, g,
+                        *[ins[j] for j in range(len(ins)) if j != i])  # fmt: skip
+        if target != t:  # subscripts only this operand had were summed: broadcast back
+            for pos, c in enumerate(t):
+                if c not in avail:
+                    gi = gi.unsqueeze(pos)
+            kept = tuple(s if c in avail else 1 for s, c in zip(_shape(x), t))
+            gi = _sum_to(gi, kept).expand(_shape(x))
+        grads.append(_unb(gi, x))
+    return tuple(grads)
+
+
+# ---- layers with fused backward kernels (sdk_layer_norm_backward, sdk_convolution_backward)
+
+
+def _mask(n: Any) -> int:
+    """output_mask of a fused backward: which of (input, weight, bias) want a gradient."""
+    return sum(1 << i for i in range(3) if n.needs(i))
+
+
+def _layer_norm(g, n):
+    x, w, b = n.inputs
+    a = n.attrs
+    if not sdk.is_grad_enabled():
+        return _C.layer_norm_backward(g, x, a["mean"], a["rstd"], a["ndim"], w, _mask(n))
+    # create_graph: the same formula from differentiable ops, so it records
+    dims = tuple(range(x.ndim - a["ndim"], x.ndim))
+    lead = tuple(range(x.ndim - a["ndim"]))
+    mean = x.mean(dims, keepdim=True)
+    rstd = ((x - mean) ** 2).mean(dims, keepdim=True).add(a["eps"]).rsqrt()
+    xh = (x - mean) * rstd
+    dxh = g if w is None else g * w
+    gx = None
+    if n.needs(0):
+        gx = rstd * (dxh - dxh.mean(dims, keepdim=True) - xh * (dxh * xh).mean(dims, keepdim=True))
+    gw = (g * xh).sum(lead) if n.needs(1) and lead else (g * xh) if n.needs(1) else None
+    gb = (g.sum(lead) if lead else g) if n.needs(2) else None
+    return gx, gw, gb
+
+
+def _convolution(g, n):
+    if sdk.is_grad_enabled():
+        raise NotImplementedError(
+            "autograd: double backward (create_graph=True) through conv1d/conv2d is not supported"
+        )
+    x, w, _ = n.inputs
+    a = n.attrs
+    return _C.convolution_backward(
+        g, x, w, a["stride"], a["padding"], a["dilation"], a["groups"], _mask(n)
+    )
+
+
 class D:
     """One derivative: formula, saved inputs, what of the output is kept (see module doc)."""
 
@@ -658,6 +859,14 @@ DERIVATIVES: dict[str, D] = {
     "atan2": D(_atan2, saves=_XY),
     "remainder": D(_remainder, saves=_XY),
     "floor_divide": D(_not_implemented("floor_divide")),
+    "fmod": D(_fmod, saves=_XY),
+    "hypot": D(_hypot, saves=_XY, result=True),
+    "copysign": D(_copysign, saves=(0,), result=True),
+    "logaddexp": D(_logaddexp, saves=_XY, result=True),
+    "xlogy": D(_xlogy, saves=_XY),
+    "lerp": D(_lerp, saves=(0, 1, 2)),
+    "addcmul": D(_addcmul, saves=(1, 2)),
+    "addcdiv": D(_addcdiv, saves=(1, 2)),
     "setitem_": D(_setitem_),
     "where": D(_where, saves=(0,)),
     "masked_fill": D(_masked_fill, saves=(1,)),
@@ -688,6 +897,33 @@ DERIVATIVES: dict[str, D] = {
     "floor": D(lambda g, n: (g * 0,)),
     "ceil": D(lambda g, n: (g * 0,)),
     "round": D(lambda g, n: (g * 0,)),
+    "trunc": D(lambda g, n: (g * 0,)),
+    "frac": D(_pass),
+    "tan": D(lambda g, n: (g * (1 + n.result * n.result),), result=True),
+    "asin": D(lambda g, n: (g * (1 - n.inputs[0] * n.inputs[0]).rsqrt(),), saves=_X),
+    "acos": D(lambda g, n: (-g * (1 - n.inputs[0] * n.inputs[0]).rsqrt(),), saves=_X),
+    "atan": D(lambda g, n: (g / (1 + n.inputs[0] * n.inputs[0]),), saves=_X),
+    "sinh": D(lambda g, n: (g * n.inputs[0].cosh(),), saves=_X),
+    "cosh": D(lambda g, n: (g * n.inputs[0].sinh(),), saves=_X),
+    "asinh": D(lambda g, n: (g * (n.inputs[0] * n.inputs[0] + 1).rsqrt(),), saves=_X),
+    "acosh": D(lambda g, n: (g * (n.inputs[0] * n.inputs[0] - 1).rsqrt(),), saves=_X),
+    "atanh": D(lambda g, n: (g / (1 - n.inputs[0] * n.inputs[0]),), saves=_X),
+    "log2": D(lambda g, n: (g / (n.inputs[0] * math.log(2.0)),), saves=_X),
+    "log10": D(lambda g, n: (g / (n.inputs[0] * math.log(10.0)),), saves=_X),
+    "exp2": D(lambda g, n: (g * n.result * math.log(2.0),), result=True),
+    "erfc": D(
+        lambda g, n: (g * (-2 / math.sqrt(math.pi)) * (-(n.inputs[0] * n.inputs[0])).exp(),),
+        saves=_X,
+    ),
+    "erfinv": D(
+        lambda g, n: (g * (math.sqrt(math.pi) / 2) * (n.result * n.result).exp(),), result=True
+    ),
+    "silu": D(_silu, saves=_X),
+    "mish": D(_mish, saves=_X),
+    "softplus": D(_softplus, saves=_X),
+    "leaky_relu": D(_leaky_relu, saves=_X),
+    "hardtanh": D(_hardtanh, saves=_X),
+    "nan_to_num": D(lambda g, n: (_mask_keep(g, n.inputs[0].isfinite()),), saves=_X),
     # reductions
     "sum": D(_sum),
     "mean": D(_mean),
@@ -703,6 +939,9 @@ DERIVATIVES: dict[str, D] = {
     # linear algebra
     "mm": D(_mm, saves=_XY),
     "addmm": D(_addmm, saves=(1, 2)),
+    "layer_norm": D(_layer_norm, saves=_XY),
+    "einsum": D(_einsum, saves=tuple(range(32))),
+    "convolution": D(_convolution, saves=_XY),
     "bmm": D(_bmm, saves=_XY),
     "matmul": D(_matmul, saves=_XY),
     "mv": D(_mv, saves=_XY),

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from . import functional, init, utils
+from .activation import Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus
 from .modules import (
     ELU,
     GELU,
+    Conv1d,
+    Conv2d,
     CrossEntropyLoss,
     Dropout,
+    Embedding,
     Identity,
+    LayerNorm,
     Linear,
     LogSoftmax,
     Module,
@@ -31,6 +36,10 @@ __all__ = [
     "Module",
     "Parameter",
     "Linear",
+    "LayerNorm",
+    "Conv1d",
+    "Conv2d",
+    "Embedding",
     "Identity",
     "Sequential",
     "ModuleList",
@@ -39,6 +48,12 @@ __all__ = [
     "Sigmoid",
     "ELU",
     "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
+    "LeakyReLU",
+    "Hardtanh",
+    "ReLU6",
     "Softmax",
     "LogSoftmax",
     "MSELoss",

@@ -13,12 +13,23 @@ __all__ = [
     "tanh",
     "elu",
     "gelu",
+    "silu",
+    "mish",
+    "softplus",
+    "leaky_relu",
+    "hardtanh",
+    "relu6",
     "softmax",
     "log_softmax",
     "mse_loss",
     "nll_loss",
     "cross_entropy",
     "dropout",
+    "layer_norm",
+    "conv1d",
+    "conv2d",
+    "embedding",
+    "pad",
 ]
 
 
@@ -44,6 +55,10 @@ def tanh(input: Any) -> Any:
 
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     """x if x > 0 else alpha * (exp(x) - 1)."""
+    if inplace:
+        from sdk._ops_elementwise import elu_
+
+        return elu_(input, alpha)
     return sdk.elu(input, alpha=alpha)
 
 
@@ -51,6 +66,48 @@ def gelu(input: Any, approximate: str = "none") -> Any:
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return sdk.gelu(input, approximate=approximate)
+
+
+def silu(input: Any, inplace: bool = False) -> Any:
+    """x * sigmoid(x)."""
+    from sdk._ops_elementwise import silu as impl
+
+    return impl(input, inplace)
+
+
+def mish(input: Any, inplace: bool = False) -> Any:
+    """x * tanh(softplus(x))."""
+    from sdk._ops_elementwise import mish as impl
+
+    return impl(input, inplace)
+
+
+def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """log(1 + exp(beta * x)) / beta, linear where beta * x > threshold."""
+    from sdk._ops_elementwise import softplus as impl
+
+    return impl(input, beta, threshold)
+
+
+def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
+    """x if x > 0 else negative_slope * x."""
+    from sdk._ops_elementwise import leaky_relu as impl
+
+    return impl(input, negative_slope, inplace)
+
+
+def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
+    """x clamped to [min_val, max_val]."""
+    from sdk._ops_elementwise import hardtanh as impl
+
+    return impl(input, min_val, max_val, inplace)
+
+
+def relu6(input: Any, inplace: bool = False) -> Any:
+    """min(max(x, 0), 6)."""
+    from sdk._ops_elementwise import relu6 as impl
+
+    return impl(input, inplace)
 
 
 def _softmax_dim(ndim: int) -> int:
@@ -194,3 +251,149 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
         return input * 0
     keep = (sdk.rand_like(input) >= p).to(input.dtype)
     return input * keep * (1.0 / (1.0 - p))
+
+
+# ---- layers with fused kernels in the core (sdk_layer_norm, sdk_convolution) -------------------
+
+
+def layer_norm(
+    input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-5
+) -> Any:
+    """Normalize over the trailing dims `normalized_shape`: (x - mean) / sqrt(var + eps), then
+    scale by weight and shift by bias (both shaped like normalized_shape, optional)."""
+    from sdk._ops_common import needs_grad, record
+
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape) :]) != shape or len(shape) > input.ndim:
+        raise sdk.InvalidArgumentError(
+            f"layer_norm: normalized_shape {list(shape)} does not match the trailing dims of the "
+            f"input of shape {list(input.shape)}"
+        )
+    out, mean, rstd = sdk._C.layer_norm(input, len(shape), weight, bias, float(eps))
+    if needs_grad(input, weight, bias):
+        record("layer_norm", (input, weight, bias), out, ndim=len(shape), eps=float(eps),
+               mean=mean, rstd=rstd)  # fmt: skip
+    return out
+
+
+def _conv_args(name: str, n: int, input: Any, weight: Any, stride: Any, padding: Any,
+               dilation: Any) -> tuple:  # fmt: skip
+    """stride, padding and dilation as n-tuples; padding "valid"/"same" resolved."""
+
+    def tup(v: Any, what: str) -> tuple:
+        t = (v,) * n if isinstance(v, int) else tuple(v)
+        if len(t) == 1 and n > 1:
+            t = t * n
+        if len(t) != n or not all(isinstance(x, int) for x in t):
+            raise TypeError(f"{name}: {what} must be an int or {n} ints, got {v!r}")
+        return t
+
+    stride, dilation = tup(stride, "stride"), tup(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * n
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError(
+                    f"{name}: padding='same' is not supported for strided convolutions"
+                )
+            total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+            if any(t % 2 for t in total):  # asymmetric: pad one more at the end first
+                extra = []
+                for t in reversed(total):
+                    extra += [0, t % 2]
+                input = pad(input, extra)
+            padding = tuple(t // 2 for t in total)
+        else:
+            raise ValueError(
+                f"{name}: padding must be an int, a tuple, 'valid' or 'same', got {padding!r}"
+            )
+    return input, stride, tup(padding, "padding"), dilation
+
+
+def _conv(name: str, n: int, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+          dilation: Any, groups: int) -> Any:  # fmt: skip
+    from sdk._ops_common import needs_grad, record
+
+    input, stride, padding, dilation = _conv_args(name, n, input, weight, stride, padding, dilation)
+    batched = input.ndim == n + 2
+    if not batched and input.ndim == n + 1:
+        input = input.unsqueeze(0)
+    out = sdk._C.convolution(input, weight, bias, stride, padding, dilation, int(groups))
+    if needs_grad(input, weight, bias):
+        record("convolution", (input, weight, bias), out, stride=stride, padding=padding,
+               dilation=dilation, groups=int(groups))  # fmt: skip
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:  # fmt: skip
+    """1-d cross-correlation of input (N, C_in, L) or (C_in, L) with weight (C_out, C_in / groups, k)."""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:  # fmt: skip
+    """2-d cross-correlation of input (N, C_in, H, W) or (C_in, H, W) with weight
+    (C_out, C_in / groups, kH, kW)."""
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Any:  # fmt: skip
+    """Rows of weight (num_embeddings, dim) picked by the integer tensor input."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not supported"
+        )
+    if input.dtype not in (sdk.int64, sdk.int32):
+        raise TypeError(f"embedding: expected an int64 or int32 index tensor, got {input.dtype}")
+    rows = sdk.index_select(weight, 0, input.reshape(-1))
+    if padding_idx is not None:  # the padding row gets no gradient
+        keep = (input.reshape(-1) != _wrap_index(padding_idx, weight.shape[0])).to(weight.dtype)
+        rows = rows * keep.unsqueeze(1) + (rows * (1 - keep.unsqueeze(1))).detach()
+    return rows.reshape(*input.shape, weight.shape[1])
+
+
+def _wrap_index(i: int, n: int) -> int:
+    if not -n <= i < n:
+        raise IndexError(f"padding_idx {i} is out of range for {n} embeddings")
+    return i % n
+
+
+def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
+    """Pad (or, with negative values, crop) the last len(pad) // 2 dims: pad = (last_left,
+    last_right, second_last_left, ...), filled with `value` (0). Only mode="constant"."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"pad: padding of length {len(pad)} does not fit a {input.ndim}-d input")
+    fill = 0 if value is None else value
+    x = input
+    for i in range(len(pad) // 2):
+        d = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo < 0 or hi < 0:  # crop
+            start, stop = max(-lo, 0), x.shape[d] - max(-hi, 0)
+            if stop < start:
+                raise ValueError(
+                    f"pad: padding {pad} leaves no elements in dim {d} of {input.shape[d]}"
+                )
+            x = x.narrow(d, start, stop - start)
+
+        parts = [_pad_block(x, d, lo, fill)] if lo > 0 else []
+        parts.append(x)
+        if hi > 0:
+            parts.append(_pad_block(x, d, hi, fill))
+        if len(parts) > 1:
+            x = sdk.cat(parts, d)
+    return input.clone() if x is input else x
+
+
+def _pad_block(x: Any, d: int, n: int, fill: Any) -> Any:
+    """A block of `fill` shaped like x with n entries along dim d."""
+    shape = list(x.shape)
+    shape[d] = n
+    return sdk.full(shape, fill, dtype=x.dtype, device=x.device)

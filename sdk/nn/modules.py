@@ -28,6 +28,10 @@ __all__ = [
     "MSELoss",
     "CrossEntropyLoss",
     "NLLLoss",
+    "LayerNorm",
+    "Conv1d",
+    "Conv2d",
+    "Embedding",
 ]
 
 _TensorBase = _C.TensorBase
@@ -668,3 +672,139 @@ class CrossEntropyLoss(_Loss):
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
         )
+
+
+class LayerNorm(Module):
+    """layer_norm over the trailing dims `normalized_shape`; weight ones and bias zeros."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, dtype: Any = None) -> None:  # fmt: skip
+        import sdk
+
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape = tuple(shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        kw = {} if dtype is None else {"dtype": dtype}
+        if elementwise_affine:
+            self.weight = Parameter(sdk.ones(self.normalized_shape, **kw))
+            if bias:
+                self.bias = Parameter(sdk.zeros(self.normalized_shape, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Any) -> Any:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")  # fmt: skip
+
+
+class _ConvNd(Module):
+    _n = 0
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", dtype: Any = None) -> None:  # fmt: skip
+        import sdk
+
+        super().__init__()
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{type(self).__name__}: padding_mode {padding_mode!r} "
+                                      "is not supported (only 'zeros')")  # fmt: skip
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        n = self._n
+        tup = lambda v: (v,) * n if isinstance(v, int) else tuple(v)  # noqa: E731
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.dilation = tup(kernel_size), tup(stride), tup(dilation)
+        self.padding = padding if isinstance(padding, str) else tup(padding)
+        self.groups, self.padding_mode = groups, padding_mode
+        kw = {} if dtype is None else {"dtype": dtype}
+        shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(sdk.empty(shape, **kw))
+        if bias:
+            self.bias = Parameter(sdk.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")  # fmt: skip
+        if self.padding not in (0, (0,) * self._n):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        return s + ("" if self.bias is not None else ", bias=False")
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution layer over (N, C_in, L) or (C_in, L) input."""
+
+    _n = 1
+
+    def forward(self, input: Any) -> Any:
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)  # fmt: skip
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution layer over (N, C_in, H, W) or (C_in, H, W) input."""
+
+    _n = 2
+
+    def forward(self, input: Any) -> Any:
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)  # fmt: skip
+
+
+class Embedding(Module):
+    """A lookup table of num_embeddings vectors of size embedding_dim, initialized N(0, 1)
+    (the padding_idx row zero)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Any = None,
+                 max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Any = None, _freeze: bool = False,
+                 dtype: Any = None) -> None:  # fmt: skip
+        import sdk
+
+        super().__init__()
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError(
+                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported"
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            padding_idx = F._wrap_index(padding_idx, num_embeddings)
+        self.padding_idx = padding_idx
+        kw = {} if dtype is None else {"dtype": dtype}
+        if _weight is None:
+            self.weight = Parameter(sdk.randn(num_embeddings, embedding_dim, **kw),
+                                    requires_grad=not _freeze)  # fmt: skip
+            if padding_idx is not None:
+                with sdk.no_grad():
+                    self.weight[padding_idx].fill_(0)
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def forward(self, input: Any) -> Any:
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"

@@ -22,11 +22,14 @@ CPP = Path(__file__).resolve().parent / "cpp"
 
 # The headers this API consists of; each must compile on its own.
 CPP_API_HEADERS = [
+    "acc_type.h",
     "accessor.h",
+    "all.h",
     "array_ref.h",
     "device.h",
     "dispatch.h",
     "dtype.h",
+    "elementwise.h",
     "error.h",
     "half.h",
     "macros.h",
@@ -35,10 +38,12 @@ CPP_API_HEADERS = [
     "ops.h",
     "ops_struct.h",
     "options.h",
+    "parallel.h",
     "scalar.h",
     "tensor.h",
     "tensor_base.h",
     "tensor_methods.h",
+    "util.h",
 ]
 
 

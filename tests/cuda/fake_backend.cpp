@@ -174,6 +174,21 @@ void binary_t(int op, const sdk_cuda_iter& it) {
   });
 }
 template <typename C>
+void ternary_t(int op, const sdk_cuda_iter& it) {
+  each(it, [&](const int64_t* off) {
+    C a = operand_value<C>(it.ops[1], off[1]);
+    C b = operand_value<C>(it.ops[2], off[2]);
+    C c = operand_value<C>(it.ops[3], off[3]);
+    C y;
+    if constexpr (std::is_same_v<C, int64_t>) {
+      y = ternary_int(op, a, b, c, it);
+    } else {
+      y = ternary_float<C>(op, a, b, c, it);
+    }
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, y);
+  });
+}
+template <typename C>
 void where_t(const sdk_cuda_iter& it) {
   each(it, [&](const int64_t* off) {
     bool c = operand_value<int64_t>(it.ops[1], off[1]) != 0;
@@ -201,6 +216,10 @@ struct BinaryF {
   static void run(int op, const sdk_cuda_iter& it) { binary_t<C>(op, it); }
 };
 template <typename C>
+struct TernaryF {
+  static void run(int op, const sdk_cuda_iter& it) { ternary_t<C>(op, it); }
+};
+template <typename C>
 struct WhereF {
   static void run(const sdk_cuda_iter& it) { where_t<C>(it); }
 };
@@ -215,6 +234,10 @@ int unary(int32_t op, const sdk_cuda_iter* it) {
 }
 int binary(int32_t op, const sdk_cuda_iter* it) {
   by_kind<BinaryF>(math_kind(it->ops[1].dtype), op, *it);
+  return 0;
+}
+int ternary(int32_t op, const sdk_cuda_iter* it) {
+  by_kind<TernaryF>(math_kind(it->ops[1].dtype), op, *it);
   return 0;
 }
 int where(const sdk_cuda_iter* it) {
@@ -319,6 +342,7 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->where = where;
   t->reduce = reduce;
   t->gemm = gemm;
+  t->ternary = ternary;
   t->scan = scan;
   return 0;
 }

@@ -1,4 +1,5 @@
-"""The core's CUDA paths without a GPU: test_gpu.py against a host-memory stand-in backend.
+"""The core's CUDA paths without a GPU: test_gpu.py and test_gpu_elementwise.py against a
+host-memory stand-in backend.
 
 The stand-in (fake_backend.cpp) implements the backend table with host memory and the same
 element math as the CUDA kernels, so the routing of CUDA tensors through the core, the
@@ -56,6 +57,7 @@ def test_gpu_suite_on_host_memory_backend(fake_backend):
             "no:cacheprovider",
             "-rs",
             os.path.join(HERE, "test_gpu.py"),
+            os.path.join(HERE, "test_gpu_elementwise.py"),
             os.path.join(HERE, "test_gpu_struct.py"),
         ],
         capture_output=True,

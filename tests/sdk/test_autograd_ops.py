@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -33,6 +35,8 @@ _ZEROS = sdk.tensor([[1.0, 0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0, 1.0], [1.0]
 _REP = sdk.tensor(np.asarray([[0, 0, 3, 1, 0], [2, 2, 2, 2, 2], [1, 3, 3, 0, 1]], np.int64))
 _MASK = sdk.tensor(np.arange(24).reshape(2, 3, 4) % 3 != 1)
 
+
+_NONFINITE = sdk.tensor([math.nan, math.inf, -math.inf, 0.0, 1.0, 0.0], dtype=sdk.float64)
 
 # Each case: id -> (function, list of input specs). A spec is a shape, or a dict with
 # "shape" and keyword arguments of _t (domain restrictions).
@@ -89,6 +93,79 @@ CASES = {
     "log1p": (lambda a: sdk.log1p(a), [{"shape": (3, 4), **POS}]),
     "expm1": (lambda a: sdk.expm1(a), [(3, 4)]),
     "erf": (lambda a: sdk.erf(a), [(3, 4)]),
+    # the ops added with ABI 1.3 (tables, parameters, ternary)
+    "tan": (lambda a: a.tan(), [{"shape": (3, 4), "low": -1.2, "high": 1.2}]),
+    "asin": (lambda a: a.asin(), [{"shape": (3, 4), "low": -0.9, "high": 0.9}]),
+    "acos": (lambda a: sdk.acos(a), [{"shape": (3, 4), "low": -0.9, "high": 0.9}]),
+    "atan": (lambda a: a.atan(), [(3, 4)]),
+    "sinh": (lambda a: a.sinh(), [(3, 4)]),
+    "cosh": (lambda a: a.cosh(), [(3, 4)]),
+    "asinh": (lambda a: a.asinh(), [(3, 4)]),
+    "acosh": (lambda a: a.acosh(), [{"shape": (3, 4), "low": 1.2, "high": 4.0}]),
+    "atanh": (lambda a: a.atanh(), [{"shape": (3, 4), "low": -0.9, "high": 0.9}]),
+    "log2": (lambda a: a.log2(), [{"shape": (3, 4), **POS}]),
+    "log10": (lambda a: sdk.log10(a), [{"shape": (3, 4), **POS}]),
+    "exp2": (lambda a: a.exp2(), [(3, 4)]),
+    "trunc": (lambda a: a.trunc() + a, [{"shape": (3, 4), "away_from": (-1.0, 0.0, 1.0)}]),
+    "frac": (lambda a: a.frac(), [{"shape": (3, 4), "away_from": (-1.0, 0.0, 1.0)}]),
+    "silu": (lambda a: sdk.nn.functional.silu(a), [(3, 4)]),
+    "mish": (lambda a: sdk.nn.functional.mish(a), [(3, 4)]),
+    "erfc": (lambda a: a.erfc(), [(3, 4)]),
+    "erfinv": (lambda a: a.erfinv(), [{"shape": (3, 4), "low": -0.9, "high": 0.9}]),
+    "softplus": (lambda a: sdk.nn.functional.softplus(a * 8, beta=0.7, threshold=3.0), [(3, 5)]),
+    "leaky_relu": (
+        lambda a: sdk.nn.functional.leaky_relu(a, 0.2),
+        [{"shape": (3, 4), "away_from": (0.0,)}],
+    ),
+    "hardtanh": (
+        lambda a: sdk.nn.functional.hardtanh(a * 2, -1.0, 1.5),
+        [{"shape": (4, 5), "away_from": (-0.5, 0.75)}],
+    ),
+    "relu6": (
+        lambda a: sdk.nn.functional.relu6(a * 5),
+        [{"shape": (4, 5), "away_from": (0.0, 1.2)}],
+    ),
+    "nan_to_num": (  # the non-finite entries' gradients are 0
+        lambda a: sdk.nan_to_num(a + _NONFINITE, posinf=3.0),
+        [(6,)],
+    ),
+    "fmod": (
+        lambda a, b: sdk.fmod(a, b),
+        [{"shape": (3, 4), "low": 0.1, "high": 0.4}, {"shape": (4,), "low": 0.5, "high": 2.0}],
+    ),
+    "fmod_scalar": (lambda a: a.fmod(0.75), [{"shape": (5,), "low": -0.6, "high": 0.6}]),
+    "hypot": (lambda a, b: sdk.hypot(a, b), [(3, 4), (4,)]),
+    "copysign": (lambda a, b: sdk.copysign(a, b), [(3, 4), {"shape": (3, 1), "away_from": (0.0,)}]),
+    "logaddexp": (lambda a, b: sdk.logaddexp(a, b), [(3, 4), (3, 1)]),
+    "xlogy": (lambda a, b: sdk.xlogy(a, b), [(3, 4), {"shape": (4,), **POS}]),
+    "xlogy_scalar_x": (lambda b: sdk.xlogy(2.0, b), [{"shape": (4,), **POS}]),
+    "lerp_scalar": (lambda a, b: sdk.lerp(a, b, 0.3), [(3, 4), (4,)]),
+    "lerp_tensor": (lambda a, b, w: sdk.lerp(a, b, w), [(3, 4), (4,), (3, 1)]),
+    "addcmul": (lambda s, a, b: sdk.addcmul(s, a, b, value=0.5), [(3, 4), (3, 1), (4,)]),
+    "addcdiv": (
+        lambda s, a, b: sdk.addcdiv(s, a, b, value=-2.0),
+        [(3, 4), (3, 1), {"shape": (4,), **POS}],
+    ),
+    "clamp_tensor": (
+        lambda a, lo, hi: sdk.clamp(a, lo, hi),
+        [
+            {"shape": (4, 5)},
+            {"shape": (5,), "low": -1.0, "high": -0.2},
+            {"shape": (4, 1), "low": 0.2, "high": 1.0},
+        ],
+    ),  # fmt: skip
+    "clamp_tensor_min": (
+        lambda a, lo: a.clamp_min(lo),
+        [{"shape": (4, 5)}, {"shape": (5,), "low": -0.5, "high": 0.5}],
+    ),
+    "div_trunc": (lambda a, b: sdk.div(a, b, rounding_mode="trunc") + a * b, [(3, 4), (4,)]),
+    "lerp_inplace": (lambda a, b: (a * 1.0).lerp_(b, 0.25), [(3, 4), (3, 4)]),
+    "addcmul_inplace": (lambda s, a, b: (s * 1.0).addcmul_(a, b), [(3, 4), (4,), (3, 1)]),
+    "clamp_tensor_inplace": (
+        lambda a, lo: (a * 1.0).clamp_(min=lo),
+        [{"shape": (4, 5)}, {"shape": (5,), "low": -0.5, "high": 0.5}],
+    ),
+    "tan_inplace": (lambda a: (a * 1.0).tan_(), [{"shape": (3, 4), "low": -1.0, "high": 1.0}]),
     # reductions
     "sum_all": (lambda a: a.sum(), [(3, 4)]),
     "sum_dim": (lambda a: a.sum(1), [(3, 4, 2)]),
@@ -387,3 +464,24 @@ def test_inplace_structural_ops_refuse_a_leaf_that_requires_grad():
     ):
         with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             write()
+
+
+def test_rounded_division_has_zero_gradient_in_place_too():
+    x = sdk.tensor([3.0, -5.5], dtype=sdk.float64, requires_grad=True)
+    y = x * 1.0
+    y.div_(2.0, rounding_mode="floor")
+    (y + x).sum().backward()  # only the + x path carries gradient
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+    z = sdk.div(x, 2.0, rounding_mode="trunc")
+    assert z.requires_grad
+    np.testing.assert_array_equal(z.detach().numpy(), [1.0, -2.0])
+
+
+def test_clamp_with_a_tensor_bound_in_place_differentiates_the_bound():
+    x = sdk.tensor([-2.0, 0.5, 3.0], dtype=sdk.float64, requires_grad=True)
+    lo = sdk.tensor([0.0, 0.0, 0.0], dtype=sdk.float64, requires_grad=True)
+    y = x * 1.0
+    y.clamp_(min=lo)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(lo.grad.numpy(), [1.0, 0.0, 0.0])

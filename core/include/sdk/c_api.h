@@ -364,7 +364,11 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
  * which the core's messages and the Python bindings use (sdk._C.UNARY_OPS maps it to the
  * code). A new op is one new line at the end of its table (rule 2: codes never change).
  */
-/*! \brief Unary elementwise ops for sdk_unary. GELU is the exact (erf) form. */
+/*! \brief Unary elementwise ops for sdk_unary. Floating math (exp, log, trigonometric and
+ *  hyperbolic functions, sigmoid, GELU, SILU, MISH, erf and its kin) gives float32 for integer
+ *  and bool inputs; ISNAN, ISINF, ISFINITE, ISPOSINF and ISNEGINF give bool; FLOOR, CEIL,
+ *  ROUND and TRUNC keep integer dtypes; FRAC needs a floating input. GELU is the exact (erf)
+ *  form. */
 #define SDK_UNARY_OPS(X)          \
   X(NEG, neg, 0)                  \
   X(ABS, abs, 1)                  \
@@ -388,11 +392,35 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(CEIL, ceil, 19)               \
   X(ROUND, round, 20)             \
   X(ERF, erf, 21)                 \
-  X(BITWISE_NOT, bitwise_not, 22)
+  X(BITWISE_NOT, bitwise_not, 22) \
+  X(TAN, tan, 23)                 \
+  X(ASIN, asin, 24)               \
+  X(ACOS, acos, 25)               \
+  X(ATAN, atan, 26)               \
+  X(SINH, sinh, 27)               \
+  X(COSH, cosh, 28)               \
+  X(ASINH, asinh, 29)             \
+  X(ACOSH, acosh, 30)             \
+  X(ATANH, atanh, 31)             \
+  X(LOG2, log2, 32)               \
+  X(LOG10, log10, 33)             \
+  X(EXP2, exp2, 34)               \
+  X(TRUNC, trunc, 35)             \
+  X(FRAC, frac, 36)               \
+  X(ISNAN, isnan, 37)             \
+  X(ISINF, isinf, 38)             \
+  X(ISFINITE, isfinite, 39)       \
+  X(ISPOSINF, isposinf, 40)       \
+  X(ISNEGINF, isneginf, 41)       \
+  X(SILU, silu, 42)               \
+  X(MISH, mish, 43)               \
+  X(ERFC, erfc, 44)               \
+  X(ERFINV, erfinv, 45)
 
 /*! \brief Binary elementwise ops for sdk_binary / sdk_binary_scalar. DIV is true division
  *  (integers give float32); comparisons and logical ops give bool; REMAINDER takes the sign
- *  of the divisor (Python's convention). */
+ *  of the divisor (Python's convention), FMOD the sign of the dividend (C's fmod); ATAN2,
+ *  HYPOT, COPYSIGN, LOGADDEXP and XLOGY are floating math (integers give float32). */
 #define SDK_BINARY_OPS(X)           \
   X(ADD, add, 0)                    \
   X(SUB, sub, 1)                    \
@@ -415,7 +443,12 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(BITWISE_AND, bitwise_and, 18)   \
   X(BITWISE_OR, bitwise_or, 19)     \
   X(BITWISE_XOR, bitwise_xor, 20)   \
-  X(ATAN2, atan2, 21)
+  X(ATAN2, atan2, 21)               \
+  X(FMOD, fmod, 22)                 \
+  X(HYPOT, hypot, 23)               \
+  X(COPYSIGN, copysign, 24)         \
+  X(LOGADDEXP, logaddexp, 25)       \
+  X(XLOGY, xlogy, 26)
 
 #define SDK_DETAIL_OP_ENUM(NAME, name, code) SDK_##NAME = code,
 /*! \brief Unary op codes (SDK_UNARY_OPS). */
@@ -453,6 +486,61 @@ SDK_API sdk_status sdk_to_dtype(const sdk_tensor* t, sdk_dtype dtype, int32_t co
 SDK_API sdk_status sdk_fill_(sdk_tensor* t, sdk_scalar value);
 /*! \brief Copy `src` into `dst`, broadcasting and casting. */
 SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src);
+
+/* Since ABI 1.3: ops with parameters, rounding division, ternary ops and closeness. Each
+ * takes `out` like the ops above (NULL allocates; `out == input` is in place). */
+
+/*! \brief torch's rounding modes of div (sdk_div_rounding). */
+typedef enum {
+  SDK_ROUNDING_NONE = 0,  /*!< true division, as SDK_DIV */
+  SDK_ROUNDING_TRUNC = 1, /*!< rounded toward zero; integers stay integers */
+  SDK_ROUNDING_FLOOR = 2  /*!< rounded toward -inf, as SDK_FLOOR_DIVIDE */
+} sdk_rounding_mode;
+
+/*! \brief out = a / b rounded per `rounding_mode` (sdk_rounding_mode), broadcasting.
+ *  Integer division by zero is an error (RuntimeError). */
+SDK_API sdk_status sdk_div_rounding(const sdk_tensor* a, const sdk_tensor* b, int32_t rounding_mode,
+                                    sdk_tensor* out, sdk_tensor** result);
+/*! \brief sdk_div_rounding with a scalar: a / s, or s / a when scalar_first is nonzero. */
+SDK_API sdk_status sdk_div_rounding_scalar(const sdk_tensor* a, sdk_scalar s, int32_t scalar_first,
+                                           int32_t rounding_mode, sdk_tensor* out,
+                                           sdk_tensor** result);
+/*! \brief out = log(1 + exp(beta * x)) / beta, or x where beta * x > threshold. */
+SDK_API sdk_status sdk_softplus(const sdk_tensor* x, double beta, double threshold, sdk_tensor* out,
+                                sdk_tensor** result);
+/*! \brief out = x if x > 0 else negative_slope * x. */
+SDK_API sdk_status sdk_leaky_relu(const sdk_tensor* x, double negative_slope, sdk_tensor* out,
+                                  sdk_tensor** result);
+/*! \brief x with NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf`. A bound of kind
+ *  SDK_SCALAR_NONE takes torch's default: 0 for NaN, the dtype's largest finite value for
+ *  +inf and its lowest for -inf. Integer and bool tensors are copied unchanged. */
+SDK_API sdk_status sdk_nan_to_num(const sdk_tensor* x, sdk_scalar nan, sdk_scalar posinf,
+                                  sdk_scalar neginf, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = min(max(x, min), max) with tensor bounds, all broadcast together, in the
+ *  promoted dtype; a NULL bound is open (at least one is given). A NaN in x or in a bound
+ *  gives NaN. */
+SDK_API sdk_status sdk_clamp_tensor(const sdk_tensor* x, const sdk_tensor* min,
+                                    const sdk_tensor* max, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = input + weight * (end - input), all broadcast together; input, end and weight
+ *  share one floating dtype. */
+SDK_API sdk_status sdk_lerp(const sdk_tensor* input, const sdk_tensor* end,
+                            const sdk_tensor* weight, sdk_tensor* out, sdk_tensor** result);
+/*! \brief sdk_lerp with a scalar weight. */
+SDK_API sdk_status sdk_lerp_scalar(const sdk_tensor* input, const sdk_tensor* end,
+                                   sdk_scalar weight, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = input + value * tensor1 * tensor2, broadcast, in the promoted dtype. */
+SDK_API sdk_status sdk_addcmul(const sdk_tensor* input, const sdk_tensor* tensor1,
+                               const sdk_tensor* tensor2, sdk_scalar value, sdk_tensor* out,
+                               sdk_tensor** result);
+/*! \brief out = input + value * tensor1 / tensor2, broadcast, in the promoted dtype
+ *  (tensor1 and tensor2 both integral is an error, as in torch). */
+SDK_API sdk_status sdk_addcdiv(const sdk_tensor* input, const sdk_tensor* tensor1,
+                               const sdk_tensor* tensor2, sdk_scalar value, sdk_tensor* out,
+                               sdk_tensor** result);
+/*! \brief Bool tensor: |a - b| <= atol + rtol * |b| (and finite), or a == b; NaNs equal
+ *  each other when equal_nan is nonzero. a and b broadcast and must share a dtype. */
+SDK_API sdk_status sdk_isclose(const sdk_tensor* a, const sdk_tensor* b, double rtol, double atol,
+                               int32_t equal_nan, sdk_tensor** result);
 
 /* ========================================================================= */
 /* Reductions                                                                */
@@ -554,6 +642,49 @@ SDK_API sdk_status sdk_mv(const sdk_tensor* a, const sdk_tensor* x, sdk_tensor* 
                           sdk_tensor** result);
 /*! \brief Inner product of two 1-D tensors (0-dim result). */
 SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor** result);
+/*! \brief torch's einsum: `equation` in its notation ("ij,jk->ik", "...ij->...ji",
+ *  "ii->i", implicit output when there is no "->") over n operands. Repeated
+ *  subscripts take diagonals; size-1 dims broadcast. The result may be a view
+ *  of an operand (as in torch). */
+SDK_API sdk_status sdk_einsum(const char* equation, int64_t n, const sdk_tensor* const* operands,
+                              sdk_tensor** result);
+
+/* ========================================================================= */
+/* Neural-network layers (float types, CPU)                                  */
+/* ========================================================================= */
+/* Forward and backward kernels of the layers whose backward is worth fusing.
+ * A backward takes `output_mask`: bit 0 asks for the input's gradient, bit 1
+ * the weight's, bit 2 the bias's; results not asked for are set to NULL. */
+
+/*! \brief torch's layer_norm over the last `normalized_ndim` dims: (x - mean) /
+ *  sqrt(var + eps) * weight + bias (biased variance; weight and bias, shaped
+ *  like those dims, may be NULL). `mean` and `rstd` (may be NULL) receive the
+ *  per-row statistics that sdk_layer_norm_backward takes: shape = the leading
+ *  dims, float32 (float64 for a float64 input). */
+SDK_API sdk_status sdk_layer_norm(const sdk_tensor* input, int64_t normalized_ndim,
+                                  const sdk_tensor* weight, const sdk_tensor* bias, double eps,
+                                  sdk_tensor** result, sdk_tensor** mean, sdk_tensor** rstd);
+/*! \brief Gradients of sdk_layer_norm (weight may be NULL: no weight/bias grads). */
+SDK_API sdk_status sdk_layer_norm_backward(const sdk_tensor* grad_output, const sdk_tensor* input,
+                                           const sdk_tensor* mean, const sdk_tensor* rstd,
+                                           int64_t normalized_ndim, const sdk_tensor* weight,
+                                           int32_t output_mask, sdk_tensor** grad_input,
+                                           sdk_tensor** grad_weight, sdk_tensor** grad_bias);
+/*! \brief torch's conv1d (n_spatial 1) and conv2d (2), a cross-correlation:
+ *  input (N, C, *spatial), weight (C_out, C / groups, *kernel), bias (C_out)
+ *  or NULL; stride, padding (zeros, both sides) and dilation give n_spatial
+ *  values each. float32/float64 (im2col and the BLAS GEMM). */
+SDK_API sdk_status sdk_convolution(const sdk_tensor* input, const sdk_tensor* weight,
+                                   const sdk_tensor* bias, int64_t n_spatial, const int64_t* stride,
+                                   const int64_t* padding, const int64_t* dilation, int64_t groups,
+                                   sdk_tensor** result);
+/*! \brief Gradients of sdk_convolution. */
+SDK_API sdk_status sdk_convolution_backward(const sdk_tensor* grad_output, const sdk_tensor* input,
+                                            const sdk_tensor* weight, int64_t n_spatial,
+                                            const int64_t* stride, const int64_t* padding,
+                                            const int64_t* dilation, int64_t groups,
+                                            int32_t output_mask, sdk_tensor** grad_input,
+                                            sdk_tensor** grad_weight, sdk_tensor** grad_bias);
 
 /* ========================================================================= */
 /* Joining and indexing                                                      */

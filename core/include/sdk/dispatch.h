@@ -3,6 +3,9 @@
 #ifndef SDK_DISPATCH_H_
 #define SDK_DISPATCH_H_
 
+#include <cstddef>
+#include <string>
+
 #include "sdk/dtype.h"
 #include "sdk/error.h"
 
@@ -11,8 +14,19 @@ namespace detail {
 
 [[noreturn]] SDK_NOINLINE inline void dispatch_fail(const char* name, ScalarType t,
                                                     const char* accepted) {
+  if (!accepted || !*accepted) {
+    throw_error(SDK_ERROR_TYPE, concat("\"", name, "\" not implemented for '", toString(t), "'"));
+  }
   throw_error(SDK_ERROR_TYPE, concat("\"", name, "\" not implemented for '", toString(t),
                                      "' (accepts ", accepted, ")"));
+}
+
+// SDK_DISPATCH_V2 names what it accepts from the type list itself.
+[[noreturn]] SDK_NOINLINE inline void dispatch_fail_list(const char* name, ScalarType t,
+                                                         const ScalarType* accepted, size_t n) {
+  std::string list;
+  for (size_t i = 0; i < n; ++i) str_append(list, concat(i ? ", " : "", toString(accepted[i])));
+  dispatch_fail(name, t, list.c_str());
 }
 
 }  // namespace detail
@@ -20,10 +34,14 @@ namespace detail {
 
 // Each case binds scalar_t and returns what the lambda returns, so a dispatch can be used
 // as an expression: auto y = SDK_DISPATCH_FLOATING_TYPES(t, "f", [&] { return g<scalar_t>(); });
-#define SDK_DISPATCH_CASE(enum_type, ...)                                     \
-  case enum_type: {                                                           \
-    using scalar_t [[maybe_unused]] = ::sdk::ScalarTypeToCPPTypeT<enum_type>; \
-    return __VA_ARGS__();                                                     \
+#define SDK_DISPATCH_CASE(enum_type, ...) \
+  SDK_PRIVATE_CASE_TYPE_USING_HINT(enum_type, scalar_t, __VA_ARGS__)
+
+/*! \brief A case binding the C++ type of `enum_type` to the name HINT (index_t, ...). */
+#define SDK_PRIVATE_CASE_TYPE_USING_HINT(enum_type, HINT, ...)            \
+  case enum_type: {                                                       \
+    using HINT [[maybe_unused]] = ::sdk::ScalarTypeToCPPTypeT<enum_type>; \
+    return __VA_ARGS__();                                                 \
   }
 
 #define SDK_DETAIL_DISPATCH(TYPE, NAME, ACCEPTED, CASES)                  \
@@ -107,5 +125,127 @@ namespace detail {
       SDK_DETAIL_INTEGRAL_CASES(__VA_ARGS__) SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)               \
           SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__) \
               SDK_DISPATCH_CASE(SCALARTYPE3, __VA_ARGS__))
+
+/*! \brief float16, bfloat16. */
+#define SDK_DISPATCH_REDUCED_FLOATING_TYPES(TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "float16, bfloat16",       \
+                      SDK_DETAIL_REDUCED_FLOATING_CASES(__VA_ARGS__))
+#define SDK_DETAIL_REDUCED_FLOATING_CASES(...)            \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::Half, __VA_ARGS__) \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::BFloat16, __VA_ARGS__)
+
+/*! \brief float64, float32 and three more types. */
+#define SDK_DISPATCH_FLOATING_TYPES_AND3(SCALARTYPE1, SCALARTYPE2, SCALARTYPE3, TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(                                                                           \
+      TYPE, NAME, "float64, float32 and three more",                                             \
+      SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__)         \
+          SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE3, __VA_ARGS__))
+
+/*! \brief float64, float32, float16, bfloat16 (torch's FLOATING_TYPES_AND2(kHalf, kBFloat16)). */
+#define SDK_DISPATCH_FLOATING_TYPES_AND_HALF_AND_BFLOAT16(TYPE, NAME, ...) \
+  SDK_DISPATCH_FLOATING_TYPES_AND2(::sdk::kHalf, ::sdk::kBFloat16, TYPE, NAME, __VA_ARGS__)
+
+/*! \brief The integral types and two more. */
+#define SDK_DISPATCH_INTEGRAL_TYPES_AND2(SCALARTYPE1, SCALARTYPE2, TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "integral types and two more",                    \
+                      SDK_DETAIL_INTEGRAL_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(     \
+                          SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__))
+
+/*! \brief int32, int64 with the type bound to index_t (not scalar_t): index tensors. */
+#define SDK_DISPATCH_INDEX_TYPES(TYPE, NAME, ...)                                    \
+  SDK_DETAIL_DISPATCH(                                                               \
+      TYPE, NAME, "int32, int64",                                                    \
+      SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Int, index_t, __VA_ARGS__) \
+          SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Long, index_t, __VA_ARGS__))
+
+// ---- SDK_DISPATCH_SWITCH: a dispatch made of the cases listed --------------------------------
+//   SDK_DISPATCH_SWITCH(x.scalar_type(), "f",
+//       SDK_DISPATCH_CASE_FLOATING_TYPES([&] { ... }) SDK_DISPATCH_CASE(sdk::kHalf, [&] { ... }))
+
+/*! \brief A dispatch over exactly the SDK_DISPATCH_CASE* given. */
+#define SDK_DISPATCH_SWITCH(TYPE, NAME, ...) SDK_DETAIL_DISPATCH(TYPE, NAME, "", __VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOATING_TYPES(...) SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_INTEGRAL_TYPES(...) SDK_DETAIL_INTEGRAL_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_REDUCED_FLOATING_TYPES(...) SDK_DETAIL_REDUCED_FLOATING_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_ALL_TYPES(...) \
+  SDK_DETAIL_INTEGRAL_CASES(__VA_ARGS__) SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOATING_TYPES_AND_HALF(...) \
+  SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(::sdk::ScalarType::Half, __VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOATING_TYPES_AND(SCALARTYPE, ...) \
+  SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE, __VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOATING_TYPES_AND2(SCALARTYPE1, SCALARTYPE2, ...) \
+  SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)                                     \
+  SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__)
+#define SDK_DISPATCH_CASE_INDEX_TYPES(...)                                       \
+  SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Int, index_t, __VA_ARGS__) \
+  SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Long, index_t, __VA_ARGS__)
+
+// ---- SDK_DISPATCH_V2: the body first, then any list of types ---------------------------------
+//   SDK_DISPATCH_V2(x.scalar_type(), "f", SDK_WRAP([&] { ... }),
+//                   SDK_EXPAND(SDK_FLOATING_TYPES), sdk::kHalf)
+// The error for another dtype lists the accepted ones.
+
+/*! \brief Protects the commas of a lambda passed to SDK_DISPATCH_V2. */
+#define SDK_WRAP(...) __VA_ARGS__
+/*! \brief A type group in SDK_DISPATCH_V2's list (the groups also work bare). */
+#define SDK_EXPAND(X) X
+#define SDK_FLOATING_TYPES ::sdk::kDouble, ::sdk::kFloat
+#define SDK_REDUCED_FLOATING_TYPES ::sdk::kHalf, ::sdk::kBFloat16
+#define SDK_INTEGRAL_TYPES ::sdk::kByte, ::sdk::kChar, ::sdk::kInt, ::sdk::kLong, ::sdk::kShort
+#define SDK_ALL_TYPES SDK_INTEGRAL_TYPES, SDK_FLOATING_TYPES
+#define SDK_INDEX_TYPES ::sdk::kInt, ::sdk::kLong
+
+#define SDK_DISPATCH_V2(TYPE, NAME, BODY, ...)                                               \
+  [&] {                                                                                      \
+    const ::sdk::ScalarType sdk_dispatch_type_ = ::sdk::ScalarType(TYPE);                    \
+    switch (sdk_dispatch_type_) {                                                            \
+      SDK_DETAIL_V2_CASES((BODY), __VA_ARGS__)                                               \
+      default: {                                                                             \
+        static constexpr ::sdk::ScalarType sdk_accepted_[] = {__VA_ARGS__};                  \
+        ::sdk::detail::dispatch_fail_list(NAME, sdk_dispatch_type_, sdk_accepted_,           \
+                                          sizeof(sdk_accepted_) / sizeof(sdk_accepted_[0])); \
+      }                                                                                      \
+    }                                                                                        \
+  }()
+
+// One SDK_DISPATCH_CASE per type (up to 24); BODYP is the body in parentheses, so its
+// commas survive being passed along.
+#define SDK_DETAIL_UNPAREN(...) __VA_ARGS__
+#define SDK_DETAIL_V2_CASE(BODYP, T) SDK_DISPATCH_CASE(T, SDK_DETAIL_UNPAREN BODYP)
+#define SDK_DETAIL_V2_CASES(BODYP, ...)                                                         \
+  SDK_DETAIL_V2_PICK(                                                                           \
+      __VA_ARGS__, SDK_DETAIL_V2_24, SDK_DETAIL_V2_23, SDK_DETAIL_V2_22, SDK_DETAIL_V2_21,      \
+      SDK_DETAIL_V2_20, SDK_DETAIL_V2_19, SDK_DETAIL_V2_18, SDK_DETAIL_V2_17, SDK_DETAIL_V2_16, \
+      SDK_DETAIL_V2_15, SDK_DETAIL_V2_14, SDK_DETAIL_V2_13, SDK_DETAIL_V2_12, SDK_DETAIL_V2_11, \
+      SDK_DETAIL_V2_10, SDK_DETAIL_V2_9, SDK_DETAIL_V2_8, SDK_DETAIL_V2_7, SDK_DETAIL_V2_6,     \
+      SDK_DETAIL_V2_5, SDK_DETAIL_V2_4, SDK_DETAIL_V2_3, SDK_DETAIL_V2_2, SDK_DETAIL_V2_1)      \
+  (BODYP, __VA_ARGS__)
+#define SDK_DETAIL_V2_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
+                           _17, _18, _19, _20, _21, _22, _23, _24, NAME, ...)                     \
+  NAME
+#define SDK_DETAIL_V2_1(B, T) SDK_DETAIL_V2_CASE(B, T)
+#define SDK_DETAIL_V2_2(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_1(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_3(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_2(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_4(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_3(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_5(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_4(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_6(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_5(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_7(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_6(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_8(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_7(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_9(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_8(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_10(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_9(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_11(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_10(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_12(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_11(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_13(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_12(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_14(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_13(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_15(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_14(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_16(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_15(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_17(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_16(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_18(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_17(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_19(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_18(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_20(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_19(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_21(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_20(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_22(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_21(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_23(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_22(B, __VA_ARGS__)
+#define SDK_DETAIL_V2_24(B, T, ...) SDK_DETAIL_V2_CASE(B, T) SDK_DETAIL_V2_23(B, __VA_ARGS__)
 
 #endif  // SDK_DISPATCH_H_

@@ -1,9 +1,11 @@
-// sdk/error.h: sdk::Error (the one C++ exception for core failures), SDK_CHECK and friends.
+// sdk/error.h: sdk::Error (the one C++ exception for core failures), SDK_CHECK and friends,
+// SDK_WARN.
 #ifndef SDK_ERROR_H_
 #define SDK_ERROR_H_
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -90,7 +92,69 @@ inline void check_status(sdk_status status, const char* op) {
   if (SDK_UNLIKELY(status != SDK_OK)) throw_last_error(op);
 }
 
+[[noreturn]] SDK_NOINLINE inline void throw_at(const char* file, int line, std::string message) {
+  str_append(message, concat(" (", file, ":", line, ")"));
+  throw Error(SDK_ERROR_RUNTIME, std::move(message));
+}
+
+// SDK_CHECK_EQ and friends: nullopt when the comparison holds, else the message naming
+// both sides and their values (what glog's CHECK_EQ and torch's TORCH_CHECK_EQ print).
+template <typename A, typename B, typename Cmp>
+inline std::optional<std::string> check_op(const A& a, const B& b, Cmp cmp, const char* expr) {
+  if (SDK_LIKELY(cmp(a, b))) return std::nullopt;
+  return concat("Check failed: ", expr, " (", a, " vs. ", b, "). ");
+}
+
+// Collects `<< more` after a failed SDK_CHECK_EQ and throws at the end of the statement.
+class CheckOpFailure {
+ public:
+  CheckOpFailure(const char* file, int line, std::string message)
+      : file_(file), line_(line), message_(std::move(message)) {}
+  CheckOpFailure(const CheckOpFailure&) = delete;
+  CheckOpFailure& operator=(const CheckOpFailure&) = delete;
+  template <typename T>
+  CheckOpFailure& operator<<(const T& v) {
+    str_append(message_, v);
+    return *this;
+  }
+  ~CheckOpFailure() noexcept(false) {
+    if (std::uncaught_exceptions() == 0) throw_at(file_, line_, std::move(message_));
+  }
+
+ private:
+  const char* file_;
+  int line_;
+  std::string message_;
+};
+
 }  // namespace detail
+
+/*! \brief Receives SDK_WARN messages; the default prints "Warning: ..." to stderr. Pybind11
+ *  modules (sdk/extension.h) install one that raises a Python UserWarning. */
+using WarningHandler = void (*)(const std::string& message);
+
+namespace detail {
+inline WarningHandler& warning_handler_slot() {
+  static WarningHandler handler = nullptr;
+  return handler;
+}
+}  // namespace detail
+
+/*! \brief Replace this binary's warning handler (nullptr: back to stderr). */
+inline void set_warning_handler(WarningHandler handler) {
+  detail::warning_handler_slot() = handler;
+}
+inline WarningHandler get_warning_handler() { return detail::warning_handler_slot(); }
+
+/*! \brief Issue a warning through the handler (what SDK_WARN calls). */
+inline void warn(const std::string& message) {
+  if (WarningHandler handler = detail::warning_handler_slot()) {
+    handler(message);
+  } else {
+    std::fprintf(stderr, "Warning: %s\n", message.c_str());
+  }
+}
+
 }  // namespace sdk
 
 // The condition is evaluated once; the message arguments only when it fails. Messages are
@@ -116,5 +180,46 @@ inline void check_status(sdk_status status, const char* op) {
   SDK_DETAIL_CHECK(SDK_ERROR_NOT_IMPLEMENTED, cond, __VA_ARGS__)
 /*! \brief TORCH_INTERNAL_ASSERT: SDK_CHECK with an optional message. */
 #define SDK_INTERNAL_ASSERT(...) SDK_CHECK(__VA_ARGS__, "")
+/*! \brief SDK_INTERNAL_ASSERT in debug builds; compiled but never run under NDEBUG. */
+#ifdef NDEBUG
+#define SDK_INTERNAL_ASSERT_DEBUG_ONLY(...) \
+  while (false) SDK_INTERNAL_ASSERT(__VA_ARGS__)
+#else
+#define SDK_INTERNAL_ASSERT_DEBUG_ONLY(...) SDK_INTERNAL_ASSERT(__VA_ARGS__)
+#endif
+
+/*! \brief Throw sdk::Error (RuntimeError) with the message plus file:line (AT_ERROR). */
+#define SDK_ERROR(...) \
+  ::sdk::detail::throw_at(__FILE__, __LINE__, ::sdk::detail::concat(__VA_ARGS__))
+/*! \brief AT_ASSERT: throw when `cond` is false, naming it. */
+#define SDK_ASSERT(cond) SDK_CHECK(cond, "Internal assert failed: ", #cond)
+/*! \brief AT_ASSERTM: SDK_ASSERT with a message. */
+#define SDK_ASSERTM(cond, ...) SDK_CHECK(cond, "Internal assert failed: ", #cond, ": ", __VA_ARGS__)
+
+// SDK_CHECK_EQ(a, b) << "more": throws "Check failed: a == b (1 vs. 2). more (file:line)"
+// when the comparison fails; a and b are evaluated once, `<<` operands only on failure.
+// (A for statement, not if/else: `if (x) SDK_CHECK_EQ(a, b);` has no dangling else.)
+#define SDK_DETAIL_CHECK_OP(a, b, op)                                           \
+  for (auto sdk_check_failed_ = ::sdk::detail::check_op(                        \
+           (a), (b), [](const auto& x, const auto& y) { return bool(x op y); }, \
+           #a " " #op " " #b);                                                  \
+       SDK_UNLIKELY(sdk_check_failed_.has_value()); sdk_check_failed_.reset())  \
+  ::sdk::detail::CheckOpFailure(__FILE__, __LINE__, std::move(*sdk_check_failed_))
+#define SDK_CHECK_EQ(a, b) SDK_DETAIL_CHECK_OP(a, b, ==)
+#define SDK_CHECK_NE(a, b) SDK_DETAIL_CHECK_OP(a, b, !=)
+#define SDK_CHECK_LT(a, b) SDK_DETAIL_CHECK_OP(a, b, <)
+#define SDK_CHECK_LE(a, b) SDK_DETAIL_CHECK_OP(a, b, <=)
+#define SDK_CHECK_GT(a, b) SDK_DETAIL_CHECK_OP(a, b, >)
+#define SDK_CHECK_GE(a, b) SDK_DETAIL_CHECK_OP(a, b, >=)
+
+/*! \brief TORCH_WARN: a warning built like an SDK_CHECK message, plus file:line. */
+#define SDK_WARN(...) \
+  ::sdk::warn(::sdk::detail::concat(__VA_ARGS__, " (", __FILE__, ":", __LINE__, ")"))
+/*! \brief SDK_WARN the first time this line runs in the process. */
+#define SDK_WARN_ONCE(...)                                              \
+  do {                                                                  \
+    static const bool sdk_warned_once_ = (SDK_WARN(__VA_ARGS__), true); \
+    (void)sdk_warned_once_;                                             \
+  } while (0)
 
 #endif  // SDK_ERROR_H_

@@ -6,6 +6,9 @@
 //   PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("scale", &scale); }
 //
 // - SDK_EXTENSION_NAME is defined by the build tooling (-DSDK_EXTENSION_NAME=<name>).
+// - IntArrayRef / TensorList / ArrayRef<double> arguments take Python lists and tuples.
+// - `py` names pybind11 (py::arg, py::module_), as with torch/extension.h; SDK_WARN raises a
+//   Python UserWarning.
 // - sdk::Tensor arguments accept sdk.Tensor and, without copying, numpy arrays and any
 //   DLPack producer (not under py::arg().noconvert()); results become sdk.Tensor, an
 //   undefined Tensor becomes None. std::vector/std::tuple/std::optional of tensors work
@@ -29,12 +32,21 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <exception>
+#include <string>
+#include <type_traits>
+#include <vector>
 
+#include "sdk/all.h"       // every header-only API, as torch/extension.h has all of ATen
 #include "sdk/autograd.h"  // sdk::autograd::Function, NoGradGuard
-#include "sdk/library.h"  // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
+#include "sdk/library.h"   // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
 #include "sdk/python.h"
 #include "sdk/tensor.h"
+
+// torch/extension.h's alias, which py::arg, py::module_ ... in ported bindings rely on (an
+// alias may be declared again in the same scope, so a module's own line still compiles).
+namespace py = pybind11;
 
 namespace sdk {
 namespace python {
@@ -111,6 +123,18 @@ inline void translate_error(std::exception_ptr p) {
   }
 }
 
+// SDK_WARN in a pybind11 module: a Python UserWarning when the calling thread holds the GIL
+// (an error under `-W error`, raised from the call); stderr from other threads.
+inline void warn_python(const std::string& message) {
+  if (Py_IsInitialized() && PyGILState_Check()) {
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) {
+      throw pybind11::error_already_set();
+    }
+    return;
+  }
+  std::fprintf(stderr, "Warning: %s\n", message.c_str());
+}
+
 // Runs in PyInit_<name>, with the GIL, before pybind11 builds the module.
 inline bool on_module_import() noexcept {
   if (!sdk_python_api()) return false;  // ImportError naming both ABI versions is set
@@ -118,6 +142,7 @@ inline bool on_module_import() noexcept {
     static bool registered = false;
     if (!registered) {
       pybind11::register_local_exception_translator(&translate_error);
+      if (!get_warning_handler()) set_warning_handler(&warn_python);
       registered = true;
     }
   } catch (pybind11::error_already_set& e) {
@@ -232,6 +257,43 @@ struct type_caster<sdk::Scalar> {
     if (s.isNone()) return none().release();
     return PyLong_FromLongLong(s.toLong());
   }
+};
+
+/*! \brief sdk::ArrayRef<T> (IntArrayRef, TensorList, ArrayRef<double>) arguments from a
+ *  Python sequence (an int alone for IntArrayRef, as torch), kept in the caster for the call;
+ *  results become a list. */
+template <typename T>
+struct type_caster<sdk::ArrayRef<T>> {
+  using Owned = std::vector<T>;
+  PYBIND11_TYPE_CASTER(sdk::ArrayRef<T>,
+                       const_name("list[") + make_caster<T>::name + const_name("]"));
+
+  bool load(handle src, bool convert) {
+    if constexpr (std::is_same<T, int64_t>::value) {
+      if (src && PyLong_Check(src.ptr()) && !PyBool_Check(src.ptr())) {
+        long long v = PyLong_AsLongLong(src.ptr());
+        if (v == -1 && PyErr_Occurred()) {
+          PyErr_Clear();
+          return false;
+        }
+        owned_.assign(1, static_cast<int64_t>(v));
+        value = sdk::ArrayRef<T>(owned_);
+        return true;
+      }
+    }
+    make_caster<Owned> items;
+    if (!items.load(src, convert)) return false;
+    owned_ = cast_op<Owned&&>(std::move(items));
+    value = sdk::ArrayRef<T>(owned_);
+    return true;
+  }
+
+  static handle cast(sdk::ArrayRef<T> src, return_value_policy policy, handle parent) {
+    return make_caster<Owned>::cast(src.vec(), policy, parent);
+  }
+
+ private:
+  Owned owned_;
 };
 
 }  // namespace detail

@@ -7,20 +7,41 @@
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define SDK_HOST_DEVICE __host__ __device__
 #define SDK_DEVICE_INLINE __host__ __device__ inline
+#define SDK_DEVICE __device__
+#define SDK_HOST __host__
+/*! \brief __launch_bounds__(max_threads_per_block[, min_blocks_per_multiprocessor]). */
+#define SDK_LAUNCH_BOUNDS_1(max_threads) __launch_bounds__((max_threads))
+#define SDK_LAUNCH_BOUNDS_2(max_threads, min_blocks) __launch_bounds__((max_threads), (min_blocks))
 #else
 #define SDK_HOST_DEVICE
 #define SDK_DEVICE_INLINE inline
+#define SDK_DEVICE
+#define SDK_HOST
+#define SDK_LAUNCH_BOUNDS_1(max_threads)
+#define SDK_LAUNCH_BOUNDS_2(max_threads, min_blocks)
 #endif
+
+/*! \brief Threads of a warp (a wavefront under HIP). */
+#if defined(__HIPCC__)
+#define SDK_WARP_SIZE 64
+#else
+#define SDK_WARP_SIZE 32
+#endif
+
+/*! \brief [[maybe_unused]] (torch's C10_UNUSED). */
+#define SDK_UNUSED [[maybe_unused]]
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SDK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SDK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SDK_NOINLINE __attribute__((noinline))
+#define SDK_ALWAYS_INLINE __attribute__((always_inline)) inline
 #define SDK_RESTRICT __restrict__
 #else
 #define SDK_LIKELY(x) (x)
 #define SDK_UNLIKELY(x) (x)
 #define SDK_NOINLINE
+#define SDK_ALWAYS_INLINE inline
 #define SDK_RESTRICT
 #endif
 

@@ -3,7 +3,10 @@
 #ifndef SDK_MATH_H_
 #define SDK_MATH_H_
 
+#include <cmath>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 #include "sdk/ops.h"
@@ -299,6 +302,13 @@ inline Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, co
       "addmm_out");
   return detail::finish_out(out, r);
 }
+/*! \brief torch's einsum ("ij,jk->ik"); the contraction path argument is ignored. */
+inline Tensor einsum(std::string_view equation, TensorList tensors,
+                     std::optional<IntArrayRef> /*path*/ = std::nullopt) {
+  const std::string eq(equation);
+  SDK_DETAIL_RETURN("einsum", sdk_einsum(eq.c_str(), static_cast<int64_t>(tensors.size()),
+                                         detail::handles(tensors), &r_));
+}
 
 // ====================================================================================
 // Operators (tensors or scalars on either side)
@@ -333,6 +343,57 @@ SDK_DETAIL_DEFINE_OPERATOR(|, SDK_BITWISE_OR)
 SDK_DETAIL_DEFINE_OPERATOR(^, SDK_BITWISE_XOR)
 #undef SDK_DETAIL_DEFINE_OPERATOR
 
+// ====================================================================================
+// Composites (built from the ops above)
+// ====================================================================================
+
+/*! \brief log(sum(exp(self))) over dim, computed stably (integers give float32). */
+inline Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false) {
+  Tensor x = self.is_floating_point() ? self : self.to(kFloat);
+  if (x.numel() == 0) return x.exp().sum(dim, keepdim).log();
+  Tensor m = x.amax(dim, /*keepdim=*/true);
+  m = m.masked_fill(m.abs().eq(INFINITY), 0);  // all -inf (or an inf): no shift
+  Tensor r = (x - m).exp().sum(dim, /*keepdim=*/true).log() + m;
+  return keepdim ? r : r.squeeze(dim);
+}
+/*! \brief Vector p-norm over dim (every element when dim is empty): p = 2 by default, inf
+ *  and -inf give the largest and smallest absolute value, 0 counts the non-zeros. */
+inline Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
+                   bool keepdim = false) {
+  if (!self.is_floating_point()) {
+    detail::throw_error(
+        SDK_ERROR_TYPE,
+        detail::concat("norm(): expected a floating point tensor, got ", self.scalar_type()));
+  }
+  const double q = p ? p->toDouble() : 2.0;
+  if (q == 2.0) return (self * self).sum(dim, keepdim).sqrt();
+  Tensor a = self.abs();
+  if (q == INFINITY) return a.amax(dim, keepdim);
+  if (q == -INFINITY) return a.amin(dim, keepdim);
+  if (q == 0.0) return a.ne(0).to(self.scalar_type()).sum(dim, keepdim);
+  if (q == 1.0) return a.sum(dim, keepdim);
+  return a.pow(q).sum(dim, keepdim).pow(1.0 / q);
+}
+inline Tensor norm(const Tensor& self, const Scalar& p = 2) {
+  return norm(self, std::optional<Scalar>(p), IntArrayRef{});
+}
+/*! \brief beta * self + alpha * (batch1 @ batch2) over a batch of matrices. */
+inline Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                      const Scalar& beta = 1, const Scalar& alpha = 1) {
+  Tensor prod = bmm(batch1, batch2);
+  if (!(alpha.isIntegral(false) && alpha.toLong() == 1)) prod = prod * alpha;
+  if (beta.isIntegral(false) && beta.toLong() == 0) return prod;  // self ignored, NaNs too
+  return beta.isIntegral(false) && beta.toLong() == 1 ? prod + self : prod + self * beta;
+}
+/*! \brief Outer product of two 1-D tensors. */
+inline Tensor outer(const Tensor& self, const Tensor& vec2) {
+  if (self.dim() != 1 || vec2.dim() != 1) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("outer: expected 1-D tensors, got shapes ",
+                                                        self.sizes(), " and ", vec2.sizes()));
+  }
+  return self.unsqueeze(1) * vec2.unsqueeze(0);
+}
+inline Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
 }  // namespace sdk
 
 #endif  // SDK_MATH_H_

@@ -308,13 +308,90 @@ class Tensor {
                        const std::optional<Scalar>& max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
   /*! \brief 2-norm of all elements (sqrt of the sum of squares), as torch's x.norm(). */
-  Tensor norm() const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
   /*! \brief Tile: repeats[i] copies along dim i (leading repeats add dims), as torch. */
   Tensor repeat(IntArrayRef repeats) const;
   Tensor clamp_max(const Scalar& max) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+
+  // ---- elementwise beyond the op tables (sdk/elementwise.h) and new_* -------------------
+  /*! \brief to(dtype) (torch's older spelling). */
+  Tensor toType(ScalarType t) const { return to(t); }
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  /*! \brief New tensors with this tensor's dtype and device unless `options` say otherwise. */
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value,
+                  const TensorOptions& options = {}) const;
+  Tensor sgn() const { return sign(); }
+  const Tensor& sgn_() const { return sign_(); }
+  Tensor fix() const { return trunc(); }
+  const Tensor& fix_() const { return trunc_(); }
+  Tensor arcsin() const { return asin(); }
+  Tensor arccos() const { return acos(); }
+  Tensor arctan() const { return atan(); }
+  Tensor arcsinh() const { return asinh(); }
+  Tensor arccosh() const { return acosh(); }
+  Tensor arctanh() const { return atanh(); }
+  Tensor arctan2(const Tensor& other) const { return atan2(other); }
+  Tensor true_divide(const Tensor& other) const { return div(other); }
+  Tensor true_divide(const Scalar& other) const { return div(other); }
+  const Tensor& true_divide_(const Tensor& other) const { return div_(other); }
+  const Tensor& true_divide_(const Scalar& other) const { return div_(other); }
+  /*! \brief Division rounded per rounding_mode: nullopt, "trunc" or "floor". */
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  const Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  const Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor divide(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+    return div(other, rounding_mode);
+  }
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt,
+                    std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  const Tensor& nan_to_num_(std::optional<double> nan = std::nullopt,
+                            std::optional<double> posinf = std::nullopt,
+                            std::optional<double> neginf = std::nullopt) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  const Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  const Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  const Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value = 1) const;
+  /*! \brief clamp with tensor bounds (broadcast); an absent bound is open. */
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
+  const Tensor& clamp_(const std::optional<Tensor>& min,
+                       const std::optional<Tensor>& max = {}) const;
+  Tensor clamp_min(const Tensor& min) const;
+  Tensor clamp_max(const Tensor& max) const;
+  const Tensor& clamp_min_(const Scalar& min) const;
+  const Tensor& clamp_max_(const Scalar& max) const;
+  const Tensor& clamp_min_(const Tensor& min) const;
+  const Tensor& clamp_max_(const Tensor& max) const;
+  Tensor clip(const std::optional<Scalar>& min,
+              const std::optional<Scalar>& max = std::nullopt) const {
+    return clamp(min, max);
+  }
+  Tensor clip(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const {
+    return clamp(min, max);
+  }
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
 
   // ---- in-place operators --------------------------------------------------------------
   Tensor& operator+=(const Tensor& o) { return const_cast<Tensor&>(add_(o)); }

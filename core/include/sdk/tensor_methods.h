@@ -3,6 +3,7 @@
 #ifndef SDK_TENSOR_METHODS_H_
 #define SDK_TENSOR_METHODS_H_
 
+#include "sdk/elementwise.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
 
@@ -264,6 +265,112 @@ inline const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& valu
       *this, sdk_masked_fill(get(), mask.get(), value.raw(), get(), nullptr), "masked_fill_");
 }
 
+// ---- elementwise beyond the op tables (sdk/elementwise.h) and new_* -------------------
+inline Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& options) const {
+  return sdk::empty(size, options.merged_with(this->options()));
+}
+inline Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& options) const {
+  return sdk::zeros(size, options.merged_with(this->options()));
+}
+inline Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& options) const {
+  return sdk::ones(size, options.merged_with(this->options()));
+}
+inline Tensor Tensor::new_full(IntArrayRef size, const Scalar& fill_value,
+                               const TensorOptions& options) const {
+  return sdk::full(size, fill_value, options.merged_with(this->options()));
+}
+inline Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> mode) const {
+  return sdk::div(*this, o, mode);
+}
+inline Tensor Tensor::div(const Scalar& o, std::optional<std::string_view> mode) const {
+  return sdk::div(*this, o, mode);
+}
+inline const Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> mode) const {
+  return detail::finish_inplace(
+      *this, sdk_div_rounding(get(), o.get(), detail::rounding_mode_code(mode), get(), nullptr),
+      "div_");
+}
+inline const Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> mode) const {
+  return detail::finish_inplace(
+      *this,
+      sdk_div_rounding_scalar(get(), o.raw(), 0, detail::rounding_mode_code(mode), get(), nullptr),
+      "div_");
+}
+inline Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
+                                 std::optional<double> neginf) const {
+  return sdk::nan_to_num(*this, nan, posinf, neginf);
+}
+inline const Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf,
+                                         std::optional<double> neginf) const {
+  return detail::finish_inplace(
+      *this,
+      sdk_nan_to_num(get(), detail::opt_float(nan), detail::opt_float(posinf),
+                     detail::opt_float(neginf), get(), nullptr),
+      "nan_to_num_");
+}
+inline Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
+  return sdk::lerp(*this, end, weight);
+}
+inline Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  return sdk::lerp(*this, end, weight);
+}
+inline const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
+  return detail::finish_inplace(
+      *this, sdk_lerp_scalar(get(), end.get(), weight.raw(), get(), nullptr), "lerp_");
+}
+inline const Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) const {
+  return detail::finish_inplace(*this, sdk_lerp(get(), end.get(), weight.get(), get(), nullptr),
+                                "lerp_");
+}
+inline Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return sdk::addcmul(*this, t1, t2, value);
+}
+inline const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2,
+                                      const Scalar& value) const {
+  return detail::finish_inplace(
+      *this, sdk_addcmul(get(), t1.get(), t2.get(), value.raw(), get(), nullptr), "addcmul_");
+}
+inline Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return sdk::addcdiv(*this, t1, t2, value);
+}
+inline const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2,
+                                      const Scalar& value) const {
+  return detail::finish_inplace(
+      *this, sdk_addcdiv(get(), t1.get(), t2.get(), value.raw(), get(), nullptr), "addcdiv_");
+}
+inline Tensor Tensor::clamp(const std::optional<Tensor>& min,
+                            const std::optional<Tensor>& max) const {
+  return sdk::clamp(*this, min, max);
+}
+inline const Tensor& Tensor::clamp_(const std::optional<Tensor>& min,
+                                    const std::optional<Tensor>& max) const {
+  const bool lo = min && min->defined(), hi = max && max->defined();
+  return detail::finish_inplace(
+      *this,
+      sdk_clamp_tensor(get(), lo ? min->get() : nullptr, hi ? max->get() : nullptr, get(), nullptr),
+      "clamp_");
+}
+inline Tensor Tensor::clamp_min(const Tensor& min) const { return sdk::clamp_min(*this, min); }
+inline Tensor Tensor::clamp_max(const Tensor& max) const { return sdk::clamp_max(*this, max); }
+inline const Tensor& Tensor::clamp_min_(const Scalar& min) const {
+  return clamp_(min, std::optional<Scalar>());
+}
+inline const Tensor& Tensor::clamp_max_(const Scalar& max) const {
+  return clamp_(std::optional<Scalar>(), max);
+}
+inline const Tensor& Tensor::clamp_min_(const Tensor& min) const {
+  return clamp_(min, std::optional<Tensor>());
+}
+inline const Tensor& Tensor::clamp_max_(const Tensor& max) const {
+  return clamp_(std::optional<Tensor>(), max);
+}
+inline Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return sdk::isclose(*this, other, rtol, atol, equal_nan);
+}
+inline bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return sdk::allclose(*this, other, rtol, atol, equal_nan);
+}
+
 // ---- reductions ----------------------------------------------------------------------
 inline Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return sdk::sum(*this, dtype); }
 inline Tensor Tensor::sum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
@@ -370,7 +477,19 @@ inline const Tensor& Tensor::index_put_(TensorList indices, const Tensor& values
       "index_put_");
 }
 inline Tensor Tensor::nonzero() const { return sdk::nonzero(*this); }
-inline Tensor Tensor::norm() const { return (*this * *this).sum().sqrt(); }
+inline Tensor Tensor::norm(const Scalar& p) const { return sdk::norm(*this, p); }
+inline Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) const {
+  return sdk::norm(*this, p, dim, keepdim);
+}
+inline Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  return sdk::logsumexp(*this, dim, keepdim);
+}
+inline Tensor Tensor::outer(const Tensor& vec2) const { return sdk::outer(*this, vec2); }
+inline Tensor Tensor::ger(const Tensor& vec2) const { return sdk::outer(*this, vec2); }
+inline Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                              const Scalar& alpha) const {
+  return sdk::baddbmm(*this, batch1, batch2, beta, alpha);
+}
 inline Tensor Tensor::repeat(IntArrayRef repeats) const {
   const int64_t nr = static_cast<int64_t>(repeats.size()), nd = dim();
   SDK_CHECK_VALUE(nr >= nd, "repeat: the number of repeats (", nr,

@@ -14,17 +14,28 @@
 
 #include "sdk/c_api.h"
 
-#define SDK_CUDA_BACKEND_VERSION 1
+#define SDK_CUDA_BACKEND_VERSION 2
 /* Dims of an elementwise problem after merging contiguous dims. */
 #define SDK_CUDA_MAX_DIMS 16
 #define SDK_CUDA_MAX_OPERANDS 4
 #define SDK_CUDA_BACKEND_INIT_SYMBOL "sdk_cuda_backend_init"
 
 /* Internal unary op codes beyond sdk_unary_op (parameters in the iter). */
-#define SDK_CUDA_OP_ELU 100   /* p0 = alpha */
-#define SDK_CUDA_OP_CLAMP 101 /* p0 = lo, p1 = hi; has_p0/has_p1 say which */
-/* Internal binary op code: out = a + p0 * b. */
-#define SDK_CUDA_OP_ADD_SCALED 100
+#define SDK_CUDA_OP_ELU 100        /* p0 = alpha */
+#define SDK_CUDA_OP_CLAMP 101      /* p0 = lo, p1 = hi; has_p0/has_p1 say which */
+#define SDK_CUDA_OP_SOFTPLUS 102   /* p0 = beta, p1 = threshold */
+#define SDK_CUDA_OP_LEAKY_RELU 103 /* p0 = negative_slope */
+#define SDK_CUDA_OP_NAN_TO_NUM 104 /* p0, p1, p2 replace NaN, +inf, -inf */
+/* Internal binary op codes beyond sdk_binary_op. */
+#define SDK_CUDA_OP_ADD_SCALED 100        /* a + p0 * b */
+#define SDK_CUDA_OP_DIV_TRUNC 101         /* a / b rounded toward zero */
+#define SDK_CUDA_OP_ISCLOSE 102           /* |a - b| <= p1 + p0 * |b| (bool) */
+#define SDK_CUDA_OP_ISCLOSE_EQUAL_NAN 103 /* the same, NaN close to NaN */
+/* Ternary op codes (ops: out, a, b, c; any input may be a scalar). */
+#define SDK_CUDA_OP_LERP 0    /* a + c * (b - a) */
+#define SDK_CUDA_OP_ADDCMUL 1 /* a + p0 * b * c */
+#define SDK_CUDA_OP_ADDCDIV 2 /* a + p0 * b / c */
+#define SDK_CUDA_OP_CLAMP3 3  /* min(max(a, b), c), NaN in any gives NaN */
 
 /* One operand of an elementwise problem: strided memory, or a scalar. */
 typedef struct {
@@ -45,8 +56,9 @@ typedef struct {
   int32_t has_p1;
   int32_t reserved;
   int64_t numel;
-  double p0; /* op parameters: elu alpha, clamp bounds, add_scaled alpha */
+  double p0; /* op parameters: elu alpha, clamp bounds, add_scaled alpha, ... */
   double p1;
+  double p2;
   int64_t sizes[SDK_CUDA_MAX_DIMS];
   sdk_cuda_operand ops[SDK_CUDA_MAX_OPERANDS];
 } sdk_cuda_iter;
@@ -124,7 +136,8 @@ typedef struct sdk_cuda_backend {
   int (*where)(const sdk_cuda_iter* it);              /* ops: out, cond, a, b */
   int (*reduce)(const sdk_cuda_reduce_desc* desc);
   int (*gemm)(const sdk_cuda_gemm_desc* desc);
-  int (*scan)(const sdk_cuda_scan_desc* desc);
+  int (*ternary)(int32_t op, const sdk_cuda_iter* it); /* ops: out, a, b, c (version 2) */
+  int (*scan)(const sdk_cuda_scan_desc* desc);          /* running sum/product (version 2) */
 } sdk_cuda_backend;
 
 /* Exported by libsdk_cuda.so: fill `table` (of `size` bytes). No CUDA call. */

@@ -92,6 +92,7 @@ void launch_copy(const sdk_cuda_iter& it, cudaStream_t s);
 void launch_unary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_binary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_where(const sdk_cuda_iter& it, cudaStream_t s);
+void launch_ternary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 void launch_naive_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 void launch_scan(const sdk_cuda_scan_desc& d, cudaStream_t s);

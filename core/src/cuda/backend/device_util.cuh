@@ -22,29 +22,61 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../../special_math.h"
 #include "../backend_api.h"
 
 namespace sdk::cuda {
 
 #if !defined(__CUDACC__)
+using std::acos;
+using std::acosh;
+using std::asin;
+using std::asinh;
+using std::atan;
 using std::atan2;
+using std::atanh;
 using std::ceil;
 using std::copysign;
 using std::cos;
+using std::cosh;
 using std::erf;
+using std::erfc;
 using std::exp;
+using std::exp2;
 using std::expm1;
 using std::fabs;
 using std::floor;
 using std::fmod;
+using std::hypot;
 using std::log;
+using std::log10;
 using std::log1p;
+using std::log2;
 using std::pow;
 using std::rint;
 using std::sin;
+using std::sinh;
 using std::sqrt;
+using std::tan;
 using std::tanh;
+using std::trunc;
 #endif
+
+// +inf of the math type (INFINITY is usable in device code, numeric_limits is not).
+template <typename C>
+SDK_HD C inf_of() {
+  return static_cast<C>(INFINITY);
+}
+
+// Inverse error function: CUDA's own on the device, the core's (special_math.h) on the host.
+template <typename C>
+SDK_HD C erfinv_of(C x) {
+#if defined(__CUDA_ARCH__)
+  return erfinv(x);
+#else
+  return static_cast<C>(::sdk::special::erfinv(static_cast<double>(x)));
+#endif
+}
 
 template <typename C>
 SDK_HD C load_as(const char* p, int dtype) {
@@ -213,8 +245,67 @@ SDK_HD C unary_float(int op, C x, const sdk_cuda_iter& it) {
       return rint(x);  // half to even
     case SDK_ERF:
       return erf(x);
+    case SDK_TAN:
+      return tan(x);
+    case SDK_ASIN:
+      return asin(x);
+    case SDK_ACOS:
+      return acos(x);
+    case SDK_ATAN:
+      return atan(x);
+    case SDK_SINH:
+      return sinh(x);
+    case SDK_COSH:
+      return cosh(x);
+    case SDK_ASINH:
+      return asinh(x);
+    case SDK_ACOSH:
+      return acosh(x);
+    case SDK_ATANH:
+      return atanh(x);
+    case SDK_LOG2:
+      return log2(x);
+    case SDK_LOG10:
+      return log10(x);
+    case SDK_EXP2:
+      return exp2(x);
+    case SDK_TRUNC:
+      return trunc(x);
+    case SDK_FRAC:
+      return x - trunc(x);
+    case SDK_ISNAN:
+      return x != x ? C(1) : C(0);
+    case SDK_ISINF:
+      return fabs(x) == inf_of<C>() ? C(1) : C(0);
+    case SDK_ISFINITE:
+      return fabs(x) < inf_of<C>() ? C(1) : C(0);
+    case SDK_ISPOSINF:
+      return x == inf_of<C>() ? C(1) : C(0);
+    case SDK_ISNEGINF:
+      return x == -inf_of<C>() ? C(1) : C(0);
+    case SDK_SILU:
+      return x / (C(1) + exp(-x));
+    case SDK_MISH: {  // x * tanh(softplus(x)) = x * n / (n + 2), n = e^x (e^x + 2)
+      C e = exp(x < C(20) ? x : C(20));
+      C n = e * (e + C(2));
+      return x > C(20) ? x : x * n / (n + C(2));
+    }
+    case SDK_ERFC:
+      return erfc(x);
+    case SDK_ERFINV:
+      return erfinv_of(x);
     case SDK_CUDA_OP_ELU:
       return x > C(0) ? x : C(it.p0) * expm1(x);
+    case SDK_CUDA_OP_SOFTPLUS: {
+      C bx = x * C(it.p0);
+      return bx > C(it.p1) ? x : log1p(exp(bx)) / C(it.p0);
+    }
+    case SDK_CUDA_OP_LEAKY_RELU:
+      return x > C(0) ? x : x * C(it.p0);
+    case SDK_CUDA_OP_NAN_TO_NUM:
+      if (x != x) return C(it.p0);
+      if (x == inf_of<C>()) return C(it.p1);
+      return x == -inf_of<C>() ? C(it.p2) : x;
     case SDK_CUDA_OP_CLAMP: {
       if (x != x) return x;
       if (it.has_p0 && x < C(it.p0)) x = C(it.p0);
@@ -242,12 +333,19 @@ SDK_HD int64_t unary_int(int op, int64_t x, bool is_bool, const sdk_cuda_iter& i
       return is_bool ? (x == 0) : ~x;
     case SDK_LOGICAL_NOT:
       return x == 0;
+    case SDK_ISNAN:
+    case SDK_ISINF:
+    case SDK_ISPOSINF:
+    case SDK_ISNEGINF:
+      return 0;
+    case SDK_ISFINITE:
+      return 1;
     case SDK_CUDA_OP_CLAMP: {
       if (it.has_p0 && x < static_cast<int64_t>(it.p0)) x = static_cast<int64_t>(it.p0);
       if (it.has_p1 && x > static_cast<int64_t>(it.p1)) x = static_cast<int64_t>(it.p1);
       return x;
     }
-    default:  // floor, ceil, round of integers are the identity
+    default:  // floor, ceil, round, trunc of integers are the identity
       return x;
   }
 }
@@ -302,6 +400,15 @@ SDK_HD int64_t int_pow(int64_t base, int64_t exp) {
   return static_cast<int64_t>(result);
 }
 
+// torch's isclose: equal, or finite |a - b| within atol + rtol * |b|; NaN only with equal_nan.
+template <typename C>
+SDK_HD bool is_close(C a, C b, C rtol, C atol, bool equal_nan) {
+  if (a == b) return true;
+  if (equal_nan && a != a && b != b) return true;
+  C diff = fabs(a - b);
+  return diff < inf_of<C>() && diff <= atol + rtol * fabs(b);
+}
+
 template <typename C>
 SDK_HD C binary_float(int op, C a, C b, const sdk_cuda_iter& it) {
   switch (op) {
@@ -343,8 +450,27 @@ SDK_HD C binary_float(int op, C a, C b, const sdk_cuda_iter& it) {
       return py_fmod(a, b);
     case SDK_ATAN2:
       return atan2(a, b);
+    case SDK_FMOD:
+      return fmod(a, b);
+    case SDK_HYPOT:
+      return hypot(a, b);
+    case SDK_COPYSIGN:
+      return copysign(a, b);
+    case SDK_LOGADDEXP: {
+      if (a == b && fabs(a) == inf_of<C>()) return a;  // inf - inf would give NaN
+      C m = a > b ? a : b;
+      return m + log1p(exp(-fabs(a - b)));
+    }
+    case SDK_XLOGY:
+      if (b != b) return b;
+      return a == C(0) ? C(0) : a * log(b);
     case SDK_CUDA_OP_ADD_SCALED:
       return a + C(it.p0) * b;
+    case SDK_CUDA_OP_DIV_TRUNC:
+      return trunc(a / b);
+    case SDK_CUDA_OP_ISCLOSE:
+    case SDK_CUDA_OP_ISCLOSE_EQUAL_NAN:
+      return is_close(a, b, C(it.p0), C(it.p1), op == SDK_CUDA_OP_ISCLOSE_EQUAL_NAN) ? C(1) : C(0);
     default:
       return C(0);
   }
@@ -401,9 +527,57 @@ SDK_HD int64_t binary_int(int op, int64_t a, int64_t b, const sdk_cuda_iter& it)
       return a | b;
     case SDK_BITWISE_XOR:
       return a ^ b;
+    case SDK_FMOD:  // C's sign convention: the dividend's
+      if (b == 0 || b == -1) return 0;
+      return a % b;
     case SDK_CUDA_OP_ADD_SCALED:
       return a + static_cast<int64_t>(it.p0) * b;
+    case SDK_CUDA_OP_DIV_TRUNC:
+      if (b == 0) return 0;  // the core rejects integer division by zero beforehand
+      if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+      return a / b;
+    case SDK_CUDA_OP_ISCLOSE:
+    case SDK_CUDA_OP_ISCLOSE_EQUAL_NAN:
+      return is_close(static_cast<double>(a), static_cast<double>(b), it.p0, it.p1, false);
     default:
+      return 0;
+  }
+}
+
+// Ternary ops (SDK_CUDA_OP_LERP, ...): a, b, c already of the compute dtype.
+template <typename C>
+SDK_HD C ternary_float(int op, C a, C b, C c, const sdk_cuda_iter& it) {
+  switch (op) {
+    case SDK_CUDA_OP_LERP:  // torch's form: exact at both ends
+      return fabs(c) < C(0.5) ? a + c * (b - a) : b - (b - a) * (C(1) - c);
+    case SDK_CUDA_OP_ADDCMUL:
+      return a + C(it.p0) * b * c;
+    case SDK_CUDA_OP_ADDCDIV:
+      return a + C(it.p0) * b / c;
+    case SDK_CUDA_OP_CLAMP3: {
+      if (a != a) return a;
+      if (b != b) return b;
+      if (c != c) return c;
+      C r = a < b ? b : a;
+      return r > c ? c : r;
+    }
+    default:
+      return C(0);
+  }
+}
+
+SDK_HD int64_t ternary_int(int op, int64_t a, int64_t b, int64_t c, const sdk_cuda_iter& it) {
+  switch (op) {
+    case SDK_CUDA_OP_ADDCMUL: {  // wraps around, as the CPU does
+      uint64_t v = static_cast<uint64_t>(static_cast<int64_t>(it.p0));
+      return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                                  v * static_cast<uint64_t>(b) * static_cast<uint64_t>(c));
+    }
+    case SDK_CUDA_OP_CLAMP3: {
+      int64_t r = a < b ? b : a;
+      return r > c ? c : r;
+    }
+    default:  // lerp and addcdiv need floating inputs (the core checks)
       return 0;
   }
 }

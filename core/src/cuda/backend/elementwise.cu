@@ -1,4 +1,4 @@
-// core/src/cuda/backend/elementwise.cu: copy/cast/fill, unary, binary and where kernels.
+// core/src/cuda/backend/elementwise.cu: copy/cast/fill, unary, binary, ternary and where kernels.
 //
 // The core has already decided dtypes (promotion, casts of inputs to the compute dtype) as
 // it does for the CPU; these kernels evaluate in the math type of the compute dtype
@@ -54,6 +54,25 @@ __global__ void binary_kernel(sdk_cuda_iter it, int op) {
       y = binary_int(op, a, b, it);
     } else {
       y = binary_float<C>(op, a, b, it);
+    }
+    store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, y);
+  }
+}
+
+template <typename C>
+__global__ void ternary_kernel(sdk_cuda_iter it, int op) {
+  int64_t off[SDK_CUDA_MAX_OPERANDS];
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < it.numel;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    element_offsets(it, i, off);
+    C a = operand_value<C>(it.ops[1], off[1]);
+    C b = operand_value<C>(it.ops[2], off[2]);
+    C c = operand_value<C>(it.ops[3], off[3]);
+    C y;
+    if constexpr (std::is_same_v<C, int64_t>) {
+      y = ternary_int(op, a, b, c, it);
+    } else {
+      y = ternary_float<C>(op, a, b, c, it);
     }
     store_as<C>(it.ops[0].data + off[0], it.ops[0].dtype, y);
   }
@@ -122,6 +141,12 @@ struct BinaryK {
   }
 };
 template <typename C>
+struct TernaryK {
+  static void launch(unsigned g, int t, cudaStream_t s, const sdk_cuda_iter& it, int op) {
+    ternary_kernel<C><<<g, t, 0, s>>>(it, op);
+  }
+};
+template <typename C>
 struct WhereK {
   static void launch(unsigned g, int t, cudaStream_t s, const sdk_cuda_iter& it) {
     where_kernel<C><<<g, t, 0, s>>>(it);
@@ -140,6 +165,10 @@ void launch_unary(int op, const sdk_cuda_iter& it, cudaStream_t s) {
 
 void launch_binary(int op, const sdk_cuda_iter& it, cudaStream_t s) {
   launch_kind<BinaryK>(math_kind(it.ops[1].dtype), it, s, op);
+}
+
+void launch_ternary(int op, const sdk_cuda_iter& it, cudaStream_t s) {
+  launch_kind<TernaryK>(math_kind(it.ops[1].dtype), it, s, op);
 }
 
 void launch_where(const sdk_cuda_iter& it, cudaStream_t s) {

@@ -205,6 +205,9 @@ int api_unary(int32_t op, const sdk_cuda_iter* it) {
 int api_binary(int32_t op, const sdk_cuda_iter* it) {
   return launch_on(it->device, [&](cudaStream_t s) { launch_binary(op, *it, s); });
 }
+int api_ternary(int32_t op, const sdk_cuda_iter* it) {
+  return launch_on(it->device, [&](cudaStream_t s) { launch_ternary(op, *it, s); });
+}
 int api_where(const sdk_cuda_iter* it) {
   return launch_on(it->device, [&](cudaStream_t s) { launch_where(*it, s); });
 }
@@ -249,6 +252,7 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   table->where = api_where;
   table->reduce = api_reduce;
   table->gemm = api_gemm;
+  table->ternary = api_ternary;
   table->scan = api_scan;
   return 0;
 }

@@ -36,12 +36,21 @@ Ref to_device(const TensorImpl& t, sdk_device d);
 // the broadcast shape (inputs broadcast to it). p0/p1: parameters of internal ops.
 void unary(int op, TensorImpl& out, const TensorImpl& in);
 void unary_params(int op, TensorImpl& out, const TensorImpl& in, bool has_p0, double p0,
-                  bool has_p1, double p1);
-void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, double alpha = 1.0);
+                  bool has_p1, double p1, double p2 = 0.0);
+// p0, p1: parameters of internal ops (add_scaled's alpha, isclose's rtol and atol).
+void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, double p0 = 1.0,
+            double p1 = 0.0);
 // op(a, s) or op(s, a); `s` is converted to `compute` (the dtype of a) first.
 void binary_scalar(int op, TensorImpl& out, const TensorImpl& a, const sdk_scalar& s,
                    sdk_dtype compute, bool scalar_first);
 void where(TensorImpl& out, const TensorImpl& cond, const TensorImpl& a, const TensorImpl& b);
+// An input of a ternary op: a tensor of the compute dtype, or (tensor null) a scalar.
+struct TernaryInput {
+  const TensorImpl* tensor;
+  sdk_scalar scalar;
+};
+// out = op(a, b, c) (SDK_CUDA_OP_LERP, ...) in the math of `compute`; p0: the op's value.
+void ternary(int op, TensorImpl& out, const TernaryInput (&in)[3], sdk_dtype compute, double p0);
 // out = mask ? value : t (value converted to t's dtype).
 void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask, const sdk_scalar& v);
 // acc <- reduction of x over the dims where mask is true (acc holds the kept dims in order).

@@ -45,8 +45,8 @@ class IterBuilder {
     add_strided(t);
   }
   void add_scalar(const sdk_cuda_operand& o) { ops_[nops_++] = Op{o, {}}; }
-  void params(bool has_p0, double p0, bool has_p1, double p1) {
-    it_.has_p0 = has_p0, it_.p0 = p0, it_.has_p1 = has_p1, it_.p1 = p1;
+  void params(bool has_p0, double p0, bool has_p1, double p1, double p2 = 0.0) {
+    it_.has_p0 = has_p0, it_.p0 = p0, it_.has_p1 = has_p1, it_.p1 = p1, it_.p2 = p2;
   }
   // The merged problem; numel 0 when there is nothing to do.
   const sdk_cuda_iter& build() {
@@ -224,11 +224,11 @@ Ref to_device(const TensorImpl& t, sdk_device d) {
 }
 
 void unary_params(int op, TensorImpl& out, const TensorImpl& in, bool has_p0, double p0,
-                  bool has_p1, double p1) {
+                  bool has_p1, double p1, double p2) {
   if (out.numel == 0) return;
   IterBuilder b(out, "unary");
   b.add(in);
-  b.params(has_p0, p0, has_p1, p1);
+  b.params(has_p0, p0, has_p1, p1, p2);
   call(backend().unary(op, &b.build()));
 }
 
@@ -236,12 +236,13 @@ void unary(int op, TensorImpl& out, const TensorImpl& in) {
   unary_params(op, out, in, false, 0.0, false, 0.0);
 }
 
-void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, double alpha) {
+void binary(int op, TensorImpl& out, const TensorImpl& a, const TensorImpl& b, double p0,
+            double p1) {
   if (out.numel == 0) return;
   IterBuilder ib(out, "binary");
   ib.add(a);
   ib.add(b);
-  ib.params(true, alpha, false, 0.0);
+  ib.params(true, p0, true, p1);
   call(backend().binary(op, &ib.build()));
 }
 
@@ -266,6 +267,20 @@ void where(TensorImpl& out, const TensorImpl& cond, const TensorImpl& a, const T
   ib.add(a);
   ib.add(b);
   call(backend().where(&ib.build()));
+}
+
+void ternary(int op, TensorImpl& out, const TernaryInput (&in)[3], sdk_dtype compute, double p0) {
+  if (out.numel == 0) return;
+  IterBuilder ib(out, "ternary");
+  for (const TernaryInput& x : in) {
+    if (x.tensor) {
+      ib.add(*x.tensor);
+    } else {
+      ib.add_scalar(scalar_operand(x.scalar, compute));
+    }
+  }
+  ib.params(true, p0, false, 0.0);
+  call(backend().ternary(op, &ib.build()));
 }
 
 void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask,

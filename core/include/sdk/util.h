@@ -1,0 +1,124 @@
+// sdk/util.h: the small vocabulary torch extensions lean on (c10::optional, c10::irange,
+// at::ceil_div, at::DimVector, device_of), spelled in namespace sdk.
+#ifndef SDK_UTIL_H_
+#define SDK_UTIL_H_
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "sdk/array_ref.h"
+#include "sdk/device.h"
+#include "sdk/macros.h"
+#include "sdk/tensor_base.h"
+
+namespace sdk {
+
+// c10::optional has been std::optional since torch 2.1; the names stay for ported code.
+template <typename T>
+using optional = std::optional<T>;
+using std::make_optional;
+using std::nullopt;
+using std::nullopt_t;
+using string_view = std::string_view;
+
+/*! \brief A device ordinal (torch's c10::DeviceIndex); -1 is "the current device". */
+using DeviceIndex = int32_t;
+/*! \brief torch::Dtype. */
+using Dtype = ScalarType;
+
+/*! \brief c10::str: the arguments' text concatenated (what SDK_CHECK messages are made of). */
+template <typename... Args>
+inline std::string str(const Args&... args) {
+  return detail::concat(args...);
+}
+
+/*! \brief The device of a defined tensor, nullopt for an undefined one (torch's device_of,
+ *  what OptionalCUDAGuard takes). */
+inline std::optional<Device> device_of(const Tensor& t) {
+  if (!t.defined()) return std::nullopt;
+  return t.device();
+}
+
+/*! \brief ceil(a / b) for positive integers, as at::ceil_div (grid sizes of kernels). */
+template <typename T, typename U, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+SDK_DEVICE_INLINE constexpr T ceil_div(T a, U b) {
+  return (a + b - 1) / b;
+}
+
+namespace detail {
+
+// One counter of irange: an input iterator over integers that compares by value.
+template <typename I>
+struct IntegerIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = I;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const I*;
+  using reference = I;
+  I value;
+  SDK_DEVICE_INLINE constexpr I operator*() const { return value; }
+  SDK_DEVICE_INLINE constexpr IntegerIterator& operator++() {
+    ++value;
+    return *this;
+  }
+  SDK_DEVICE_INLINE constexpr bool operator==(const IntegerIterator& o) const {
+    return value == o.value;
+  }
+  SDK_DEVICE_INLINE constexpr bool operator!=(const IntegerIterator& o) const {
+    return value != o.value;
+  }
+};
+
+template <typename I>
+struct IntegerRange {
+  IntegerIterator<I> begin_, end_;
+  SDK_DEVICE_INLINE constexpr IntegerIterator<I> begin() const { return begin_; }
+  SDK_DEVICE_INLINE constexpr IntegerIterator<I> end() const { return end_; }
+};
+
+}  // namespace detail
+
+/*! \brief for (const auto i : sdk::irange(n)): 0, 1, ..., n - 1 in the type of n (an empty
+ *  range when n <= 0), as c10::irange. */
+template <typename I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+SDK_DEVICE_INLINE constexpr detail::IntegerRange<I> irange(I end) {
+  return {{I(0)}, {end > I(0) ? end : I(0)}};
+}
+/*! \brief begin, ..., end - 1 (empty when end <= begin), in the common type of the two. */
+template <typename I1, typename I2,
+          std::enable_if_t<std::is_integral<I1>::value && std::is_integral<I2>::value, int> = 0>
+SDK_DEVICE_INLINE constexpr detail::IntegerRange<std::common_type_t<I1, I2>> irange(I1 begin,
+                                                                                    I2 end) {
+  using I = std::common_type_t<I1, I2>;
+  return {{I(begin)}, {I(end) > I(begin) ? I(end) : I(begin)}};
+}
+
+/*! \brief c10::SmallVector's interface over std::vector (no inline storage): push_back,
+ *  resize, data(), and what torch code does with it -- build one from sizes() and pass it
+ *  where an IntArrayRef goes (ArrayRef converts from any std::vector). */
+template <typename T, unsigned N = 4>
+class SmallVector : public std::vector<T> {
+ public:
+  using std::vector<T>::vector;
+  SmallVector() = default;
+  SmallVector(ArrayRef<T> values)  // NOLINT: implicit like torch's
+      : std::vector<T>(values.begin(), values.end()) {}
+  /*! \brief Append a range (SmallVector::append). */
+  void append(ArrayRef<T> values) { this->insert(this->end(), values.begin(), values.end()); }
+  template <typename It>
+  void append(It first, It last) {
+    this->insert(this->end(), first, last);
+  }
+};
+
+/*! \brief Sizes or strides under construction (at::DimVector). */
+using DimVector = SmallVector<int64_t, 5>;
+
+}  // namespace sdk
+
+#endif  // SDK_UTIL_H_

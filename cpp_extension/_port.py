@@ -1,0 +1,296 @@
+"""`python -m cpp_extension port SRC... --out DIR | --in-place`: port a torch extension.
+
+C++/CUDA sources and headers and the Python glue are rewritten by the mapping in
+`cpp_extension.port_map` (includes, torch::/at::/c10:: namespaces, TORCH_/AT_/C10_ macros,
+torch.utils.cpp_extension / torch.ops / torch.library / torch.X in Python); other files are
+copied as they are. Porting twice gives the same files as porting once. The summary lists
+every torch name left without an SDK counterpart with file:line, so what is left to do is
+known before compiling.
+
+`--table [README]` prints the porting table generated from the mapping, or rewrites it in a
+README between the markers; `--coverage` lists which torch functions and methods the SDK's
+headers declare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import port_map
+from ._port_cxx import Missing, Result, defined_macros, port_cxx
+from ._port_names import sdk_headers
+from ._port_py import port_python
+
+CXX_SUFFIXES = frozenset(".c .cc .cpp .cxx .c++ .h .hh .hpp .hxx .cu .cuh .inl .ipp .tpp".split())
+PY_SUFFIXES = frozenset((".py", ".pyi"))
+_SKIP_DIRS = frozenset(
+    (".git", ".hg", ".svn", "__pycache__", ".venv", "build", "dist", ".eggs", ".tox")
+)
+TABLE_BEGIN = "<!-- port-table: generated from cpp_extension/port_map.py by `python -m cpp_extension port --table README.md`; edit the mapping, not this table -->"  # noqa: E501
+TABLE_END = "<!-- /port-table -->"
+
+
+@dataclass
+class PortReport:
+    """What a port did: files (relative path, whether it changed), rewrites by kind, and the
+    torch names left without a counterpart."""
+
+    files: list[tuple[str, bool]] = field(default_factory=list)
+    rewrites: dict[str, int] = field(default_factory=dict)
+    missing: list[Missing] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> list[str]:
+        return [path for path, changed in self.files if changed]
+
+    def add(self, rel: str, before: str, result: Result) -> None:
+        self.files.append((rel, result.text != before))
+        for kind, n in result.rewrites.items():
+            self.rewrites[kind] = self.rewrites.get(kind, 0) + n
+        self.missing.extend(sorted(result.missing, key=lambda m: m.line))
+
+    def summary(self) -> str:
+        lines = [
+            f"ported {len(self.files)} files, {len(self.changed)} changed, in {self.seconds:.2f} s"
+        ]
+        for path in self.changed:
+            lines.append(f"  changed {path}")
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.rewrites.items())) or "none"
+        lines.append(f"rewrites: {kinds}")
+        if self.missing:
+            lines.append(f"no SDK counterpart ({len(self.missing)}): left as they are")
+            lines.extend(f"  {m}" for m in self.missing)
+        else:
+            lines.append("no SDK counterpart: none")
+        return "\n".join(lines)
+
+    def as_json(self) -> dict:
+        return {
+            "files": [{"path": p, "changed": c} for p, c in self.files],
+            "rewrites": self.rewrites,
+            "missing": [m.__dict__ for m in self.missing],
+            "seconds": self.seconds,
+        }
+
+
+def _walk(src: Path, exclude: Path | None) -> list[Path]:
+    if src.is_file():
+        return [src]
+    found = []
+    for root, dirs, files in os.walk(src):
+        here = Path(root)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in _SKIP_DIRS
+            and not d.endswith(".egg-info")
+            and (exclude is None or (here / d).resolve() != exclude)
+        )
+        found.extend(here / f for f in sorted(files))
+    return found
+
+
+def port_text(
+    text: str,
+    rel: str,
+    include_dir: str | None = None,
+    own_macros: set[str] | None = None,
+    cxx_in_strings: bool = False,
+) -> Result | None:
+    """Port one file's text by its suffix; None for a file the porter copies unchanged.
+    `own_macros`: the macros the project defines (default: those this file defines);
+    `cxx_in_strings`: port C++ sources held in Python strings (load_inline's) too."""
+    suffix = Path(rel).suffix.lower()
+    if suffix in CXX_SUFFIXES:
+        return port_cxx(text, rel, sdk_headers(include_dir), own_macros)
+    if suffix in PY_SUFFIXES:
+        return port_python(text, rel, sdk_headers(include_dir) if cxx_in_strings else None)
+    return None
+
+
+def port_paths(
+    sources: list[str | os.PathLike],
+    out: str | os.PathLike | None = None,
+    *,
+    in_place: bool = False,
+    include_dir: str | None = None,
+    cxx_in_strings: bool = False,
+) -> PortReport:
+    """Port files and folders into `out` (same layout below their common folder), or in
+    place. Returns the report; raises FileNotFoundError / ValueError on bad arguments."""
+    if (out is None) == (not in_place):
+        raise ValueError("cpp_extension port: give exactly one of --out DIR and --in-place")
+    start = time.perf_counter()
+    srcs = [Path(s).resolve() for s in sources]
+    for s in srcs:
+        if not s.exists():
+            raise FileNotFoundError(f"cpp_extension port: {s} does not exist")
+    out_dir = Path(out).resolve() if out is not None else None
+    roots = [s if s.is_dir() else s.parent for s in srcs]
+    base = Path(os.path.commonpath([str(r) for r in roots]))
+    if out_dir is not None and any(out_dir == s for s in srcs):
+        raise ValueError(f"cpp_extension port: --out {out_dir} is a source; use --in-place")
+    report = PortReport()
+    files = [(path, path.read_bytes()) for src in srcs for path in _walk(src, out_dir)]
+    # A project's own macros (AT_DISPATCH_CASE_MY_TYPES in its dispatch.h) stay its own in
+    # every file that uses them.
+    own_macros: set[str] = set()
+    for path, data in files:
+        if path.suffix.lower() in CXX_SUFFIXES:
+            own_macros |= defined_macros(data.decode("utf-8", errors="surrogateescape"))
+    for path, data in files:
+        rel = path.relative_to(base).as_posix()
+        text = data.decode("utf-8", errors="surrogateescape")
+        result = port_text(text, rel, include_dir, own_macros, cxx_in_strings)
+        target = out_dir / rel if out_dir is not None else path
+        if result is None:  # not a source: copied as it is
+            report.files.append((rel, False))
+            if out_dir is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+            continue
+        report.add(rel, text, result)
+        if out_dir is not None or result.text != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(result.text.encode("utf-8", errors="surrogateescape"))
+            if out_dir is not None:
+                shutil.copymode(path, target)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+# ---- the porting table -----------------------------------------------------------------------
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+def port_table() -> str:
+    """The README's porting table, from port_map alone (not from the headers: the table
+    says what the porter rewrites, whatever this SDK version has)."""
+    rows: list[tuple[str, str]] = []
+    for torch_name, ours in port_map.PYTHON_MODULES.items():
+        dynamic = ours in port_map.PYTHON_DYNAMIC
+        note = "(registered at run time)" if dynamic else "where the SDK has X"
+        rows.append((_code(f"{torch_name}.X"), f"`{ours}.X` {note}"))
+    rows.extend(port_map.BEHAVIOUR)
+    for torch_name, ours in port_map.ENVIRONMENT.items():
+        rows.append((_code(torch_name), ours if " " in ours else _code(ours)))
+    for torch_ns, ours in port_map.NAMESPACES.items():
+        rows.append((_code(f"{torch_ns}::X"), _code(f"{ours}::X")))
+    for prefix, ours in port_map.MACRO_PREFIXES.items():
+        rows.append((_code(f"{prefix}X"), f"`{ours}X` where the SDK defines it"))
+    for torch_name, ours in port_map.MACROS.items():
+        rows.append((_code(torch_name), _code(ours)))
+    for torch_name, ours in port_map.TEMPLATE_METHOD_RENAMES.items():
+        rows.append((_code(f"x.{torch_name}<T>()"), _code(f"x.{ours}<T>()")))
+    by_target: dict[str, list[str]] = {}
+    for torch_header, ours in port_map.INCLUDES.items():
+        by_target.setdefault(ours, []).append(torch_header)
+    for prefix, ours in port_map.INCLUDE_PREFIXES.items():
+        by_target.setdefault(ours, []).append(prefix + "*")
+    for ours, headers in by_target.items():
+        rows.append((", ".join(f"`<{h}>`" for h in headers), f"`<{ours}>`"))
+    for prefix, reason in port_map.INCLUDES_WITHOUT_COUNTERPART.items():
+        rows.append(
+            (f"`<{prefix}...>`" if prefix.endswith("/") else f"`<{prefix}>`", f"none: {reason}")
+        )
+    lines = ["| torch | here |", "|---|---|"]
+    lines.extend(f"| {a} | {b} |" for a, b in rows)
+    return "\n".join(lines)
+
+
+def update_readme(path: str | os.PathLike) -> bool:
+    """Write the table between the markers of `path`; True when the file changed."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    begin, end = text.find(TABLE_BEGIN), text.find(TABLE_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{p}: the markers {TABLE_BEGIN!r} ... {TABLE_END!r} are missing")
+    new = text[: begin + len(TABLE_BEGIN)] + "\n" + port_table() + "\n" + text[end:]
+    if new == text:
+        return False
+    p.write_text(new, encoding="utf-8")
+    return True
+
+
+def coverage(include_dir: str | None = None) -> tuple[list[str], list[str]]:
+    """(torch functions/methods the SDK headers declare, those they do not)."""
+    names = sdk_headers(include_dir).names
+    torch_names = sorted(set(port_map.ATEN_METHODS) | set(port_map.ATEN_FUNCTIONS))
+    return [n for n in torch_names if n in names], [n for n in torch_names if n not in names]
+
+
+# ---- command line ----------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m cpp_extension port",
+        description="Port a torch C++/CUDA extension (sources, headers, setup.py, Python glue) "
+        "to the SDK, and list what has no SDK counterpart.",
+    )
+    p.add_argument("sources", nargs="*", metavar="SRC", help="files or folders to port")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="DIR", help="write ported copies here (same layout)")
+    where.add_argument("--in-place", action="store_true", help="rewrite the files themselves")
+    p.add_argument(
+        "--cxx-in-strings",
+        action="store_true",
+        help="also port C++ sources held in Python strings (load_inline's cpp_sources)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--strict", action="store_true", help="exit with status 1 when a name has no counterpart"
+    )
+    p.add_argument(
+        "--table",
+        nargs="?",
+        const="-",
+        metavar="README",
+        help="print the porting table (or rewrite it between the markers of README)",
+    )
+    p.add_argument(
+        "--coverage",
+        action="store_true",
+        help="list the torch functions and methods the SDK has and lacks",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.table is not None:
+        if args.table == "-":
+            print(port_table())
+        else:
+            changed = update_readme(args.table)
+            print(f"{args.table}: porting table {'updated' if changed else 'already current'}")
+        return 0
+    if args.coverage:
+        have, lack = coverage()
+        print(f"torch names with an SDK counterpart ({len(have)}): {' '.join(have)}")
+        print(f"without ({len(lack)}): {' '.join(lack)}")
+        return 0
+    if not args.sources:
+        _parser().error("give files or folders to port (or --table / --coverage)")
+    if not args.out and not args.in_place:
+        _parser().error("give --out DIR or --in-place")
+    try:
+        report = port_paths(
+            args.sources, args.out, in_place=args.in_place, cxx_in_strings=args.cxx_in_strings
+        )
+    except (OSError, ValueError) as e:
+        print(e, file=sys.stderr)
+        return 2
+    print(json.dumps(report.as_json(), indent=1) if args.json else report.summary())
+    return 1 if args.strict and report.missing else 0

@@ -1,0 +1,203 @@
+"""The porter's C++/CUDA pass: includes, namespaces and macros rewritten by port_map, and the
+torch names left without an SDK counterpart found. Comments and literals are never touched
+(the path of an #include excepted)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import port_map
+from ._port_names import SdkHeaders, declared_names, mask_cxx
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A torch name the SDK has no counterpart for: where, what, and why (when known)."""
+
+    path: str
+    line: int
+    name: str
+    kind: str  # "header", "function", "method", "macro", "python", "string"
+    reason: str = ""
+
+    def __str__(self) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        return f"{self.path}:{self.line}: {self.name}  [{self.kind}]{why}"
+
+
+@dataclass
+class Result:
+    """A ported file: its new text, rewrites by kind, and what is missing."""
+
+    text: str
+    rewrites: dict[str, int]
+    missing: list[Missing]
+
+
+_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)([<"])([^>"\n]+)([>"])', re.M)
+_NS_ALT = "|".join(sorted(port_map.NAMESPACES, key=len, reverse=True))
+_NAMESPACE = re.compile(rf"(?<![\w$])(?<!\w::)({_NS_ALT})(?=\s*::)")
+_USING_NAMESPACE = re.compile(rf"\b(using\s+namespace\s+)(?:::)?({_NS_ALT})\b(?!\s*::)")
+# Code reopening torch's namespaces (kernels written inside `namespace at { namespace native`)
+_NAMESPACE_DECL = re.compile(rf"\b(namespace\s+)({_NS_ALT})\b(?=\s*\{{)")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_MACRO_NAMES = "|".join(
+    [rf"{re.escape(p)}[A-Z0-9_]*[A-Z0-9]" for p in port_map.MACRO_PREFIXES]
+    + [re.escape(m) for m in port_map.MACROS]
+)
+_MACRO = re.compile(rf"(?<![\w$])(?:{_MACRO_NAMES})(?![\w$])")
+_TEMPLATE_RENAME = re.compile(
+    r"(\.|->)(\s*)(" + "|".join(port_map.TEMPLATE_METHOD_RENAMES) + r")(?=\s*<)"
+)
+_TARGET_NS = sorted(set(port_map.NAMESPACES.values()))
+_QUALIFIED = re.compile(rf"(?<![\w$])(?<!\w::)(?:::)?(?:{'|'.join(_TARGET_NS)})((?:\s*::\s*\w+)+)")
+_METHOD_CALL = re.compile(
+    r"(?:\.|->)\s*(\w+)\s*(?:<[^;{}()<>]*(?:<[^;{}()<>]*>[^;{}()<>]*)*>)?\s*\("
+)
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _map_include(path: str) -> str | None:
+    if path in port_map.INCLUDES:
+        return port_map.INCLUDES[path]
+    for prefix, target in port_map.INCLUDE_PREFIXES.items():
+        if path.startswith(prefix):
+            return target
+    return None
+
+
+def _include_reason(path: str) -> str:
+    known = [p for p in port_map.INCLUDES_WITHOUT_COUNTERPART if path.startswith(p)]
+    if not known:
+        return "no SDK counterpart"
+    return port_map.INCLUDES_WITHOUT_COUNTERPART[max(known, key=len)]
+
+
+def _is_torch_include(path: str) -> bool:
+    return path.startswith(port_map.TORCH_INCLUDE_ROOTS)
+
+
+def _macro_target(name: str, sdk: SdkHeaders) -> str | None:
+    target = port_map.MACROS.get(name)
+    if target is None:
+        for prefix, repl in port_map.MACRO_PREFIXES.items():
+            if name.startswith(prefix):
+                target = repl + name[len(prefix) :]
+                break
+    if target and (target in sdk.macros or target in port_map.BUILD_MACROS):
+        return target
+    return None
+
+
+class _Edits:
+    """Replacements collected against one text, applied at once."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int, str]] = []
+        self.counts: dict[str, int] = {}
+
+    def add(self, start: int, end: int, new: str, kind: str) -> None:
+        self.spans.append((start, end, new))
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def apply(self, text: str) -> str:
+        out, pos = [], 0
+        for start, end, new in sorted(self.spans):
+            if start < pos:  # overlapping: the first one wins
+                continue
+            out.append(text[pos:start])
+            out.append(new)
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+
+def defined_macros(text: str) -> set[str]:
+    """The macros a source #defines: a project's own AT_/TORCH_-named macros are its own."""
+    return set(_DEFINE.findall(mask_cxx(text)))
+
+
+def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None = None) -> Result:
+    """Port one C++/CUDA source or header. Macros in `own_macros` (default: those the text
+    #defines; the porter passes those of the whole project) are the project's, never
+    rewritten or reported."""
+    code = mask_cxx(text)
+    own = defined_macros(text) if own_macros is None else own_macros
+    edits = _Edits()
+    missing: list[Missing] = []
+
+    for m in _INCLUDE.finditer(text):
+        if code[m.start(1) : m.end(1)].strip() != m.group(1).strip():
+            continue  # inside a comment or a literal
+        header = m.group(3).strip()
+        if not _is_torch_include(header):
+            continue
+        target = _map_include(header)
+        if target is None or not sdk.has_header(target):
+            reason = (
+                _include_reason(header)
+                if target is None
+                else f"{target} is not in this SDK version"
+            )
+            missing.append(Missing(path, _line_of(text, m.start()), header, "header", reason))
+            continue
+        edits.add(m.start(3), m.end(3), target, "include")
+
+    for m in _NAMESPACE.finditer(code):
+        edits.add(m.start(1), m.end(1), port_map.NAMESPACES[m.group(1)], "namespace")
+    for m in _USING_NAMESPACE.finditer(code):
+        edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
+    for m in _NAMESPACE_DECL.finditer(code):  # torch's own are top level; flat::at is not
+        if code.count("{", 0, m.start()) == code.count("}", 0, m.start()):
+            edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
+    for m in _MACRO.finditer(code):
+        target = None if m.group(0) in own else _macro_target(m.group(0), sdk)
+        if target:
+            edits.add(m.start(), m.end(), target, "macro")
+    for m in _TEMPLATE_RENAME.finditer(code):
+        new = port_map.TEMPLATE_METHOD_RENAMES[m.group(3)]
+        if new in sdk.names:
+            edits.add(m.start(3), m.end(3), new, "method")
+
+    ported = edits.apply(text)
+    missing.extend(find_missing(ported, path, sdk, own))
+    return Result(ported, edits.counts, missing)
+
+
+def find_missing(
+    text: str, path: str, sdk: SdkHeaders, own_macros: set[str] = frozenset()
+) -> list[Missing]:
+    """torch names in (ported) C++ with no SDK counterpart: torch macros left, sdk:: names the
+    headers do not declare, torch Tensor methods the SDK lacks (a `.name(` call of a torch
+    method; unqualified calls are not judged: kernels call <cmath> functions that way)."""
+    code = mask_cxx(text)
+    found: list[Missing] = []
+    seen: set[tuple[int, str]] = set()
+
+    def report(pos: int, name: str, kind: str, reason: str = "") -> None:
+        line = _line_of(text, pos)
+        if (line, name) not in seen:
+            seen.add((line, name))
+            found.append(Missing(path, line, name, kind, reason))
+
+    for m in _MACRO.finditer(code):
+        if m.group(0) not in own_macros:
+            report(m.start(), m.group(0), "macro", "no SDK spelling")
+    for m in _QUALIFIED.finditer(code):
+        parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
+        for i, part in enumerate(parts):
+            if part not in sdk.names:
+                name = "::".join(["sdk", *parts[: i + 1]])
+                report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
+                break
+    own = declared_names(text)
+    methods = set(port_map.ATEN_METHODS) - port_map.GENERIC_METHODS
+    for m in _METHOD_CALL.finditer(code):
+        name = m.group(1)
+        if name in methods and name not in sdk.names and name not in own:
+            report(m.start(1), f".{name}()", "method", "Tensor method")
+    return found

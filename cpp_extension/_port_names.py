@@ -1,0 +1,225 @@
+"""What the SDK provides, read from its headers and its Python packages (for the porter).
+
+The porter never keeps a hand list of supported names: a C++ name has a counterpart when the
+SDK's headers declare it (a function, method, class, alias, enumerator, namespace or macro),
+and a Python name when importing the SDK's module and looking the attribute up succeeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
+
+# Comments, string and character literals (raw strings too): what the porter never rewrites.
+_SKIPPED = re.compile(
+    r"""//[^\n]*
+    | /\*.*?(?:\*/|\Z)
+    | (?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
+    | (?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?
+    | '(?:\\.|[^'\\\n])*'?""",
+    re.S | re.X,
+)
+_IDENT_BEFORE = re.compile(r"[A-Za-z0-9_]$")
+
+
+def mask_cxx(text: str) -> str:
+    """`text` with comments and literals blanked (newlines kept), so positions still match."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _SKIPPED.search(text, pos)
+        if m is None:
+            break
+        start, end = m.span()
+        if text[start] == "'" and start and _IDENT_BEFORE.search(text, 0, start):
+            # a digit separator (1'000) or a suffix, not a character literal
+            out.append(text[pos : start + 1])
+            pos = start + 1
+            continue
+        out.append(text[pos:start])
+        chunk = text[start:end]
+        out.append(re.sub(r"[^\n]", " ", chunk))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_KEYWORDS = frozenset(
+    """
+    return if else while for switch case do new delete throw sizeof decltype typeid alignof
+    static_assert operator noexcept and or not using co_return goto catch try default
+    """.split()
+)
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_QUALIFIER = re.compile(r"(?:\b\w+\s*(?:<[^<>;{}()]*>)?\s*::\s*)+$")
+_TYPE_DECL = re.compile(r"\b(?:class|struct|union|enum(?:\s+class|\s+struct)?|namespace)\s+(\w+)")
+_ALIAS = re.compile(r"\busing\s+(\w+)\s*=")
+_USING_DECL = re.compile(r"\busing\s+(?:::)?(?:\w+::)+(\w+)\s*;")
+_TYPEDEF = re.compile(r"\btypedef\b[^;]*?\b(\w+)\s*;")
+_VARIABLE = re.compile(r"\b(?:constexpr|const)\s+[\w:<>]+\s+(\w+)\s*(?:=|\{|\[)")
+_ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+_ENUMERATOR = re.compile(r"(?:^|,)\s*(\w+)")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_OP_TABLE = re.compile(r"#define\s+SDK_(?:UNARY|BINARY|REDUCE)_OPS\(X\)((?:[^\n]*\\\n)*[^\n]*)")
+_OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
+
+
+def declared_names(text: str) -> set[str]:
+    """Names a C++ header or source declares: functions and methods (a name before `(` that
+    follows a type, not an expression), types, aliases, enumerators, constants, namespaces."""
+    code = mask_cxx(text)
+    names: set[str] = set()
+    for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE):
+        names.update(pattern.findall(code))
+    for body in _ENUM_BODY.findall(code):
+        names.update(_ENUMERATOR.findall(body))
+    for m in _CALL.finditer(code):
+        name = m.group(1)
+        if name in _KEYWORDS:
+            continue
+        before = code[max(0, m.start() - 200) : m.start()].rstrip()
+        if before.endswith("::"):  # Tensor Tensor::clone(...): look before the qualifier
+            q = _QUALIFIER.search(before)
+            if q:
+                before = before[: q.start()].rstrip()
+        if not before:
+            continue
+        last = before[-1]
+        if last in "&*":  # a pointer or reference return type follows a type, not a value
+            typed = before.rstrip("&* \t\n")
+            if typed and (typed[-1].isalnum() or typed[-1] in "_>"):
+                names.add(name)
+        elif last == ">":
+            names.add(name)
+        elif last.isalnum() or last == "_":
+            j = len(before)
+            while j and (before[j - 1].isalnum() or before[j - 1] == "_"):
+                j -= 1
+            if before[j:] not in _KEYWORDS:
+                names.add(name)
+    return names
+
+
+@dataclass
+class SdkHeaders:
+    """What the SDK's headers provide."""
+
+    include_dir: str
+    names: set[str] = field(default_factory=set)  # C++ identifiers declared
+    macros: set[str] = field(default_factory=set)  # macros #defined
+    headers: set[str] = field(default_factory=set)  # "sdk/tensor.h", ...
+
+    def has_header(self, path: str) -> bool:
+        return path in self.headers or not self.headers
+
+
+# Bump when the scan changes what it finds: cached scans of older versions are ignored.
+SCAN_VERSION = 1
+
+
+def _fingerprint(folder: Path) -> tuple:
+    return tuple(
+        sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h"))
+    )
+
+
+def _cache_file(include_dir: str, fingerprint: tuple) -> Path:
+    from . import _cache
+
+    key = hashlib.sha256(repr((SCAN_VERSION, include_dir, fingerprint)).encode()).hexdigest()
+    return _cache.extensions_root() / "port" / f"headers-{key[:24]}.json"
+
+
+@lru_cache(maxsize=4)
+def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
+    """The scan, kept on disk next to the JIT cache until a header changes (reading ~25
+    headers costs a few tenths of a second, the cached result a millisecond)."""
+    cache = _cache_file(include_dir, fingerprint)
+    try:
+        data = json.loads(cache.read_text())
+        return SdkHeaders(
+            include_dir, set(data["names"]), set(data["macros"]), set(data["headers"])
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    found = _read_headers(include_dir)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(
+            json.dumps({k: sorted(getattr(found, k)) for k in ("names", "macros", "headers")})
+        )
+        os.replace(tmp, cache)
+    except OSError:  # a read-only cache folder only costs the next run the scan
+        pass
+    return found
+
+
+def _read_headers(include_dir: str) -> SdkHeaders:
+    folder = Path(include_dir) / "sdk"
+    found = SdkHeaders(include_dir)
+    for path in sorted(folder.glob("*.h")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found.headers.add(f"sdk/{path.name}")
+        found.macros.update(_DEFINE.findall(text))
+        found.names.update(declared_names(text))
+        for table in _OP_TABLE.findall(text):  # op tables: sdk::name, name_out, x.name_()
+            for name in _OP_ROW.findall(table):
+                found.names.update((name, f"{name}_", f"{name}_out"))
+    return found
+
+
+def default_include_dir() -> str:
+    """The headers extensions compile against: $SDK_PORT_INCLUDE, else the SDK's own."""
+    override = os.environ.get("SDK_PORT_INCLUDE")
+    if override:
+        return override
+    from . import _toolchain
+
+    return _toolchain.sdk_paths().include_dir
+
+
+def sdk_headers(include_dir: str | None = None) -> SdkHeaders:
+    """The scan of `include_dir` (default: the SDK's include folder), cached per process
+    until a header changes."""
+    include_dir = include_dir or default_include_dir()
+    folder = Path(include_dir) / "sdk"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"cpp_extension port: no SDK headers in {folder}")
+    return _scan(str(include_dir), _fingerprint(folder))
+
+
+# ---- Python --------------------------------------------------------------------------------
+
+
+@cache
+def python_has(dotted: str) -> bool:
+    """Whether `dotted` (e.g. "sdk.nn.functional.relu") names something importable: the
+    longest importable module prefix, then attributes."""
+    parts = dotted.split(".")
+    obj = None
+    i = len(parts)
+    while i > 0:
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+            break
+        except ImportError:
+            i -= 1
+        except Exception:  # a module that fails to import is not a counterpart
+            return False
+    if obj is None:
+        return False
+    for n, name in enumerate(parts[i:]):
+        if n == len(parts) - i - 1 and name in getattr(obj, "__all__", ()):
+            return True  # exported: no need to load a lazy attribute (setuptools' import)
+        try:
+            obj = getattr(obj, name)
+        except Exception:
+            return False
+    return True

@@ -1,0 +1,210 @@
+"""What `python -m cpp_extension port` rewrites: torch's names mapped to ours, as data.
+
+This module is the one place the mapping is written. The porter (`_port.py`) applies it, the
+README's porting table is generated from it (`python -m cpp_extension port --table`), and a
+test checks that the two agree. Whether a C++ name has a counterpart is not listed here: the
+porter reads the SDK's headers (functions, methods, classes, macros they declare) when it
+runs, so the answer follows the headers as ops are added.
+"""
+
+from __future__ import annotations
+
+# ---- C++ headers -----------------------------------------------------------------------------
+# An #include of a torch header (prefixes in TORCH_INCLUDE_ROOTS) becomes the SDK header here.
+# A header of ours that does not exist yet in the installed SDK is reported, not written.
+INCLUDES: dict[str, str] = {
+    "torch/extension.h": "sdk/extension.h",
+    "torch/python.h": "sdk/extension.h",
+    "torch/csrc/utils/pybind.h": "sdk/extension.h",
+    "torch/torch.h": "sdk/all.h",
+    "torch/all.h": "sdk/all.h",
+    "torch/types.h": "sdk/tensor.h",
+    "torch/library.h": "sdk/library.h",
+    "torch/script.h": "sdk/library.h",
+    "torch/custom_class.h": "sdk/library.h",
+    "torch/autograd.h": "sdk/autograd.h",
+    "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",
+    "torch/csrc/autograd/function.h": "sdk/autograd.h",
+    "ATen/ATen.h": "sdk/all.h",
+    "ATen/core/Tensor.h": "sdk/tensor.h",
+    "ATen/Tensor.h": "sdk/tensor.h",
+    "ATen/Functions.h": "sdk/tensor.h",
+    "ATen/TensorOperators.h": "sdk/tensor.h",
+    "ATen/TensorIndexing.h": "sdk/indexing.h",
+    "ATen/Dispatch.h": "sdk/dispatch.h",
+    "ATen/Dispatch_v2.h": "sdk/dispatch.h",
+    "ATen/Parallel.h": "sdk/parallel.h",
+    "ATen/AccumulateType.h": "sdk/acc_type.h",
+    "ATen/OpMathType.h": "sdk/acc_type.h",
+    "ATen/ceil_div.h": "sdk/util.h",
+    "ATen/DimVector.h": "sdk/util.h",
+    "ATen/core/DimVector.h": "sdk/util.h",
+    "ATen/DeviceGuard.h": "sdk/util.h",
+    "ATen/TensorAccessor.h": "sdk/accessor.h",
+    "ATen/core/TensorAccessor.h": "sdk/accessor.h",
+    "ATen/core/op_registration/op_registration.h": "sdk/library.h",
+    "ATen/core/dispatch/Dispatcher.h": "sdk/library.h",
+    "ATen/cuda/CUDAContext.h": "sdk/cuda.h",
+    "ATen/cuda/CUDAEvent.h": "sdk/cuda.h",
+    "ATen/cuda/Exceptions.h": "sdk/cuda.h",
+    "ATen/cuda/CUDAGuard.h": "sdk/cuda.h",
+    "c10/cuda/CUDAGuard.h": "sdk/cuda.h",
+    "c10/cuda/CUDAStream.h": "sdk/cuda.h",
+    "c10/cuda/CUDAException.h": "sdk/cuda.h",
+    "c10/cuda/CUDAFunctions.h": "sdk/cuda.h",
+    "c10/util/Optional.h": "sdk/util.h",
+    "c10/util/irange.h": "sdk/util.h",
+    "c10/util/SmallVector.h": "sdk/util.h",
+    "c10/util/string_view.h": "sdk/util.h",
+    "c10/util/ArrayRef.h": "sdk/array_ref.h",
+    "c10/util/Exception.h": "sdk/error.h",
+    "c10/util/Half.h": "sdk/half.h",
+    "c10/util/BFloat16.h": "sdk/half.h",
+    "c10/core/ScalarType.h": "sdk/dtype.h",
+    "c10/core/Device.h": "sdk/device.h",
+    "c10/core/DeviceType.h": "sdk/device.h",
+    "c10/core/TensorOptions.h": "sdk/options.h",
+    "c10/core/Scalar.h": "sdk/scalar.h",
+    "c10/macros/Macros.h": "sdk/macros.h",
+}
+# Whole folders mapped at once (a longer entry in INCLUDES wins).
+INCLUDE_PREFIXES: dict[str, str] = {
+    "ATen/ops/": "sdk/tensor.h",  # one header per op: all are in sdk/tensor.h
+}
+# Include roots that belong to torch: an include under one of them with no entry above is
+# reported as a header without counterpart (the reason, when known, comes from here).
+TORCH_INCLUDE_ROOTS = ("torch/", "ATen/", "c10/", "THC/", "TH/", "caffe2/")
+INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
+    "ATen/native/": "ATen's internal kernels are not part of the SDK",
+    "ATen/cpu/vec/": "no Vectorized types: write scalar loops (the compiler vectorizes)",
+    "ATen/cuda/Atomic.cuh": "use atomicAdd (no gpuAtomicAdd for half types yet)",
+    "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
+    "ATen/cuda/CUDAApplyUtils.cuh": "write the kernel over packed accessors",
+    "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
+    "ATen/core/ivalue.h": "no IValue: registered ops take typed arguments",
+    "THC/": "THC was removed from torch itself; use the sdk/cuda.h helpers",
+    "torch/csrc/jit/": "no TorchScript",
+    "torch/nn/": "no C++ nn modules",
+}
+
+# ---- C++ names ------------------------------------------------------------------------------
+# Namespace qualifiers rewritten (`at::` inside `flat::` is left alone), and the namespaces
+# of `using namespace X`.
+NAMESPACES: dict[str, str] = {"torch": "sdk", "at": "sdk", "c10": "sdk"}
+# Macro prefixes: TORCH_X, AT_X, C10_X become SDK_X when the SDK's headers define SDK_X;
+# otherwise the macro is reported.
+MACRO_PREFIXES: dict[str, str] = {"TORCH_": "SDK_", "AT_": "SDK_", "C10_": "SDK_"}
+# Macros whose SDK spelling the prefix rule does not give.
+MACROS: dict[str, str] = {
+    "TORCH_EXTENSION_NAME": "SDK_EXTENSION_NAME",
+    "AT_CUDA_CHECK": "SDK_CUDA_CHECK",
+    "TORCH_CUDABLAS_CHECK": "SDK_CUDABLAS_CHECK",
+    "AT_CHECK": "SDK_CHECK",
+    "THCudaCheck": "SDK_CUDA_CHECK",
+}
+# Macros defined by the build tooling rather than a header (they exist without a #define).
+BUILD_MACROS = ("SDK_EXTENSION_NAME",)
+# Deprecated torch spellings the SDK has under their current name: `.data<T>()`.
+TEMPLATE_METHOD_RENAMES: dict[str, str] = {"data": "data_ptr"}
+
+# torch functions and Tensor methods extension code calls. A `.name(` call of one of these
+# that the SDK's headers do not declare is reported as a missing method (other `.name(` calls
+# are left alone: they belong to other types). `sdk::name` after a rewrite is checked against
+# the headers whatever the name.
+ATEN_METHODS: tuple[str, ...] = tuple(
+    """
+view view_as reshape reshape_as permute transpose transpose_ t
+contiguous is_contiguous expand expand_as squeeze squeeze_ unsqueeze
+unsqueeze_ flatten unflatten narrow slice select index_select chunk
+split split_with_sizes unbind repeat repeat_interleave flip roll
+movedim diagonal tril triu tril_ triu_ as_strided unfold mT
+resize_ resize_as_ set_ swapaxes swapdims view_as_real view_as_complex
+sizes strides dim ndimension numel scalar_type dtype device
+options is_cuda is_cpu get_device element_size itemsize nbytes
+is_floating_point is_complex is_same_size storage_offset data_ptr
+const_data_ptr mutable_data_ptr item to toType type_as cpu cuda
+clone detach detach_ requires_grad requires_grad_ grad set_requires_grad
+is_leaf retain_grad backward defined accessor packed_accessor32
+packed_accessor64 generic_packed_accessor is_sparse is_pinned pin_memory
+layout suggest_memory_format is_non_overlapping_and_dense new_zeros
+new_ones new_empty new_full new_tensor half bfloat16 double long
+int_repr record_stream storage
+fill_ zero_ copy_ uniform_ normal_ random_ bernoulli_ exponential_
+masked_fill masked_fill_ masked_scatter_ masked_select index_put_
+index_fill_ index_copy_ index_add_ index_add scatter scatter_
+scatter_add scatter_add_ scatter_reduce scatter_reduce_ gather put_
+take index nonzero where
+add add_ sub sub_ mul mul_ div div_ true_divide floor_divide
+remainder fmod pow pow_ neg neg_ abs abs_ exp exp_ exp2
+log log_ log2 log10 log1p expm1 sqrt sqrt_ rsqrt sin cos
+tan asin acos atan atan2 sinh cosh tanh tanh_ sigmoid
+sigmoid_ relu relu_ gelu silu elu erf erfc erfinv sign
+sgn reciprocal square floor ceil round trunc frac clamp
+clamp_ clamp_min clamp_max clamp_min_ clamp_max_ lerp lerp_
+addcmul addcmul_ addcdiv addcdiv_ maximum minimum fmax fmin
+logical_not logical_and logical_or logical_xor bitwise_and bitwise_or
+bitwise_xor bitwise_not eq ne lt le gt ge isnan isinf
+isfinite nan_to_num hypot logit softplus hardtanh leaky_relu
+sum mean prod amax amin max min argmax argmin all any
+var std var_mean std_mean norm logsumexp cumsum cumsum_ cumprod
+cummax cummin sort argsort topk kthvalue median mode unique
+count_nonzero softmax log_softmax allclose equal
+mm bmm matmul mv dot addmm addmm_ addmv addbmm baddbmm
+outer ger cross inverse det cholesky triangular_solve
+""".split()
+)
+# Functions called as torch::name / at::name (or unqualified after `using namespace torch`):
+# the methods above, and these.
+ATEN_FUNCTIONS: tuple[str, ...] = tuple(
+    """
+empty empty_like empty_strided zeros zeros_like ones ones_like
+full full_like arange linspace logspace eye rand rand_like randn
+randn_like randint randint_like randperm from_blob tensor scalar_tensor
+cat stack hstack vstack einsum linear layer_norm group_norm
+batch_norm embedding dropout constant_pad_nd pad conv1d conv2d
+conv3d conv_transpose2d max_pool2d avg_pool2d adaptive_avg_pool2d
+interpolate upsample_bilinear2d grid_sampler cross_entropy nll_loss
+mse_loss binary_cross_entropy cosine_similarity pairwise_distance cdist
+meshgrid broadcast_tensors searchsorted bucketize histc bincount
+manual_seed set_num_threads get_num_threads get_thread_num parallel_for
+parallel_reduce irange ceil_div device_of globalContext getCurrentCUDAStream
+""".split()
+)
+
+# Names too generic to report as missing methods: std containers, strings and pybind11
+# objects have them.
+GENERIC_METHODS: frozenset[str] = frozenset(
+    """
+size data begin end at empty clear resize insert front back count find swap reserve get
+reset push_back emplace_back erase value has_value str c_str length append fill copy
+cast attr release
+""".split()
+)
+
+# ---- Python --------------------------------------------------------------------------------
+# Module prefixes: the longest that matches a dotted name wins. A rewritten name must exist in
+# the SDK (the porter imports the target and looks it up), except below a DYNAMIC prefix
+# (registered ops appear at run time).
+PYTHON_MODULES: dict[str, str] = {
+    "torch.utils.cpp_extension": "cpp_extension",
+    "torch.ops": "sdk.ops",
+    "torch.library": "sdk.library",
+    "torch": "sdk",
+}
+PYTHON_DYNAMIC: tuple[str, ...] = ("sdk.ops",)
+# Distributions named in strings (install_requires, requirements): reported, not rewritten.
+PYTHON_DEPENDENCIES: dict[str, str] = {"torch": "tensor-sdk"}
+
+# ---- what the table also says (behaviour, not rewrites) -------------------------------------
+ENVIRONMENT: dict[str, str] = {
+    "TORCH_EXTENSIONS_DIR": "SDK_EXTENSIONS_DIR",
+    "TORCH_CUDA_ARCH_LIST": "SDK_CUDA_ARCH_LIST (TORCH_CUDA_ARCH_LIST also read)",
+    "MAX_JOBS": "MAX_JOBS",
+}
+BEHAVIOUR: tuple[tuple[str, str], ...] = (
+    ("`CppExtension`, `CUDAExtension`, `BuildExtension`", "same names, same arguments"),
+    ('`extra_compile_args={"cxx": [...], "nvcc": [...]}`', "same"),
+    ("`load(..., is_python_module=False)` returns a path", "returns a ctypes-bridge module"),
+    ("`torch.autograd.Function`, `gradcheck`", "`sdk.autograd.Function`, `sdk.autograd.gradcheck`"),
+    ("`torch.nn.Module`, `torch.optim.Adam`", "`sdk.nn.Module`, `sdk.optim.Adam`"),
+)

@@ -1,0 +1,323 @@
+"""Elementwise functions beyond the op tables (torch names and arguments), with autograd hooks:
+nan_to_num, lerp, addcmul, addcdiv, clamp with tensor bounds, isclose/allclose, the activations
+with parameters (softplus, leaky_relu, hardtanh, relu6) and torch's aliases of table ops."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from sdk import _C, _ops_math
+from sdk._dtype import get_default_dtype
+from sdk._ops_common import (
+    TensorBase,
+    check_inplace,
+    full_scalar,
+    needs_grad,
+    record,
+    tensor_arg,
+    write_inplace,
+)
+
+Tensor = Any  # the public class lives in sdk._tensor; annotations only
+Number = Any
+
+_M = _ops_math
+
+# ------------------------------------------------------------------------------ aliases
+
+sgn = _M.sign
+fix = _M.trunc
+arcsin, arccos, arctan = _M.asin, _M.acos, _M.atan
+arcsinh, arccosh, arctanh = _M.asinh, _M.acosh, _M.atanh
+arctan2 = _M.atan2
+ALIASES = {"sgn": "sign", "fix": "trunc", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+           "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}  # fmt: skip
+
+
+def _no_out_grad(op: str, *args: Any) -> None:
+    if needs_grad(*args):
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+
+
+def _number(v: Any, op: str, arg: str, optional: bool = False) -> Any:
+    """A Python number argument (a one-element tensor is read); TypeError otherwise."""
+    if v is None and optional:
+        return None
+    if isinstance(v, TensorBase) and v.numel() == 1:
+        return v.item()
+    if isinstance(v, (int, float, bool)) or hasattr(v, "__float__"):
+        return v
+    kind = "a number or None" if optional else "a number"
+    raise TypeError(f"{op}(): argument '{arg}' must be {kind}, not {type(v).__name__}")
+
+
+# ------------------------------------------------------------------------------ nan_to_num
+
+
+def nan_to_num(
+    input: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    """NaN, +inf and -inf replaced by nan, posinf and neginf (defaults: 0 and the dtype's
+    largest and lowest finite values); integer tensors come back as a copy."""
+    tensor_arg(input, "nan_to_num")
+    args = (
+        _number(nan, "nan_to_num", "nan", True),
+        _number(posinf, "nan_to_num", "posinf", True),
+        _number(neginf, "nan_to_num", "neginf", True),
+    )
+    if out is not None:
+        _no_out_grad("nan_to_num", input)
+        return _C.nan_to_num(input, *args, out)
+    r = _C.nan_to_num(input, *args)
+    if needs_grad(input):
+        record("nan_to_num", (input,), r)
+    return r
+
+
+def nan_to_num_(
+    self: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    args = (
+        _number(nan, "nan_to_num_", "nan", True),
+        _number(posinf, "nan_to_num_", "posinf", True),
+        _number(neginf, "nan_to_num_", "neginf", True),
+    )
+    return _inplace("nan_to_num_", self, (), lambda: _C.nan_to_num(self, *args, self))
+
+
+def _inplace(op: str, self: Tensor, others: tuple, write: Callable[[], Any], **attrs: Any):
+    """Run an in-place write and record it when autograd needs it (see write_inplace)."""
+    tensor_arg(self, op, "self")
+    if needs_grad(self, *others):
+        check_inplace(self)
+        write_inplace(op, self, others, write, **attrs)
+    else:
+        write()
+    return self
+
+
+# ------------------------------------------------------------------------------ ternary ops
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
+    """input + weight * (end - input); weight a number or a tensor (all broadcast)."""
+    tensor_arg(input, "lerp")
+    tensor_arg(end, "lerp", "end")
+    if not isinstance(weight, TensorBase):
+        weight = _number(weight, "lerp", "weight")
+    if out is not None:
+        _no_out_grad("lerp", input, end, weight)
+        return _C.lerp(input, end, weight, out)
+    r = _C.lerp(input, end, weight)
+    if needs_grad(input, end, weight):
+        record("lerp", (input, end, weight), r)
+    return r
+
+
+def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    if not isinstance(weight, TensorBase):
+        weight = _number(weight, "lerp_", "weight")
+    return _inplace("lerp_", self, (end, weight), lambda: _C.lerp(self, end, weight, self))
+
+
+def _make_addc(name: str) -> tuple[Callable[..., Tensor], Callable[..., Tensor]]:
+    raw = getattr(_C, name)
+    op_symbol = "*" if name == "addcmul" else "/"
+
+    def op(
+        input: Tensor,
+        tensor1: Tensor,
+        tensor2: Tensor,
+        *,
+        value: Number = 1,
+        out: Tensor | None = None,
+    ) -> Tensor:
+        value = _number(value, name, "value")
+        if out is not None:
+            _no_out_grad(name, input, tensor1, tensor2)
+            return raw(input, tensor1, tensor2, value, out)
+        r = raw(input, tensor1, tensor2, value)
+        if needs_grad(input, tensor1, tensor2):
+            record(name, (input, tensor1, tensor2), r, value=value)
+        return r
+
+    def op_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+        value = _number(value, name + "_", "value")
+        return _inplace(
+            name + "_", self, (tensor1, tensor2),
+            lambda: raw(self, tensor1, tensor2, value, self), value=value,
+        )  # fmt: skip
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"input + value * tensor1 {op_symbol} tensor2, broadcast (torch.{name})."
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op, op_
+
+
+addcmul, addcmul_ = _make_addc("addcmul")
+addcdiv, addcdiv_ = _make_addc("addcdiv")
+
+
+def _bound(v: Any, input: Tensor) -> Any:
+    """A clamp bound next to a tensor bound: None, a tensor, or a number as a 0-dim tensor
+    of the dtype a Python number gets next to `input` (it promotes like a scalar)."""
+    if v is None or isinstance(v, TensorBase):
+        return v
+    v = _number(v, "clamp", "min/max")
+    d = input.dtype
+    if isinstance(v, bool) or (isinstance(v, int) and d.name != "bool"):
+        return full_scalar(v, d)
+    if isinstance(v, float) and d.is_floating_point:
+        return full_scalar(v, d)
+    from sdk._ops_common import scalar_tensor
+
+    return scalar_tensor(v)
+
+
+def clamp_tensor(input: Tensor, min: Any, max: Any, out: Tensor | None) -> Tensor:
+    """clamp with a tensor bound (the other a tensor, a number or None)."""
+    lo, hi = _bound(min, input), _bound(max, input)
+    if out is not None:
+        _no_out_grad("clamp", input, lo, hi)
+        return _C.clamp_tensor(input, lo, hi, out)
+    r = _C.clamp_tensor(input, lo, hi)
+    if needs_grad(input, lo, hi):
+        record("clamp", (input, lo, hi), r)
+    return r
+
+
+def clamp_tensor_(self: Tensor, min: Any, max: Any) -> Tensor:
+    lo, hi = _bound(min, self), _bound(max, self)
+    if not needs_grad(self, lo, hi):
+        _C.clamp_tensor(self, lo, hi, self)
+        return self
+    check_inplace(self)
+    old = self.clone()  # recorded: the bounds' gradients need self's value before the write
+    _C.clamp_tensor(self, lo, hi, self)
+    record("clamp", (old, lo, hi), self)
+    return self
+
+
+# ------------------------------------------------------------------------------ closeness
+
+
+def isclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """|input - other| <= atol + rtol * |other| elementwise, or equal (infinities only equal
+    themselves; NaNs are close to NaNs with equal_nan). Same dtypes; shapes broadcast."""
+    tensor_arg(input, "isclose")
+    if not isinstance(other, TensorBase):  # a number: compared in input's dtype when it fits
+        v = _number(other, "isclose", "other")
+        if isinstance(v, float) and not input.dtype.is_floating_point:
+            input = _C.to_dtype(input, get_default_dtype(), False)
+        other = full_scalar(v, input.dtype)
+    return _C.isclose(input, other, rtol, atol, equal_nan)
+
+
+def allclose(
+    input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True when isclose holds everywhere."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+# ------------------------------------------------------------------------------ activations
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, or x where beta * x > threshold."""
+    beta = _number(beta, "softplus", "beta")
+    threshold = _number(threshold, "softplus", "threshold")
+    r = _C.softplus(input, beta, threshold)
+    if needs_grad(input):
+        record("softplus", (input,), r, beta=beta, threshold=threshold)
+    return r
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x if x > 0 else negative_slope * x."""
+    negative_slope = _number(negative_slope, "leaky_relu", "negative_slope")
+    if inplace:
+        return _inplace(
+            "leaky_relu_", input, (), lambda: _C.leaky_relu(input, negative_slope, input),
+            negative_slope=negative_slope,
+        )  # fmt: skip
+    r = _C.leaky_relu(input, negative_slope)
+    if needs_grad(input):
+        record("leaky_relu", (input,), r, negative_slope=negative_slope)
+    return r
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """clamp(x, min_val, max_val) keeping x's dtype; the gradient passes strictly inside."""
+    tensor_arg(input, "hardtanh")
+    if input.dtype.name == "bool":
+        raise TypeError("hardtanh(): bool tensors are not supported")
+    if min_val > max_val:
+        raise ValueError(
+            f"hardtanh(): min_val ({min_val}) cannot be greater than max_val ({max_val})"
+        )
+    if inplace:
+        return _inplace(
+            "hardtanh_", input, (), lambda: _C.clamp(input, min_val, max_val, input),
+            min_val=min_val, max_val=max_val,
+        )  # fmt: skip
+    r = _C.clamp(input, min_val, max_val, _C.empty_like(input, None, True))
+    if needs_grad(input):
+        record("hardtanh", (input,), r, min_val=min_val, max_val=max_val)
+    return r
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """hardtanh(x, 0, 6) (integer bounds: integer tensors keep their dtype)."""
+    return hardtanh(input, 0, 6, inplace)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu (F.elu(..., inplace=True))."""
+    alpha = _number(alpha, "elu_", "alpha")
+    return _inplace("elu_", input, (), lambda: _C.elu(input, alpha, input), alpha=float(alpha))
+
+
+_silu_ = _M._make_unary_("silu")
+_mish_ = _M._make_unary_("mish")
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    return _silu_(input) if inplace else _M.silu(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _mish_(input) if inplace else _M.mish(input)
+
+
+# Tensor methods defined here (sdk/_tensor.py installs them).
+METHODS = {
+    **{alias: getattr(_M, name) for alias, name in ALIASES.items()},
+    **{alias + "_": _M.INPLACE_UNARY[name] for alias, name in ALIASES.items()},
+    "arctan2": arctan2,
+    "nan_to_num": nan_to_num,
+    "nan_to_num_": nan_to_num_,
+    "lerp": lerp,
+    "lerp_": lerp_,
+    "addcmul": addcmul,
+    "addcmul_": addcmul_,
+    "addcdiv": addcdiv,
+    "addcdiv_": addcdiv_,
+    "isclose": isclose,
+    "allclose": allclose,
+}

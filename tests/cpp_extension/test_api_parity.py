@@ -1,0 +1,78 @@
+"""cpp_extension's public functions take torch.utils.cpp_extension's parameters in torch's
+order (2.13), so positional calls port unchanged; what torch has and this SDK does not (SYCL)
+is refused with a clear message."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cpp_extension
+from tests._support import subprocess_env
+
+FUNCS = ["load", "load_inline", "include_paths", "library_paths"]
+
+
+@pytest.mark.parametrize("fn", FUNCS)
+def test_parameters_match_torch(fn):
+    torch_ext = pytest.importorskip("torch.utils.cpp_extension")
+    ours = inspect.signature(getattr(cpp_extension, fn)).parameters
+    theirs = inspect.signature(getattr(torch_ext, fn)).parameters
+    positional = [p for p in ours.values() if p.kind != p.KEYWORD_ONLY]
+    assert [p.name for p in positional] == list(theirs), fn
+    for p in positional:
+        assert p.default == theirs[p.name].default, (fn, p.name)
+    assert all(p.kind == p.KEYWORD_ONLY for p in list(ours.values())[len(theirs) :])
+
+
+def test_sycl_is_refused_by_name():
+    with pytest.raises(ValueError, match="SYCL is not supported.*extra_sycl_cflags"):
+        cpp_extension.load("x", ["a.cpp"], None, None, ["-fsycl"])
+    with pytest.raises(ValueError, match="SYCL.*with_sycl"):
+        cpp_extension.load("x", ["a.cpp"], with_sycl=True)
+    with pytest.raises(ValueError, match="SYCL.*sycl_sources"):
+        cpp_extension.load_inline("x", "", None, "kernel")
+
+
+def test_include_and_library_paths():
+    base = cpp_extension.include_paths()
+    assert cpp_extension.include_paths("cpu") == base and len(base) == 1
+    assert os.path.isfile(os.path.join(base[0], "sdk", "extension.h"))
+    assert cpp_extension.include_paths(torch_include_dirs=False) == []
+    with pytest.raises(ValueError, match="device_type 'xpu'"):
+        cpp_extension.include_paths("xpu")
+    with pytest.raises(ValueError, match="cross_target_platform"):
+        cpp_extension.library_paths("cpu", True, "windows")
+    lib = cpp_extension.library_paths("cpu")
+    assert len(lib) == 1 and any(f.startswith("libsdk_core") for f in os.listdir(lib[0]))
+    if cpp_extension.CUDA_HOME:  # torch < 2.5 spelled it include_paths(cuda=True)
+        cuda = cpp_extension.include_paths(True)
+        assert cuda[:1] == base and cuda == cpp_extension.include_paths("cuda")
+        assert cuda == cpp_extension.include_paths(cuda=True)
+
+
+def test_torch_extensions_dir_is_the_fallback(tmp_path):
+    code = "import cpp_extension; print(cpp_extension.get_default_build_root())"
+    env = subprocess_env()
+    env.pop("SDK_EXTENSIONS_DIR", None)
+    env["TORCH_EXTENSIONS_DIR"] = str(tmp_path / "torch_ext")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == str(tmp_path / "torch_ext"), out.stderr
+    env["SDK_EXTENSIONS_DIR"] = str(tmp_path / "sdk_ext")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == str(tmp_path / "sdk_ext"), out.stderr
+
+
+def test_no_implicit_headers(ext_dir):
+    src = "#include <sdk/extension.h>\nint64_t twice(int64_t x) { return 2 * x; }\n"
+    m = cpp_extension.load_inline("no_implicit", src, functions="twice", no_implicit_headers=True)
+    assert m.twice(21) == 42
+    with pytest.raises(cpp_extension.BuildError, match="Tensor"):  # nothing was prepended
+        cpp_extension.load_inline(
+            "no_implicit_bad", "sdk::Tensor f(sdk::Tensor x) { return x; }", functions="f",
+            no_implicit_headers=True,
+        )  # fmt: skip
