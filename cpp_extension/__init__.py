@@ -18,6 +18,7 @@ from ._build import last_load_info
 from ._errors import BuildError, CacheError
 
 __all__ = [
+    "AnyPythonWheel",
     "CUDA_HOME",
     "ROCM_HOME",
     "IS_HIP_EXTENSION",
@@ -55,6 +56,10 @@ def __getattr__(name: str) -> Any:
             home = None
         globals()["CUDA_HOME"] = home
         return home
+    if name == "AnyPythonWheel":  # bdist_wheel tagged py3-none-<platform> (see _wheel)
+        from . import _wheel
+
+        return _wheel.AnyPythonWheel
     if name in _LAZY:
         from . import _setuptools
 
@@ -63,7 +68,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | {"AnyPythonWheel"})
 
 
 def _device_cuda(fn: str, device_type: Any, cuda: bool) -> bool:

@@ -1,5 +1,5 @@
-"""`python -m cpp_extension`: info (toolchain and paths), clean (the JIT cache), new (hook),
-port (a torch extension to the SDK)."""
+"""`python -m cpp_extension`: info (toolchain and paths), clean (the JIT cache), new (a project),
+port (a torch extension to the SDK), repair (auditwheel without the SDK's own libraries)."""
 
 from __future__ import annotations
 
@@ -136,6 +136,18 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_repair(args: argparse.Namespace) -> int:
+    from . import _wheel
+
+    try:
+        for wheel in args.wheel:
+            print(_wheel.repair(wheel, args.wheel_dir, args.plat))
+    except (FileNotFoundError, RuntimeError) as e:
+        print(f"repair: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["new"] and "new" not in EXTRA_COMMANDS:
@@ -156,9 +168,17 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
     clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
     clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")
+    repair = sub.add_parser(
+        "repair",
+        help="auditwheel repair an extension's wheel, keeping the SDK's own libraries out",
+    )
+    repair.add_argument("wheel", nargs="+", help="wheel file(s) built by pip wheel / bdist_wheel")
+    repair.add_argument("-w", "--wheel-dir", default="wheelhouse", help="output folder")
+    repair.add_argument("--plat", help="manylinux tag (default: the best one auditwheel finds)")
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info,
         "clean": cmd_clean,
+        "repair": cmd_repair,
     }
     for name, (help_text, add_args, run) in EXTRA_COMMANDS.items():
         add_args(sub.add_parser(name, help=help_text))

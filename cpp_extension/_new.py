@@ -18,6 +18,8 @@ import re
 import sys
 from pathlib import Path
 
+from . import _wheel
+
 BRIDGES = ("pybind11", "ctypes", "library")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Names that would shadow what the generated package imports.
@@ -103,6 +105,7 @@ def render(
         "sdk_version": version,
         "abi_major": str(abi_major),
         "abi_next": str(abi_major + 1),  # the first incompatible ABI major (a version pin)
+        "auditwheel_excludes": " ".join(_wheel.exclude_flags()),
     }
     source = templates_root(bridge) / bridge
     written = []

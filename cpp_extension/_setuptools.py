@@ -13,16 +13,15 @@ from . import _cuda, _ninja, _toolchain
 from ._errors import format_build_failure
 
 
-def _sdk_rpaths(ext_name: str) -> list[str]:
-    """The core's folder now, and where it sits relative to the installed module.
+def _origin_relative(ext_name: str, folder: str) -> str:
+    """`folder` (relative to site-packages) as seen from the module `ext_name` installed there."""
+    return "$ORIGIN/" + "../" * ext_name.count(".") + folder
 
-    Rationale: with `pip install`, the module lands in the same site-packages as
-    sdk (site-packages/pkg/mod.so -> site-packages/sdk/lib), so an $ORIGIN path
-    keeps working after the build folder or an isolated build env is gone.
-    """
-    depth = ext_name.count(".")
-    relative = "$ORIGIN/" + "../" * depth + "sdk/lib"
-    return [relative, _toolchain.sdk_paths().library_dir]
+
+def _local_rpaths(ext: Extension) -> list[str]:
+    """The absolute rpaths CppExtension/CUDAExtension added for this machine (the SDK's and
+    the CUDA toolkit's library folders)."""
+    return list(getattr(ext, "sdk_local_rpaths", []))
 
 
 def CppExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
@@ -39,11 +38,17 @@ def CppExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
     kwargs["include_dirs"] = include_dirs
     kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [paths.library_dir]
     kwargs["libraries"] = list(kwargs.get("libraries") or []) + ["sdk_core"]
-    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + _sdk_rpaths(
-        name
-    )
+    # With `pip install`, the module lands in the same site-packages as sdk, so an $ORIGIN path
+    # finds the core wherever the environment is. The absolute folder serves in-place and
+    # editable builds only; wheels leave it out (BuildExtension), as it names this machine.
+    kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [
+        _origin_relative(name, "sdk/lib"),
+        paths.library_dir,
+    ]
     kwargs["language"] = "c++"
-    return Extension(name, sources, *args, **kwargs)
+    ext = Extension(name, sources, *args, **kwargs)
+    ext.sdk_local_rpaths = [paths.library_dir]
+    return ext
 
 
 def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
@@ -60,10 +65,13 @@ def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
     kwargs["library_dirs"] = list(kwargs.get("library_dirs") or []) + [toolkit.library_dir]
     libraries = ["cudadevrt", "cudart"] if dlink else ["cudart"]
     kwargs["libraries"] = list(kwargs.get("libraries") or []) + libraries
+    # cudart from the nvidia-* wheels beside sdk when installed, else the toolkit's (local)
     kwargs["runtime_library_dirs"] = list(kwargs.get("runtime_library_dirs") or []) + [
-        toolkit.library_dir
+        *(_origin_relative(name, f"nvidia/{d}/lib") for d in ("cu13", "cuda_runtime")),
+        toolkit.library_dir,
     ]
     ext = CppExtension(name, sources, *args, **kwargs)
+    ext.sdk_local_rpaths.append(toolkit.library_dir)
     ext.dlink = dlink
     ext.dlink_libraries = dlink_libraries
     return ext
@@ -108,6 +116,10 @@ class BuildExtension(build_ext):
         return filename
 
     def build_extensions(self) -> None:
+        if not self.inplace:  # a wheel or an install: RUNPATH holds $ORIGIN-relative paths only
+            for ext in self.extensions:
+                local = _local_rpaths(ext)
+                ext.runtime_library_dirs = [d for d in ext.runtime_library_dirs if d not in local]
         if not self.use_ninja:
             for ext in self.extensions:
                 self._split_flags_for_setuptools(ext)

@@ -83,44 +83,111 @@ def test_cli_creates_the_project(tmp_path):
     assert bad.returncode == 2 and "lowercase Python identifier" in bad.stderr
 
 
+# The wheel each bridge gets (see cpp_extension/_wheel.py for why).
+WHEEL_TAGS = {"pybind11": "cp3{minor}-cp3{minor}", "ctypes": "py3-none", "library": "cp39-abi3"}
+MAPS_PROBE = (
+    "import {name}, sdk\n"
+    "print(sorted({{l.split()[-1] for l in open('/proc/self/maps') if 'libsdk_core' in l}}))\n"
+)
+
+
+def runpaths(path: Path) -> list[str]:
+    out = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True)
+    entries = []
+    for line in out.stdout.splitlines():
+        if "(RUNPATH)" in line or "(RPATH)" in line:
+            entries += line.split("[", 1)[1].rstrip("]").split(":")
+    return entries
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("bridge", _new.BRIDGES)
-def test_generated_project_installs_and_its_tests_pass(tmp_path, bridge):
+def test_generated_project_wheel_repairs_installs_and_its_tests_pass(tmp_path, bridge):
+    """pip wheel -> python -m cpp_extension repair -> install -> the project's own tests."""
+    import zipfile
+
     name = f"gen_{bridge}_op"
     project = tmp_path / "src" / name
     _new.render(name, project, bridge=bridge)
-    site = tmp_path / "site"
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-build-isolation",
-            "--no-deps",
-            "--no-index",
-            "--quiet",
-            "--target",
-            str(site),
-            str(project),
-        ],
-        cwd=tmp_path,
-        timeout=600,
-    )
-    assert any(site.glob(f"{name}/_*.so")), sorted(p.name for p in site.rglob("*"))
+    dist, house, site = tmp_path / "dist", tmp_path / "wheelhouse", tmp_path / "site"
+    pip = [sys.executable, "-m", "pip"]
+    quiet = ["--no-build-isolation", "--no-deps", "--no-index", "--quiet"]
+    run([*pip, "wheel", *quiet, "-w", str(dist), str(project)], cwd=tmp_path, timeout=600)
+    (wheel,) = dist.glob("*.whl")
+    tag = WHEEL_TAGS[bridge].format(minor=sys.version_info[1])
+    assert wheel.name.startswith(f"{name}-0.1.0-{tag}-linux_"), wheel.name
+    with zipfile.ZipFile(wheel) as zf:
+        libs = [n for n in zf.namelist() if n.endswith(".so")]
+        zf.extractall(tmp_path / "unpacked")
+    assert len(libs) == 1, libs
+    # Only $ORIGIN-relative entries: the build machine's folders mean nothing where it installs.
+    entries = runpaths(tmp_path / "unpacked" / libs[0])
+    assert entries and all(e.startswith("$ORIGIN") for e in entries), entries
+
+    run([sys.executable, "-m", "cpp_extension", "repair", "-w", str(house), str(wheel)],
+        cwd=tmp_path, timeout=300)  # fmt: skip
+    (repaired,) = house.glob("*.whl")
+    assert "-manylinux_" in repaired.name, repaired.name
+    with zipfile.ZipFile(repaired) as zf:  # no second core grafted in
+        grafted = [n for n in zf.namelist() if ".libs/" in n or "sdk_core" in n]
+    assert grafted == [], grafted
+
+    run([*pip, "install", *quiet, "--target", str(site), str(repaired)], cwd=tmp_path, timeout=600)
     # Run from the install folder so that `import NAME` finds the installed package.
     env = env_with_repo()
     env["PYTHONPATH"] = os.pathsep.join([str(site), env["PYTHONPATH"]])
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(project / "tests")],
-        cwd=site,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+        cwd=site, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " passed" in proc.stdout and "failed" not in proc.stdout
+    probe = subprocess.run(
+        [sys.executable, "-c", MAPS_PROBE.format(name=name)],
+        cwd=site, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    loaded = eval(probe.stdout)  # one core, the installed sdk's
+    assert len(loaded) == 1 and loaded[0].endswith("sdk/lib/libsdk_core.so"), loaded
+
+
+def test_scaffold_pins_the_abi_major_and_configures_cibuildwheel(tmp_path):
+    import tomllib
+
+    from cpp_extension import _wheel
+
+    for bridge in _new.BRIDGES:
+        project = tmp_path / bridge
+        _new.render("pinned", project, bridge=bridge)
+        meta = tomllib.loads((project / "pyproject.toml").read_text())
+        _, abi_major = _new._sdk_versions()
+        pins = [r for r in meta["project"]["dependencies"] if r.startswith("tensor-sdk")]
+        pins += [r for r in meta["build-system"]["requires"] if r.startswith("tensor-sdk")]
+        assert len(pins) == 2 and all(p.endswith(f",<{abi_major + 1}") for p in pins), pins
+        cibw = meta["tool"]["cibuildwheel"]
+        repair = cibw["repair-wheel-command"]
+        assert repair.startswith("auditwheel repair ") and "{wheel}" in repair, repair
+        assert " ".join(_wheel.exclude_flags()) in repair
+        assert "musllinux" in cibw["skip"]
+
+
+@pytest.mark.slow
+def test_cibuildwheel_accepts_the_scaffold_configuration(tmp_path):
+    pytest.importorskip("cibuildwheel")
+    want = {
+        "pybind11": [f"cp3{m}-manylinux_x86_64" for m in range(9, 14)],
+        "ctypes": ["cp311-manylinux_x86_64"],
+        "library": ["cp39-manylinux_x86_64"],
+    }
+    for bridge in _new.BRIDGES:
+        project = tmp_path / bridge
+        _new.render("cibw", project, bridge=bridge)
+        proc = run(
+            [sys.executable, "-m", "cibuildwheel", "--print-build-identifiers",
+             "--platform", "linux", str(project)],
+            cwd=tmp_path, timeout=120,
+        )  # fmt: skip
+        assert proc.stdout.split() == want[bridge], (bridge, proc.stdout)
 
 
 @pytest.mark.slow

@@ -40,3 +40,46 @@ def test_build_py_ships_templates_and_all_subpackages(tmp_path, monkeypatch):
     monkeypatch.delenv("SDK_TEMPLATES_DIR", raising=False)
     monkeypatch.setattr(_new, "__file__", str(out / "cpp_extension" / "_new.py"))
     assert _new.templates_root("ctypes") == shipped
+
+
+@pytest.mark.slow
+def test_sdk_wheel_is_manylinux_and_builds_lltm_when_installed(tmp_path):
+    """pip wheel . -> repair (manylinux tag, cudart left to the nvidia wheels) -> install into
+    an empty folder -> the LLTM example's check builds with load() from the installed SDK."""
+    import shutil
+    import zipfile
+
+    from tests._support import TESTS_CHECKOUT, subprocess_env
+
+    if not TESTS_CHECKOUT:
+        pytest.skip("the checkout is not built: a wheel would compile the core from scratch")
+    dist, house, site = tmp_path / "dist", tmp_path / "wheelhouse", tmp_path / "site"
+    pip = [sys.executable, "-m", "pip"]
+    quiet = ["--no-build-isolation", "--no-deps", "--no-index", "--quiet"]
+
+    def run(cmd, **kw):
+        proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+        assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        return proc
+
+    run([*pip, "wheel", *quiet, "-w", str(dist), str(ROOT)], cwd=tmp_path, timeout=1200)
+    (wheel,) = dist.glob("tensor_sdk-*.whl")
+    run([sys.executable, "-m", "cpp_extension", "repair", "-w", str(house), str(wheel)],
+        cwd=tmp_path, timeout=600)  # fmt: skip
+    (repaired,) = house.glob("*.whl")
+    assert "-manylinux_" in repaired.name, repaired.name
+    names = zipfile.ZipFile(repaired).namelist()
+    assert "sdk/lib/libsdk_core.so" in names and "sdk/include/sdk/c_api.h" in names
+    assert not [n for n in names if ".libs/" in n], "auditwheel grafted a library in"
+
+    run([*pip, "install", *quiet, "--target", str(site), str(repaired)], cwd=tmp_path, timeout=600)
+    lltm = tmp_path / "lltm"
+    shutil.copytree(ROOT / "examples" / "lltm", lltm, ignore=shutil.ignore_patterns("*.png"))
+    env = subprocess_env(SDK_EXTENSIONS_DIR=str(tmp_path / "cache"), MAX_JOBS="2")
+    env["PYTHONPATH"] = str(site)  # the installed wheel only: no checkout on the path
+    probe = run([sys.executable, "-c", "import sdk, cpp_extension; print(sdk.__file__)"],
+                cwd=tmp_path, env=env, timeout=120)  # fmt: skip
+    assert probe.stdout.strip().startswith(str(site)), probe.stdout
+    proc = run([sys.executable, "check.py", "--variant", "cpp", "ctypes"],
+               cwd=lltm, env=env, timeout=900)  # fmt: skip
+    assert "FAIL" not in proc.stdout, proc.stdout

@@ -5,6 +5,7 @@ Mish(x) = x * tanh(softplus(x)). Use ``mish(x)`` (differentiable) or the layer `
 
 from __future__ import annotations
 
+import glob
 import os
 
 import sdk
@@ -12,9 +13,13 @@ from cpp_extension import load_library
 
 __all__ = ["MishFunction", "mish", "Mish"]
 
-# The library built by setup.py next to this file; its SDK_EXPORT functions become methods.
+# The library built by setup.py next to this file (_lib.so, or _lib.abi3.so and the like when
+# built with a Python suffix); its SDK_EXPORT functions become methods.
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_lib = load_library(os.path.join(_HERE, "_lib.so"), __name__)
+_found = sorted(glob.glob(os.path.join(glob.escape(_HERE), "_lib*.so")))
+if not _found:
+    raise ImportError(f"{__name__}: no compiled _lib*.so in {_HERE}; build it: pip install .")
+_lib = load_library(_found[0], __name__)
 
 
 class MishFunction(sdk.autograd.Function):
