@@ -36,6 +36,7 @@ from sdk._dtype import (
 )
 from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
+from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
 from sdk._ops_creation import (
     Generator,
     arange,
@@ -269,6 +270,7 @@ from sdk._ops_sort import (
     msort,
     sort,
     topk,
+    unique,
 )
 from sdk._tensor import Tensor
 from sdk.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -597,6 +599,11 @@ __all__ = [
     "msort",
     "sort",
     "topk",
+    "unique",
+    "as_strided",
+    "meshgrid",
+    "tile",
+    "unflatten",
     "acos",
     "acosh",
     "asin",

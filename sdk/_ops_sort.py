@@ -1,5 +1,5 @@
 """Public sorting and scan functions (sort, argsort, topk, kthvalue, median, cumsum, cumprod,
-cummax, cummin) with autograd hooks."""
+cummax, cummin) with autograd hooks, and unique (built on sort)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
+from sdk._dtype import bool_
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -17,6 +18,7 @@ from sdk._ops_common import (
     wrap_dim,
     write_inplace,
 )
+from sdk._ops_shape import cat
 
 Tensor = Any
 
@@ -164,3 +166,36 @@ def cummax(input: Tensor, dim: int) -> Any:
 def cummin(input: Tensor, dim: int) -> Any:
     """(values, indices) of the running min along dim (the last index of equal values)."""
     return _cum_extremum("cummin", input, dim, cummin_result)
+
+
+def _flag(value: Any, op: str, arg: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{op}(): argument '{arg}' must be bool, not {type(value).__name__}")
+    return value
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:  # fmt: skip
+    """The distinct elements of input, ascending (sorted=False gives the same order); with
+    return_inverse each element's position among them (input's shape), with return_counts
+    how often each occurs. Not differentiable (as torch). NaNs are all distinct."""
+    tensor_arg(input, "unique")
+    _flag(sorted, "unique", "sorted")
+    inverse_wanted = _flag(return_inverse, "unique", "return_inverse")
+    counts_wanted = _flag(return_counts, "unique", "return_counts")
+    if dim is not None:
+        raise NotImplementedError("unique(): dim= (unique slices) is not supported; flatten first")
+    flat = input.detach().reshape(-1)
+    values, order = flat.sort()
+    first = values.new_ones((min(flat.numel(), 1),), dtype=bool_)
+    starts = cat((first, values[1:] != values[:-1])) if flat.numel() else first
+    group = starts.cumsum(0) - 1  # which distinct value each sorted element is
+    distinct = values.masked_select(starts)
+    out = [distinct]
+    if inverse_wanted:
+        inverse = order.new_zeros((flat.numel(),)).scatter_(0, order, group)
+        out.append(inverse.reshape(tuple(input.shape)))
+    if counts_wanted:
+        counts = order.new_zeros((distinct.numel(),))
+        out.append(counts.scatter_add_(0, group, group.new_ones((flat.numel(),))))
+    return out[0] if len(out) == 1 else tuple(out)

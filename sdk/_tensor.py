@@ -13,6 +13,7 @@ from sdk import (
     _C,
     _indexing,
     _interop,
+    _ops_compose,
     _ops_creation,
     _ops_elementwise,
     _ops_layout,
@@ -375,8 +376,9 @@ _METHODS = {
     # sorting, scans, scatter/index, reordering
     **{n: getattr(_L, n) for n in (
         "flip", "fliplr", "flipud", "roll", "tril", "triu", "tril_", "triu_", "diagonal", "diag",
-        "diag_embed", "repeat_interleave", "unfold", "resize_", "resize_as_",
+        "diag_embed", "diagflat", "repeat_interleave", "unfold", "resize_", "resize_as_",
     )},
+    **{n: getattr(_ops_compose, n) for n in ("repeat", "tile", "unflatten", "as_strided")},
     **{n: getattr(_X, n) for n in (
         "scatter", "scatter_", "scatter_reduce", "scatter_reduce_", "index_copy", "index_copy_",
         "index_fill", "index_fill_", "masked_select", "masked_scatter", "masked_scatter_",
@@ -384,7 +386,7 @@ _METHODS = {
     )},
     **{n: getattr(_O, n) for n in (
         "sort", "argsort", "msort", "topk", "kthvalue", "median", "cumsum", "cumprod", "cumsum_",
-        "cumprod_", "cummax", "cummin",
+        "cumprod_", "cummax", "cummin", "unique",
     )},
     "numpy": _interop.numpy,
     "__dlpack__": _dlpack,

@@ -1041,6 +1041,7 @@ DERIVATIVES: dict[str, D] = {
     "unfold": D(_st.unfold),
     "diag_embed": D(_st.diag_embed),
     "repeat_interleave": D(_st.repeat_interleave, saves=(1,)),
+    "as_strided": D(_st.as_strided),
 }
 
 # Ops whose output is a view of input 0: autograd refuses in-place writes through such a
@@ -1050,6 +1051,7 @@ VIEW_OPS = {
     "view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as", "transpose",
     "swapaxes", "t", "permute", "expand", "expand_as", "broadcast_to", "alias", "narrow",
     "select", "slice", "chunk", "split", "split_with_sizes", "unbind", "diagonal", "unfold",
+    "as_strided",
 }  # fmt: skip
 
 for _name, _d in DERIVATIVES.items():

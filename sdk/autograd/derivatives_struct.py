@@ -248,3 +248,24 @@ def repeat_interleave(g, n):
         counts = counts.expand((size,))
     idx = sdk.repeat_interleave(sdk.arange(size), counts)
     return _zeros(x.shape, g).index_add_(dim, idx, g), None
+
+
+def as_strided(g, n):
+    """Storage-level: the output read storage positions `size/stride/storage_offset`, the
+    input holds positions `in_shape/in_stride/in_offset`; g is summed into the storage (read
+    positions may repeat) and the input's positions are read back out."""
+    a = n.attrs
+    geometries = (
+        (a["size"], a["stride"], a["storage_offset"]),
+        (a["in_shape"], a["in_stride"], a["in_offset"]),
+    )
+    end = 1
+    for size, stride, offset in geometries:
+        if 0 not in size:
+            end = max(end, offset + sum((s - 1) * st for s, st in zip(size, stride)) + 1)
+    storage = sdk.arange(end)
+    storage = storage.to(g.device) if g.is_cuda else storage
+    read = storage.as_strided(a["size"], a["stride"], a["storage_offset"])
+    held = storage.as_strided(a["in_shape"], a["in_stride"], a["in_offset"])
+    flat = _zeros((end,), g).index_add_(0, read.reshape(-1), g.reshape(-1))
+    return (flat.take(held),)

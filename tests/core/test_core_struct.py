@@ -115,7 +115,9 @@ def test_reordering_and_views_through_the_abi():
     np.testing.assert_array_equal(
         call("sdk_roll", T(a).h, 2, ints(1, 2), 2, ints(0, 1)).numpy(), np.roll(a, (1, 2), (0, 1))
     )
-    np.testing.assert_array_equal(call("sdk_roll", T(a).h, 1, ints(5), 0, None).numpy(), np.roll(a, 5))
+    np.testing.assert_array_equal(
+        call("sdk_roll", T(a).h, 1, ints(5), 0, None).numpy(), np.roll(a, 5)
+    )
     np.testing.assert_array_equal(call("sdk_diagonal", T(a).h, 1, 0, 1).numpy(), np.diagonal(a, 1))
     w = call("sdk_unfold", T(a).h, 1, 2, 2)
     np.testing.assert_array_equal(w.numpy(), a.reshape(3, 2, 2))

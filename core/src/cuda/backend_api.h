@@ -137,7 +137,7 @@ typedef struct sdk_cuda_backend {
   int (*reduce)(const sdk_cuda_reduce_desc* desc);
   int (*gemm)(const sdk_cuda_gemm_desc* desc);
   int (*ternary)(int32_t op, const sdk_cuda_iter* it); /* ops: out, a, b, c (version 2) */
-  int (*scan)(const sdk_cuda_scan_desc* desc);          /* running sum/product (version 2) */
+  int (*scan)(const sdk_cuda_scan_desc* desc);         /* running sum/product (version 2) */
 } sdk_cuda_backend;
 
 /* Exported by libsdk_cuda.so: fill `table` (of `size` bytes). No CUDA call. */
