@@ -301,7 +301,7 @@ int gemm(const sdk_cuda_gemm_desc* d) {
 }
 
 int scan(const sdk_cuda_scan_desc* d) {
-  const int64_t isz = static_cast<int64_t>(dtype_size(d->dtype));
+  const int64_t isz = elem_size(d->dtype);
   for (int64_t o = 0; o < d->outer; ++o) {
     for (int64_t i = 0; i < d->inner; ++i) {
       const int64_t start = (o * d->n * d->inner + i) * isz;

@@ -159,24 +159,6 @@ SDK_HD int64_t elem_size(int dtype) {
 }
 
 SDK_HD bool is_float_dtype(int dtype) { return dtype >= SDK_FLOAT16 && dtype <= SDK_FLOAT64; }
-// Bytes per element of a dtype.
-SDK_HD int64_t dtype_size(int dtype) {
-  switch (dtype) {
-    case SDK_BOOL:
-    case SDK_UINT8:
-    case SDK_INT8:
-      return 1;
-    case SDK_INT16:
-    case SDK_FLOAT16:
-    case SDK_BFLOAT16:
-      return 2;
-    case SDK_INT32:
-    case SDK_FLOAT32:
-      return 4;
-    default:
-      return 8;
-  }
-}
 
 // Operand k of element `idx`: a scalar's value, else a load at the strided offset.
 template <typename C>

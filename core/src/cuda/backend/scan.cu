@@ -14,7 +14,7 @@ constexpr int kScanThreads = 256;
 template <typename A>
 __global__ void scan_kernel(sdk_cuda_scan_desc d) {
   const int64_t lines = d.outer * d.inner;
-  const int64_t isz = dtype_size(d.dtype);
+  const int64_t isz = elem_size(d.dtype);
   for (int64_t l = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; l < lines;
        l += int64_t(gridDim.x) * blockDim.x) {
     const int64_t o = l / d.inner, i = l % d.inner;
