@@ -67,6 +67,9 @@ def main() -> None:
         lambda: np.argpartition(-m, 10, axis=1)[:, :10])  # fmt: skip
     row("kthvalue f32 1000x1000 dim=1 vs partition", lambda: tm.kthvalue(500, 1),
         lambda: np.partition(m, 499, axis=1)[:, 499])  # fmt: skip
+    row("unique i32 1M (inverse, counts)",
+        lambda: tiv.unique(return_inverse=True, return_counts=True),
+        lambda: np.unique(iv, return_inverse=True, return_counts=True))  # fmt: skip
 
     row("cumsum f32 1000x1000 dim=1", lambda: tm.cumsum(1), lambda: np.cumsum(m, axis=1))
     row("cumsum f32 1000x1000 dim=0", lambda: tm.cumsum(0), lambda: np.cumsum(m, axis=0))
@@ -127,6 +130,8 @@ def main() -> None:
     treps = sdk.tensor(reps)
     row("repeat_interleave f32 rows by tensor", lambda: tm.repeat_interleave(treps, 0),
         lambda: np.repeat(m, reps, 0))  # fmt: skip
+    row("repeat f32 1000x1000 (2, 2) vs tile", lambda: tm.repeat(2, 2),
+        lambda: np.tile(m, (2, 2)))  # fmt: skip
 
     if args.json:
         with open(args.json, "w") as f:
