@@ -1,5 +1,7 @@
 // core/src/scatter.cpp: scatter, scatter_reduce, index_copy, index_fill, masked_select,
 // masked_scatter, take and repeat_interleave.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "index_util.h"
@@ -270,6 +272,24 @@ Ref index_copy_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index,
   char* tb = static_cast<char*>(tg.r->data());
   const char* sb = static_cast<const char*>(sa->data());
   const int64_t isz = t.itemsize();
+  if (tg.r->contiguous && sa->contiguous) {
+    // Row-major operands: each index moves one slab of the dims after d (a memcpy), where
+    // the strided path below would walk every line across the indices.
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < d; ++k) outer *= t.sizes[k];
+    for (int64_t k = d + 1; k < t.ndim; ++k) inner *= t.sizes[k];
+    const int64_t size_d = size_along(t, d), slab = inner * isz;
+    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, len * inner));
+    parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        for (int64_t i = 0; i < len; ++i) {  // in order: a repeated index keeps the last
+          std::memcpy(tb + (o * size_d + idx[size_t(i)]) * slab, sb + (o * len + i) * slab,
+                      size_t(slab));
+        }
+      }
+    });
+    return finish(tg, out, op);
+  }
   parallel_grid<2>(g.sizes, g.stride_ptrs(), len, [&](const int64_t* off, int64_t) {
     for (int64_t i = 0; i < len; ++i) {
       copy_elem(tb + off[0] + idx[size_t(i)] * g.along[0], sb + off[1] + i * g.along[1], isz);

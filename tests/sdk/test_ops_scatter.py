@@ -210,6 +210,16 @@ def test_index_copy(rng, dtype, dim):
     np.testing.assert_array_equal(t.numpy(), ref_index_copy(a, dim, index, src))
 
 
+def test_index_copy_into_a_contiguous_view_with_an_offset(rng):
+    a = rng.standard_normal((5, 4, 3))
+    t = sdk.tensor(a.copy())
+    src = rng.standard_normal((3, 2, 3))
+    t[2:].index_copy_(1, idx([3, 1]), sdk.tensor(src))  # the row-major slab path
+    ref = a.copy()
+    ref[2:] = ref_index_copy(a[2:], 1, [3, 1], src)
+    np.testing.assert_array_equal(t.numpy(), ref)
+
+
 def test_index_copy_strided_0d_index_and_errors(rng):
     a = rng.standard_normal((4, 6))
     t = sdk.tensor(a.copy())
