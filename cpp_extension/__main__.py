@@ -24,12 +24,15 @@ def _speedups(launcher: list[str]) -> str:
     argv = _toolchain.compiler_command("cxx")
     idents = _cache.extensions_root() / "toolchains.json"
     ident = _toolchain.compiler_identity(argv, idents)
-    pch = "on" if _pch.enabled(ident) else "off (gcc only; SDK_EXTENSIONS_NO_PCH)"
+    off = _pch.off_reason(ident, launcher)
+    pch = f"off ({off})" if off else "on"
     jobs = _toolchain.split_codegen_jobs(
         argv, idents, launcher, ["-O2"], 1, _toolchain.default_jobs()
     )
     split = (
-        f"on, {jobs} jobs" if jobs else "off (gcc, 2+ jobs, make, no ccache; SDK_EXTENSIONS_NO_LTO)"
+        f"on, {jobs} jobs"
+        if jobs
+        else "off (needs gcc, 2+ jobs, make, no compiler cache; SDK_EXTENSIONS_NO_LTO)"
     )
     return f"precompiled header {pch}; split code generation {split}; {_runtime_line(ident)}"
 
@@ -94,7 +97,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         ninja = _toolchain.ninja_executable()
     except BuildError as e:
         ninja = f"not found: {e}"
-    launcher = _toolchain.compiler_launcher()
+    try:
+        launcher = _toolchain.compiler_launcher()
+        cache_line = launcher[0] if launcher else "none (install ccache to speed up rebuilds)"
+    except BuildError as e:  # a wrong SDK_EXTENSIONS_LAUNCHER: builds would fail with this
+        launcher, cache_line = [], f"error: {e}"
     rows = [
         ("python", sys.version.split()[0] + f" ({sys.executable})"),
         ("sdk", sdk_version),
@@ -105,10 +112,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("C++ compiler", _compiler_line("cxx")),
         ("C compiler", _compiler_line("c")),
         ("ninja", ninja),
-        (
-            "compiler cache",
-            launcher[0] if launcher else "none (install ccache to speed up rebuilds)",
-        ),
+        ("compiler cache", cache_line),
         ("parallel jobs", str(_toolchain.default_jobs())),
         ("pybind11 builds", _speedups(launcher)),
         ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),

@@ -364,7 +364,7 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
 
     # shared objects go first on the link line, so that their copies prevail (see _pch.py)
-    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split))
+    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split), launcher)
     shared = attached.shared
     cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
     if req.dlink and cuda_objects:
@@ -457,6 +457,9 @@ def _load_output(req: _Request, digest: str, output: Path):
         module_name = f"{req.name}_v{version}"
         path = output.with_name(f"{module_name}{output.suffix}")
         _atomic_copy(output, path)
+    from . import _remote  # what load() returns pickles by its build request
+
+    ops_before = _remote.registered_ops()
     if req.bridge == "ctypes":
         from ._ctypes_bridge import load_library
 
@@ -464,6 +467,7 @@ def _load_output(req: _Request, digest: str, output: Path):
     else:
         result = _import_pybind11(req.name, module_name, str(path))
     _LOADED[req.name] = (digest, result)
+    _remote.remember(req, result, ops_before, digest)
     return result
 
 

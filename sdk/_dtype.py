@@ -50,6 +50,13 @@ class dtype:
     def __repr__(self) -> str:
         return f"sdk.{self.name}"
 
+    @property
+    def dtype(self) -> Any:
+        """numpy's dtype for this one. numpy reads this attribute, so np.dtype(sdk.float32)
+        works and numpy-based libraries (Dask's da.from_array of a tensor) accept sdk dtypes;
+        TypeError for bfloat16, which numpy lacks."""
+        return to_numpy_dtype(self)
+
     def __reduce__(self):
         return (as_dtype, (self.name,))
 
@@ -124,12 +131,32 @@ MAX_DIMS = 64  # the core's limit on dimensions (kIterMaxDims)
 _INT64_MAX = 2**63 - 1
 
 
+def byte_view(raw: Any, where: str) -> Any:
+    """`raw` in the form check_raw_tensor counts: bytes and bytearray as they are, any other
+    buffer (a protocol-5 out-of-band buffer: PickleBuffer, memoryview, numpy array) as a
+    flat memoryview of its bytes, so that its length is its byte count whatever its item
+    format. TypeError for anything that is not a buffer, and for buffers with gaps."""
+    if isinstance(raw, (bytes, bytearray)):
+        return raw
+    try:
+        view = memoryview(raw)
+    except TypeError:
+        raise TypeError(
+            f"{where}: the data must be bytes or a buffer, got {type(raw).__name__}"
+        ) from None
+    if not view.c_contiguous:
+        raise TypeError(f"{where}: the data buffer is not contiguous")
+    return view if view.format == "B" and view.ndim == 1 else view.cast("B")
+
+
 def check_raw_tensor(raw: Any, d: dtype, shape: Any, where: str) -> tuple:
-    """The shape as a tuple when `raw` (bytes) holds exactly the values of a C-order tensor
-    of `shape` and dtype `d`, bool ones all 0 or 1: what bytes from a file or a pickle must
-    be before they are copied into a tensor. ValueError naming the field that disagrees
+    """The shape as a tuple when `raw` holds exactly the values of a C-order tensor of
+    `shape` and dtype `d`, bool ones all 0 or 1: what bytes from a file or a pickle must be
+    before they are copied into (or wrapped by) a tensor. `raw` is bytes, a bytearray or a
+    flat memoryview of bytes (see byte_view). ValueError naming the field that disagrees
     (TypeError for a value of the wrong type); nothing is allocated before."""
-    if not isinstance(raw, (bytes, bytearray)):
+    flat_view = isinstance(raw, memoryview) and raw.format == "B" and raw.ndim == 1
+    if not isinstance(raw, (bytes, bytearray)) and not flat_view:
         raise TypeError(f"{where}: the data must be bytes, got {type(raw).__name__}")
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"{where}: shape must be a tuple of ints, got {type(shape).__name__}")
@@ -150,9 +177,32 @@ def check_raw_tensor(raw: Any, d: dtype, shape: Any, where: str) -> tuple:
             f"{where}: byte count: shape {tuple(shape)} of {d.name} needs {nbytes} bytes, "
             f"the data has {len(raw)}"
         )
-    if d is bool_ and raw.translate(None, b"\x00\x01"):
+    if d is bool_ and nbytes and not _only_bytes_0_1(raw):
         raise ValueError(f"{where}: values: a bool tensor holds only the bytes 0 and 1")
     return tuple(shape)
+
+
+def _only_bytes_0_1(raw: Any) -> bool:
+    if isinstance(raw, (bytes, bytearray)):
+        return not raw.translate(None, b"\x00\x01")
+    import numpy as np
+
+    return int(np.frombuffer(raw, np.uint8).max()) <= 1
+
+
+def check_dim_order(order: Any, ndim: int, where: str) -> tuple:
+    """`order` (the dims of a pickled tensor from the outermost in memory to the innermost;
+    None for 0, 1, ...) as a tuple, when it is a permutation of range(ndim); ValueError or
+    TypeError naming the field otherwise."""
+    if order is None:
+        return tuple(range(ndim))
+    if not isinstance(order, (tuple, list)):
+        raise TypeError(f"{where}: order must be a tuple of ints, got {type(order).__name__}")
+    if any(not isinstance(i, int) or isinstance(i, bool) for i in order):
+        raise TypeError(f"{where}: order must be a tuple of ints, got {order!r:.60}")
+    if sorted(order) != list(range(ndim)):
+        raise ValueError(f"{where}: order {tuple(order)!r:.60} is not a permutation of {ndim} dims")
+    return tuple(order)
 
 
 def to_numpy_dtype(d: dtype):

@@ -12,6 +12,7 @@ from sdk._ops_common import TensorBase
 Tensor = Any
 
 _NP_CONVERTIBLE = {"u2": "int32", "u4": "int64", "u8": "int64"}
+_KDL_CPU, _KDL_CUDA = 1, 2  # DLPack device types
 
 
 def _is_ndarray(x: Any) -> bool:
@@ -48,22 +49,33 @@ def from_numpy(ndarray: Any) -> Tensor:
 
 
 def _capsule_of(ext: Any) -> Any:
+    """The producer's capsule. A CUDA producer is asked to order its pending work before
+    this thread's current stream (DLPack's stream argument; 1 is the legacy default)."""
     dev = getattr(ext, "__dlpack_device__", None)
+    extra = {}
     if dev is not None:
-        kind, index = dev()
-        if int(kind) != 1:
+        kind, index = (int(x) for x in dev())
+        if kind == _KDL_CUDA:
+            from sdk import cuda
+
+            if not cuda.is_available():
+                raise RuntimeError(
+                    f"from_dlpack: CUDA is not available: {cuda.unavailable_reason()}"
+                )
+            extra["stream"] = cuda.current_stream(index).cuda_stream or 1
+        elif kind != _KDL_CPU:
             raise BufferError(
-                f"from_dlpack: the producer lives on device type {int(kind)} (index {index}); "
-                "only CPU (1) is supported"
+                f"from_dlpack: the producer lives on device type {kind} (index {index}); "
+                "only CPU (1) and CUDA (2) are supported"
             )
     try:
-        return ext.__dlpack__(max_version=(1, 1))
+        return ext.__dlpack__(max_version=(1, 1), **extra)
     except TypeError:  # producers that predate max_version
-        return ext.__dlpack__()
+        return ext.__dlpack__(**extra)
 
 
 def from_dlpack(ext: Any) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (or a capsule)."""
+    """A tensor sharing memory with any DLPack producer (CPU or CUDA) or a capsule."""
     if isinstance(ext, TensorBase):
         return _C._alias(ext)
     if hasattr(ext, "__dlpack__"):
@@ -178,17 +190,27 @@ def __dlpack__(
     dl_device: Any = None,
     copy: bool | None = None,
 ) -> Any:
-    """Export as a DLPack capsule (versioned when the consumer's max_version >= (1, 0))."""
+    """Export as a DLPack capsule (versioned when the consumer's max_version >= (1, 0)).
+
+    CUDA tensors: the consumer may read the memory on any stream once this returns, since
+    the device is synchronized after any copy is made (stream=-1: the consumer orders the
+    work itself)."""
     if self._requires_grad and _C.is_grad_enabled():
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-    if stream is not None and stream != -1:
+    here = __dlpack_device__(self)
+    if here[0] == _KDL_CPU and stream is not None and stream != -1:
         raise BufferError("__dlpack__: stream must be None for CPU tensors")
-    if dl_device is not None and tuple(int(x) for x in dl_device) != (1, 0):
-        raise BufferError(f"__dlpack__: can't export to device {tuple(dl_device)}: only CPU (1, 0)")
-    src = _C.clone(self) if copy else self
+    if dl_device is not None and tuple(int(x) for x in dl_device) != here:
+        raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
+    src = _C.clone(self) if copy else self  # on CUDA: queued on the current stream
+    if here[0] == _KDL_CUDA and stream != -1:
+        from sdk import cuda
+
+        cuda.synchronize(here[1])  # after the clone: the consumer reads a finished copy
     versioned = max_version is not None and int(max_version[0]) >= 1
     return _C.to_dlpack(src, versioned)
 
 
 def __dlpack_device__(self: Tensor) -> tuple:
-    return (1, 0)
+    """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
+    return (_KDL_CUDA, self.device.index or 0) if self.is_cuda else (_KDL_CPU, 0)

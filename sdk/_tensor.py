@@ -23,11 +23,9 @@ from sdk import (
     _ops_shape,
     _ops_sort,
 )
-from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
-from sdk._dtype import check_raw_tensor as _check_raw_tensor
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
 
@@ -155,11 +153,9 @@ class Tensor(_C.TensorBase):
         return out
 
     def __reduce_ex__(self, proto: Any) -> Any:
-        import ctypes
+        from sdk._tensor_pickle import reduce
 
-        c = _C.contiguous(self.cpu() if self.is_cuda else self)  # values via the host
-        raw = ctypes.string_at(c.data_ptr(), c.nbytes) if c.nbytes else b""
-        return (_rebuild, (raw, self.dtype.name, tuple(self.shape), self._requires_grad))
+        return reduce(self, proto)  # protocol 5: out of band, no copy (see _tensor_pickle)
 
     # ------------------------------------------------------------------ conversions
 
@@ -310,43 +306,15 @@ class Tensor(_C.TensorBase):
         return tuple(sorted(range(self.ndim), key=lambda i: -self.stride(i)))
 
 
-def _dlpack(self: Tensor, **kwargs: Any) -> Any:
-    """__dlpack__ for CPU and CUDA tensors (sdk.cuda loads only when first used)."""
-    from sdk.cuda import _dlpack as impl
+def _rebuild(
+    raw: Any, dtype_name: str, shape: tuple, requires_grad: bool, order: Any = None
+) -> Tensor:
+    """Unpickle a tensor (see Tensor.__reduce_ex__ and sdk._tensor_pickle): the one callable
+    a tensor's pickle names, so that restricted unpicklers allow exactly this. Its
+    arguments come from whoever wrote the pickle; all are checked before memory is touched."""
+    from sdk._tensor_pickle import rebuild
 
-    return impl(self, **kwargs)
-
-
-def _dlpack_device(self: Tensor) -> tuple:
-    """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
-    return (2, self.device.index or 0) if self.is_cuda else (1, 0)
-
-
-_DTYPE_NAMES = frozenset(d.name for d in _DTYPES)
-
-
-def _rebuild(raw: bytes, dtype_name: str, shape: tuple, requires_grad: bool) -> Tensor:
-    """Unpickle a tensor (see Tensor.__reduce_ex__). The arguments come from whoever wrote
-    the pickle, restricted unpicklers included: each is checked against the others and the
-    bytes present before any memory is touched (ValueError or TypeError naming the field)."""
-    import ctypes
-
-    where = "unpickling a tensor"
-    if not isinstance(dtype_name, str) or dtype_name not in _DTYPE_NAMES:
-        raise ValueError(f"{where}: dtype: unknown dtype {dtype_name!r:.60}")
-    d = as_dtype(dtype_name)
-    shape = _check_raw_tensor(raw, d, shape, where)
-    if not isinstance(requires_grad, bool):
-        raise TypeError(
-            f"{where}: requires_grad must be a bool, got {type(requires_grad).__name__}"
-        )
-    if requires_grad and not d.is_floating_point:
-        raise ValueError(f"{where}: requires_grad: only floating point tensors can, not {d.name}")
-    t = _C.empty(shape, d)
-    if raw:
-        ctypes.memmove(t.data_ptr(), bytes(raw), len(raw))
-    t._requires_grad = requires_grad
-    return t
+    return rebuild(raw, dtype_name, shape, requires_grad, order)
 
 
 # Methods that are the public functions themselves (self is their first argument).
@@ -389,8 +357,8 @@ _METHODS = {
         "cumprod_", "cummax", "cummin", "unique",
     )},
     "numpy": _interop.numpy,
-    "__dlpack__": _dlpack,
-    "__dlpack_device__": _dlpack_device,
+    "__dlpack__": _interop.__dlpack__,
+    "__dlpack_device__": _interop.__dlpack_device__,
     "normal_": _ops_creation.normal_,
     "uniform_": _ops_creation.uniform_,
 }  # fmt: skip

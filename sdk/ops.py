@@ -13,6 +13,7 @@ ops (torch.ops.load_library).
 
 from __future__ import annotations
 
+import copyreg
 import ctypes
 import os
 import types
@@ -44,9 +45,11 @@ def load_library(path: str | os.PathLike) -> None:
         handle = ctypes.CDLL(real)
     except OSError as e:
         raise ImportError(f"sdk.ops.load_library: could not load {real}: {e}") from None
+    before = set(_C.op_list(None))
     _loaded[real] = handle
     loaded_libraries.add(real)
     check_registrations(real)
+    _note_origin(set(_C.op_list(None)) - before, real)
 
 
 def _check_loadable(path: str) -> None:
@@ -176,3 +179,44 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*__all__, *(q.split("::", 1)[0] for q in _C.op_list(None))})
+
+
+# ---------------------------------------------------------------------------- pickling
+# An op pickles as its name and the origin of its library: the object load() returned
+# (cpp_extension makes it pickle as its build request, so unpickling it loads the library
+# in the receiving process first), or the path given to load_library. Ops defined in Python
+# (sdk.library) travel by name: the receiving process must have defined them.
+
+_origins: dict[str, Any] = {}  # qualified op name -> the origin of its library
+
+
+def _note_origin(names: Any, origin: Any) -> None:
+    """Record `origin` for the ops `names` that a library registered while it loaded."""
+    for name in names:
+        _origins[name] = origin
+
+
+def _reduce_op(op: Any) -> tuple:
+    return (_op_from_pickle, (op.name, _origins.get(op.name)))
+
+
+def _op_from_pickle(name: Any, origin: Any) -> Any:
+    """The op `name` (unpickling): `origin` was unpickled first, which loaded a JIT library;
+    a path is loaded here. ValueError naming the op when it is not registered."""
+    if not isinstance(name, str) or "::" not in name:
+        raise ValueError(f"unpickling an op: name must be 'namespace::op', got {name!r:.80}")
+    if isinstance(origin, str):
+        load_library(origin)
+    try:
+        return _C.op_find(name)
+    except ValueError:
+        how = (
+            f"its library {origin!r:.200} did not register it"
+            if origin is not None
+            else "it was defined in Python or by a library loaded some other way: import or "
+            "load what defines it in this process first"
+        )
+        raise ValueError(f"unpickling op {name}: it is not registered here; {how}") from None
+
+
+copyreg.pickle(_C.OpHandle, _reduce_op)

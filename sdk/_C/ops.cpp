@@ -525,9 +525,6 @@ FAST(o_split_with_sizes) {
 
 }  // namespace
 
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
-
 PyMethodDef sdkpy::ops_methods[] = {
     FM("unary", o_unary, "unary(op, input, out=None)"),
     FM("binary", o_binary, "binary(op, a, b, out=None); a or b may be a number"),

@@ -141,9 +141,6 @@ FAST(o_isclose) {
 
 }  // namespace
 
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
-
 PyMethodDef sdkpy::ops_elementwise_methods[] = {
     FM("div_rounding", o_div_rounding,
        "div_rounding(a, b, mode, out=None); a or b may be a number"),

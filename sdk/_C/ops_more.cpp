@@ -296,9 +296,6 @@ FAST(o_manual_seed) {
 
 }  // namespace
 
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
-
 PyMethodDef sdkpy::ops_more_methods[] = {
     FM("reduce", o_reduce, "reduce(op, input, dims, keepdim, dtype, out=None)"),
     FM("extremum_dim", o_extremum_dim, "extremum_dim(input, dim, keepdim, is_min) -> (v, i)"),

@@ -140,9 +140,6 @@ FAST(o_einsum) {
 
 }  // namespace
 
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
-
 PyMethodDef sdkpy::ops_nn_methods[] = {
     FM("layer_norm", o_layer_norm,
        "layer_norm(input, normalized_ndim, weight, bias, eps) -> (output, mean, rstd)"),

@@ -300,9 +300,6 @@ FAST(o_resize_) {
 
 }  // namespace
 
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
-
 PyMethodDef sdkpy::ops_struct_methods[] = {
     FM("sort", o_sort, "sort(input, dim, descending, stable) -> (values, indices)"),
     FM("topk", o_topk, "topk(input, k, dim, largest, sorted) -> (values, indices)"),

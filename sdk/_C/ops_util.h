@@ -8,6 +8,9 @@
 // A METH_FASTCALL module function.
 #define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
 #define ARG(i) (nargs > (i) ? args[i] : Py_None)
+// A PyMethodDef entry for a FAST function.
+#define FM(name, fn, doc) \
+  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
 
 namespace sdkpy {
 
@@ -34,5 +37,6 @@ extern PyMethodDef ops_more_methods[];
 extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef ops_elementwise_methods[];
 extern PyMethodDef ops_struct_methods[];
+extern PyMethodDef cuda_methods[];
 
 }  // namespace sdkpy

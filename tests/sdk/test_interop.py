@@ -278,3 +278,17 @@ def test_handle_address_and_from_handle_for_bridges():
         sdk._from_handle(addr + 1)
     with pytest.raises(TypeError, match="expected an int"):
         sdk._from_handle(ctypes.c_void_p(addr))
+
+
+def test_numpy_reads_sdk_dtypes():
+    """np.dtype(sdk.float32) works (numpy reads dtype.dtype): what numpy-based libraries
+    such as Dask need to accept a tensor's dtype."""
+    from sdk._dtype import DTYPES
+
+    for d in DTYPES:
+        if d is sdk.bfloat16:
+            with pytest.raises(TypeError, match="numpy has no bfloat16"):
+                np.dtype(d)
+            continue
+        assert np.dtype(d) == np.dtype(d.name)
+        assert np.zeros(2, dtype=d).dtype == np.dtype(d.name)

@@ -89,9 +89,12 @@ print(json.dumps(out))
             assert msg.startswith("unpickling a tensor: ")
 
 
-def test_a_memoryview_is_not_taken_for_bytes():
-    with pytest.raises(TypeError, match="the data must be bytes"):
-        sdk._tensor._rebuild(memoryview(b"abcd"), "float32", (1,), False)
+def test_a_buffer_with_gaps_or_no_buffer_is_refused():
+    # protocol 5 hands over any buffer (out of band); only contiguous bytes are taken
+    with pytest.raises(TypeError, match="the data buffer is not contiguous"):
+        sdk._tensor._rebuild(memoryview(b"abcdefgh")[::2], "float32", (1,), False)
+    with pytest.raises(TypeError, match="the data must be bytes or a buffer, got str"):
+        sdk._tensor._rebuild("abcd", "float32", (1,), False)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)

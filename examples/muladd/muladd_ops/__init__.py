@@ -27,6 +27,8 @@ def load_jit(verbose: bool = False, with_cuda: bool | None = None) -> None:
     cpp_extension.load("muladd_ops_jit", sources, is_python_module=False, verbose=verbose)
 
 
+import sdk  # noqa: E402, F401  (first: it loads the core the compiled library links)
+
 if glob.glob(os.path.join(HERE, "_C.*so")):
     from . import _C  # noqa: F401  (the built library: its import registers the operators)
 else:  # the source tree, not built: build just in time

@@ -1,0 +1,368 @@
+"""Extensions that travel: a JIT-built module, its functions and its ops pickle as the build
+request that made them, and unpickle by calling load() with that request again.
+
+What a pickle holds (``state``, plain builtins): the extension's name and bridge, the texts
+of its sources and of the local headers they include (paths relative to their common
+folder), its flags, the sdk ABI it was built for, and where it was pickled. The receiving
+process checks every field (a pickle is untrusted input), then loads: from the original
+files when they exist there with the same bytes (a shared file system: the same cache
+digest), else from copies written under ``<cache root>/shipped/``. load()'s cache and lock
+make that one build per machine, however many workers unpickle at once; a second unpickle
+in the same process returns the loaded object at once.
+
+Hooks: pybind11 modules get a ModuleType subclass whose ``__reduce_ex__`` is this; their
+functions reduce through ``getattr(<function record>, name)`` (pybind11's own scheme), so
+the record's type gets a copyreg reducer that names the module (records of other modules
+keep pybind11's behaviour). The ctypes bridge's classes call reduce_library here. Ops that
+a library registers while it loads are noted in ``sdk.ops`` with the library as their origin.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import hashlib
+import os
+import re
+import socket
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+from . import _cache, _toolchain, _trust
+from ._errors import BuildError
+
+FORMAT = "sdk.build-request"
+VERSION = 1
+_LIST_FIELDS = ("extra_cflags", "extra_cuda_cflags", "extra_ldflags", "extra_include_paths")
+_MAX_FILES = 1000
+_MAX_BYTES = 64 << 20  # sources and headers together
+
+# id(loaded object) -> (object, request); id(function record) -> (record, module)
+_REQUESTS: dict[int, tuple[Any, Any]] = {}
+_RECORDS: dict[int, tuple[Any, Any]] = {}
+_STATES: dict[int, dict] = {}  # id(loaded object) -> its pickled state, made once
+_SHIPPED: dict[str, Any] = {}  # digest of a received state -> what loading it returned
+_REDUCERS: set[type] = set()
+_HEX = re.compile(r"[0-9a-f]+")
+_SHIPPING = threading.RLock()  # Dask workers unpickle in several threads at once
+
+
+def here() -> str:
+    return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+class ShippableModule(types.ModuleType):
+    """The class of the modules load() returns: they pickle as their build request."""
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return (load_shipped, (state_of(self),))
+
+
+def registered_ops() -> set[str]:
+    try:
+        from sdk import _C
+    except ImportError:
+        return set()
+    return set(_C.op_list(None))
+
+
+def remember(req: Any, loaded: Any, ops_before: set[str], digest: str) -> None:
+    """Make `loaded` (what load() returns for `req`, whose cache digest is `digest`) pickle
+    by `req`, and note it as the origin of the ops its library registered."""
+    if req.bridge == "standalone":
+        return
+    if isinstance(loaded, types.ModuleType) and type(loaded) is types.ModuleType:
+        loaded.__class__ = ShippableModule
+    _REQUESTS[id(loaded)] = (loaded, (req, digest))
+    for value in vars(loaded).values():
+        record = getattr(value, "__self__", None)
+        if isinstance(value, types.BuiltinFunctionType) and record is not None:
+            if isinstance(record, types.ModuleType):
+                continue
+            _RECORDS[id(record)] = (record, loaded)
+            if type(record) not in _REDUCERS:
+                _REDUCERS.add(type(record))
+                copyreg.pickle(type(record), _reduce_record)
+    new_ops = registered_ops() - ops_before
+    if new_ops:
+        import sdk.ops
+
+        sdk.ops._note_origin(new_ops, loaded)
+
+
+def _reduce_record(record: Any) -> Any:
+    """copyreg reducer of pybind11's function records (the `__self__` of its functions)."""
+    entry = _RECORDS.get(id(record))
+    if entry is None or entry[0] is not record:
+        return record.__reduce_ex__(4)  # another module's: pybind11's own behaviour
+    return (load_shipped, (state_of(entry[1]),))
+
+
+def reduce_library(loaded: Any) -> tuple:
+    """__reduce__ of the ctypes bridge's library objects."""
+    return (load_shipped, (state_of(loaded),))
+
+
+def state_of(loaded: Any) -> dict:
+    """The pickled form of a loaded extension (made once per object)."""
+    state = _STATES.get(id(loaded))
+    if state is not None:
+        return state
+    entry = _REQUESTS.get(id(loaded))
+    if entry is None or entry[0] is not loaded:
+        raise TypeError(
+            f"cannot pickle {loaded!r}: only extensions returned by cpp_extension.load() or "
+            "load_inline() pickle (by their build request); load a prebuilt library with "
+            "load_library() in the receiving process instead"
+        )
+    state = _make_state(*entry[1])
+    _STATES[id(loaded)] = state
+    return state
+
+
+def _make_state(req: Any, digest: str) -> dict:
+    paths = _toolchain.sdk_paths()
+    if req.write_sources:  # load_inline: the texts are the sources, by file name
+        folder = ""
+        files = [(os.path.basename(p), text) for p, text in req.sources]
+    else:
+        roots = [(os.path.dirname(p), text) for p, text in req.sources]
+        scan = list(req.extra_include_paths) + [paths.include_dir]
+        sdk_dir = os.path.join(os.path.abspath(paths.include_dir), "")
+        headers = [h for h in _cache.local_headers(roots, scan) if not h.startswith(sdk_dir)]
+        every = [p for p, _ in req.sources] + headers
+        folder = os.path.commonpath([os.path.dirname(p) for p in every])
+        files = [(os.path.relpath(p, folder), text) for p, text in req.sources]
+        for h in headers:
+            with open(h, "rb") as f:
+                files.append((os.path.relpath(h, folder), f.read()))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": req.name,
+        "bridge": req.bridge,
+        "inline": bool(req.write_sources),
+        "folder": folder,
+        "files": files,
+        "sources": len(req.sources),
+        **{k: list(getattr(req, k)) for k in _LIST_FIELDS},
+        "with_cuda": bool(req.with_cuda),
+        "dlink": bool(req.dlink),
+        "abi": list(paths.abi),
+        "digest": digest,
+        "origin": here(),
+    }
+
+
+# ------------------------------------------------------------------------ receiving side
+
+
+def _fail(what: str, why: str) -> ValueError:
+    return ValueError(f"unpickling an extension: {what}: {why}")
+
+
+def _str_list(state: dict, key: str) -> list[str]:
+    value = state.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(key, f"must be a list of strings, got {value!r:.80}")
+    return value
+
+
+def _relative(path: Any) -> str:
+    """`path` when it is a relative path that stays below its folder, else ValueError."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise _fail("files", f"a file name must be a non-empty string, got {path!r:.80}")
+    parts = path.split("/")
+    if os.path.isabs(path) or any(p in ("", ".", "..") for p in parts):
+        raise _fail("files", f"{path!r:.80} is not a plain path below the sources' folder")
+    return path
+
+
+def check_state(state: Any) -> dict:
+    """The state as received, when every field has the type and form load() needs;
+    ValueError naming the field otherwise (nothing is written or built before)."""
+    from ._build import _NAME
+
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise _fail("format", f"not a pickled build request ({type(state).__name__})")
+    if state.get("version") != VERSION:
+        raise _fail("version", f"{state.get('version')!r:.20} is not {VERSION}")
+    name = state.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise _fail("name", f"must be a C identifier, got {name!r:.80}")
+    if state.get("bridge") not in ("pybind11", "ctypes"):
+        raise _fail("bridge", f"must be 'pybind11' or 'ctypes', got {state.get('bridge')!r:.40}")
+    for key in ("inline", "with_cuda", "dlink"):
+        if not isinstance(state.get(key), bool):
+            raise _fail(key, f"must be a bool, got {state.get(key)!r:.40}")
+    for key in _LIST_FIELDS:
+        _str_list(state, key)
+    files = state.get("files")
+    if not isinstance(files, list) or not 0 < len(files) <= _MAX_FILES:
+        raise _fail("files", f"must be a list of 1 to {_MAX_FILES} (path, bytes) pairs")
+    total = 0
+    for entry in files:
+        if not (isinstance(entry, (tuple, list)) and len(entry) == 2):
+            raise _fail("files", f"each entry must be a (path, bytes) pair, got {entry!r:.80}")
+        _relative(entry[0])
+        if not isinstance(entry[1], bytes):
+            raise _fail("files", f"the text of {entry[0]!r:.80} must be bytes")
+        total += len(entry[1])
+    if total > _MAX_BYTES:
+        raise _fail("files", f"{total} bytes of sources, more than {_MAX_BYTES}")
+    sources = state.get("sources")
+    if not isinstance(sources, int) or isinstance(sources, bool) or not 0 < sources <= len(files):
+        raise _fail("sources", f"must count 1 to {len(files)} files, got {sources!r:.40}")
+    folder = state.get("folder")
+    if not isinstance(folder, str) or (folder and not os.path.isabs(folder)) or "\0" in folder:
+        raise _fail("folder", f"must be an absolute path or '', got {folder!r:.80}")
+    if state["inline"] and (folder or len(files) != sources):
+        raise _fail("files", "an inline request carries only its source texts")
+    abi = state.get("abi")
+    if not (isinstance(abi, list) and len(abi) == 2 and all(type(v) is int for v in abi)):
+        raise _fail("abi", f"must be [major, minor], got {abi!r:.40}")
+    if not isinstance(state.get("origin"), str):
+        raise _fail("origin", "must be a string")
+    digest = state.get("digest")
+    if not (isinstance(digest, str) and len(digest) == 64 and _HEX.fullmatch(digest)):
+        raise _fail("digest", f"must be 64 hex digits, got {digest!r:.80}")
+    return state
+
+
+def _state_digest(state: dict) -> str:
+    h = hashlib.sha256()
+    for key in sorted(state):
+        if key in ("origin", "digest"):
+            continue
+        h.update(repr((key, state[key])).encode())
+    return h.hexdigest()
+
+
+def load_shipped(state: Any) -> Any:
+    """Unpickle an extension: load() it here from the request in `state` (see the module
+    docstring). ImportError for another ABI major; BuildError naming this host and the
+    sender when it cannot be built here (no compiler, say)."""
+    state = check_state(state)
+    digest = _state_digest(state)
+    with _SHIPPING:
+        loaded = _SHIPPED.get(digest)
+        if loaded is None:
+            loaded = _SHIPPED[digest] = _load_state(state, digest)
+    return loaded
+
+
+def _load_state(state: dict, digest: str) -> Any:
+    name, origin = state["name"], state["origin"]
+    abi = tuple(_toolchain.sdk_paths().abi)
+    if state["abi"][0] != abi[0]:
+        raise ImportError(
+            f"extension '{name}' was pickled on {origin} for sdk ABI "
+            f"{state['abi'][0]}.{state['abi'][1]}; {here()} runs ABI {abi[0]}.{abi[1]}: "
+            "install the same sdk major version on every machine"
+        )
+    try:
+        _toolchain.compiler_command("cxx")
+        toolchain = True
+    except BuildError:
+        toolchain = False
+    try:
+        loaded = _load_request(state, digest) if toolchain else _load_prebuilt(state)
+    except BuildError as e:
+        raise BuildError(
+            f"extension '{name}' (pickled on {origin}) could not be built on {here()}: {e}"
+        ) from e
+    return loaded
+
+
+def _load_prebuilt(state: dict) -> Any:
+    """No compiler here: the binary the sender's cache digest names, when this machine's
+    cache holds it intact (a cache folder built once and copied to every worker), else
+    BuildError saying so. The copy must come from a machine like the sender (same paths,
+    compiler and Python), which is what makes the digests agree."""
+    from ._build import _load_output, _output_name, _Request
+
+    name = state["name"]
+    build_dir = _cache.default_build_dir(name, _toolchain.sdk_paths().abi[0])
+    try:
+        _trust.check_cache(_cache.extensions_root(), build_dir, create=False)
+    except FileNotFoundError:
+        pass  # no such build folder: "stale" below
+    req = _Request(
+        name=name, sources=[], build_dir=build_dir, bridge=state["bridge"], write_sources=False
+    )
+    output = build_dir / _output_name(req)
+    found = _cache.check_output(_cache.read_stamp(build_dir), state["digest"], output)
+    if found != "fresh":
+        raise BuildError(
+            "no C++ compiler here, and this machine's cache holds no intact build of it "
+            f"({build_dir}: {found}); build it once where a compiler is and copy that "
+            "cache folder (SDK_EXTENSIONS_DIR) to every worker, or install a compiler"
+        )
+    loaded = _load_output(req, state["digest"], output)
+    _STATES[id(loaded)] = state  # it pickles on as it came
+    return loaded
+
+
+def _load_request(state: dict, digest: str) -> Any:
+    from . import load
+
+    name = state["name"]
+    flags = {k: state[k] for k in _LIST_FIELDS}
+    is_python_module = state["bridge"] == "pybind11"
+    if state["inline"]:
+        from ._build import jit_build, make_request
+
+        texts = [(p, t) for p, t in state["files"]]
+        req = make_request(
+            name, texts, inline=True, with_cuda=state["with_cuda"], bridge=state["bridge"],
+            **flags,
+        )  # fmt: skip
+        return jit_build(req)
+    folder = state["folder"]
+    if not _same_files(folder, state["files"]):
+        new = str(_write_copies(state, digest))
+        flags["extra_include_paths"] = [
+            _moved(p, folder, new) for p in flags["extra_include_paths"]
+        ]
+        folder = new
+    sources = [os.path.join(folder, p) for p, _ in state["files"][: state["sources"]]]
+    return load(
+        name, sources, with_cuda=state["with_cuda"], is_python_module=is_python_module,
+        bridge=state["bridge"], dlink=state["dlink"], **flags,
+    )  # fmt: skip
+
+
+def _same_files(folder: str, files: list) -> bool:
+    for rel, text in files:
+        try:
+            with open(os.path.join(folder, rel), "rb") as f:
+                if f.read() != text:
+                    return False
+        except OSError:
+            return False
+    return True
+
+
+def _moved(path: str, old: str, new: str) -> str:
+    if os.path.commonpath([path, old]) == old:
+        return os.path.join(new, os.path.relpath(path, old))
+    return path
+
+
+def _write_copies(state: dict, digest: str) -> Path:
+    """Write the shipped sources and headers under <cache root>/shipped/<name>-<digest>/
+    (trusted folders, atomic writes); their folder."""
+    root = _cache.extensions_root()
+    folder = f"{state['name']}-{digest[:16]}"
+    base = _trust.trusted_folders(root, "shipped", folder)
+    for rel, text in state["files"]:
+        target = _trust.trusted_folders(root, "shipped", folder, *Path(rel).parts[:-1])
+        target = target / Path(rel).name
+        try:
+            same = _trust.read_no_follow(target) == text
+        except OSError:
+            same = False
+        if not same:
+            _trust.write_atomic(target, text)
+    return base
