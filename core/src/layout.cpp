@@ -2,6 +2,7 @@
 //
 // flip and roll are strided copies (a view with negative strides, blocks of a view), so the
 // CUDA copy kernel runs them as well; tril/triu on CUDA are a masked fill.
+#include <cstring>
 #include <memory>
 
 #include "allocator.h"
@@ -168,6 +169,12 @@ Ref triangle_impl(const TensorImpl& t, int64_t diagonal, bool upper, sdk_tensor*
         const int64_t hi = upper ? cols : std::clamp<int64_t>(i + diagonal + 1, 0, cols);
         char* rp = rb + off[0] + i * rr;
         const char* tp = tb + off[1] + i * tr;
+        if (rc == isz && tc == isz) {  // contiguous rows: zero, copy, zero (lo <= hi)
+          std::memset(rp, 0, size_t(lo * isz));
+          if (!inplace) std::memcpy(rp + lo * isz, tp + lo * isz, size_t((hi - lo) * isz));
+          std::memset(rp + hi * isz, 0, size_t((cols - hi) * isz));
+          continue;
+        }
         for (int64_t j = 0; j < cols; ++j) {
           if (j >= lo && j < hi) {
             if (!inplace) copy_elem(rp + j * rc, tp + j * tc, isz);
