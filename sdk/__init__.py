@@ -35,6 +35,7 @@ from sdk._dtype import (
     uint8,
 )
 from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
+from sdk._finfo import finfo, iinfo
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
 from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
 from sdk._ops_creation import (
@@ -273,7 +274,14 @@ from sdk._ops_sort import (
     unique,
 )
 from sdk._tensor import Tensor
-from sdk.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from sdk.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 float = float32  # noqa: A001
 double = float64
@@ -374,7 +382,7 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library")
+_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library", "utils")
 
 
 def __getattr__(name: str) -> _Any:
@@ -649,6 +657,10 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+    "finfo",
+    "iinfo",
     "float",
     "double",
     "half",

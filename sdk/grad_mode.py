@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from typing import Any, Callable, TypeVar
 
 from sdk import _C
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -134,3 +142,44 @@ class set_grad_enabled(_GradModeBase):
             _mode = mode
 
         return _Once()
+
+
+_inference = threading.local()
+
+
+class inference_mode(_GradModeBase):
+    """``no_grad`` for inference: ``with sdk.inference_mode(): ...`` or as a decorator (with
+    or without parentheses). mode=False leaves grad mode as it is. Unlike torch, tensors made
+    inside are ordinary tensors (there is no separate inference-tensor kind), so using them in
+    autograd later is allowed."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):  # @sdk.inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"inference_mode: mode must be a bool, not {type(mode).__name__}")
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self._prev_inference = getattr(_inference, "on", False)
+        if self.mode:
+            _inference.on = True
+            self._prev = _C._set_grad_enabled(False)
+        else:
+            _inference.on = False
+            self._prev = _C.is_grad_enabled()
+
+    def __exit__(self, *exc: object) -> None:
+        _inference.on = self._prev_inference
+        _C._set_grad_enabled(self._prev)
+
+    def clone(self) -> inference_mode:
+        return inference_mode(self.mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` on this thread."""
+    return getattr(_inference, "on", False)

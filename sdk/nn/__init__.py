@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from . import functional, init, utils
 from .activation import Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus
+from .attention import MultiheadAttention
+from .container import Flatten, ModuleDict, ParameterDict, ParameterList, Unflatten
+from .loss import BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
 from .modules import (
     ELU,
     GELU,
@@ -26,7 +29,19 @@ from .modules import (
     Softmax,
     Tanh,
 )
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, RMSNorm
 from .parameter import Parameter
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from .rnn import GRU, LSTM, RNN, RNNBase
 
 __all__ = [
     "functional",
@@ -59,4 +74,32 @@ __all__ = [
     "MSELoss",
     "CrossEntropyLoss",
     "NLLLoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "GroupNorm",
+    "RMSNorm",
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "Flatten",
+    "Unflatten",
+    "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
+    "MultiheadAttention",
+    "RNNBase",
+    "RNN",
+    "LSTM",
+    "GRU",
 ]

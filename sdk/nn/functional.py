@@ -397,3 +397,13 @@ def _pad_block(x: Any, d: int, n: int, fill: Any) -> Any:
     shape = list(x.shape)
     shape[d] = n
     return sdk.full(shape, fill, dtype=x.dtype, device=x.device)
+
+
+# ---- composed from the ops above (own modules to keep this file short) --------------------------
+
+from ._loss_attention import *  # noqa: E402, F403
+from ._loss_attention import __all__ as _loss_attention_all  # noqa: E402
+from ._norm_pool import *  # noqa: E402, F403
+from ._norm_pool import __all__ as _norm_pool_all  # noqa: E402
+
+__all__ += _norm_pool_all + _loss_attention_all

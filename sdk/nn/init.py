@@ -18,6 +18,8 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "trunc_normal_",
+    "orthogonal_",
 ]
 
 
@@ -130,3 +132,59 @@ def kaiming_normal_(
 ) -> Any:
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+def _check_tensor(tensor: Any, fn: str) -> None:
+    from sdk import _C
+
+    if not isinstance(tensor, _C.TensorBase):
+        raise TypeError(f"{fn}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
+
+
+def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Any:  # fmt: skip
+    """Fill with N(mean, std^2) truncated to [a, b]: uniform draws between the normal CDF at
+    a and at b, mapped back through the inverse CDF (sqrt(2) * erfinv(2u - 1))."""
+    _check_tensor(tensor, "trunc_normal_")
+    if not std > 0 or not a < b:
+        raise ValueError(f"trunc_normal_: need std > 0 and a < b, got std={std}, a={a}, b={b}")
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+    with no_grad():
+        uniform_(tensor, 2 * lo - 1, 2 * hi - 1, generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+    return tensor
+
+
+def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
+    """Fill a (rows, *) tensor with a (semi-)orthogonal matrix times gain: the Q of the QR
+    decomposition of a normal random matrix, signs fixed by R's diagonal (numpy's QR)."""
+    import numpy as np
+
+    import sdk
+
+    _check_tensor(tensor, "orthogonal_")
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = sdk.empty(rows, cols, dtype=sdk.float64)
+    normal_(flat, 0.0, 1.0, generator)
+    m = flat.numpy()
+    if rows < cols:
+        m = m.T
+    q, r = np.linalg.qr(m)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.copy_(sdk.tensor(q * gain, dtype=tensor.dtype).reshape(tensor.shape))
+    return tensor

@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 _TensorBase = _C.TensorBase
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -49,6 +50,8 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        for name in _HOOK_TABLES:
+            object.__setattr__(self, name, OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
@@ -56,7 +59,50 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        d = self.__dict__
+        if (d.get("_forward_pre_hooks") or d.get("_forward_hooks")
+                or d.get("_backward_pre_hooks") or d.get("_backward_hooks")):  # fmt: skip
+            from ._hooks import call_with_hooks
+
+            return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # ----------------------------------------------------------------- hooks
+
+    def _add_hook(self, table: str, entry: tuple, prepend: bool) -> Any:
+        from sdk.utils.hooks import RemovableHandle
+
+        if not callable(entry[0]):
+            raise TypeError(f"hook must be callable, not {type(entry[0]).__name__}")
+        self._check_init()
+        hooks = self.__dict__.setdefault(table, OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = entry
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> Any:  # fmt: skip
+        """hook(module, args) -> None or new args (with_kwargs: hook(module, args, kwargs)
+        -> None or (args, kwargs)), run before forward."""
+        return self._add_hook("_forward_pre_hooks", (hook, with_kwargs), prepend)
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False) -> Any:  # fmt: skip
+        """hook(module, args, output) -> None or a new output (with_kwargs: hook(module, args,
+        kwargs, output)), run after forward (always_call: also when forward raised)."""
+        return self._add_hook("_forward_hooks", (hook, with_kwargs, always_call), prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(module, grad_output) -> None or a new grad_output, run when the gradients of
+        the module's outputs are known."""
+        return self._add_hook("_backward_pre_hooks", (hook,), prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(module, grad_input, grad_output) -> None or a new grad_input, run when the
+        gradients of the module's tensor inputs are computed."""
+        return self._add_hook("_backward_hooks", (hook,), prepend)
 
     # ----------------------------------------------------------------- registration
 
@@ -312,6 +358,12 @@ class Module:
 
     def cpu(self) -> Module:
         return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """Module.to("cuda"): refused with NotImplementedError until modules can move
+        (so a ported ``model.cuda()`` fails saying why)."""
+        name = "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
+        return self.to(device=name)
 
     # ----------------------------------------------------------------- state dict
 

@@ -1,9 +1,15 @@
-"""Optimizers: SGD, Adam, AdamW over an Optimizer base; updates run in place under no_grad."""
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adagrad) over an Optimizer base, and learning-rate
+schedulers (sdk.optim.lr_scheduler); updates run in place under no_grad.
+
+Layering rule: optim imports sdk's tensors and nn only through their public names."""
 
 from __future__ import annotations
 
+from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

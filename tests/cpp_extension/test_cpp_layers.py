@@ -1,5 +1,5 @@
-"""The layers of sdk/layers.h (sdk::layer_norm, conv1d, conv2d, embedding, dropout,
-constant_pad_nd), called from C++ with torch's arguments, against sdk.nn.functional (which
+"""The layers of sdk/layers.h (sdk::linear, layer_norm, conv1d, conv2d, embedding, dropout,
+constant_pad_nd, mse_loss, cosine_similarity) and composites of math.h, called from C++ with torch's arguments, against sdk.nn.functional (which
 runs the same core kernels) and numpy."""
 
 from __future__ import annotations
@@ -31,6 +31,37 @@ Tensor lse(const Tensor& x) { return x.logsumexp({1}); }
 std::vector<Tensor> norms(const Tensor& x) {
   return {x.norm(), x.norm(1, {1}), x.norm(INFINITY, {0}, true), sdk::norm(x, 3.0, {1})};
 }
+Tensor lin(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  return sdk::linear(x, w, b);
+}
+Tensor conv1d_str(const Tensor& x, const Tensor& w, const std::string& padding, int64_t dil) {
+  return sdk::conv1d(x, w, {}, 1, padding, dil);
+}
+Tensor conv2d_same(const Tensor& x, const Tensor& w) { return sdk::conv2d(x, w, {}, 1, "same"); }
+Tensor gelu_tanh(const Tensor& x, const std::string& approximate) {
+  return sdk::gelu(x, approximate);
+}
+std::vector<Tensor> moments(const Tensor& x) {
+  auto [v, m] = sdk::var_mean(x, {1}, false, true);
+  auto [s, m2] = sdk::std_mean(x);
+  return {v, m, s, m2};
+}
+std::vector<Tensor> losses(const Tensor& a, const Tensor& b) {
+  return {sdk::mse_loss(a, b), sdk::mse_loss(a, b, sdk::Reduction::Sum),
+          sdk::mse_loss(a, b, sdk::Reduction::None), sdk::cosine_similarity(a, b, 1)};
+}
+Tensor bn(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, const Tensor& rv,
+          bool training) {
+  return sdk::batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, true);
+}
+Tensor avgpool(const Tensor& x) { return sdk::avg_pool2d(x, {2, 3}, {2, 1}, {1, 0}); }
+Tensor maxpool(const Tensor& x, int64_t stride, int64_t padding, int64_t dilation) {
+  return sdk::max_pool2d(x, {3, 2}, {stride}, {padding}, {dilation});
+}
+Tensor strided_like(const Tensor& x) {  // torch ports spell the layout out
+  SDK_CHECK(x.layout() == sdk::kStrided, "not strided");
+  return sdk::zeros(x.sizes(), x.options().layout(sdk::kStrided).requires_grad(false));
+}
 Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor& a,
                  const Tensor& b) {
   return c.baddbmm(a, b, 0.5, 2.0) + u.outer(v).sum();
@@ -57,6 +88,16 @@ def ext(tmp_path_factory):
             "lse",
             "norms",
             "outer_bmm",
+            "lin",
+            "conv1d_str",
+            "conv2d_same",
+            "gelu_tanh",
+            "moments",
+            "losses",
+            "bn",
+            "avgpool",
+            "strided_like",
+            "maxpool",
         ],  # fmt: skip
     )
     mp.undo()
@@ -128,3 +169,91 @@ def test_cpp_einsum_reductions_and_products(ext):
     np.testing.assert_allclose(
         out.numpy(), 0.5 * c + 2 * (a @ b) + np.outer(u, v).sum(), rtol=1e-12
     )
+
+
+def test_cpp_linear_string_padding_gelu_moments_and_losses(ext):
+    rng = np.random.default_rng(11)
+    x, w, b = (rng.standard_normal(s) for s in ((2, 3, 5), (4, 5), (4,)))
+    want = x @ w.T + b
+    got = ext.lin(sdk.tensor(x), sdk.tensor(w), sdk.tensor(b)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got2 = ext.lin(sdk.tensor(x[0]), sdk.tensor(w), None).numpy()  # 2-d, no bias
+    np.testing.assert_allclose(got2, x[0] @ w.T, rtol=1e-12)
+
+    xs, ws = sdk.tensor(rng.standard_normal((2, 3, 9))), sdk.tensor(rng.standard_normal((4, 3, 4)))
+    for dil in (1, 2):  # even total padding (2 * 3 = 6) and odd (3): torch pads the end more
+        same = ext.conv1d_str(xs, ws, "same", dil).numpy()
+        assert same.shape == (2, 4, 9)
+        np.testing.assert_allclose(same, F.conv1d(xs, ws, padding="same", dilation=dil).numpy())
+    valid = ext.conv1d_str(xs, ws, "valid", 1).numpy()
+    np.testing.assert_allclose(valid, F.conv1d(xs, ws).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="padding must be 'valid', 'same'"):
+        ext.conv1d_str(xs, ws, "full", 1)
+    x2, w2 = (
+        sdk.tensor(rng.standard_normal((1, 2, 6, 7))),
+        sdk.tensor(rng.standard_normal((3, 2, 2, 3))),
+    )
+    np.testing.assert_allclose(
+        ext.conv2d_same(x2, w2).numpy(), F.conv2d(x2, w2, padding="same").numpy(), rtol=1e-12
+    )
+
+    g = sdk.tensor(rng.standard_normal(50))
+    np.testing.assert_allclose(
+        ext.gelu_tanh(g, "tanh").numpy(), F.gelu(g, approximate="tanh").numpy(), rtol=1e-12
+    )
+    np.testing.assert_allclose(ext.gelu_tanh(g, "none").numpy(), F.gelu(g).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        ext.gelu_tanh(g, "fast")
+
+    m = rng.standard_normal((3, 6))
+    v, mean, s, mean_all = (t.numpy() for t in ext.moments(sdk.tensor(m)))
+    np.testing.assert_allclose(v, m.var(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(mean, m.mean(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(s, m.std(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(mean_all, m.mean(), rtol=1e-12)
+
+    a, c = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    mse, total, each, cos = (t.numpy() for t in ext.losses(sdk.tensor(a), sdk.tensor(c)))
+    np.testing.assert_allclose(mse, ((a - c) ** 2).mean(), rtol=1e-12)
+    np.testing.assert_allclose(total, ((a - c) ** 2).sum(), rtol=1e-12)
+    np.testing.assert_allclose(each, (a - c) ** 2, rtol=1e-12)
+    want_cos = (a * c).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(c, axis=1))
+    np.testing.assert_allclose(cos, want_cos, rtol=1e-12)
+
+
+def test_cpp_batch_norm_and_avg_pool_match_python(ext):
+    rng = np.random.default_rng(12)
+    x = sdk.tensor(rng.standard_normal((4, 3, 5, 2)))
+    w, b = sdk.tensor(rng.standard_normal(3)), sdk.tensor(rng.standard_normal(3))
+    rm_c, rv_c = sdk.zeros(3, dtype=sdk.float64), sdk.ones(3, dtype=sdk.float64)
+    rm_p, rv_p = sdk.zeros(3, dtype=sdk.float64), sdk.ones(3, dtype=sdk.float64)
+    for training in (True, False):
+        got = ext.bn(x, w, b, rm_c, rv_c, training).numpy()
+        want = F.batch_norm(x, rm_p, rv_p, w, b, training=training).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rm_c.numpy(), rm_p.numpy(), rtol=1e-12)  # updated alike
+    np.testing.assert_allclose(rv_c.numpy(), rv_p.numpy(), rtol=1e-12)
+    assert not np.allclose(rm_c.numpy(), 0)
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        ext.bn(sdk.ones(1, 3, dtype=sdk.float64), w, b, rm_c, rv_c, True)
+    z = ext.strided_like(x)
+    assert z.dtype == x.dtype and z.shape == x.shape and not z.numpy().any()
+    p = sdk.tensor(rng.standard_normal((2, 3, 6, 5)))
+    np.testing.assert_allclose(
+        ext.avgpool(p).numpy(),
+        F.avg_pool2d(p, (2, 3), (2, 1), (1, 0)).numpy(),
+        rtol=1e-12,
+    )
+
+
+def test_cpp_max_pool2d_matches_python(ext):
+    rng = np.random.default_rng(13)
+    x = sdk.tensor(rng.standard_normal((2, 3, 9, 8)))
+    for stride, padding, dilation in ((1, 0, 1), (2, 1, 1), (1, 1, 2), (3, 0, 1)):
+        want = F.max_pool2d(x, (3, 2), stride, padding, dilation).numpy()
+        got = ext.maxpool(x, stride, padding, dilation).numpy()
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="padding at most half"):
+        ext.maxpool(x, 1, 2, 1)
+    with pytest.raises(ValueError, match="float input"):
+        ext.maxpool(sdk.ones(1, 2, 4, 4, dtype=sdk.int64), 1, 0, 1)

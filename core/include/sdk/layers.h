@@ -1,18 +1,28 @@
-// sdk/layers.h: the neural-network layers of ATen's namespace (at::layer_norm, at::conv2d,
-// at::embedding, at::dropout, at::constant_pad_nd) as sdk:: functions, with torch's
-// arguments. layer_norm and the convolutions run the core's fused kernels
-// (sdk_layer_norm, sdk_convolution); Python's sdk.nn.functional calls the same kernels.
+// sdk/layers.h: the neural-network layers of ATen's namespace (at::linear, at::layer_norm,
+// at::conv1d/conv2d, at::embedding, at::dropout, at::constant_pad_nd, at::mse_loss,
+// at::cosine_similarity) as sdk:: functions, with torch's arguments. layer_norm and the
+// convolutions run the core's fused kernels (sdk_layer_norm, sdk_convolution); Python's
+// sdk.nn.functional calls the same kernels.
 #ifndef SDK_LAYERS_H_
 #define SDK_LAYERS_H_
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "sdk/math.h"
 #include "sdk/ops.h"
 #include "sdk/tensor_base.h"
 
 namespace sdk {
+
+// torch's at::Reduction: how a loss reduces its elements.
+namespace Reduction {
+enum Reduction { None, Mean, Sum, END };
+}  // namespace Reduction
 
 namespace detail {
 
@@ -46,7 +56,69 @@ inline Tensor convolution(const char* op, size_t n, const Tensor& input, const T
   return batched ? out : out.squeeze(0);
 }
 
+// Strings and string literals, not integers (a literal 0 converts to both const char* and
+// IntArrayRef: the padding overloads would be ambiguous).
+template <typename S>
+using if_string_like = std::enable_if_t<std::is_convertible_v<const S&, std::string_view> &&
+                                        !std::is_arithmetic_v<S> && !std::is_null_pointer_v<S>>;
+
+// padding="valid" (none) or "same" (the output as long as the input; stride 1 only, an odd
+// total goes to the end, as torch): the input padded by hand, then a convolution without.
+inline Tensor convolution_padded(const char* op, size_t n, const Tensor& input,
+                                 const Tensor& weight, const std::optional<Tensor>& bias,
+                                 IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
+                                 int64_t groups) {
+  if (padding == "valid") {
+    return convolution(op, n, input, weight, bias, stride, 0, dilation, groups);
+  }
+  if (padding != "same") {
+    throw_error(SDK_ERROR_VALUE, concat(op, ": padding must be 'valid', 'same' or numbers, got '",
+                                        std::string(padding), "'"));
+  }
+  for (int64_t s : expand_param(stride, n, op, "stride")) {
+    if (s != 1) throw_error(SDK_ERROR_VALUE, concat(op, ": padding='same' needs stride 1"));
+  }
+  std::vector<int64_t> d = expand_param(dilation, n, op, "dilation");
+  if (weight.dim() != static_cast<int64_t>(n) + 2) {
+    throw_error(SDK_ERROR_VALUE,
+                concat(op, ": weight must be ", n + 2, "-d, got shape ", weight.sizes()));
+  }
+  std::vector<int64_t> pad;  // constant_pad_nd order: last dim first
+  bool symmetric = true;
+  std::vector<int64_t> half(n);
+  for (size_t i = n; i-- > 0;) {
+    const int64_t total = d[i] * (weight.size(static_cast<int64_t>(i) + 2) - 1);
+    half[i] = total / 2;
+    pad.push_back(total / 2);
+    pad.push_back(total - total / 2);
+    symmetric = symmetric && total % 2 == 0;
+  }
+  if (symmetric) return convolution(op, n, input, weight, bias, stride, half, dilation, groups);
+  const Tensor& x = input;  // asymmetric: pad with zeros explicitly, then no padding
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  const size_t nd = shape.size();
+  for (size_t i = 0; i < n; ++i)
+    shape[nd - n + i] += pad[2 * (n - 1 - i)] + pad[2 * (n - 1 - i) + 1];
+  Tensor out = zeros(shape, input.options());
+  Tensor dst = out;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t dim = static_cast<int64_t>(nd - n + i);
+    dst = dst.narrow(dim, pad[2 * (n - 1 - i)], x.size(dim));
+  }
+  dst.copy_(x);
+  return convolution(op, n, out, weight, bias, stride, 0, dilation, groups);
+}
+
 }  // namespace detail
+
+/*! \brief input @ weight.T + bias: weight (out_features, in_features), as nn.Linear. */
+inline Tensor linear(const Tensor& input, const Tensor& weight,
+                     const std::optional<Tensor>& bias = {}) {
+  const bool has_bias = bias && bias->defined();
+  if (input.dim() == 2 && has_bias) return addmm(*bias, input, weight.t());
+  Tensor out = matmul(input, weight.t());
+  return has_bias ? out + *bias : out;
+}
 
 /*! \brief Normalize over the trailing dims `normalized_shape`, then scale and shift by
  *  weight and bias (optional, shaped like normalized_shape). cudnn_enable is ignored. */
@@ -84,6 +156,26 @@ inline Tensor conv2d(const Tensor& input, const Tensor& weight,
                      const std::optional<Tensor>& bias = {}, IntArrayRef stride = 1,
                      IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1) {
   return detail::convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
+}
+
+/*! \brief conv1d with padding "valid" or "same" (a string: an integer padding such as 0
+ *  takes the overload above). */
+template <typename S, typename = detail::if_string_like<S>>
+inline Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     IntArrayRef stride, const S& padding, IntArrayRef dilation = 1,
+                     int64_t groups = 1) {
+  return detail::convolution_padded("conv1d", 1, input, weight, bias, stride, padding, dilation,
+                                    groups);
+}
+
+/*! \brief conv2d with padding "valid" or "same" (a string: an integer padding such as 0
+ *  takes the overload above). */
+template <typename S, typename = detail::if_string_like<S>>
+inline Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     IntArrayRef stride, const S& padding, IntArrayRef dilation = 1,
+                     int64_t groups = 1) {
+  return detail::convolution_padded("conv2d", 2, input, weight, bias, stride, padding, dilation,
+                                    groups);
 }
 
 /*! \brief Rows of weight (num_embeddings, dim) picked by the integer tensor indices;
@@ -143,6 +235,145 @@ inline Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar&
   }
   dst.copy_(src);
   return out;
+}
+
+/*! \brief Normalize each channel of (N, C, *) input by the batch's statistics (training;
+ *  running_mean / running_var, when given, are updated in place with momentum, the variance
+ *  unbiased) or by the running ones; then scale and shift by weight and bias (optional, C). */
+inline Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                         const std::optional<Tensor>& bias,
+                         const std::optional<Tensor>& running_mean,
+                         const std::optional<Tensor>& running_var, bool training, double momentum,
+                         double eps, bool /*cudnn_enabled*/ = true) {
+  if (input.dim() < 2) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("batch_norm: expected input of shape "
+                                                        "(N, C, *), got ",
+                                                        input.sizes()));
+  }
+  std::vector<int64_t> dims{0}, shape(static_cast<size_t>(input.dim()), 1);
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  shape[1] = input.size(1);
+  const bool have_running =
+      running_mean && running_mean->defined() && running_var && running_var->defined();
+  Tensor mean, var;
+  if (training || !have_running) {
+    const int64_t n = input.numel() / (input.size(1) ? input.size(1) : 1);
+    if (n <= 1) {
+      detail::throw_error(SDK_ERROR_VALUE,
+                          detail::concat("batch_norm: expected more than 1 value per channel "
+                                         "when training, got input size ",
+                                         input.sizes()));
+    }
+    mean = input.mean(dims);
+    var = input.var(dims, /*unbiased=*/false);
+    if (training && have_running) {
+      running_mean->mul_(1 - momentum).add_(mean * momentum);
+      running_var->mul_(1 - momentum).add_(var * (momentum * n / (n - 1)));
+    }
+  } else {
+    mean = *running_mean;
+    var = *running_var;
+  }
+  Tensor out = (input - mean.view(shape)) * (var.view(shape) + eps).rsqrt();
+  if (weight && weight->defined()) out = out * weight->view(shape);
+  if (bias && bias->defined()) out = out + bias->view(shape);
+  return out;
+}
+
+/*! \brief Mean over kernel_size windows of (N, C, H, W) or (C, H, W) input (stride defaults
+ *  to the kernel; zero padding counted in the mean, as torch's default count_include_pad).
+ *  ceil_mode and divisor_override are not supported (an error says so). */
+inline Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, bool ceil_mode = false,
+                         bool count_include_pad = true,
+                         std::optional<int64_t> divisor_override = std::nullopt) {
+  if (ceil_mode || !count_include_pad || divisor_override) {
+    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
+                        "avg_pool2d: ceil_mode, count_include_pad=false and divisor_override "
+                        "are not supported in C++ (sdk.nn.functional.avg_pool2d has them)");
+  }
+  if (input.dim() != 3 && input.dim() != 4) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("avg_pool2d: expected a 3-d or 4-d "
+                                                        "input, got shape ",
+                                                        input.sizes()));
+  }
+  std::vector<int64_t> k = detail::expand_param(kernel_size, 2, "avg_pool2d", "kernel_size");
+  const int64_t c = input.size(input.dim() - 3);
+  // one averaging filter per channel: a depthwise convolution
+  Tensor w = full({c, 1, k[0], k[1]}, 1.0 / static_cast<double>(k[0] * k[1]), input.options());
+  return detail::convolution("avg_pool2d", 2, input, w, std::nullopt,
+                             stride.empty() ? IntArrayRef(k) : stride, padding, 1, c);
+}
+
+/*! \brief Max over kernel_size windows of (N, C, H, W) or (C, H, W) float input (stride
+ *  defaults to the kernel; padding counts as -inf). ceil_mode is not supported in C++. */
+inline Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                         IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                         bool ceil_mode = false) {
+  const char* op = "max_pool2d";
+  if (ceil_mode) {
+    detail::throw_error(SDK_ERROR_NOT_IMPLEMENTED,
+                        "max_pool2d: ceil_mode is not supported in C++ "
+                        "(sdk.nn.functional.max_pool2d has it)");
+  }
+  if ((input.dim() != 3 && input.dim() != 4) || !input.is_floating_point()) {
+    detail::throw_error(SDK_ERROR_VALUE,
+                        detail::concat(op,
+                                       ": expected a 3-d or 4-d float input, "
+                                       "got ",
+                                       input.scalar_type(), " of shape ", input.sizes()));
+  }
+  std::vector<int64_t> k = detail::expand_param(kernel_size, 2, op, "kernel_size");
+  std::vector<int64_t> st = stride.empty() ? k : detail::expand_param(stride, 2, op, "stride");
+  std::vector<int64_t> p = detail::expand_param(padding, 2, op, "padding");
+  std::vector<int64_t> d = detail::expand_param(dilation, 2, op, "dilation");
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t size = input.size(input.dim() - 2 + i);
+    if (k[i] < 1 || st[i] < 1 || d[i] < 1 || p[i] < 0 || 2 * p[i] > k[i]) {
+      detail::throw_error(
+          SDK_ERROR_VALUE,
+          detail::concat(op, ": bad kernel_size ", kernel_size, ", stride ", stride, ", padding ",
+                         padding, " or dilation ", dilation, " (padding at most half the kernel)"));
+    }
+    out[i] = (size + 2 * p[i] - d[i] * (k[i] - 1) - 1) / st[i] + 1;
+    if (out[i] < 1) {
+      detail::throw_error(SDK_ERROR_VALUE,
+                          detail::concat(op, ": the input of shape ", input.sizes(),
+                                         " is smaller than the "
+                                         "kernel"));
+    }
+  }
+  const Tensor x =
+      (p[0] || p[1]) ? constant_pad_nd(input, {p[1], p[1], p[0], p[0]}, -INFINITY) : input;
+  Tensor best;
+  for (int64_t i = 0; i < k[0]; ++i) {
+    for (int64_t j = 0; j < k[1]; ++j) {
+      Tensor w = x.slice(-2, i * d[0], i * d[0] + st[0] * (out[0] - 1) + 1, st[0])
+                     .slice(-1, j * d[1], j * d[1] + st[1] * (out[1] - 1) + 1, st[1]);
+      best = best.defined() ? maximum(best, w) : w.clone();
+    }
+  }
+  return best;
+}
+
+/*! \brief Mean (or sum, or none: Reduction::) of the squared differences. */
+inline Tensor mse_loss(const Tensor& self, const Tensor& target,
+                       int64_t reduction = Reduction::Mean) {
+  Tensor d = self - target;
+  Tensor sq = d * d;
+  if (reduction == Reduction::None) return sq;
+  if (reduction == Reduction::Sum) return sq.sum();
+  if (reduction == Reduction::Mean) return sq.mean();
+  detail::throw_error(SDK_ERROR_VALUE, detail::concat("mse_loss: unknown reduction ", reduction,
+                                                      " (Reduction::None, Mean or Sum)"));
+}
+
+/*! \brief x1 . x2 / max(|x1| |x2|, eps) along dim (broadcasting), as torch. */
+inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1,
+                                double eps = 1e-8) {
+  Tensor n1 = (x1 * x1).sum(dim), n2 = (x2 * x2).sum(dim);
+  return (x1 * x2).sum(dim) / (n1 * n2).clamp_min(eps * eps).sqrt();
 }
 
 }  // namespace sdk

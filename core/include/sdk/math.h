@@ -347,6 +347,34 @@ SDK_DETAIL_DEFINE_OPERATOR(^, SDK_BITWISE_XOR)
 // Composites (built from the ops above)
 // ====================================================================================
 
+/*! \brief GELU with torch's approximate argument: "none" (the exact erf form, the op of the
+ *  table) or "tanh" (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))). */
+inline Tensor gelu(const Tensor& self, std::string_view approximate) {
+  if (approximate == "none") return gelu(self);
+  if (approximate != "tanh") {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("gelu: approximate must be 'none' or "
+                                                        "'tanh', got '",
+                                                        std::string(approximate), "'"));
+  }
+  const double k = 0.7978845608028654;  // sqrt(2 / pi)
+  return 0.5 * self * (1.0 + ((self + 0.044715 * self * self * self) * k).tanh());
+}
+/*! \brief (var, mean) over dim, as torch's var_mean. */
+inline std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim,
+                                           bool unbiased = true, bool keepdim = false) {
+  return {var(self, dim, unbiased, keepdim), self.mean(dim, keepdim)};
+}
+inline std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased = true) {
+  return {var(self, unbiased), self.mean()};
+}
+/*! \brief (std, mean) over dim, as torch's std_mean. */
+inline std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim,
+                                           bool unbiased = true, bool keepdim = false) {
+  return {std(self, dim, unbiased, keepdim), self.mean(dim, keepdim)};
+}
+inline std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased = true) {
+  return {std(self, unbiased), self.mean()};
+}
 /*! \brief log(sum(exp(self))) over dim, computed stably (integers give float32). */
 inline Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false) {
   Tensor x = self.is_floating_point() ? self : self.to(kFloat);

@@ -15,6 +15,11 @@ enum class MemoryFormat : int32_t {
   Preserve = SDK_PRESERVE_FORMAT,
 };
 
+/*! \brief Tensor layouts: every sdk tensor is strided (dense, with strides); torch's
+ *  sparse and mkldnn layouts have no counterpart. */
+enum class Layout : int8_t { Strided };
+constexpr Layout kStrided = Layout::Strided;
+
 /*! \brief dtype and device for new tensors, built like torch's:
  *  TensorOptions().dtype(kFloat64).device(kCPU), or implicitly from a ScalarType or Device.
  *  Unset fields default to float32 and the CPU (or, in *_like functions, the source's). */
@@ -25,6 +30,7 @@ class TensorOptions {
   TensorOptions(TypeMeta dtype) : TensorOptions(dtype.toScalarType()) {}  // NOLINT
   TensorOptions(Device device) : device_(device), has_device_(true) {}    // NOLINT
   TensorOptions(DeviceType type) : TensorOptions(Device(type)) {}         // NOLINT
+  TensorOptions(Layout) {}                                                // NOLINT
   TensorOptions(MemoryFormat format)                                      // NOLINT
       : memory_format_(format), has_memory_format_(true) {}
 
@@ -49,6 +55,10 @@ class TensorOptions {
   TensorOptions device(DeviceType type, int32_t index) const { return device(Device(type, index)); }
   /*! \brief A copy with the device index set (CUDA). */
   TensorOptions device_index(int32_t index) const { return device(Device(kCUDA, index)); }
+
+  /*! \brief A copy with the layout set (always kStrided). */
+  TensorOptions layout(Layout) const { return *this; }
+  Layout layout() const { return Layout::Strided; }
 
   /*! \brief A copy that makes the created tensor a leaf requiring grad (float dtypes). */
   TensorOptions requires_grad(bool requires_grad) const {
@@ -101,6 +111,8 @@ inline TensorOptions dtype() {
 }
 /*! \brief TensorOptions with just the device. */
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+/*! \brief TensorOptions with just the layout (kStrided). */
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 /*! \brief TensorOptions that make a leaf requiring grad. */
 inline TensorOptions requires_grad(bool requires_grad = true) {
   return TensorOptions().requires_grad(requires_grad);

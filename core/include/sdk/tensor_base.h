@@ -137,6 +137,8 @@ class Tensor {
   /*! \brief CUDA ordinal, -1 for the CPU. */
   int64_t get_device() const { return device().index(); }
   TensorOptions options() const { return TensorOptions(scalar_type()).device(device()); }
+  /*! \brief Always kStrided: sdk tensors are dense and strided. */
+  Layout layout() const { return Layout::Strided; }
   /*! \brief Deprecated in torch, kept for AT_DISPATCH_*(x.type(), ...) ports. */
   DeprecatedTypeProperties type() const { return {scalar_type(), is_cuda()}; }
   bool is_floating_point() const { return isFloatingType(scalar_type()); }
