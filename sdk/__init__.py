@@ -37,6 +37,7 @@ from sdk._dtype import (
 from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
 from sdk._finfo import finfo, iinfo
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
+from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
 from sdk._ops_creation import (
     Generator,
     arange,
@@ -75,6 +76,19 @@ from sdk._ops_elementwise import (
     lerp,
     nan_to_num,
     sgn,
+)
+from sdk._ops_layout import (
+    diag,
+    diag_embed,
+    diagflat,
+    diagonal,
+    flip,
+    fliplr,
+    flipud,
+    repeat_interleave,
+    roll,
+    tril,
+    triu,
 )
 from sdk._ops_math import (
     abs,
@@ -200,6 +214,16 @@ from sdk._ops_reduce import (
     sum,
     var,
 )
+from sdk._ops_scatter import (
+    index_copy,
+    index_fill,
+    masked_scatter,
+    masked_select,
+    scatter,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)
 from sdk._ops_shape import (
     argwhere,
     broadcast_shapes,
@@ -211,7 +235,6 @@ from sdk._ops_shape import (
     concat,
     concatenate,
     flatten,
-    flip,
     gather,
     hstack,
     index_add,
@@ -236,6 +259,19 @@ from sdk._ops_shape import (
     unbind,
     unsqueeze,
     vstack,
+)
+from sdk._ops_sort import (
+    argsort,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    kthvalue,
+    median,
+    msort,
+    sort,
+    topk,
+    unique,
 )
 from sdk._tensor import Tensor
 from sdk.grad_mode import (
@@ -517,7 +553,6 @@ __all__ = [
     "concat",
     "concatenate",
     "flatten",
-    "flip",
     "gather",
     "hstack",
     "index_add",
@@ -542,6 +577,41 @@ __all__ = [
     "unbind",
     "unsqueeze",
     "vstack",
+    # sorting, scans, scatter/index, reordering
+    "diag",
+    "diag_embed",
+    "diagflat",
+    "diagonal",
+    "flip",
+    "fliplr",
+    "flipud",
+    "repeat_interleave",
+    "roll",
+    "tril",
+    "triu",
+    "index_copy",
+    "index_fill",
+    "masked_scatter",
+    "masked_select",
+    "scatter",
+    "scatter_reduce",
+    "take",
+    "take_along_dim",
+    "argsort",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "kthvalue",
+    "median",
+    "msort",
+    "sort",
+    "topk",
+    "unique",
+    "as_strided",
+    "meshgrid",
+    "tile",
+    "unflatten",
     "acos",
     "acosh",
     "asin",

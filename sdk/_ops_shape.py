@@ -15,7 +15,6 @@ from sdk._ops_common import (
     record,
     tensor_arg,
     wrap_dim,
-    wrap_dims,
 )
 from sdk._ops_creation import check_memory_format
 
@@ -492,20 +491,3 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(input: Tensor) -> Tensor:
     return _C.nonzero(input)
-
-
-def flip(input: Tensor, dims: Any) -> Tensor:
-    """Reverse the order of elements along dims (a copy, as torch)."""
-    tensor_arg(input, "flip")
-    if isinstance(dims, int):
-        dims = (dims,)
-    if not isinstance(dims, (list, tuple)):
-        raise TypeError(
-            f"flip(): argument 'dims' must be a tuple of ints, not {type(dims).__name__}"
-        )
-    r = input
-    dims = wrap_dims(dims, input.ndim, "flip")
-    for d in dims if input.ndim else ():  # a 0-dim tensor has nothing to reverse
-        n = input.shape[d]
-        r = index_select(r, d, _C.arange(n - 1, -1, -1, None))
-    return r if r is not input else clone(input)

@@ -13,11 +13,15 @@ from sdk import (
     _C,
     _indexing,
     _interop,
+    _ops_compose,
     _ops_creation,
     _ops_elementwise,
+    _ops_layout,
     _ops_math,
     _ops_reduce,
+    _ops_scatter,
     _ops_shape,
+    _ops_sort,
 )
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
@@ -28,6 +32,7 @@ from sdk._dtype import uint8 as _uint8
 __all__ = ["Tensor"]
 
 _M, _R, _S = _ops_math, _ops_reduce, _ops_shape
+_L, _X, _O = _ops_layout, _ops_scatter, _ops_sort
 
 
 def _graph() -> Any:
@@ -135,7 +140,7 @@ class Tensor(_C.TensorBase):
     def __reversed__(self) -> Tensor:
         if self.ndim == 0:
             return self
-        return _C.index_select(self, 0, _C.arange(self.shape[0] - 1, -1, -1, None))
+        return _C.flip(self, (0,))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         if id(self) in memo:
@@ -334,7 +339,22 @@ _METHODS = {
         "permute", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind",
         "unsqueeze", "squeeze", "expand", "expand_as", "broadcast_to", "flatten", "ravel",
         "contiguous", "clone", "index_select", "gather", "scatter_add", "scatter_add_",
-        "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere", "flip",
+        "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere",
+    )},
+    # sorting, scans, scatter/index, reordering
+    **{n: getattr(_L, n) for n in (
+        "flip", "fliplr", "flipud", "roll", "tril", "triu", "tril_", "triu_", "diagonal", "diag",
+        "diag_embed", "diagflat", "repeat_interleave", "unfold", "resize_", "resize_as_",
+    )},
+    **{n: getattr(_ops_compose, n) for n in ("repeat", "tile", "unflatten", "as_strided")},
+    **{n: getattr(_X, n) for n in (
+        "scatter", "scatter_", "scatter_reduce", "scatter_reduce_", "index_copy", "index_copy_",
+        "index_fill", "index_fill_", "masked_select", "masked_scatter", "masked_scatter_",
+        "take", "take_along_dim",
+    )},
+    **{n: getattr(_O, n) for n in (
+        "sort", "argsort", "msort", "topk", "kthvalue", "median", "cumsum", "cumprod", "cumsum_",
+        "cumprod_", "cummax", "cummin", "unique",
     )},
     "numpy": _interop.numpy,
     "__dlpack__": _interop.__dlpack__,

@@ -1,66 +1,9 @@
 // core/src/index.cpp: index_select, gather, scatter_add_, index_add_, advanced index/index_put_,
 // nonzero.
-#include "kernel_util.h"
+#include "index_util.h"
 
 namespace sdk::detail::k2 {
 namespace {
-
-void check_index_dtype(const TensorImpl& idx, const char* op, const char* arg) {
-  check_cpu(idx, op, arg);
-  SDK_TYPE_CHECK(idx.dtype != SDK_BOOL, op, ": argument '", arg,
-                 "' is a bool tensor; bool masks are not accepted here (convert them to "
-                 "integer indices with sdk_nonzero)");
-  SDK_TYPE_CHECK(idx.dtype == SDK_INT64 || idx.dtype == SDK_INT32, op, ": argument '", arg,
-                 "' must be an int64 or int32 tensor, got ", describe(idx));
-}
-
-// The index values as int64, in row-major order.
-std::vector<int64_t> read_index(const TensorImpl& idx) {
-  std::vector<int64_t> v(size_t(idx.numel));
-  if (idx.numel == 0) return v;
-  Ref c = to_dtype(idx, SDK_INT64, true);
-  std::memcpy(v.data(), c->data(), size_t(idx.numel) * 8);
-  return v;
-}
-
-// Check 0 <= i < size (negative indices are errors here, as in torch).
-void check_range(int64_t i, int64_t size, int64_t dim, const char* op) {
-  SDK_INDEX_CHECK(i >= 0 && i < size, op, ": index ", i, " is out of bounds for dim ", dim,
-                  " with size ", size);
-}
-
-// Copy one element of `isz` bytes.
-inline void copy_elem(char* d, const char* s, int64_t isz) {
-  switch (isz) {
-    case 1:
-      *d = *s;
-      break;
-    case 2:
-      std::memcpy(d, s, 2);
-      break;
-    case 4:
-      std::memcpy(d, s, 4);
-      break;
-    default:
-      std::memcpy(d, s, 8);
-      break;
-  }
-}
-
-// View of t broadcast to `shape` (stride 0 on broadcast dims).
-Ref expand_to(const TensorImpl& t, const Shape& shape, const char* op, const char* what) {
-  const int64_t nd = int64_t(shape.size());
-  SDK_VALUE_CHECK(t.ndim <= nd, op, ": shape mismatch: ", what, " of shape ", shape_str(t),
-                  " cannot be broadcast to ", vec_str(shape));
-  Shape st(nd, 0);
-  for (int64_t k = 0; k < t.ndim; ++k) {
-    int64_t o = nd - t.ndim + k;
-    SDK_VALUE_CHECK(t.sizes[k] == shape[o] || t.sizes[k] == 1, op, ": shape mismatch: ", what,
-                    " of shape ", shape_str(t), " cannot be broadcast to ", vec_str(shape));
-    st[o] = t.sizes[k] == 1 ? 0 : t.strides[k];
-  }
-  return make_view(t, nd, shape.data(), st.data(), t.offset);
-}
 
 Ref index_select_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_tensor* out,
                       const char* op) {

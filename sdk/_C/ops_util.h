@@ -36,6 +36,7 @@ PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 extern PyMethodDef ops_more_methods[];
 extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef ops_elementwise_methods[];
+extern PyMethodDef ops_struct_methods[];
 extern PyMethodDef cuda_methods[];
 
 }  // namespace sdkpy

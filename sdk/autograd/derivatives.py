@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import sdk
 from sdk import _C
+from sdk.autograd import derivatives_struct as _st
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1010,6 +1011,37 @@ DERIVATIVES: dict[str, D] = {
     "fill_": D(_fill),
     "zero_": D(_fill),
     "copy_": D(_copy_),
+    # sorting, scans, scatter/index and reordering (formulas in derivatives_struct.py)
+    "sort": D(_st.by_indices, result=1),
+    "topk": D(_st.by_indices, result=1),
+    "kthvalue": D(_st.by_indices, result=1),
+    "median": D(_st.by_indices, result=1),
+    "cummax": D(_st.by_indices, result=1),
+    "cummin": D(_st.by_indices, result=1),
+    "cumsum": D(_st.cumsum),
+    "cumprod": D(_st.cumprod, saves=_X, result=True),
+    "scatter": D(_st.scatter, saves=(1,)),
+    "scatter_": D(_st.scatter, saves=(1,)),
+    "scatter_reduce": D(_st.scatter_reduce, saves=(0, 1, 2), result=True),
+    "index_copy": D(_st.index_copy, saves=(1,)),
+    "index_copy_": D(_st.index_copy, saves=(1,)),
+    "index_fill": D(_st.index_fill, saves=(1,)),
+    "index_fill_": D(_st.index_fill, saves=(1,)),
+    "masked_select": D(_st.masked_select, saves=(1,)),
+    "masked_scatter": D(_st.masked_scatter, saves=(1,)),
+    "masked_scatter_": D(_st.masked_scatter, saves=(1,)),
+    "take": D(_st.take, saves=(1,)),
+    "flip": D(_st.flip),
+    "roll": D(_st.roll),
+    "tril": D(_st.tril),
+    "triu": D(_st.triu),
+    "tril_": D(_st.tril),
+    "triu_": D(_st.triu),
+    "diagonal": D(_st.diagonal),
+    "unfold": D(_st.unfold),
+    "diag_embed": D(_st.diag_embed),
+    "repeat_interleave": D(_st.repeat_interleave, saves=(1,)),
+    "as_strided": D(_st.as_strided),
 }
 
 # Ops whose output is a view of input 0: autograd refuses in-place writes through such a
@@ -1018,7 +1050,8 @@ DERIVATIVES: dict[str, D] = {
 VIEW_OPS = {
     "view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as", "transpose",
     "swapaxes", "t", "permute", "expand", "expand_as", "broadcast_to", "alias", "narrow",
-    "select", "slice", "chunk", "split", "split_with_sizes", "unbind",
+    "select", "slice", "chunk", "split", "split_with_sizes", "unbind", "diagonal", "unfold",
+    "as_strided",
 }  # fmt: skip
 
 for _name, _d in DERIVATIVES.items():

@@ -36,6 +36,7 @@ CPP_API_HEADERS = [
     "math.h",
     "op_table.h",
     "ops.h",
+    "ops_struct.h",
     "options.h",
     "parallel.h",
     "scalar.h",

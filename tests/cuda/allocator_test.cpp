@@ -74,6 +74,7 @@ void launch_where(const sdk_cuda_iter&, cudaStream_t) {}
 void launch_ternary(int, const sdk_cuda_iter&, cudaStream_t) {}
 void launch_reduce(const sdk_cuda_reduce_desc&, cudaStream_t) {}
 void launch_naive_gemm(const sdk_cuda_gemm_desc&, cudaStream_t) {}
+void launch_scan(const sdk_cuda_scan_desc&, cudaStream_t) {}
 bool cublas_gemm(const sdk_cuda_gemm_desc&, cudaStream_t) { return false; }
 }  // namespace sdk::cuda
 

@@ -300,6 +300,21 @@ int gemm(const sdk_cuda_gemm_desc* d) {
   return 0;
 }
 
+int scan(const sdk_cuda_scan_desc* d) {
+  const int64_t isz = elem_size(d->dtype);
+  for (int64_t o = 0; o < d->outer; ++o) {
+    for (int64_t i = 0; i < d->inner; ++i) {
+      const int64_t start = (o * d->n * d->inner + i) * isz;
+      if (is_float_dtype(d->dtype)) {
+        scan_line<double>(d->op, d->dtype, d->in + start, d->out + start, d->n, d->inner * isz);
+      } else {
+        scan_line<int64_t>(d->op, d->dtype, d->in + start, d->out + start, d->n, d->inner * isz);
+      }
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_cuda_backend* t,
@@ -328,5 +343,6 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->reduce = reduce;
   t->gemm = gemm;
   t->ternary = ternary;
+  t->scan = scan;
   return 0;
 }

@@ -58,6 +58,7 @@ def test_gpu_suite_on_host_memory_backend(fake_backend):
             "-rs",
             os.path.join(HERE, "test_gpu.py"),
             os.path.join(HERE, "test_gpu_elementwise.py"),
+            os.path.join(HERE, "test_gpu_struct.py"),
         ],
         capture_output=True,
         text=True,

@@ -29,6 +29,13 @@ def _idx(values):
     return sdk.tensor(np.asarray(values, dtype=np.int64))
 
 
+# Fixed operands of the structural cases: zeros inside cumprod's lines, repeated scatter
+# indices, a mask broadcast against (3, 4).
+_ZEROS = sdk.tensor([[1.0, 0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0, 1.0], [1.0] * 5])
+_REP = sdk.tensor(np.asarray([[0, 0, 3, 1, 0], [2, 2, 2, 2, 2], [1, 3, 3, 0, 1]], np.int64))
+_MASK = sdk.tensor(np.arange(24).reshape(2, 3, 4) % 3 != 1)
+
+
 _NONFINITE = sdk.tensor([math.nan, math.inf, -math.inf, 0.0, 1.0, 0.0], dtype=sdk.float64)
 
 # Each case: id -> (function, list of input specs). A spec is a shape, or a dict with
@@ -228,6 +235,66 @@ CASES = {
     "gather": (lambda a: a.gather(1, _idx([[0, 0], [1, 0], [2, 1]])), [(3, 4)]),
     "advanced_index_repeat": (lambda a: a[_idx([0, 2, 0])], [(3, 4)]),
     "advanced_index_2d": (lambda a: a[_idx([0, 1]), _idx([2, 3])], [(3, 4)]),
+    # sorting and scans (random inputs: no ties)
+    "sort": (lambda a: a.sort(1, descending=True).values, [(3, 5)]),
+    "sort_dim0": (lambda a: sdk.sort(a, 0).values, [(4, 3)]),
+    "topk": (lambda a: a.topk(2, dim=0).values, [(4, 3)]),
+    "kthvalue": (lambda a: a.kthvalue(2, 1).values, [(3, 4)]),
+    "median_dim": (lambda a: a.median(1, keepdim=True).values, [(3, 5)]),
+    "median_all": (lambda a: sdk.median(a), [(3, 4)]),
+    "cummax": (lambda a: a.cummax(1).values, [(3, 5)]),
+    "cummin": (lambda a: a.cummin(0).values, [(4, 3)]),
+    "cumsum": (lambda a: a.cumsum(1), [(3, 4)]),
+    "cumsum_inplace": (lambda a: (a * 1).cumsum_(0), [(3, 4)]),
+    "cumprod": (lambda a: a.cumprod(1), [(3, 5)]),
+    "cumprod_zeros": (lambda a: (a * _ZEROS).cumprod(1), [(3, 5)]),
+    # scatter and index
+    "scatter": (lambda a, b: a.scatter(1, _idx([[0, 3], [4, 1], [2, 0]]), b), [(3, 5), (3, 2)]),
+    "scatter_small_index": (lambda a, b: a.scatter(0, _idx([[2, 0]]), b), [(3, 2), (2, 3)]),
+    "scatter_value": (lambda a: a.scatter(0, _idx([[1, 0, 2]]), 1.5), [(3, 3)]),
+    "scatter_inplace": (lambda a, b: (a * 1).scatter_(1, _idx([[1], [0]]), b), [(2, 3), (2, 1)]),
+    "scatter_reduce_sum": (lambda a, b: a.scatter_reduce(1, _REP, b, "sum"), [(3, 4), (3, 5)]),
+    "scatter_reduce_sum_noself": (
+        lambda a, b: a.scatter_reduce(1, _REP, b, "sum", include_self=False),
+        [(3, 4), (3, 5)],
+    ),
+    "scatter_reduce_mean": (lambda a, b: a.scatter_reduce(1, _REP, b, "mean"), [(3, 4), (3, 5)]),
+    "scatter_reduce_mean_noself": (
+        lambda a, b: a.scatter_reduce(1, _REP, b, "mean", include_self=False),
+        [(3, 4), (3, 5)],
+    ),
+    "scatter_reduce_amax": (lambda a, b: a.scatter_reduce(1, _REP, b, "amax"), [(3, 4), (3, 5)]),
+    "scatter_reduce_amin_noself": (
+        lambda a, b: a.scatter_reduce(1, _REP, b, "amin", include_self=False),
+        [(3, 4), (3, 5)],
+    ),
+    "scatter_reduce_prod": (
+        lambda a, b: a.scatter_reduce(1, _REP, b, "prod"),
+        [{"shape": (3, 4), **POS}, {"shape": (3, 5), **POS}],
+    ),
+    "index_copy": (lambda a, b: a.index_copy(0, _idx([2, 0]), b), [(3, 4), (2, 4)]),
+    "index_copy_inplace": (lambda a, b: (a * 1).index_copy_(1, _idx([1]), b), [(2, 3), (2, 1)]),
+    "index_fill": (lambda a: a.index_fill(1, _idx([0, -1]), 0.5), [(3, 4)]),
+    "masked_select_broadcast": (lambda a: a.masked_select(_MASK), [(3, 4)]),
+    "masked_scatter": (lambda a, b: a.masked_scatter(_MASK[0], b), [(3, 4), (13,)]),
+    "take": (lambda a: a.take(_idx([[0, -1], [5, 5]])), [(3, 4)]),
+    "take_along_dim": (lambda a: a.take_along_dim(_idx([[0, 2], [1, 1]]), 1), [(2, 3)]),
+    # reordering and views
+    "flip": (lambda a: a.flip(0, 1), [(3, 4)]),
+    "roll": (lambda a: a.roll((1, -2), (0, 1)), [(3, 4)]),
+    "roll_flat": (lambda a: a.roll(3), [(3, 4)]),
+    "tril": (lambda a: a.tril(-1), [(4, 3)]),
+    "triu_batched": (lambda a: sdk.triu(a, 1), [(2, 3, 4)]),
+    "tril_inplace": (lambda a: (a * 1).tril_(), [(3, 3)]),
+    "diagonal": (lambda a: a.diagonal(1, 0, 2), [(3, 4, 4)]),
+    "diag_vector": (lambda a: sdk.diag(a, -1), [(4,)]),
+    "diag_matrix": (lambda a: sdk.diag(a, 1), [(3, 4)]),
+    "diag_embed": (lambda a: a.diag_embed(1, 0, 2), [(2, 3)]),
+    "repeat_interleave_int": (lambda a: a.repeat_interleave(2, 0), [(3, 2)]),
+    "repeat_interleave_tensor": (lambda a: a.repeat_interleave(_idx([1, 0, 2]), 0), [(3, 2)]),
+    "repeat_interleave_flat": (lambda a: a.repeat_interleave(_idx([2]), None), [(2, 2)]),
+    "unfold": (lambda a: a.unfold(1, 3, 2), [(2, 7)]),
+    "unfold_overlapping": (lambda a: a.unfold(0, 2, 1), [(4, 3)]),
     # compositions
     "chain": (lambda a, b: ((a * b).sin() + a.exp() / (1 + b * b)).sum(0), [(3, 4), (4,)]),
     "leaf_used_twice": (lambda a: a * a + a, [(3,)]),
@@ -367,6 +434,36 @@ def test_inplace_ops_on_non_leaf_are_differentiated():
         return y
 
     assert sdk.autograd.gradcheck(f, [x])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sort", "median_all", "cummax", "cumsum", "cumprod", "cumprod_zeros", "scatter",
+        "scatter_reduce_mean", "index_copy", "masked_select_broadcast", "masked_scatter", "take",
+        "flip", "roll", "triu_batched", "diagonal", "diag_embed", "unfold_overlapping",
+        "repeat_interleave_tensor",
+    ],
+)  # fmt: skip
+def test_gradgradcheck_structural_ops(name):
+    """The backward formulas of the structural ops are built from recorded ops themselves."""
+    fn, specs = CASES[name]
+    rng = np.random.default_rng(RNG_SEED + sum(map(ord, name)))
+    inputs = _make_inputs(specs, rng)
+    assert sdk.autograd.gradgradcheck(fn, inputs, eps=1e-6, atol=1e-4, rtol=1e-3)
+
+
+def test_inplace_structural_ops_refuse_a_leaf_that_requires_grad():
+    x = sdk.zeros(2, 3, dtype=sdk.float64, requires_grad=True)
+    for write in (
+        lambda: x.scatter_(1, _idx([[0], [1]]), 1.0),
+        lambda: x.index_fill_(1, _idx([0]), 1.0),
+        lambda: x.tril_(),
+        lambda: x.cumsum_(1),
+        lambda: x.masked_scatter_(x > 0, sdk.ones(6, dtype=sdk.float64)),
+    ):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            write()
 
 
 def test_rounded_division_has_zero_gradient_in_place_too():

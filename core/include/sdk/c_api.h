@@ -336,6 +336,23 @@ SDK_API sdk_status sdk_contiguous(const sdk_tensor* t, sdk_tensor** result);
  *  `results` has room for `n` tensors. */
 SDK_API sdk_status sdk_split_with_sizes(const sdk_tensor* t, int64_t n, const int64_t* sizes,
                                         int64_t dim, sdk_tensor** results);
+/*! \brief The diagonal of the (dim1, dim2) planes as a view: those two dims are removed
+ *  and one of the diagonal's length is appended. offset > 0 is above the main diagonal,
+ *  < 0 below (torch's diagonal). Since ABI 1.3. */
+SDK_API sdk_status sdk_diagonal(const sdk_tensor* t, int64_t offset, int64_t dim1, int64_t dim2,
+                                sdk_tensor** result);
+/*! \brief Every window of `size` elements along `dimension`, `step` apart, as a view: that
+ *  dim becomes the window count and a last dim of `size` is appended (torch's
+ *  Tensor.unfold). Since ABI 1.3. */
+SDK_API sdk_status sdk_unfold(const sdk_tensor* t, int64_t dimension, int64_t size, int64_t step,
+                              sdk_tensor** result);
+/*! \brief Give `t` new sizes in place, with contiguous strides and the same storage offset.
+ *  A storage too small for them is replaced by a larger one holding the old bytes first
+ *  (the other views keep the old storage, which lives on as long as any of them or `t`
+ *  does, so memory exported before stays valid); the new elements are uninitialised.
+ *  RuntimeError for wrapped memory (from_blob, DLPack), which cannot grow. Since ABI 1.3.
+ *  Rationale: torch's resize_, the way C++ kernels size an `out` tensor. */
+SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes);
 
 /* ========================================================================= */
 /* Elementwise ops (numpy broadcasting, any strides, torch type promotion)   */
@@ -569,6 +586,40 @@ SDK_API sdk_status sdk_softmax(const sdk_tensor* x, int64_t dim, sdk_tensor** re
 /*! \brief log(softmax) along dim, computed stably. */
 SDK_API sdk_status sdk_log_softmax(const sdk_tensor* x, int64_t dim, sdk_tensor** result);
 
+/* Scans and sorting along one dim (ABI 1.3). Indices are int64. NaN orders above every
+ * number, as in torch: last in an ascending sort, first in a descending one. */
+
+/*! \brief Running sum along dim. dtype -1 keeps a floating input's dtype and gives int64
+ *  for integer and bool inputs; another dtype casts the input to it first (torch's rule). */
+SDK_API sdk_status sdk_cumsum(const sdk_tensor* x, int64_t dim, sdk_dtype dtype, sdk_tensor* out,
+                              sdk_tensor** result);
+/*! \brief Running product along dim; dtype as sdk_cumsum. */
+SDK_API sdk_status sdk_cumprod(const sdk_tensor* x, int64_t dim, sdk_dtype dtype, sdk_tensor* out,
+                               sdk_tensor** result);
+/*! \brief Running max along dim and where it was reached (the last of equal values; from
+ *  the first NaN on, NaN and the index of the latest NaN). */
+SDK_API sdk_status sdk_cummax(const sdk_tensor* x, int64_t dim, sdk_tensor** values,
+                              sdk_tensor** indices);
+/*! \brief Running min along dim; indices as sdk_cummax. */
+SDK_API sdk_status sdk_cummin(const sdk_tensor* x, int64_t dim, sdk_tensor** values,
+                              sdk_tensor** indices);
+/*! \brief Sort along dim: values, and the indices they came from. Equal values keep their
+ *  order whether or not `stable` is set (the sort is always stable). */
+SDK_API sdk_status sdk_sort(const sdk_tensor* x, int64_t dim, int32_t descending, int32_t stable,
+                            sdk_tensor** values, sdk_tensor** indices);
+/*! \brief The k largest (largest 1) or smallest (0) values along dim and their indices;
+ *  in sorted order when `sorted`, else in an unspecified order. Of equal values the first
+ *  ones are taken. */
+SDK_API sdk_status sdk_topk(const sdk_tensor* x, int64_t k, int64_t dim, int32_t largest,
+                            int32_t sorted, sdk_tensor** values, sdk_tensor** indices);
+/*! \brief The k-th smallest value along dim (k from 1) and an index holding it. */
+SDK_API sdk_status sdk_kthvalue(const sdk_tensor* x, int64_t k, int64_t dim, int32_t keepdim,
+                                sdk_tensor** values, sdk_tensor** indices);
+/*! \brief The lower median along dim (the ((n - 1) / 2)-th smallest) and an index holding
+ *  it; NaN and the index of the first NaN when there is one (torch's median). */
+SDK_API sdk_status sdk_median_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                                  sdk_tensor** values, sdk_tensor** indices);
+
 /* ========================================================================= */
 /* Linear algebra (BLAS-backed for float32/float64)                          */
 /* ========================================================================= */
@@ -669,6 +720,71 @@ SDK_API sdk_status sdk_index_put_(sdk_tensor* t, int64_t n, const sdk_tensor* co
                                   const sdk_tensor* values, int32_t accumulate);
 /*! \brief Coordinates of nonzero elements: int64 (count, ndim). */
 SDK_API sdk_status sdk_nonzero(const sdk_tensor* t, sdk_tensor** result);
+
+/* Scatter and friends (ABI 1.3). They take `out` (sdk_tensor* out above): NULL gives a
+ * new tensor, `out == t` writes in place (torch's name_ methods), another tensor receives
+ * a copy of t updated. Index tensors are int64 or int32; an index out of range is an
+ * IndexError naming the op, raised before anything is written. Where indices repeat, the
+ * last write wins (torch leaves it unspecified). */
+
+/*! \brief out = t, then out[index[i][j]][j] = src[i][j] (for dim 0): index has t's number
+ *  of dims and is no larger than src in any dim, nor than t outside dim; src has t's dtype. */
+SDK_API sdk_status sdk_scatter(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                               const sdk_tensor* src, sdk_tensor* out, sdk_tensor** result);
+/*! \brief sdk_scatter with every src element equal to `value`. */
+SDK_API sdk_status sdk_scatter_value(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                     sdk_scalar value, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = t, then each src element is combined into out[index...] (positions as
+ *  sdk_scatter) by `reduce`: SDK_SUM, SDK_PROD, SDK_MEAN, SDK_AMAX or SDK_AMIN (the
+ *  sdk_reduce_op codes). Without include_self, a position that receives values starts from
+ *  them alone. MEAN divides by the count (floor division for integers); AMAX and AMIN
+ *  propagate NaN. */
+SDK_API sdk_status sdk_scatter_reduce(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                      const sdk_tensor* src, int32_t reduce, int32_t include_self,
+                                      sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = t, then out.index_select(dim, index) = source: index is 1-D (or 0-d),
+ *  source has t's shape with dim sized len(index), and t's dtype. */
+SDK_API sdk_status sdk_index_copy(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                  const sdk_tensor* source, sdk_tensor* out, sdk_tensor** result);
+/*! \brief out = t, then the slices at `index` (1-D or 0-d; negative counts from the end)
+ *  along dim are set to `value`. */
+SDK_API sdk_status sdk_index_fill(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                  sdk_scalar value, sdk_tensor* out, sdk_tensor** result);
+/*! \brief The elements of t where the bool `mask` is true, t and mask broadcast together,
+ *  in row-major order: a new 1-D tensor. */
+SDK_API sdk_status sdk_masked_select(const sdk_tensor* t, const sdk_tensor* mask,
+                                     sdk_tensor** result);
+/*! \brief out = t, then the positions where the bool `mask` (broadcast to t) is true take
+ *  the elements of `source` (t's dtype) in row-major order; source needs at least as many
+ *  elements as there are such positions. */
+SDK_API sdk_status sdk_masked_scatter(const sdk_tensor* t, const sdk_tensor* mask,
+                                      const sdk_tensor* source, sdk_tensor* out,
+                                      sdk_tensor** result);
+/*! \brief t read as 1-D (row-major) at `index` (negative counts from the end): a new tensor
+ *  of index's shape. */
+SDK_API sdk_status sdk_take(const sdk_tensor* t, const sdk_tensor* index, sdk_tensor** result);
+/*! \brief Each slice of t along dim repeated repeats[i] times (repeats: 1-D int64/int32 of
+ *  t's size along dim, or of one element for all); without dim_given, t is flattened first.
+ *  t NULL gives the index form: arange(len(repeats)) repeated, int64. */
+SDK_API sdk_status sdk_repeat_interleave(const sdk_tensor* t, const sdk_tensor* repeats,
+                                         int32_t dim_given, int64_t dim, sdk_tensor** result);
+
+/* Reordering (ABI 1.3): new tensors, on any device. */
+
+/*! \brief t with the order of elements along `dims` reversed. */
+SDK_API sdk_status sdk_flip(const sdk_tensor* t, int64_t ndims, const int64_t* dims,
+                            sdk_tensor** result);
+/*! \brief t with elements shifted by shifts[i] along dims[i], wrapping around; ndims 0
+ *  rolls the flattened tensor by shifts[0] (nshifts must then be 1). */
+SDK_API sdk_status sdk_roll(const sdk_tensor* t, int64_t nshifts, const int64_t* shifts,
+                            int64_t ndims, const int64_t* dims, sdk_tensor** result);
+/*! \brief The lower triangle of the last two dims: elements with col - row <= diagonal,
+ *  the others zero. */
+SDK_API sdk_status sdk_tril(const sdk_tensor* t, int64_t diagonal, sdk_tensor* out,
+                            sdk_tensor** result);
+/*! \brief The upper triangle: elements with col - row >= diagonal, the others zero. */
+SDK_API sdk_status sdk_triu(const sdk_tensor* t, int64_t diagonal, sdk_tensor* out,
+                            sdk_tensor** result);
 
 /* ========================================================================= */
 /* Threads                                                                   */

@@ -492,6 +492,62 @@ class Tensor {
                            const Scalar& value) const;
   Tensor nonzero() const;
 
+  // ---- sorting, scans, scatter/index, reordering (bodies in sdk/ops_struct.h) ----------
+  /*! \brief (values, indices) sorted along dim; NaN above every number; always stable. */
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim,
+                                  bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  const Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  const Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  /*! \brief scatter_ accumulating with reduce "add" or "multiply". */
+  const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                         std::string_view reduce) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  const Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                std::string_view reduce, bool include_self = true) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  const Tensor& tril_(int64_t diagonal = 0) const;
+  const Tensor& triu_(int64_t diagonal = 0) const;
+  /*! \brief The diagonal of the (dim1, dim2) planes as a view. */
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  /*! \brief Windows of `size` along dimension, `step` apart, as a view (last dim: size). */
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  /*! \brief New sizes in place, contiguous strides; grows the storage when needed. */
+  const Tensor& resize_(IntArrayRef size) const;
+
  private:
   sdk_tensor* checked() const {
     if (SDK_UNLIKELY(!h_)) throw_undefined();

@@ -508,4 +508,7 @@ inline Tensor Tensor::repeat(IntArrayRef repeats) const {
 
 }  // namespace sdk
 
+// Sorting, scans, scatter/index and reordering: free functions and their method bodies.
+#include "sdk/ops_struct.h"
+
 #endif  // SDK_TENSOR_METHODS_H_

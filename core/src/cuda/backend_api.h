@@ -97,6 +97,19 @@ typedef struct {
   double alpha, beta;
 } sdk_cuda_gemm_desc;
 
+/* A running sum (op SDK_SUM) or product (SDK_PROD) along the middle dim of contiguous
+ * (outer, n, inner) tensors `in` and `out`, both of `dtype`. Floats accumulate in double,
+ * integers and bool in int64 (wrapping). */
+typedef struct {
+  int32_t op;
+  int32_t device;
+  int32_t dtype;
+  int32_t reserved;
+  int64_t outer, n, inner;
+  const char* in;
+  char* out;
+} sdk_cuda_scan_desc;
+
 typedef struct sdk_cuda_backend {
   uint32_t size;    /* sizeof the table filled in by the backend */
   uint32_t version; /* SDK_CUDA_BACKEND_VERSION */
@@ -124,6 +137,7 @@ typedef struct sdk_cuda_backend {
   int (*reduce)(const sdk_cuda_reduce_desc* desc);
   int (*gemm)(const sdk_cuda_gemm_desc* desc);
   int (*ternary)(int32_t op, const sdk_cuda_iter* it); /* ops: out, a, b, c (version 2) */
+  int (*scan)(const sdk_cuda_scan_desc* desc);         /* running sum/product (version 2) */
 } sdk_cuda_backend;
 
 /* Exported by libsdk_cuda.so: fill `table` (of `size` bytes). No CUDA call. */

@@ -87,7 +87,7 @@ void cache_empty();
 void cache_stats(int device, sdk_cuda_allocator_stats* stats);
 void cache_reset_peak(int device);
 
-// Kernels (elementwise.cu, reduce.cu).
+// Kernels (elementwise.cu, reduce.cu, scan.cu).
 void launch_copy(const sdk_cuda_iter& it, cudaStream_t s);
 void launch_unary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_binary(int op, const sdk_cuda_iter& it, cudaStream_t s);
@@ -95,6 +95,7 @@ void launch_where(const sdk_cuda_iter& it, cudaStream_t s);
 void launch_ternary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 void launch_naive_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
+void launch_scan(const sdk_cuda_scan_desc& d, cudaStream_t s);
 // cuBLAS when it can do the problem (blas.cpp); false: use the naive kernel.
 bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 

@@ -598,6 +598,23 @@ SDK_HD A combine(int op, A a, A b) {
   }
 }
 
+// One line of a running sum or product (scan.cu and the host test backend): element j at
+// byte offset j * step of `in` and `out`. A is double for floats, int64 (wrapping) otherwise.
+template <typename A>
+SDK_HD void scan_line(int op, int dtype, const char* in, char* out, int64_t n, int64_t step) {
+  A acc = op == SDK_PROD ? A(1) : A(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const A v = load_as<A>(in + j * step, dtype);
+    if constexpr (std::is_integral_v<A>) {
+      const uint64_t a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(v);
+      acc = static_cast<A>(op == SDK_PROD ? a * b : a + b);
+    } else {
+      acc = op == SDK_PROD ? acc * v : acc + v;
+    }
+    store_as<A>(out + j * step, dtype, acc);
+  }
+}
+
 SDK_HD int64_t offset_of(int64_t idx, int ndim, const int64_t* sizes, const int64_t* strides) {
   int64_t off = 0;
   for (int d = ndim - 1; d >= 0; --d) {

@@ -214,6 +214,9 @@ int api_where(const sdk_cuda_iter* it) {
 int api_reduce(const sdk_cuda_reduce_desc* d) {
   return launch_on(d->device, [&](cudaStream_t s) { launch_reduce(*d, s); });
 }
+int api_scan(const sdk_cuda_scan_desc* d) {
+  return launch_on(d->device, [&](cudaStream_t s) { launch_scan(*d, s); });
+}
 int api_gemm(const sdk_cuda_gemm_desc* d) {
   return launch_on(d->device, [&](cudaStream_t s) {
     if (!cublas_gemm(*d, s)) launch_naive_gemm(*d, s);
@@ -250,5 +253,6 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   table->reduce = api_reduce;
   table->gemm = api_gemm;
   table->ternary = api_ternary;
+  table->scan = api_scan;
   return 0;
 }

@@ -57,6 +57,9 @@ void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask, c
 void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc);
 // c <- alpha * a @ b + beta * c for 2-D a (m x k), b (k x n), c (m x n) of one float dtype.
 void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta);
+// out <- running sum (op SDK_SUM) or product (SDK_PROD) of `in` along the middle dim of
+// (outer, n, inner); both contiguous, of one dtype, on one CUDA device.
+void scan(int op, TensorImpl& out, const TensorImpl& in, int64_t outer, int64_t n, int64_t inner);
 // True if any element of t is zero (integer division checks).
 bool has_zero(const TensorImpl& t);
 

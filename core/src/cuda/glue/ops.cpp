@@ -333,6 +333,23 @@ void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorIm
   call(backend().reduce(&d));
 }
 
+void scan(int op, TensorImpl& out, const TensorImpl& in, int64_t outer, int64_t n, int64_t inner) {
+  check_same_device(op == SDK_PROD ? "cumprod" : "cumsum", {&out, &in});
+  SDK_REQUIRE(out.contiguous && in.contiguous && out.dtype == in.dtype, SDK_ERROR_RUNTIME,
+              "cuda scan: expected contiguous operands of one dtype");
+  sdk_cuda_scan_desc d{};
+  d.op = op;
+  d.device = out.device().index;
+  d.dtype = out.dtype;
+  d.outer = outer;
+  d.n = n;
+  d.inner = inner;
+  d.in = static_cast<const char*>(in.data());
+  d.out = static_cast<char*>(out.data());
+  if (out.numel == 0) return;
+  call(backend().scan(&d));
+}
+
 void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta) {
   check_same_device("mm", {&c, &a, &b});
   SDK_REQUIRE(a.ndim == 2 && b.ndim == 2 && c.ndim == 2, SDK_ERROR_VALUE,

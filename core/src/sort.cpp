@@ -1,0 +1,234 @@
+// core/src/sort.cpp: sort, topk, kthvalue and median along one dim.
+#include <algorithm>
+
+#include "index_util.h"
+
+namespace sdk::detail::k2 {
+namespace {
+
+// A value of a line and its position in the line.
+template <typename A>
+struct Keyed {
+  A v;
+  int64_t i;
+};
+
+template <typename A>
+inline bool nan_of(A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// Strict total orders on Keyed values: NaN above every number (torch's order), equal values
+// by position, so that every sort is stable and every selection deterministic. kNan false
+// skips the NaN tests for lines known to hold none.
+template <typename A, bool kDescending, bool kNan>
+struct Order {
+  bool operator()(const Keyed<A>& a, const Keyed<A>& b) const {
+    if constexpr (kNan) {
+      const bool an = nan_of(a.v), bn = nan_of(b.v);
+      if (an || bn) return an == bn ? a.i < b.i : (kDescending ? an : bn);
+    }
+    if constexpr (kDescending) {
+      return a.v > b.v || (!(b.v > a.v) && a.i < b.i);
+    } else {
+      return a.v < b.v || (!(b.v < a.v) && a.i < b.i);
+    }
+  }
+};
+
+// Scratch of one parallel range: the current line as Keyed values.
+template <typename A>
+struct LineBuffer {
+  std::vector<Keyed<A>> keyed;
+};
+
+// Read the line of n elements at p (byte stride s) into buf; returns whether it holds a NaN.
+template <typename T, typename A>
+bool load_line(const char* p, int64_t s, int64_t n, std::vector<Keyed<A>>& buf) {
+  buf.resize(size_t(n));
+  bool nan = false;
+  for (int64_t j = 0; j < n; ++j) {
+    A v = convert<A>(*reinterpret_cast<const T*>(p + j * s));
+    nan = nan || nan_of(v);
+    buf[size_t(j)] = Keyed<A>{v, j};
+  }
+  return nan;
+}
+
+// Call algo(order) with the order for `descending` and the presence of NaN.
+template <typename A, typename F>
+void with_order(bool descending, bool nan, const F& algo) {
+  if (descending) {
+    nan ? algo(Order<A, true, true>{}) : algo(Order<A, true, false>{});
+  } else {
+    nan ? algo(Order<A, false, true>{}) : algo(Order<A, false, false>{});
+  }
+}
+
+// The outputs of a line op: values and int64 indices of x's shape with dim d sized `len`.
+struct LineOutputs {
+  Ref values, indices;
+};
+
+LineOutputs make_outputs(const TensorImpl& x, int64_t d, int64_t len) {
+  Shape shape = shape_of(x);
+  if (x.ndim > 0) shape[d] = len;
+  return {make_tensor(shape, x.dtype, x.device()), make_tensor(shape, SDK_INT64, x.device())};
+}
+
+// Run `select(buf, nan, n)` on every line of x along d; it leaves the chosen `len` entries
+// at the front of buf, which are written to the outputs.
+template <typename Select>
+LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
+                    const Select& select) {
+  LineOutputs out = make_outputs(x, d, len);
+  const int64_t n = size_along(x, d);
+  if (out.values->numel == 0) return out;
+  LineGrid<3> g({&x, out.values.get(), out.indices.get()}, d);
+  SDK_DISPATCH_ALL(x.dtype, op, [&] {
+    using A = typename OpMath<scalar_t>::type;
+    const char* xb = static_cast<const char*>(x.data());
+    char* vb = static_cast<char*>(out.values->data());
+    char* ib = static_cast<char*>(out.indices->data());
+    parallel_grid_with<3, LineBuffer<A>>(
+        g.sizes, g.stride_ptrs(), n * 4, [&](LineBuffer<A>& sb, const int64_t* off, int64_t) {
+          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb.keyed);
+          select(sb.keyed, nan, n);
+          for (int64_t j = 0; j < len; ++j) {
+            const Keyed<A>& e = sb.keyed[size_t(j)];
+            *reinterpret_cast<scalar_t*>(vb + off[1] + j * g.along[1]) = convert<scalar_t>(e.v);
+            *reinterpret_cast<int64_t*>(ib + off[2] + j * g.along[2]) = e.i;
+          }
+        });
+  });
+  return out;
+}
+
+// keepdim false: the outputs without their size-1 dim d.
+void drop_dim(LineOutputs& o, const TensorImpl& x, int64_t d, bool keepdim) {
+  if (keepdim || x.ndim == 0) return;
+  Shape shape = shape_of(x);
+  shape.erase(shape.begin() + d);
+  o.values = make_view(*o.values, int64_t(shape.size()), shape.data(), nullptr, 0);
+  o.indices = make_view(*o.indices, int64_t(shape.size()), shape.data(), nullptr, 0);
+}
+
+LineOutputs sort_impl(const TensorImpl& x, int64_t dim, bool descending, const char* op) {
+  check_cpu(x, op, "x");
+  const int64_t d = wrap_dim(dim, x.ndim, op);
+  return line_op(x, d, size_along(x, d), op, [&](auto& buf, bool nan, int64_t) {
+    using A = decltype(buf[0].v);
+    with_order<std::decay_t<A>>(descending, nan,
+                                [&](auto order) { std::sort(buf.begin(), buf.end(), order); });
+  });
+}
+
+LineOutputs topk_impl(const TensorImpl& x, int64_t k, int64_t dim, bool largest, bool sorted,
+                      const char* op) {
+  check_cpu(x, op, "x");
+  const int64_t d = wrap_dim(dim, x.ndim, op);
+  const int64_t n = size_along(x, d);
+  SDK_INDEX_CHECK(k >= 0 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
+                  " (input of shape ", shape_str(x), ")");
+  return line_op(x, d, k, op, [&](auto& buf, bool nan, int64_t) {
+    using A = std::decay_t<decltype(buf[0].v)>;
+    if (k == 0) return;
+    with_order<A>(largest, nan, [&](auto order) {
+      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
+      if (sorted) std::sort(buf.begin(), buf.begin() + k, order);
+    });
+  });
+}
+
+// The k-th smallest (from 1) of each line; median_nan: a line holding NaN gives its first
+// NaN instead (torch's median).
+LineOutputs kth_impl(const TensorImpl& x, int64_t k, int64_t dim, bool keepdim, bool median_nan,
+                     const char* op) {
+  check_cpu(x, op, "x");
+  const int64_t d = wrap_dim(dim, x.ndim, op);
+  const int64_t n = size_along(x, d);
+  SDK_INDEX_CHECK(n > 0, op, ": expected dim ", dim, " to have a non-zero size (input of shape ",
+                  shape_str(x), ")");
+  if (median_nan) k = (n - 1) / 2 + 1;
+  SDK_INDEX_CHECK(k >= 1 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
+                  " (k counts from 1)");
+  LineOutputs o = line_op(x, d, 1, op, [&](auto& buf, bool nan, int64_t) {
+    using A = std::decay_t<decltype(buf[0].v)>;
+    if (median_nan && nan) {
+      auto first = std::find_if(buf.begin(), buf.end(), [](const auto& e) { return nan_of(e.v); });
+      buf[0] = *first;
+      return;
+    }
+    with_order<A>(false, nan, [&](auto order) {
+      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
+    });
+    buf[0] = buf[size_t(k - 1)];
+  });
+  drop_dim(o, x, d, keepdim);
+  return o;
+}
+
+sdk_status deliver(LineOutputs o, sdk_tensor** values, sdk_tensor** indices) {
+  *values = o.values.release_handle();
+  *indices = o.indices.release_handle();
+  return SDK_OK;
+}
+
+}  // namespace
+}  // namespace sdk::detail::k2
+
+using namespace sdk::detail;
+using namespace sdk::detail::k2;
+
+extern "C" {
+
+SDK_API sdk_status sdk_sort(const sdk_tensor* x, int64_t dim, int32_t descending, int32_t stable,
+                            sdk_tensor** values, sdk_tensor** indices) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_sort";
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(values, op, "values");
+  check_not_null(indices, op, "indices");
+  (void)stable;  // every sort here is stable
+  deliver(sort_impl(t, dim, descending != 0, op), values, indices);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_topk(const sdk_tensor* x, int64_t k, int64_t dim, int32_t largest,
+                            int32_t sorted, sdk_tensor** values, sdk_tensor** indices) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_topk";
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(values, op, "values");
+  check_not_null(indices, op, "indices");
+  deliver(topk_impl(t, k, dim, largest != 0, sorted != 0, op), values, indices);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_kthvalue(const sdk_tensor* x, int64_t k, int64_t dim, int32_t keepdim,
+                                sdk_tensor** values, sdk_tensor** indices) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_kthvalue";
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(values, op, "values");
+  check_not_null(indices, op, "indices");
+  deliver(kth_impl(t, k, dim, keepdim != 0, false, op), values, indices);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_median_dim(const sdk_tensor* x, int64_t dim, int32_t keepdim,
+                                  sdk_tensor** values, sdk_tensor** indices) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_median";
+  const TensorImpl& t = checked(x, op, "x");
+  check_not_null(values, op, "values");
+  check_not_null(indices, op, "indices");
+  deliver(kth_impl(t, 0, dim, keepdim != 0, true, op), values, indices);
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"

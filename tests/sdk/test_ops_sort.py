@@ -1,0 +1,345 @@
+"""sort, argsort, topk, kthvalue, median, cumsum, cumprod, cummax, cummin against numpy and
+small reference implementations: every dtype, negative dims, strided inputs, empty and
+0-dim tensors, ties (stability) and NaN."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import sdk
+
+DTYPES = [
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64",
+]  # fmt: skip
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+def make(a: np.ndarray, dtype: str) -> sdk.Tensor:
+    """A tensor of `dtype` holding a (bfloat16 through float32; values chosen exact)."""
+    if dtype == "bfloat16":
+        return sdk.tensor(a.astype(np.float32)).to(sdk.bfloat16)
+    return sdk.tensor(a.astype(dtype if dtype != "bool" else np.bool_))
+
+
+def arr(t: sdk.Tensor) -> np.ndarray:
+    return (t.float() if t.dtype == sdk.bfloat16 else t).numpy()
+
+
+def small_values(rng, shape, dtype: str) -> np.ndarray:
+    """Values exact in every dtype, with many ties."""
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    lo = 0 if dtype == "uint8" else -4
+    return rng.integers(lo, 5, size=shape).astype(np.float64)
+
+
+def ref_sort_1d(row, descending: bool):
+    """Stable order with NaN above every number (torch's)."""
+
+    def key(i):
+        v = float(row[i])
+        nan = math.isnan(v)
+        return (not nan, -v if not nan else 0.0) if descending else (nan, v if not nan else 0.0)
+
+    idx = sorted(range(len(row)), key=key)
+    return np.asarray([row[i] for i in idx]), np.asarray(idx, dtype=np.int64)
+
+
+def ref_sort(a, dim, descending):
+    moved = np.moveaxis(a, dim, -1)
+    vals, idxs = np.empty_like(moved), np.empty(moved.shape, dtype=np.int64)
+    for pos in np.ndindex(moved.shape[:-1]):
+        vals[pos], idxs[pos] = ref_sort_1d(moved[pos], descending)
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idxs, -1, dim)
+
+
+# ------------------------------------------------------------------------------ sort
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [-1, 0])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_is_stable_and_matches_the_reference(rng, dtype, dim, descending):
+    a = small_values(rng, (5, 9), dtype)
+    t = make(a, dtype)
+    values, indices = sdk.sort(t, dim, descending, stable=True)
+    ref_v, ref_i = ref_sort(arr(t), dim, descending)
+    assert values.dtype == t.dtype and indices.dtype == sdk.int64
+    np.testing.assert_array_equal(arr(values), ref_v)
+    np.testing.assert_array_equal(indices.numpy(), ref_i)
+    np.testing.assert_array_equal(t.argsort(dim, descending).numpy(), ref_i)
+
+
+def test_sort_result_fields_and_default_dim(rng):
+    a = rng.standard_normal((3, 4))
+    r = sdk.tensor(a).sort()
+    assert r.values is r[0] and r.indices is r[1]
+    np.testing.assert_array_equal(r.values.numpy(), np.sort(a, axis=-1))
+    np.testing.assert_array_equal(r.indices.numpy(), np.argsort(a, axis=-1, kind="stable"))
+
+
+def test_sort_places_nan_last_ascending_first_descending():
+    t = sdk.tensor([2.0, math.nan, -1.0, math.nan, 0.5])
+    v, i = t.sort()
+    np.testing.assert_array_equal(v.numpy(), [-1.0, 0.5, 2.0, math.nan, math.nan])
+    assert i.tolist() == [2, 4, 0, 1, 3]
+    v, i = t.sort(descending=True)
+    np.testing.assert_array_equal(v.numpy(), [math.nan, math.nan, 2.0, 0.5, -1.0])
+    assert i.tolist() == [1, 3, 0, 4, 2]
+
+
+@pytest.mark.parametrize("layout", ["transposed", "stepped"])
+def test_sort_of_strided_inputs(rng, layout):
+    a = rng.standard_normal((6, 8)).astype(np.float32)
+    t = sdk.tensor(a)
+    v, ref = (t.t(), a.T) if layout == "transposed" else (t[::2, 1::3], a[::2, 1::3])
+    assert not v.is_contiguous()
+    for dim in (0, 1, -1):
+        values, indices = v.sort(dim)
+        np.testing.assert_array_equal(values.numpy(), np.sort(ref, axis=dim))
+        np.testing.assert_array_equal(indices.numpy(), np.argsort(ref, axis=dim, kind="stable"))
+
+
+def test_sort_of_a_long_row_and_many_rows(rng):
+    a = rng.standard_normal(100_003).astype(np.float32)
+    v, i = sdk.tensor(a).sort(descending=True)
+    np.testing.assert_array_equal(v.numpy(), np.sort(a)[::-1])
+    np.testing.assert_array_equal(a[i.numpy()], v.numpy())
+    b = rng.integers(-50, 50, size=(2000, 33)).astype(np.int32)
+    v, i = sdk.tensor(b).sort(1)
+    np.testing.assert_array_equal(v.numpy(), np.sort(b, axis=1))
+    np.testing.assert_array_equal(i.numpy(), np.argsort(b, axis=1, kind="stable"))
+
+
+@pytest.mark.parametrize("shape, dim", [((0, 3), 0), ((0, 3), 1), ((3, 0), 1), ((), 0), ((), -1)])
+def test_sort_of_empty_and_0dim(shape, dim):
+    t = sdk.ones(shape)
+    v, i = t.sort(dim)
+    assert tuple(v.shape) == shape and tuple(i.shape) == shape and i.dtype == sdk.int64
+    if shape == ():
+        assert v.item() == 1.0 and i.item() == 0
+
+
+def test_sort_dim_out_of_range():
+    with pytest.raises(IndexError, match="out of range"):
+        sdk.zeros(2, 3).sort(2)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        sdk.sort([3, 1, 2])
+
+
+def test_msort_sorts_dim_0(rng):
+    a = rng.standard_normal((4, 3))
+    np.testing.assert_array_equal(sdk.msort(sdk.tensor(a)).numpy(), np.sort(a, axis=0))
+
+
+# ------------------------------------------------------------------------------ topk
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_topk_largest_and_smallest(rng, dtype):
+    a = small_values(rng, (4, 10), dtype)
+    t = make(a, dtype)
+    x = arr(t)
+    for largest in (True, False):
+        values, indices = t.topk(3, largest=largest)
+        ref_v, ref_i = ref_sort(x, -1, descending=largest)
+        np.testing.assert_array_equal(arr(values), ref_v[:, :3])
+        np.testing.assert_array_equal(indices.numpy(), ref_i[:, :3])  # of ties: the first ones
+
+
+def test_topk_unsorted_gives_the_same_set(rng):
+    a = rng.standard_normal((7, 50))
+    t = sdk.tensor(a)
+    values, indices = t.topk(12, dim=1, sorted=False)
+    np.testing.assert_array_equal(np.sort(values.numpy(), axis=1), np.sort(a, axis=1)[:, -12:])
+    np.testing.assert_array_equal(np.take_along_axis(a, indices.numpy(), 1), values.numpy())
+
+
+def test_topk_dims_ties_nan_and_edges(rng):
+    a = rng.standard_normal((5, 6))
+    values, indices = sdk.tensor(a).topk(2, dim=0)
+    np.testing.assert_array_equal(values.numpy(), -np.sort(-a, axis=0)[:2])
+    np.testing.assert_array_equal(np.take_along_axis(a, indices.numpy(), 0), values.numpy())
+    t = sdk.tensor([1.0, 3.0, math.nan, 3.0, 2.0])
+    v, i = t.topk(2)
+    assert math.isnan(v[0].item()) and v[1].item() == 3.0 and i.tolist() == [2, 1]
+    assert tuple(t.topk(0).values.shape) == (0,)
+    assert t.topk(5).indices.tolist() == [2, 1, 3, 4, 0]
+    with pytest.raises(IndexError, match="topk.*k 6 is out of range"):
+        t.topk(6)
+    with pytest.raises(IndexError, match="topk.*k -1"):
+        t.topk(-1)
+
+
+# ------------------------------------------------------------------------------ kthvalue, median
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "float16", "float32", "float64"])
+def test_kthvalue_matches_partition(rng, dtype):
+    a = small_values(rng, (6, 7), dtype)
+    t = make(a, dtype)
+    for k in (1, 4, 6):
+        for dim in (1, -2):
+            values, indices = t.kthvalue(k, dim)
+            ref = np.sort(arr(t), axis=dim).take(k - 1, axis=dim)
+            np.testing.assert_array_equal(arr(values), ref)
+            picked = np.take_along_axis(arr(t), np.expand_dims(indices.numpy(), dim), dim)
+            np.testing.assert_array_equal(picked.squeeze(dim), ref)
+
+
+def test_kthvalue_keepdim_and_errors():
+    t = sdk.tensor([[5.0, 1.0, 3.0], [2.0, 2.0, 0.0]])
+    v, i = t.kthvalue(2, 1, keepdim=True)
+    assert tuple(v.shape) == (2, 1) and v.flatten().tolist() == [3.0, 2.0]
+    assert i.flatten().tolist()[0] == 2 and i.flatten().tolist()[1] in (0, 1)
+    with pytest.raises(IndexError, match="kthvalue.*k 4 is out of range"):
+        t.kthvalue(4)
+    with pytest.raises(IndexError, match="kthvalue.*k 0"):
+        t.kthvalue(0)
+    with pytest.raises(IndexError, match="non-zero size"):
+        sdk.zeros(2, 0).kthvalue(1)
+
+
+def test_median_is_the_lower_median(rng):
+    a = rng.standard_normal((5, 8))
+    t = sdk.tensor(a)
+    v, i = t.median(1)
+    ref = np.sort(a, axis=1)[:, 3]
+    np.testing.assert_array_equal(v.numpy(), ref)
+    np.testing.assert_array_equal(a[np.arange(5), i.numpy()], ref)
+    v, i = t.median(0, keepdim=True)
+    assert tuple(v.shape) == (1, 8)
+    np.testing.assert_array_equal(v.numpy()[0], np.sort(a, axis=0)[2])
+    all_ = sdk.median(t)
+    assert all_.shape == () and all_.item() == np.sort(a.reshape(-1))[19]
+    assert sdk.tensor([4, 1, 3, 2]).median().item() == 2  # ints too
+
+
+def test_median_propagates_nan_with_its_first_index():
+    t = sdk.tensor([[1.0, math.nan, 0.0, math.nan], [3.0, 1.0, 2.0, 0.0]])
+    v, i = t.median(1)
+    assert math.isnan(v[0].item()) and i[0].item() == 1
+    assert v[1].item() == 1.0 and i[1].item() == 1
+    assert math.isnan(sdk.median(t).item())
+    assert math.isnan(sdk.median(sdk.zeros(0)).item())
+    with pytest.raises(IndexError, match="median.*non-zero size"):
+        sdk.zeros(3, 0).median(1)
+
+
+# ------------------------------------------------------------------------------ cumsum, cumprod
+
+
+def scan_dtype(dtype: str) -> str:
+    return dtype if dtype in FLOATS else "int64"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_scans_follow_torchs_dtype_rule(rng, dtype, op):
+    a = small_values(rng, (4, 6), dtype)
+    if op == "cumprod" and dtype not in ("bool", "uint8"):
+        a = np.where(a == 0, 1, a)
+    t = make(a, dtype)
+    for dim in (1, 0, -1):
+        r = getattr(t, op)(dim)
+        assert r.dtype.name == scan_dtype(dtype)
+        x = arr(t).astype(np.float64 if dtype in FLOATS else np.int64)
+        ref = getattr(np, op)(x, axis=dim)
+        tol = {"float16": 1e-2, "bfloat16": 3e-2}.get(dtype, 1e-6)
+        np.testing.assert_allclose(arr(r).astype(np.float64), ref, rtol=tol)
+
+
+def test_cumsum_dtype_argument_casts_first(rng):
+    a = np.array([[0.6, 0.6, 0.6], [1.5, -1.5, 2.5]])
+    t = sdk.tensor(a)
+    r = t.cumsum(1, dtype=sdk.int32)
+    assert r.dtype == sdk.int32
+    np.testing.assert_array_equal(r.numpy(), np.cumsum(a.astype(np.int32), axis=1))
+    r = sdk.tensor([1, 2, 3], dtype=sdk.int16).cumprod(0, dtype=sdk.float64)
+    assert r.dtype == sdk.float64 and r.tolist() == [1.0, 2.0, 6.0]
+
+
+def test_integer_scans_wrap_like_numpy():
+    big = np.array([2**62, 2**62, 2**62], dtype=np.int64)
+    np.testing.assert_array_equal(sdk.tensor(big).cumsum(0).numpy(), np.cumsum(big))
+    np.testing.assert_array_equal(sdk.tensor(big).cumprod(0).numpy(), np.cumprod(big))
+
+
+def test_scans_of_strided_empty_and_0dim(rng):
+    a = rng.standard_normal((5, 300))
+    t = sdk.tensor(a)
+    for v, ref in ((t.t(), a.T), (t[1::2, ::7], a[1::2, ::7])):
+        for dim in (0, 1):
+            np.testing.assert_allclose(v.cumsum(dim).numpy(), np.cumsum(ref, axis=dim))
+            np.testing.assert_allclose(v.cumprod(dim).numpy(), np.cumprod(ref, axis=dim))
+    assert tuple(sdk.zeros(0, 3).cumsum(0).shape) == (0, 3)
+    assert tuple(sdk.zeros(3, 0).cumprod(1).shape) == (3, 0)
+    z = sdk.tensor(2.5).cumsum(0)
+    assert z.shape == () and z.item() == 2.5
+    with pytest.raises(IndexError, match="out of range"):
+        sdk.zeros(2, 3).cumsum(2)
+
+
+def test_cumsum_out_and_in_place(rng):
+    a = rng.integers(-5, 5, size=(3, 4)).astype(np.int32)
+    t = sdk.tensor(a)
+    out = sdk.empty(3, 4, dtype=sdk.int64)
+    assert sdk.cumsum(t, 1, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.cumsum(a, axis=1))
+    assert t.cumsum_(0) is t and t.dtype == sdk.int32
+    np.testing.assert_array_equal(t.numpy(), np.cumsum(a, axis=0))
+    f = sdk.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
+    f.cumprod_(1)
+    np.testing.assert_array_equal(f.numpy(), [[1.0, 3.0], [2.0, 8.0]])
+    with pytest.raises(TypeError, match="can't be cast"):
+        sdk.cumsum(sdk.tensor([0.5, 1.0]), 0, out=sdk.empty(2, dtype=sdk.int64))
+
+
+# ------------------------------------------------------------------------------ cummax, cummin
+
+
+def ref_cum_extremum(row, is_min):
+    """torch's rule: an equal value takes over (the last index), and so does any NaN."""
+    vals, idx = [], []
+    best, at = None, 0
+    for j, v in enumerate(row):
+        v = float(v)
+        take = (
+            j == 0
+            or math.isnan(v)
+            or (not math.isnan(best) and (v <= best if is_min else v >= best))
+        )
+        if take:
+            best, at = v, j
+        vals.append(best)
+        idx.append(at)
+    return vals, idx
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_cummin(rng, dtype, op):
+    a = small_values(rng, (3, 12), dtype)
+    t = make(a, dtype)
+    for dim in (1, 0):
+        values, indices = getattr(t, op)(dim)
+        assert values.dtype == t.dtype and indices.dtype == sdk.int64
+        x = np.moveaxis(arr(t), dim, -1)
+        for pos in np.ndindex(x.shape[:-1]):
+            rv, ri = ref_cum_extremum(x[pos], op == "cummin")
+            got_v = np.moveaxis(arr(values), dim, -1)[pos]
+            got_i = np.moveaxis(indices.numpy(), dim, -1)[pos]
+            np.testing.assert_array_equal(got_v.astype(np.float64), rv)
+            np.testing.assert_array_equal(got_i, ri)
+
+
+def test_cummax_nan_sticks():
+    v, i = sdk.tensor([1.0, math.nan, 5.0, math.nan, 0.0]).cummax(0)
+    assert v[0].item() == 1.0 and all(math.isnan(x) for x in v.tolist()[1:])
+    assert i.tolist() == [0, 1, 1, 3, 3]
+    r = sdk.cummin(sdk.zeros(0, 2), 0)
+    assert r.values.shape == (0, 2) and r.indices.dtype == sdk.int64
