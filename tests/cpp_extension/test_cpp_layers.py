@@ -58,6 +58,23 @@ Tensor avgpool(const Tensor& x) { return sdk::avg_pool2d(x, {2, 3}, {2, 1}, {1, 
 Tensor maxpool(const Tensor& x, int64_t stride, int64_t padding, int64_t dilation) {
   return sdk::max_pool2d(x, {3, 2}, {stride}, {padding}, {dilation});
 }
+std::vector<Tensor> shapes_and_grids(const Tensor& x, const Tensor& a, const Tensor& b) {
+  auto g = sdk::meshgrid({a, b}, "xy");
+  auto bt = sdk::broadcast_tensors({a.unsqueeze(1), b});
+  return {x.movedim(0, -1), x.mT(), x.unflatten(-1, {2, -1}), g[0], g[1], bt[0],
+          sdk::hstack({a, b}), sdk::vstack({b, b}), sdk::count_nonzero(x.gt(0), 1)};
+}
+std::vector<bool> predicates(const Tensor& x) {
+  return {x.equal(x.clone()), x.equal(x + 1), x.is_non_overlapping_and_dense(),
+          x.transpose(0, 1).is_non_overlapping_and_dense(),
+          x.slice(-1, 0, x.size(-1), 2).is_non_overlapping_and_dense()};
+}
+std::vector<Tensor> losses2(const Tensor& logits, const Tensor& target, const Tensor& w) {
+  return {sdk::cross_entropy_loss(logits, target), sdk::nll_loss(logits.log_softmax(1), target,
+                                                                  w, sdk::Reduction::Sum, 1),
+          sdk::group_norm(logits.view({logits.size(0), 4, -1}), 2), sdk::fmax(logits, logits.t().t()),
+          sdk::logit(logits.sigmoid()), sdk::addmv(logits.select(1, 0), logits, logits.select(0, 0))};
+}
 Tensor strided_like(const Tensor& x) {  // torch ports spell the layout out
   SDK_CHECK(x.layout() == sdk::kStrided, "not strided");
   return sdk::zeros(x.sizes(), x.options().layout(sdk::kStrided).requires_grad(false));
@@ -98,6 +115,9 @@ def ext(tmp_path_factory):
             "avgpool",
             "strided_like",
             "maxpool",
+            "shapes_and_grids",
+            "predicates",
+            "losses2",
         ],  # fmt: skip
     )
     mp.undo()
@@ -257,3 +277,33 @@ def test_cpp_max_pool2d_matches_python(ext):
         ext.maxpool(x, 1, 2, 1)
     with pytest.raises(ValueError, match="float input"):
         ext.maxpool(sdk.ones(1, 2, 4, 4, dtype=sdk.int64), 1, 0, 1)
+
+
+def test_cpp_views_grids_predicates_and_classification_losses(ext):
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((2, 3, 4))
+    a, b = rng.standard_normal(3), rng.standard_normal(5)
+    got = [t.numpy() for t in ext.shapes_and_grids(*(sdk.tensor(v) for v in (x, a, b)))]
+    want = [np.moveaxis(x, 0, -1), np.swapaxes(x, -2, -1), x.reshape(2, 3, 2, 2),
+            *np.meshgrid(a, b, indexing="xy"), np.broadcast_to(a[:, None], (3, 5)),
+            np.hstack([a, b]), np.vstack([b, b]), np.count_nonzero(x > 0, axis=1)]  # fmt: skip
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert ext.predicates(sdk.tensor(x)) == [True, False, True, True, False]
+
+    logits, target = rng.standard_normal((6, 8)), np.array([0, 7, 3, 1, 1, 5])
+    w = rng.uniform(0.5, 2, 8)
+    ce, nll_sum, gn, fmax, logit, addmv = (
+        t.numpy() for t in ext.losses2(sdk.tensor(logits), sdk.tensor(target), sdk.tensor(w))
+    )
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    np.testing.assert_allclose(ce, -logp[np.arange(6), target].mean(), rtol=1e-12)
+    keep = target != 1  # ignore_index=1
+    want_nll = -(logp[np.arange(6), target] * w[target])[keep].sum()
+    np.testing.assert_allclose(nll_sum, want_nll, rtol=1e-12)
+    g = logits.reshape(6, 2, -1)
+    want_gn = (g - g.mean(2, keepdims=True)) / np.sqrt(g.var(2, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(gn, want_gn.reshape(6, 4, 2), rtol=1e-10)
+    np.testing.assert_array_equal(fmax, logits)
+    np.testing.assert_allclose(logit, logits, rtol=1e-9)
+    np.testing.assert_allclose(addmv, logits[:, 0] + logits @ logits[0], rtol=1e-12)

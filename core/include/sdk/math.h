@@ -422,6 +422,142 @@ inline Tensor outer(const Tensor& self, const Tensor& vec2) {
   return self.unsqueeze(1) * vec2.unsqueeze(0);
 }
 inline Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
+/*! \brief Elementwise max ignoring NaN (NaN only where both are NaN). */
+inline Tensor fmax(const Tensor& self, const Tensor& other) {
+  return where(self.isnan(), other, where(other.isnan(), self, maximum(self, other)));
+}
+/*! \brief Elementwise min ignoring NaN. */
+inline Tensor fmin(const Tensor& self, const Tensor& other) {
+  return where(self.isnan(), other, where(other.isnan(), self, minimum(self, other)));
+}
+/*! \brief log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given. */
+inline Tensor logit(const Tensor& self, std::optional<double> eps = std::nullopt) {
+  Tensor p = eps ? self.clamp(*eps, 1.0 - *eps) : self;
+  return (p / (1.0 - p)).log();
+}
+/*! \brief beta * self + alpha * (mat @ vec). */
+inline Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec,
+                    const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return self * beta + mv(mat, vec) * alpha;
+}
+/*! \brief beta * self + alpha * (sum over the batch of batch1[i] @ batch2[i]). */
+inline Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                     const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return self * beta + bmm(batch1, batch2).sum(0) * alpha;
+}
+/*! \brief Number of non-zero elements (over dim when given). */
+inline Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim = std::nullopt) {
+  Tensor nz = self.ne(0).to(kLong);
+  return dim ? nz.sum(*dim) : nz.sum();
+}
+/*! \brief Concatenation along dim 1 (dim 0 for 1-D tensors), as numpy's hstack. */
+inline Tensor hstack(TensorList tensors) {
+  return cat(tensors, !tensors.empty() && tensors[0].dim() == 1 ? 0 : 1);
+}
+/*! \brief Concatenation along dim 0 of the tensors made at least 2-D. */
+inline Tensor vstack(TensorList tensors) {
+  std::vector<Tensor> rows;
+  for (const Tensor& t : tensors) rows.push_back(t.dim() < 2 ? t.reshape({1, -1}) : t);
+  return cat(rows, 0);
+}
+/*! \brief The tensors expanded to their common broadcast shape (views). */
+inline std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  std::vector<int64_t> shape;
+  for (const Tensor& t : tensors) {
+    std::vector<int64_t> s(t.sizes().begin(), t.sizes().end());
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& have = shape[shape.size() - s.size() + i];
+      if (have == 1) {
+        have = s[i];
+      } else if (s[i] != 1 && s[i] != have) {
+        detail::throw_error(SDK_ERROR_VALUE,
+                            detail::concat("broadcast_tensors: shape ", t.sizes(),
+                                           " does not broadcast to ", IntArrayRef(shape)));
+      }
+    }
+  }
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensors) out.push_back(t.expand(shape));
+  return out;
+}
+/*! \brief Coordinate grids of 1-D tensors: indexing "ij" (matrix, the default) or "xy". */
+inline std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing = "ij") {
+  if (indexing != "ij" && indexing != "xy") {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("meshgrid: indexing must be 'ij' or "
+                                                        "'xy', got '",
+                                                        std::string(indexing), "'"));
+  }
+  const size_t n = tensors.size();
+  const bool xy = indexing == "xy" && n >= 2;
+  std::vector<int64_t> shape;
+  for (const Tensor& t : tensors) {
+    if (t.dim() > 1) {
+      detail::throw_error(SDK_ERROR_VALUE, detail::concat("meshgrid: expected 0-d or 1-d "
+                                                          "tensors, got shape ",
+                                                          t.sizes()));
+    }
+    shape.push_back(t.numel());
+  }
+  if (xy) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    size_t at = xy && i < 2 ? 1 - i : i;
+    std::vector<int64_t> view(n, 1);
+    view[at] = shape[at];
+    out.push_back(tensors[i].reshape(view).expand(shape));
+  }
+  return out;
+}
+/*! \brief Negative log likelihood of log-probabilities (N, C) at integer targets (N),
+ *  reduced by Reduction:: (entries equal to ignore_index count for nothing). */
+inline Tensor nll_loss(const Tensor& self, const Tensor& target,
+                       const std::optional<Tensor>& weight = {}, int64_t reduction = 1,
+                       int64_t ignore_index = -100) {
+  if (self.dim() != 2 || target.dim() != 1 || target.size(0) != self.size(0)) {
+    detail::throw_error(SDK_ERROR_VALUE,
+                        detail::concat("nll_loss: expected input (N, C) and target (N), got ",
+                                       self.sizes(), " and ", target.sizes()));
+  }
+  Tensor keep = target.ne(ignore_index);
+  Tensor safe = where(keep, target, Scalar(0)).to(kLong);
+  Tensor picked = -self.gather(1, safe.unsqueeze(1)).squeeze(1);
+  Tensor w = (weight && weight->defined()) ? weight->index_select(0, safe) : ones_like(picked);
+  w = w * keep.to(w.scalar_type());
+  Tensor losses = picked * w;
+  if (reduction == 0) return losses;
+  if (reduction == 2) return losses.sum();
+  return losses.sum() / w.sum();
+}
+/*! \brief nll_loss of log_softmax(self, 1): the classification loss of logits (N, C). */
+inline Tensor cross_entropy_loss(const Tensor& self, const Tensor& target,
+                                 const std::optional<Tensor>& weight = {}, int64_t reduction = 1,
+                                 int64_t ignore_index = -100) {
+  return nll_loss(self.log_softmax(1), target, weight, reduction, ignore_index);
+}
+/*! \brief Normalize (N, C, *) input over groups of C / num_groups channels, then scale and
+ *  shift per channel. */
+inline Tensor group_norm(const Tensor& input, int64_t num_groups,
+                         const std::optional<Tensor>& weight = {},
+                         const std::optional<Tensor>& bias = {}, double eps = 1e-05,
+                         bool /*cudnn_enabled*/ = true) {
+  if (input.dim() < 2 || num_groups < 1 || input.size(1) % num_groups != 0) {
+    detail::throw_error(
+        SDK_ERROR_VALUE,
+        detail::concat("group_norm: ", input.size(1), " channels do not split into ", num_groups,
+                       " groups (input shape ", input.sizes(), ")"));
+  }
+  const int64_t n = input.size(0);
+  Tensor g = input.reshape({n, num_groups, -1});
+  Tensor mean = g.mean({2}, true);
+  Tensor var = g.var({2}, /*unbiased=*/false, /*keepdim=*/true);
+  Tensor out = ((g - mean) * (var + eps).rsqrt()).view(input.sizes());
+  std::vector<int64_t> shape(static_cast<size_t>(input.dim()), 1);
+  shape[1] = input.size(1);
+  if (weight && weight->defined()) out = out * weight->view(shape);
+  if (bias && bias->defined()) out = out + bias->view(shape);
+  return out;
+}
 }  // namespace sdk
 
 #endif  // SDK_MATH_H_

@@ -277,6 +277,43 @@ class Tensor {
   Tensor expand(IntArrayRef sizes, bool implicit = false) const;
   Tensor expand_as(const Tensor& other) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  /*! \brief Dim `source` moved to position `destination`, the others in order. */
+  Tensor movedim(int64_t source, int64_t destination) const {
+    const int64_t n = dim();
+    const int64_t src = source < 0 ? source + n : source;
+    const int64_t dst = destination < 0 ? destination + n : destination;
+    if (src < 0 || src >= n || dst < 0 || dst >= n) {
+      detail::throw_error(SDK_ERROR_INDEX,
+                          detail::concat("movedim: dims ", source, ", ", destination,
+                                         " out of range for a ", n, "-d tensor"));
+    }
+    std::vector<int64_t> order;
+    for (int64_t d = 0; d < n; ++d) {
+      if (d != src) order.push_back(d);
+    }
+    order.insert(order.begin() + dst, src);
+    return permute(order);
+  }
+  Tensor moveaxis(int64_t source, int64_t destination) const {
+    return movedim(source, destination);
+  }
+  Tensor swapaxes(int64_t dim0, int64_t dim1) const { return transpose(dim0, dim1); }
+  Tensor swapdims(int64_t dim0, int64_t dim1) const { return transpose(dim0, dim1); }
+  /*! \brief The last two dims transposed (a batch of matrices). */
+  Tensor mT() const { return transpose(-2, -1); }
+  /*! \brief Dim `dim` split into `sizes` (one may be -1). */
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const {
+    const int64_t d = dim < 0 ? dim + this->dim() : dim;
+    std::vector<int64_t> shape(this->sizes().begin(), this->sizes().end());
+    if (d < 0 || d >= this->dim()) {
+      detail::throw_error(
+          SDK_ERROR_INDEX,
+          detail::concat("unflatten: dim ", dim, " out of range for shape ", this->sizes()));
+    }
+    shape.erase(shape.begin() + d);
+    shape.insert(shape.begin() + d, sizes.begin(), sizes.end());
+    return view(shape);
+  }
 
   // ---- elementwise (generated from the op tables, see op_table.h) ----------------------
 #define SDK_DETAIL_DECLARE_UNARY(NAME, name, code) \
@@ -328,6 +365,16 @@ class Tensor {
   /*! \brief to(dtype) (torch's older spelling). */
   Tensor toType(ScalarType t) const { return to(t); }
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  /*! \brief Same shape and the same values (NaN differs from NaN, as torch). */
+  bool equal(const Tensor& other) const;
+  /*! \brief Dense and without overlap: a permutation of a contiguous layout. */
+  bool is_non_overlapping_and_dense() const;
+  /*! \brief The layout clone() would give: Contiguous (sdk has no channels-last format). */
+  MemoryFormat suggest_memory_format() const { return MemoryFormat::Contiguous; }
+  /*! \brief Host memory is never page-locked here; pin_memory() returns the tensor itself. */
+  bool is_pinned() const { return false; }
+  Tensor pin_memory() const { return *this; }
+  Tensor bfloat16() const { return to(ScalarType::BFloat16); }
   /*! \brief New tensors with this tensor's dtype and device unless `options` say otherwise. */
   Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
   Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;

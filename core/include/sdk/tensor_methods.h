@@ -3,6 +3,8 @@
 #ifndef SDK_TENSOR_METHODS_H_
 #define SDK_TENSOR_METHODS_H_
 
+#include <algorithm>
+
 #include "sdk/elementwise.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
@@ -504,6 +506,24 @@ inline Tensor Tensor::repeat(IntArrayRef repeats) const {
     out.push_back(repeats[i] * s);
   }
   return reshape(shape).expand(expanded).contiguous().view(out);
+}
+
+inline bool Tensor::equal(const Tensor& other) const {
+  return sizes() == other.sizes() && eq(other).all().item<bool>();
+}
+inline bool Tensor::is_non_overlapping_and_dense() const {
+  std::vector<int64_t> order(static_cast<size_t>(dim()));
+  for (int64_t d = 0; d < dim(); ++d) order[static_cast<size_t>(d)] = d;
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return stride(a) < stride(b) || (stride(a) == stride(b) && size(a) < size(b));
+  });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (size(d) == 1) continue;
+    if (stride(d) != expected) return false;
+    expected *= size(d);
+  }
+  return true;
 }
 
 }  // namespace sdk
