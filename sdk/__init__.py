@@ -194,6 +194,7 @@ from sdk._ops_math import (
     where,
     xlogy,
 )
+from sdk._ops_random import bernoulli, multinomial, normal
 from sdk._ops_reduce import (
     all,
     amax,
@@ -446,6 +447,9 @@ __all__ = [
     "randn",
     "randn_like",
     "randperm",
+    "bernoulli",
+    "multinomial",
+    "normal",
     "zeros",
     "zeros_like",
     "abs",

@@ -18,6 +18,7 @@ from sdk import (
     _ops_elementwise,
     _ops_layout,
     _ops_math,
+    _ops_random,
     _ops_reduce,
     _ops_scatter,
     _ops_shape,
@@ -329,6 +330,7 @@ _METHODS = {
         "fmod_", "hypot_", "copysign_", "xlogy_", "true_divide_",
     )},
     **_ops_elementwise.METHODS,
+    **_ops_random.METHODS,
     **{n + "_": f for n, f in _M.INPLACE_UNARY.items()},
     **{n: getattr(_R, n) for n in (
         "sum", "mean", "prod", "amax", "amin", "all", "any", "max", "min", "argmax",

@@ -354,11 +354,15 @@ inline const Tensor& Tensor::clamp_(const std::optional<Tensor>& min,
 }
 inline Tensor Tensor::clamp_min(const Tensor& min) const { return sdk::clamp_min(*this, min); }
 inline Tensor Tensor::clamp_max(const Tensor& max) const { return sdk::clamp_max(*this, max); }
+// The bounds go straight to the C ABI: an empty std::optional<Scalar> built here trips gcc's
+// -Wmaybe-uninitialized at -O1 with the sanitizers (a false positive; users build -Werror).
 inline const Tensor& Tensor::clamp_min_(const Scalar& min) const {
-  return clamp_(min, std::optional<Scalar>());
+  return detail::finish_inplace(
+      *this, sdk_clamp(get(), min.raw(), Scalar::none().raw(), get(), nullptr), "clamp_min_");
 }
 inline const Tensor& Tensor::clamp_max_(const Scalar& max) const {
-  return clamp_(std::optional<Scalar>(), max);
+  return detail::finish_inplace(
+      *this, sdk_clamp(get(), Scalar::none().raw(), max.raw(), get(), nullptr), "clamp_max_");
 }
 inline const Tensor& Tensor::clamp_min_(const Tensor& min) const {
   return clamp_(min, std::optional<Tensor>());

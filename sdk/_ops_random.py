@@ -1,0 +1,137 @@
+"""Sampling functions with torch's names and arguments: bernoulli, normal, multinomial.
+
+They draw from sdk's generators (the default one, or `generator=`), so manual_seed makes
+them reproducible like rand/randn.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sdk import _C
+from sdk._dtype import float64
+from sdk._ops_common import TensorBase, tensor_arg
+
+Tensor = Any
+
+
+def _check_generator(generator: Any, op: str) -> None:
+    if generator is not None and not isinstance(generator, _C.Generator):
+        raise TypeError(
+            f"{op}(): argument 'generator' must be Generator, not {type(generator).__name__}"
+        )
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """0/1 samples, 1 with probability `input` (or the float `p`), in input's dtype."""
+    tensor_arg(input, "bernoulli", "input")
+    _check_generator(generator, "bernoulli")
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"bernoulli(): expected a floating point input, got {input.dtype}")
+    prob = input if p is None else p
+    if isinstance(prob, TensorBase):
+        bad = ((prob < 0) | (prob > 1) | prob.isnan()).any().item()
+    elif isinstance(prob, (int, float)) and not isinstance(prob, bool):
+        bad = not 0 <= prob <= 1
+    else:
+        raise TypeError(f"bernoulli(): argument 'p' must be a float, not {type(p).__name__}")
+    if bad:
+        raise _C.InvalidArgumentError("bernoulli(): probabilities must be in [0, 1]")
+    u = _C.uniform_(_C.empty(tuple(input.shape), input.dtype), 0.0, 1.0, generator)
+    return (u < prob).to(input.dtype)
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill self with 0/1 samples, 1 with probability p (a float or a tensor)."""
+    tensor_arg(self, "bernoulli_", "self")
+    return _C.copy_(self, bernoulli(self, p if p is not None else 0.5, generator=generator))
+
+
+# Tensor methods (torch's): x.bernoulli(), x.bernoulli_(p), x.multinomial(n).
+METHODS: dict[str, Any] = {}
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None) -> Tensor:  # fmt: skip
+    """Normal samples: mean and std tensors (broadcast) or numbers; with numbers for both,
+    `size` gives the shape."""
+    from sdk._ops_creation import randn
+
+    _check_generator(generator, "normal")
+    t_mean, t_std = isinstance(mean, TensorBase), isinstance(std, TensorBase)
+    for name, v, is_t in (("mean", mean, t_mean), ("std", std, t_std)):
+        if not is_t and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError(f"normal(): argument '{name}' must be Tensor or float, not "
+                            f"{type(v).__name__}")  # fmt: skip
+    if t_std:
+        if (std < 0).any().item():
+            raise _C.InvalidArgumentError("normal(): std must be >= 0")
+    elif std < 0 or math.isnan(std):
+        raise _C.InvalidArgumentError(f"normal(): std must be >= 0, got {std}")
+    if not t_mean and not t_std:
+        if size is None:
+            raise TypeError("normal(): give mean or std as a tensor, or a size")
+        return randn(*(size if isinstance(size, (tuple, list)) else (size,)), generator=generator,
+                     dtype=dtype) * std + mean  # fmt: skip
+    if size is not None:
+        raise TypeError("normal(): size is only taken with a number mean and std")
+    ref = mean if t_mean else std
+    if not ref.dtype.is_floating_point:
+        raise TypeError(f"normal(): expected floating point tensors, got {ref.dtype}")
+    shape = tuple((mean * 0 + std * 0).shape) if t_mean and t_std else tuple(ref.shape)
+    z = _C.normal_(_C.empty(shape, ref.dtype), 0.0, 1.0, generator)
+    return z * std + mean
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Any = None) -> Tensor:  # fmt: skip
+    """Indices drawn from the categories weighted by each row of `input` (1-D or 2-D,
+    non-negative, finite, a positive sum): int64 of shape (num_samples,) or (rows, num_samples).
+    Without replacement a category is drawn at most once (needs num_samples <= the number of
+    non-zero weights)."""
+    import numpy as np
+
+    tensor_arg(input, "multinomial", "input")
+    _check_generator(generator, "multinomial")
+    if input.ndim not in (1, 2):
+        raise _C.InvalidArgumentError(
+            f"multinomial(): expected a 1-D or 2-D input, got shape {list(input.shape)}"
+        )
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int):
+        raise TypeError(f"multinomial(): argument 'num_samples' must be int, not "
+                        f"{type(num_samples).__name__}")  # fmt: skip
+    if num_samples <= 0:
+        raise _C.InvalidArgumentError("multinomial(): num_samples must be positive")
+    w = np.atleast_2d(np.asarray(input.detach().cpu().numpy(), dtype=np.float64))
+    if w.shape[1] == 0 or not np.isfinite(w).all() or (w < 0).any():
+        raise _C.InvalidArgumentError(
+            "multinomial(): weights must be finite and non-negative, with at least one category"
+        )
+    if (w.sum(1) <= 0).any():
+        raise _C.InvalidArgumentError("multinomial(): every row must have a positive sum")
+    if not replacement and num_samples > int((w > 0).sum(1).min()):
+        raise _C.InvalidArgumentError(
+            "multinomial(): cannot draw more samples than non-zero weights without replacement"
+        )
+    from sdk._ops_creation import rand
+
+    rows = w.shape[0]
+    cols = num_samples if replacement else w.shape[1]
+    u = rand(rows, cols, generator=generator, dtype=float64).numpy()
+    if replacement:  # inverse of each row's cumulative distribution
+        cdf = np.cumsum(w, axis=1)
+        cdf /= cdf[:, -1:]
+        out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
+        out = np.minimum(out, w.shape[1] - 1)
+    else:  # the num_samples largest keys log(u) / w (weighted sampling without replacement)
+        with np.errstate(divide="ignore"):
+            keys = np.log(np.maximum(u, np.finfo(np.float64).tiny)) / w
+        out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    from sdk._interop import from_numpy
+
+    result = from_numpy(np.ascontiguousarray(out, dtype=np.int64))
+    return result if input.ndim == 2 else result[0]
+
+
+METHODS.update(bernoulli=bernoulli, bernoulli_=bernoulli_, multinomial=multinomial)
