@@ -84,3 +84,24 @@ def test_sdk_wheel_is_manylinux_and_builds_lltm_when_installed(tmp_path):
     proc = run([sys.executable, "check.py", "--variant", "cpp", "ctypes"],
                cwd=lltm, env=env, timeout=900)  # fmt: skip
     assert "FAIL" not in proc.stdout, proc.stdout
+
+
+def test_sdk_cibuildwheel_configuration():
+    """pyproject.toml's cibuildwheel section: every CPython 3.9-3.13 manylinux build, and the
+    CUDA runtime kept out of repaired wheels as cpp_extension's own repair does."""
+    import tomllib
+
+    from cpp_extension import _wheel
+
+    cibw = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["cibuildwheel"]
+    for lib in (n for n in _wheel.SDK_LIBRARIES if n.startswith("libcudart")):
+        assert f"--exclude {lib}" in cibw["repair-wheel-command"], lib
+    assert "musllinux" in cibw["skip"] and cibw["environment"]["SDK_WITH_CUDA"] == "0"
+    pytest.importorskip("cibuildwheel")
+    proc = subprocess.run(
+        [sys.executable, "-m", "cibuildwheel", "--print-build-identifiers", "--platform", "linux",
+         str(ROOT)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [f"cp3{m}-manylinux_x86_64" for m in range(9, 14)]
