@@ -194,7 +194,7 @@ from sdk._ops_math import (
     where,
     xlogy,
 )
-from sdk._ops_random import bernoulli, multinomial, normal
+from sdk._ops_random import bernoulli, get_rng_state, multinomial, normal, set_rng_state
 from sdk._ops_reduce import (
     all,
     amax,
@@ -450,6 +450,8 @@ __all__ = [
     "bernoulli",
     "multinomial",
     "normal",
+    "get_rng_state",
+    "set_rng_state",
     "zeros",
     "zeros_like",
     "abs",

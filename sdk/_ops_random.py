@@ -23,6 +23,17 @@ def _check_generator(generator: Any, op: str) -> None:
         )
 
 
+def get_rng_state() -> Tensor:
+    """The default generator's state as a uint8 tensor (for set_rng_state)."""
+    return _C.get_rng_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator's state from get_rng_state(): the draws that followed
+    it come again. A tensor that is not such a state raises (the generator is unchanged)."""
+    _C.set_rng_state(new_state)
+
+
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     """0/1 samples, 1 with probability `input` (or the float `p`), in input's dtype."""
     tensor_arg(input, "bernoulli", "input")

@@ -1,5 +1,6 @@
 // core/src/random.cpp: seedable generators (xoshiro256**) and uniform_/normal_/randint_ fills.
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 #include "cuda/glue/cuda_glue.h"
@@ -103,6 +104,51 @@ SDK_API void sdk_manual_seed(sdk_generator* gen, uint64_t seed_value) {
   sdk_generator& g = gen ? *gen : default_generator();
   std::lock_guard<std::mutex> lock(g.mu);
   seed(g, seed_value);
+}
+
+// The saved state: "sRNG", format 1, has_spare, two zero bytes, the four xoshiro words,
+// the spare normal value (host byte order).
+SDK_API sdk_status sdk_generator_get_state(sdk_generator* gen, void* state, int64_t size) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(state, "sdk_generator_get_state", "state");
+  SDK_VALUE_CHECK(size >= SDK_GENERATOR_STATE_SIZE, "sdk_generator_get_state: the buffer holds ",
+                  size, " bytes, the state needs ", SDK_GENERATOR_STATE_SIZE);
+  sdk_generator& g = gen ? *gen : default_generator();
+  unsigned char out[SDK_GENERATOR_STATE_SIZE] = {'s', 'R', 'N', 'G', 1};
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    out[5] = g.has_spare ? 1 : 0;
+    std::memcpy(out + 8, g.s, sizeof g.s);
+    std::memcpy(out + 40, &g.spare, sizeof g.spare);
+  }
+  std::memcpy(state, out, sizeof out);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_generator_set_state(sdk_generator* gen, const void* state, int64_t size) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_generator_set_state";
+  check_not_null(state, op, "state");
+  SDK_VALUE_CHECK(size == SDK_GENERATOR_STATE_SIZE, op, ": a generator state has ",
+                  SDK_GENERATOR_STATE_SIZE, " bytes, got ", size);
+  unsigned char in[SDK_GENERATOR_STATE_SIZE];
+  std::memcpy(in, state, sizeof in);
+  SDK_VALUE_CHECK(
+      std::memcmp(in, "sRNG", 4) == 0 && in[4] == 1 && in[5] <= 1 && in[6] == 0 && in[7] == 0, op,
+      ": not a generator state (from sdk_generator_get_state, format 1)");
+  uint64_t words[4];
+  double spare;
+  std::memcpy(words, in + 8, sizeof words);
+  std::memcpy(&spare, in + 40, sizeof spare);
+  SDK_VALUE_CHECK((words[0] | words[1] | words[2] | words[3]) != 0, op,
+                  ": an all-zero state never changes; not a generator state");
+  SDK_VALUE_CHECK(in[5] == 0 || std::isfinite(spare), op, ": the saved normal value is ", spare);
+  sdk_generator& g = gen ? *gen : default_generator();
+  std::lock_guard<std::mutex> lock(g.mu);
+  std::memcpy(g.s, words, sizeof words);
+  g.has_spare = in[5] == 1;
+  g.spare = in[5] == 1 ? spare : 0.0;
+  SDK_SAFE_CALL_END;
 }
 
 SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_generator* gen) {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <random>
 
-#include "common.h"
+#include "ops_util.h"
 
 using namespace sdkpy;
 
@@ -461,7 +461,50 @@ PyObject* gen_seed(PyObject* self, PyObject*) {
   return PyLong_FromUnsignedLongLong(g->seed);
 }
 
+// The state as a new 1-D uint8 tensor of SDK_GENERATOR_STATE_SIZE bytes (torch's ByteTensor).
+PyObject* state_of(sdk_generator* gen) {
+  int64_t n = SDK_GENERATOR_STATE_SIZE;
+  sdk_tensor* t = nullptr;
+  if (sdk_empty(1, &n, SDK_UINT8, sdk_device{SDK_CPU, 0}, &t) != SDK_OK ||
+      sdk_generator_get_state(gen, sdk_tensor_data_ptr(t), n) != SDK_OK) {
+    sdk_tensor_release(t);
+    return raise_last_error();
+  }
+  return wrap(t);
+}
+
+// Restore from a uint8 tensor that state_of made.
+PyObject* set_state_from(sdk_generator* gen, PyObject* arg, const char* op) {
+  sdk_tensor* t;
+  if (!tensor_arg(arg, op, "new_state", &t)) return nullptr;
+  if (sdk_tensor_dtype(t) != SDK_UINT8 || sdk_tensor_ndim(t) != 1 ||
+      sdk_tensor_device(t).type != SDK_CPU || !sdk_tensor_is_contiguous(t)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): new_state must be a contiguous 1-D uint8 CPU tensor (from get_state())",
+                 op);
+    return nullptr;
+  }
+  if (sdk_generator_set_state(gen, sdk_tensor_data_ptr(t), sdk_tensor_numel(t)) != SDK_OK) {
+    return raise_last_error();
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject* gen_get_state(PyObject* self, PyObject*) {
+  return state_of(reinterpret_cast<GeneratorObject*>(self)->gen);
+}
+PyObject* gen_set_state(PyObject* self, PyObject* arg) {
+  PyObject* r = set_state_from(reinterpret_cast<GeneratorObject*>(self)->gen, arg, "set_state");
+  if (!r) return nullptr;
+  Py_DECREF(r);
+  Py_INCREF(self);
+  return self;
+}
+
 PyMethodDef gen_methods[] = {
+    {"get_state", gen_get_state, METH_NOARGS, "The state as a uint8 tensor."},
+    {"set_state", gen_set_state, METH_O,
+     "Restore a state from get_state(); returns the generator."},
     {"manual_seed", gen_manual_seed, METH_O, "Reseed; returns the generator."},
     {"initial_seed", gen_initial_seed, METH_NOARGS, "The seed last set."},
     {"seed", gen_seed, METH_NOARGS, "Reseed from a nondeterministic source; returns the seed."},
@@ -470,6 +513,18 @@ PyMethodDef gen_methods[] = {
 }  // namespace
 
 PyTypeObject GeneratorType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+namespace {
+PyObject* m_get_rng_state(PyObject*, PyObject*) { return state_of(nullptr); }
+PyObject* m_set_rng_state(PyObject*, PyObject* arg) {
+  return set_state_from(nullptr, arg, "set_rng_state");
+}
+}  // namespace
+
+PyMethodDef sdkpy::rng_state_methods[] = {
+    {"get_rng_state", m_get_rng_state, METH_NOARGS, "The default generator's state (uint8)."},
+    {"set_rng_state", m_set_rng_state, METH_O, "Restore the default generator's state."},
+    {nullptr, nullptr, 0, nullptr}};
 
 namespace sdkpy {
 

@@ -584,9 +584,10 @@ PyMODINIT_FUNC PyInit__C(void) {
       add_methods(m, ops_methods) < 0 || add_methods(m, ops_more_methods) < 0 ||
       add_methods(m, ops_struct_methods) < 0 || add_methods(m, ops_nn_methods) < 0 ||
       add_methods(m, ops_elementwise_methods) < 0 || add_methods(m, cuda_methods) < 0 ||
-      add_methods(m, interop_methods) < 0 || add_methods(m, op_registry_methods) < 0 ||
-      add_methods(m, autograd_methods) < 0 || autograd_ready(m) < 0 || op_registry_ready(m) < 0 ||
-      tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
+      add_methods(m, rng_state_methods) < 0 || add_methods(m, interop_methods) < 0 ||
+      add_methods(m, op_registry_methods) < 0 || add_methods(m, autograd_methods) < 0 ||
+      autograd_ready(m) < 0 || op_registry_ready(m) < 0 || tensor_type_ready(m) < 0 ||
+      generator_type_ready(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

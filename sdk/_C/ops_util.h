@@ -38,5 +38,6 @@ extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef ops_elementwise_methods[];
 extern PyMethodDef ops_struct_methods[];
 extern PyMethodDef cuda_methods[];
+extern PyMethodDef rng_state_methods[];
 
 }  // namespace sdkpy

@@ -113,3 +113,42 @@ def test_multinomial_refuses_bad_types_and_shapes():
         sdk.multinomial(sdk.ones(2, 2, 2), 1)
     with pytest.raises(TypeError, match="argument 'num_samples' must be int"):
         sdk.multinomial(sdk.ones(3), 1.5)
+
+
+def test_rng_state_round_trips_for_the_default_and_a_generator():
+    sdk.manual_seed(21)
+    sdk.randn(3)  # an odd count: a Box-Muller spare is part of the state
+    state = sdk.get_rng_state()
+    assert state.dtype == sdk.uint8 and state.shape == (48,)
+    first = (sdk.randn(5).tolist(), sdk.rand(4).tolist(), sdk.randint(0, 100, (6,)).tolist())
+    sdk.set_rng_state(state)
+    again = (sdk.randn(5).tolist(), sdk.rand(4).tolist(), sdk.randint(0, 100, (6,)).tolist())
+    assert first == again
+    g = sdk.Generator().manual_seed(5)
+    saved = g.get_state()
+    a = sdk.randn(7, generator=g).tolist()
+    assert g.set_state(saved) is g
+    assert sdk.randn(7, generator=g).tolist() == a
+    other = sdk.Generator().set_state(saved)  # a state moves between generators
+    assert sdk.randn(7, generator=other).tolist() == a
+
+
+def test_set_rng_state_refuses_what_is_not_a_state():
+    good = sdk.get_rng_state()
+    before = sdk.get_rng_state()
+    bad_magic = good.clone()
+    bad_magic[0] = 0
+    zero_words = good.clone()
+    zero_words[8:40] = 0
+    for state, match in (
+        (bad_magic, "not a generator state"),
+        (zero_words, "all-zero state"),
+        (good[:40].contiguous(), "48 bytes, got 40"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            sdk.set_rng_state(state)
+    with pytest.raises(TypeError, match="1-D uint8"):
+        sdk.set_rng_state(good.to(sdk.int64))
+    with pytest.raises(TypeError, match="must be Tensor"):
+        sdk.set_rng_state(bytes(48))
+    assert sdk.get_rng_state().tolist() == before.tolist()  # refused: nothing changed

@@ -293,6 +293,15 @@ SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_gene
 SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std, sdk_generator* gen);
 /*! \brief Fill `t` in place with integers uniform in [low, high). */
 SDK_API sdk_status sdk_randint_(sdk_tensor* t, int64_t low, int64_t high, sdk_generator* gen);
+/*! \brief Bytes of a generator's saved state (ABI 1.3). */
+#define SDK_GENERATOR_STATE_SIZE 48
+/*! \brief Copy the state of `gen` (NULL: the default generator) into `state`, which holds
+ *  `size` >= SDK_GENERATOR_STATE_SIZE bytes (ABI 1.3). */
+SDK_API sdk_status sdk_generator_get_state(sdk_generator* gen, void* state, int64_t size);
+/*! \brief Restore a state written by sdk_generator_get_state: the next draws repeat those
+ *  that followed it. Another size, format or an impossible state is SDK_ERROR_VALUE and
+ *  leaves the generator as it was (ABI 1.3). */
+SDK_API sdk_status sdk_generator_set_state(sdk_generator* gen, const void* state, int64_t size);
 
 /* ========================================================================= */
 /* Views: results share storage with their input                             */
