@@ -24,6 +24,8 @@ namespace Reduction {
 enum Reduction { None, Mean, Sum, END };
 }  // namespace Reduction
 
+inline Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value);
+
 namespace detail {
 
 inline const sdk_tensor* opt_handle(const std::optional<Tensor>& t) {
@@ -94,19 +96,9 @@ inline Tensor convolution_padded(const char* op, size_t n, const Tensor& input,
     symmetric = symmetric && total % 2 == 0;
   }
   if (symmetric) return convolution(op, n, input, weight, bias, stride, half, dilation, groups);
-  const Tensor& x = input;  // asymmetric: pad with zeros explicitly, then no padding
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
-  const size_t nd = shape.size();
-  for (size_t i = 0; i < n; ++i)
-    shape[nd - n + i] += pad[2 * (n - 1 - i)] + pad[2 * (n - 1 - i) + 1];
-  Tensor out = zeros(shape, input.options());
-  Tensor dst = out;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t dim = static_cast<int64_t>(nd - n + i);
-    dst = dst.narrow(dim, pad[2 * (n - 1 - i)], x.size(dim));
-  }
-  dst.copy_(x);
-  return convolution(op, n, out, weight, bias, stride, 0, dilation, groups);
+  // an odd total: pad explicitly (more at the end), then convolve without padding
+  return convolution(op, n, constant_pad_nd(input, pad, 0), weight, bias, stride, 0, dilation,
+                     groups);
 }
 
 }  // namespace detail

@@ -9,34 +9,9 @@
 #include <tuple>
 #include <vector>
 
+#include "expect.h"
+
 namespace {
-
-int g_failures = 0;
-int g_checks = 0;
-
-void report(bool ok, const char* what, const char* file, int line) {
-  ++g_checks;
-  if (!ok) {
-    ++g_failures;
-    std::printf("FAIL %s:%d: %s\n", file, line, what);
-  }
-}
-
-#define EXPECT(...) report((__VA_ARGS__), #__VA_ARGS__, __FILE__, __LINE__)
-#define EXPECT_ERROR(KIND, NEEDLE, ...)                                           \
-  do {                                                                            \
-    bool thrown_ = false;                                                         \
-    try {                                                                         \
-      __VA_ARGS__;                                                                \
-    } catch (const sdk::Error& e) {                                               \
-      thrown_ = true;                                                             \
-      report(e.kind() == (KIND), #__VA_ARGS__ " error kind", __FILE__, __LINE__); \
-      bool has_ = std::strstr(e.what(), NEEDLE) != nullptr;                       \
-      if (!has_) std::printf("  message was: %s\n", e.what());                    \
-      report(has_, #__VA_ARGS__ " message contains " NEEDLE, __FILE__, __LINE__); \
-    }                                                                             \
-    report(thrown_, #__VA_ARGS__ " throws sdk::Error", __FILE__, __LINE__);       \
-  } while (0)
 
 // The elements of t, row-major, as doubles.
 std::vector<double> values(const sdk::Tensor& t) {
