@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import shutil
-import subprocess
 import sys
 import sysconfig
 import threading
@@ -60,7 +58,7 @@ def export_only(build_dir: Path, *patterns: str) -> str:
     (cuBLAS brings libstdc++.so.6), and the two copies' locale tables mix: a crash at the
     first error message."""
     script = build_dir / "exports.map"
-    _write_if_changed(
+    _tooling("_ninja").write_if_changed(
         script, "{\n  global: " + " ".join(f"{p};" for p in patterns) + "\n  local: *;\n};\n"
     )
     return f"-Wl,--version-script={script}"
@@ -80,23 +78,6 @@ def _blas_build_path() -> list[str]:
 CORE_CXXFLAGS += _blas_build_path()
 
 
-def _ninja_exe() -> str:
-    try:
-        import ninja  # the PyPI package: "ninja not found" never happens
-
-        return os.path.join(ninja.BIN_DIR, "ninja")
-    except ImportError:
-        found = shutil.which("ninja")
-        if not found:
-            raise RuntimeError("ninja is required to build the core: pip install ninja") from None
-        return found
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-
-
 # A sanitized debug build (tests/sanitizers): stop at the first report, keep frames for
 # readable stacks, and turn on libstdc++'s bounds checks in the containers the core uses.
 # -O0: the dtype-templated kernels build ~3x faster instrumented than at -O1, and nothing
@@ -112,8 +93,6 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     ``-fsanitize=`` checks; give it its own build_dir and out_lib (never sdk/lib), since
     the result needs the sanitizer runtimes preloaded to run.
     """
-    build_dir.mkdir(parents=True, exist_ok=True)
-    cxx = os.environ.get("CXX", "c++")
     # core/src/cuda/ holds the CUDA backend, a separate library (see build_cuda_backend).
     sources = sorted(
         p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
@@ -128,13 +107,8 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     if sanitize:
         cflags = [f for f in cflags if f != "-O3"] + SANITIZE_CXXFLAGS + [f"-fsanitize={sanitize}"]
         ldflags.append(f"-fsanitize={sanitize}")
-    objects = [
-        (build_dir / (src.relative_to(CORE_SRC).as_posix().replace("/", "_") + ".o"), src)
-        for src in sources
-    ]
     out_lib.parent.mkdir(parents=True, exist_ok=True)
-    write_cxx_ninja(build_dir, cxx, cflags, ldflags, objects, out_lib)
-    _run_ninja(build_dir, verbose)
+    build_library(build_dir, out_lib, sources, {"cxx": cflags, "ld": ldflags}, verbose=verbose)
 
 
 def _tooling(module: str):
@@ -142,10 +116,13 @@ def _tooling(module: str):
     cannot be imported before sdk is built."""
     import importlib.util
 
+    toolchain = ["_errors", "_trust", "_toolchain"]
     deps = {
         "_cuda": ["_errors", "_cuda"],
-        "_runtime": ["_errors", "_trust", "_toolchain", "_runtime"],
-        "_toolchain": ["_errors", "_trust", "_toolchain"],
+        "_runtime": [*toolchain, "_runtime"],
+        "_toolchain": toolchain,
+        "_ninja": [*toolchain, "_lock", "_ninja"],
+        "_plan": [*toolchain, "_lock", "_ninja", "_cuda", "_plan"],
     }[module]
     for name in (f"cpp_extension.{d}" for d in deps):
         if name in sys.modules:
@@ -175,13 +152,14 @@ def cuda_toolkit():
 
 def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = False) -> None:
     """Compile core/src/cuda/backend (host .cpp with c++, kernels with nvcc) into out_lib."""
-    cuda = _tooling("_cuda")
-    build_dir.mkdir(parents=True, exist_ok=True)
-    cxx = os.environ.get("CXX", "c++")
-    incs = [f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"]
-    cxxflags = ["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", *incs]
-    nvflags = cuda.nvcc_flags(
-        ["-Xcompiler", "-fvisibility=hidden", f"-I{CORE_INCLUDE}"], nvcc=toolkit.nvcc
+    plan = _tooling("_plan")
+    flags = plan.compile_flags(
+        cxx=["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall"],
+        c=[],
+        common=[f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"],
+        user_nvcc=["-Xcompiler", "-fvisibility=hidden"],
+        with_cuda=True,
+        nvcc=toolkit.nvcc,
     )
     libdir = toolkit.library_dir
     # cudart: the build's toolkit, else the NVIDIA runtime wheels beside an installed sdk
@@ -194,40 +172,10 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
     ldflags = ["-shared", "-pthread", "-ldl", f"-L{libdir}", "-lcudart"]
     ldflags.append(export_only(build_dir, "sdk_cuda_backend_init"))
     ldflags += ["-Wl,--no-undefined", "-Wl,-soname," + CUDA_LIB_NAME]
-    ldflags += [f"-Wl,-rpath,{r}" for r in rpaths]
-    q = " ".join
-    lines = [
-        "ninja_required_version = 1.3",
-        f"cxx = {cxx}",
-        f"nvcc = {shlex.quote(toolkit.nvcc)}",
-        f"cxxflags = {q(shlex.quote(f) for f in cxxflags)}",
-        f"nvflags = {q(shlex.quote(f) for f in nvflags)}",
-        f"ldflags = {q(shlex.quote(f).replace('$', '$$') for f in ldflags)}",
-        "rule cxx",
-        "  command = $cxx -MMD -MF $out.d $cxxflags -c $in -o $out",
-        "  depfile = $out.d",
-        "  deps = gcc",
-        "  description = CXX $in",
-        "rule nvcc",
-        "  command = $nvcc --generate-dependencies-with-compile --dependency-output $out.d "
-        "$nvflags -c $in -o $out",
-        "  depfile = $out.d",
-        "  deps = gcc",
-        "  description = NVCC $in",
-        "rule link",
-        "  command = $cxx $in -o $out $ldflags",
-        "  description = LINK $out",
-    ]
-    objects = []
-    for src in sorted(CUDA_BACKEND_SRC.glob("*.cpp")) + sorted(CUDA_BACKEND_SRC.glob("*.cu")):
-        obj = build_dir / (src.name + ".o")
-        objects.append(obj)
-        lines.append(f"build {obj}: {'nvcc' if src.suffix == '.cu' else 'cxx'} {src}")
+    flags["ld"] = ldflags + [f"-Wl,-rpath,{r}" for r in rpaths]
+    sources = sorted(CUDA_BACKEND_SRC.glob("*.cpp")) + sorted(CUDA_BACKEND_SRC.glob("*.cu"))
     linked = build_dir / CUDA_LIB_NAME
-    lines.append(f"build {linked}: link {' '.join(map(str, objects))}")
-    lines.append(f"default {linked}")
-    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
-    _run_ninja(build_dir, verbose)
+    build_library(build_dir, linked, sources, flags, verbose=verbose)
     out_lib.parent.mkdir(parents=True, exist_ok=True)
     if not out_lib.exists() or out_lib.read_bytes() != linked.read_bytes():
         tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
@@ -243,51 +191,40 @@ def build_pybind11_runtime(build_dir: Path, lib_dir: Path) -> None:
         print(f"note: no pybind11_runtime.o, first pybind11 builds are slower: {why_not}")
 
 
-def write_cxx_ninja(
+def build_library(
     build_dir: Path,
-    cxx: str,
-    cflags: list[str],
-    ldflags: list[str],
-    objects: list[tuple[Path, Path]],
     out: Path,
+    sources: list[Path],
+    flags: dict[str, list[str]],
+    *,
+    verbose: bool = False,
     implicit: tuple[Path, ...] = (),
 ) -> None:
-    """build.ninja compiling each (object, source) pair and linking `out` from the objects
-    (rebuilt also when an `implicit` input changes); rewritten only when its text changes."""
-    quote = " ".join
-    lines = [
-        "ninja_required_version = 1.3",
-        f"cxx = {cxx}",
-        f"cflags = {quote(shlex.quote(f) for f in cflags)}",
-        f"ldflags = {quote(shlex.quote(f).replace('$', '$$') for f in ldflags)}",
-        "rule cxx",
-        "  command = $cxx -MMD -MF $out.d $cflags -c $in -o $out",
-        "  depfile = $out.d",
-        "  deps = gcc",
-        "  description = CXX $in",
-        "rule link",
-        "  command = $cxx $in -o $out $ldflags",
-        "  description = LINK $out",
-    ]
-    lines += [f"build {obj}: cxx {src}" for obj, src in objects]
-    extra = f" | {' '.join(map(str, implicit))}" if implicit else ""
-    lines.append(f"build {out}: link {' '.join(str(obj) for obj, _ in objects)}{extra}")
-    lines.append(f"default {out}")
-    _write_if_changed(build_dir / "build.ninja", "\n".join(lines) + "\n")
+    """Compile `sources` and link `out` with ninja in build_dir, incrementally (linked again
+    also when an `implicit` input changes). The same planner as load() and BuildExtension
+    (cpp_extension/_plan.py): one object per source, flags per language ("cxx", "cuda"; the
+    link's "ld"), CXX and NVCC honoured, no compiler launcher. One ninja per build folder at a time
+    (parallel development builds)."""
+    import fcntl
 
-
-def _run_ninja(build_dir: Path, verbose: bool) -> None:
-    cmd = [_ninja_exe(), "-C", str(build_dir)]
-    jobs = os.environ.get("MAX_JOBS")
-    if jobs:
-        cmd += ["-j", jobs]
-    if verbose:
-        cmd.append("-v")
-    import fcntl  # one ninja per build folder at a time (parallel dev builds)
-
+    plan, ninja = _tooling("_plan"), _tooling("_ninja")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    names = [str(p) for p in sources]
+    if not names:
+        raise RuntimeError(f"no sources to build {out.name} from")
+    toolchain = plan.Toolchain(plan.languages(names), launcher=[])
+    graph = toolchain.graph(build_dir, speed=False)
+    target = plan.Target(str(out), names, build_dir, flags, implicit=[str(p) for p in implicit])
+    plan.add_target(graph, target, toolchain.cxx)
+    ninja.write_if_changed(build_dir / "build.ninja", ninja.render(graph))
+    jobs = _tooling("_toolchain").default_jobs()
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(cmd, check=True)
+        code, log = ninja.run(build_dir, jobs, verbose, out.name)
+    (build_dir / "build.log").write_text(log)
+    if code != 0:
+        sys.stderr.write(log)
+        raise RuntimeError(f"building {out.name} failed: the log is above and in {build_dir}")
 
 
 def copy_headers(dest: Path) -> None:

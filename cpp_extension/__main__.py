@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _cache, _toolchain
+from . import _cache, _plan, _toolchain
 from ._errors import BuildError
 
 # Subcommands added by other modules: name -> (help, add_arguments(parser), run(args) -> int).
@@ -21,14 +21,11 @@ def _speedups(launcher: list[str]) -> str:
     """Which of the JIT's build speed-ups apply to a one-source pybind11 build here."""
     from . import _pch
 
-    argv = _toolchain.compiler_command("cxx")
-    idents = _cache.extensions_root() / "toolchains.json"
-    ident = _toolchain.compiler_identity(argv, idents)
+    toolchain = _plan.Toolchain({"cxx"}, identities=_cache.toolchains_file(), launcher=launcher)
+    ident = toolchain.identity()
     off = _pch.off_reason(ident, launcher)
     pch = f"off ({off})" if off else "on"
-    jobs = _toolchain.split_codegen_jobs(
-        argv, idents, launcher, ["-O2"], 1, _toolchain.default_jobs()
-    )
+    jobs = toolchain.split_codegen_jobs(["-O2"], 1, _toolchain.default_jobs())
     split = (
         f"on, {jobs} jobs"
         if jobs
@@ -74,7 +71,7 @@ def _compiler_line(language: str) -> str:
         argv = _toolchain.compiler_command(language)
     except BuildError as e:
         return f"not found ({str(e).splitlines()[-1]})"
-    ident = _toolchain.compiler_identity(argv, _cache.extensions_root() / "toolchains.json")
+    ident = _toolchain.compiler_identity(argv, _cache.toolchains_file())
     first = ident.split(": ", 1)[-1].splitlines()[0] if ": " in ident else ident
     return f"{' '.join(argv)} ({first})"
 

@@ -7,9 +7,11 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import _cache, _lock, _runtime, _toolchain, _trust
+from . import _cache, _lock, _ninja, _plan, _runtime, _toolchain, _trust
 from ._errors import (
     BuildError,
     CacheError,
@@ -20,8 +22,6 @@ from ._errors import (
 )
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_CUDA_SUFFIXES = (".cu", ".cuh")
-_C_SUFFIXES = (".c",)
 
 # name -> (digest, loaded object); name -> number of versions loaded in this process
 _LOADED: dict[str, tuple[str, object]] = {}
@@ -97,7 +97,7 @@ def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
         raise ValueError(f"extension '{name}': no sources given")
     with_cuda = kw.get("with_cuda")
     if with_cuda is None:
-        with_cuda = any(p.endswith(_CUDA_SUFFIXES) for p, _ in texts)
+        with_cuda = any(_plan.language(p) == "cuda" for p, _ in texts)
     return _Request(
         name=name,
         sources=texts,
@@ -116,14 +116,6 @@ def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
         keep_intermediates=bool(kw.get("keep_intermediates", True)),
         write_sources=inline,
     )
-
-
-def _language(path: str) -> str:
-    if path.endswith(_CUDA_SUFFIXES):
-        return "cuda"
-    if path.endswith(_C_SUFFIXES):
-        return "c"
-    return "cxx"
 
 
 def _output_name(req: _Request) -> str:
@@ -157,61 +149,59 @@ def _include_dirs(req: _Request) -> list[str]:
     return dirs
 
 
-def _flags(req: _Request) -> dict[str, list[str]]:
-    """Per-language compile flags and the link flags; user flags come last so they win."""
-    incs = [f"-I{d}" for d in _include_dirs(req)]
-    define = [f"-DSDK_EXTENSION_NAME={req.name}"]
+def _toolchain_for(req: _Request) -> _plan.Toolchain:
+    """The request's compilers, resolved once; identities remembered in the cache."""
+    langs = _plan.languages((p for p, _ in req.sources), with_cuda=req.with_cuda)
+    return _plan.Toolchain(langs, identities=_cache.toolchains_file())
+
+
+def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
+    """Per-language compile flags and the link flags ("ld"); the user's come last."""
+    from . import _cuda
+
+    includes = _include_dirs(req)
+    toolkit = _cuda.find_cuda_toolkit() if req.with_cuda else None
+    if toolkit is not None:
+        includes.append(toolkit.include_dir)
     # pybind11: the flags the installed runtime object was compiled with (see _runtime.py)
     base = _runtime.PYBIND11_BASE_FLAGS if req.bridge == "pybind11" else _toolchain.CXX_FLAGS
-    cxx = [*base, *define, *incs, *req.extra_cflags]
-    user_c = [f for f in req.extra_cflags if not f.startswith("-std=c++")]
-    c = ["-std=c11", "-O2", "-fPIC", *define, *incs, *user_c]
-    cuda: list[str] = []
-    if req.with_cuda:
-        from . import _cuda
-
-        toolkit = _cuda.find_cuda_toolkit()
-        cxx.insert(len(cxx) - len(req.extra_cflags), f"-I{toolkit.include_dir}")
-        # archs (SDK_CUDA_ARCH_LIST, the GPUs, or the portable set), -ccbin, -rdc: _cuda.py
-        cuda = _cuda.nvcc_flags(
-            [*define, *incs, *req.extra_cuda_cflags],
-            nvcc=_toolchain.compiler_command("cuda")[0],
-            rdc=req.dlink,
-        )
+    flags = _plan.compile_flags(
+        cxx=base,
+        c=["-std=c11", "-O2", "-fPIC"],
+        common=[f"-DSDK_EXTENSION_NAME={req.name}", *(f"-I{d}" for d in includes)],
+        user_cxx=req.extra_cflags,
+        user_nvcc=req.extra_cuda_cflags,
+        with_cuda=req.with_cuda,
+        rdc=req.dlink,
+        nvcc=toolchain.nvcc,
+    )
     paths = _toolchain.sdk_paths()
-    ld = [] if req.bridge == "standalone" else ["-shared", _toolchain.HIDE_STATIC_LIBS]
-    if paths.library_exists:
-        ld += [f"-L{paths.library_dir}", "-lsdk_core", f"-Wl,-rpath,{paths.library_dir}"]
-    elif req.bridge != "pybind11":
+    core = [paths.library_dir] if paths.library_exists else []
+    if not core and req.bridge != "pybind11":
         raise BuildError(
             f"extension '{req.name}' needs the sdk core library, which was not found at "
             f"{paths.library_path}; build it first (`python setup.py build_ext --inplace` "
             "in the repository, or install the sdk package)"
         )
-    if req.with_cuda:
-        ld += _cuda.link_flags(toolkit, rdc=req.dlink)
-    ld += req.extra_ldflags
-    return {"cxx": cxx, "c": c, "cuda": cuda, "ld": ld}
+    cuda_ld = _cuda.link_flags(toolkit, rdc=req.dlink) if toolkit is not None else []
+    flags["ld"] = _plan.link_flags(
+        shared=req.bridge != "standalone",
+        library_dirs=core,
+        libraries=["sdk_core"] if core else [],
+        rpaths=core,
+        extra=[*cuda_ld, *req.extra_ldflags],
+    )
+    return flags
 
 
-def _languages(req: _Request) -> set[str]:
-    langs = {_language(p) for p, _ in req.sources} | {"cxx"}  # cxx links
-    if not req.with_cuda:
-        langs.discard("cuda")
-    return langs
-
-
-def _digest(req: _Request, flags: dict[str, list[str]], compilers: dict[str, list[str]]) -> str:
+def _digest(req: _Request, flags: dict[str, list[str]], toolchain: _plan.Toolchain) -> str:
     paths = _toolchain.sdk_paths()
-    idents_file = _cache.extensions_root() / "toolchains.json"
     config = {
         "recipe": _cache.RECIPE_VERSION,
         "name": req.name,
         "bridge": req.bridge,
         "flags": flags,
-        "compilers": {
-            k: _toolchain.compiler_identity(v, idents_file) for k, v in compilers.items()
-        },
+        "compilers": {lang: toolchain.identity(lang) for lang in toolchain.compilers},
         "abi": list(paths.abi),
         "python": sys.version,
     }
@@ -248,9 +238,9 @@ def jit_build(req: _Request):
     """Build (or reuse) and load the extension described by `req`."""
     start = time.monotonic()
     _check_folders(req)  # before anything in the cache is read
-    compilers = {lang: _toolchain.compiler_command(lang) for lang in _languages(req)}
-    flags = _flags(req)
-    digest = _digest(req, flags, compilers)
+    toolchain = _toolchain_for(req)
+    flags = _flags(req, toolchain)
+    digest = _digest(req, flags, toolchain)
     output = req.build_dir / _output_name(req)
     info = {"name": req.name, "build_directory": str(req.build_dir), "hash": digest}
     with _lock.thread_lock(req.build_dir):
@@ -274,7 +264,7 @@ def jit_build(req: _Request):
                         # a damaged binary from unchanged inputs: its intermediates are
                         # suspect too, so build from scratch
                         clean = state == "corrupt"
-                        _build_locked(req, digest, flags, compilers, output, clean=clean)
+                        _build_locked(req, toolchain, flags, digest, output, clean=clean)
                         built = True
                     result = _load_output(req, digest, output)
         except CacheError:
@@ -303,33 +293,23 @@ def _clean_intermediates(build_dir: Path) -> None:
     shutil.rmtree(build_dir / "link", ignore_errors=True)
 
 
-def _object_paths(req: _Request) -> list[tuple[str, str, str]]:
-    """(source path, object path, language) with unique object names."""
-    used: set[str] = set()
-    result = []
-    for path, _ in req.sources:
-        lang = _language(path)
-        if lang == "cuda" and path.endswith(".cuh"):
-            continue
-        stem = os.path.splitext(os.path.basename(path))[0]
-        obj = f"{stem}.cuda.o" if lang == "cuda" else f"{stem}.o"
-        n = 1
-        while obj in used:
-            obj = f"{stem}_{n}.o"
-            n += 1
-        used.add(obj)
-        src = str(req.build_dir / os.path.basename(path)) if req.write_sources else path
-        result.append((src, str(req.build_dir / obj), lang))
-    return result
+@dataclass
+class _Build:
+    """One build.ninja for a request: its graph, its link step, the request's own objects
+    (`link.objects` puts the `shared` ones first), the split code generation's process count
+    (0: none) and the precompiled header's background job to start afterwards."""
+
+    graph: _ninja.BuildPlan
+    link: _ninja.LinkStep
+    objects: list[str]
+    shared: list[str]
+    split: int
+    start_job: Callable[[], object] | None
 
 
-def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = False) -> None:
-    """Compile and link under the exclusive lock; the output appears atomically.
-
-    A build that fails on damaged intermediates (a truncated object file, say, left by a
-    full disk or a killed builder) is retried once from scratch."""
-    from . import _ninja
-
+def _build_locked(req, toolchain, flags, digest, output: Path, clean: bool = False) -> None:
+    """Compile and link under the exclusive lock: plan, run (with retries), publish. The
+    output appears atomically, with the stamp that makes it fresh."""
     start = time.monotonic()
     _lock.reap_stale_builder(req.build_dir)
     if clean:
@@ -337,80 +317,86 @@ def _build_locked(req, digest, flags, compilers, output: Path, clean: bool = Fal
     if req.write_sources:
         for path, text in req.sources:
             _ninja.write_if_changed(req.build_dir / os.path.basename(path), text.decode())
-    launcher = _toolchain.compiler_launcher()
-    idents = _cache.extensions_root() / "toolchains.json"
-    plan_compilers = {
-        lang: argv if lang == "cuda" else [*launcher, *argv, *_toolchain.speed_args(argv, idents)]
-        for lang, argv in compilers.items()
-    }
-    plan = _ninja.BuildPlan(req.build_dir, plan_compilers)
-    objects = []
-    for src, obj, lang in _object_paths(req):
-        plan.compiles.append(_ninja.CompileStep(src, obj, lang, flags[lang]))
-        objects.append(obj)
-    ldflags = flags["ld"]
+    build = _plan_build(req, toolchain, flags, output, allow_split=True)
+    code, log = _run_with_retries(req, build, clean)
+    lto_error = _lto_link_error(log, build.link.output) if code != 0 and build.split else None
+    if lto_error:
+        # this toolchain cannot link split code generation (a linker without gcc's LTO
+        # plugin, say): remember it, and build the usual way, from scratch
+        toolchain.note_lto_failure(lto_error)
+        _clean_intermediates(req.build_dir)
+        build = _plan_build(req, toolchain, flags, output, allow_split=False)
+        code, log = _run_with_retries(req, build, clean=True)
+    if build.start_job is not None:
+        build.start_job()  # what the shared header lacks, now that no compile needs the cores
+    _publish(req, build, code, log, digest, output, time.monotonic() - start)
+
+
+def _plan_build(req, toolchain, flags, output: Path, allow_split: bool) -> _Build:
+    """The ninja graph of the request: its target (see _plan), split code generation when
+    it pays (see _toolchain.split_codegen_jobs) and the shared precompiled header."""
+    from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
+
+    sources = [
+        str(req.build_dir / os.path.basename(p)) if req.write_sources else p for p, _ in req.sources
+    ]
+    linked = req.build_dir / "link" / output.name
+    linked.parent.mkdir(mode=_trust.FOLDER_MODE, exist_ok=True)
+    graph = toolchain.graph(req.build_dir)
+    target = _plan.Target(str(linked), sources, req.build_dir, flags, dlink=req.dlink)
+    link = _plan.add_target(graph, target, toolchain.cxx)
+    objects = list(link.objects)
+    cxx_steps = [s for s in graph.compiles if s.language == "cxx"]
     jobs = _toolchain.default_jobs()
-    cxx_steps = [s for s in plan.compiles if s.language == "cxx"]
-    split = _toolchain.split_codegen_jobs(
-        compilers["cxx"], idents, launcher, flags["cxx"], len(cxx_steps), jobs
-    )
-    if split:  # code generation at the link, in `split` processes (see split_codegen_jobs)
+    split = toolchain.split_codegen_jobs(flags["cxx"], len(cxx_steps), jobs) if allow_split else 0
+    if split:  # code generation at the link, in `split` processes
         for step in cxx_steps:
             step.flags = [*step.flags, "-flto"]
         codegen = [f for f in flags["cxx"] if f.startswith(("-O", "-f", "-m"))]
-        speed = _toolchain.speed_args(compilers["cxx"], idents)
         partitions = _toolchain.lto_partition_args(split)
-        ldflags = [*speed, *codegen, f"-flto={split}", *partitions, *ldflags]
-    from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
-
+        speed = toolchain.speed_args()
+        link.ldflags = [*speed, *codegen, f"-flto={split}", *partitions, *link.ldflags]
     # shared objects go first on the link line, so that their copies prevail (see _pch.py)
-    attached = _pch.attach(plan, req.bridge, flags["cxx"], compilers["cxx"], bool(split), launcher)
-    shared = attached.shared
-    cuda_objects = [o for _, o, lang in _object_paths(req) if lang == "cuda"]
-    if req.dlink and cuda_objects:
-        # relocatable device code: nvcc links the device parts into one object first
-        from ._cuda import dlink_flags
+    attached = _pch.attach(graph, req.bridge, flags["cxx"], toolchain, bool(split))
+    link.objects = [*attached.shared, *objects]
+    return _Build(graph, link, objects, list(attached.shared), split, attached.start_job)
 
-        dlinked = str(req.build_dir / "dlink.o")
-        dl_flags = ["-dlink", *dlink_flags(flags["cuda"]), "-Xcompiler", "-fPIC"]
-        plan.links.append(_ninja.LinkStep(dlinked, cuda_objects, dl_flags, compilers["cuda"]))
-        objects.append(dlinked)
-    linked = req.build_dir / "link" / output.name
-    linked.parent.mkdir(mode=_trust.FOLDER_MODE, exist_ok=True)
-    link = _ninja.LinkStep(str(linked), [*shared, *objects], ldflags, compilers["cxx"])
-    plan.links.append(link)
-    _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
+
+def _run_with_retries(req: _Request, build: _Build, clean: bool) -> tuple[int, str]:
+    """Run ninja on `build`. A link that fails on a shared object runs again without it; a
+    build that fails on damaged intermediates (a truncated object file, say, left by a full
+    disk or a killed builder) once more from scratch, unless it started from scratch."""
+    from . import _pch
+
+    _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(build.graph))
     code, log = _run_ninja(req)
-    if code != 0 and any(os.path.basename(p) in log for p in shared):
+    if code != 0 and any(os.path.basename(p) in log for p in build.shared):
         # a damaged shared object: not used again (see _pch.discard), link without it
-        _pch.discard(shared)
-        link.objects = objects
-        _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(plan))
+        _pch.discard(build.shared)
+        build.shared = []
+        build.link.objects = build.objects
+        _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(build.graph))
         code, log = _run_ninja(req)
     if code != 0 and not clean and damaged_intermediates(log):
         _clean_intermediates(req.build_dir)
         code, log = _run_ninja(req)
-    lto_error = _lto_link_error(log, str(linked)) if code != 0 and split else None
-    if lto_error:
-        # this toolchain cannot link split code generation (a linker without gcc's LTO
-        # plugin, say): remember it, and build the usual way
-        _toolchain.note_lto_failure(compilers["cxx"], idents, lto_error)
-        _clean_intermediates(req.build_dir)
-        _build_locked(req, digest, flags, compilers, output, clean=True)
-        return
-    if attached.start_job is not None:
-        attached.start_job()  # what the shared header lacks, now that no compile needs the cores
+    return code, log
+
+
+def _publish(req, build: _Build, code: int, log: str, digest: str, output: Path, seconds) -> None:
+    """Keep the log; on success put the linked binary in place atomically, drop the objects
+    when asked to, and write the stamp that makes the output fresh for `digest`."""
     log_path = req.build_dir / "build.log"
     _trust.write_atomic(log_path, log)  # never through a link planted as build.log
     if code != 0:
         raise format_build_failure(req.name, log, str(req.build_dir), str(log_path))
-    _atomic_copy(linked, output)
+    _atomic_copy(Path(build.link.output), output)
     if not req.keep_intermediates:
-        for obj in objects:
+        for obj in build.objects:
             for p in (obj, obj + ".d"):
                 if os.path.exists(p):
                     os.remove(p)
-    _cache.write_stamp(req.build_dir, digest, str(output), time.monotonic() - start)
+    _cache.write_stamp(req.build_dir, digest, str(output), seconds)
 
 
 def _lto_link_error(log: str, linked: str) -> str | None:
@@ -429,8 +415,6 @@ def _lto_link_error(log: str, linked: str) -> str | None:
 
 
 def _run_ninja(req: _Request) -> tuple[int, str]:
-    from . import _ninja
-
     env = _lock.start_builder(req.build_dir)
     try:
         return _ninja.run(req.build_dir, _toolchain.default_jobs(), req.verbose, req.name, env=env)

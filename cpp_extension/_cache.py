@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from . import _trust
+from ._toolchain import TOOLCHAINS_FILE_NAME
 
 STAMP_NAME = "build.stamp"
 # Bump when the build recipe changes in a way the other hash inputs do not show.
@@ -28,6 +29,11 @@ def extensions_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "sdk_extensions"
+
+
+def toolchains_file() -> Path:
+    """Where the cache remembers compiler identities and LTO failures (see _toolchain)."""
+    return extensions_root() / TOOLCHAINS_FILE_NAME
 
 
 def flavor(abi_major: int) -> str:

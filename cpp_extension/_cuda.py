@@ -496,7 +496,3 @@ def dlink_flags(compile_flags: Sequence[str]) -> list[str]:
         elif f in ("-ccbin", "--compiler-bindir"):
             keep += [f, next(it, "")]
     return keep
-
-
-def is_cuda_source(path: str) -> bool:
-    return path.endswith((".cu", ".cuh"))

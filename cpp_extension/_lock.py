@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import _trust
+# by name, not `from . import`: setup.py loads this file without its package
+from ._trust import FOLDER_MODE, open_no_follow, read_no_follow, write_atomic
 
 LOCK_NAME = ".lock"
 BUILDER_NAME = ".builder"
@@ -50,15 +51,15 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
 
     lock = build_dir / LOCK_NAME
     try:
-        build_dir.mkdir(mode=_trust.FOLDER_MODE, parents=True, exist_ok=True)
-        fd = _trust.open_no_follow(lock, os.O_RDWR | os.O_CREAT)
+        build_dir.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        fd = open_no_follow(lock, os.O_RDWR | os.O_CREAT)
     except CacheError:
         raise
     except OSError as e:
         if exclusive or e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise
         try:
-            fd = _trust.open_no_follow(lock, os.O_RDONLY)
+            fd = open_no_follow(lock, os.O_RDONLY)
         except CacheError:
             raise
         except OSError:
@@ -74,7 +75,7 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
 def start_builder(build_dir: Path) -> dict[str, str]:
     """Record a token for this build; returns the environment to run the build with."""
     token = os.urandom(16).hex()
-    _trust.write_atomic(build_dir / BUILDER_NAME, f"{token}\n{os.getpid()}\n")
+    write_atomic(build_dir / BUILDER_NAME, f"{token}\n{os.getpid()}\n")
     env = dict(os.environ)
     env[TOKEN_ENV] = token
     return env
@@ -94,7 +95,7 @@ def reap_stale_builder(build_dir: Path) -> int:
     """
     marker = build_dir / BUILDER_NAME
     try:
-        token = _trust.read_no_follow(marker).decode().split()[0]
+        token = read_no_follow(marker).decode().split()[0]
     except (OSError, IndexError, UnicodeDecodeError):
         return 0
     needle = f"{TOKEN_ENV}={token}".encode()

@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import _lock
+# by name, not `from . import`: setup.py loads this file without its package
+from ._lock import parent_death_hook
 from ._toolchain import ninja_executable
 
 _RULE_DESCRIPTION = {"cxx": "CXX", "c": "CC", "cuda": "NVCC"}
@@ -35,6 +36,7 @@ class LinkStep:
     objects: list[str]
     ldflags: list[str]
     linker: list[str]
+    implicit: list[str] = field(default_factory=list)  # not linked; a change relinks
 
 
 @dataclass
@@ -95,7 +97,9 @@ def render(plan: BuildPlan) -> str:
         out.append(f"build {_path(step.obj)}: {step.language} {_path(step.source)}")
         out.append(f"  flags = {_cmd(step.flags)}")
     for link in plan.links:
-        out.append(f"build {_path(link.output)}: link {' '.join(_path(o) for o in link.objects)}")
+        implicit = f" | {' '.join(map(_path, link.implicit))}" if link.implicit else ""
+        objects = " ".join(_path(o) for o in link.objects)
+        out.append(f"build {_path(link.output)}: link {objects}{implicit}")
         out.append(f"  linker = {_cmd(link.linker)}")
         out.append(f"  ldflags = {_cmd(link.ldflags)}")
     for output, command in plan.commands:
@@ -198,7 +202,7 @@ def run(
         env=env,
         text=True,
         errors="replace",
-        preexec_fn=_lock.parent_death_hook(),
+        preexec_fn=parent_death_hook(),
     )
     assert proc.stdout is not None
     if quiet:

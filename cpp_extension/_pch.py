@@ -350,14 +350,7 @@ class Attached(NamedTuple):
     start_job: Callable[[], object] | None = None
 
 
-def attach(
-    plan,
-    bridge: str,
-    cxx_flags: list[str],
-    compiler: list[str],
-    split: bool = False,
-    launcher: list[str] | tuple = (),
-) -> Attached:
+def attach(plan, bridge: str, cxx_flags: list[str], toolchain, split: bool = False) -> Attached:
     """Make the C++ compiles of `plan` that start with <sdk/extension.h> use the shared
     precompiled header: the cache's when it is ready, else the package's unpacked into the
     cache when it has this key. What is still missing is made by a background job that the
@@ -365,11 +358,12 @@ def attach(
 
     With `split` (link-time code generation), `shared` holds the objects to put first on the
     link line: the installed pybind11_runtime.o when it has this key, else the cache's.
-    None of it under a compiler `launcher` (see off_reason)."""
+    None of it under a compiler launcher (see off_reason). `toolchain`: the build's
+    _plan.Toolchain."""
     if bridge != "pybind11":
         return Attached([])
-    ident = _toolchain.compiler_identity(compiler, _cache.extensions_root() / "toolchains.json")
-    if not enabled(ident, launcher):
+    ident = toolchain.identity()
+    if not enabled(ident, toolchain.launcher):
         return Attached([])
     cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []

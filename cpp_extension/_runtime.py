@@ -43,6 +43,7 @@ from pathlib import Path
 from ._toolchain import (
     CXX_FLAGS,
     GCC_SPEED_ARGS,
+    TOOLCHAINS_FILE_NAME,
     BuildError,
     compiler_command,
     compiler_identity,
@@ -281,7 +282,7 @@ def build_installed(sdk_include: str, lib_dir: Path, work_dir: Path) -> str | No
     try:
         argv = compiler_command("cxx")
         work_dir.mkdir(parents=True, exist_ok=True)
-        ident = compiler_identity(argv, work_dir / "toolchains.json")
+        ident = compiler_identity(argv, work_dir / TOOLCHAINS_FILE_NAME)
         if not is_gcc(ident):
             return "the compiler is not gcc (only gcc's split code generation uses it)"
         flags = installed_flags(sdk_include)

@@ -9,7 +9,7 @@ from pathlib import Path
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
-from . import _cuda, _ninja, _toolchain
+from . import _cuda, _ninja, _plan, _toolchain
 from ._errors import format_build_failure
 
 
@@ -77,12 +77,6 @@ def CUDAExtension(name: str, sources: list[str], *args, **kwargs) -> Extension:
     return ext
 
 
-def _language(src: str) -> str:
-    if src.endswith(".cu"):
-        return "cuda"
-    return "c" if src.endswith(".c") else "cxx"
-
-
 class BuildExtension(build_ext):
     """build_ext that compiles every source of every extension in parallel with ninja.
 
@@ -128,15 +122,11 @@ class BuildExtension(build_ext):
         self.check_extensions_list(self.extensions)
         build_dir = Path(self.build_temp).resolve()
         build_dir.mkdir(parents=True, exist_ok=True)
-        languages = {"cxx"} | {_language(s) for e in self.extensions for s in e.sources}
-        compilers = {lang: _toolchain.compiler_command(lang) for lang in languages}
-        launcher = _toolchain.compiler_launcher()
-        plan = _ninja.BuildPlan(
-            build_dir, {k: (launcher + v if k != "cuda" else v) for k, v in compilers.items()}
-        )
+        toolchain = _plan.Toolchain(_plan.languages(s for e in self.extensions for s in e.sources))
+        graph = toolchain.graph(build_dir, speed=False)
         for ext in self.extensions:
-            self._plan_extension(plan, ext, compilers["cxx"])
-        _ninja.write_if_changed(build_dir / "build.ninja", _ninja.render(plan))
+            _plan.add_target(graph, self._target(ext, build_dir, toolchain), toolchain.cxx)
+        _ninja.write_if_changed(build_dir / "build.ninja", _ninja.render(graph))
         verbose = bool(self.verbose) and self.verbose > 1
         code, log = _ninja.run(build_dir, _toolchain.default_jobs(), verbose, "extensions")
         log_path = build_dir / "build.log"
@@ -145,10 +135,13 @@ class BuildExtension(build_ext):
             names = ", ".join(e.name for e in self.extensions)
             raise format_build_failure(names, log, str(build_dir), str(log_path))
 
-    def _plan_extension(self, plan: _ninja.BuildPlan, ext: Extension, cxx: list[str]) -> None:
+    def _target(self, ext: Extension, build_dir: Path, toolchain: _plan.Toolchain) -> _plan.Target:
+        """The build of one Extension: its flags from the Extension's fields and the
+        command's options, its objects in build_temp/<name>, its output where setuptools
+        puts it."""
         out = Path(self.get_ext_fullpath(ext.name)).resolve()
         out.parent.mkdir(parents=True, exist_ok=True)
-        objdir = plan.build_dir / ext.name
+        objdir = build_dir / ext.name
         objdir.mkdir(parents=True, exist_ok=True)
         user = ext.extra_compile_args or []
         if isinstance(user, dict):
@@ -162,55 +155,29 @@ class BuildExtension(build_ext):
             macros.append(f"-D{name}" if value is None else f"-D{name}={value}")
         macros += [f"-U{m}" for m in ext.undef_macros]
         short = ext.name.split(".")[-1]
-        common = ["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros]
-        flags = {
-            "cxx": ["-std=c++17", "-fvisibility=hidden", *common, *user_cxx],
-            "c": ["-std=c11", *common, *[f for f in user_cxx if not f.startswith("-std=c++")]],
-            # archs (SDK_CUDA_ARCH_LIST, the GPUs or the portable set), -ccbin, -rdc
-            "cuda": _cuda.nvcc_flags(
-                [*[f for f in common if f != "-fPIC"], *user_nvcc],
-                nvcc=plan.compilers["cuda"][0] if "cuda" in plan.compilers else None,
-                rdc=getattr(ext, "dlink", False),
-            )
-            if any(_language(s) == "cuda" for s in ext.sources)
-            else [],
-        }
-        objects = []
-        used: set[str] = set()
-        for src in ext.sources:
-            if src.endswith(".cuh"):  # a header listed for completeness: nothing to compile
-                continue
-            lang = _language(src)
-            stem = Path(src).stem
-            obj = f"{stem}.o"
-            n = 1
-            while obj in used:
-                obj, n = f"{stem}_{n}.o", n + 1
-            used.add(obj)
-            objects.append(str(objdir / obj))
-            plan.compiles.append(
-                _ninja.CompileStep(os.path.abspath(src), objects[-1], lang, flags[lang])
-            )
-        cuda_objects = [
-            o
-            for o, s in zip(objects, [s for s in ext.sources if not s.endswith(".cuh")])
-            if _language(s) == "cuda"
-        ]
-        if getattr(ext, "dlink", False) and cuda_objects:
-            dlinked = str(objdir / "dlink.o")
-            dl_flags = ["-dlink", *_cuda.dlink_flags(flags["cuda"]), "-Xcompiler", "-fPIC"]
-            dl_flags += [f"-l{lib}" for lib in getattr(ext, "dlink_libraries", [])]
-            plan.links.append(
-                _ninja.LinkStep(dlinked, cuda_objects, dl_flags, plan.compilers["cuda"])
-            )
-            objects.append(dlinked)
-        ld = ["-shared", _toolchain.HIDE_STATIC_LIBS]
-        ld += [os.path.abspath(o) for o in ext.extra_objects]
-        ld += [f"-L{d}" for d in list(ext.library_dirs) + list(self.library_dirs or [])]
-        ld += [f"-l{lib}" for lib in list(ext.libraries) + list(self.libraries or [])]
-        ld += [f"-Wl,-rpath,{d}" for d in ext.runtime_library_dirs]
-        ld += list(ext.extra_link_args or [])
-        plan.links.append(_ninja.LinkStep(str(out), objects, ld, cxx))
+        dlink = bool(getattr(ext, "dlink", False))
+        flags = _plan.compile_flags(
+            cxx=["-std=c++17", "-fvisibility=hidden"],
+            c=["-std=c11"],
+            common=["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros],
+            user_cxx=user_cxx,
+            user_nvcc=user_nvcc,
+            with_cuda=any(_plan.language(s) == "cuda" for s in ext.sources),
+            rdc=dlink,
+            nvcc=toolchain.nvcc,
+        )
+        flags["ld"] = _plan.link_flags(
+            objects=[os.path.abspath(o) for o in ext.extra_objects],
+            library_dirs=list(ext.library_dirs) + list(self.library_dirs or []),
+            libraries=list(ext.libraries) + list(self.libraries or []),
+            rpaths=ext.runtime_library_dirs,
+            extra=ext.extra_link_args or [],
+        )
+        sources = [os.path.abspath(s) for s in ext.sources]
+        libraries = list(getattr(ext, "dlink_libraries", []))
+        return _plan.Target(
+            str(out), sources, objdir, flags, dlink=dlink, dlink_libraries=libraries
+        )
 
     @staticmethod
     def _split_flags_for_setuptools(ext: Extension) -> None:

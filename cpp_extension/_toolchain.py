@@ -137,6 +137,8 @@ def cuda_library_dir(home: str) -> str:
 
 
 _IDENTITIES: dict[str, str] = {}  # this process's answers of compiler_identity()
+# The file compiler_identity() remembers its answers in, in the folder it serves.
+TOOLCHAINS_FILE_NAME = "toolchains.json"
 
 
 # Linked into every shared library built here: symbols from static archives stay inside the
@@ -246,6 +248,7 @@ def split_codegen_jobs(
     flags: list[str],
     cxx_sources: int,
     jobs: int,
+    ident: str | None = None,
 ) -> int:
     """How many processes may share the code generation of this build's C++ objects, or 0.
 
@@ -256,7 +259,8 @@ def split_codegen_jobs(
     make). The optimisation level stays the user's; pybind11's own CMake builds use LTO too.
     Off for non-gcc compilers, a compiler launcher (ccache would cache only the cheap half),
     user LTO or -O0/-Og flags, one job slot, no make, a compiler whose LTO link failed
-    before (note_lto_failure), or SDK_EXTENSIONS_NO_LTO=1."""
+    before (note_lto_failure), or SDK_EXTENSIONS_NO_LTO=1. `ident`: the compiler's identity
+    when the caller has it already."""
     if os.environ.get("SDK_EXTENSIONS_NO_LTO", "") not in ("", "0"):
         return 0
     if lto_failure(argv, cache_file):
@@ -268,7 +272,7 @@ def split_codegen_jobs(
         levels and levels[-1] in ("-O0", "-Og")
     ):
         return 0
-    return jobs if is_gcc(compiler_identity(argv, cache_file)) else 0
+    return jobs if is_gcc(ident or compiler_identity(argv, cache_file)) else 0
 
 
 def lto_partition_args(jobs: int) -> list[str]:

@@ -120,7 +120,7 @@ def test_a_linker_without_lto_falls_back_once(tmp_path, ext_dir, monkeypatch):
     np.testing.assert_array_equal(m.affine(np.ones(3, np.float32), 2.0, 1.0).numpy(), [3, 3, 3])
     root = next(ext_dir.glob("py*"))
     assert "-flto" not in (root / "lto_fallback" / "build.ninja").read_text()
-    idents = next(ext_dir.rglob("toolchains.json"))
+    idents = next(ext_dir.rglob(_toolchain.TOOLCHAINS_FILE_NAME))
     assert "LTO plugin" in (_toolchain.lto_failure([str(wrapper)], idents) or "")
     _toolchain._LTO_FAILURES.clear()  # as a new process would: the note is on disk
     assert _toolchain.split_codegen_jobs([str(wrapper)], idents, [], ["-O2"], 1, 2) == 0

@@ -229,7 +229,7 @@ def test_cuda_kernel_nvcc_flags_allow_tutorial_kernel():
         "qa_lltm_cuda", [str(LLTM_CUDA_CPP), str(PORT / "lltm_cuda_kernel.cu")],
         bridge="pybind11",
     )  # fmt: skip
-    assert "--expt-relaxed-constexpr" in _build._flags(req)["cuda"]
+    assert "--expt-relaxed-constexpr" in _build._flags(req, _build._toolchain_for(req))["cuda"]
 
 
 @pytest.mark.skipif(_nvcc() is None, reason="nvcc not found")

@@ -126,11 +126,9 @@ def build_binding(verbose: bool = False) -> Path:
     cflags += _sanitize_flags()
     ldflags = ["-shared", f"-L{CORE_LIB.parent}", "-lsdk_core", "-Wl,-rpath,$ORIGIN/lib"]
     ldflags.append(f"-fsanitize={SANITIZE}")
-    objects = [
-        (build_dir / (src.name + ".o"), src) for src in sorted((ROOT / "sdk" / "_C").glob("*.cpp"))
-    ]
-    setup.write_cxx_ninja(build_dir, _cxx(), cflags, ldflags, objects, out, implicit=(CORE_LIB,))
-    setup._run_ninja(build_dir, verbose)
+    sources = sorted((ROOT / "sdk" / "_C").glob("*.cpp"))
+    flags = {"cxx": cflags, "ld": ldflags}
+    setup.build_library(build_dir, out, sources, flags, verbose=verbose, implicit=(CORE_LIB,))
     return out
 
 

@@ -278,10 +278,10 @@ def _pch_key(name: str, source: str) -> str:
     texts = _build.inline_sources(name, [source], None, ["f"], "pybind11")
     req = _build.make_request(name, texts, inline=True, bridge="pybind11")
     compiler = _toolchain.compiler_command("cxx")
-    ident = _toolchain.compiler_identity(compiler, _cache.extensions_root() / "toolchains.json")
+    ident = _toolchain.compiler_identity(compiler, _cache.toolchains_file())
     if not _pch.enabled(ident):
         pytest.skip("the shared precompiled header is used with gcc only")
-    return _pch.Pch(_build._flags(req)["cxx"], ident).key
+    return _pch.Pch(_build._flags(req, _build._toolchain_for(req))["cxx"], ident).key
 
 
 PCH_STUB = r"""// planted
