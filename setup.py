@@ -111,6 +111,9 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     build_library(build_dir, out_lib, sources, {"cxx": cflags, "ld": ldflags}, verbose=verbose)
 
 
+_TOOLING_LOCK = threading.Lock()  # the build threads load these files at the same time
+
+
 def _tooling(module: str):
     """cpp_extension/<module>.py (and what it imports), loaded without the package, which
     cannot be imported before sdk is built."""
@@ -124,14 +127,19 @@ def _tooling(module: str):
         "_ninja": [*toolchain, "_lock", "_ninja"],
         "_plan": [*toolchain, "_lock", "_ninja", "_cuda", "_plan"],
     }[module]
-    for name in (f"cpp_extension.{d}" for d in deps):
-        if name in sys.modules:
-            continue
-        path = ROOT / "cpp_extension" / (name.split(".")[1] + ".py")
-        spec = importlib.util.spec_from_file_location(name, path)
-        loaded = importlib.util.module_from_spec(spec)
-        sys.modules[name] = loaded
-        spec.loader.exec_module(loaded)
+    with _TOOLING_LOCK:
+        for name in (f"cpp_extension.{d}" for d in deps):
+            if name in sys.modules:
+                continue
+            path = ROOT / "cpp_extension" / (name.split(".")[1] + ".py")
+            spec = importlib.util.spec_from_file_location(name, path)
+            loaded = importlib.util.module_from_spec(spec)
+            sys.modules[name] = loaded
+            try:
+                spec.loader.exec_module(loaded)
+            except BaseException:
+                del sys.modules[name]
+                raise
     return sys.modules[f"cpp_extension.{module}"]
 
 
