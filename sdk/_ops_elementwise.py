@@ -30,8 +30,6 @@ fix = _M.trunc
 arcsin, arccos, arctan = _M.asin, _M.acos, _M.atan
 arcsinh, arccosh, arctanh = _M.asinh, _M.acosh, _M.atanh
 arctan2 = _M.atan2
-ALIASES = {"sgn": "sign", "fix": "trunc", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
-           "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}  # fmt: skip
 
 
 def _no_out_grad(op: str, *args: Any) -> None:
@@ -303,21 +301,3 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     return _mish_(input) if inplace else _M.mish(input)
-
-
-# Tensor methods defined here (sdk/_tensor.py installs them).
-METHODS = {
-    **{alias: getattr(_M, name) for alias, name in ALIASES.items()},
-    **{alias + "_": _M.INPLACE_UNARY[name] for alias, name in ALIASES.items()},
-    "arctan2": arctan2,
-    "nan_to_num": nan_to_num,
-    "nan_to_num_": nan_to_num_,
-    "lerp": lerp,
-    "lerp_": lerp_,
-    "addcmul": addcmul,
-    "addcmul_": addcmul_,
-    "addcdiv": addcdiv,
-    "addcdiv_": addcdiv_,
-    "isclose": isclose,
-    "allclose": allclose,
-}

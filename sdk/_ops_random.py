@@ -59,10 +59,6 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     return _C.copy_(self, bernoulli(self, p if p is not None else 0.5, generator=generator))
 
 
-# Tensor methods (torch's): x.bernoulli(), x.bernoulli_(p), x.multinomial(n).
-METHODS: dict[str, Any] = {}
-
-
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            dtype: Any = None) -> Tensor:  # fmt: skip
     """Normal samples: mean and std tensors (broadcast) or numbers; with numbers for both,
@@ -143,6 +139,3 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
     result = from_numpy(np.ascontiguousarray(out, dtype=np.int64))
     return result if input.ndim == 2 else result[0]
-
-
-METHODS.update(bernoulli=bernoulli, bernoulli_=bernoulli_, multinomial=multinomial)
