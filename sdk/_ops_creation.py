@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdk import _C
+from sdk import _C, cuda
 from sdk._dtype import (
     as_dtype,
     contiguous_format,
@@ -13,20 +13,11 @@ from sdk._dtype import (
     int64,
     preserve_format,
 )
+from sdk._interop import _check_device
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg
 
 Tensor = Any
 Generator = _C.Generator
-
-
-def _check_device(dev: Any, op: str) -> None:
-    if dev is None:
-        return
-    d = dev if isinstance(dev, device) else device(dev)
-    if d.type != "cpu":
-        raise RuntimeError(
-            f"{op}(): device '{d}' is not available: this build runs on the CPU only"
-        )
 
 
 def _float_dtype(dtype: Any) -> Any:
@@ -360,8 +351,6 @@ def _target_device(dev: Any, op: str, like: Any = None) -> Any:
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cpu":
         return None
-    from sdk import cuda
-
     if not cuda.is_available():
         raise RuntimeError(f"{op}(): CUDA is not available: {cuda.unavailable_reason()}")
     return d
@@ -377,10 +366,8 @@ def _on_device(fn: Any) -> Any:
         target = _target_device(device, fn.__name__, args[0] if like and args else None)
         if target is None:
             return fn(*args, **kwargs)
-        from sdk.cuda import _to_device
-
         t = fn(*args, **kwargs)
-        moved = _to_device(t, target)
+        moved = cuda._to_device(t, target)
         moved._requires_grad = t._requires_grad
         return moved
 

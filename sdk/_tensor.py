@@ -13,6 +13,7 @@ from sdk import (
     _C,
     _indexing,
     _interop,
+    _lazy,
     _ops_compose,
     _ops_creation,
     _ops_elementwise,
@@ -23,20 +24,21 @@ from sdk import (
     _ops_scatter,
     _ops_shape,
     _ops_sort,
+    _tensor_pickle,
 )
+from sdk import cuda as _cuda
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
+from sdk._repr import tensor_repr
 
 __all__ = ["Tensor"]
 
 
 def _graph() -> Any:
-    from sdk.autograd import graph
-
-    return graph
+    return _lazy.autograd().graph
 
 
 class Tensor(_C.TensorBase):
@@ -67,12 +69,10 @@ class Tensor(_C.TensorBase):
         create_graph: bool = False, inputs: Any = None,
     ) -> None:  # fmt: skip
         """Accumulate d(self)/d(leaf) into every leaf's .grad."""
-        from sdk.autograd import backward
-
         kwargs = {"create_graph": create_graph} if create_graph else {}
         if inputs is not None:
             kwargs["inputs"] = inputs
-        backward(self, gradient, retain_graph, **kwargs)
+        _lazy.autograd().backward(self, gradient, retain_graph, **kwargs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage, cut from the graph."""
@@ -109,8 +109,6 @@ class Tensor(_C.TensorBase):
     # ------------------------------------------------------------------ python protocol
 
     def __repr__(self) -> str:
-        from sdk._repr import tensor_repr
-
         if self.is_cuda:  # values through a host copy, as torch prints them
             text = tensor_repr(_C.detach(self.cpu()) if hasattr(_C, "detach") else self.cpu())
             return f"{text[:-1]}, device='{self.device}')"
@@ -151,9 +149,9 @@ class Tensor(_C.TensorBase):
         return out
 
     def __reduce_ex__(self, proto: Any) -> Any:
-        from sdk._tensor_pickle import reduce
-
-        return reduce(self, proto)  # protocol 5: out of band, no copy (see _tensor_pickle)
+        return _tensor_pickle.reduce(
+            self, proto, _rebuild
+        )  # protocol 5: out of band, no copy (see _tensor_pickle)
 
     # ------------------------------------------------------------------ conversions
 
@@ -179,9 +177,7 @@ class Tensor(_C.TensorBase):
                 target = as_dtype(a)
         out = self
         if dev is not None:
-            from sdk.cuda import _move
-
-            out = _move(self, dev)  # self when already there; differentiable
+            out = _cuda._move(self, dev)  # self when already there; differentiable
         if target is None:
             return _C.clone(out) if copy and out is self else out
         return _ops_math.to_dtype(out, as_dtype(target), copy and out is self)
@@ -553,8 +549,8 @@ class Tensor(_C.TensorBase):
     scatter_add_ = _ops_shape.scatter_add_
     index_add = _ops_shape.index_add
     index_add_ = _ops_shape.index_add_
-    index_put_ = _ops_shape.index_put_
-    index_put = _ops_shape.index_put
+    index_put_ = _indexing.index_put_
+    index_put = _indexing.index_put
     nonzero = _ops_shape.nonzero
     argwhere = _ops_shape.argwhere
 
@@ -627,6 +623,4 @@ def _rebuild(
     """Unpickle a tensor (see Tensor.__reduce_ex__ and sdk._tensor_pickle): the one callable
     a tensor's pickle names, so that restricted unpicklers allow exactly this. Its
     arguments come from whoever wrote the pickle; all are checked before memory is touched."""
-    from sdk._tensor_pickle import rebuild
-
-    return rebuild(raw, dtype_name, shape, requires_grad, order)
+    return _tensor_pickle.rebuild(raw, dtype_name, shape, requires_grad, order)
