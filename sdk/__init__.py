@@ -4,7 +4,14 @@ numpy is imported lazily (only by functions that need it), and so are the autogr
 and optim packages, which keeps ``import sdk`` fast.
 
 Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
-cpp_extension, templates or examples.
+cpp_extension, templates or examples. Inside sdk, modules import only their own layer or
+lower ones, also inside functions (tests/sdk/test_layers.py), lowest first:
+  _C -> _dtype, grad_mode, _finfo, _lazy -> cuda -> op modules (_interop -> _ops_common ->
+  _ops_creation -> _ops_shape -> _ops_math -> _ops_elementwise -> _ops_reduce -> _indexing
+  -> the others) -> _tensor (Tensor) -> this namespace -> autograd, ops, testing -> nn,
+  optim, utils, library -> serialization.
+The lower layers reach sdk.autograd only through sdk._lazy.autograd() (loaded by name on
+first use), and __getattr__ below loads the subpackages by name.
 """
 
 from __future__ import annotations
