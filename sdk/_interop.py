@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from sdk import _C, cuda
+from sdk import _C
 from sdk._dtype import as_dtype, device, get_default_dtype
 
 TensorBase = _C.TensorBase
@@ -57,6 +57,8 @@ def _capsule_of(ext: Any) -> Any:
     if dev is not None:
         kind, index = (int(x) for x in dev())
         if kind == _KDL_CUDA:
+            from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
+
             if not cuda.is_available():
                 raise RuntimeError(
                     f"from_dlpack: CUDA is not available: {cuda.unavailable_reason()}"
@@ -211,6 +213,8 @@ def __dlpack__(
         raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
     src = _C.clone(self) if copy else self  # on CUDA: queued on the current stream
     if here[0] == _KDL_CUDA and stream != -1:
+        from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
+
         cuda.synchronize(here[1])  # after the clone: the consumer reads a finished copy
     versioned = max_version is not None and int(max_version[0]) >= 1
     return _C.to_dlpack(src, versioned)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdk import _C, cuda
+from sdk import _C
 from sdk._dtype import (
     as_dtype,
     contiguous_format,
@@ -351,6 +351,8 @@ def _target_device(dev: Any, op: str, like: Any = None) -> Any:
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cpu":
         return None
+    from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
+
     if not cuda.is_available():
         raise RuntimeError(f"{op}(): CUDA is not available: {cuda.unavailable_reason()}")
     return d
@@ -366,8 +368,10 @@ def _on_device(fn: Any) -> Any:
         target = _target_device(device, fn.__name__, args[0] if like and args else None)
         if target is None:
             return fn(*args, **kwargs)
+        from sdk.cuda import _to_device  # lazy: keeps import sdk fast (~1 ms)
+
         t = fn(*args, **kwargs)
-        moved = cuda._to_device(t, target)
+        moved = _to_device(t, target)
         moved._requires_grad = t._requires_grad
         return moved
 

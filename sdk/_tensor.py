@@ -24,15 +24,12 @@ from sdk import (
     _ops_scatter,
     _ops_shape,
     _ops_sort,
-    _tensor_pickle,
 )
-from sdk import cuda as _cuda
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
-from sdk._repr import tensor_repr
 
 __all__ = ["Tensor"]
 
@@ -109,6 +106,8 @@ class Tensor(_C.TensorBase):
     # ------------------------------------------------------------------ python protocol
 
     def __repr__(self) -> str:
+        from sdk._repr import tensor_repr  # lazy: keeps import sdk fast (~1 ms)
+
         if self.is_cuda:  # values through a host copy, as torch prints them
             text = tensor_repr(_C.detach(self.cpu()) if hasattr(_C, "detach") else self.cpu())
             return f"{text[:-1]}, device='{self.device}')"
@@ -149,9 +148,10 @@ class Tensor(_C.TensorBase):
         return out
 
     def __reduce_ex__(self, proto: Any) -> Any:
-        return _tensor_pickle.reduce(
-            self, proto, _rebuild
-        )  # protocol 5: out of band, no copy (see _tensor_pickle)
+        from sdk import _tensor_pickle  # lazy: it imports pickle (~4 ms)
+
+        # protocol 5: out of band, no copy (see _tensor_pickle)
+        return _tensor_pickle.reduce(self, proto, _rebuild)
 
     # ------------------------------------------------------------------ conversions
 
@@ -177,7 +177,9 @@ class Tensor(_C.TensorBase):
                 target = as_dtype(a)
         out = self
         if dev is not None:
-            out = _cuda._move(self, dev)  # self when already there; differentiable
+            from sdk.cuda import _move  # lazy: keeps import sdk fast (~1 ms)
+
+            out = _move(self, dev)  # self when already there; differentiable
         if target is None:
             return _C.clone(out) if copy and out is self else out
         return _ops_math.to_dtype(out, as_dtype(target), copy and out is self)
@@ -623,4 +625,6 @@ def _rebuild(
     """Unpickle a tensor (see Tensor.__reduce_ex__ and sdk._tensor_pickle): the one callable
     a tensor's pickle names, so that restricted unpicklers allow exactly this. Its
     arguments come from whoever wrote the pickle; all are checked before memory is touched."""
+    from sdk import _tensor_pickle  # lazy: it imports pickle (~4 ms)
+
     return _tensor_pickle.rebuild(raw, dtype_name, shape, requires_grad, order)

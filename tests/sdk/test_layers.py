@@ -49,6 +49,11 @@ LAYERS = [
 # The only imports of sdk modules inside functions: each imports a LOWER layer (or its own)
 # and is lazy for its cost. Each line also says why, in a "# lazy:" comment.
 LAZY_IMPORTS = {
+    ("sdk._interop", "sdk.cuda"): "keeps import sdk fast (~1 ms); needed on CUDA paths only",
+    ("sdk._ops_creation", "sdk.cuda"): "keeps import sdk fast; needed for device= only",
+    ("sdk._tensor", "sdk.cuda"): "keeps import sdk fast; needed by Tensor.to(device) only",
+    ("sdk._tensor", "sdk._repr"): "keeps import sdk fast (~1 ms); needed by repr() only",
+    ("sdk._tensor", "sdk._tensor_pickle"): "it imports pickle (~4 ms); needed by pickling only",
     ("sdk.library", "sdk.autograd"): "sdk.autograd imports numpy (~100 ms)",
     ("sdk.nn.modules", "sdk.nn._hooks"): "sdk.nn._hooks imports sdk.autograd",
     ("sdk.nn.modules", "sdk.utils.hooks"): "sdk.utils loads sdk.utils.data",
