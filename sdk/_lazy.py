@@ -3,10 +3,10 @@
 sdk.autograd sits above the op modules and the Tensor class (its derivative formulas are
 sdk ops), yet those record autograd nodes and forward requires_grad_(), backward(),
 register_hook()... to it. It is also heavy to import (numpy, ~100 ms), and ``import sdk``
-does not load it. So the lower layers never import it: they call autograd() here, which
-loads the package by name on first use (importing it registers nothing else; the modules
-are found by name, so the import graph of sdk stays acyclic; tests/sdk/test_layers.py
-allows this by-name load here and nowhere else).
+does not load it. So the lower layers never import it: they depend on autograd() here,
+which loads the package by name on first use. No import statement points up, so sdk's
+import graph stays acyclic; tests/sdk/test_layers.py allows this load by name (and the
+namespace's PEP 562 __getattr__) and no other.
 """
 
 from __future__ import annotations

@@ -301,10 +301,10 @@ class Tensor(_C.TensorBase):
     def dim_order(self) -> tuple:
         return tuple(sorted(range(self.ndim), key=lambda i: -self.stride(i)))
 
-    # ------------------------------------------------------------------ the public functions as methods
+    # ------------------------------------------------------------------ functions as methods
 
     # Each is the public function itself (self is its first argument): Tensor.flip is
-    # sdk.flip, defined in the module named here.
+    # sdk.flip, defined in the module named here (tests/sdk/test_layers.py checks this).
 
     # Elementwise ops of the C ABI's tables (sdk._ops_math)
     neg = _ops_math.neg
@@ -434,6 +434,7 @@ class Tensor(_C.TensorBase):
     clamp = _ops_math.clamp
     clip = _ops_math.clip
     clamp_ = _ops_math.clamp_
+    clip_ = clamp_
     add_ = _ops_math.add_
     sub_ = _ops_math.sub_
     mul_ = _ops_math.mul_
@@ -616,7 +617,6 @@ class Tensor(_C.TensorBase):
     __dlpack_device__ = _interop.__dlpack_device__
     normal_ = _ops_creation.normal_
     uniform_ = _ops_creation.uniform_
-    clip_ = clamp_
 
 
 def _rebuild(
