@@ -4,7 +4,14 @@ numpy is imported lazily (only by functions that need it), and so are the autogr
 and optim packages, which keeps ``import sdk`` fast.
 
 Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
-cpp_extension, templates or examples.
+cpp_extension, templates or examples. Inside sdk, modules import only their own layer or
+lower ones, also inside functions (tests/sdk/test_layers.py), lowest first:
+  _C -> _dtype, grad_mode, _finfo, _lazy -> cuda -> op modules (_interop -> _ops_common ->
+  _ops_creation -> _ops_shape -> _ops_math -> _ops_elementwise -> _ops_reduce -> _indexing
+  -> the others) -> _tensor (Tensor) -> this namespace -> autograd, ops, testing -> nn,
+  optim, utils, library -> serialization.
+The lower layers reach sdk.autograd only through sdk._lazy.autograd() (loaded by name on
+first use), and __getattr__ below loads the subpackages by name.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C, _blas_path  # noqa: F401  (_blas_path: see its docstring)
+from sdk import _C, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
 from sdk._C import InvalidArgumentError, OutOfMemoryError
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
@@ -36,6 +43,7 @@ from sdk._dtype import (
 )
 from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
 from sdk._finfo import finfo, iinfo
+from sdk._indexing import index_put
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
 from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
 from sdk._ops_creation import (
@@ -239,7 +247,6 @@ from sdk._ops_shape import (
     gather,
     hstack,
     index_add,
-    index_put,
     index_select,
     moveaxis,
     movedim,
@@ -300,13 +307,7 @@ _C._set_python_types(_DTYPES, Size, device("cpu"), device)
 _from_handle = _C._from_handle
 
 
-def _register_fallbacks() -> None:
-    from sdk._ops_math import FALLBACKS
-
-    _C._register_fallbacks(FALLBACKS)
-
-
-_register_fallbacks()
+_C._register_fallbacks(_ops_math.FALLBACKS)
 
 
 def is_tensor(obj: _Any) -> bool:
@@ -392,14 +393,13 @@ def __getattr__(name: str) -> _Any:
         v = _read_version()
         globals()["__version__"] = v
         return v
-    if name in _LAZY:
-        import importlib
+    # Loaded by name (PEP 562): these build on this namespace, which never imports them.
+    import importlib
 
+    if name in _LAZY:
         return importlib.import_module(f"sdk.{name}")
     if name in ("save", "load"):
-        from sdk import serialization
-
-        return getattr(serialization, name)
+        return getattr(importlib.import_module("sdk.serialization"), name)
     raise AttributeError(f"module 'sdk' has no attribute {name!r}")
 
 

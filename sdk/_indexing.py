@@ -11,19 +11,22 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from sdk import _C
-from sdk._ops_common import TensorBase, needs_grad, record
+from sdk import _C, _lazy
+from sdk._interop import tensor
+from sdk._ops_common import TensorBase, check_inplace, needs_grad, record
+from sdk._ops_math import copy_, fill_, masked_fill_
 from sdk._ops_shape import (
     _alias_view,
     broadcast_shapes,
+    clone,
     expand,
-    index_put_,
     movedim,
     permute,
     select,
     slice_dim,
     unsqueeze,
 )
+from sdk.grad_mode import no_grad
 
 Tensor = Any
 _INT64 = 5
@@ -43,8 +46,6 @@ def _as_index_tensor(x: Any) -> Tensor:
         if np is not None and isinstance(x, np.ndarray):
             t = _C.from_array_interface(np.ascontiguousarray(x))
         else:
-            from sdk._interop import tensor
-
             t = tensor(x)
             if t.numel() == 0:
                 t = _C.to_dtype(t, _INT64)
@@ -196,8 +197,6 @@ def value_tensor(value: Any, like: Tensor) -> Tensor:
     """The value of an assignment as a tensor of like's dtype."""
     if isinstance(value, TensorBase):
         return value
-    from sdk._interop import tensor
-
     return tensor(value, dtype=like.dtype)
 
 
@@ -226,10 +225,7 @@ def setitem(t: Tensor, idx: Any, value: Any) -> None:
 def _setitem_grad(t: Tensor, idx: Any, value: Any) -> None:
     """t[idx] = value recorded as one in-place op on t (torch's CopySlices): gradient flows
     to t outside idx and to value from inside idx."""
-    from sdk.autograd.graph import check_inplace
-    from sdk.grad_mode import no_grad
-
-    check_inplace(t)
+    _lazy.autograd().graph.check_inplace(t)  # the leaf check only: views are refused below
     m = t._ag
     if m is not None and m.base is not None:  # checked before writing: t stays intact
         raise NotImplementedError(
@@ -243,8 +239,6 @@ def _setitem_grad(t: Tensor, idx: Any, value: Any) -> None:
 
 
 def _setitem(t: Tensor, idx: Any, value: Any) -> None:
-    from sdk._ops_math import copy_, fill_, masked_fill_
-
     scalar = isinstance(value, (int, float, bool)) or (
         isinstance(value, TensorBase) and value.ndim == 0 and not value._requires_grad
     )
@@ -274,3 +268,20 @@ def _setitem(t: Tensor, idx: Any, value: Any) -> None:
 
 def _broadcast_shape(shapes: list) -> tuple:
     return tuple(broadcast_shapes(*shapes))
+
+
+def index_put_(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """self[indices] = values (+= with accumulate); indices is a tuple of index tensors."""
+    idx = index_tensors(self, indices)
+    vals = value_tensor(values, self)
+    g = needs_grad(self, vals)
+    if g:
+        check_inplace(self)
+    _C.index_put_(self, idx, vals, accumulate)
+    if g:
+        record("index_put_", (self, *idx, vals), self, accumulate=bool(accumulate))
+    return self
+
+
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    return index_put_(clone(input), indices, values, accumulate)

@@ -6,8 +6,9 @@ import sys
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import as_dtype, get_default_dtype
-from sdk._ops_common import TensorBase
+from sdk._dtype import as_dtype, device, get_default_dtype
+
+TensorBase = _C.TensorBase
 
 Tensor = Any
 
@@ -56,7 +57,7 @@ def _capsule_of(ext: Any) -> Any:
     if dev is not None:
         kind, index = (int(x) for x in dev())
         if kind == _KDL_CUDA:
-            from sdk import cuda
+            from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
 
             if not cuda.is_available():
                 raise RuntimeError(
@@ -114,13 +115,21 @@ def _from_array(data: Any, dtype: Any) -> Tensor:
     return _copy_as(_C.from_array_interface(a), dtype)
 
 
+def _check_device(dev: Any, op: str) -> None:
+    if dev is None:
+        return
+    d = dev if isinstance(dev, device) else device(dev)
+    if d.type != "cpu":
+        raise RuntimeError(
+            f"{op}(): device '{d}' is not available: this build runs on the CPU only"
+        )
+
+
 def tensor(
     data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """A new tensor copying data (nested lists of numbers, arrays, tensors, scalars)."""
     if device is not None:
-        from sdk._ops_creation import _check_device
-
         _check_device(device, "tensor")
     d = None if dtype is None else as_dtype(dtype)
     if isinstance(data, TensorBase):
@@ -204,7 +213,7 @@ def __dlpack__(
         raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
     src = _C.clone(self) if copy else self  # on CUDA: queued on the current stream
     if here[0] == _KDL_CUDA and stream != -1:
-        from sdk import cuda
+        from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
 
         cuda.synchronize(here[1])  # after the clone: the consumer reads a finished copy
     versioned = max_version is not None and int(max_version[0]) >= 1

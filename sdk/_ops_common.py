@@ -20,26 +20,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from sdk import _C
+from sdk import _C, _lazy
 from sdk._dtype import as_dtype, get_default_dtype
+from sdk._interop import tensor as _tensor
 
 TensorBase = _C.TensorBase
 needs_grad = _C._needs_grad  # needs_grad(*args): grad mode on and some tensor requires grad
 
-_graph = None
-
 
 def _autograd(op: str) -> Any:
-    global _graph
-    if _graph is None:
-        try:
-            from sdk.autograd import graph
-        except ImportError as e:  # the autograd package is optional at this layer
-            raise NotImplementedError(
-                f"{op}: autograd is not available (sdk.autograd.graph could not be imported)"
-            ) from e
-        _graph = graph
-    return _graph
+    try:
+        return _lazy.autograd().graph
+    except ImportError as e:  # the autograd package is optional at this layer
+        raise NotImplementedError(
+            f"{op}: autograd is not available (sdk.autograd.graph could not be imported)"
+        ) from e
 
 
 def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
@@ -112,9 +107,7 @@ def operand(x: Any, op: str, arg: str) -> Any:
         or hasattr(x, "__array_interface__")
         or hasattr(x, "__dlpack__")
     ):
-        from sdk._interop import tensor
-
-        return tensor(x)
+        return _tensor(x)
     raise TypeError(f"{op}(): argument '{arg}' must be Tensor or Number, not {type(x).__name__}")
 
 

@@ -13,20 +13,11 @@ from sdk._dtype import (
     int64,
     preserve_format,
 )
+from sdk._interop import _check_device
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg
 
 Tensor = Any
 Generator = _C.Generator
-
-
-def _check_device(dev: Any, op: str) -> None:
-    if dev is None:
-        return
-    d = dev if isinstance(dev, device) else device(dev)
-    if d.type != "cpu":
-        raise RuntimeError(
-            f"{op}(): device '{d}' is not available: this build runs on the CPU only"
-        )
 
 
 def _float_dtype(dtype: Any) -> Any:
@@ -360,7 +351,7 @@ def _target_device(dev: Any, op: str, like: Any = None) -> Any:
     d = dev if isinstance(dev, device) else device(dev)
     if d.type == "cpu":
         return None
-    from sdk import cuda
+    from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
 
     if not cuda.is_available():
         raise RuntimeError(f"{op}(): CUDA is not available: {cuda.unavailable_reason()}")
@@ -377,7 +368,7 @@ def _on_device(fn: Any) -> Any:
         target = _target_device(device, fn.__name__, args[0] if like and args else None)
         if target is None:
             return fn(*args, **kwargs)
-        from sdk.cuda import _to_device
+        from sdk.cuda import _to_device  # lazy: keeps import sdk fast (~1 ms)
 
         t = fn(*args, **kwargs)
         moved = _to_device(t, target)

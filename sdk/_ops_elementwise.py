@@ -17,6 +17,7 @@ from sdk._ops_common import (
     tensor_arg,
     write_inplace,
 )
+from sdk._ops_math import _number
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 Number = Any
@@ -30,8 +31,6 @@ fix = _M.trunc
 arcsin, arccos, arctan = _M.asin, _M.acos, _M.atan
 arcsinh, arccosh, arctanh = _M.asinh, _M.acosh, _M.atanh
 arctan2 = _M.atan2
-ALIASES = {"sgn": "sign", "fix": "trunc", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
-           "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}  # fmt: skip
 
 
 def _no_out_grad(op: str, *args: Any) -> None:
@@ -40,18 +39,6 @@ def _no_out_grad(op: str, *args: Any) -> None:
             f"{op}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad."
         )
-
-
-def _number(v: Any, op: str, arg: str, optional: bool = False) -> Any:
-    """A Python number argument (a one-element tensor is read); TypeError otherwise."""
-    if v is None and optional:
-        return None
-    if isinstance(v, TensorBase) and v.numel() == 1:
-        return v.item()
-    if isinstance(v, (int, float, bool)) or hasattr(v, "__float__"):
-        return v
-    kind = "a number or None" if optional else "a number"
-    raise TypeError(f"{op}(): argument '{arg}' must be {kind}, not {type(v).__name__}")
 
 
 # ------------------------------------------------------------------------------ nan_to_num
@@ -167,46 +154,6 @@ addcmul, addcmul_ = _make_addc("addcmul")
 addcdiv, addcdiv_ = _make_addc("addcdiv")
 
 
-def _bound(v: Any, input: Tensor) -> Any:
-    """A clamp bound next to a tensor bound: None, a tensor, or a number as a 0-dim tensor
-    of the dtype a Python number gets next to `input` (it promotes like a scalar)."""
-    if v is None or isinstance(v, TensorBase):
-        return v
-    v = _number(v, "clamp", "min/max")
-    d = input.dtype
-    if isinstance(v, bool) or (isinstance(v, int) and d.name != "bool"):
-        return full_scalar(v, d)
-    if isinstance(v, float) and d.is_floating_point:
-        return full_scalar(v, d)
-    from sdk._ops_common import scalar_tensor
-
-    return scalar_tensor(v)
-
-
-def clamp_tensor(input: Tensor, min: Any, max: Any, out: Tensor | None) -> Tensor:
-    """clamp with a tensor bound (the other a tensor, a number or None)."""
-    lo, hi = _bound(min, input), _bound(max, input)
-    if out is not None:
-        _no_out_grad("clamp", input, lo, hi)
-        return _C.clamp_tensor(input, lo, hi, out)
-    r = _C.clamp_tensor(input, lo, hi)
-    if needs_grad(input, lo, hi):
-        record("clamp", (input, lo, hi), r)
-    return r
-
-
-def clamp_tensor_(self: Tensor, min: Any, max: Any) -> Tensor:
-    lo, hi = _bound(min, self), _bound(max, self)
-    if not needs_grad(self, lo, hi):
-        _C.clamp_tensor(self, lo, hi, self)
-        return self
-    check_inplace(self)
-    old = self.clone()  # recorded: the bounds' gradients need self's value before the write
-    _C.clamp_tensor(self, lo, hi, self)
-    record("clamp", (old, lo, hi), self)
-    return self
-
-
 # ------------------------------------------------------------------------------ closeness
 
 
@@ -303,21 +250,3 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     return _mish_(input) if inplace else _M.mish(input)
-
-
-# Tensor methods defined here (sdk/_tensor.py installs them).
-METHODS = {
-    **{alias: getattr(_M, name) for alias, name in ALIASES.items()},
-    **{alias + "_": _M.INPLACE_UNARY[name] for alias, name in ALIASES.items()},
-    "arctan2": arctan2,
-    "nan_to_num": nan_to_num,
-    "nan_to_num_": nan_to_num_,
-    "lerp": lerp,
-    "lerp_": lerp_,
-    "addcmul": addcmul,
-    "addcmul_": addcmul_,
-    "addcdiv": addcdiv,
-    "addcdiv_": addcdiv_,
-    "isclose": isclose,
-    "allclose": allclose,
-}

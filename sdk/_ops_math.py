@@ -17,6 +17,7 @@ from sdk._ops_common import (
     tensor_arg,
     write_inplace,
 )
+from sdk._ops_shape import nonzero
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 Number = Any
@@ -49,6 +50,18 @@ def _no_out_grad(op: str, *args: Any) -> None:
             f"{op}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad."
         )
+
+
+def _number(v: Any, op: str, arg: str, optional: bool = False) -> Any:
+    """A Python number argument (a one-element tensor is read); TypeError otherwise."""
+    if v is None and optional:
+        return None
+    if isinstance(v, TensorBase) and v.numel() == 1:
+        return v.item()
+    if isinstance(v, (int, float, bool)) or hasattr(v, "__float__"):
+        return v
+    kind = "a number or None" if optional else "a number"
+    raise TypeError(f"{op}(): argument '{arg}' must be {kind}, not {type(v).__name__}")
 
 
 # ------------------------------------------------------------------------------ unary
@@ -135,7 +148,43 @@ mish = _make_unary("mish")
 erfc = _make_unary("erfc")
 erfinv = _make_unary("erfinv")
 
-INPLACE_UNARY = {n: _make_unary_(n) for n in UNARY if n not in _NO_INPLACE}
+# In-place forms (Tensor.<name>_) of the unary ops outside _NO_INPLACE.
+neg_ = _make_unary_("neg")
+abs_ = _make_unary_("abs")
+exp_ = _make_unary_("exp")
+log_ = _make_unary_("log")
+sqrt_ = _make_unary_("sqrt")
+rsqrt_ = _make_unary_("rsqrt")
+sin_ = _make_unary_("sin")
+cos_ = _make_unary_("cos")
+tanh_ = _make_unary_("tanh")
+sigmoid_ = _make_unary_("sigmoid")
+relu_ = _make_unary_("relu")
+sign_ = _make_unary_("sign")
+reciprocal_ = _make_unary_("reciprocal")
+square_ = _make_unary_("square")
+log1p_ = _make_unary_("log1p")
+expm1_ = _make_unary_("expm1")
+floor_ = _make_unary_("floor")
+ceil_ = _make_unary_("ceil")
+round_ = _make_unary_("round")
+erf_ = _make_unary_("erf")
+tan_ = _make_unary_("tan")
+asin_ = _make_unary_("asin")
+acos_ = _make_unary_("acos")
+atan_ = _make_unary_("atan")
+sinh_ = _make_unary_("sinh")
+cosh_ = _make_unary_("cosh")
+asinh_ = _make_unary_("asinh")
+acosh_ = _make_unary_("acosh")
+atanh_ = _make_unary_("atanh")
+log2_ = _make_unary_("log2")
+log10_ = _make_unary_("log10")
+exp2_ = _make_unary_("exp2")
+trunc_ = _make_unary_("trunc")
+frac_ = _make_unary_("frac")
+erfc_ = _make_unary_("erfc")
+erfinv_ = _make_unary_("erfinv")
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -334,8 +383,6 @@ def _weak_scalar(v: Any, like: Any) -> Any:
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """condition ? input : other (numbers allowed); where(condition) is nonzero(as_tuple=True)."""
     if input is None and other is None:
-        from sdk._ops_shape import nonzero
-
         return nonzero(condition, as_tuple=True)
     tensor_arg(condition, "where", "condition")
     a = input if isinstance(input, TensorBase) else operand(input, "where", "input")
@@ -370,13 +417,52 @@ def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return self
 
 
+# clamp with a tensor bound
+
+
+def _bound(v: Any, input: Tensor) -> Any:
+    """A clamp bound next to a tensor bound: None, a tensor, or a number as a 0-dim tensor
+    of the dtype a Python number gets next to `input` (it promotes like a scalar)."""
+    if v is None or isinstance(v, TensorBase):
+        return v
+    v = _number(v, "clamp", "min/max")
+    d = input.dtype
+    if isinstance(v, bool) or (isinstance(v, int) and d.name != "bool"):
+        return full_scalar(v, d)
+    if isinstance(v, float) and d.is_floating_point:
+        return full_scalar(v, d)
+    return scalar_tensor(v)
+
+
+def clamp_tensor(input: Tensor, min: Any, max: Any, out: Tensor | None) -> Tensor:
+    """clamp with a tensor bound (the other a tensor, a number or None)."""
+    lo, hi = _bound(min, input), _bound(max, input)
+    if out is not None:
+        _no_out_grad("clamp", input, lo, hi)
+        return _C.clamp_tensor(input, lo, hi, out)
+    r = _C.clamp_tensor(input, lo, hi)
+    if needs_grad(input, lo, hi):
+        record("clamp", (input, lo, hi), r)
+    return r
+
+
+def clamp_tensor_(self: Tensor, min: Any, max: Any) -> Tensor:
+    lo, hi = _bound(min, self), _bound(max, self)
+    if not needs_grad(self, lo, hi):
+        _C.clamp_tensor(self, lo, hi, self)
+        return self
+    check_inplace(self)
+    old = self.clone()  # recorded: the bounds' gradients need self's value before the write
+    _C.clamp_tensor(self, lo, hi, self)
+    record("clamp", (old, lo, hi), self)
+    return self
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Limit values to [min, max]; either bound may be None (numbers or tensors)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
-        from sdk._ops_elementwise import clamp_tensor
-
         return clamp_tensor(input, min, max, out)
     if out is not None:
         _no_out_grad("clamp", input)
@@ -397,8 +483,6 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, TensorBase) or isinstance(max, TensorBase):
-        from sdk._ops_elementwise import clamp_tensor_
-
         return clamp_tensor_(self, min, max)
     _C.clamp(self, min, max, self)
     if g:

@@ -11,7 +11,9 @@ from typing import Any
 
 from sdk import _C
 from sdk._dtype import float64
+from sdk._interop import from_numpy
 from sdk._ops_common import TensorBase, tensor_arg
+from sdk._ops_creation import rand, randn
 
 Tensor = Any
 
@@ -59,16 +61,10 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     return _C.copy_(self, bernoulli(self, p if p is not None else 0.5, generator=generator))
 
 
-# Tensor methods (torch's): x.bernoulli(), x.bernoulli_(p), x.multinomial(n).
-METHODS: dict[str, Any] = {}
-
-
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            dtype: Any = None) -> Tensor:  # fmt: skip
     """Normal samples: mean and std tensors (broadcast) or numbers; with numbers for both,
     `size` gives the shape."""
-    from sdk._ops_creation import randn
-
     _check_generator(generator, "normal")
     t_mean, t_std = isinstance(mean, TensorBase), isinstance(std, TensorBase)
     for name, v, is_t in (("mean", mean, t_mean), ("std", std, t_std)):
@@ -125,8 +121,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         raise _C.InvalidArgumentError(
             "multinomial(): cannot draw more samples than non-zero weights without replacement"
         )
-    from sdk._ops_creation import rand
-
     rows = w.shape[0]
     cols = num_samples if replacement else w.shape[1]
     u = rand(rows, cols, generator=generator, dtype=float64).numpy()
@@ -139,10 +133,5 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         with np.errstate(divide="ignore"):
             keys = np.log(np.maximum(u, np.finfo(np.float64).tiny)) / w
         out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-    from sdk._interop import from_numpy
-
     result = from_numpy(np.ascontiguousarray(out, dtype=np.int64))
     return result if input.ndim == 2 else result[0]
-
-
-METHODS.update(bernoulli=bernoulli, bernoulli_=bernoulli_, multinomial=multinomial)

@@ -6,7 +6,11 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
+from sdk._dtype import get_default_dtype
 from sdk._ops_common import TensorBase, dtype_or_none, needs_grad, record, tensor_arg, wrap_dims
+from sdk._ops_math import abs as _abs
+from sdk._ops_math import eq, exp, log, maximum, minimum, sqrt, to_dtype
+from sdk._ops_math import pow as _pow
 
 Tensor = Any
 
@@ -99,8 +103,6 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def _extremum(op: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
     tensor_arg(input, op)
     if isinstance(dim, TensorBase) or other is not None:
-        from sdk._ops_math import maximum, minimum
-
         return (maximum if op == "max" else minimum)(input, dim if other is None else other)
     if dim is None:
         if input.numel() == 0:
@@ -185,8 +187,6 @@ def _softmax(op: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
         raise TypeError(f"{op}() missing required argument 'dim'")
     d = wrap_dims(dim, input.ndim, op)[0]
     if dtype is not None:
-        from sdk._ops_math import to_dtype
-
         input = to_dtype(input, dtype_or_none(dtype))
     r = _C.softmax(input, d, op == "log_softmax")
     if needs_grad(input):
@@ -206,9 +206,6 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over dim, computed stably (composite: differentiable)."""
-    from sdk._dtype import get_default_dtype
-    from sdk._ops_math import exp, log
-
     if not input.dtype.is_floating_point:  # as torch: integers and bools give floats
         input = input.to(get_default_dtype())
     if input.numel() == 0:  # no max to subtract; sums of nothing give log(0) = -inf
@@ -224,8 +221,6 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and elements."""
-    from sdk._ops_math import eq
-
     tensor_arg(input, "equal")
     tensor_arg(other, "equal", "other")
     return tuple(input.shape) == tuple(other.shape) and bool(all(eq(input, other)))
@@ -235,15 +230,13 @@ def norm(
     input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
 ) -> Tensor:
     """Vector p-norm over dim (all elements by default); 'fro' is the 2-norm."""
-    from sdk._ops_math import abs, pow, sqrt
-
     tensor_arg(input, "norm")
     x = input if dtype is None else input.to(dtype)
     if not x.dtype.is_floating_point:
         raise TypeError(f"norm(): expected a floating point tensor, got {x.dtype}")
     if p in ("fro", 2, 2.0):
         return sqrt(sum(x * x, dim, keepdim=keepdim))
-    a = abs(x)
+    a = _abs(x)
     if p == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim=keepdim)
     if p == -float("inf"):
@@ -254,4 +247,4 @@ def norm(
         return sum((a != 0).to(x.dtype), dim, keepdim=keepdim)
     if isinstance(p, str):
         raise _C.InvalidArgumentError(f"norm(): unsupported norm type {p!r} (vector norms only)")
-    return pow(sum(pow(a, p), dim, keepdim=keepdim), 1.0 / p)
+    return _pow(sum(_pow(a, p), dim, keepdim=keepdim), 1.0 / p)

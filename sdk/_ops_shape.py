@@ -6,7 +6,7 @@ import builtins
 from typing import Any, Sequence
 
 from sdk import _C
-from sdk._dtype import contiguous_format
+from sdk._dtype import Size, contiguous_format
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -271,8 +271,6 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 def broadcast_shapes(*shapes: Any) -> tuple:
     """The shape that broadcasting the given shapes together gives."""
-    from sdk._dtype import Size
-
     out: list = []
     for s in shapes:
         s = (s,) if isinstance(s, int) else tuple(s)
@@ -458,25 +456,6 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     out = clone(input)
     return index_add_(out, dim, index, source, alpha=alpha)
-
-
-def index_put_(self: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
-    """self[indices] = values (+= with accumulate); indices is a tuple of index tensors."""
-    from sdk._indexing import index_tensors, value_tensor
-
-    idx = index_tensors(self, indices)
-    vals = value_tensor(values, self)
-    g = needs_grad(self, vals)
-    if g:
-        check_inplace(self)
-    _C.index_put_(self, idx, vals, accumulate)
-    if g:
-        record("index_put_", (self, *idx, vals), self, accumulate=bool(accumulate))
-    return self
-
-
-def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
-    return index_put_(clone(input), indices, values, accumulate)
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:

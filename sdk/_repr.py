@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from sdk import _C
+from sdk._dtype import get_default_dtype
 
 Tensor = Any
 
@@ -90,8 +91,6 @@ def _rows(v: Any, fmt: _Formatter, indent: int, depth: int, ndim: int) -> str:
 
 
 def _suffixes(t: Tensor) -> list:
-    from sdk._dtype import get_default_dtype
-
     out = []
     d = t.dtype
     if t.numel() == 0 and t.ndim != 1:

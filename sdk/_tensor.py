@@ -13,6 +13,7 @@ from sdk import (
     _C,
     _indexing,
     _interop,
+    _lazy,
     _ops_compose,
     _ops_creation,
     _ops_elementwise,
@@ -32,14 +33,9 @@ from sdk._dtype import uint8 as _uint8
 
 __all__ = ["Tensor"]
 
-_M, _R, _S = _ops_math, _ops_reduce, _ops_shape
-_L, _X, _O = _ops_layout, _ops_scatter, _ops_sort
-
 
 def _graph() -> Any:
-    from sdk.autograd import graph
-
-    return graph
+    return _lazy.autograd().graph
 
 
 class Tensor(_C.TensorBase):
@@ -70,12 +66,10 @@ class Tensor(_C.TensorBase):
         create_graph: bool = False, inputs: Any = None,
     ) -> None:  # fmt: skip
         """Accumulate d(self)/d(leaf) into every leaf's .grad."""
-        from sdk.autograd import backward
-
         kwargs = {"create_graph": create_graph} if create_graph else {}
         if inputs is not None:
             kwargs["inputs"] = inputs
-        backward(self, gradient, retain_graph, **kwargs)
+        _lazy.autograd().backward(self, gradient, retain_graph, **kwargs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage, cut from the graph."""
@@ -112,7 +106,7 @@ class Tensor(_C.TensorBase):
     # ------------------------------------------------------------------ python protocol
 
     def __repr__(self) -> str:
-        from sdk._repr import tensor_repr
+        from sdk._repr import tensor_repr  # lazy: keeps import sdk fast (~1 ms)
 
         if self.is_cuda:  # values through a host copy, as torch prints them
             text = tensor_repr(_C.detach(self.cpu()) if hasattr(_C, "detach") else self.cpu())
@@ -133,10 +127,10 @@ class Tensor(_C.TensorBase):
     def __iter__(self) -> Iterator[Tensor]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(_S.unbind(self, 0))
+        return iter(_ops_shape.unbind(self, 0))
 
     def __contains__(self, element: Any) -> bool:
-        return bool(_R.any(_M.eq(self, element)))
+        return bool(_ops_reduce.any(_ops_math.eq(self, element)))
 
     def __reversed__(self) -> Tensor:
         if self.ndim == 0:
@@ -154,9 +148,10 @@ class Tensor(_C.TensorBase):
         return out
 
     def __reduce_ex__(self, proto: Any) -> Any:
-        from sdk._tensor_pickle import reduce
+        from sdk import _tensor_pickle  # lazy: it imports pickle (~4 ms)
 
-        return reduce(self, proto)  # protocol 5: out of band, no copy (see _tensor_pickle)
+        # protocol 5: out of band, no copy (see _tensor_pickle)
+        return _tensor_pickle.reduce(self, proto, _rebuild)
 
     # ------------------------------------------------------------------ conversions
 
@@ -182,12 +177,12 @@ class Tensor(_C.TensorBase):
                 target = as_dtype(a)
         out = self
         if dev is not None:
-            from sdk.cuda import _move
+            from sdk.cuda import _move  # lazy: keeps import sdk fast (~1 ms)
 
             out = _move(self, dev)  # self when already there; differentiable
         if target is None:
             return _C.clone(out) if copy and out is self else out
-        return _M.to_dtype(out, as_dtype(target), copy and out is self)
+        return _ops_math.to_dtype(out, as_dtype(target), copy and out is self)
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
@@ -245,11 +240,11 @@ class Tensor(_C.TensorBase):
 
     @property
     def T(self) -> Tensor:
-        return _S.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+        return _ops_shape.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self) -> Tensor:
-        return _S.transpose(self, -2, -1)
+        return _ops_shape.transpose(self, -2, -1)
 
     # ------------------------------------------------------------------ new_* helpers
 
@@ -285,15 +280,15 @@ class Tensor(_C.TensorBase):
         return tuple(self.shape) == tuple(other.shape)
 
     def clamp_min_(self, min: Any) -> Tensor:
-        return _M.clamp_(self, min=min)
+        return _ops_math.clamp_(self, min=min)
 
     def clamp_max_(self, max: Any) -> Tensor:
-        return _M.clamp_(self, max=max)
+        return _ops_math.clamp_(self, max=max)
 
     # ------------------------------------------------------------------ ops needing order changes
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        return _M.where(condition, self, other)
+        return _ops_math.where(condition, self, other)
 
     def random_(self, low: int = 0, high: int | None = None, *, generator: Any = None) -> Tensor:
         if high is None:
@@ -306,6 +301,323 @@ class Tensor(_C.TensorBase):
     def dim_order(self) -> tuple:
         return tuple(sorted(range(self.ndim), key=lambda i: -self.stride(i)))
 
+    # ------------------------------------------------------------------ functions as methods
+
+    # Each is the public function itself (self is its first argument): Tensor.flip is
+    # sdk.flip, defined in the module named here (tests/sdk/test_layers.py checks this).
+
+    # Elementwise ops of the C ABI's tables (sdk._ops_math)
+    neg = _ops_math.neg
+    abs = _ops_math.abs
+    exp = _ops_math.exp
+    log = _ops_math.log
+    sqrt = _ops_math.sqrt
+    rsqrt = _ops_math.rsqrt
+    sin = _ops_math.sin
+    cos = _ops_math.cos
+    tanh = _ops_math.tanh
+    sigmoid = _ops_math.sigmoid
+    relu = _ops_math.relu
+    gelu = _ops_math.gelu
+    logical_not = _ops_math.logical_not
+    sign = _ops_math.sign
+    reciprocal = _ops_math.reciprocal
+    square = _ops_math.square
+    log1p = _ops_math.log1p
+    expm1 = _ops_math.expm1
+    floor = _ops_math.floor
+    ceil = _ops_math.ceil
+    round = _ops_math.round
+    erf = _ops_math.erf
+    bitwise_not = _ops_math.bitwise_not
+    tan = _ops_math.tan
+    asin = _ops_math.asin
+    acos = _ops_math.acos
+    atan = _ops_math.atan
+    sinh = _ops_math.sinh
+    cosh = _ops_math.cosh
+    asinh = _ops_math.asinh
+    acosh = _ops_math.acosh
+    atanh = _ops_math.atanh
+    log2 = _ops_math.log2
+    log10 = _ops_math.log10
+    exp2 = _ops_math.exp2
+    trunc = _ops_math.trunc
+    frac = _ops_math.frac
+    isnan = _ops_math.isnan
+    isinf = _ops_math.isinf
+    isfinite = _ops_math.isfinite
+    isposinf = _ops_math.isposinf
+    isneginf = _ops_math.isneginf
+    silu = _ops_math.silu
+    mish = _ops_math.mish
+    erfc = _ops_math.erfc
+    erfinv = _ops_math.erfinv
+    add = _ops_math.add
+    sub = _ops_math.sub
+    mul = _ops_math.mul
+    div = _ops_math.div
+    pow = _ops_math.pow
+    maximum = _ops_math.maximum
+    minimum = _ops_math.minimum
+    eq = _ops_math.eq
+    ne = _ops_math.ne
+    lt = _ops_math.lt
+    le = _ops_math.le
+    gt = _ops_math.gt
+    ge = _ops_math.ge
+    logical_and = _ops_math.logical_and
+    logical_or = _ops_math.logical_or
+    logical_xor = _ops_math.logical_xor
+    floor_divide = _ops_math.floor_divide
+    remainder = _ops_math.remainder
+    bitwise_and = _ops_math.bitwise_and
+    bitwise_or = _ops_math.bitwise_or
+    bitwise_xor = _ops_math.bitwise_xor
+    atan2 = _ops_math.atan2
+    fmod = _ops_math.fmod
+    hypot = _ops_math.hypot
+    copysign = _ops_math.copysign
+    logaddexp = _ops_math.logaddexp
+    xlogy = _ops_math.xlogy
+
+    # In-place unary ops (self is overwritten)
+    neg_ = _ops_math.neg_
+    abs_ = _ops_math.abs_
+    exp_ = _ops_math.exp_
+    log_ = _ops_math.log_
+    sqrt_ = _ops_math.sqrt_
+    rsqrt_ = _ops_math.rsqrt_
+    sin_ = _ops_math.sin_
+    cos_ = _ops_math.cos_
+    tanh_ = _ops_math.tanh_
+    sigmoid_ = _ops_math.sigmoid_
+    relu_ = _ops_math.relu_
+    sign_ = _ops_math.sign_
+    reciprocal_ = _ops_math.reciprocal_
+    square_ = _ops_math.square_
+    log1p_ = _ops_math.log1p_
+    expm1_ = _ops_math.expm1_
+    floor_ = _ops_math.floor_
+    ceil_ = _ops_math.ceil_
+    round_ = _ops_math.round_
+    erf_ = _ops_math.erf_
+    tan_ = _ops_math.tan_
+    asin_ = _ops_math.asin_
+    acos_ = _ops_math.acos_
+    atan_ = _ops_math.atan_
+    sinh_ = _ops_math.sinh_
+    cosh_ = _ops_math.cosh_
+    asinh_ = _ops_math.asinh_
+    acosh_ = _ops_math.acosh_
+    atanh_ = _ops_math.atanh_
+    log2_ = _ops_math.log2_
+    log10_ = _ops_math.log10_
+    exp2_ = _ops_math.exp2_
+    trunc_ = _ops_math.trunc_
+    frac_ = _ops_math.frac_
+    erfc_ = _ops_math.erfc_
+    erfinv_ = _ops_math.erfinv_
+
+    # Arithmetic, comparison and in-place binary ops; matrix products
+    negative = _ops_math.negative
+    subtract = _ops_math.subtract
+    multiply = _ops_math.multiply
+    divide = _ops_math.divide
+    true_divide = _ops_math.true_divide
+    greater = _ops_math.greater
+    greater_equal = _ops_math.greater_equal
+    less = _ops_math.less
+    less_equal = _ops_math.less_equal
+    not_equal = _ops_math.not_equal
+    masked_fill = _ops_math.masked_fill
+    clamp = _ops_math.clamp
+    clip = _ops_math.clip
+    clamp_ = _ops_math.clamp_
+    clip_ = clamp_
+    add_ = _ops_math.add_
+    sub_ = _ops_math.sub_
+    mul_ = _ops_math.mul_
+    div_ = _ops_math.div_
+    pow_ = _ops_math.pow_
+    floor_divide_ = _ops_math.floor_divide_
+    remainder_ = _ops_math.remainder_
+    fill_ = _ops_math.fill_
+    zero_ = _ops_math.zero_
+    copy_ = _ops_math.copy_
+    masked_fill_ = _ops_math.masked_fill_
+    mm = _ops_math.mm
+    bmm = _ops_math.bmm
+    matmul = _ops_math.matmul
+    mv = _ops_math.mv
+    dot = _ops_math.dot
+    inner = _ops_math.inner
+    addmm = _ops_math.addmm
+    rsub = _ops_math.rsub
+    elu = _ops_math.elu
+    clamp_min = _ops_math.clamp_min
+    clamp_max = _ops_math.clamp_max
+    outer = _ops_math.outer
+    ger = _ops_math.ger
+    baddbmm = _ops_math.baddbmm
+    fmod_ = _ops_math.fmod_
+    hypot_ = _ops_math.hypot_
+    copysign_ = _ops_math.copysign_
+    xlogy_ = _ops_math.xlogy_
+    true_divide_ = _ops_math.true_divide_
+
+    # numpy's names and composite elementwise ops (sdk._ops_elementwise)
+    sgn = _ops_math.sign
+    fix = _ops_math.trunc
+    arcsin = _ops_math.asin
+    arccos = _ops_math.acos
+    arctan = _ops_math.atan
+    arcsinh = _ops_math.asinh
+    arccosh = _ops_math.acosh
+    arctanh = _ops_math.atanh
+    sgn_ = _ops_math.sign_
+    fix_ = _ops_math.trunc_
+    arcsin_ = _ops_math.asin_
+    arccos_ = _ops_math.acos_
+    arctan_ = _ops_math.atan_
+    arcsinh_ = _ops_math.asinh_
+    arccosh_ = _ops_math.acosh_
+    arctanh_ = _ops_math.atanh_
+    arctan2 = _ops_math.atan2
+    nan_to_num = _ops_elementwise.nan_to_num
+    nan_to_num_ = _ops_elementwise.nan_to_num_
+    lerp = _ops_elementwise.lerp
+    lerp_ = _ops_elementwise.lerp_
+    addcmul = _ops_elementwise.addcmul
+    addcmul_ = _ops_elementwise.addcmul_
+    addcdiv = _ops_elementwise.addcdiv
+    addcdiv_ = _ops_elementwise.addcdiv_
+    isclose = _ops_elementwise.isclose
+    allclose = _ops_elementwise.allclose
+
+    # Random sampling (sdk._ops_random)
+    bernoulli = _ops_random.bernoulli
+    bernoulli_ = _ops_random.bernoulli_
+    multinomial = _ops_random.multinomial
+
+    # Reductions (sdk._ops_reduce)
+    sum = _ops_reduce.sum
+    mean = _ops_reduce.mean
+    prod = _ops_reduce.prod
+    amax = _ops_reduce.amax
+    amin = _ops_reduce.amin
+    all = _ops_reduce.all
+    any = _ops_reduce.any
+    max = _ops_reduce.max
+    min = _ops_reduce.min
+    argmax = _ops_reduce.argmax
+    argmin = _ops_reduce.argmin
+    var = _ops_reduce.var
+    std = _ops_reduce.std
+    softmax = _ops_reduce.softmax
+    log_softmax = _ops_reduce.log_softmax
+    logsumexp = _ops_reduce.logsumexp
+    equal = _ops_reduce.equal
+    norm = _ops_reduce.norm
+
+    # Views, reshapes, splits and gathers (sdk._ops_shape)
+    view = _ops_shape.view
+    reshape = _ops_shape.reshape
+    view_as = _ops_shape.view_as
+    reshape_as = _ops_shape.reshape_as
+    transpose = _ops_shape.transpose
+    swapaxes = _ops_shape.swapaxes
+    swapdims = _ops_shape.swapdims
+    t = _ops_shape.t
+    permute = _ops_shape.permute
+    movedim = _ops_shape.movedim
+    moveaxis = _ops_shape.moveaxis
+    narrow = _ops_shape.narrow
+    select = _ops_shape.select
+    split = _ops_shape.split
+    chunk = _ops_shape.chunk
+    unbind = _ops_shape.unbind
+    unsqueeze = _ops_shape.unsqueeze
+    squeeze = _ops_shape.squeeze
+    expand = _ops_shape.expand
+    expand_as = _ops_shape.expand_as
+    broadcast_to = _ops_shape.broadcast_to
+    flatten = _ops_shape.flatten
+    ravel = _ops_shape.ravel
+    contiguous = _ops_shape.contiguous
+    clone = _ops_shape.clone
+    index_select = _ops_shape.index_select
+    gather = _ops_shape.gather
+    scatter_add = _ops_shape.scatter_add
+    scatter_add_ = _ops_shape.scatter_add_
+    index_add = _ops_shape.index_add
+    index_add_ = _ops_shape.index_add_
+    index_put_ = _indexing.index_put_
+    index_put = _indexing.index_put
+    nonzero = _ops_shape.nonzero
+    argwhere = _ops_shape.argwhere
+
+    # Reordering, triangles and diagonals (sdk._ops_layout)
+    flip = _ops_layout.flip
+    fliplr = _ops_layout.fliplr
+    flipud = _ops_layout.flipud
+    roll = _ops_layout.roll
+    tril = _ops_layout.tril
+    triu = _ops_layout.triu
+    tril_ = _ops_layout.tril_
+    triu_ = _ops_layout.triu_
+    diagonal = _ops_layout.diagonal
+    diag = _ops_layout.diag
+    diag_embed = _ops_layout.diag_embed
+    diagflat = _ops_layout.diagflat
+    repeat_interleave = _ops_layout.repeat_interleave
+    unfold = _ops_layout.unfold
+    resize_ = _ops_layout.resize_
+    resize_as_ = _ops_layout.resize_as_
+
+    # Composites (sdk._ops_compose)
+    repeat = _ops_compose.repeat
+    tile = _ops_compose.tile
+    unflatten = _ops_compose.unflatten
+    as_strided = _ops_compose.as_strided
+
+    # Scatter, index and mask ops (sdk._ops_scatter)
+    scatter = _ops_scatter.scatter
+    scatter_ = _ops_scatter.scatter_
+    scatter_reduce = _ops_scatter.scatter_reduce
+    scatter_reduce_ = _ops_scatter.scatter_reduce_
+    index_copy = _ops_scatter.index_copy
+    index_copy_ = _ops_scatter.index_copy_
+    index_fill = _ops_scatter.index_fill
+    index_fill_ = _ops_scatter.index_fill_
+    masked_select = _ops_scatter.masked_select
+    masked_scatter = _ops_scatter.masked_scatter
+    masked_scatter_ = _ops_scatter.masked_scatter_
+    take = _ops_scatter.take
+    take_along_dim = _ops_scatter.take_along_dim
+
+    # Sorting, selection and scans (sdk._ops_sort)
+    sort = _ops_sort.sort
+    argsort = _ops_sort.argsort
+    msort = _ops_sort.msort
+    topk = _ops_sort.topk
+    kthvalue = _ops_sort.kthvalue
+    median = _ops_sort.median
+    cumsum = _ops_sort.cumsum
+    cumprod = _ops_sort.cumprod
+    cumsum_ = _ops_sort.cumsum_
+    cumprod_ = _ops_sort.cumprod_
+    cummax = _ops_sort.cummax
+    cummin = _ops_sort.cummin
+    unique = _ops_sort.unique
+
+    # numpy / DLPack interop (sdk._interop) and in-place random fills (sdk._ops_creation)
+    numpy = _interop.numpy
+    __dlpack__ = _interop.__dlpack__
+    __dlpack_device__ = _interop.__dlpack_device__
+    normal_ = _ops_creation.normal_
+    uniform_ = _ops_creation.uniform_
+
 
 def _rebuild(
     raw: Any, dtype_name: str, shape: tuple, requires_grad: bool, order: Any = None
@@ -313,59 +625,6 @@ def _rebuild(
     """Unpickle a tensor (see Tensor.__reduce_ex__ and sdk._tensor_pickle): the one callable
     a tensor's pickle names, so that restricted unpicklers allow exactly this. Its
     arguments come from whoever wrote the pickle; all are checked before memory is touched."""
-    from sdk._tensor_pickle import rebuild
+    from sdk import _tensor_pickle  # lazy: it imports pickle (~4 ms)
 
-    return rebuild(raw, dtype_name, shape, requires_grad, order)
-
-
-# Methods that are the public functions themselves (self is their first argument).
-_METHODS = {
-    **{n: getattr(_M, n) for n in (*_M.UNARY, *_M.BINARY)},  # every op of the C ABI's tables
-    **{n: getattr(_M, n) for n in (
-        "negative", "subtract", "multiply", "divide", "true_divide", "greater", "greater_equal",
-        "less", "less_equal", "not_equal", "masked_fill", "clamp", "clip", "clamp_", "add_",
-        "sub_", "mul_", "div_", "pow_", "floor_divide_", "remainder_", "fill_", "zero_", "copy_",
-        "masked_fill_", "mm", "bmm", "matmul", "mv", "dot", "inner", "addmm", "rsub", "elu",
-        "isnan", "isinf", "isfinite", "clamp_min", "clamp_max", "outer", "ger", "baddbmm",
-        "fmod_", "hypot_", "copysign_", "xlogy_", "true_divide_",
-    )},
-    **_ops_elementwise.METHODS,
-    **_ops_random.METHODS,
-    **{n + "_": f for n, f in _M.INPLACE_UNARY.items()},
-    **{n: getattr(_R, n) for n in (
-        "sum", "mean", "prod", "amax", "amin", "all", "any", "max", "min", "argmax",
-        "argmin", "var", "std", "softmax", "log_softmax", "logsumexp", "equal", "norm",
-    )},
-    **{n: getattr(_S, n) for n in (
-        "view", "reshape", "view_as", "reshape_as", "transpose", "swapaxes", "swapdims", "t",
-        "permute", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind",
-        "unsqueeze", "squeeze", "expand", "expand_as", "broadcast_to", "flatten", "ravel",
-        "contiguous", "clone", "index_select", "gather", "scatter_add", "scatter_add_",
-        "index_add", "index_add_", "index_put_", "index_put", "nonzero", "argwhere",
-    )},
-    # sorting, scans, scatter/index, reordering
-    **{n: getattr(_L, n) for n in (
-        "flip", "fliplr", "flipud", "roll", "tril", "triu", "tril_", "triu_", "diagonal", "diag",
-        "diag_embed", "diagflat", "repeat_interleave", "unfold", "resize_", "resize_as_",
-    )},
-    **{n: getattr(_ops_compose, n) for n in ("repeat", "tile", "unflatten", "as_strided")},
-    **{n: getattr(_X, n) for n in (
-        "scatter", "scatter_", "scatter_reduce", "scatter_reduce_", "index_copy", "index_copy_",
-        "index_fill", "index_fill_", "masked_select", "masked_scatter", "masked_scatter_",
-        "take", "take_along_dim",
-    )},
-    **{n: getattr(_O, n) for n in (
-        "sort", "argsort", "msort", "topk", "kthvalue", "median", "cumsum", "cumprod", "cumsum_",
-        "cumprod_", "cummax", "cummin", "unique",
-    )},
-    "numpy": _interop.numpy,
-    "__dlpack__": _interop.__dlpack__,
-    "__dlpack_device__": _interop.__dlpack_device__,
-    "normal_": _ops_creation.normal_,
-    "uniform_": _ops_creation.uniform_,
-}  # fmt: skip
-
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
-Tensor.clip_ = Tensor.clamp_
-del _name, _fn
+    return _tensor_pickle.rebuild(raw, dtype_name, shape, requires_grad, order)

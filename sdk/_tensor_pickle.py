@@ -49,7 +49,7 @@ def _host_buffer(t: Any) -> Any:
     return buf
 
 
-def reduce(t: Any, protocol: int) -> tuple:
+def reduce(t: Any, protocol: int, rebuild_fn: Any) -> tuple:
     """What Tensor.__reduce_ex__ returns (see the module docstring)."""
     mem = _C._alias(t.cpu() if t.is_cuda else t)  # no autograd state: values only
     order = None
@@ -66,7 +66,7 @@ def reduce(t: Any, protocol: int) -> tuple:
     args: tuple = (data, t.dtype.name, tuple(t.shape), bool(t._requires_grad))
     if order is not None and order != tuple(range(len(order))):
         args += (order,)
-    return (_REBUILD, args)
+    return (rebuild_fn, args)
 
 
 def rebuild(raw: Any, dtype_name: Any, shape: Any, requires_grad: Any, order: Any) -> Any:
@@ -117,12 +117,3 @@ def _copy_into(t: Any, raw: Any) -> None:
 
 
 _DTYPE_NAMES = frozenset(d.name for d in DTYPES)
-
-
-def _rebuild_callable() -> Any:
-    from sdk._tensor import _rebuild  # the name pickles refer to (see sdk._tensor)
-
-    return _rebuild
-
-
-_REBUILD = _rebuild_callable()

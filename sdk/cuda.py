@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator
 
-from sdk import _C
+from sdk import _C, _lazy
+from sdk._dtype import device as _device_cls
+from sdk.grad_mode import is_grad_enabled as _is_grad_enabled
 
 __all__ = [
     "ExternalStream",
@@ -38,9 +40,7 @@ def _index(device: Any) -> int:
         return -1
     if isinstance(device, int):
         return device
-    from sdk._dtype import device as device_cls
-
-    d = device if isinstance(device, device_cls) else device_cls(device)
+    d = device if isinstance(device, _device_cls) else _device_cls(device)
     if d.type != "cuda":
         raise ValueError(f"expected a CUDA device, got {d}")
     return -1 if d.index is None else d.index
@@ -168,11 +168,9 @@ def _to_device(tensor: Any, device: Any) -> Any:
 
     Raises RuntimeError "CUDA is not available: <reason>" when CUDA cannot be used.
     """
-    from sdk._dtype import device as device_cls
-
     if isinstance(device, int):
         device = f"cuda:{device}"
-    d = device if isinstance(device, device_cls) else device_cls(device)
+    d = device if isinstance(device, _device_cls) else _device_cls(device)
     if d.type == "cpu":
         return _C.to_device(tensor, None)
     if d.index is None:
@@ -197,9 +195,8 @@ def _to_device_function() -> Any:
     """An autograd Function for device moves: the gradient goes back to the source device."""
     global _TO_DEVICE_FN
     if _TO_DEVICE_FN is None:
-        from sdk.autograd import Function
 
-        class ToDevice(Function):
+        class ToDevice(_lazy.autograd().Function):
             @staticmethod
             def forward(ctx, x, device):
                 ctx.source = x.device
@@ -215,17 +212,13 @@ def _to_device_function() -> Any:
 
 def _move(tensor: Any, device: Any) -> Any:
     """tensor.to(device): itself when already there; differentiable otherwise."""
-    from sdk._dtype import device as device_cls
-
     if isinstance(device, int):
         device = f"cuda:{device}"
-    d = device if isinstance(device, device_cls) else device_cls(device)
+    d = device if isinstance(device, _device_cls) else _device_cls(device)
     if _same_device(tensor, d):
         return tensor
     if d.type == "cuda" and not is_available():
         raise RuntimeError(f"CUDA is not available: {unavailable_reason()}")
-    import sdk
-
-    if getattr(tensor, "requires_grad", False) and sdk.is_grad_enabled():
+    if getattr(tensor, "requires_grad", False) and _is_grad_enabled():
         return _to_device_function().apply(tensor, d)
     return _to_device(tensor, d)

@@ -183,3 +183,17 @@ class inference_mode(_GradModeBase):
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()`` on this thread."""
     return getattr(_inference, "on", False)
+
+
+# Shared by Module.zero_grad (sdk.nn) and Optimizer.zero_grad (sdk.optim).
+def _zero_grad(p: Any, set_to_none: bool) -> None:
+    if p.grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    g = p.grad
+    if g.grad_fn is not None:
+        g = p.grad = _C._alias(g)
+    with no_grad():
+        g.zero_()

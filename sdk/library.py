@@ -31,6 +31,7 @@ import typing
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable
 
+import sdk
 from sdk import _C
 
 __all__ = [
@@ -216,7 +217,7 @@ def register_autograd(op: Any, backward: Callable, /, *, setup_context: Callable
             f"register_autograd: {handle.name} mutates an input ({handle.schema}); "
             "differentiating an op that mutates its inputs is not supported"
         )
-    from sdk.autograd import Function
+    from sdk.autograd import Function  # lazy: sdk.autograd is heavy (numpy)
 
     def forward(ctx: Any, *args: Any) -> Any:
         positional = [a for a, kw in zip(args, keyword) if not kw]
@@ -245,7 +246,7 @@ def register_autograd(op: Any, backward: Callable, /, *, setup_context: Callable
 
 
 def _no_formula(name: str) -> type:
-    from sdk.autograd import Function
+    from sdk.autograd import Function  # lazy: sdk.autograd is heavy (numpy)
 
     def forward(ctx: Any, handle: Any, kwargs: dict, *tensors: Any) -> Any:
         return handle._call_below_autograd(**kwargs)
@@ -375,8 +376,6 @@ def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args: Any,
 
 
 def _schema_type(hint: Any, where: str) -> str:
-    import sdk
-
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is typing.Union or (
@@ -425,8 +424,6 @@ def _return_type(hint: Any, fname: str) -> str:
 
 
 def _default_text(value: Any) -> str:
-    import sdk
-
     if value is None or isinstance(value, bool):
         return str(value)
     if isinstance(value, (int, float)):
@@ -511,8 +508,6 @@ class OpCheckError(Exception):
 
 
 def _clone(x: Any) -> Any:
-    import sdk
-
     if isinstance(x, sdk.Tensor):
         c = x.detach().clone()
         c.requires_grad_(x.requires_grad)
@@ -524,8 +519,6 @@ def _clone(x: Any) -> Any:
 
 def _same(a: Any, b: Any) -> bool:
     import numpy as np
-
-    import sdk
 
     if isinstance(a, sdk.Tensor):
         if not isinstance(b, sdk.Tensor) or tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
@@ -548,8 +541,6 @@ def _overlaps(a: Any, b: Any) -> bool:
 
 
 def _test_schema(handle: Any, args: tuple, kwargs: dict) -> None:
-    import sdk
-
     bound = _bind(handle, args, kwargs)
     before = {name: _clone(v) for name, v in bound.items()}
     with sdk.no_grad():
@@ -597,8 +588,6 @@ def _bind(handle: Any, args: tuple, kwargs: dict) -> dict:
 def _test_autograd_registration(
     handle: Any, args: tuple, kwargs: dict, atol: Any, rtol: Any
 ) -> str:
-    import sdk
-
     bound = _bind(handle, args, kwargs)
     floats = [n for n, v in bound.items() if isinstance(v, sdk.Tensor) and v.is_floating_point()]
     if not floats:

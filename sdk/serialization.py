@@ -34,6 +34,10 @@ from typing import Any, BinaryIO, Union
 
 import numpy as np
 
+import sdk
+from sdk import _C
+from sdk._dtype import DTYPES, as_dtype, check_raw_tensor
+
 __all__ = ["save", "load"]
 
 FORMAT = "sdk.save"
@@ -48,9 +52,6 @@ def _dtype_name(t: Any) -> str:
 
 
 def _tensor_to_numpy(t: Any) -> np.ndarray:
-    import sdk
-    from sdk import _C
-
     a = _C._alias(t)
     if _dtype_name(a) == "bfloat16":
         # bfloat16 is the upper half of a float32: float32 holds it exactly, and its top
@@ -61,8 +62,6 @@ def _tensor_to_numpy(t: Any) -> np.ndarray:
 
 
 def _numpy_to_tensor(arr: np.ndarray, dtype_name: str) -> Any:
-    import sdk
-
     if dtype_name == "bfloat16":
         if arr.dtype != np.uint16:
             raise ValueError("sdk.load: a bfloat16 member must be stored as uint16")
@@ -82,12 +81,10 @@ class _Writer:
         self.arrays: list[tuple[str, np.ndarray]] = []
 
     def node(self, obj: Any) -> dict:
-        from sdk import _C
-
         if isinstance(obj, _C.TensorBase):
             key = f"t{len(self.arrays)}"
             self.arrays.append((key, _tensor_to_numpy(obj)))
-            from sdk.nn.parameter import Parameter
+            from sdk.nn.parameter import Parameter  # lazy: loads all of sdk.nn
 
             return {
                 "type": "tensor",
@@ -123,8 +120,6 @@ class _Writer:
                 "items": [self.node(v) for v in obj],
             }
         if isinstance(obj, np.ndarray):
-            import sdk
-
             return self.node(sdk.tensor(obj))
         if isinstance(obj, np.generic):
             return self.node(obj.item())
@@ -211,8 +206,6 @@ class _Members:
             raise self._fail(key, "header", str(e)) from None
         except (zipfile.BadZipFile, EOFError, OSError, SyntaxError, RuntimeError) as e:
             raise self._fail(key, "data", f"{type(e).__name__}: {e}") from None
-        from sdk._dtype import as_dtype, check_raw_tensor
-
         # byte count (and bool values) against the shape, as for a pickled tensor
         check_raw_tensor(raw, as_dtype(dtype_name), shape, f"sdk.load: {self.name}: member {key!r}")
         arr = np.frombuffer(raw, dtype=arr_dtype).reshape(arr_shape, order="F" if fortran else "C")
@@ -239,8 +232,6 @@ def _entry_problem(info: zipfile.ZipInfo, archive_size: int) -> str | None:
 
 def _stored_dtype(name: Any) -> np.dtype:
     """The numpy dtype a tensor of sdk dtype `name` is stored as (bfloat16: uint16)."""
-    from sdk._dtype import DTYPES
-
     for d in DTYPES:
         if d.name == name:
             return np.dtype(np.uint16 if name == "bfloat16" else d._np)
@@ -280,7 +271,7 @@ def _read_tensor(node: dict, members: _Members) -> Any:
         )
     t = _numpy_to_tensor(members.read(key, dtype_name, shape), dtype_name)
     if parameter:
-        from sdk.nn.parameter import Parameter
+        from sdk.nn.parameter import Parameter  # lazy: loads all of sdk.nn
 
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:

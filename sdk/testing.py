@@ -6,6 +6,9 @@ from typing import Any
 
 import numpy as np
 
+import sdk
+from sdk import _C
+
 __all__ = ["assert_close"]
 
 # (rtol, atol) by dtype name: the defaults torch.testing.assert_close uses.
@@ -29,13 +32,9 @@ def _dtype_name(x: Any) -> str:
 
 
 def _to_numpy(x: Any) -> np.ndarray:
-    from sdk import _C
-
     if isinstance(x, _C.TensorBase):
         a = _C._alias(x)  # no autograd state: plain values
         if _dtype_name(a) == "bfloat16":
-            import sdk
-
             a = a.to(sdk.float32)
         return np.array(a, copy=True)
     return np.asarray(x)
@@ -56,8 +55,6 @@ def assert_close(
     Accepts sdk tensors, numpy arrays and Python scalars (and lists/tuples of them).
     Without rtol/atol, torch's defaults for the dtype apply (exact for integers/bool).
     """
-    from sdk import _C
-
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
             raise AssertionError(f"sequence lengths differ: {len(actual)} != {len(expected)}")

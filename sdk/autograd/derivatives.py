@@ -28,41 +28,15 @@ import math
 from typing import Any, Callable
 
 import sdk
-from sdk import _C
+from sdk import _C, _ops_elementwise
 from sdk.autograd import derivatives_struct as _st
+from sdk.autograd.derivatives_struct import _sum_to, _unb
 
 # --------------------------------------------------------------------------- helpers
 
 
 def _shape(x: Any) -> tuple[int, ...]:
     return tuple(x.shape)
-
-
-def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
-    """Sum g over the dims that broadcasting added or expanded, giving `shape`."""
-    gshape = tuple(g.shape)
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and gshape[i + lead] != 1:
-            dims.append(i + lead)
-    if dims:
-        g = g.sum(dim=tuple(dims), keepdim=True)
-    return g.reshape(shape)
-
-
-def _unb(g: Any, x: Any) -> Any:
-    """g reduced to the shape and dtype of input x; None when x is not a tensor."""
-    if g is None or not hasattr(x, "shape"):
-        return None
-    shape = tuple(x.shape)
-    if tuple(g.shape) != shape:
-        g = _sum_to(g, shape)
-    if g.dtype != x.dtype:
-        g = g.to(x.dtype)
-    return g
 
 
 def _expand_back(g: Any, x: Any, dim: Any, keepdim: bool) -> Any:
@@ -293,7 +267,7 @@ def _silu(g, n):
 
 def _mish(g, n):
     x = n.inputs[0]
-    t = sdk.nn.functional.softplus(x).tanh()
+    t = _ops_elementwise.softplus(x).tanh()
     return (g * (t + x * x.sigmoid() * (1 - t * t)),)
 
 

@@ -11,6 +11,35 @@ from typing import Any
 
 import sdk
 
+# Shared with derivatives.py (which imports them from here).
+
+
+def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
+    """Sum g over the dims that broadcasting added or expanded, giving `shape`."""
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[i + lead] != 1:
+            dims.append(i + lead)
+    if dims:
+        g = g.sum(dim=tuple(dims), keepdim=True)
+    return g.reshape(shape)
+
+
+def _unb(g: Any, x: Any) -> Any:
+    """g reduced to the shape and dtype of input x; None when x is not a tensor."""
+    if g is None or not hasattr(x, "shape"):
+        return None
+    shape = tuple(x.shape)
+    if tuple(g.shape) != shape:
+        g = _sum_to(g, shape)
+    if g.dtype != x.dtype:
+        g = g.to(x.dtype)
+    return g
+
 
 def _zeros(shape: Any, like: Any, dtype: Any = None) -> Any:
     z = sdk.zeros(tuple(shape), dtype=like.dtype if dtype is None else dtype)
@@ -167,8 +196,6 @@ def masked_select(g, n):
     x, mask = n.inputs
     shape = tuple(sdk.broadcast_shapes(x.shape, mask.shape))
     full = _zeros(shape, g).masked_scatter_(mask.expand(shape), g)
-    from sdk.autograd.derivatives import _unb  # (a lazy import: that module imports this one)
-
     return _unb(full, x), None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import sdk
 from sdk import _C
 
 from .graph import AccumulateGrad, _accumulator, _edge
@@ -300,8 +301,6 @@ def _as_tuple(x: Any) -> tuple:
 
 
 def _make_roots(outputs: tuple, grad_outputs: Any, what: str) -> tuple[list, list]:
-    import sdk
-
     if grad_outputs is None or isinstance(grad_outputs, _TensorBase):
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     grad_outputs = tuple(grad_outputs)
@@ -407,8 +406,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple:
     """Gradients of `outputs` with respect to `inputs` (returned, not accumulated)."""
-    import sdk
-
     single = isinstance(inputs, _TensorBase)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import sdk
 from sdk import _C
 
 from .derivatives import D, _sum_to
+from .engine import _SECOND_TIME
 from .graph import Node, TensorMeta, _alias, _AutogradMeta, _edge, _is_float
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -53,8 +55,6 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             if self._released:
-                from .engine import _SECOND_TIME
-
                 raise RuntimeError(_SECOND_TIME)
             return tuple(self._to_save or ())
         out = []
@@ -120,8 +120,6 @@ def _node_kind(fcls: type) -> D:
 
 def _call_backward(g: Any, ctx: BackwardCFunction) -> tuple:
     """Run the user's backward and validate what it returns against the inputs."""
-    import sdk
-
     name = ctx.name()
     grads = list(g) if ctx._nout is not None else [g]
     if ctx._materialize:

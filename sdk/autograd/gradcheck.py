@@ -14,7 +14,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+import sdk
 from sdk import _C
+
+from .engine import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -28,8 +31,6 @@ class GradcheckError(RuntimeError):
 
 def _np(t: Any) -> np.ndarray:
     """A float64 numpy copy of a tensor's values (no autograd state involved)."""
-    import sdk
-
     a = _C._alias(t)
     if a.dtype != sdk.float64:
         a = a.to(sdk.float64)
@@ -37,8 +38,6 @@ def _np(t: Any) -> np.ndarray:
 
 
 def _from_np(a: np.ndarray, like: Any) -> Any:
-    import sdk
-
     t = sdk.tensor(np.array(a, order="C", copy=True))
     return t if t.dtype == like.dtype else t.to(like.dtype)
 
@@ -57,8 +56,6 @@ def _is_float(t: Any) -> bool:
 
 def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_sizes: list, eps: float) -> list:
     """J[o][k]: (numel of output o, numel of input k) by central differences."""
-    import sdk
-
     # Grad mode stays on and perturbed inputs keep requires_grad: the function may itself
     # differentiate (gradgradcheck's first derivative does).
     jac = [[np.zeros((n, inputs[k].numel())) for k in diff_idx] for n in out_sizes]
@@ -77,15 +74,10 @@ def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_sizes: list, e
             flat[j] = orig
             for o in range(len(out_sizes)):
                 jac[o][kk][:, j] = (vals[0][o] - vals[1][o]) / (2 * eps)
-    del sdk
     return jac
 
 
 def _analytical(outputs: list, inputs: tuple, diff_idx: list) -> list:
-    import sdk
-
-    from .engine import grad as autograd_grad
-
     targets = [inputs[k] for k in diff_idx]
     jac = []
     for o in outputs:
@@ -101,7 +93,6 @@ def _analytical(outputs: list, inputs: tuple, diff_idx: list) -> list:
                     if g is not None:
                         rows[kk][i, :] = _np(g).reshape(-1)
         jac.append(rows)
-    del sdk
     return jac
 
 
@@ -187,10 +178,6 @@ def gradgradcheck(
     **unused: Any,
 ) -> bool:
     """gradcheck of the first derivative (built with create_graph=True): second derivatives."""
-    import sdk
-
-    from .engine import grad as autograd_grad
-
     inputs = _as_tuple(inputs)
     n_in = len(inputs)
     outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, _TensorBase) and _is_float(o)]
@@ -216,7 +203,6 @@ def gradgradcheck(
         )
         return tuple(g for g in grads if g is not None)
 
-    del sdk
     return gradcheck(
         first_derivative,
         inputs + grad_outputs,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import sdk
+from sdk import _ops_elementwise as _elementwise
+from sdk._ops_common import needs_grad, record
 
 __all__ = [
     "linear",
@@ -56,9 +58,7 @@ def tanh(input: Any) -> Any:
 def elu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     """x if x > 0 else alpha * (exp(x) - 1)."""
     if inplace:
-        from sdk._ops_elementwise import elu_
-
-        return elu_(input, alpha)
+        return _elementwise.elu_(input, alpha)
     return sdk.elu(input, alpha=alpha)
 
 
@@ -70,44 +70,32 @@ def gelu(input: Any, approximate: str = "none") -> Any:
 
 def silu(input: Any, inplace: bool = False) -> Any:
     """x * sigmoid(x)."""
-    from sdk._ops_elementwise import silu as impl
-
-    return impl(input, inplace)
+    return _elementwise.silu(input, inplace)
 
 
 def mish(input: Any, inplace: bool = False) -> Any:
     """x * tanh(softplus(x))."""
-    from sdk._ops_elementwise import mish as impl
-
-    return impl(input, inplace)
+    return _elementwise.mish(input, inplace)
 
 
 def softplus(input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
     """log(1 + exp(beta * x)) / beta, linear where beta * x > threshold."""
-    from sdk._ops_elementwise import softplus as impl
-
-    return impl(input, beta, threshold)
+    return _elementwise.softplus(input, beta, threshold)
 
 
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Any:
     """x if x > 0 else negative_slope * x."""
-    from sdk._ops_elementwise import leaky_relu as impl
-
-    return impl(input, negative_slope, inplace)
+    return _elementwise.leaky_relu(input, negative_slope, inplace)
 
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Any:
     """x clamped to [min_val, max_val]."""
-    from sdk._ops_elementwise import hardtanh as impl
-
-    return impl(input, min_val, max_val, inplace)
+    return _elementwise.hardtanh(input, min_val, max_val, inplace)
 
 
 def relu6(input: Any, inplace: bool = False) -> Any:
     """min(max(x, 0), 6)."""
-    from sdk._ops_elementwise import relu6 as impl
-
-    return impl(input, inplace)
+    return _elementwise.relu6(input, inplace)
 
 
 def _softmax_dim(ndim: int) -> int:
@@ -261,8 +249,6 @@ def layer_norm(
 ) -> Any:
     """Normalize over the trailing dims `normalized_shape`: (x - mean) / sqrt(var + eps), then
     scale by weight and shift by bias (both shaped like normalized_shape, optional)."""
-    from sdk._ops_common import needs_grad, record
-
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape) :]) != shape or len(shape) > input.ndim:
         raise sdk.InvalidArgumentError(
@@ -313,8 +299,6 @@ def _conv_args(name: str, n: int, input: Any, weight: Any, stride: Any, padding:
 
 def _conv(name: str, n: int, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
           dilation: Any, groups: int) -> Any:  # fmt: skip
-    from sdk._ops_common import needs_grad, record
-
     input, stride, padding, dilation = _conv_args(name, n, input, weight, stride, padding, dilation)
     batched = input.ndim == n + 2
     if not batched and input.ndim == n + 1:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import sdk
+from sdk import _C
 from sdk.grad_mode import no_grad
 
 __all__ = [
@@ -135,8 +137,6 @@ def kaiming_normal_(
 
 
 def _check_tensor(tensor: Any, fn: str) -> None:
-    from sdk import _C
-
     if not isinstance(tensor, _C.TensorBase):
         raise TypeError(f"{fn}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
 
@@ -166,8 +166,6 @@ def orthogonal_(tensor: Any, gain: float = 1.0, generator: Any = None) -> Any:
     """Fill a (rows, *) tensor with a (semi-)orthogonal matrix times gain: the Q of the QR
     decomposition of a normal random matrix, signs fixed by R's diagonal (numpy's QR)."""
     import numpy as np
-
-    import sdk
 
     _check_tensor(tensor, "orthogonal_")
     if tensor.ndim < 2:

@@ -6,7 +6,9 @@ import math
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterable, Iterator
 
+import sdk
 from sdk import _C
+from sdk.grad_mode import _zero_grad, no_grad
 
 from . import functional as F
 from . import init
@@ -62,7 +64,7 @@ class Module:
         d = self.__dict__
         if (d.get("_forward_pre_hooks") or d.get("_forward_hooks")
                 or d.get("_backward_pre_hooks") or d.get("_backward_hooks")):  # fmt: skip
-            from ._hooks import call_with_hooks
+            from ._hooks import call_with_hooks  # lazy: imports sdk.autograd (numpy, ~100 ms)
 
             return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
@@ -70,7 +72,7 @@ class Module:
     # ----------------------------------------------------------------- hooks
 
     def _add_hook(self, table: str, entry: tuple, prepend: bool) -> Any:
-        from sdk.utils.hooks import RemovableHandle
+        from sdk.utils.hooks import RemovableHandle  # lazy: sdk.utils loads sdk.utils.data
 
         if not callable(entry[0]):
             raise TypeError(f"hook must be callable, not {type(entry[0]).__name__}")
@@ -307,8 +309,6 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Cast floating parameters and buffers: ``to(dtype)``; devices other than cpu are refused."""
-        import sdk
-
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         for a in args:
@@ -325,8 +325,6 @@ class Module:
         return self._cast(dtype)
 
     def _cast(self, dtype: Any) -> Module:
-        from sdk.grad_mode import no_grad
-
         with no_grad():
             for m in self.modules():
                 for name, p in list(m._parameters.items()):
@@ -342,18 +340,12 @@ class Module:
         return self
 
     def float(self) -> Module:
-        import sdk
-
         return self._cast(sdk.float32)
 
     def double(self) -> Module:
-        import sdk
-
         return self._cast(sdk.float64)
 
     def half(self) -> Module:
-        import sdk
-
         return self._cast(sdk.float16)
 
     def cpu(self) -> Module:
@@ -393,8 +385,6 @@ class Module:
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
         """Copy values in place (dtype cast); report missing/unexpected keys and shape mismatches."""
-        from sdk.grad_mode import no_grad
-
         if not hasattr(state_dict, "items"):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."
@@ -462,21 +452,6 @@ class Module:
         return main + "\n  " + "\n  ".join(lines) + "\n)"
 
 
-def _zero_grad(p: Any, set_to_none: bool) -> None:
-    if p.grad is None:
-        return
-    if set_to_none:
-        p.grad = None
-        return
-    from sdk.grad_mode import no_grad
-
-    g = p.grad
-    if g.grad_fn is not None:
-        g = p.grad = _C._alias(g)
-    with no_grad():
-        g.zero_()
-
-
 # ----------------------------------------------------------------------------- layers
 
 
@@ -494,8 +469,6 @@ class Linear(Module):
     def __init__(
         self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
     ) -> None:
-        import sdk
-
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -731,8 +704,6 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, dtype: Any = None) -> None:  # fmt: skip
-        import sdk
-
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
         self.normalized_shape = tuple(shape)
@@ -763,8 +734,6 @@ class _ConvNd(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", dtype: Any = None) -> None:  # fmt: skip
-        import sdk
-
         super().__init__()
         if padding_mode != "zeros":
             raise NotImplementedError(f"{type(self).__name__}: padding_mode {padding_mode!r} "
@@ -833,8 +802,6 @@ class Embedding(Module):
                  max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                  sparse: bool = False, _weight: Any = None, _freeze: bool = False,
                  dtype: Any = None) -> None:  # fmt: skip
-        import sdk
-
         super().__init__()
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise NotImplementedError(

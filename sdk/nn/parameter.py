@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import sdk
 from sdk import _C
 from sdk._tensor import Tensor
 
@@ -20,13 +21,11 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Any = None, requires_grad: bool = True) -> Parameter:
         if data is None:
-            import sdk
-
             data = sdk.empty(0)
         t = _C._alias(data)  # new object on the same storage, no autograd state
         t.__class__ = cls  # same C layout (__slots__ = ()): a class swap, not a copy
         if requires_grad:
-            from sdk.autograd.graph import set_requires_grad
+            from sdk.autograd.graph import set_requires_grad  # lazy: sdk.autograd is heavy
 
             set_requires_grad(t, True)
         return t

@@ -6,6 +6,7 @@ import copy
 from typing import Any, Callable, Iterable
 
 from sdk import _C
+from sdk.grad_mode import _zero_grad, enable_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -97,8 +98,6 @@ class Optimizer:
         self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        from sdk.nn.modules import _zero_grad
-
         for group in self.param_groups:
             for p in group["params"]:
                 _zero_grad(p, set_to_none)
@@ -109,8 +108,6 @@ class Optimizer:
     def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        from sdk.grad_mode import enable_grad
-
         with enable_grad():
             return closure()
 

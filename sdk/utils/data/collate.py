@@ -7,6 +7,8 @@ import collections.abc
 import copy
 from typing import Any, Callable
 
+import sdk
+
 __all__ = ["collate", "default_collate", "default_convert"]
 
 _ERR = (
@@ -23,14 +25,10 @@ def _bad_numpy_dtype(x: Any) -> bool:
 
 
 def _stack(batch: list, collate_fn_map: Any) -> Any:
-    import sdk
-
     return sdk.stack(batch, 0)
 
 
 def _numpy_array(batch: list, collate_fn_map: Any) -> Any:
-    import sdk
-
     if _bad_numpy_dtype(batch[0]):
         raise TypeError(_ERR.format(batch[0].dtype))
     return collate([sdk.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
@@ -39,20 +37,14 @@ def _numpy_array(batch: list, collate_fn_map: Any) -> Any:
 def _numpy_scalar(batch: list, collate_fn_map: Any) -> Any:
     import numpy as np
 
-    import sdk
-
     return sdk.as_tensor(np.asarray(batch))
 
 
 def _float(batch: list, collate_fn_map: Any) -> Any:
-    import sdk
-
     return sdk.tensor(batch, dtype=sdk.float64)
 
 
 def _int(batch: list, collate_fn_map: Any) -> Any:
-    import sdk
-
     return sdk.tensor(batch)
 
 
@@ -61,8 +53,6 @@ def _str(batch: list, collate_fn_map: Any) -> Any:
 
 
 def _default_map() -> dict:
-    import sdk
-
     return {sdk.Tensor: _stack, float: _float, int: _int, str: _str, bytes: _str}
 
 
@@ -131,8 +121,6 @@ def default_collate(batch: Any) -> Any:
 def default_convert(data: Any) -> Any:
     """numpy arrays (and numpy numbers) -> tensors, recursively through mappings and
     sequences; everything else unchanged (the collate_fn when batch_size=None)."""
-    import sdk
-
     if _is_numpy(data):
         if type(data).__name__ in ("ndarray", "memmap"):
             return data if _bad_numpy_dtype(data) else sdk.as_tensor(data)

@@ -7,6 +7,8 @@ import multiprocessing as mp
 import queue
 from typing import Any, Callable, Iterator
 
+import sdk
+
 from . import worker as _w
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -154,8 +156,6 @@ class DataLoader:
 
 
 def _draw_seed(generator: Any) -> int:
-    import sdk
-
     return int(sdk.randint(0, 2**62, (1,), generator=generator).item())
 
 

@@ -8,6 +8,8 @@ import math
 import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
+import sdk
+
 __all__ = [
     "Dataset",
     "IterableDataset",
@@ -48,8 +50,6 @@ class TensorDataset(Dataset):
     def __init__(self, *tensors: Any) -> None:
         if not tensors:
             raise ValueError("TensorDataset needs at least one tensor")
-        import sdk
-
         for i, t in enumerate(tensors):
             if not sdk.is_tensor(t):
                 raise TypeError(
@@ -165,8 +165,6 @@ def random_split(dataset: Dataset, lengths: Sequence[Any], generator: Any = None
     """Split into non-overlapping Subsets of the given lengths, or fractions summing to 1
     (floors, with the remainder dealt one by one from the first), by a random permutation
     drawn from `generator` (the default generator when None)."""
-    import sdk
-
     n = len(dataset)  # type: ignore[arg-type]
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

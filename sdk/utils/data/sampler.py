@@ -5,6 +5,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Iterable, Iterator, Sequence
 
+import sdk
+
 __all__ = [
     "Sampler",
     "SequentialSampler",
@@ -41,8 +43,6 @@ class SequentialSampler(Sampler):
 def _generator(generator: Any) -> Any:
     """`generator`, or a new one seeded from the default generator (so that manual_seed
     makes an unseeded sampler reproducible, and each epoch still differs)."""
-    import sdk
-
     if generator is not None:
         return generator
     seed = int(sdk.randint(0, 2**62, (1,)).item())
@@ -53,8 +53,6 @@ def _permutation(n: int, generator: Any) -> list:
     """A random permutation of range(n) as a list, determined by `generator` (one draw from
     it seeds numpy's generator, which shuffles a million indices in milliseconds)."""
     import numpy as np
-
-    import sdk
 
     seed = int(sdk.randint(0, 2**62, (1,), generator=generator).item())
     return np.random.default_rng(seed).permutation(n).tolist()
@@ -84,8 +82,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        import sdk
-
         n = len(self.data_source)
         gen = _generator(self.generator)
         if self.replacement:
@@ -120,8 +116,6 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:  # fmt: skip
-        import sdk
-
         if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
             raise ValueError(
                 f"num_samples should be a positive integer value, but got num_samples={num_samples}"
@@ -141,8 +135,6 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        import sdk
-
         picks = sdk.multinomial(self.weights, self.num_samples, self.replacement,
                                 generator=self.generator)  # fmt: skip
         yield from picks.tolist()

@@ -10,6 +10,11 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+import sdk
+
+from .collate import default_collate
+from .dataset import TensorDataset
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 # How long blocking queue reads wait before checking on the other side (seconds).
@@ -74,13 +79,8 @@ class ResumeIteration:
 def fetch(dataset: Any, indices: Any, auto_collation: bool, collate_fn: Any) -> Any:
     """One batch (or, without auto-collation, one sample) of a map-style dataset."""
     if auto_collation:
-        from .collate import default_collate
-        from .dataset import TensorDataset
-
         if collate_fn is default_collate and type(dataset) is TensorDataset:
             # Same result as stacking the rows one by one, in one gather per tensor.
-            import sdk
-
             idx = sdk.tensor(indices, dtype=sdk.int64)
             return [t.index_select(0, idx) for t in dataset.tensors]
         getitems = getattr(dataset, "__getitems__", None)
@@ -124,8 +124,6 @@ def worker_loop(dataset: Any, index_queue: Any, data_queue: Any, done_event: Any
     """Fetch what the main process asks for ((send_idx, indices) from index_queue) and put
     (send_idx, batch or ExceptionWrapper) on data_queue, until told to stop (None)."""
     global _info
-    import sdk
-
     try:
         sdk.set_num_threads(1)  # workers run side by side; the main process keeps its threads
         sdk.manual_seed(seed)
