@@ -25,8 +25,8 @@ echo "== building and installing the SDK (editable, extras: ${EXTRAS:-none}); lo
   </dev/null &
 PIP_PID=$!
 { tail -n +1 -F --pid="$PIP_PID" "$BUILD_LOG" 2>/dev/null |
-  grep --line-buffered -E '^ *(\[[0-9]+/[0-9]+\] |sdk build: |Successfully installed)' |
-  sed -u -E 's/^ +//; s#'"$REPO"'/##g; s/^/   /'; } || true
+  grep --line-buffered -E '^ *(Building [^ ]+: \[[0-9]+/[0-9]+\] |sdk build: |Successfully installed)' |
+  sed -u -E 's/^ +//; s/^Building [^ ]+: //; s#'"$REPO"'/##g; s/^/   /'; } || true
 if ! wait "$PIP_PID"; then
   echo "== installing the SDK failed; the end of $BUILD_LOG:"
   tail -n 40 "$BUILD_LOG"
