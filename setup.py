@@ -57,6 +57,7 @@ def export_only(build_dir: Path, *patterns: str) -> str:
     static runtime's symbols interpose on another copy loaded later in the same process
     (cuBLAS brings libstdc++.so.6), and the two copies' locale tables mix: a crash at the
     first error message."""
+    build_dir.mkdir(parents=True, exist_ok=True)
     script = build_dir / "exports.map"
     _tooling("_ninja").write_if_changed(
         script, "{\n  global: " + " ".join(f"{p};" for p in patterns) + "\n  local: *;\n};\n"
