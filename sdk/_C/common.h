@@ -26,16 +26,47 @@ extern PyTypeObject GeneratorType;
 
 namespace sdkpy {
 
-// Type used for tensors created from C (sdk.Tensor once registered).
-extern PyTypeObject* g_tensor_class;
-// Python-side types registered by sdk/__init__.py (borrowed-forever references).
-extern PyObject* g_dtypes[16];              // sdk.dtype objects indexed by code
-extern PyObject* g_size_type;               // sdk.Size (a tuple subclass) or NULL
-extern PyObject* g_cpu_device;              // sdk.device('cpu')
-extern PyObject* g_device_class;            // sdk.device
-extern PyObject* g_invalid_argument_error;  // sdk.InvalidArgumentError (ValueError, RuntimeError)
-extern PyObject* g_out_of_memory_error;     // sdk.OutOfMemoryError (MemoryError, RuntimeError)
-extern int g_ndtypes;
+// The number of arithmetic slots that fall back to a Python function on the autograd path
+// (the ArithmeticFallback codes of number_slots.cpp).
+constexpr int kArithmeticFallbackCount = 20;
+
+// Module-wide state of sdk._C: every Python object the module is given or makes for itself,
+// in one place. One instance, module_state (defined in module.cpp). sdk._C is a
+// single-phase module (m_size -1), so this state is per process. Every reference here is
+// strong and kept for the life of the process: tensors and generators may outlive the
+// module's teardown and still read it.
+struct ModuleState {
+  // Class of the tensors made from C (wrap()): sdk.Tensor, set by _set_tensor_class when
+  // sdk/__init__.py is imported; TensorBase until then.
+  PyTypeObject* tensor_class = &TensorBaseType;
+  // sdk.dtype objects indexed by dtype code, and how many there are: set by
+  // _set_python_types (sdk/__init__.py, at import); until then dtypes read back as ints.
+  PyObject* dtypes[16] = {};
+  int ndtypes = 0;
+  // sdk.Size (a tuple subclass): set by _set_python_types; NULL until then (plain tuples).
+  PyObject* size_type = nullptr;
+  // sdk.device('cpu') and the sdk.device class: set by _set_python_types; NULL until then
+  // (Tensor.device answers a (type, index) tuple).
+  PyObject* cpu_device = nullptr;
+  PyObject* device_class = nullptr;
+  // sdk.InvalidArgumentError (ValueError, RuntimeError) and sdk.OutOfMemoryError
+  // (MemoryError, RuntimeError): made by PyInit__C (add_error_types, module.cpp); the plain
+  // builtins before that.
+  PyObject* invalid_argument_error = PyExc_ValueError;
+  PyObject* out_of_memory_error = PyExc_MemoryError;
+  // The Python functions the arithmetic slots call when an operand needs grad, indexed by
+  // ArithmeticFallback (number_slots.cpp): set by _register_fallbacks (sdk/__init__.py, at
+  // import); NULL makes the slot answer NotImplemented.
+  PyObject* arithmetic_fallbacks[kArithmeticFallbackCount] = {};
+  // sdk.library's hook that records autograd around an OpHandle call whose tensor
+  // arguments need grad: set by _set_op_autograd_hook (sdk/library.py, at import); NULL:
+  // none (op_registry.cpp).
+  PyObject* op_autograd_hook = nullptr;
+  // sdk.autograd.function._record_compiled: imported by autograd.cpp the first time
+  // compiled code records a node into the graph; NULL until then.
+  PyObject* record_compiled = nullptr;
+};
+extern ModuleState module_state;
 
 // Grad mode: a thread-local flag (on by default in every thread).
 bool grad_enabled();
@@ -49,20 +80,46 @@ inline int64_t add_numel(int64_t total, int64_t n) {
   return __builtin_add_overflow(total, n, &total) ? INT64_MAX : total;
 }
 // Run `expr` without the GIL when the op (n elements touched) is big enough for that to pay off.
-#define CALL(n, expr)                \
-  if ((n) >= ::sdkpy::kNoGilNumel) { \
-    Py_BEGIN_ALLOW_THREADS;          \
-    expr;                            \
-    Py_END_ALLOW_THREADS;            \
-  } else {                           \
-    expr;                            \
+#define SDK_PY_RUN_NOGIL_IF_LARGE(n, expr) \
+  if ((n) >= ::sdkpy::kNoGilNumel) {       \
+    Py_BEGIN_ALLOW_THREADS;                \
+    expr;                                  \
+    Py_END_ALLOW_THREADS;                  \
+  } else {                                 \
+    expr;                                  \
   }
+
+// A METH_FASTCALL module function: PyObject* name(module, args, nargs).
+#define SDK_PY_FASTCALL(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+// A METH_FASTCALL function as the PyCFunction a PyMethodDef holds.
+#define SDK_PY_AS_CFUNCTION(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+// A PyMethodDef entry for a METH_FASTCALL function.
+#define SDK_PY_FASTCALL_METHOD(name, fn, doc) {name, SDK_PY_AS_CFUNCTION(fn), METH_FASTCALL, doc}
 
 // sdk.Tensor itself first (one compare), then subclasses and the base type.
 inline bool is_tensor(PyObject* o) {
-  return Py_TYPE(o) == g_tensor_class || PyObject_TypeCheck(o, &TensorBaseType);
+  return Py_TYPE(o) == module_state.tensor_class || PyObject_TypeCheck(o, &TensorBaseType);
 }
-inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->handle; }
+// The C part of tensor object `o` (which must be a tensor: is_tensor).
+inline TensorObject* tensor_object(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
+// The core tensor of tensor object `o` (borrowed; NULL only for a half-built object).
+inline sdk_tensor* handle_of(PyObject* o) { return tensor_object(o)->handle; }
+// True when tensor object `o` has a handle; else raises RuntimeError and returns false.
+inline bool has_data_or_raise(PyObject* o) {
+  if (tensor_object(o)->handle) return true;
+  PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
+  return false;
+}
+
+// Owns one reference until the end of the scope (Py_XDECREF); `p` may be NULL.
+struct OwnedRef {
+  PyObject* p = nullptr;
+  OwnedRef() = default;
+  explicit OwnedRef(PyObject* o) : p(o) {}
+  ~OwnedRef() { Py_XDECREF(p); }
+  OwnedRef(const OwnedRef&) = delete;
+  OwnedRef& operator=(const OwnedRef&) = delete;
+};
 
 // Raise the calling thread's last core error as a Python exception; returns NULL.
 PyObject* raise_last_error();
@@ -89,32 +146,25 @@ PyObject* wrap(sdk_tensor* h);
 // Result of an op called with an optional `out` object: `out` itself when given.
 // Takes the result slot by address: finish(f(..., &r), &r, out) must not read r before f runs.
 PyObject* finish(sdk_status st, sdk_tensor** r, PyObject* out);
-
-// Argument parsing. Each returns false with a TypeError/ValueError naming op and arg.
-bool tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
-bool opt_tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
-bool int_arg(PyObject* o, const char* op, const char* arg, int64_t* v);
-bool double_arg(PyObject* o, const char* op, const char* arg, double* v);
-bool bool_arg(PyObject* o, const char* op, const char* arg, int32_t* v);
-bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v);
-// A sequence of ints (or one int). allow_neg1 permits -1 entries (view/expand).
-bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
-              bool allow_negative);
-// Scalar: Python bool/int/float or anything with __index__/__float__ (not tensors).
-// Returns 1 if parsed, 0 if `o` is not a scalar (no error set), -1 on error.
-int scalar_value(PyObject* o, sdk_scalar* s);
-bool scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
-// Scalar or None (SDK_SCALAR_NONE).
-bool opt_scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
-bool check_nargs(const char* op, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi);
+// A tuple of new tensors around `rs` (stolen; released on failure).
+PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 
 // Reading elements (item(), tolist(), __bool__ ...).
 PyObject* read_element(const void* p, sdk_dtype dt);
 
 // Module method tables of the individual files, merged by module.cpp.
-extern PyMethodDef ops_methods[];
+extern PyMethodDef ops_elementwise_methods[];
+extern PyMethodDef ops_creation_methods[];
+extern PyMethodDef ops_views_methods[];
+extern PyMethodDef ops_reduce_methods[];
+extern PyMethodDef ops_linalg_methods[];
+extern PyMethodDef ops_struct_methods[];
+extern PyMethodDef ops_nn_methods[];
+extern PyMethodDef cuda_methods[];
+extern PyMethodDef generator_methods[];
 extern PyMethodDef interop_methods[];
 extern PyMethodDef op_registry_methods[];
+extern PyMethodDef autograd_methods[];
 // sdk._C.OpHandle and the registration constants (op_registry.cpp).
 int op_registry_ready(PyObject* module);
 // Value i of boxed values as a new Python object.
@@ -138,8 +188,10 @@ PyObject* boundary_out(sdk_tensor* h);
 void autograd_unlink(PyObject* t);
 // Register the engine with the core; _C._cpp_backward and friends.
 int autograd_ready(PyObject* module);
-extern PyMethodDef autograd_methods[];
-// _C._register_fallbacks (defined next to the slots that use them).
+// The arithmetic slots (number_slots.cpp): fills `nb`'s arithmetic entries and `type`'s
+// tp_richcompare, before PyType_Ready.
+void install_arithmetic_slots(PyTypeObject* type, PyNumberMethods* nb);
+// _C._register_fallbacks (defined next to the slots that use them, number_slots.cpp).
 PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
 int generator_type_ready(PyObject* module);
 sdk_generator* generator_handle(PyObject* o, bool* ok);

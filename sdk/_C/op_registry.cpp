@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "common.h"
 
 namespace sdkpy {
@@ -58,7 +59,6 @@ bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) 
   return true;
 }
 
-PyObject* g_autograd_hook = nullptr;  // sdk.library's, or NULL
 // An exception raised by a Python kernel, re-raised by the Python call that reached it.
 thread_local PyObject* t_kernel_exc_type = nullptr;
 thread_local PyObject* t_kernel_exc_value = nullptr;
@@ -197,7 +197,7 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
       break;
     }
     case SDK_VALUE_DEVICE: {
-      PyObject* dev = PyObject_CallOneArg(g_device_class, o);  // sdk.device(x)
+      PyObject* dev = PyObject_CallOneArg(module_state.device_class, o);  // sdk.device(x)
       if (!dev) return false;
       PyObject* type = PyObject_GetAttrString(dev, "type");
       PyObject* index = type ? PyObject_GetAttrString(dev, "index") : nullptr;
@@ -341,7 +341,7 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
       PyObject* spec = d.type == SDK_CPU ? PyUnicode_FromString("cpu")
                                          : PyUnicode_FromFormat("cuda:%d", d.index);
       if (!spec) return nullptr;
-      PyObject* dev = PyObject_CallOneArg(g_device_class, spec);
+      PyObject* dev = PyObject_CallOneArg(module_state.device_class, spec);
       Py_DECREF(spec);
       return dev;
     }
@@ -502,12 +502,12 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
         (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
       grad = requires_grad(given[j]);
   }
-  if (grad && !no_hook && !g_autograd_hook && grad_enabled()) {
+  if (grad && !no_hook && !module_state.op_autograd_hook && grad_enabled()) {
     PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
     if (!lib) return nullptr;
     Py_DECREF(lib);
   }
-  if (grad && !no_hook && g_autograd_hook && grad_enabled()) {
+  if (grad && !no_hook && module_state.op_autograd_hook && grad_enabled()) {
     // sdk.library handles differentiation: hook(op, args, kwargs) with everything by name
     PyObject* kwargs = PyDict_New();
     if (!kwargs) return nullptr;
@@ -517,8 +517,8 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
         return nullptr;
       }
     }
-    PyObject* r = PyObject_CallFunctionObjArgs(g_autograd_hook, reinterpret_cast<PyObject*>(self),
-                                               kwargs, nullptr);
+    PyObject* r = PyObject_CallFunctionObjArgs(module_state.op_autograd_hook,
+                                               reinterpret_cast<PyObject*>(self), kwargs, nullptr);
     Py_DECREF(kwargs);
     return r;
   }
@@ -673,11 +673,10 @@ int op_clear(PyObject* self) {
 }
 
 PyMethodDef op_methods[] = {
-    {"_call_below_autograd",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_below)),
-     METH_FASTCALL | METH_KEYWORDS, "Call the device kernel, without the autograd hook."},
-    {"_call_key", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_key)),
-     METH_FASTCALL | METH_KEYWORDS, "_call_key(key, *args, **kwargs): one dispatch key's kernel."},
+    {"_call_below_autograd", SDK_PY_AS_CFUNCTION(op_call_below), METH_FASTCALL | METH_KEYWORDS,
+     "Call the device kernel, without the autograd hook."},
+    {"_call_key", SDK_PY_AS_CFUNCTION(op_call_key), METH_FASTCALL | METH_KEYWORDS,
+     "_call_key(key, *args, **kwargs): one dispatch key's kernel."},
     {"_has_kernel", op_has_kernel, METH_O, "Whether the op has a kernel for a dispatch key."},
     {"_default", op_default, METH_O, "_default(i): argument i's default value."},
     {nullptr, nullptr, 0, nullptr},
@@ -741,7 +740,7 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
         st = sdk_values_push_tensor(v, h);
         sdk_tensor_release(h);
       } else {
-        st = sdk_values_push_tensor(v, H(r));
+        st = sdk_values_push_tensor(v, handle_of(r));
       }
       break;
     }
@@ -759,7 +758,7 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
           ok = false;
           break;
         }
-        hs.push_back(H(x));
+        hs.push_back(handle_of(x));
       }
       if (ok) st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
       Py_DECREF(seq);
@@ -1047,7 +1046,7 @@ PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
     PyErr_SetString(PyExc_TypeError, "the autograd hook must be callable or None");
     return nullptr;
   }
-  Py_XSETREF(g_autograd_hook, fn == Py_None ? nullptr : new_ref(fn));
+  Py_XSETREF(module_state.op_autograd_hook, fn == Py_None ? nullptr : new_ref(fn));
   Py_RETURN_NONE;
 }
 
@@ -1060,13 +1059,12 @@ PyTypeObject OpType = {
 PyMethodDef op_registry_methods[] = {
     {"op_find", m_op_find, METH_O, "op_find('ns::name[.overload]') -> OpHandle"},
     {"op_list", m_op_list, METH_O, "op_list(ns or None) -> ['ns::name', ...]"},
-    {"library_open", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_open)),
-     METH_FASTCALL, "library_open(kind, ns, key, source) -> library"},
-    {"library_define",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_define)), METH_FASTCALL,
+    {"library_open", SDK_PY_AS_CFUNCTION(m_library_open), METH_FASTCALL,
+     "library_open(kind, ns, key, source) -> library"},
+    {"library_define", SDK_PY_AS_CFUNCTION(m_library_define), METH_FASTCALL,
      "library_define(library, schema)"},
-    {"library_impl", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_impl)),
-     METH_FASTCALL, "library_impl(library, name, key, fn): fn becomes the op's kernel"},
+    {"library_impl", SDK_PY_AS_CFUNCTION(m_library_impl), METH_FASTCALL,
+     "library_impl(library, name, key, fn): fn becomes the op's kernel"},
     {"library_close", m_library_close, METH_O, "library_close(library)"},
     {"library_take_errors", m_library_take_errors, METH_NOARGS,
      "Registration failures kept since the last call (one per line)."},
