@@ -56,14 +56,6 @@ struct Slot {
 
 void* tagged(State* s) { return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(s) | 1); }
 
-bool finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
 // Object t becomes the owner of its view (which has an empty slot).
 void own(PyObject* t) {
   sdk_tensor_set_autograd_slot(handle_of(t), t);
@@ -175,7 +167,8 @@ void engine_release_slot(void* p) {
   auto v = reinterpret_cast<uintptr_t>(p);
   if (!(v & 1)) return;  // an owner: it holds the view, so this does not happen
   State* s = reinterpret_cast<State*>(v & ~uintptr_t(1));
-  if (!Py_IsInitialized() || finalizing()) return;  // the interpreter is going away: leak
+  if (!Py_IsInitialized() || interpreter_finalizing())
+    return;  // the interpreter is going away: leak
   Gil gil;
   Py_XDECREF(s->grad);
   Py_XDECREF(s->grad_fn);

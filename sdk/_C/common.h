@@ -1,4 +1,5 @@
-// sdk/_C/common.h: object layout and helpers shared by the files of the sdk._C extension.
+// sdk/_C/common.h: the tensor object's layout, the module state and the helpers shared by the
+// files of the sdk._C extension, and what each file gives the others.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -104,11 +105,31 @@ inline bool is_tensor(PyObject* o) {
 inline TensorObject* tensor_object(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
 // The core tensor of tensor object `o` (borrowed; NULL only for a half-built object).
 inline sdk_tensor* handle_of(PyObject* o) { return tensor_object(o)->handle; }
+// The raw requires_grad flag of tensor object `o` (what the fast paths test).
+inline bool requires_grad_flag(PyObject* o) { return tensor_object(o)->requires_grad != 0; }
+// Whether argument `o` brings a tensor that requires grad: a tensor with the flag set, or a
+// list or tuple holding one (the test every public op makes when grad mode is on).
+inline bool arg_requires_grad(PyObject* o) {
+  if (is_tensor(o)) return requires_grad_flag(o);
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t k = 0; k < n; ++k)
+      if (is_tensor(items[k]) && requires_grad_flag(items[k])) return true;
+  }
+  return false;
+}
 // True when tensor object `o` has a handle; else raises RuntimeError and returns false.
 inline bool has_data_or_raise(PyObject* o) {
   if (tensor_object(o)->handle) return true;
   PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
   return false;
+}
+
+// `o` with one more reference (Py_NewRef for every supported Python).
+inline PyObject* new_ref(PyObject* o) {
+  Py_INCREF(o);
+  return o;
 }
 
 // Owns one reference until the end of the scope (Py_XDECREF); `p` may be NULL.
@@ -121,18 +142,27 @@ struct OwnedRef {
   OwnedRef& operator=(const OwnedRef&) = delete;
 };
 
+// Whether the interpreter is shutting down (Py_IsFinalizing, public from Python 3.13).
+inline bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
 // Raise the calling thread's last core error as a Python exception; returns NULL.
 PyObject* raise_last_error();
 
 // The tensor to read values from: itself on the CPU, a host copy of a CUDA tensor
-// (item(), tolist(), bool() read CUDA tensors this way, as torch does). h is NULL when
+// (item(), tolist(), bool() read CUDA tensors this way, as torch does). `handle` is NULL when
 // the copy failed: raise_last_error() then.
 struct HostTensor {
-  sdk_tensor* h = nullptr;
-  sdk_tensor* owned = nullptr;
-  explicit HostTensor(sdk_tensor* t) : h(t) {
+  sdk_tensor* handle = nullptr;  // the tensor itself, or `owned`
+  sdk_tensor* owned = nullptr;   // the host copy, released with this object
+  explicit HostTensor(sdk_tensor* t) : handle(t) {
     if (t && sdk_tensor_device(t).type != SDK_CPU) {
-      h = sdk_to_device(t, sdk_device{SDK_CPU, 0}, &owned) == SDK_OK ? owned : nullptr;
+      handle = sdk_to_device(t, sdk_device{SDK_CPU, 0}, &owned) == SDK_OK ? owned : nullptr;
     }
   }
   ~HostTensor() {
@@ -149,10 +179,56 @@ PyObject* finish(sdk_status st, sdk_tensor** r, PyObject* out);
 // A tuple of new tensors around `rs` (stolen; released on failure).
 PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 
-// Reading elements (item(), tolist(), __bool__ ...).
+// ---- what each file gives the others -----------------------------------------------------
+
+// module.cpp: the sdk.dtype object of code `dt` (an int before _set_python_types); sdk.Size
+// (a plain tuple before) of n sizes.
+PyObject* dtype_object(sdk_dtype dt);
+PyObject* make_size(const int64_t* v, int64_t n);
+
+// tensor_type.cpp: _C.TensorBase, and one element at `p` as a Python number (item(),
+// tolist(), __bool__ ...).
+int tensor_type_ready(PyObject* module);
 PyObject* read_element(const void* p, sdk_dtype dt);
 
-// Module method tables of the individual files, merged by module.cpp.
+// number_slots.cpp: fills `nb`'s arithmetic entries and `type`'s tp_richcompare (before
+// PyType_Ready); _C._register_fallbacks.
+void install_arithmetic_slots(PyTypeObject* type, PyNumberMethods* nb);
+PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
+
+// generator.cpp: sdk.Generator; the core generator of a generator= argument (NULL for None,
+// the default one), with *ok false and a TypeError set for anything else.
+int generator_type_ready(PyObject* module);
+sdk_generator* generator_handle(PyObject* o, bool* ok);
+
+// interop.cpp: a NEW handle for a tensor, a numpy array or a DLPack producer (the capsule
+// table's to_handle); 0, or -1 with an exception set.
+int to_handle(PyObject* obj, sdk_tensor** out);
+
+// autograd.cpp. The tensors that cross into compiled extension code (the capsule table,
+// sdk.ops, the ctypes bridge) carry their autograd state with them.
+// The handle to give compiled code for tensor object `t` (borrowed from it).
+sdk_tensor* boundary_in(PyObject* t);
+// The Python object for a handle coming back, STEALING the reference: the object that
+// holds its autograd state when there is one, else a new one.
+PyObject* boundary_out(sdk_tensor* h);
+// A dying tensor object hands its autograd state over to its view (tb_dealloc).
+void autograd_unlink(PyObject* t);
+// Register the engine with the core; _C._cpp_backward and friends.
+int autograd_ready(PyObject* module);
+
+// op_registry.cpp: sdk._C.OpHandle and the registration constants.
+int op_registry_ready(PyObject* module);
+// op_kernels.cpp: value i of boxed values as a new Python object.
+PyObject* value_to_py(sdk_values* v, int64_t i);
+// op_kernels.cpp: the core device of an sdk.device (anything with .type, 'cpu' or 'cuda',
+// and .index, None or an int); false with an exception set when it cannot be read.
+bool device_of(PyObject* dev, sdk_device* out);
+// op_kernels.cpp: when a Python kernel's exception is pending on this thread (the call that
+// failed ran one), makes it the current exception and returns true.
+bool restore_python_kernel_error();
+
+// The module functions of each file, added to the module by PyInit__C (module.cpp).
 extern PyMethodDef ops_elementwise_methods[];
 extern PyMethodDef ops_creation_methods[];
 extern PyMethodDef ops_views_methods[];
@@ -164,36 +240,7 @@ extern PyMethodDef cuda_methods[];
 extern PyMethodDef generator_methods[];
 extern PyMethodDef interop_methods[];
 extern PyMethodDef op_registry_methods[];
+extern PyMethodDef op_kernels_methods[];
 extern PyMethodDef autograd_methods[];
-// sdk._C.OpHandle and the registration constants (op_registry.cpp).
-int op_registry_ready(PyObject* module);
-// Value i of boxed values as a new Python object.
-PyObject* value_to_py(sdk_values* v, int64_t i);
-
-// Interop entry points used by the capsule table.
-int to_handle(PyObject* obj, sdk_tensor** out);
-PyObject* dtype_object(sdk_dtype dt);
-PyObject* make_size(const int64_t* v, int64_t n);
-
-int tensor_type_ready(PyObject* module);
-
-// The tensors that cross into compiled extension code (the capsule table, sdk.ops, the
-// ctypes bridge) carry their autograd state with them; see autograd.cpp.
-// The handle to give compiled code for tensor object `t` (borrowed from it).
-sdk_tensor* boundary_in(PyObject* t);
-// The Python object for a handle coming back, STEALING the reference: the object that
-// holds its autograd state when there is one, else a new one.
-PyObject* boundary_out(sdk_tensor* h);
-// A dying tensor object hands its autograd state over to its view (tb_dealloc).
-void autograd_unlink(PyObject* t);
-// Register the engine with the core; _C._cpp_backward and friends.
-int autograd_ready(PyObject* module);
-// The arithmetic slots (number_slots.cpp): fills `nb`'s arithmetic entries and `type`'s
-// tp_richcompare, before PyType_Ready.
-void install_arithmetic_slots(PyTypeObject* type, PyNumberMethods* nb);
-// _C._register_fallbacks (defined next to the slots that use them, number_slots.cpp).
-PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
-int generator_type_ready(PyObject* module);
-sdk_generator* generator_handle(PyObject* o, bool* ok);
 
 }  // namespace sdkpy

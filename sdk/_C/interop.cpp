@@ -9,19 +9,11 @@ using namespace sdkpy;
 
 namespace {
 
-bool is_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
 // Storage deleter of memory borrowed from a Python object: drops the reference, from any
 // thread, and does nothing once the interpreter is gone (the process is exiting anyway).
 void py_decref_deleter(void*, void* ctx) {
   if (!ctx || !Py_IsInitialized()) return;
-  if (is_finalizing() && !PyGILState_Check()) return;
+  if (interpreter_finalizing() && !PyGILState_Check()) return;
   PyGILState_STATE s = PyGILState_Ensure();
   Py_DECREF(static_cast<PyObject*>(ctx));
   PyGILState_Release(s);
@@ -321,8 +313,8 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
         return false;
       }
       HostTensor host(handle_of(o));
-      if (!host.h) return raise_last_error() != nullptr;
-      OwnedRef v(read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h)));
+      if (!host.handle) return raise_last_error() != nullptr;
+      OwnedRef v(read_element(sdk_tensor_data_ptr(host.handle), sdk_tensor_dtype(host.handle)));
       return v.p && fill(v.p, d, dim);
     }
     sdk_scalar s;

@@ -135,19 +135,8 @@ PyObject* m_set_grad_enabled(PyObject*, PyObject* arg) {
 // is a tensor whose raw requires_grad flag is set: the test every public op makes.
 PyObject* m_needs_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!grad_enabled()) Py_RETURN_FALSE;
-  for (Py_ssize_t i = 0; i < nargs; ++i) {
-    PyObject* a = args[i];
-    if (is_tensor(a)) {
-      if (reinterpret_cast<TensorObject*>(a)->requires_grad) Py_RETURN_TRUE;
-    } else if (PyList_Check(a) || PyTuple_Check(a)) {
-      PyObject* seq = a;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-      PyObject** items = PySequence_Fast_ITEMS(seq);
-      for (Py_ssize_t j = 0; j < n; ++j)
-        if (is_tensor(items[j]) && reinterpret_cast<TensorObject*>(items[j])->requires_grad)
-          Py_RETURN_TRUE;
-    }
-  }
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    if (arg_requires_grad(args[i])) Py_RETURN_TRUE;
   Py_RETURN_FALSE;
 }
 
@@ -378,7 +367,7 @@ PyMODINIT_FUNC PyInit__C(void) {
       module_methods,     ops_elementwise_methods, ops_creation_methods, ops_views_methods,
       ops_reduce_methods, ops_linalg_methods,      ops_struct_methods,   ops_nn_methods,
       cuda_methods,       generator_methods,       interop_methods,      op_registry_methods,
-      autograd_methods};
+      op_kernels_methods, autograd_methods};
   bool ok = add_error_types(m) == 0;
   for (PyMethodDef* table : method_tables) ok = ok && add_methods(m, table) == 0;
   if (!ok || autograd_ready(m) < 0 || op_registry_ready(m) < 0 || tensor_type_ready(m) < 0 ||

@@ -10,9 +10,10 @@ using namespace sdkpy;
 
 namespace {
 
-// ---- the slots ---------------------------------------------------------------------
-
+// The arithmetic slots that call a Python function (ModuleState::arithmetic_fallbacks) when an
+// operand needs grad.
 enum ArithmeticFallback {
+  FB_NONE = -1,  // none (~, comparisons): no grad; what the fast path cannot take: NotImplemented
   FB_ADD,
   FB_SUB,
   FB_MUL,
@@ -41,9 +42,10 @@ const char* kFallbackNames[FB_COUNT] = {
     "add",       "sub",  "mul",  "div",         "floor_divide", "remainder",  "pow",
     "matmul",    "neg",  "abs",  "iadd",        "isub",         "imul",       "idiv",
     "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or",   "bitwise_xor"};
-// The raw requires_grad flag of tensor object `o`.
-inline bool requires_grad_flag(PyObject* o) { return tensor_object(o)->requires_grad != 0; }
 
+// ---- the slots ---------------------------------------------------------------------------
+
+// The Python function registered for `fb`, called with (a, b), or (a) when b is NULL.
 PyObject* call_fallback(int fb, PyObject* a, PyObject* b) {
   PyObject* f = module_state.arithmetic_fallbacks[fb];
   if (!f) Py_RETURN_NOTIMPLEMENTED;
@@ -82,7 +84,7 @@ PyObject* binary_slot(PyObject* a, PyObject* b, int32_t op, int fb, bool differe
       return wrap(r);
     }
   }
-  if (fb < 0) Py_RETURN_NOTIMPLEMENTED;
+  if (fb == FB_NONE) Py_RETURN_NOTIMPLEMENTED;
   return call_fallback(fb, a, b);
 }
 
@@ -121,7 +123,8 @@ PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
 
 PyObject* unary_slot(PyObject* a, int32_t op, int fb) {
   if (!has_data_or_raise(a)) return nullptr;
-  if (fb >= 0 && grad_enabled() && requires_grad_flag(a)) return call_fallback(fb, a, nullptr);
+  if (fb != FB_NONE && grad_enabled() && requires_grad_flag(a))
+    return call_fallback(fb, a, nullptr);
   sdk_tensor *ha = handle_of(a), *r = nullptr;
   sdk_status st;
   SDK_PY_RUN_NOGIL_IF_LARGE(sdk_tensor_numel(ha), st = sdk_unary(op, ha, nullptr, &r));
@@ -187,7 +190,7 @@ PyObject* nb_pos(PyObject* a) {
 PyObject* nb_invert(PyObject* a) {
   if (!has_data_or_raise(a)) return nullptr;
   bool is_bool = sdk_tensor_dtype(handle_of(a)) == SDK_BOOL;
-  return unary_slot(a, is_bool ? SDK_LOGICAL_NOT : SDK_BITWISE_NOT, -1);
+  return unary_slot(a, is_bool ? SDK_LOGICAL_NOT : SDK_BITWISE_NOT, FB_NONE);
 }
 
 PyObject* tb_richcompare(PyObject* a, PyObject* b, int cmp) {
@@ -199,7 +202,7 @@ PyObject* tb_richcompare(PyObject* a, PyObject* b, int cmp) {
     if (k < 0) return nullptr;
     if (k == 0) Py_RETURN_NOTIMPLEMENTED;
   }
-  return binary_slot(a, b, ops[cmp], -1, false);
+  return binary_slot(a, b, ops[cmp], FB_NONE, false);
 }
 
 }  // namespace

@@ -271,8 +271,8 @@ PyObject* tolist_rec(const char* p, const int64_t* sz, const int64_t* st, int64_
 PyObject* m_tolist(PyObject* self, PyObject*) {
   if (!has_data_or_raise(self)) return nullptr;
   HostTensor host(tensor_object(self)->handle);
-  if (!host.h) return raise_last_error();
-  sdk_tensor* h = host.h;
+  if (!host.handle) return raise_last_error();
+  sdk_tensor* h = host.handle;
   sdk_dtype dt = sdk_tensor_dtype(h);
   return tolist_rec(static_cast<const char*>(sdk_tensor_data_ptr(h)), sdk_tensor_sizes(h),
                     sdk_tensor_strides(h), sdk_tensor_ndim(h), dt, sdk_dtype_itemsize(dt));
@@ -292,8 +292,8 @@ PyObject* single(PyObject* self, const char* what, PyObject* exc) {
     return nullptr;
   }
   HostTensor host(h);
-  if (!host.h) return raise_last_error();
-  return read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h));
+  if (!host.handle) return raise_last_error();
+  return read_element(sdk_tensor_data_ptr(host.handle), sdk_tensor_dtype(host.handle));
 }
 
 PyObject* m_item(PyObject* self, PyObject*) { return single(self, "item()", PyExc_RuntimeError); }
