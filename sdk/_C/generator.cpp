@@ -10,7 +10,7 @@ using namespace sdkpy;
 
 namespace {
 
-// ---- sdk.Generator -----------------------------------------------------------------------------
+// ---- sdk.Generator --------------------------------------------------------------------------
 
 struct GeneratorObject {
   PyObject_HEAD sdk_generator* gen;
@@ -123,6 +123,9 @@ PyMethodDef gen_methods[] = {
 PyTypeObject GeneratorType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 namespace {
+
+// ---- the default generator ---------------------------------------------------------------
+
 PyObject* m_get_rng_state(PyObject*, PyObject*) { return state_of(nullptr); }
 PyObject* m_set_rng_state(PyObject*, PyObject* arg) {
   return set_state_from(nullptr, arg, "set_rng_state");
@@ -135,6 +138,7 @@ SDK_PY_FASTCALL(o_manual_seed) {
   sdk_manual_seed(nullptr, static_cast<uint64_t>(seed));
   Py_RETURN_NONE;
 }
+
 }  // namespace
 
 // Module functions on the default generator (the core's, used when generator= is None).
