@@ -1,5 +1,4 @@
-// sdk/_C/args.cpp: argument parsing (args.h): tensors, ints, floats, bools, dtypes, int lists
-// and scalars, with errors that name the op and the argument.
+// sdk/_C/args.cpp: argument parsing (args.h), with errors that name the op and the argument.
 #include "args.h"
 
 #include <cstring>

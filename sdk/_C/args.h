@@ -1,5 +1,5 @@
-// sdk/_C/args.h: argument parsing for the functions of sdk._C (hand-written: per-call overhead
-// is a product goal). Each parser names the op and the argument in the error it raises.
+// sdk/_C/args.h: the argument parsers of sdk._C's functions, and arg_or_none.
+// Hand-written: per-call overhead is a product goal.
 #pragma once
 
 #include <vector>

@@ -1,5 +1,6 @@
-// sdk/_C/autograd.cpp: the autograd engine the core forwards to (c_api.h, "Autograd from C
-// and C++"), so that compiled code records into the graph sdk.autograd runs.
+// sdk/_C/autograd.cpp: the autograd engine the core forwards compiled code's autograd to.
+// See c_api.h, "Autograd from C and C++": compiled code records into the graph sdk.autograd
+// runs.
 //
 // A tensor's autograd state (requires_grad, grad, grad_fn, the _ag metadata) lives on its
 // Python object; compiled code sees views (sdk_tensor handles). Each view's core slot ties

@@ -1,5 +1,5 @@
-// sdk/_C/common.h: the tensor object's layout, the module state and the helpers shared by the
-// files of the sdk._C extension, and what each file gives the others.
+// sdk/_C/common.h: the tensor object, the module state and the helpers all of sdk/_C shares.
+// Also what each file gives the others.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN

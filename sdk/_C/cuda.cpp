@@ -1,6 +1,6 @@
-// sdk/_C/cuda.cpp: the CUDA section of the C ABI for sdk.cuda (devices, streams, the caching
-// allocator's counters) and device moves. Nothing here loads CUDA until a function is called;
-// on a machine without it every query answers "not available".
+// sdk/_C/cuda.cpp: sdk.cuda's functions (devices, streams, allocator counters), device moves.
+// Nothing here loads CUDA until a function is called; on a machine without it every query
+// answers "not available".
 #include <cstring>
 
 #include "ops_util.h"

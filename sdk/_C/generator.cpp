@@ -1,6 +1,6 @@
-// sdk/_C/generator.cpp: the sdk.Generator type (a seedable core generator for generator=
-// arguments, its state as a uint8 tensor) and the module functions on the default generator
-// (manual_seed, get_rng_state, set_rng_state).
+// sdk/_C/generator.cpp: the sdk.Generator type and the functions of the default generator.
+// A Generator is a seedable core generator for generator= arguments, its state a uint8 tensor;
+// the default generator's functions are manual_seed, get_rng_state and set_rng_state.
 #include <random>
 
 #include "args.h"

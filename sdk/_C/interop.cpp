@@ -1,5 +1,5 @@
-// sdk/_C/interop.cpp: zero-copy exchange with numpy (array interface) and DLPack, tensors from
-// nested Python data, handles for FFI bridges, and the to_handle entry of the capsule table.
+// sdk/_C/interop.cpp: numpy and DLPack exchange, tensors from nested data, FFI handles.
+// Zero-copy imports (the array interface, DLPack capsules) are the capsule table's to_handle.
 #include <cstring>
 
 #include "args.h"

@@ -1,5 +1,6 @@
-// sdk/_C/module.cpp: module init, the module state, grad mode, Python type registration,
-// error mapping, wrapping results as tensors and the sdk/python.h capsule table.
+// sdk/_C/module.cpp: module init and state, grad mode, errors, result wrapping, the capsule.
+// Also the registration of sdk's Python types (_set_tensor_class, _set_python_types); the
+// capsule is sdk/python.h's table of entry points for compiled extensions.
 #include "args.h"
 #include "common.h"
 #include "ops_util.h"

@@ -1,6 +1,7 @@
-// sdk/_C/number_slots.cpp: the arithmetic slots of _C.TensorBase (+ - * / // % ** @, & | ^,
-// unary - and abs, ~, comparisons, the in-place forms) with their no-grad fast path into the
-// core, and _C._register_fallbacks (the Python functions they call when an operand needs grad).
+// sdk/_C/number_slots.cpp: _C.TensorBase's arithmetic slots with their no-grad fast path.
+// + - * / // % ** @, & | ^, unary - and abs, ~, comparisons and the in-place forms go straight
+// to the core; _C._register_fallbacks sets the Python functions they call when an operand
+// needs grad.
 #include <cstring>
 
 #include "args.h"

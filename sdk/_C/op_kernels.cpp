@@ -1,6 +1,7 @@
-// sdk/_C/op_kernels.cpp: Python functions as kernels of registered operators (boxed values to
-// Python arguments and the results back, errors) and the library_* functions sdk.library
-// registers definitions and kernels with; value_to_py also converts OpHandle calls' results.
+// sdk/_C/op_kernels.cpp: Python functions as kernels of registered ops; the library_* calls.
+// Boxed values become the kernel's Python arguments and its results go back (value_to_py also
+// converts OpHandle calls' results); sdk.library registers definitions and kernels with the
+// library_* functions.
 #include <string>
 
 #include "args.h"

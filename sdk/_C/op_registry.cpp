@@ -1,5 +1,5 @@
-// sdk/_C/op_registry.cpp: registered operators from Python: sdk._C.OpHandle (what
-// sdk.ops.<ns>.<name> resolves to), op_find/op_list, and the autograd hook of its calls.
+// sdk/_C/op_registry.cpp: sdk._C.OpHandle, the registered operators called from Python.
+// What sdk.ops.<ns>.<name> resolves to, op_find/op_list, and the autograd hook of its calls.
 // Python kernels and the library_* registration functions are in op_kernels.cpp.
 //
 // A call converts its Python arguments, by the schema, into boxed values (sdk_values),

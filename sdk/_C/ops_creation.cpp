@@ -1,5 +1,6 @@
-// sdk/_C/ops_creation.cpp: raw ops of sdk._C that make tensors (empty, full, arange, linspace,
-// eye, empty_like, clone) and fill them with random values (uniform_, normal_, randint_).
+// sdk/_C/ops_creation.cpp: raw ops that make tensors or fill them with random values.
+// empty, empty_strided, full, arange, linspace, eye, empty_like, clone; uniform_, normal_,
+// randint_.
 #include "ops_util.h"
 
 using namespace sdkpy;

@@ -1,6 +1,7 @@
-// sdk/_C/ops_elementwise.cpp: raw elementwise ops of sdk._C (no autograd): the C ABI's op
-// tables (unary, binary), ops with parameters (add_scaled, elu, clamp, softplus, ...), where,
-// masked_fill, dtype conversion, fill_/copy_, div with a rounding mode, ternary ops, isclose.
+// sdk/_C/ops_elementwise.cpp: raw elementwise ops of sdk._C (no autograd).
+// The C ABI's op tables (unary, binary), ops with parameters (add_scaled, elu, clamp,
+// softplus, ...), where, masked_fill, dtype conversion, fill_/copy_, div with a rounding mode,
+// ternary ops, isclose.
 #include "ops_util.h"
 
 using namespace sdkpy;

@@ -1,5 +1,5 @@
-// sdk/_C/ops_nn.cpp: raw ops of sdk._C for the neural-network layers of the C ABI
-// (layer_norm, convolution: forward and backward) and einsum.
+// sdk/_C/ops_nn.cpp: raw ops for the C ABI's nn layers (layer_norm, convolution) and einsum.
+// Forward and backward.
 #include "ops_util.h"
 
 using namespace sdkpy;

@@ -1,5 +1,5 @@
-// sdk/_C/ops_reduce.cpp: raw ops of sdk._C for reductions (the C ABI's reduce table,
-// max/min along a dim, argmax/argmin, var/std) and softmax/log_softmax.
+// sdk/_C/ops_reduce.cpp: raw reduction ops of sdk._C, and softmax/log_softmax.
+// The C ABI's reduce table, max/min along a dim, argmax/argmin, var/std.
 #include "ops_util.h"
 
 using namespace sdkpy;

@@ -1,6 +1,6 @@
-// sdk/_C/ops_struct.cpp: raw ops of sdk._C for sorting, scans, joining (cat, stack), indexing
-// (index, gather, index_select, index_put_, ...), scatter and reordering (the public functions
-// in sdk/_ops_sort.py, _ops_scatter.py and _ops_layout.py normalize their arguments first).
+// sdk/_C/ops_struct.cpp: raw ops for sorting, scans, joining, indexing, scatter, reordering.
+// The public functions in sdk/_ops_sort.py, _ops_scatter.py and _ops_layout.py normalize
+// their arguments first.
 #include "ops_util.h"
 
 using namespace sdkpy;

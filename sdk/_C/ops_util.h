@@ -1,5 +1,4 @@
-// sdk/_C/ops_util.h: helpers shared by the raw-op files (ops_*.cpp, cuda.cpp): the names of the
-// C ABI's op tables, element counts.
+// sdk/_C/ops_util.h: helpers of the raw-op files: the C ABI's op table names, element counts.
 #pragma once
 
 #include <vector>

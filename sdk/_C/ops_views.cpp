@@ -1,5 +1,6 @@
-// sdk/_C/ops_views.cpp: raw ops of sdk._C that make views (view, reshape, expand, as_strided,
-// permute, transpose, slice, select, (un)squeeze, flatten, split) or a contiguous copy.
+// sdk/_C/ops_views.cpp: raw ops that make views, and contiguous.
+// view, reshape, expand, as_strided, permute, transpose, slice, select, (un)squeeze, flatten,
+// split, _alias.
 #include "ops_util.h"
 
 using namespace sdkpy;

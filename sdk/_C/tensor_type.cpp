@@ -1,5 +1,6 @@
-// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access and
-// conversions (item, tolist, bool/int/float); its arithmetic slots are in number_slots.cpp.
+// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access.
+// Also the conversions (item, tolist, bool/int/float); its arithmetic slots are in
+// number_slots.cpp.
 #include <cstring>
 
 #include "args.h"
