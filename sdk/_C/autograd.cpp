@@ -1,5 +1,6 @@
-// sdk/_C/autograd.cpp: the autograd engine the core forwards to (c_api.h, "Autograd from C
-// and C++"), so that compiled code records into the graph sdk.autograd runs.
+// sdk/_C/autograd.cpp: the autograd engine the core forwards compiled code's autograd to.
+// See c_api.h, "Autograd from C and C++": compiled code records into the graph sdk.autograd
+// runs.
 //
 // A tensor's autograd state (requires_grad, grad, grad_fn, the _ag metadata) lives on its
 // Python object; compiled code sees views (sdk_tensor handles). Each view's core slot ties
@@ -16,13 +17,12 @@
 // not own it gets a view of its own when autograd state is at stake, so each keeps its own.
 #include <string>
 
+#include "args.h"
 #include "common.h"
 
 using namespace sdkpy;
 
 namespace {
-
-inline TensorObject* T(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
 
 // State left behind by an owner that died before its view.
 struct State {
@@ -45,37 +45,33 @@ struct Slot {
   }
   bool empty() const { return !owner && !state; }
   bool requires_grad() const {
-    return owner ? T(owner)->requires_grad != 0 : state && state->requires_grad;
+    return owner ? tensor_object(owner)->requires_grad != 0 : state && state->requires_grad;
   }
-  PyObject* grad() const { return owner ? T(owner)->grad : state ? state->grad : nullptr; }
-  PyObject* grad_fn() const { return owner ? T(owner)->grad_fn : state ? state->grad_fn : nullptr; }
+  PyObject* grad() const {
+    return owner ? tensor_object(owner)->grad : state ? state->grad : nullptr;
+  }
+  PyObject* grad_fn() const {
+    return owner ? tensor_object(owner)->grad_fn : state ? state->grad_fn : nullptr;
+  }
 };
 
 void* tagged(State* s) { return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(s) | 1); }
 
-bool finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
 // Object t becomes the owner of its view (which has an empty slot).
 void own(PyObject* t) {
-  sdk_tensor_set_autograd_slot(H(t), t);
-  T(t)->ag_linked = 1;
+  sdk_tensor_set_autograd_slot(handle_of(t), t);
+  tensor_object(t)->ag_linked = 1;
 }
 
 // Give object t a view of its own (same storage, sizes, strides and offset).
 sdk_tensor* own_view(PyObject* t) {
-  sdk_tensor* h = H(t);
+  sdk_tensor* h = handle_of(t);
   sdk_tensor* v = nullptr;
   if (sdk_as_strided(h, sdk_tensor_ndim(h), sdk_tensor_sizes(h), sdk_tensor_strides(h),
                      sdk_tensor_storage_offset(h), &v) != SDK_OK) {
     return nullptr;
   }
-  T(t)->handle = v;
+  tensor_object(t)->handle = v;
   sdk_tensor_release(h);
   return v;
 }
@@ -85,7 +81,7 @@ sdk_tensor* own_view(PyObject* t) {
 namespace sdkpy {
 
 sdk_tensor* boundary_in(PyObject* t) {
-  sdk_tensor* h = H(t);
+  sdk_tensor* h = handle_of(t);
   if (!h) {
     PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
     return nullptr;
@@ -93,7 +89,8 @@ sdk_tensor* boundary_in(PyObject* t) {
   Slot s(h);
   if (s.owner == t) return h;
   if (!s.empty()) {
-    if (!T(t)->requires_grad && !s.requires_grad()) return h;  // no state at stake: share
+    if (!tensor_object(t)->requires_grad && !s.requires_grad())
+      return h;       // no state at stake: share
     h = own_view(t);  // the view's state is another object's
     if (!h) return static_cast<sdk_tensor*>((raise_last_error(), nullptr));
   }
@@ -112,10 +109,10 @@ PyObject* boundary_out(sdk_tensor* h) {
   PyObject* t = wrap(h);
   if (!t) return nullptr;
   if (State* st = s.state) {  // take back the state a dead owner left
-    T(t)->grad = st->grad;
-    T(t)->grad_fn = st->grad_fn;
-    T(t)->ag = st->ag;
-    T(t)->requires_grad = st->requires_grad;
+    tensor_object(t)->grad = st->grad;
+    tensor_object(t)->grad_fn = st->grad_fn;
+    tensor_object(t)->ag = st->ag;
+    tensor_object(t)->requires_grad = st->requires_grad;
     delete st;
     sdk_tensor_set_autograd_slot(h, nullptr);
   }
@@ -124,9 +121,9 @@ PyObject* boundary_out(sdk_tensor* h) {
 }
 
 void autograd_unlink(PyObject* t) {
-  sdk_tensor* h = H(t);
+  sdk_tensor* h = handle_of(t);
   if (!h || Slot(h).owner != t) return;
-  TensorObject* o = T(t);
+  TensorObject* o = tensor_object(t);
   void* left = nullptr;
   // compiled code still holds the view: leave the state there
   if ((o->grad || o->grad_fn || o->ag || o->requires_grad) && sdk_tensor_use_count(h) > 1) {
@@ -171,7 +168,8 @@ void engine_release_slot(void* p) {
   auto v = reinterpret_cast<uintptr_t>(p);
   if (!(v & 1)) return;  // an owner: it holds the view, so this does not happen
   State* s = reinterpret_cast<State*>(v & ~uintptr_t(1));
-  if (!Py_IsInitialized() || finalizing()) return;  // the interpreter is going away: leak
+  if (!Py_IsInitialized() || interpreter_finalizing())
+    return;  // the interpreter is going away: leak
   Gil gil;
   Py_XDECREF(s->grad);
   Py_XDECREF(s->grad_fn);
@@ -232,8 +230,6 @@ void recorded_free(PyObject* cap) {
   delete r;
 }
 
-PyObject* g_record_fn = nullptr;  // sdk.autograd.function._record_compiled
-
 sdk_status engine_record(const char* name, sdk_tensor* const* inputs, int64_t n_in,
                          sdk_tensor* const* outputs, int64_t n_out, int32_t flags,
                          sdk_backward_fn backward, void* context, void (*context_free)(void*)) {
@@ -281,16 +277,17 @@ sdk_status engine_record(const char* name, sdk_tensor* const* inputs, int64_t n_
     ok = x != nullptr;
     if (ok) PyTuple_SET_ITEM(outs, i, x);
   }
-  if (ok && !g_record_fn) {
+  if (ok && !module_state.record_compiled) {
     PyObject* mod = PyImport_ImportModule("sdk.autograd.function");
-    g_record_fn = mod ? PyObject_GetAttrString(mod, "_record_compiled") : nullptr;
+    module_state.record_compiled = mod ? PyObject_GetAttrString(mod, "_record_compiled") : nullptr;
     Py_XDECREF(mod);
-    ok = g_record_fn != nullptr;
+    ok = module_state.record_compiled != nullptr;
   }
   PyObject* r = nullptr;
   if (ok) {
     PyObject* pyname = PyUnicode_FromString(name);
-    r = pyname ? PyObject_CallFunction(g_record_fn, "OOOiO", pyname, ins, outs, int(flags), cap)
+    r = pyname ? PyObject_CallFunction(module_state.record_compiled, "OOOiO", pyname, ins, outs,
+                                       int(flags), cap)
                : nullptr;
     Py_XDECREF(pyname);
     ok = r != nullptr;
@@ -376,9 +373,8 @@ PyObject* m_run_compiled_backward(PyObject*, PyObject* const* args, Py_ssize_t n
 namespace sdkpy {
 
 PyMethodDef autograd_methods[] = {
-    {"_run_compiled_backward",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_run_compiled_backward)),
-     METH_FASTCALL, "Run the backward of a call recorded by compiled code."},
+    {"_run_compiled_backward", SDK_PY_AS_CFUNCTION(m_run_compiled_backward), METH_FASTCALL,
+     "Run the backward of a call recorded by compiled code."},
     {nullptr, nullptr, 0, nullptr}};
 
 int autograd_ready(PyObject*) {

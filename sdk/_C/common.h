@@ -1,4 +1,5 @@
-// sdk/_C/common.h: object layout and helpers shared by the files of the sdk._C extension.
+// sdk/_C/common.h: the tensor object, the module state and the helpers all of sdk/_C shares.
+// Also what each file gives the others.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN
@@ -26,16 +27,47 @@ extern PyTypeObject GeneratorType;
 
 namespace sdkpy {
 
-// Type used for tensors created from C (sdk.Tensor once registered).
-extern PyTypeObject* g_tensor_class;
-// Python-side types registered by sdk/__init__.py (borrowed-forever references).
-extern PyObject* g_dtypes[16];              // sdk.dtype objects indexed by code
-extern PyObject* g_size_type;               // sdk.Size (a tuple subclass) or NULL
-extern PyObject* g_cpu_device;              // sdk.device('cpu')
-extern PyObject* g_device_class;            // sdk.device
-extern PyObject* g_invalid_argument_error;  // sdk.InvalidArgumentError (ValueError, RuntimeError)
-extern PyObject* g_out_of_memory_error;     // sdk.OutOfMemoryError (MemoryError, RuntimeError)
-extern int g_ndtypes;
+// The number of arithmetic slots that fall back to a Python function on the autograd path
+// (the ArithmeticFallback codes of number_slots.cpp).
+constexpr int kArithmeticFallbackCount = 20;
+
+// Module-wide state of sdk._C: every Python object the module is given or makes for itself,
+// in one place. One instance, module_state (defined in module.cpp). sdk._C is a
+// single-phase module (m_size -1), so this state is per process. Every reference here is
+// strong and kept for the life of the process: tensors and generators may outlive the
+// module's teardown and still read it.
+struct ModuleState {
+  // Class of the tensors made from C (wrap()): sdk.Tensor, set by _set_tensor_class when
+  // sdk/__init__.py is imported; TensorBase until then.
+  PyTypeObject* tensor_class = &TensorBaseType;
+  // sdk.dtype objects indexed by dtype code, and how many there are: set by
+  // _set_python_types (sdk/__init__.py, at import); until then dtypes read back as ints.
+  PyObject* dtypes[16] = {};
+  int ndtypes = 0;
+  // sdk.Size (a tuple subclass): set by _set_python_types; NULL until then (plain tuples).
+  PyObject* size_type = nullptr;
+  // sdk.device('cpu') and the sdk.device class: set by _set_python_types; NULL until then
+  // (Tensor.device answers a (type, index) tuple).
+  PyObject* cpu_device = nullptr;
+  PyObject* device_class = nullptr;
+  // sdk.InvalidArgumentError (ValueError, RuntimeError) and sdk.OutOfMemoryError
+  // (MemoryError, RuntimeError): made by PyInit__C (add_error_types, module.cpp); the plain
+  // builtins before that.
+  PyObject* invalid_argument_error = PyExc_ValueError;
+  PyObject* out_of_memory_error = PyExc_MemoryError;
+  // The Python functions the arithmetic slots call when an operand needs grad, indexed by
+  // ArithmeticFallback (number_slots.cpp): set by _register_fallbacks (sdk/__init__.py, at
+  // import); NULL makes the slot answer NotImplemented.
+  PyObject* arithmetic_fallbacks[kArithmeticFallbackCount] = {};
+  // sdk.library's hook that records autograd around an OpHandle call whose tensor
+  // arguments need grad: set by _set_op_autograd_hook (sdk/library.py, at import); NULL:
+  // none (op_registry.cpp).
+  PyObject* op_autograd_hook = nullptr;
+  // sdk.autograd.function._record_compiled: imported by autograd.cpp the first time
+  // compiled code records a node into the graph; NULL until then.
+  PyObject* record_compiled = nullptr;
+};
+extern ModuleState module_state;
 
 // Grad mode: a thread-local flag (on by default in every thread).
 bool grad_enabled();
@@ -49,33 +81,88 @@ inline int64_t add_numel(int64_t total, int64_t n) {
   return __builtin_add_overflow(total, n, &total) ? INT64_MAX : total;
 }
 // Run `expr` without the GIL when the op (n elements touched) is big enough for that to pay off.
-#define CALL(n, expr)                \
-  if ((n) >= ::sdkpy::kNoGilNumel) { \
-    Py_BEGIN_ALLOW_THREADS;          \
-    expr;                            \
-    Py_END_ALLOW_THREADS;            \
-  } else {                           \
-    expr;                            \
+#define SDK_PY_RUN_NOGIL_IF_LARGE(n, expr) \
+  if ((n) >= ::sdkpy::kNoGilNumel) {       \
+    Py_BEGIN_ALLOW_THREADS;                \
+    expr;                                  \
+    Py_END_ALLOW_THREADS;                  \
+  } else {                                 \
+    expr;                                  \
   }
+
+// A METH_FASTCALL module function: PyObject* name(module, args, nargs).
+#define SDK_PY_FASTCALL(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+// A METH_FASTCALL function as the PyCFunction a PyMethodDef holds.
+#define SDK_PY_AS_CFUNCTION(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+// A PyMethodDef entry for a METH_FASTCALL function.
+#define SDK_PY_FASTCALL_METHOD(name, fn, doc) {name, SDK_PY_AS_CFUNCTION(fn), METH_FASTCALL, doc}
 
 // sdk.Tensor itself first (one compare), then subclasses and the base type.
 inline bool is_tensor(PyObject* o) {
-  return Py_TYPE(o) == g_tensor_class || PyObject_TypeCheck(o, &TensorBaseType);
+  return Py_TYPE(o) == module_state.tensor_class || PyObject_TypeCheck(o, &TensorBaseType);
 }
-inline sdk_tensor* H(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->handle; }
+// The C part of tensor object `o` (which must be a tensor: is_tensor).
+inline TensorObject* tensor_object(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
+// The core tensor of tensor object `o` (borrowed; NULL only for a half-built object).
+inline sdk_tensor* handle_of(PyObject* o) { return tensor_object(o)->handle; }
+// The raw requires_grad flag of tensor object `o` (what the fast paths test).
+inline bool requires_grad_flag(PyObject* o) { return tensor_object(o)->requires_grad != 0; }
+// Whether argument `o` brings a tensor that requires grad: a tensor with the flag set, or a
+// list or tuple holding one (the test every public op makes when grad mode is on).
+inline bool arg_requires_grad(PyObject* o) {
+  if (is_tensor(o)) return requires_grad_flag(o);
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t k = 0; k < n; ++k)
+      if (is_tensor(items[k]) && requires_grad_flag(items[k])) return true;
+  }
+  return false;
+}
+// True when tensor object `o` has a handle; else raises RuntimeError and returns false.
+inline bool has_data_or_raise(PyObject* o) {
+  if (tensor_object(o)->handle) return true;
+  PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
+  return false;
+}
+
+// `o` with one more reference (Py_NewRef for every supported Python).
+inline PyObject* new_ref(PyObject* o) {
+  Py_INCREF(o);
+  return o;
+}
+
+// Owns one reference until the end of the scope (Py_XDECREF); `p` may be NULL.
+struct OwnedRef {
+  PyObject* p = nullptr;
+  OwnedRef() = default;
+  explicit OwnedRef(PyObject* o) : p(o) {}
+  ~OwnedRef() { Py_XDECREF(p); }
+  OwnedRef(const OwnedRef&) = delete;
+  OwnedRef& operator=(const OwnedRef&) = delete;
+};
+
+// Whether the interpreter is shutting down (Py_IsFinalizing, public from Python 3.13).
+inline bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
 
 // Raise the calling thread's last core error as a Python exception; returns NULL.
 PyObject* raise_last_error();
 
 // The tensor to read values from: itself on the CPU, a host copy of a CUDA tensor
-// (item(), tolist(), bool() read CUDA tensors this way, as torch does). h is NULL when
+// (item(), tolist(), bool() read CUDA tensors this way, as torch does). `handle` is NULL when
 // the copy failed: raise_last_error() then.
 struct HostTensor {
-  sdk_tensor* h = nullptr;
-  sdk_tensor* owned = nullptr;
-  explicit HostTensor(sdk_tensor* t) : h(t) {
+  sdk_tensor* handle = nullptr;  // the tensor itself, or `owned`
+  sdk_tensor* owned = nullptr;   // the host copy, released with this object
+  explicit HostTensor(sdk_tensor* t) : handle(t) {
     if (t && sdk_tensor_device(t).type != SDK_CPU) {
-      h = sdk_to_device(t, sdk_device{SDK_CPU, 0}, &owned) == SDK_OK ? owned : nullptr;
+      handle = sdk_to_device(t, sdk_device{SDK_CPU, 0}, &owned) == SDK_OK ? owned : nullptr;
     }
   }
   ~HostTensor() {
@@ -89,46 +176,37 @@ PyObject* wrap(sdk_tensor* h);
 // Result of an op called with an optional `out` object: `out` itself when given.
 // Takes the result slot by address: finish(f(..., &r), &r, out) must not read r before f runs.
 PyObject* finish(sdk_status st, sdk_tensor** r, PyObject* out);
+// A tuple of new tensors around `rs` (stolen; released on failure).
+PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
 
-// Argument parsing. Each returns false with a TypeError/ValueError naming op and arg.
-bool tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
-bool opt_tensor_arg(PyObject* o, const char* op, const char* arg, sdk_tensor** h);
-bool int_arg(PyObject* o, const char* op, const char* arg, int64_t* v);
-bool double_arg(PyObject* o, const char* op, const char* arg, double* v);
-bool bool_arg(PyObject* o, const char* op, const char* arg, int32_t* v);
-bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v);
-// A sequence of ints (or one int). allow_neg1 permits -1 entries (view/expand).
-bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
-              bool allow_negative);
-// Scalar: Python bool/int/float or anything with __index__/__float__ (not tensors).
-// Returns 1 if parsed, 0 if `o` is not a scalar (no error set), -1 on error.
-int scalar_value(PyObject* o, sdk_scalar* s);
-bool scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
-// Scalar or None (SDK_SCALAR_NONE).
-bool opt_scalar_arg(PyObject* o, const char* op, const char* arg, sdk_scalar* s);
-bool check_nargs(const char* op, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi);
+// ---- what each file gives the others -----------------------------------------------------
 
-// Reading elements (item(), tolist(), __bool__ ...).
-PyObject* read_element(const void* p, sdk_dtype dt);
-
-// Module method tables of the individual files, merged by module.cpp.
-extern PyMethodDef ops_methods[];
-extern PyMethodDef interop_methods[];
-extern PyMethodDef op_registry_methods[];
-// sdk._C.OpHandle and the registration constants (op_registry.cpp).
-int op_registry_ready(PyObject* module);
-// Value i of boxed values as a new Python object.
-PyObject* value_to_py(sdk_values* v, int64_t i);
-
-// Interop entry points used by the capsule table.
-int to_handle(PyObject* obj, sdk_tensor** out);
+// module.cpp: the sdk.dtype object of code `dt` (an int before _set_python_types); sdk.Size
+// (a plain tuple before) of n sizes.
 PyObject* dtype_object(sdk_dtype dt);
 PyObject* make_size(const int64_t* v, int64_t n);
 
+// tensor_type.cpp: _C.TensorBase, and one element at `p` as a Python number (item(),
+// tolist(), __bool__ ...).
 int tensor_type_ready(PyObject* module);
+PyObject* read_element(const void* p, sdk_dtype dt);
 
-// The tensors that cross into compiled extension code (the capsule table, sdk.ops, the
-// ctypes bridge) carry their autograd state with them; see autograd.cpp.
+// number_slots.cpp: fills `nb`'s arithmetic entries and `type`'s tp_richcompare (before
+// PyType_Ready); _C._register_fallbacks.
+void install_arithmetic_slots(PyTypeObject* type, PyNumberMethods* nb);
+PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
+
+// generator.cpp: sdk.Generator; the core generator of a generator= argument (NULL for None,
+// the default one), with *ok false and a TypeError set for anything else.
+int generator_type_ready(PyObject* module);
+sdk_generator* generator_handle(PyObject* o, bool* ok);
+
+// interop.cpp: a NEW handle for a tensor, a numpy array or a DLPack producer (the capsule
+// table's to_handle); 0, or -1 with an exception set.
+int to_handle(PyObject* obj, sdk_tensor** out);
+
+// autograd.cpp. The tensors that cross into compiled extension code (the capsule table,
+// sdk.ops, the ctypes bridge) carry their autograd state with them.
 // The handle to give compiled code for tensor object `t` (borrowed from it).
 sdk_tensor* boundary_in(PyObject* t);
 // The Python object for a handle coming back, STEALING the reference: the object that
@@ -138,10 +216,31 @@ PyObject* boundary_out(sdk_tensor* h);
 void autograd_unlink(PyObject* t);
 // Register the engine with the core; _C._cpp_backward and friends.
 int autograd_ready(PyObject* module);
+
+// op_registry.cpp: sdk._C.OpHandle and the registration constants.
+int op_registry_ready(PyObject* module);
+// op_kernels.cpp: value i of boxed values as a new Python object.
+PyObject* value_to_py(sdk_values* v, int64_t i);
+// op_kernels.cpp: the core device of an sdk.device (anything with .type, 'cpu' or 'cuda',
+// and .index, None or an int); false with an exception set when it cannot be read.
+bool device_of(PyObject* dev, sdk_device* out);
+// op_kernels.cpp: when a Python kernel's exception is pending on this thread (the call that
+// failed ran one), makes it the current exception and returns true.
+bool restore_python_kernel_error();
+
+// The module functions of each file, added to the module by PyInit__C (module.cpp).
+extern PyMethodDef ops_elementwise_methods[];
+extern PyMethodDef ops_creation_methods[];
+extern PyMethodDef ops_views_methods[];
+extern PyMethodDef ops_reduce_methods[];
+extern PyMethodDef ops_linalg_methods[];
+extern PyMethodDef ops_struct_methods[];
+extern PyMethodDef ops_nn_methods[];
+extern PyMethodDef cuda_methods[];
+extern PyMethodDef generator_methods[];
+extern PyMethodDef interop_methods[];
+extern PyMethodDef op_registry_methods[];
+extern PyMethodDef op_kernels_methods[];
 extern PyMethodDef autograd_methods[];
-// _C._register_fallbacks (defined next to the slots that use them).
-PyObject* m_register_fallbacks(PyObject*, PyObject* arg);
-int generator_type_ready(PyObject* module);
-sdk_generator* generator_handle(PyObject* o, bool* ok);
 
 }  // namespace sdkpy

@@ -1,6 +1,6 @@
-// sdk/_C/cuda.cpp: the CUDA section of the C ABI for sdk.cuda (devices, streams, the caching
-// allocator's counters) and device moves. Nothing here loads CUDA until a function is called;
-// on a machine without it every query answers "not available".
+// sdk/_C/cuda.cpp: sdk.cuda's functions (devices, streams, allocator counters), device moves.
+// Nothing here loads CUDA until a function is called; on a machine without it every query
+// answers "not available".
 #include <cstring>
 
 #include "ops_util.h"
@@ -26,37 +26,37 @@ PyObject* none_or_raise(sdk_status st) {
   Py_RETURN_NONE;
 }
 
-FAST(c_is_available) {
+SDK_PY_FASTCALL(c_is_available) {
   if (!check_nargs("cuda_is_available", nargs, 0, 0)) return nullptr;
   return PyBool_FromLong(sdk_cuda_is_available());
 }
 
-FAST(c_unavailable_reason) {
+SDK_PY_FASTCALL(c_unavailable_reason) {
   if (!check_nargs("cuda_unavailable_reason", nargs, 0, 0)) return nullptr;
   const char* why = sdk_cuda_unavailable_reason();
   return PyUnicode_DecodeUTF8(why ? why : "", why ? static_cast<Py_ssize_t>(strlen(why)) : 0,
                               "replace");
 }
 
-FAST(c_device_count) {
+SDK_PY_FASTCALL(c_device_count) {
   if (!check_nargs("cuda_device_count", nargs, 0, 0)) return nullptr;
   return PyLong_FromLong(sdk_cuda_device_count());
 }
 
-FAST(c_current_device) {
+SDK_PY_FASTCALL(c_current_device) {
   if (!check_nargs("cuda_current_device", nargs, 0, 0)) return nullptr;
   int32_t index = 0;
   if (sdk_cuda_current_device(&index) != SDK_OK) return raise_last_error();
   return PyLong_FromLong(index);
 }
 
-FAST(c_set_device) {
+SDK_PY_FASTCALL(c_set_device) {
   int32_t index;
   if (!device_arg(args, nargs, "cuda_set_device", &index)) return nullptr;
   return none_or_raise(sdk_cuda_set_device(index));
 }
 
-FAST(c_synchronize) {
+SDK_PY_FASTCALL(c_synchronize) {
   int32_t index;
   if (!device_arg(args, nargs, "cuda_synchronize", &index)) return nullptr;
   sdk_status st;
@@ -67,7 +67,7 @@ FAST(c_synchronize) {
 }
 
 // cuda_get_stream(device) -> the stream's address (0: the default stream)
-FAST(c_get_stream) {
+SDK_PY_FASTCALL(c_get_stream) {
   int32_t index;
   if (!device_arg(args, nargs, "cuda_get_stream", &index)) return nullptr;
   void* stream = nullptr;
@@ -76,7 +76,7 @@ FAST(c_get_stream) {
 }
 
 // cuda_set_stream(device, address)
-FAST(c_set_stream) {
+SDK_PY_FASTCALL(c_set_stream) {
   const char* op = "cuda_set_stream";
   int32_t index;
   if (!check_nargs(op, nargs, 2, 2) || !device_arg(args, 1, op, &index)) return nullptr;
@@ -85,13 +85,13 @@ FAST(c_set_stream) {
   return none_or_raise(sdk_cuda_set_stream(index, stream));
 }
 
-FAST(c_empty_cache) {
+SDK_PY_FASTCALL(c_empty_cache) {
   if (!check_nargs("cuda_empty_cache", nargs, 0, 0)) return nullptr;
   return none_or_raise(sdk_cuda_empty_cache());
 }
 
 // cuda_memory_stats(device) -> {counter: value}
-FAST(c_memory_stats) {
+SDK_PY_FASTCALL(c_memory_stats) {
   int32_t index;
   if (!device_arg(args, nargs, "cuda_memory_stats", &index)) return nullptr;
   sdk_cuda_allocator_stats s{};
@@ -107,7 +107,7 @@ FAST(c_memory_stats) {
       static_cast<long long>(s.num_device_frees));
 }
 
-FAST(c_reset_peak_memory_stats) {
+SDK_PY_FASTCALL(c_reset_peak_memory_stats) {
   int32_t index;
   if (!device_arg(args, nargs, "cuda_reset_peak_memory_stats", &index)) return nullptr;
   return none_or_raise(sdk_cuda_reset_peak_memory_stats(index));
@@ -115,7 +115,7 @@ FAST(c_reset_peak_memory_stats) {
 
 // to_device(input, cuda_index) -> a copy of input on the CPU (cuda_index None) or on CUDA
 // device cuda_index. No autograd: sdk.cuda records the move.
-FAST(c_to_device) {
+SDK_PY_FASTCALL(c_to_device) {
   const char* op = "to_device";
   sdk_tensor* t;
   if (!check_nargs(op, nargs, 2, 2) || !tensor_arg(args[0], op, "input", &t)) return nullptr;
@@ -127,7 +127,7 @@ FAST(c_to_device) {
   }
   sdk_tensor* r = nullptr;
   sdk_status st;
-  CALL(numel(t), st = sdk_to_device(t, target, &r));
+  SDK_PY_RUN_NOGIL_IF_LARGE(numel(t), st = sdk_to_device(t, target, &r));
   if (st != SDK_OK) return raise_last_error();
   return wrap(r);
 }
@@ -135,17 +135,23 @@ FAST(c_to_device) {
 }  // namespace
 
 PyMethodDef sdkpy::cuda_methods[] = {
-    FM("cuda_is_available", c_is_available, "cuda_is_available() -> bool"),
-    FM("cuda_unavailable_reason", c_unavailable_reason, "cuda_unavailable_reason() -> str"),
-    FM("cuda_device_count", c_device_count, "cuda_device_count() -> int"),
-    FM("cuda_current_device", c_current_device, "cuda_current_device() -> int"),
-    FM("cuda_set_device", c_set_device, "cuda_set_device(device)"),
-    FM("cuda_synchronize", c_synchronize, "cuda_synchronize(device); -1: the current one"),
-    FM("cuda_get_stream", c_get_stream, "cuda_get_stream(device) -> stream address"),
-    FM("cuda_set_stream", c_set_stream, "cuda_set_stream(device, stream address)"),
-    FM("cuda_empty_cache", c_empty_cache, "cuda_empty_cache()"),
-    FM("cuda_memory_stats", c_memory_stats, "cuda_memory_stats(device) -> dict"),
-    FM("cuda_reset_peak_memory_stats", c_reset_peak_memory_stats,
-       "cuda_reset_peak_memory_stats(device)"),
-    FM("to_device", c_to_device, "to_device(input, cuda_index or None) -> copy"),
+    SDK_PY_FASTCALL_METHOD("cuda_is_available", c_is_available, "cuda_is_available() -> bool"),
+    SDK_PY_FASTCALL_METHOD("cuda_unavailable_reason", c_unavailable_reason,
+                           "cuda_unavailable_reason() -> str"),
+    SDK_PY_FASTCALL_METHOD("cuda_device_count", c_device_count, "cuda_device_count() -> int"),
+    SDK_PY_FASTCALL_METHOD("cuda_current_device", c_current_device, "cuda_current_device() -> int"),
+    SDK_PY_FASTCALL_METHOD("cuda_set_device", c_set_device, "cuda_set_device(device)"),
+    SDK_PY_FASTCALL_METHOD("cuda_synchronize", c_synchronize,
+                           "cuda_synchronize(device); -1: the current one"),
+    SDK_PY_FASTCALL_METHOD("cuda_get_stream", c_get_stream,
+                           "cuda_get_stream(device) -> stream address"),
+    SDK_PY_FASTCALL_METHOD("cuda_set_stream", c_set_stream,
+                           "cuda_set_stream(device, stream address)"),
+    SDK_PY_FASTCALL_METHOD("cuda_empty_cache", c_empty_cache, "cuda_empty_cache()"),
+    SDK_PY_FASTCALL_METHOD("cuda_memory_stats", c_memory_stats,
+                           "cuda_memory_stats(device) -> dict"),
+    SDK_PY_FASTCALL_METHOD("cuda_reset_peak_memory_stats", c_reset_peak_memory_stats,
+                           "cuda_reset_peak_memory_stats(device)"),
+    SDK_PY_FASTCALL_METHOD("to_device", c_to_device,
+                           "to_device(input, cuda_index or None) -> copy"),
     {nullptr, nullptr, 0, nullptr}};

@@ -1,38 +1,19 @@
-// sdk/_C/interop.cpp: zero-copy exchange with numpy (array interface) and DLPack, tensors from
-// nested Python data, the Generator type, and the to_handle entry of the capsule table.
+// sdk/_C/interop.cpp: numpy and DLPack exchange, tensors from nested data, FFI handles.
+// Zero-copy imports (the array interface, DLPack capsules) are the capsule table's to_handle.
 #include <cstring>
-#include <random>
 
-#include "ops_util.h"
+#include "args.h"
+#include "common.h"
 
 using namespace sdkpy;
 
 namespace {
 
-#define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
-
-struct Ref {
-  PyObject* p = nullptr;
-  Ref() = default;
-  explicit Ref(PyObject* o) : p(o) {}
-  ~Ref() { Py_XDECREF(p); }
-  Ref(const Ref&) = delete;
-  Ref& operator=(const Ref&) = delete;
-};
-
-bool is_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
 // Storage deleter of memory borrowed from a Python object: drops the reference, from any
 // thread, and does nothing once the interpreter is gone (the process is exiting anyway).
 void py_decref_deleter(void*, void* ctx) {
   if (!ctx || !Py_IsInitialized()) return;
-  if (is_finalizing() && !PyGILState_Check()) return;
+  if (interpreter_finalizing() && !PyGILState_Check()) return;
   PyGILState_STATE s = PyGILState_Ensure();
   Py_DECREF(static_cast<PyObject*>(ctx));
   PyGILState_Release(s);
@@ -84,7 +65,7 @@ bool ints_of(PyObject* tup, std::vector<int64_t>* v, const char* what) {
 
 // Import any object exposing __array_interface__ (v3, pointer data) without copying.
 int import_array_interface(PyObject* obj, sdk_tensor** out) {
-  Ref iface(PyObject_GetAttrString(obj, "__array_interface__"));
+  OwnedRef iface(PyObject_GetAttrString(obj, "__array_interface__"));
   if (!iface.p) return -1;
   if (!PyDict_Check(iface.p)) {
     PyErr_SetString(PyExc_TypeError, "__array_interface__ must be a dict");
@@ -121,20 +102,20 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   if (has_strides) {
     if (!ints_of(strides, &st, "strides")) return -1;
     if (st.size() != sz.size()) {
-      PyErr_SetString(g_invalid_argument_error,
+      PyErr_SetString(module_state.invalid_argument_error,
                       "__array_interface__: strides and shape differ in length");
       return -1;
     }
     for (int64_t& s : st) {
       if (s < 0) {
-        PyErr_SetString(g_invalid_argument_error,
+        PyErr_SetString(module_state.invalid_argument_error,
                         "At least one stride in the given numpy array is negative, and tensors "
                         "with negative strides are not currently supported. (You can probably "
                         "work around this by making a copy of your array with array.copy().)");
         return -1;
       }
       if (s % isz) {
-        PyErr_SetString(g_invalid_argument_error,
+        PyErr_SetString(module_state.invalid_argument_error,
                         "given numpy array strides not a multiple of the element byte size. "
                         "Copy the numpy array to reallocate the memory.");
         return -1;
@@ -144,7 +125,8 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   }
   for (int64_t s : sz)
     if (s < 0) {
-      PyErr_SetString(g_invalid_argument_error, "__array_interface__: negative size in shape");
+      PyErr_SetString(module_state.invalid_argument_error,
+                      "__array_interface__: negative size in shape");
       return -1;
     }
   Py_INCREF(obj);
@@ -190,7 +172,7 @@ void capsule_destructor(PyObject* cap) {
 }
 
 // to_dlpack(t, versioned) -> capsule
-FAST(o_to_dlpack) {
+SDK_PY_FASTCALL(o_to_dlpack) {
   sdk_tensor* t;
   int32_t versioned;
   if (!check_nargs("to_dlpack", nargs, 2, 2) || !tensor_arg(args[0], "__dlpack__", "self", &t) ||
@@ -238,7 +220,7 @@ int import_capsule(PyObject* cap, sdk_tensor** out) {
   }
   if (PyCapsule_CheckExact(cap)) {
     const char* name = PyCapsule_GetName(cap);
-    PyErr_Format(g_invalid_argument_error,
+    PyErr_Format(module_state.invalid_argument_error,
                  "from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned' "
                  "(a capsule can be consumed only once), got '%s'",
                  name ? name : "(null)");
@@ -251,11 +233,11 @@ int import_capsule(PyObject* cap, sdk_tensor** out) {
 
 // Ask a producer for a capsule, preferring a versioned one.
 PyObject* dlpack_capsule_of(PyObject* obj) {
-  Ref meth(PyObject_GetAttrString(obj, "__dlpack__"));
+  OwnedRef meth(PyObject_GetAttrString(obj, "__dlpack__"));
   if (!meth.p) return nullptr;
-  Ref kw(
+  OwnedRef kw(
       Py_BuildValue("{s:(ii)}", "max_version", SDK_DLPACK_MAJOR_VERSION, SDK_DLPACK_MINOR_VERSION));
-  Ref empty(PyTuple_New(0));
+  OwnedRef empty(PyTuple_New(0));
   if (!kw.p || !empty.p) return nullptr;
   PyObject* cap = PyObject_Call(meth.p, empty.p, kw.p);
   if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -304,11 +286,11 @@ bool is_seq(PyObject* o) {
 
 bool infer_shape(PyObject* o, DataFill* d, int depth) {
   if (depth > 64) {
-    PyErr_SetString(g_invalid_argument_error, "tensor(): data is nested too deeply");
+    PyErr_SetString(module_state.invalid_argument_error, "tensor(): data is nested too deeply");
     return false;
   }
   if (is_tensor(o)) {
-    sdk_tensor* h = H(o);
+    sdk_tensor* h = handle_of(o);
     for (int64_t k = 0; h && k < sdk_tensor_ndim(h); ++k)
       d->shape.push_back(sdk_tensor_sizes(h)[k]);
     return true;
@@ -318,21 +300,21 @@ bool infer_shape(PyObject* o, DataFill* d, int depth) {
   if (n < 0) return false;
   d->shape.push_back(n);
   if (n == 0) return true;
-  Ref first(PySequence_GetItem(o, 0));
+  OwnedRef first(PySequence_GetItem(o, 0));
   return first.p && infer_shape(first.p, d, depth + 1);
 }
 
 bool fill(PyObject* o, DataFill* d, size_t dim) {
   if (dim == d->shape.size()) {
     if (is_tensor(o)) {
-      if (!H(o) || sdk_tensor_numel(H(o)) != 1) {
-        PyErr_SetString(g_invalid_argument_error,
+      if (!handle_of(o) || sdk_tensor_numel(handle_of(o)) != 1) {
+        PyErr_SetString(module_state.invalid_argument_error,
                         "tensor(): only one-element tensors can be nested");
         return false;
       }
-      HostTensor host(H(o));
-      if (!host.h) return raise_last_error() != nullptr;
-      Ref v(read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h)));
+      HostTensor host(handle_of(o));
+      if (!host.handle) return raise_last_error() != nullptr;
+      OwnedRef v(read_element(sdk_tensor_data_ptr(host.handle), sdk_tensor_dtype(host.handle)));
       return v.p && fill(v.p, d, dim);
     }
     sdk_scalar s;
@@ -350,19 +332,20 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
   }
   if (is_tensor(o)) {
     // A nested tensor: flatten it through tolist() (rare path).
-    Ref lst(PyObject_CallMethod(o, "tolist", nullptr));
+    OwnedRef lst(PyObject_CallMethod(o, "tolist", nullptr));
     return lst.p && fill(lst.p, d, dim);
   }
   if (!is_seq(o)) {
-    PyErr_Format(g_invalid_argument_error, "tensor(): expected a sequence at dim %zd, got %s", dim,
-                 Py_TYPE(o)->tp_name);
+    PyErr_Format(module_state.invalid_argument_error,
+                 "tensor(): expected a sequence at dim %zd, got %s", dim, Py_TYPE(o)->tp_name);
     return false;
   }
-  Ref seq(PySequence_Fast(o, "tensor(): expected a sequence"));
+  OwnedRef seq(PySequence_Fast(o, "tensor(): expected a sequence"));
   if (!seq.p) return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
   if (n != d->shape[dim]) {
-    PyErr_Format(g_invalid_argument_error, "expected sequence of length %lld at dim %zd (got %zd)",
+    PyErr_Format(module_state.invalid_argument_error,
+                 "expected sequence of length %lld at dim %zd (got %zd)",
                  static_cast<long long>(d->shape[dim]), dim, n);
     return false;
   }
@@ -373,7 +356,7 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
 }
 
 // tensor_from_data(data, dtype or None, default_float_dtype) -> new contiguous tensor
-FAST(o_tensor_from_data) {
+SDK_PY_FASTCALL(o_tensor_from_data) {
   sdk_dtype dt, dflt;
   if (!check_nargs("tensor", nargs, 3, 3) || !dtype_arg(args[1], "tensor", "dtype", &dt) ||
       !dtype_arg(args[2], "tensor", "default_dtype", &dflt))
@@ -402,155 +385,9 @@ FAST(o_tensor_from_data) {
   return finish(st, &r, nullptr);
 }
 
-// ---- Generator -----------------------------------------------------------------------------
-
-struct GeneratorObject {
-  PyObject_HEAD sdk_generator* gen;
-  uint64_t seed;
-};
-
-uint64_t random_seed() {
-  std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
-
-PyObject* gen_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
-  static const char* kw[] = {"seed", "device", nullptr};
-  PyObject *seed = Py_None, *device = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:Generator", const_cast<char**>(kw), &seed,
-                                   &device))
-    return nullptr;
-  uint64_t s = random_seed();
-  if (seed != Py_None) {
-    int64_t v;
-    if (!int_arg(seed, "Generator", "seed", &v)) return nullptr;
-    s = static_cast<uint64_t>(v);
-  }
-  PyObject* self = type->tp_alloc(type, 0);
-  if (!self) return nullptr;
-  auto* g = reinterpret_cast<GeneratorObject*>(self);
-  g->seed = s;
-  if (sdk_generator_create(s, &g->gen) != SDK_OK) {
-    Py_DECREF(self);
-    return raise_last_error();
-  }
-  return self;
-}
-
-void gen_dealloc(PyObject* self) {
-  sdk_generator_destroy(reinterpret_cast<GeneratorObject*>(self)->gen);
-  Py_TYPE(self)->tp_free(self);
-}
-
-PyObject* gen_manual_seed(PyObject* self, PyObject* arg) {
-  int64_t v;
-  if (!int_arg(arg, "manual_seed", "seed", &v)) return nullptr;
-  auto* g = reinterpret_cast<GeneratorObject*>(self);
-  g->seed = static_cast<uint64_t>(v);
-  sdk_manual_seed(g->gen, g->seed);
-  Py_INCREF(self);
-  return self;
-}
-PyObject* gen_initial_seed(PyObject* self, PyObject*) {
-  return PyLong_FromUnsignedLongLong(reinterpret_cast<GeneratorObject*>(self)->seed);
-}
-PyObject* gen_seed(PyObject* self, PyObject*) {
-  auto* g = reinterpret_cast<GeneratorObject*>(self);
-  g->seed = random_seed() >> 1;
-  sdk_manual_seed(g->gen, g->seed);
-  return PyLong_FromUnsignedLongLong(g->seed);
-}
-
-// The state as a new 1-D uint8 tensor of SDK_GENERATOR_STATE_SIZE bytes (torch's ByteTensor).
-PyObject* state_of(sdk_generator* gen) {
-  int64_t n = SDK_GENERATOR_STATE_SIZE;
-  sdk_tensor* t = nullptr;
-  if (sdk_empty(1, &n, SDK_UINT8, sdk_device{SDK_CPU, 0}, &t) != SDK_OK ||
-      sdk_generator_get_state(gen, sdk_tensor_data_ptr(t), n) != SDK_OK) {
-    sdk_tensor_release(t);
-    return raise_last_error();
-  }
-  return wrap(t);
-}
-
-// Restore from a uint8 tensor that state_of made.
-PyObject* set_state_from(sdk_generator* gen, PyObject* arg, const char* op) {
-  sdk_tensor* t;
-  if (!tensor_arg(arg, op, "new_state", &t)) return nullptr;
-  if (sdk_tensor_dtype(t) != SDK_UINT8 || sdk_tensor_ndim(t) != 1 ||
-      sdk_tensor_device(t).type != SDK_CPU || !sdk_tensor_is_contiguous(t)) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s(): new_state must be a contiguous 1-D uint8 CPU tensor (from get_state())",
-                 op);
-    return nullptr;
-  }
-  if (sdk_generator_set_state(gen, sdk_tensor_data_ptr(t), sdk_tensor_numel(t)) != SDK_OK) {
-    return raise_last_error();
-  }
-  Py_RETURN_NONE;
-}
-
-PyObject* gen_get_state(PyObject* self, PyObject*) {
-  return state_of(reinterpret_cast<GeneratorObject*>(self)->gen);
-}
-PyObject* gen_set_state(PyObject* self, PyObject* arg) {
-  PyObject* r = set_state_from(reinterpret_cast<GeneratorObject*>(self)->gen, arg, "set_state");
-  if (!r) return nullptr;
-  Py_DECREF(r);
-  Py_INCREF(self);
-  return self;
-}
-
-PyMethodDef gen_methods[] = {
-    {"get_state", gen_get_state, METH_NOARGS, "The state as a uint8 tensor."},
-    {"set_state", gen_set_state, METH_O,
-     "Restore a state from get_state(); returns the generator."},
-    {"manual_seed", gen_manual_seed, METH_O, "Reseed; returns the generator."},
-    {"initial_seed", gen_initial_seed, METH_NOARGS, "The seed last set."},
-    {"seed", gen_seed, METH_NOARGS, "Reseed from a nondeterministic source; returns the seed."},
-    {nullptr, nullptr, 0, nullptr}};
-
 }  // namespace
-
-PyTypeObject GeneratorType = {PyVarObject_HEAD_INIT(nullptr, 0)};
-
-namespace {
-PyObject* m_get_rng_state(PyObject*, PyObject*) { return state_of(nullptr); }
-PyObject* m_set_rng_state(PyObject*, PyObject* arg) {
-  return set_state_from(nullptr, arg, "set_rng_state");
-}
-}  // namespace
-
-PyMethodDef sdkpy::rng_state_methods[] = {
-    {"get_rng_state", m_get_rng_state, METH_NOARGS, "The default generator's state (uint8)."},
-    {"set_rng_state", m_set_rng_state, METH_O, "Restore the default generator's state."},
-    {nullptr, nullptr, 0, nullptr}};
 
 namespace sdkpy {
-
-sdk_generator* generator_handle(PyObject* o, bool* ok) {
-  *ok = true;
-  if (o == Py_None) return nullptr;
-  if (PyObject_TypeCheck(o, &GeneratorType)) return reinterpret_cast<GeneratorObject*>(o)->gen;
-  PyErr_Format(PyExc_TypeError, "generator must be sdk.Generator or None, not %s",
-               Py_TYPE(o)->tp_name);
-  *ok = false;
-  return nullptr;
-}
-
-int generator_type_ready(PyObject* module) {
-  PyTypeObject& t = GeneratorType;
-  t.tp_name = "sdk.Generator";
-  t.tp_basicsize = sizeof(GeneratorObject);
-  t.tp_flags = Py_TPFLAGS_DEFAULT;
-  t.tp_doc = "Generator(seed=None): a seedable random generator for generator= arguments.";
-  t.tp_new = gen_new;
-  t.tp_dealloc = gen_dealloc;
-  t.tp_methods = gen_methods;
-  if (PyType_Ready(&t) < 0) return -1;
-  Py_INCREF(&t);
-  return PyModule_AddObject(module, "Generator", reinterpret_cast<PyObject*>(&t));
-}
 
 int to_handle(PyObject* obj, sdk_tensor** out) {
   if (!obj || !out) {
@@ -558,7 +395,7 @@ int to_handle(PyObject* obj, sdk_tensor** out) {
     return -1;
   }
   if (is_tensor(obj)) {
-    sdk_tensor* h = H(obj);
+    sdk_tensor* h = handle_of(obj);
     if (!h) {
       PyErr_SetString(PyExc_RuntimeError, "to_handle: uninitialized Tensor");
       return -1;
@@ -571,7 +408,7 @@ int to_handle(PyObject* obj, sdk_tensor** out) {
   if (PyObject_HasAttrString(obj, "__array_interface__")) return import_array_interface(obj, out);
   if (PyCapsule_CheckExact(obj)) return import_capsule(obj, out);
   if (PyObject_HasAttrString(obj, "__dlpack__")) {
-    Ref cap(dlpack_capsule_of(obj));
+    OwnedRef cap(dlpack_capsule_of(obj));
     if (!cap.p) return -1;
     return import_capsule(cap.p, out);
   }
@@ -606,16 +443,17 @@ PyObject* o_from_handle(PyObject*, PyObject* arg) {
   unsigned long long v = PyLong_AsUnsignedLongLong(arg);  // OverflowError for negatives
   if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();
-    PyErr_SetString(g_invalid_argument_error,
+    PyErr_SetString(module_state.invalid_argument_error,
                     "_from_handle: not a pointer value (negative or too large)");
     return nullptr;
   }
   if (v == 0) {
-    PyErr_SetString(g_invalid_argument_error, "_from_handle: NULL sdk_tensor handle");
+    PyErr_SetString(module_state.invalid_argument_error, "_from_handle: NULL sdk_tensor handle");
     return nullptr;
   }
   if (v % alignof(void*) != 0 || v > UINTPTR_MAX) {  // cheap sanity: handles are aligned
-    PyErr_Format(g_invalid_argument_error, "_from_handle: %p is not an sdk_tensor handle",
+    PyErr_Format(module_state.invalid_argument_error,
+                 "_from_handle: %p is not an sdk_tensor handle",
                  reinterpret_cast<void*>(static_cast<uintptr_t>(v)));
     return nullptr;
   }
@@ -624,8 +462,8 @@ PyObject* o_from_handle(PyObject*, PyObject* arg) {
 }  // namespace
 
 PyMethodDef sdkpy::interop_methods[] = {
-    {"to_dlpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(o_to_dlpack)),
-     METH_FASTCALL, "to_dlpack(t, versioned) -> DLPack capsule"},
+    {"to_dlpack", SDK_PY_AS_CFUNCTION(o_to_dlpack), METH_FASTCALL,
+     "to_dlpack(t, versioned) -> DLPack capsule"},
     {"from_dlpack_capsule", o_from_dlpack_capsule, METH_O, "Import a DLPack capsule."},
     {"dlpack_read_only", o_dlpack_read_only, METH_O,
      "Whether a versioned DLPack capsule is flagged read-only."},
@@ -636,7 +474,6 @@ PyMethodDef sdkpy::interop_methods[] = {
      "(steals it; raises ValueError for NULL)."},
     {"import_zero_copy", o_import, METH_O,
      "Tensor sharing memory with a tensor, numpy array or DLPack producer."},
-    {"tensor_from_data",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(o_tensor_from_data)), METH_FASTCALL,
+    {"tensor_from_data", SDK_PY_AS_CFUNCTION(o_tensor_from_data), METH_FASTCALL,
      "tensor_from_data(data, dtype, default_dtype): copy nested lists of numbers."},
     {nullptr, nullptr, 0, nullptr}};

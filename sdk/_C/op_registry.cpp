@@ -1,5 +1,6 @@
-// sdk/_C/op_registry.cpp: registered operators from Python: sdk._C.OpHandle (what
-// sdk.ops.<ns>.<name> resolves to), Python kernels, and registration scopes.
+// sdk/_C/op_registry.cpp: sdk._C.OpHandle, the registered operators called from Python.
+// What sdk.ops.<ns>.<name> resolves to, op_find/op_list, and the autograd hook of its calls.
+// Python kernels and the library_* registration functions are in op_kernels.cpp.
 //
 // A call converts its Python arguments, by the schema, into boxed values (sdk_values),
 // calls sdk_op_call and converts the results back. The per-argument plan (tag, name,
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "common.h"
 
 namespace sdkpy {
@@ -57,12 +59,6 @@ bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) 
   }
   return true;
 }
-
-PyObject* g_autograd_hook = nullptr;  // sdk.library's, or NULL
-// An exception raised by a Python kernel, re-raised by the Python call that reached it.
-thread_local PyObject* t_kernel_exc_type = nullptr;
-thread_local PyObject* t_kernel_exc_value = nullptr;
-thread_local PyObject* t_kernel_exc_tb = nullptr;
 
 struct OpObject {
   PyObject_HEAD const sdk_op* op;
@@ -121,11 +117,6 @@ bool is_number(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o)) return true;
   if (is_tensor(o) || PySequence_Check(o)) return false;
   return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float);
-}
-
-PyObject* new_ref(PyObject* o) {
-  Py_INCREF(o);
-  return o;
 }
 
 // Push Python value `o` for argument `a`.
@@ -197,22 +188,10 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
       break;
     }
     case SDK_VALUE_DEVICE: {
-      PyObject* dev = PyObject_CallOneArg(g_device_class, o);  // sdk.device(x)
-      if (!dev) return false;
-      PyObject* type = PyObject_GetAttrString(dev, "type");
-      PyObject* index = type ? PyObject_GetAttrString(dev, "index") : nullptr;
-      Py_DECREF(dev);
-      if (!index) {
-        Py_XDECREF(type);
-        return false;
-      }
-      bool cuda = PyUnicode_CompareWithASCIIString(type, "cuda") == 0;
-      long idx = index == Py_None ? 0 : PyLong_AsLong(index);
-      Py_DECREF(type);
-      Py_DECREF(index);
-      if (idx == -1 && PyErr_Occurred()) return false;
-      st = sdk_values_push_device(v,
-                                  sdk_device{cuda ? SDK_CUDA : SDK_CPU, static_cast<int32_t>(idx)});
+      OwnedRef dev(PyObject_CallOneArg(module_state.device_class, o));  // sdk.device(x)
+      sdk_device d;
+      if (!dev.p || !device_of(dev.p, &d)) return false;
+      st = sdk_values_push_device(v, d);
       break;
     }
     case SDK_VALUE_INT_LIST: {
@@ -283,118 +262,7 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
   return st == SDK_OK || raise_last_error();
 }
 
-bool requires_grad(PyObject* o) {
-  if (is_tensor(o)) return reinterpret_cast<TensorObject*>(o)->requires_grad != 0;
-  if (PyList_Check(o) || PyTuple_Check(o)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-    PyObject** items = PySequence_Fast_ITEMS(o);
-    for (Py_ssize_t k = 0; k < n; ++k) {
-      if (is_tensor(items[k]) && reinterpret_cast<TensorObject*>(items[k])->requires_grad)
-        return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
-
-// Value i of `v` as a new Python object (for results and for Python kernels' arguments). A
-// tensor is moved out of `v` (the value becomes None): callers are done with the values.
-PyObject* value_to_py(sdk_values* v, int64_t i) {
-  switch (sdk_values_tag(v, i)) {
-    case SDK_VALUE_NONE:
-      Py_RETURN_NONE;
-    case SDK_VALUE_TENSOR: {
-      sdk_tensor* h = nullptr;
-      if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
-      return boundary_out(h);
-    }
-    case SDK_VALUE_INT: {
-      int64_t x = 0;
-      sdk_values_get_int(v, i, &x);
-      return PyLong_FromLongLong(x);
-    }
-    case SDK_VALUE_FLOAT: {
-      double x = 0;
-      sdk_values_get_float(v, i, &x);
-      return PyFloat_FromDouble(x);
-    }
-    case SDK_VALUE_BOOL: {
-      int32_t x = 0;
-      sdk_values_get_bool(v, i, &x);
-      return PyBool_FromLong(x);
-    }
-    case SDK_VALUE_STRING: {
-      const char* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_string(v, i, &d, &n);
-      return PyUnicode_DecodeUTF8(d, n, "replace");
-    }
-    case SDK_VALUE_SCALAR_TYPE: {
-      int32_t d = 0;
-      sdk_values_get_scalar_type(v, i, &d);
-      return dtype_object(static_cast<sdk_dtype>(d));
-    }
-    case SDK_VALUE_DEVICE: {
-      sdk_device d{};
-      sdk_values_get_device(v, i, &d);
-      PyObject* spec = d.type == SDK_CPU ? PyUnicode_FromString("cpu")
-                                         : PyUnicode_FromFormat("cuda:%d", d.index);
-      if (!spec) return nullptr;
-      PyObject* dev = PyObject_CallOneArg(g_device_class, spec);
-      Py_DECREF(spec);
-      return dev;
-    }
-    case SDK_VALUE_INT_LIST: {
-      const int64_t* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_int_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyLong_FromLongLong(d[k]));
-      return l;
-    }
-    case SDK_VALUE_FLOAT_LIST: {
-      const double* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_float_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyFloat_FromDouble(d[k]));
-      return l;
-    }
-    case SDK_VALUE_BOOL_LIST: {
-      const int32_t* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_bool_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyBool_FromLong(d[k]));
-      return l;
-    }
-    case SDK_VALUE_TENSOR_LIST: {
-      sdk_tensor* const* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_tensor_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) {
-        PyObject* x;
-        if (d[k]) {
-          sdk_tensor_retain(d[k]);
-          x = boundary_out(d[k]);
-        } else {
-          x = new_ref(Py_None);
-        }
-        if (!x) {
-          Py_DECREF(l);
-          return nullptr;
-        }
-        PyList_SET_ITEM(l, k, x);
-      }
-      return l;
-    }
-    default:
-      PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");
-      return nullptr;
-  }
-}
 
 namespace {
 
@@ -444,11 +312,7 @@ struct ValuesGuard {
 
 // Raise the failed call's error: a Python kernel's own exception when it came from one.
 PyObject* raise_call_error() {
-  if (t_kernel_exc_type) {
-    PyErr_Restore(t_kernel_exc_type, t_kernel_exc_value, t_kernel_exc_tb);
-    t_kernel_exc_type = t_kernel_exc_value = t_kernel_exc_tb = nullptr;
-    return nullptr;
-  }
+  if (restore_python_kernel_error()) return nullptr;
   return raise_last_error();
 }
 
@@ -500,14 +364,14 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     }
     if (given[j] && !grad &&
         (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
-      grad = requires_grad(given[j]);
+      grad = arg_requires_grad(given[j]);
   }
-  if (grad && !no_hook && !g_autograd_hook && grad_enabled()) {
+  if (grad && !no_hook && !module_state.op_autograd_hook && grad_enabled()) {
     PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
     if (!lib) return nullptr;
     Py_DECREF(lib);
   }
-  if (grad && !no_hook && g_autograd_hook && grad_enabled()) {
+  if (grad && !no_hook && module_state.op_autograd_hook && grad_enabled()) {
     // sdk.library handles differentiation: hook(op, args, kwargs) with everything by name
     PyObject* kwargs = PyDict_New();
     if (!kwargs) return nullptr;
@@ -517,8 +381,8 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
         return nullptr;
       }
     }
-    PyObject* r = PyObject_CallFunctionObjArgs(g_autograd_hook, reinterpret_cast<PyObject*>(self),
-                                               kwargs, nullptr);
+    PyObject* r = PyObject_CallFunctionObjArgs(module_state.op_autograd_hook,
+                                               reinterpret_cast<PyObject*>(self), kwargs, nullptr);
     Py_DECREF(kwargs);
     return r;
   }
@@ -673,11 +537,10 @@ int op_clear(PyObject* self) {
 }
 
 PyMethodDef op_methods[] = {
-    {"_call_below_autograd",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_below)),
-     METH_FASTCALL | METH_KEYWORDS, "Call the device kernel, without the autograd hook."},
-    {"_call_key", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(op_call_key)),
-     METH_FASTCALL | METH_KEYWORDS, "_call_key(key, *args, **kwargs): one dispatch key's kernel."},
+    {"_call_below_autograd", SDK_PY_AS_CFUNCTION(op_call_below), METH_FASTCALL | METH_KEYWORDS,
+     "Call the device kernel, without the autograd hook."},
+    {"_call_key", SDK_PY_AS_CFUNCTION(op_call_key), METH_FASTCALL | METH_KEYWORDS,
+     "_call_key(key, *args, **kwargs): one dispatch key's kernel."},
     {"_has_kernel", op_has_kernel, METH_O, "Whether the op has a kernel for a dispatch key."},
     {"_default", op_default, METH_O, "_default(i): argument i's default value."},
     {nullptr, nullptr, 0, nullptr},
@@ -690,224 +553,6 @@ PyGetSetDef op_getset[] = {
     {"returns", op_get_returns, nullptr, "The schema's returns (dicts).", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
-
-// ---- Python kernels ----------------------------------------------------------------------
-
-sdk_status python_error_status() {
-  // Keep the exception for the Python call that reached the kernel; give the core a status
-  // and a message for callers in C and C++.
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  sdk_status kind = SDK_ERROR_RUNTIME;
-  if (PyErr_GivenExceptionMatches(type, PyExc_NotImplementedError))
-    kind = SDK_ERROR_NOT_IMPLEMENTED;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_IndexError))
-    kind = SDK_ERROR_INDEX;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_TypeError))
-    kind = SDK_ERROR_TYPE;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_MemoryError))
-    kind = SDK_ERROR_MEMORY;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_ValueError))
-    kind = SDK_ERROR_VALUE;
-  std::string msg = "a Python kernel raised an exception";
-  if (value) {
-    PyObject* s = PyObject_Str(value);
-    const char* c = s ? PyUnicode_AsUTF8(s) : nullptr;
-    if (c) msg = std::string(reinterpret_cast<PyTypeObject*>(type)->tp_name) + ": " + c;
-    Py_XDECREF(s);
-    PyErr_Clear();
-  }
-  Py_XDECREF(t_kernel_exc_type);
-  Py_XDECREF(t_kernel_exc_value);
-  Py_XDECREF(t_kernel_exc_tb);
-  t_kernel_exc_type = type;
-  t_kernel_exc_value = value;
-  t_kernel_exc_tb = tb;
-  return sdk_set_last_error(kind, msg.c_str());
-}
-
-bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
-  sdk_op_argument info{};
-  info.size = sizeof(info);
-  if (sdk_op_argument_info(op, 1, i, &info) != SDK_OK) return false;
-  if (r == Py_None) return sdk_values_push_none(v) == SDK_OK;
-  sdk_status st = SDK_OK;
-  switch (info.tag) {
-    case SDK_VALUE_TENSOR: {
-      if (!is_tensor(r)) {
-        sdk_tensor* h = nullptr;
-        if (to_handle(r, &h) < 0) return false;
-        st = sdk_values_push_tensor(v, h);
-        sdk_tensor_release(h);
-      } else {
-        st = sdk_values_push_tensor(v, H(r));
-      }
-      break;
-    }
-    case SDK_VALUE_TENSOR_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning Tensor[] must return a sequence");
-      if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-      std::vector<const sdk_tensor*> hs;
-      bool ok = true;
-      for (Py_ssize_t k = 0; k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
-        if (!is_tensor(x)) {
-          PyErr_Format(PyExc_TypeError, "a kernel returning Tensor[] returned a %s in its list",
-                       Py_TYPE(x)->tp_name);
-          ok = false;
-          break;
-        }
-        hs.push_back(H(x));
-      }
-      if (ok) st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
-      Py_DECREF(seq);
-      if (!ok) return false;
-      break;
-    }
-    case SDK_VALUE_FLOAT:
-    case SDK_VALUE_INT:
-    case SDK_VALUE_BOOL: {
-      if (PyBool_Check(r)) {
-        st = sdk_values_push_bool(v, r == Py_True);
-      } else if (PyLong_Check(r)) {
-        st = sdk_values_push_int(v, PyLong_AsLongLong(r));
-      } else {
-        double x = PyFloat_AsDouble(r);
-        if (x == -1.0 && PyErr_Occurred()) return false;
-        st = sdk_values_push_float(v, x);
-      }
-      break;
-    }
-    case SDK_VALUE_STRING: {
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(r, &n);
-      if (!s) return false;
-      st = sdk_values_push_string(v, s, n);
-      break;
-    }
-    case SDK_VALUE_SCALAR_TYPE: {
-      sdk_dtype d;
-      if (!dtype_arg(r, sdk_op_name(op), "result", &d)) return false;
-      st = sdk_values_push_scalar_type(v, d);
-      break;
-    }
-    case SDK_VALUE_DEVICE: {
-      PyObject* type = PyObject_GetAttrString(r, "type");
-      PyObject* index = type ? PyObject_GetAttrString(r, "index") : nullptr;
-      if (!index) {
-        Py_XDECREF(type);
-        return false;
-      }
-      bool cuda = PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "cuda") == 0;
-      long idx = index == Py_None ? 0 : PyLong_AsLong(index);
-      Py_DECREF(type);
-      Py_DECREF(index);
-      if (idx == -1 && PyErr_Occurred()) return false;
-      st = sdk_values_push_device(v,
-                                  sdk_device{cuda ? SDK_CUDA : SDK_CPU, static_cast<int32_t>(idx)});
-      break;
-    }
-    case SDK_VALUE_INT_LIST: {
-      std::vector<int64_t> xs;
-      if (!ints_arg(r, sdk_op_name(op), "result", &xs, true)) return false;
-      st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
-      break;
-    }
-    case SDK_VALUE_FLOAT_LIST:
-    case SDK_VALUE_BOOL_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning a list must return a sequence");
-      if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-      std::vector<double> fs;
-      std::vector<int32_t> bs;
-      bool ok = true;
-      for (Py_ssize_t k = 0; ok && k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
-        if (info.tag == SDK_VALUE_FLOAT_LIST) {
-          double d = PyFloat_AsDouble(x);
-          ok = !(d == -1.0 && PyErr_Occurred());
-          fs.push_back(d);
-        } else {
-          int t = PyObject_IsTrue(x);
-          ok = t >= 0;
-          bs.push_back(t);
-        }
-      }
-      Py_DECREF(seq);
-      if (!ok) return false;
-      st = info.tag == SDK_VALUE_FLOAT_LIST ? sdk_values_push_float_list(v, fs.data(), n)
-                                            : sdk_values_push_bool_list(v, bs.data(), n);
-      break;
-    }
-    default: {
-      PyErr_Format(PyExc_TypeError, "%s: a Python kernel cannot return a %s", sdk_op_name(op),
-                   info.type);
-      return false;
-    }
-  }
-  if (st != SDK_OK) {
-    raise_last_error();
-    return false;
-  }
-  return true;
-}
-
-sdk_status python_kernel(void* context, const sdk_op* op, sdk_values* v) {
-  PyGILState_STATE g = PyGILState_Ensure();
-  sdk_status result = SDK_OK;
-  int64_t n = sdk_values_size(v);
-  PyObject* args = PyTuple_New(n);
-  PyObject* r = nullptr;
-  for (int64_t k = 0; args && k < n; ++k) {
-    PyObject* x = value_to_py(v, k);
-    if (!x) {
-      Py_CLEAR(args);
-      break;
-    }
-    PyTuple_SET_ITEM(args, k, x);
-  }
-  if (args) r = PyObject_Call(static_cast<PyObject*>(context), args, nullptr);
-  Py_XDECREF(args);
-  if (!r) {
-    result = python_error_status();
-  } else {
-    sdk_values_clear(v);
-    int64_t nret = sdk_op_num_arguments(op, 1);
-    bool ok = true;
-    if (nret == 1) {
-      ok = push_result(op, r, 0, v);
-    } else if (nret > 1) {
-      PyObject* seq = PySequence_Fast(r, "a kernel with several results must return a tuple");
-      ok = seq && PySequence_Fast_GET_SIZE(seq) == nret;
-      if (seq && !ok) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: the Python kernel returned %zd values, the schema has %lld",
-                     sdk_op_name(op), PySequence_Fast_GET_SIZE(seq), static_cast<long long>(nret));
-      }
-      for (int64_t k = 0; ok && k < nret; ++k)
-        ok = push_result(op, PySequence_Fast_GET_ITEM(seq, k), k, v);
-      Py_XDECREF(seq);
-    } else if (r != Py_None) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s: the schema returns nothing, but the Python kernel returned %s",
-                   sdk_op_name(op), Py_TYPE(r)->tp_name);
-      ok = false;
-    }
-    Py_DECREF(r);
-    if (!ok) result = python_error_status();
-  }
-  PyGILState_Release(g);
-  return result;
-}
-
-void python_kernel_free(void* context) {
-  if (!Py_IsInitialized()) return;  // at exit: the interpreter is gone, leak it
-  PyGILState_STATE g = PyGILState_Ensure();
-  Py_DECREF(static_cast<PyObject*>(context));
-  PyGILState_Release(g);
-}
 
 // ---- module functions --------------------------------------------------------------------
 
@@ -966,88 +611,12 @@ PyObject* m_op_list(PyObject*, PyObject* ns) {
   return l;
 }
 
-constexpr const char* kLibraryCapsule = "sdk._C.library";
-
-void library_capsule_free(PyObject* cap) {
-  auto* lib = static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
-  if (lib) sdk_library_close(lib);
-}
-
-sdk_library* library_of(PyObject* cap) {
-  if (!PyCapsule_IsValid(cap, kLibraryCapsule)) {
-    PyErr_SetString(PyExc_ValueError, "the library was closed (or is not a library)");
-    return nullptr;
-  }
-  return static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
-}
-
-// library_open(kind, ns, key, source) -> capsule (closing when collected)
-PyObject* m_library_open(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!check_nargs("library_open", nargs, 4, 4)) return nullptr;
-  long kind = PyLong_AsLong(args[0]);
-  long key = PyLong_AsLong(args[2]);
-  const char* ns = PyUnicode_AsUTF8(args[1]);
-  const char* source = PyUnicode_AsUTF8(args[3]);
-  if (PyErr_Occurred() || !ns || !source) return nullptr;
-  sdk_library* lib = nullptr;
-  if (sdk_library_open(static_cast<int32_t>(kind), ns, static_cast<int32_t>(key), source, &lib) !=
-      SDK_OK) {
-    return raise_last_error();
-  }
-  PyObject* cap = PyCapsule_New(lib, kLibraryCapsule, library_capsule_free);
-  if (!cap) sdk_library_close(lib);
-  return cap;
-}
-
-PyObject* m_library_define(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!check_nargs("library_define", nargs, 2, 2)) return nullptr;
-  sdk_library* lib = library_of(args[0]);
-  const char* schema = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
-  if (!schema) return nullptr;
-  if (sdk_library_define(lib, schema) != SDK_OK) return raise_last_error();
-  Py_RETURN_NONE;
-}
-
-// library_impl(lib, name, key, callable): a Python function as the kernel
-PyObject* m_library_impl(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!check_nargs("library_impl", nargs, 4, 4)) return nullptr;
-  sdk_library* lib = library_of(args[0]);
-  const char* name = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
-  if (!name) return nullptr;
-  long key = PyLong_AsLong(args[2]);
-  if (key == -1 && PyErr_Occurred()) return nullptr;
-  if (!PyCallable_Check(args[3])) {
-    PyErr_SetString(PyExc_TypeError, "library_impl: the kernel must be callable");
-    return nullptr;
-  }
-  Py_INCREF(args[3]);  // the registry's reference, released by python_kernel_free
-  if (sdk_library_impl(lib, name, static_cast<int32_t>(key), python_kernel, args[3],
-                       python_kernel_free) != SDK_OK) {
-    return raise_last_error();
-  }
-  Py_RETURN_NONE;
-}
-
-PyObject* m_library_close(PyObject*, PyObject* cap) {
-  if (!PyCapsule_IsValid(cap, kLibraryCapsule)) Py_RETURN_NONE;  // already closed
-  auto* lib = static_cast<sdk_library*>(PyCapsule_GetPointer(cap, kLibraryCapsule));
-  PyCapsule_SetDestructor(cap, nullptr);
-  PyCapsule_SetPointer(cap, reinterpret_cast<void*>(1));  // a non-NULL marker: closed
-  PyCapsule_SetName(cap, "sdk._C.library (closed)");
-  sdk_library_close(lib);
-  Py_RETURN_NONE;
-}
-
-PyObject* m_library_take_errors(PyObject*, PyObject*) {
-  return PyUnicode_FromString(sdk_library_take_errors());
-}
-
 PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
   if (fn != Py_None && !PyCallable_Check(fn)) {
     PyErr_SetString(PyExc_TypeError, "the autograd hook must be callable or None");
     return nullptr;
   }
-  Py_XSETREF(g_autograd_hook, fn == Py_None ? nullptr : new_ref(fn));
+  Py_XSETREF(module_state.op_autograd_hook, fn == Py_None ? nullptr : new_ref(fn));
   Py_RETURN_NONE;
 }
 
@@ -1060,16 +629,6 @@ PyTypeObject OpType = {
 PyMethodDef op_registry_methods[] = {
     {"op_find", m_op_find, METH_O, "op_find('ns::name[.overload]') -> OpHandle"},
     {"op_list", m_op_list, METH_O, "op_list(ns or None) -> ['ns::name', ...]"},
-    {"library_open", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_open)),
-     METH_FASTCALL, "library_open(kind, ns, key, source) -> library"},
-    {"library_define",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_define)), METH_FASTCALL,
-     "library_define(library, schema)"},
-    {"library_impl", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_library_impl)),
-     METH_FASTCALL, "library_impl(library, name, key, fn): fn becomes the op's kernel"},
-    {"library_close", m_library_close, METH_O, "library_close(library)"},
-    {"library_take_errors", m_library_take_errors, METH_NOARGS,
-     "Registration failures kept since the last call (one per line)."},
     {"_set_op_autograd_hook", m_set_op_autograd_hook, METH_O,
      "hook(op, kwargs) runs ops whose tensor arguments require grad."},
     {nullptr, nullptr, 0, nullptr},

@@ -1,5 +1,5 @@
-// sdk/_C/ops_nn.cpp: raw ops of sdk._C for the neural-network layers of the C ABI
-// (layer_norm, convolution: forward and backward) and einsum.
+// sdk/_C/ops_nn.cpp: raw ops for the C ABI's nn layers (layer_norm, convolution) and einsum.
+// Forward and backward.
 #include "ops_util.h"
 
 using namespace sdkpy;
@@ -24,7 +24,7 @@ PyObject* tuple_or_none(sdk_tensor* (&rs)[3]) {
 }
 
 // layer_norm(input, normalized_ndim, weight, bias, eps) -> (output, mean, rstd)
-FAST(o_layer_norm) {
+SDK_PY_FASTCALL(o_layer_norm) {
   const char* op = "layer_norm";
   sdk_tensor *x, *w, *b;
   int64_t nd;
@@ -35,13 +35,14 @@ FAST(o_layer_norm) {
     return nullptr;
   sdk_tensor* rs[3] = {};
   sdk_status st;
-  CALL(numel(x), st = sdk_layer_norm(x, nd, w, b, eps, &rs[0], &rs[1], &rs[2]));
+  SDK_PY_RUN_NOGIL_IF_LARGE(numel(x),
+                            st = sdk_layer_norm(x, nd, w, b, eps, &rs[0], &rs[1], &rs[2]));
   if (st != SDK_OK) return raise_last_error();
   return tuple_or_none(rs);
 }
 
 // layer_norm_backward(grad, input, mean, rstd, normalized_ndim, weight, mask) -> (gx, gw, gb)
-FAST(o_layer_norm_backward) {
+SDK_PY_FASTCALL(o_layer_norm_backward) {
   const char* op = "layer_norm_backward";
   sdk_tensor *gy, *x, *mu, *rs, *w;
   int64_t nd, mask;
@@ -52,8 +53,9 @@ FAST(o_layer_norm_backward) {
     return nullptr;
   sdk_tensor* out[3] = {};
   sdk_status st;
-  CALL(numel(x), st = sdk_layer_norm_backward(gy, x, mu, rs, nd, w, static_cast<int32_t>(mask),
-                                              &out[0], &out[1], &out[2]));
+  SDK_PY_RUN_NOGIL_IF_LARGE(
+      numel(x), st = sdk_layer_norm_backward(gy, x, mu, rs, nd, w, static_cast<int32_t>(mask),
+                                             &out[0], &out[1], &out[2]));
   if (st != SDK_OK) return raise_last_error();
   return tuple_or_none(out);
 }
@@ -65,7 +67,7 @@ bool conv_params(PyObject* const* args, const char* op, std::vector<int64_t> (&p
     if (!ints_arg(args[i], op, names[i], &p[i], false)) return false;
   }
   if (p[0].size() != p[1].size() || p[0].size() != p[2].size()) {
-    PyErr_Format(g_invalid_argument_error,
+    PyErr_Format(module_state.invalid_argument_error,
                  "%s: stride, padding and dilation must have one value per spatial dim", op);
     return false;
   }
@@ -73,7 +75,7 @@ bool conv_params(PyObject* const* args, const char* op, std::vector<int64_t> (&p
 }
 
 // convolution(input, weight, bias, stride, padding, dilation, groups)
-FAST(o_convolution) {
+SDK_PY_FASTCALL(o_convolution) {
   const char* op = "convolution";
   sdk_tensor *x, *w, *b, *r = nullptr;
   std::vector<int64_t> p[3];
@@ -83,14 +85,14 @@ FAST(o_convolution) {
       !conv_params(args + 3, op, p) || !int_arg(args[6], op, "groups", &groups))
     return nullptr;
   sdk_status st;
-  CALL(numel(x) + numel(w),
-       st = sdk_convolution(x, w, b, static_cast<int64_t>(p[0].size()), p[0].data(), p[1].data(),
-                            p[2].data(), groups, &r));
+  SDK_PY_RUN_NOGIL_IF_LARGE(
+      numel(x) + numel(w), st = sdk_convolution(x, w, b, static_cast<int64_t>(p[0].size()),
+                                                p[0].data(), p[1].data(), p[2].data(), groups, &r));
   return finish(st, &r, nullptr);
 }
 
 // convolution_backward(grad, input, weight, stride, padding, dilation, groups, mask)
-FAST(o_convolution_backward) {
+SDK_PY_FASTCALL(o_convolution_backward) {
   const char* op = "convolution_backward";
   sdk_tensor *gy, *x, *w;
   std::vector<int64_t> p[3];
@@ -102,16 +104,17 @@ FAST(o_convolution_backward) {
     return nullptr;
   sdk_tensor* out[3] = {};
   sdk_status st;
-  CALL(numel(x) + numel(gy),
-       st = sdk_convolution_backward(gy, x, w, static_cast<int64_t>(p[0].size()), p[0].data(),
-                                     p[1].data(), p[2].data(), groups, static_cast<int32_t>(mask),
-                                     &out[0], &out[1], &out[2]));
+  SDK_PY_RUN_NOGIL_IF_LARGE(
+      numel(x) + numel(gy),
+      st = sdk_convolution_backward(gy, x, w, static_cast<int64_t>(p[0].size()), p[0].data(),
+                                    p[1].data(), p[2].data(), groups, static_cast<int32_t>(mask),
+                                    &out[0], &out[1], &out[2]));
   if (st != SDK_OK) return raise_last_error();
   return tuple_or_none(out);
 }
 
 // einsum(equation, operands)
-FAST(o_einsum) {
+SDK_PY_FASTCALL(o_einsum) {
   const char* op = "einsum";
   if (!check_nargs(op, nargs, 2, 2)) return nullptr;
   const char* eq = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : nullptr;
@@ -133,7 +136,7 @@ FAST(o_einsum) {
   }
   sdk_tensor* r = nullptr;
   sdk_status st;
-  CALL(total, st = sdk_einsum(eq, n, hs.data(), &r));
+  SDK_PY_RUN_NOGIL_IF_LARGE(total, st = sdk_einsum(eq, n, hs.data(), &r));
   Py_DECREF(seq);
   return finish(st, &r, nullptr);
 }
@@ -141,13 +144,16 @@ FAST(o_einsum) {
 }  // namespace
 
 PyMethodDef sdkpy::ops_nn_methods[] = {
-    FM("layer_norm", o_layer_norm,
-       "layer_norm(input, normalized_ndim, weight, bias, eps) -> (output, mean, rstd)"),
-    FM("layer_norm_backward", o_layer_norm_backward,
-       "layer_norm_backward(grad, input, mean, rstd, normalized_ndim, weight, mask)"),
-    FM("convolution", o_convolution,
-       "convolution(input, weight, bias, stride, padding, dilation, groups)"),
-    FM("convolution_backward", o_convolution_backward,
-       "convolution_backward(grad, input, weight, stride, padding, dilation, groups, mask)"),
-    FM("einsum", o_einsum, "einsum(equation, operands)"),
+    SDK_PY_FASTCALL_METHOD(
+        "layer_norm", o_layer_norm,
+        "layer_norm(input, normalized_ndim, weight, bias, eps) -> (output, mean, rstd)"),
+    SDK_PY_FASTCALL_METHOD(
+        "layer_norm_backward", o_layer_norm_backward,
+        "layer_norm_backward(grad, input, mean, rstd, normalized_ndim, weight, mask)"),
+    SDK_PY_FASTCALL_METHOD("convolution", o_convolution,
+                           "convolution(input, weight, bias, stride, padding, dilation, groups)"),
+    SDK_PY_FASTCALL_METHOD(
+        "convolution_backward", o_convolution_backward,
+        "convolution_backward(grad, input, weight, stride, padding, dilation, groups, mask)"),
+    SDK_PY_FASTCALL_METHOD("einsum", o_einsum, "einsum(equation, operands)"),
     {nullptr, nullptr, 0, nullptr}};

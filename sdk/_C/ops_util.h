@@ -1,16 +1,10 @@
-// sdk/_C/ops_util.h: macros and helpers shared by the raw-op files (ops.cpp, ops_more.cpp).
+// sdk/_C/ops_util.h: helpers of the raw-op files: the C ABI's op table names, element counts.
 #pragma once
 
 #include <vector>
 
+#include "args.h"
 #include "common.h"
-
-// A METH_FASTCALL module function.
-#define FAST(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs)
-#define ARG(i) (nargs > (i) ? args[i] : Py_None)
-// A PyMethodDef entry for a FAST function.
-#define FM(name, fn, doc) \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL, doc}
 
 namespace sdkpy {
 
@@ -29,15 +23,5 @@ const char* name_of(const char* const (&names)[N], int64_t op, const char* dflt)
 }
 
 inline int64_t numel(const sdk_tensor* t) { return t ? sdk_tensor_numel(t) : 0; }
-
-// A tuple of new tensors around `rs` (stolen; released on failure).
-PyObject* tuple_of(std::vector<sdk_tensor*>& rs);
-
-extern PyMethodDef ops_more_methods[];
-extern PyMethodDef ops_nn_methods[];
-extern PyMethodDef ops_elementwise_methods[];
-extern PyMethodDef ops_struct_methods[];
-extern PyMethodDef cuda_methods[];
-extern PyMethodDef rng_state_methods[];
 
 }  // namespace sdkpy

@@ -1,44 +1,38 @@
-// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access and
-// the arithmetic slots with their no-grad fast path.
+// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access.
+// Also the conversions (item, tolist, bool/int/float); its arithmetic slots are in
+// number_slots.cpp.
 #include <cstring>
 
+#include "args.h"
 #include "common.h"
 
 using namespace sdkpy;
 
 namespace {
 
-inline TensorObject* T(PyObject* o) { return reinterpret_cast<TensorObject*>(o); }
-
-bool live(PyObject* self) {
-  if (T(self)->handle) return true;
-  PyErr_SetString(PyExc_RuntimeError, "this Tensor has no data (uninitialized or cleared)");
-  return false;
-}
-
 // ---- lifetime -------------------------------------------------------------------------
 
 int tb_traverse(PyObject* self, visitproc visit, void* arg) {
-  Py_VISIT(T(self)->grad);
-  Py_VISIT(T(self)->grad_fn);
-  Py_VISIT(T(self)->ag);
+  Py_VISIT(tensor_object(self)->grad);
+  Py_VISIT(tensor_object(self)->grad_fn);
+  Py_VISIT(tensor_object(self)->ag);
   return 0;
 }
 
 int tb_clear(PyObject* self) {
-  Py_CLEAR(T(self)->grad);
-  Py_CLEAR(T(self)->grad_fn);
-  Py_CLEAR(T(self)->ag);
+  Py_CLEAR(tensor_object(self)->grad);
+  Py_CLEAR(tensor_object(self)->grad_fn);
+  Py_CLEAR(tensor_object(self)->ag);
   return 0;
 }
 
 void tb_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
-  if (T(self)->weakreflist) PyObject_ClearWeakRefs(self);
-  if (T(self)->ag_linked) autograd_unlink(self);
+  if (tensor_object(self)->weakreflist) PyObject_ClearWeakRefs(self);
+  if (tensor_object(self)->ag_linked) autograd_unlink(self);
   tb_clear(self);
-  sdk_tensor* h = T(self)->handle;
-  T(self)->handle = nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
+  tensor_object(self)->handle = nullptr;
   sdk_tensor_release(h);
   Py_TYPE(self)->tp_free(self);
 }
@@ -72,7 +66,7 @@ int set_slot(PyObject** slot, PyObject* v) {
   return 0;
 }
 
-PyObject* get_grad(PyObject* self, void*) { return none_if_null(T(self)->grad); }
+PyObject* get_grad(PyObject* self, void*) { return none_if_null(tensor_object(self)->grad); }
 int set_grad(PyObject* self, PyObject* v, void*) {
   if (v && v != Py_None && !is_tensor(v)) {
     PyErr_Format(PyExc_TypeError,
@@ -80,54 +74,58 @@ int set_grad(PyObject* self, PyObject* v, void*) {
                  Py_TYPE(v)->tp_name);
     return -1;
   }
-  return set_slot(&T(self)->grad, v ? v : Py_None);
+  return set_slot(&tensor_object(self)->grad, v ? v : Py_None);
 }
-PyObject* get_grad_fn(PyObject* self, void*) { return none_if_null(T(self)->grad_fn); }
+PyObject* get_grad_fn(PyObject* self, void*) { return none_if_null(tensor_object(self)->grad_fn); }
 int set_grad_fn(PyObject* self, PyObject* v, void*) {
-  return set_slot(&T(self)->grad_fn, v ? v : Py_None);
+  return set_slot(&tensor_object(self)->grad_fn, v ? v : Py_None);
 }
-PyObject* get_ag(PyObject* self, void*) { return none_if_null(T(self)->ag); }
-int set_ag(PyObject* self, PyObject* v, void*) { return set_slot(&T(self)->ag, v ? v : Py_None); }
+PyObject* get_ag(PyObject* self, void*) { return none_if_null(tensor_object(self)->ag); }
+int set_ag(PyObject* self, PyObject* v, void*) {
+  return set_slot(&tensor_object(self)->ag, v ? v : Py_None);
+}
 
-PyObject* get_rg(PyObject* self, void*) { return PyBool_FromLong(T(self)->requires_grad); }
-int set_rg(PyObject* self, PyObject* v, void*) {
+PyObject* get_requires_grad(PyObject* self, void*) {
+  return PyBool_FromLong(tensor_object(self)->requires_grad);
+}
+int set_requires_grad(PyObject* self, PyObject* v, void*) {
   int r = v ? PyObject_IsTrue(v) : 0;
   if (r < 0) return -1;
-  T(self)->requires_grad = static_cast<char>(r);
+  tensor_object(self)->requires_grad = static_cast<char>(r);
   return 0;
 }
 
 PyObject* get_version(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_tensor_version(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_version(tensor_object(self)->handle));
 }
 PyObject* get_shape(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
   return make_size(sdk_tensor_sizes(h), sdk_tensor_ndim(h));
 }
 PyObject* get_dtype(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return dtype_object(sdk_tensor_dtype(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return dtype_object(sdk_tensor_dtype(tensor_object(self)->handle));
 }
 PyObject* get_device(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  sdk_device d = sdk_tensor_device(T(self)->handle);
-  if (d.type == SDK_CPU && g_cpu_device) {
-    Py_INCREF(g_cpu_device);
-    return g_cpu_device;
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_device d = sdk_tensor_device(tensor_object(self)->handle);
+  if (d.type == SDK_CPU && module_state.cpu_device) {
+    Py_INCREF(module_state.cpu_device);
+    return module_state.cpu_device;
   }
   const char* name = d.type == SDK_CPU ? "cpu" : d.type == SDK_CUDA ? "cuda" : "unknown";
-  if (!g_device_class) return Py_BuildValue("(si)", name, d.index);
-  return PyObject_CallFunction(g_device_class, "si", name, d.index);
+  if (!module_state.device_class) return Py_BuildValue("(si)", name, d.index);
+  return PyObject_CallFunction(module_state.device_class, "si", name, d.index);
 }
 PyObject* get_ndim(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_tensor_ndim(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_ndim(tensor_object(self)->handle));
 }
 PyObject* get_nbytes(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
   int64_t numel = sdk_tensor_numel(h), nbytes;
   if (!__builtin_mul_overflow(numel, sdk_dtype_itemsize(sdk_tensor_dtype(h)), &nbytes))
     return PyLong_FromLongLong(nbytes);
@@ -140,16 +138,16 @@ PyObject* get_nbytes(PyObject* self, void*) {
   return r;
 }
 PyObject* get_itemsize(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_dtype_itemsize(sdk_tensor_dtype(T(self)->handle)));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_dtype_itemsize(sdk_tensor_dtype(tensor_object(self)->handle)));
 }
 PyObject* get_is_cuda(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return PyBool_FromLong(sdk_tensor_device(T(self)->handle).type == SDK_CUDA);
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyBool_FromLong(sdk_tensor_device(tensor_object(self)->handle).type == SDK_CUDA);
 }
 PyObject* get_use_count(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_tensor_use_count(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_use_count(tensor_object(self)->handle));
 }
 
 const char* typestr(sdk_dtype dt) {
@@ -179,9 +177,9 @@ const char* typestr(sdk_dtype dt) {
 
 // numpy's array interface (v3): np.asarray(t) shares memory and keeps `t` alive.
 PyObject* get_array_interface(PyObject* self, void*) {
-  if (!live(self)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
-  if (T(self)->requires_grad && grad_enabled()) {
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
+  if (tensor_object(self)->requires_grad && grad_enabled()) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                     "instead.");
@@ -239,7 +237,8 @@ PyGetSetDef tb_getset[] = {
     {"grad", get_grad, set_grad, "Accumulated gradient (None until backward fills it).", nullptr},
     {"grad_fn", get_grad_fn, set_grad_fn, "Autograd node that produced this tensor.", nullptr},
     {"_ag", get_ag, set_ag, "Free slot for the autograd engine.", nullptr},
-    {"_requires_grad", get_rg, set_rg, "Raw requires_grad flag (no checks).", nullptr},
+    {"_requires_grad", get_requires_grad, set_requires_grad, "Raw requires_grad flag (no checks).",
+     nullptr},
     {"_version", get_version, nullptr, "Write counter of the storage.", nullptr},
     {"shape", get_shape, nullptr, "Sizes as sdk.Size.", nullptr},
     {"dtype", get_dtype, nullptr, "Element type.", nullptr},
@@ -271,18 +270,18 @@ PyObject* tolist_rec(const char* p, const int64_t* sz, const int64_t* st, int64_
 }
 
 PyObject* m_tolist(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  HostTensor host(T(self)->handle);
-  if (!host.h) return raise_last_error();
-  sdk_tensor* h = host.h;
+  if (!has_data_or_raise(self)) return nullptr;
+  HostTensor host(tensor_object(self)->handle);
+  if (!host.handle) return raise_last_error();
+  sdk_tensor* h = host.handle;
   sdk_dtype dt = sdk_tensor_dtype(h);
   return tolist_rec(static_cast<const char*>(sdk_tensor_data_ptr(h)), sdk_tensor_sizes(h),
                     sdk_tensor_strides(h), sdk_tensor_ndim(h), dt, sdk_dtype_itemsize(dt));
 }
 
 PyObject* single(PyObject* self, const char* what, PyObject* exc) {
-  if (!live(self)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
   int64_t n = sdk_tensor_numel(h);
   if (n != 1) {
     if (exc == PyExc_RuntimeError && what[0] == 'B')
@@ -294,8 +293,8 @@ PyObject* single(PyObject* self, const char* what, PyObject* exc) {
     return nullptr;
   }
   HostTensor host(h);
-  if (!host.h) return raise_last_error();
-  return read_element(sdk_tensor_data_ptr(host.h), sdk_tensor_dtype(host.h));
+  if (!host.handle) return raise_last_error();
+  return read_element(sdk_tensor_data_ptr(host.handle), sdk_tensor_dtype(host.handle));
 }
 
 PyObject* m_item(PyObject* self, PyObject*) { return single(self, "item()", PyExc_RuntimeError); }
@@ -308,23 +307,23 @@ int nb_bool(PyObject* self) {
   return r;
 }
 PyObject* nb_float(PyObject* self) {
-  PyObject* v = single(self, "float()", g_invalid_argument_error);
+  PyObject* v = single(self, "float()", module_state.invalid_argument_error);
   if (!v) return nullptr;
   PyObject* r = PyNumber_Float(v);
   Py_DECREF(v);
   return r;
 }
 PyObject* nb_int(PyObject* self) {
-  PyObject* v = single(self, "int()", g_invalid_argument_error);
+  PyObject* v = single(self, "int()", module_state.invalid_argument_error);
   if (!v) return nullptr;
   PyObject* r = PyNumber_Long(v);
   Py_DECREF(v);
   return r;
 }
 PyObject* nb_index(PyObject* self) {
-  if (!live(self)) return nullptr;
-  sdk_dtype dt = sdk_tensor_dtype(T(self)->handle);
-  if (dt > SDK_INT64 || sdk_tensor_numel(T(self)->handle) != 1) {
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_dtype dt = sdk_tensor_dtype(tensor_object(self)->handle);
+  if (dt > SDK_INT64 || sdk_tensor_numel(tensor_object(self)->handle) != 1) {
     PyErr_SetString(PyExc_TypeError,
                     "only integer tensors of a single element can be converted to an index");
     return nullptr;
@@ -337,8 +336,8 @@ PyObject* nb_index(PyObject* self) {
 }
 
 Py_ssize_t mp_length(PyObject* self) {
-  if (!live(self)) return -1;
-  sdk_tensor* h = T(self)->handle;
+  if (!has_data_or_raise(self)) return -1;
+  sdk_tensor* h = tensor_object(self)->handle;
   if (sdk_tensor_ndim(h) == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
     return -1;
@@ -362,8 +361,8 @@ bool wrap_dim(PyObject* arg, int64_t nd, const char* op, int64_t* d) {
 
 PyObject* sizes_or_strides(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* op,
                            bool strides) {
-  if (!live(self) || !check_nargs(op, nargs, 0, 1)) return nullptr;
-  sdk_tensor* h = T(self)->handle;
+  if (!has_data_or_raise(self) || !check_nargs(op, nargs, 0, 1)) return nullptr;
+  sdk_tensor* h = tensor_object(self)->handle;
   const int64_t* v = strides ? sdk_tensor_strides(h) : sdk_tensor_sizes(h);
   int64_t nd = sdk_tensor_ndim(h);
   if (nargs == 0 || args[0] == Py_None) {
@@ -390,46 +389,45 @@ PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 }
 PyObject* m_dim(PyObject* self, PyObject*) { return get_ndim(self, nullptr); }
 PyObject* m_numel(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_tensor_numel(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_numel(tensor_object(self)->handle));
 }
 PyObject* m_data_ptr(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromVoidPtr(sdk_tensor_data_ptr(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromVoidPtr(sdk_tensor_data_ptr(tensor_object(self)->handle));
 }
 PyObject* m_element_size(PyObject* self, PyObject*) { return get_itemsize(self, nullptr); }
 PyObject* m_storage_offset(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  return PyLong_FromLongLong(sdk_tensor_storage_offset(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyLong_FromLongLong(sdk_tensor_storage_offset(tensor_object(self)->handle));
 }
 PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t) {
-  if (!live(self)) return nullptr;
-  return PyBool_FromLong(sdk_tensor_is_contiguous(T(self)->handle));
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyBool_FromLong(sdk_tensor_is_contiguous(tensor_object(self)->handle));
 }
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  sdk_dtype dt = sdk_tensor_dtype(T(self)->handle);
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_dtype dt = sdk_tensor_dtype(tensor_object(self)->handle);
   return PyBool_FromLong(dt >= SDK_FLOAT16 && dt <= SDK_FLOAT64);
 }
 PyObject* m_bump_version(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
-  sdk_tensor_bump_version(T(self)->handle);
+  if (!has_data_or_raise(self)) return nullptr;
+  sdk_tensor_bump_version(tensor_object(self)->handle);
   Py_RETURN_NONE;
 }
 
 // For FFI bridges (cpp_extension's ctypes bridge): the sdk_tensor* as an int, BORROWED --
 // valid while `self` is alive; the caller retains it if it keeps it longer.
 PyObject* m_handle_address(PyObject* self, PyObject*) {
-  if (!live(self)) return nullptr;
+  if (!has_data_or_raise(self)) return nullptr;
   sdk_tensor* h = boundary_in(self);  // carries its autograd state into compiled code
   return h ? PyLong_FromVoidPtr(h) : nullptr;
 }
 
-#define FASTM(f) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f))
-
 PyMethodDef tb_methods[] = {
-    {"size", FASTM(m_size), METH_FASTCALL, "size(dim=None): sdk.Size, or one size."},
-    {"stride", FASTM(m_stride), METH_FASTCALL, "stride(dim=None): strides in elements."},
+    {"size", SDK_PY_AS_CFUNCTION(m_size), METH_FASTCALL, "size(dim=None): sdk.Size, or one size."},
+    {"stride", SDK_PY_AS_CFUNCTION(m_stride), METH_FASTCALL,
+     "stride(dim=None): strides in elements."},
     {"dim", m_dim, METH_NOARGS, "Number of dims."},
     {"ndimension", m_dim, METH_NOARGS, "Number of dims."},
     {"numel", m_numel, METH_NOARGS, "Number of elements."},
@@ -437,7 +435,7 @@ PyMethodDef tb_methods[] = {
     {"data_ptr", m_data_ptr, METH_NOARGS, "Address of the first element."},
     {"element_size", m_element_size, METH_NOARGS, "Bytes per element."},
     {"storage_offset", m_storage_offset, METH_NOARGS, "Offset in the storage, in elements."},
-    {"is_contiguous", FASTM(m_is_contiguous), METH_FASTCALL, "Row-major contiguous?"},
+    {"is_contiguous", SDK_PY_AS_CFUNCTION(m_is_contiguous), METH_FASTCALL, "Row-major contiguous?"},
     {"is_floating_point", m_is_floating_point, METH_NOARGS, "Floating dtype?"},
     {"item", m_item, METH_NOARGS, "The value of a one-element tensor as a Python number."},
     {"tolist", m_tolist, METH_NOARGS, "Nested lists of Python numbers."},
@@ -447,231 +445,12 @@ PyMethodDef tb_methods[] = {
      "tensor lives)."},
     {nullptr, nullptr, 0, nullptr}};
 
-// ---- arithmetic slots ---------------------------------------------------------------------
-
-enum Fallback {
-  FB_ADD,
-  FB_SUB,
-  FB_MUL,
-  FB_DIV,
-  FB_FLOORDIV,
-  FB_MOD,
-  FB_POW,
-  FB_MATMUL,
-  FB_NEG,
-  FB_ABS,
-  FB_IADD,
-  FB_ISUB,
-  FB_IMUL,
-  FB_IDIV,
-  FB_IFLOORDIV,
-  FB_IMOD,
-  FB_IPOW,
-  FB_AND,
-  FB_OR,
-  FB_XOR,
-  FB_COUNT
-};
-const char* kFallbackNames[FB_COUNT] = {
-    "add",       "sub",  "mul",  "div",         "floor_divide", "remainder",  "pow",
-    "matmul",    "neg",  "abs",  "iadd",        "isub",         "imul",       "idiv",
-    "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or",   "bitwise_xor"};
-PyObject* g_fallbacks[FB_COUNT] = {};
-
-inline bool rg(PyObject* o) { return T(o)->requires_grad != 0; }
-
-PyObject* call_fallback(int fb, PyObject* a, PyObject* b) {
-  PyObject* f = g_fallbacks[fb];
-  if (!f) Py_RETURN_NOTIMPLEMENTED;
-  PyObject* args[2] = {a, b};
-  return PyObject_Vectorcall(f, args, b ? 2 : 1, nullptr);
-}
-
-// a op b: both tensors, or one tensor and one Python number, with no grad needed, go
-// straight to the core; anything else (autograd, arrays, lists) goes to the Python op.
-PyObject* binary_slot(PyObject* a, PyObject* b, int32_t op, int fb, bool differentiable) {
-  bool ta = is_tensor(a), tb = is_tensor(b);
-  bool grad = differentiable && grad_enabled();
-  sdk_tensor* r = nullptr;
-  if (ta && tb) {
-    if (!(grad && (rg(a) || rg(b)))) {
-      if (!live(a) || !live(b)) return nullptr;
-      sdk_tensor *ha = H(a), *hb = H(b);
-      sdk_status st;
-      CALL(sdk_tensor_numel(ha) + sdk_tensor_numel(hb), st = sdk_binary(op, ha, hb, nullptr, &r));
-      if (st != SDK_OK) return raise_last_error();
-      return wrap(r);
-    }
-  } else {
-    PyObject* t = ta ? a : b;
-    sdk_scalar s;
-    int k = scalar_value(ta ? b : a, &s);
-    if (k < 0) return nullptr;
-    if (k > 0 && !(grad && rg(t))) {
-      if (!live(t)) return nullptr;
-      sdk_tensor* ht = H(t);
-      sdk_status st;
-      CALL(sdk_tensor_numel(ht), st = sdk_binary_scalar(op, ht, s, ta ? 0 : 1, nullptr, &r));
-      if (st != SDK_OK) return raise_last_error();
-      return wrap(r);
-    }
-  }
-  if (fb < 0) Py_RETURN_NOTIMPLEMENTED;
-  return call_fallback(fb, a, b);
-}
-
-PyObject* inplace_slot(PyObject* a, PyObject* b, int32_t op, int fb) {
-  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
-  bool grad = grad_enabled() && rg(a);
-  sdk_tensor* r = nullptr;
-  if (!live(a)) return nullptr;
-  if (is_tensor(b)) {
-    if (!(grad || (grad_enabled() && rg(b)))) {
-      if (!live(b)) return nullptr;
-      sdk_tensor *ha = H(a), *hb = H(b);
-      sdk_status st;
-      CALL(sdk_tensor_numel(ha), st = sdk_binary(op, ha, hb, ha, &r));
-      if (st != SDK_OK) return raise_last_error();
-      sdk_tensor_release(r);
-      Py_INCREF(a);
-      return a;
-    }
-  } else if (!grad) {
-    sdk_scalar s;
-    int k = scalar_value(b, &s);
-    if (k < 0) return nullptr;
-    if (k > 0) {
-      sdk_tensor* ha = H(a);
-      sdk_status st;
-      CALL(sdk_tensor_numel(ha), st = sdk_binary_scalar(op, ha, s, 0, ha, &r));
-      if (st != SDK_OK) return raise_last_error();
-      sdk_tensor_release(r);
-      Py_INCREF(a);
-      return a;
-    }
-  }
-  return call_fallback(fb, a, b);
-}
-
-PyObject* unary_slot(PyObject* a, int32_t op, int fb) {
-  if (!live(a)) return nullptr;
-  if (fb >= 0 && grad_enabled() && rg(a)) return call_fallback(fb, a, nullptr);
-  sdk_tensor *ha = H(a), *r = nullptr;
-  sdk_status st;
-  CALL(sdk_tensor_numel(ha), st = sdk_unary(op, ha, nullptr, &r));
-  if (st != SDK_OK) return raise_last_error();
-  return wrap(r);
-}
-
-PyObject* nb_add(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_ADD, FB_ADD, true); }
-PyObject* nb_sub(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_SUB, FB_SUB, true); }
-PyObject* nb_mul(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_MUL, FB_MUL, true); }
-PyObject* nb_div(PyObject* a, PyObject* b) { return binary_slot(a, b, SDK_DIV, FB_DIV, true); }
-PyObject* nb_floordiv(PyObject* a, PyObject* b) {
-  return binary_slot(a, b, SDK_FLOOR_DIVIDE, FB_FLOORDIV, true);
-}
-PyObject* nb_mod(PyObject* a, PyObject* b) {
-  return binary_slot(a, b, SDK_REMAINDER, FB_MOD, true);
-}
-PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
-  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary_slot(a, b, SDK_POW, FB_POW, true);
-}
-PyObject* nb_and(PyObject* a, PyObject* b) {
-  return binary_slot(a, b, SDK_BITWISE_AND, FB_AND, false);
-}
-PyObject* nb_or(PyObject* a, PyObject* b) {
-  return binary_slot(a, b, SDK_BITWISE_OR, FB_OR, false);
-}
-PyObject* nb_xor(PyObject* a, PyObject* b) {
-  return binary_slot(a, b, SDK_BITWISE_XOR, FB_XOR, false);
-}
-PyObject* nb_iadd(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_ADD, FB_IADD); }
-PyObject* nb_isub(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_SUB, FB_ISUB); }
-PyObject* nb_imul(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_MUL, FB_IMUL); }
-PyObject* nb_idiv(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_DIV, FB_IDIV); }
-PyObject* nb_ifloordiv(PyObject* a, PyObject* b) {
-  return inplace_slot(a, b, SDK_FLOOR_DIVIDE, FB_IFLOORDIV);
-}
-PyObject* nb_imod(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_REMAINDER, FB_IMOD); }
-PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
-  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return inplace_slot(a, b, SDK_POW, FB_IPOW);
-}
-
-PyObject* nb_matmul(PyObject* a, PyObject* b) {
-  if (is_tensor(a) && is_tensor(b) && !(grad_enabled() && (rg(a) || rg(b)))) {
-    if (!live(a) || !live(b)) return nullptr;
-    sdk_tensor* r = nullptr;
-    sdk_status st;
-    Py_BEGIN_ALLOW_THREADS st = sdk_matmul(H(a), H(b), nullptr, &r);
-    Py_END_ALLOW_THREADS if (st != SDK_OK) return raise_last_error();
-    return wrap(r);
-  }
-  return call_fallback(FB_MATMUL, a, b);
-}
-
-PyObject* nb_neg(PyObject* a) { return unary_slot(a, SDK_NEG, FB_NEG); }
-PyObject* nb_abs(PyObject* a) { return unary_slot(a, SDK_ABS, FB_ABS); }
-PyObject* nb_pos(PyObject* a) {
-  Py_INCREF(a);
-  return a;
-}
-PyObject* nb_invert(PyObject* a) {
-  if (!live(a)) return nullptr;
-  bool is_bool = sdk_tensor_dtype(H(a)) == SDK_BOOL;
-  return unary_slot(a, is_bool ? SDK_LOGICAL_NOT : SDK_BITWISE_NOT, -1);
-}
-
-PyObject* tb_richcompare(PyObject* a, PyObject* b, int cmp) {
-  static const int32_t ops[] = {SDK_LT, SDK_LE, SDK_EQ, SDK_NE, SDK_GT, SDK_GE};
-  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
-  if (!is_tensor(b)) {
-    sdk_scalar s;
-    int k = scalar_value(b, &s);
-    if (k < 0) return nullptr;
-    if (k == 0) Py_RETURN_NOTIMPLEMENTED;
-  }
-  return binary_slot(a, b, ops[cmp], -1, false);
-}
-
 PyNumberMethods tb_as_number = {};
 PyMappingMethods tb_as_mapping = {};
 
 }  // namespace
 
 namespace sdkpy {
-namespace {
-PyObject* m_register_fallbacks_impl(PyObject* arg) {
-  if (!PyDict_Check(arg)) {
-    PyErr_SetString(PyExc_TypeError, "_register_fallbacks expects a dict {op name: function}");
-    return nullptr;
-  }
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(arg, &pos, &key, &value)) {
-    const char* name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
-    if (!name) {
-      PyErr_SetString(PyExc_TypeError, "_register_fallbacks: keys must be op names");
-      return nullptr;
-    }
-    int idx = -1;
-    for (int i = 0; i < FB_COUNT; ++i)
-      if (std::strcmp(name, kFallbackNames[i]) == 0) idx = i;
-    if (idx < 0) {
-      PyErr_Format(PyExc_KeyError, "_register_fallbacks: unknown op '%s'", name);
-      return nullptr;
-    }
-    if (value != Py_None && !PyCallable_Check(value)) {
-      PyErr_Format(PyExc_TypeError, "_register_fallbacks: '%s' is not callable", name);
-      return nullptr;
-    }
-    Py_XSETREF(g_fallbacks[idx], value == Py_None ? nullptr : Py_NewRef(value));
-  }
-  Py_RETURN_NONE;
-}
-}  // namespace
-PyObject* m_register_fallbacks(PyObject*, PyObject* arg) { return m_register_fallbacks_impl(arg); }
 
 // ---- element reading ------------------------------------------------------------------------
 
@@ -740,28 +519,7 @@ PyObject* read_element(const void* p, sdk_dtype dt) {
 
 int tensor_type_ready(PyObject* module) {
   PyNumberMethods& nb = tb_as_number;
-  nb.nb_add = nb_add;
-  nb.nb_subtract = nb_sub;
-  nb.nb_multiply = nb_mul;
-  nb.nb_true_divide = nb_div;
-  nb.nb_floor_divide = nb_floordiv;
-  nb.nb_remainder = nb_mod;
-  nb.nb_power = nb_pow;
-  nb.nb_matrix_multiply = nb_matmul;
-  nb.nb_negative = nb_neg;
-  nb.nb_positive = nb_pos;
-  nb.nb_absolute = nb_abs;
-  nb.nb_invert = nb_invert;
-  nb.nb_and = nb_and;
-  nb.nb_or = nb_or;
-  nb.nb_xor = nb_xor;
-  nb.nb_inplace_add = nb_iadd;
-  nb.nb_inplace_subtract = nb_isub;
-  nb.nb_inplace_multiply = nb_imul;
-  nb.nb_inplace_true_divide = nb_idiv;
-  nb.nb_inplace_floor_divide = nb_ifloordiv;
-  nb.nb_inplace_remainder = nb_imod;
-  nb.nb_inplace_power = nb_ipow;
+  install_arithmetic_slots(&TensorBaseType, &nb);
   nb.nb_bool = nb_bool;
   nb.nb_int = nb_int;
   nb.nb_float = nb_float;
@@ -778,7 +536,6 @@ int tensor_type_ready(PyObject* module) {
   t.tp_clear = tb_clear;
   t.tp_new = tb_new;
   t.tp_hash = tb_hash;
-  t.tp_richcompare = tb_richcompare;
   t.tp_as_number = &tb_as_number;
   t.tp_as_mapping = &tb_as_mapping;
   t.tp_getset = tb_getset;
