@@ -1,11 +1,13 @@
 // sdk/layers.h: the neural-network layers of ATen's namespace (at::linear, at::layer_norm,
 // at::conv1d/conv2d, at::embedding, at::dropout, at::constant_pad_nd, at::mse_loss,
-// at::cosine_similarity) as sdk:: functions, with torch's arguments. layer_norm and the
+// at::cosine_similarity, at::pad, at::binary_cross_entropy, at::pairwise_distance,
+// at::adaptive_avg_pool2d) as sdk:: functions, with torch's arguments. layer_norm and the
 // convolutions run the core's fused kernels (sdk_layer_norm, sdk_convolution); Python's
 // sdk.nn.functional calls the same kernels.
 #ifndef SDK_LAYERS_H_
 #define SDK_LAYERS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -366,6 +368,113 @@ inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim 
                                 double eps = 1e-8) {
   Tensor n1 = (x1 * x1).sum(dim), n2 = (x2 * x2).sum(dim);
   return (x1 * x2).sum(dim) / (n1 * n2).clamp_min(eps * eps).sqrt();
+}
+
+/*! \brief at::pad: constant_pad_nd for mode "constant" (value, default 0); "reflect",
+ *  "replicate" and "circular" gather the border elements (non-negative pads, last dims
+ *  first, as constant_pad_nd). */
+inline Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode = "constant",
+                  std::optional<double> value = std::nullopt) {
+  const std::string m(mode);
+  if (mode == "constant") return constant_pad_nd(self, pad, value ? Scalar(*value) : Scalar(0));
+  SDK_CHECK_VALUE(mode == "reflect" || mode == "replicate" || mode == "circular",
+                  "pad: unrecognised padding mode '", m,
+                  "' (expected constant, reflect, replicate or circular)");
+  SDK_CHECK_VALUE(!value, "pad: padding mode \"", m, "\" doesn't take in value argument");
+  const int64_t np = static_cast<int64_t>(pad.size()) / 2;
+  SDK_CHECK_VALUE(pad.size() % 2 == 0 && np <= self.dim(), "pad: padding length ", pad.size(),
+                  " must be even and at most twice the number of dimensions (", self.dim(), ")");
+  Tensor out = self;
+  for (int64_t i = 0; i < np; ++i) {
+    const int64_t d = self.dim() - 1 - i, n = self.size(d), l = pad[2 * i], r = pad[2 * i + 1];
+    SDK_CHECK_VALUE(l >= 0 && r >= 0, "pad: mode ", m, " needs non-negative padding, got ", pad);
+    if (l == 0 && r == 0) continue;
+    SDK_CHECK_VALUE(n > 0, "pad: cannot pad dimension ", d, " of size 0 in mode ", m);
+    SDK_CHECK_VALUE(mode != "reflect" || (l < n && r < n),
+                    "pad: padding size should be less "
+                    "than the corresponding input dimension, but got: padding (",
+                    l, ", ", r, ") at dimension ", d, " of input ", self.sizes());
+    SDK_CHECK_VALUE(mode != "circular" || (l <= n && r <= n),
+                    "pad: padding value causes "
+                    "wrapping around more than once (padding (",
+                    l, ", ", r, ") at dimension ", d, " of input ", self.sizes(), ")");
+    std::vector<int64_t> from;
+    for (int64_t j = -l; j < n + r; ++j) {
+      if (mode == "replicate") {
+        from.push_back(j < 0 ? 0 : j >= n ? n - 1 : j);
+      } else if (mode == "reflect") {
+        from.push_back(j < 0 ? -j : j >= n ? 2 * (n - 1) - j : j);
+      } else {
+        from.push_back(((j % n) + n) % n);
+      }
+    }
+    Tensor index = from_blob(from.data(), {static_cast<int64_t>(from.size())}, kLong).clone();
+    out = out.index_select(d, index.to(self.device()));
+  }
+  return out;
+}
+
+/*! \brief -w (t log(x) + (1 - t) log(1 - x)) with the logs clamped at -100, reduced as
+ *  mse_loss (Reduction::None, Mean or Sum); x must hold probabilities. */
+inline Tensor binary_cross_entropy(const Tensor& self, const Tensor& target,
+                                   const std::optional<Tensor>& weight = {},
+                                   int64_t reduction = Reduction::Mean) {
+  SDK_CHECK_VALUE(self.sizes() == target.sizes(), "binary_cross_entropy: Using a target size (",
+                  target.sizes(), ") that is different to the input size (", self.sizes(),
+                  ") is deprecated. Please ensure they have the same size.");
+  SDK_CHECK_TYPE(self.is_floating_point() && target.is_floating_point(),
+                 "binary_cross_entropy: expected floating point input and target, got ",
+                 self.scalar_type(), " and ", target.scalar_type());
+  SDK_CHECK_VALUE(reduction >= Reduction::None && reduction < Reduction::END,
+                  "binary_cross_entropy: unknown reduction ", reduction,
+                  " (Reduction::None, Mean or Sum)");
+  SDK_CHECK_VALUE(self.numel() == 0 || self.ge(0).logical_and(self.le(1)).all().cpu().item<bool>(),
+                  "binary_cross_entropy: all elements of input should be between 0 and 1");
+  Tensor log_x = self.log().clamp_min(-100), log_1mx = self.neg().log1p().clamp_min(-100);
+  Tensor loss = (target - 1) * log_1mx - target * log_x;
+  if (weight && weight->defined()) loss = loss * *weight;
+  if (reduction == Reduction::None) return loss;
+  return reduction == Reduction::Sum ? loss.sum() : loss.mean();
+}
+
+/*! \brief The p-norm of x1 - x2 + eps over the last dim (inputs broadcast). */
+inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2,
+                                double eps = 1e-06, bool keepdim = false) {
+  const int64_t last = std::max(x1.dim(), x2.dim()) - 1;
+  SDK_CHECK_VALUE(last >= 0, "pairwise_distance: expected inputs with at least 1 dimension");
+  return norm(x1 - x2 + eps, std::optional<Scalar>(p), {last}, keepdim);
+}
+
+/*! \brief Average pooling of (C, H, W) or (N, C, H, W) input to output_size (oH, oW): bin i of
+ *  a dim of n covers [floor(i n / o), ceil((i + 1) n / o)). Float dtypes. */
+inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  SDK_CHECK_VALUE(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2, got ",
+                  output_size);
+  SDK_CHECK_VALUE(input.dim() == 3 || input.dim() == 4,
+                  "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", input.sizes());
+  for (int64_t d = input.dim() - 3; d < input.dim(); ++d) {
+    SDK_CHECK_VALUE(input.size(d) > 0,
+                    "adaptive_avg_pool2d(): Expected input to have non-zero "
+                    "size for non-batch dimensions, but input has sizes ",
+                    input.sizes());
+  }
+  SDK_CHECK_VALUE(output_size[0] >= 0 && output_size[1] >= 0,
+                  "adaptive_avg_pool2d: elements of output_size must be greater than or equal "
+                  "to 0 but received ",
+                  output_size);
+  SDK_CHECK_TYPE(input.is_floating_point(), "adaptive_avg_pool2d: not implemented for '",
+                 input.scalar_type(), "'");
+  Tensor x = input;
+  for (int64_t k = 0; k < 2; ++k) {  // rows, then columns: the mean of a box is separable
+    const int64_t d = input.dim() - 2 + k, n = x.size(d), o = output_size[k];
+    std::vector<Tensor> bins;
+    for (int64_t i = 0; i < o; ++i) {
+      const int64_t start = i * n / o, end = ((i + 1) * n + o - 1) / o;
+      bins.push_back(x.narrow(d, start, end - start).mean({d}, true));
+    }
+    x = o ? cat(bins, d) : x.narrow(d, 0, 0);
+  }
+  return x;
 }
 
 }  // namespace sdk
