@@ -430,7 +430,11 @@ inline Tensor binary_cross_entropy(const Tensor& self, const Tensor& target,
                   " (Reduction::None, Mean or Sum)");
   SDK_CHECK_VALUE(self.numel() == 0 || self.ge(0).logical_and(self.le(1)).all().cpu().item<bool>(),
                   "binary_cross_entropy: all elements of input should be between 0 and 1");
-  Tensor log_x = self.log().clamp_min(-100), log_1mx = self.neg().log1p().clamp_min(-100);
+  // In place on fresh tensors: clamp_min(Scalar) trips gcc's -Wmaybe-uninitialized at -O1
+  // with the sanitizers (a false positive, see tensor_methods.h).
+  Tensor log_x = self.log(), log_1mx = self.neg().log1p();
+  log_x.clamp_min_(-100);
+  log_1mx.clamp_min_(-100);
   Tensor loss = (target - 1) * log_1mx - target * log_x;
   if (weight && weight->defined()) loss = loss * *weight;
   if (reduction == Reduction::None) return loss;

@@ -164,7 +164,8 @@ inline Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 
   Tensor x = self.reshape({-1});
   Tensor kept = x.masked_select(x.ge(lo).logical_and(x.le(hi)));
   Tensor pos = kept.sub(lo).mul(static_cast<double>(bins)).div(hi - lo).floor();
-  Tensor bin = pos.to(kLong).clamp_max(bins - 1);  // max itself lands in the last bin
+  Tensor bin = pos.to(kLong);
+  bin.clamp_max_(bins - 1);  // max itself lands in the last bin
   return zeros({bins}, self.options()).index_add_(0, bin, ones({kept.numel()}, self.options()));
 }
 /*! \brief For each value, the index of its bucket in the 1-d sorted `boundaries`: the
