@@ -1,9 +1,9 @@
 // sdk/layers.h: the neural-network layers of ATen's namespace (at::linear, at::layer_norm,
 // at::conv1d/conv2d, at::embedding, at::dropout, at::constant_pad_nd, at::mse_loss,
 // at::cosine_similarity, at::pad, at::binary_cross_entropy, at::pairwise_distance,
-// at::adaptive_avg_pool2d) as sdk:: functions, with torch's arguments. layer_norm and the
-// convolutions run the core's fused kernels (sdk_layer_norm, sdk_convolution); Python's
-// sdk.nn.functional calls the same kernels.
+// at::adaptive_avg_pool2d, at::conv3d, at::conv_transpose2d) as sdk:: functions, with torch's
+// arguments. layer_norm and the convolutions run the core's fused kernels (sdk_layer_norm,
+// sdk_convolution); Python's sdk.nn.functional calls the same kernels.
 #ifndef SDK_LAYERS_H_
 #define SDK_LAYERS_H_
 
@@ -479,6 +479,97 @@ inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) 
     x = o ? cat(bins, d) : x.narrow(d, 0, 0);
   }
   return x;
+}
+
+/*! \brief 3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+ *  (C_out, C_in / groups, kD, kH, kW): for each output depth, the sum over kD of conv2d of
+ *  the matching input slices (the core's kernels are 1-d and 2-d). */
+inline Tensor conv3d(const Tensor& input, const Tensor& weight,
+                     const std::optional<Tensor>& bias = {}, IntArrayRef stride = 1,
+                     IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1) {
+  const bool batched = input.dim() == 5;
+  SDK_CHECK_VALUE(batched || input.dim() == 4,
+                  "conv3d: expected a 4-d or 5-d input (N, C, D, H, W), got size ", input.sizes());
+  SDK_CHECK_VALUE(weight.dim() == 5, "conv3d: weight must be 5-d, got shape ", weight.sizes());
+  const std::vector<int64_t> s = detail::expand_param(stride, 3, "conv3d", "stride");
+  const std::vector<int64_t> p = detail::expand_param(padding, 3, "conv3d", "padding");
+  const std::vector<int64_t> d = detail::expand_param(dilation, 3, "conv3d", "dilation");
+  SDK_CHECK_VALUE(s[0] >= 1 && d[0] >= 1 && p[0] >= 0,
+                  "conv3d: stride and dilation must be positive and padding non-negative, got ",
+                  stride, ", ", dilation, ", ", padding);
+  Tensor x = batched ? input : input.unsqueeze(0);
+  if (p[0]) x = constant_pad_nd(x, {0, 0, 0, 0, p[0], p[0]});
+  const int64_t kd = weight.size(2), span = d[0] * (kd - 1) + 1;
+  SDK_CHECK_VALUE(kd >= 1 && x.size(2) >= span, "conv3d: the padded input depth ", x.size(2),
+                  " is smaller than the dilated kernel depth ", span);
+  const int64_t od = (x.size(2) - span) / s[0] + 1;
+  std::vector<Tensor> planes;
+  for (int64_t o = 0; o < od; ++o) {
+    Tensor acc;
+    for (int64_t k = 0; k < kd; ++k) {
+      Tensor part = conv2d(x.select(2, o * s[0] + k * d[0]), weight.select(2, k),
+                           k == 0 ? bias : std::optional<Tensor>(), {s[1], s[2]}, {p[1], p[2]},
+                           {d[1], d[2]}, groups);
+      acc = k == 0 ? part : acc + part;
+    }
+    planes.push_back(acc);
+  }
+  Tensor out = stack(planes, 2);
+  return batched ? out : out.squeeze(0);
+}
+
+/*! \brief The transpose (gradient) of conv2d: input (N, C_in, H, W) or (C_in, H, W), weight
+ *  (C_in, C_out / groups, kH, kW); the output grows to (H - 1) stride - 2 padding +
+ *  dilation (kH - 1) + output_padding + 1. Computed as conv2d of the stride-spread, padded
+ *  input with the flipped, transposed weight. */
+inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                               const std::optional<Tensor>& bias = {}, IntArrayRef stride = 1,
+                               IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                               int64_t groups = 1, IntArrayRef dilation = 1) {
+  const bool batched = input.dim() == 4;
+  SDK_CHECK_VALUE(batched || input.dim() == 3,
+                  "conv_transpose2d: expected a 3-d or 4-d input (N, C, H, W), got size ",
+                  input.sizes());
+  SDK_CHECK_VALUE(weight.dim() == 4, "conv_transpose2d: weight must be 4-d, got shape ",
+                  weight.sizes());
+  SDK_CHECK_VALUE(groups >= 1 && weight.size(0) % groups == 0,
+                  "conv_transpose2d: weight's first dim ", weight.size(0),
+                  " must be divisible by groups (", groups, ")");
+  const char* op = "conv_transpose2d";
+  const std::vector<int64_t> s = detail::expand_param(stride, 2, op, "stride");
+  const std::vector<int64_t> p = detail::expand_param(padding, 2, op, "padding");
+  const std::vector<int64_t> op_ = detail::expand_param(output_padding, 2, op, "output_padding");
+  const std::vector<int64_t> d = detail::expand_param(dilation, 2, op, "dilation");
+  Tensor x = batched ? input : input.unsqueeze(0);
+  SDK_CHECK_VALUE(x.size(1) == weight.size(0), "conv_transpose2d: input has ", x.size(1),
+                  " channels, weight expects ", weight.size(0));
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end()), pad;
+  for (int64_t i = 0; i < 2; ++i) {
+    SDK_CHECK_VALUE(s[i] >= 1 && d[i] >= 1 && p[i] >= 0 && op_[i] >= 0,
+                    "conv_transpose2d: stride and dilation must be positive, padding and "
+                    "output_padding non-negative");
+    SDK_CHECK_VALUE(op_[i] < s[i] || op_[i] < d[i],
+                    "conv_transpose2d: output padding must be smaller than either stride or "
+                    "dilation, but got output_padding ",
+                    output_padding, ", stride ", stride, ", dilation ", dilation);
+    shape[2 + i] = x.size(2 + i) ? (x.size(2 + i) - 1) * s[i] + 1 : 0;
+  }
+  Tensor spread = x;
+  if (s[0] > 1 || s[1] > 1) {
+    spread = zeros(shape, x.options());
+    spread.slice(2, 0, INT64_MAX, s[0]).slice(3, 0, INT64_MAX, s[1]).copy_(x);
+  }
+  for (int64_t i = 1; i >= 0; --i) {  // constant_pad_nd lists the last dim first
+    const int64_t edge = d[i] * (weight.size(2 + i) - 1) - p[i];
+    pad.insert(pad.end(), {edge, edge + op_[i]});
+  }
+  const int64_t cin = weight.size(0), cout = weight.size(1) * groups;
+  Tensor w = weight.reshape({groups, cin / groups, weight.size(1), weight.size(2), weight.size(3)})
+                 .transpose(1, 2)
+                 .reshape({cout, cin / groups, weight.size(2), weight.size(3)})
+                 .flip({2, 3});
+  Tensor out = conv2d(constant_pad_nd(spread, pad), w, bias, 1, 0, {d[0], d[1]}, groups);
+  return batched ? out : out.squeeze(0);
 }
 
 }  // namespace sdk

@@ -239,6 +239,45 @@ void nn_functions() {
   EXPECT_ERROR(SDK_ERROR_VALUE, "3D or 4D", sdk::adaptive_avg_pool2d(mat({1}, {1, 1}), {1, 1}));
 }
 
+void convolutions() {
+  sdk::Tensor col = vec({1, 2, 3}).reshape({1, 1, 3, 1, 1}),
+              k2 = vec({1, 10}).reshape({1, 1, 2, 1, 1});
+  EXPECT(values(sdk::conv3d(col, k2)) == V{21, 32});
+  EXPECT(values(sdk::conv3d(col, k2, {}, 1, {1, 0, 0})) == V{10, 21, 32, 3});
+  sdk::Tensor col5 = vec({1, 2, 3, 4, 5}).reshape({1, 5, 1, 1});  // unbatched (C, D, H, W)
+  sdk::Tensor strided = sdk::conv3d(col5, k2, {}, {2, 1, 1}, 0, {2, 1, 1});
+  EXPECT(same_sizes(strided, {1, 2, 1, 1}) && values(strided) == V{31, 53});
+  sdk::manual_seed(5);
+  sdk::Tensor x = sdk::randn({2, 4, 3, 6, 5}, sdk::kDouble),
+              w = sdk::randn({6, 2, 1, 3, 2}, sdk::kDouble);
+  sdk::Tensor bias = sdk::randn({6}, sdk::kDouble);
+  sdk::Tensor y = sdk::conv3d(x, w, bias, 1, {0, 1, 0}, 1, 2);
+  EXPECT(same_sizes(y, {2, 6, 3, 6, 4}));
+  sdk::Tensor slice = sdk::conv2d(x.select(2, 1), w.select(2, 0), bias, 1, {1, 0}, 1, 2);
+  EXPECT(near(values(y.select(2, 1)), values(slice), 1e-12));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "5-d", sdk::conv3d(x, w.select(2, 0)));
+
+  sdk::Tensor img = mat({1, 2, 3, 4}, {1, 1, 2, 2}), eye2 = mat({1, 0, 0, 1}, {1, 1, 2, 2});
+  EXPECT(values(sdk::conv_transpose2d(img, eye2)) == V{1, 2, 0, 3, 5, 2, 0, 3, 4});
+  sdk::Tensor row = mat({1, 2}, {1, 1, 2}), k = mat({1, 10}, {1, 1, 1, 2});  // unbatched
+  EXPECT(values(sdk::conv_transpose2d(row, k)) == V{1, 12, 20});
+  EXPECT(values(sdk::conv_transpose2d(row, k, {}, 2)) == V{1, 10, 2, 20});
+  EXPECT(values(sdk::conv_transpose2d(row, k, {}, 2, 0, {0, 1})) == V{1, 10, 2, 20, 0});
+  // <conv2d(u, W), v> == <u, conv_transpose2d(v, W)>: the transpose, with every option.
+  sdk::Tensor u = sdk::randn({2, 4, 7, 8}, sdk::kDouble),
+              W = sdk::randn({6, 2, 3, 2}, sdk::kDouble);
+  sdk::Tensor cu = sdk::conv2d(u, W, {}, {2, 1}, {1, 0}, {1, 2}, 2);
+  EXPECT(same_sizes(cu, {2, 6, 4, 6}));
+  sdk::Tensor v = sdk::randn({2, 6, 4, 6}, sdk::kDouble);
+  sdk::Tensor tv = sdk::conv_transpose2d(v, W, {}, {2, 1}, {1, 0}, 0, 2, {1, 2});
+  EXPECT(same_sizes(tv, {2, 4, 7, 8}));
+  EXPECT_NEAR((cu * v).sum().item<double>(), (u * tv).sum().item<double>(), 1e-9);
+  sdk::Tensor tb = sdk::conv_transpose2d(v, W, vec({1, 2, 3, 4}), {2, 1}, {1, 0}, 0, 2, {1, 2});
+  EXPECT(near(values(tb - tv), values(vec({1, 2, 3, 4}).view({1, 4, 1, 1}).expand({2, 4, 7, 8})),
+              1e-12));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "output padding", sdk::conv_transpose2d(row, k, {}, 1, 0, 1));
+}
+
 void linear_algebra() {
   EXPECT(values(sdk::cross(vec({1, 0, 0}), vec({0, 1, 0}))) == V{0, 0, 1});
   EXPECT(values(vec({1, 2, 3}).cross(vec({4, 5, 6}))) == V{-3, 6, -3});
@@ -308,6 +347,7 @@ int main() {
   counting_and_searching();
   in_place_and_random();
   nn_functions();
+  convolutions();
   linear_algebra();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
