@@ -237,6 +237,19 @@ void nn_functions() {
   EXPECT_ERROR(SDK_ERROR_TYPE, "not implemented",
                sdk::adaptive_avg_pool2d(longs({1}, {1, 1, 1}), {1, 1}));
   EXPECT_ERROR(SDK_ERROR_VALUE, "3D or 4D", sdk::adaptive_avg_pool2d(mat({1}, {1, 1}), {1, 1}));
+
+  sdk::Tensor quad = mat({1, 2, 3, 4}, {1, 1, 2, 2});
+  EXPECT(near(values(sdk::upsample_bilinear2d(quad, {3, 3}, true)),
+              V{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}));
+  V up = {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4};
+  EXPECT(near(values(sdk::upsample_bilinear2d(quad, {4, 4}, false)), up));
+  sdk::Tensor upf = sdk::upsample_bilinear2d(quad.to(sdk::kFloat), {4, 4}, false, 2.0, 2.0);
+  EXPECT(upf.scalar_type() == sdk::kFloat && near(values(upf), up, 1e-6));
+  EXPECT(near(values(sdk::upsample_bilinear2d(quad, {1, 1}, false)), V{2.5}));  // the centre
+  EXPECT(near(values(sdk::upsample_bilinear2d(quad, {2, 2}, true)), values(quad)));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "not implemented",
+               sdk::upsample_bilinear2d(longs({1}, {1, 1, 1, 1}), {2, 2}, false));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "4-d", sdk::upsample_bilinear2d(quad[0], {2, 2}, false));
 }
 
 void convolutions() {
