@@ -42,6 +42,7 @@ CPP_API_HEADERS = [
     "ops_struct.h",
     "options.h",
     "parallel.h",
+    "sampling.h",
     "scalar.h",
     "tensor.h",
     "tensor_base.h",

@@ -1,8 +1,7 @@
 // sdk/layers.h: the neural-network layers of ATen's namespace (at::linear, at::layer_norm,
 // at::conv1d/conv2d, at::embedding, at::dropout, at::constant_pad_nd, at::mse_loss,
 // at::cosine_similarity, at::pad, at::binary_cross_entropy, at::pairwise_distance,
-// at::adaptive_avg_pool2d, at::conv3d, at::conv_transpose2d, at::upsample_bilinear2d) as sdk::
-// functions, with torch's
+// at::adaptive_avg_pool2d, at::conv3d, at::conv_transpose2d) as sdk:: functions, with torch's
 // arguments. layer_norm and the convolutions run the core's fused kernels (sdk_layer_norm,
 // sdk_convolution); Python's sdk.nn.functional calls the same kernels.
 #ifndef SDK_LAYERS_H_
@@ -571,59 +570,6 @@ inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                  .flip({2, 3});
   Tensor out = conv2d(constant_pad_nd(spread, pad), w, bias, 1, 0, {d[0], d[1]}, groups);
   return batched ? out : out.squeeze(0);
-}
-
-namespace detail {
-
-// Bilinear resampling of dim `d` to `out` samples (torch's source index rule).
-inline Tensor linear_resample(const Tensor& x, int64_t d, int64_t out, bool align_corners,
-                              std::optional<double> scale) {
-  const int64_t in = x.size(d);
-  const double step = align_corners ? (out > 1 ? static_cast<double>(in - 1) / (out - 1) : 0.0)
-                      : (scale && *scale > 0) ? 1.0 / *scale
-                                              : static_cast<double>(in) / out;
-  std::vector<int64_t> lo(static_cast<size_t>(out)), hi(static_cast<size_t>(out));
-  std::vector<double> w(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    double src = align_corners ? step * i : step * (i + 0.5) - 0.5;
-    if (src < 0) src = 0;
-    const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
-    lo[static_cast<size_t>(i)] = i0;
-    hi[static_cast<size_t>(i)] = i0 < in - 1 ? i0 + 1 : i0;
-    w[static_cast<size_t>(i)] = src - static_cast<double>(i0);
-  }
-  std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1);
-  shape[static_cast<size_t>(d)] = out;
-  auto index = [&](std::vector<int64_t>& v) {
-    return from_blob(v.data(), {out}, kLong).clone().to(x.device());
-  };
-  Tensor w1 = from_blob(w.data(), {out}, kDouble).to(x.options(), false, true).view(shape);
-  Tensor a = x.index_select(d, index(lo)), b = x.index_select(d, index(hi));
-  return a + (b - a) * w1;
-}
-
-}  // namespace detail
-
-/*! \brief Bilinear upsampling (or downsampling) of (N, C, H, W) input to output_size
- *  (oH, oW); scales_h/scales_w, when given, set the source step as torch does. Float dtypes. */
-inline Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                                  std::optional<double> scales_h = std::nullopt,
-                                  std::optional<double> scales_w = std::nullopt) {
-  SDK_CHECK_VALUE(output_size.size() == 2,
-                  "upsample_bilinear2d: It is expected output_size equals to 2, but got size ",
-                  output_size.size());
-  SDK_CHECK_VALUE(input.dim() == 4, "upsample_bilinear2d: expected a 4-d input (N, C, H, W), got ",
-                  input.sizes());
-  SDK_CHECK_VALUE(
-      input.size(2) > 0 && input.size(3) > 0 && output_size[0] > 0 && output_size[1] > 0,
-      "upsample_bilinear2d: input and output sizes should be greater than 0, but got "
-      "input (H: ",
-      input.size(2), ", W: ", input.size(3), ") output (H: ", output_size[0],
-      ", W: ", output_size[1], ")");
-  SDK_CHECK_TYPE(input.is_floating_point(), "upsample_bilinear2d: not implemented for '",
-                 input.scalar_type(), "'");
-  Tensor rows = detail::linear_resample(input, 2, output_size[0], align_corners, scales_h);
-  return detail::linear_resample(rows, 3, output_size[1], align_corners, scales_w);
 }
 
 }  // namespace sdk

@@ -27,6 +27,7 @@
 #include "sdk/ops_data.h"
 #include "sdk/options.h"
 #include "sdk/parallel.h"
+#include "sdk/sampling.h"
 #include "sdk/scalar.h"
 #include "sdk/tensor_base.h"
 #include "sdk/tensor_methods.h"

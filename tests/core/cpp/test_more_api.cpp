@@ -1,6 +1,6 @@
-// test_more_api.cpp: the ops of sdk/ops_data.h, sdk/linalg.h and the later nn functions of
-// sdk/layers.h (torch's spellings, as ported extensions call them) against hand-computed
-// values; exits nonzero on any failure.
+// test_more_api.cpp: the ops of sdk/ops_data.h, sdk/linalg.h, sdk/sampling.h and the later
+// nn functions of sdk/layers.h (torch's spellings, as ported extensions call them) against
+// hand-computed values; exits nonzero on any failure.
 #include <sdk/tensor.h>
 
 #include <cmath>
@@ -252,6 +252,36 @@ void nn_functions() {
   EXPECT_ERROR(SDK_ERROR_VALUE, "4-d", sdk::upsample_bilinear2d(quad[0], {2, 2}, false));
 }
 
+void grid_sampling() {
+  sdk::Tensor img = mat({1, 2, 3, 4}, {1, 1, 2, 2});
+  auto at = [&](V xy, int64_t mode, int64_t padding, bool align) {
+    sdk::Tensor grid = vec(xy).reshape({1, 1, -1, 2});
+    return values(sdk::grid_sampler(img, grid, mode, padding, align));
+  };
+  EXPECT(near(at({-1, -1, 1, 1, 0, 0, 0, -1}, 0, 0, true), V{1, 4, 2.5, 1.5}));
+  EXPECT(near(at({0, 0, -1, -1}, 0, 0, false), V{2.5, 0.25}));  // 3 of 4 corners outside
+  EXPECT(near(at({-1, -1}, 0, 1, false), V{1}));                // border
+  EXPECT(near(at({-1, -1}, 0, 2, false), V{1}));                // reflection
+  EXPECT(near(at({2, 0}, 0, 0, true), V{1.5}));
+  EXPECT(near(at({2, 0}, 0, 1, true), V{3}));
+  EXPECT(near(at({2, 0}, 0, 2, true), V{2.5}));
+  EXPECT(near(at({0.2, -1, 0, 1}, 1, 0, true), V{2, 3}));  // nearest: 0.5 rounds to even
+  // The identity grid reproduces the input (align_corners: pixel centres at -1 and 1).
+  sdk::manual_seed(9);
+  sdk::Tensor x = sdk::randn({2, 3, 4, 5}, sdk::kDouble);
+  sdk::Tensor gx = sdk::linspace(-1, 1, 5, sdk::kDouble).view({1, 1, 5}).expand({2, 4, 5});
+  sdk::Tensor gy = sdk::linspace(-1, 1, 4, sdk::kDouble).view({1, 4, 1}).expand({2, 4, 5});
+  sdk::Tensor id = sdk::stack({gx, gy}, 3);
+  EXPECT(near(values(sdk::grid_sampler(x, id, 0, 0, true)), values(x), 1e-12));
+  EXPECT(near(values(sdk::grid_sampler(x, id, 1, 0, true)), values(x), 1e-12));
+  EXPECT(near(values(sdk::grid_sampler(x.to(sdk::kFloat), id.to(sdk::kFloat), 0, 1, true)),
+              values(x), 1e-5));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "same floating point",
+               sdk::grid_sampler(x, id.to(sdk::kFloat), 0, 0, true));
+  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "bicubic", sdk::grid_sampler(x, id, 2, 0, true));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "grid", sdk::grid_sampler(x, id[0], 0, 0, true));
+}
+
 void convolutions() {
   sdk::Tensor col = vec({1, 2, 3}).reshape({1, 1, 3, 1, 1}),
               k2 = vec({1, 10}).reshape({1, 1, 2, 1, 1});
@@ -361,6 +391,7 @@ int main() {
   in_place_and_random();
   nn_functions();
   convolutions();
+  grid_sampling();
   linear_algebra();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
