@@ -1,11 +1,13 @@
 // sdk/layers.h: the neural-network layers of ATen's namespace (at::linear, at::layer_norm,
 // at::conv1d/conv2d, at::embedding, at::dropout, at::constant_pad_nd, at::mse_loss,
-// at::cosine_similarity) as sdk:: functions, with torch's arguments. layer_norm and the
-// convolutions run the core's fused kernels (sdk_layer_norm, sdk_convolution); Python's
-// sdk.nn.functional calls the same kernels.
+// at::cosine_similarity, at::pad, at::binary_cross_entropy, at::pairwise_distance,
+// at::adaptive_avg_pool2d, at::conv3d, at::conv_transpose2d) as sdk:: functions, with torch's
+// arguments. layer_norm and the convolutions run the core's fused kernels (sdk_layer_norm,
+// sdk_convolution); Python's sdk.nn.functional calls the same kernels.
 #ifndef SDK_LAYERS_H_
 #define SDK_LAYERS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -366,6 +368,208 @@ inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim 
                                 double eps = 1e-8) {
   Tensor n1 = (x1 * x1).sum(dim), n2 = (x2 * x2).sum(dim);
   return (x1 * x2).sum(dim) / (n1 * n2).clamp_min(eps * eps).sqrt();
+}
+
+/*! \brief at::pad: constant_pad_nd for mode "constant" (value, default 0); "reflect",
+ *  "replicate" and "circular" gather the border elements (non-negative pads, last dims
+ *  first, as constant_pad_nd). */
+inline Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode = "constant",
+                  std::optional<double> value = std::nullopt) {
+  const std::string m(mode);
+  if (mode == "constant") return constant_pad_nd(self, pad, value ? Scalar(*value) : Scalar(0));
+  SDK_CHECK_VALUE(mode == "reflect" || mode == "replicate" || mode == "circular",
+                  "pad: unrecognised padding mode '", m,
+                  "' (expected constant, reflect, replicate or circular)");
+  SDK_CHECK_VALUE(!value, "pad: padding mode \"", m, "\" doesn't take in value argument");
+  const int64_t np = static_cast<int64_t>(pad.size()) / 2;
+  SDK_CHECK_VALUE(pad.size() % 2 == 0 && np <= self.dim(), "pad: padding length ", pad.size(),
+                  " must be even and at most twice the number of dimensions (", self.dim(), ")");
+  Tensor out = self;
+  for (int64_t i = 0; i < np; ++i) {
+    const int64_t d = self.dim() - 1 - i, n = self.size(d), l = pad[2 * i], r = pad[2 * i + 1];
+    SDK_CHECK_VALUE(l >= 0 && r >= 0, "pad: mode ", m, " needs non-negative padding, got ", pad);
+    if (l == 0 && r == 0) continue;
+    SDK_CHECK_VALUE(n > 0, "pad: cannot pad dimension ", d, " of size 0 in mode ", m);
+    SDK_CHECK_VALUE(mode != "reflect" || (l < n && r < n),
+                    "pad: padding size should be less "
+                    "than the corresponding input dimension, but got: padding (",
+                    l, ", ", r, ") at dimension ", d, " of input ", self.sizes());
+    SDK_CHECK_VALUE(mode != "circular" || (l <= n && r <= n),
+                    "pad: padding value causes "
+                    "wrapping around more than once (padding (",
+                    l, ", ", r, ") at dimension ", d, " of input ", self.sizes(), ")");
+    std::vector<int64_t> from;
+    for (int64_t j = -l; j < n + r; ++j) {
+      if (mode == "replicate") {
+        from.push_back(j < 0 ? 0 : j >= n ? n - 1 : j);
+      } else if (mode == "reflect") {
+        from.push_back(j < 0 ? -j : j >= n ? 2 * (n - 1) - j : j);
+      } else {
+        from.push_back(((j % n) + n) % n);
+      }
+    }
+    Tensor index = from_blob(from.data(), {static_cast<int64_t>(from.size())}, kLong).clone();
+    out = out.index_select(d, index.to(self.device()));
+  }
+  return out;
+}
+
+/*! \brief -w (t log(x) + (1 - t) log(1 - x)) with the logs clamped at -100, reduced as
+ *  mse_loss (Reduction::None, Mean or Sum); x must hold probabilities. */
+inline Tensor binary_cross_entropy(const Tensor& self, const Tensor& target,
+                                   const std::optional<Tensor>& weight = {},
+                                   int64_t reduction = Reduction::Mean) {
+  SDK_CHECK_VALUE(self.sizes() == target.sizes(), "binary_cross_entropy: Using a target size (",
+                  target.sizes(), ") that is different to the input size (", self.sizes(),
+                  ") is deprecated. Please ensure they have the same size.");
+  SDK_CHECK_TYPE(self.is_floating_point() && target.is_floating_point(),
+                 "binary_cross_entropy: expected floating point input and target, got ",
+                 self.scalar_type(), " and ", target.scalar_type());
+  SDK_CHECK_VALUE(reduction >= Reduction::None && reduction < Reduction::END,
+                  "binary_cross_entropy: unknown reduction ", reduction,
+                  " (Reduction::None, Mean or Sum)");
+  SDK_CHECK_VALUE(self.numel() == 0 || self.ge(0).logical_and(self.le(1)).all().cpu().item<bool>(),
+                  "binary_cross_entropy: all elements of input should be between 0 and 1");
+  // In place on fresh tensors: clamp_min(Scalar) trips gcc's -Wmaybe-uninitialized at -O1
+  // with the sanitizers (a false positive, see tensor_methods.h).
+  Tensor log_x = self.log(), log_1mx = self.neg().log1p();
+  log_x.clamp_min_(-100);
+  log_1mx.clamp_min_(-100);
+  Tensor loss = (target - 1) * log_1mx - target * log_x;
+  if (weight && weight->defined()) loss = loss * *weight;
+  if (reduction == Reduction::None) return loss;
+  return reduction == Reduction::Sum ? loss.sum() : loss.mean();
+}
+
+/*! \brief The p-norm of x1 - x2 + eps over the last dim (inputs broadcast). */
+inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2,
+                                double eps = 1e-06, bool keepdim = false) {
+  const int64_t last = std::max(x1.dim(), x2.dim()) - 1;
+  SDK_CHECK_VALUE(last >= 0, "pairwise_distance: expected inputs with at least 1 dimension");
+  return norm(x1 - x2 + eps, std::optional<Scalar>(p), {last}, keepdim);
+}
+
+/*! \brief Average pooling of (C, H, W) or (N, C, H, W) input to output_size (oH, oW): bin i of
+ *  a dim of n covers [floor(i n / o), ceil((i + 1) n / o)). Float dtypes. */
+inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  SDK_CHECK_VALUE(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2, got ",
+                  output_size);
+  SDK_CHECK_VALUE(input.dim() == 3 || input.dim() == 4,
+                  "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", input.sizes());
+  for (int64_t d = input.dim() - 3; d < input.dim(); ++d) {
+    SDK_CHECK_VALUE(input.size(d) > 0,
+                    "adaptive_avg_pool2d(): Expected input to have non-zero "
+                    "size for non-batch dimensions, but input has sizes ",
+                    input.sizes());
+  }
+  SDK_CHECK_VALUE(output_size[0] >= 0 && output_size[1] >= 0,
+                  "adaptive_avg_pool2d: elements of output_size must be greater than or equal "
+                  "to 0 but received ",
+                  output_size);
+  SDK_CHECK_TYPE(input.is_floating_point(), "adaptive_avg_pool2d: not implemented for '",
+                 input.scalar_type(), "'");
+  Tensor x = input;
+  for (int64_t k = 0; k < 2; ++k) {  // rows, then columns: the mean of a box is separable
+    const int64_t d = input.dim() - 2 + k, n = x.size(d), o = output_size[k];
+    std::vector<Tensor> bins;
+    for (int64_t i = 0; i < o; ++i) {
+      const int64_t start = i * n / o, end = ((i + 1) * n + o - 1) / o;
+      bins.push_back(x.narrow(d, start, end - start).mean({d}, true));
+    }
+    x = o ? cat(bins, d) : x.narrow(d, 0, 0);
+  }
+  return x;
+}
+
+/*! \brief 3-d cross-correlation: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+ *  (C_out, C_in / groups, kD, kH, kW): for each output depth, the sum over kD of conv2d of
+ *  the matching input slices (the core's kernels are 1-d and 2-d). */
+inline Tensor conv3d(const Tensor& input, const Tensor& weight,
+                     const std::optional<Tensor>& bias = {}, IntArrayRef stride = 1,
+                     IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1) {
+  const bool batched = input.dim() == 5;
+  SDK_CHECK_VALUE(batched || input.dim() == 4,
+                  "conv3d: expected a 4-d or 5-d input (N, C, D, H, W), got size ", input.sizes());
+  SDK_CHECK_VALUE(weight.dim() == 5, "conv3d: weight must be 5-d, got shape ", weight.sizes());
+  const std::vector<int64_t> s = detail::expand_param(stride, 3, "conv3d", "stride");
+  const std::vector<int64_t> p = detail::expand_param(padding, 3, "conv3d", "padding");
+  const std::vector<int64_t> d = detail::expand_param(dilation, 3, "conv3d", "dilation");
+  SDK_CHECK_VALUE(s[0] >= 1 && d[0] >= 1 && p[0] >= 0,
+                  "conv3d: stride and dilation must be positive and padding non-negative, got ",
+                  stride, ", ", dilation, ", ", padding);
+  Tensor x = batched ? input : input.unsqueeze(0);
+  if (p[0]) x = constant_pad_nd(x, {0, 0, 0, 0, p[0], p[0]});
+  const int64_t kd = weight.size(2), span = d[0] * (kd - 1) + 1;
+  SDK_CHECK_VALUE(kd >= 1 && x.size(2) >= span, "conv3d: the padded input depth ", x.size(2),
+                  " is smaller than the dilated kernel depth ", span);
+  const int64_t od = (x.size(2) - span) / s[0] + 1;
+  std::vector<Tensor> planes;
+  for (int64_t o = 0; o < od; ++o) {
+    Tensor acc;
+    for (int64_t k = 0; k < kd; ++k) {
+      Tensor part = conv2d(x.select(2, o * s[0] + k * d[0]), weight.select(2, k),
+                           k == 0 ? bias : std::optional<Tensor>(), {s[1], s[2]}, {p[1], p[2]},
+                           {d[1], d[2]}, groups);
+      acc = k == 0 ? part : acc + part;
+    }
+    planes.push_back(acc);
+  }
+  Tensor out = stack(planes, 2);
+  return batched ? out : out.squeeze(0);
+}
+
+/*! \brief The transpose (gradient) of conv2d: input (N, C_in, H, W) or (C_in, H, W), weight
+ *  (C_in, C_out / groups, kH, kW); the output grows to (H - 1) stride - 2 padding +
+ *  dilation (kH - 1) + output_padding + 1. Computed as conv2d of the stride-spread, padded
+ *  input with the flipped, transposed weight. */
+inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                               const std::optional<Tensor>& bias = {}, IntArrayRef stride = 1,
+                               IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                               int64_t groups = 1, IntArrayRef dilation = 1) {
+  const bool batched = input.dim() == 4;
+  SDK_CHECK_VALUE(batched || input.dim() == 3,
+                  "conv_transpose2d: expected a 3-d or 4-d input (N, C, H, W), got size ",
+                  input.sizes());
+  SDK_CHECK_VALUE(weight.dim() == 4, "conv_transpose2d: weight must be 4-d, got shape ",
+                  weight.sizes());
+  SDK_CHECK_VALUE(groups >= 1 && weight.size(0) % groups == 0,
+                  "conv_transpose2d: weight's first dim ", weight.size(0),
+                  " must be divisible by groups (", groups, ")");
+  const char* op = "conv_transpose2d";
+  const std::vector<int64_t> s = detail::expand_param(stride, 2, op, "stride");
+  const std::vector<int64_t> p = detail::expand_param(padding, 2, op, "padding");
+  const std::vector<int64_t> op_ = detail::expand_param(output_padding, 2, op, "output_padding");
+  const std::vector<int64_t> d = detail::expand_param(dilation, 2, op, "dilation");
+  Tensor x = batched ? input : input.unsqueeze(0);
+  SDK_CHECK_VALUE(x.size(1) == weight.size(0), "conv_transpose2d: input has ", x.size(1),
+                  " channels, weight expects ", weight.size(0));
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end()), pad;
+  for (int64_t i = 0; i < 2; ++i) {
+    SDK_CHECK_VALUE(s[i] >= 1 && d[i] >= 1 && p[i] >= 0 && op_[i] >= 0,
+                    "conv_transpose2d: stride and dilation must be positive, padding and "
+                    "output_padding non-negative");
+    SDK_CHECK_VALUE(op_[i] < s[i] || op_[i] < d[i],
+                    "conv_transpose2d: output padding must be smaller than either stride or "
+                    "dilation, but got output_padding ",
+                    output_padding, ", stride ", stride, ", dilation ", dilation);
+    shape[2 + i] = x.size(2 + i) ? (x.size(2 + i) - 1) * s[i] + 1 : 0;
+  }
+  Tensor spread = x;
+  if (s[0] > 1 || s[1] > 1) {
+    spread = zeros(shape, x.options());
+    spread.slice(2, 0, INT64_MAX, s[0]).slice(3, 0, INT64_MAX, s[1]).copy_(x);
+  }
+  for (int64_t i = 1; i >= 0; --i) {  // constant_pad_nd lists the last dim first
+    const int64_t edge = d[i] * (weight.size(2 + i) - 1) - p[i];
+    pad.insert(pad.end(), {edge, edge + op_[i]});
+  }
+  const int64_t cin = weight.size(0), cout = weight.size(1) * groups;
+  Tensor w = weight.reshape({groups, cin / groups, weight.size(1), weight.size(2), weight.size(3)})
+                 .transpose(1, 2)
+                 .reshape({cout, cin / groups, weight.size(2), weight.size(3)})
+                 .flip({2, 3});
+  Tensor out = conv2d(constant_pad_nd(spread, pad), w, bias, 1, 0, {d[0], d[1]}, groups);
+  return batched ? out : out.squeeze(0);
 }
 
 }  // namespace sdk

@@ -595,6 +595,53 @@ class Tensor {
   /*! \brief New sizes in place, contiguous strides; grows the storage when needed. */
   const Tensor& resize_(IntArrayRef size) const;
 
+  // ---- more of torch's methods (bodies in sdk/ops_data.h and sdk/linalg.h) -------------
+  /*! \brief Always false: sdk has no complex dtypes and no sparse layouts. */
+  bool is_complex() const { return false; }
+  bool is_sparse() const { return false; }
+  /*! \brief A 1-d tensor of `data` with this tensor's dtype and device unless `options`
+   *  say otherwise. */
+  template <typename T>
+  Tensor new_tensor(const std::vector<T>& data, const TensorOptions& options = {}) const;
+  template <typename T>
+  Tensor new_tensor(std::initializer_list<T> data, const TensorOptions& options = {}) const {
+    return new_tensor(std::vector<T>(data), options);
+  }
+  /*! \brief resize_ to the sizes of `the_template`. */
+  const Tensor& resize_as_(const Tensor& the_template,
+                           std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  /*! \brief In-place squeeze/unsqueeze/transpose. The C ABI changes a tensor's geometry in
+   *  place only to contiguous strides (sdk_resize_): these throw NotImplementedError when
+   *  the result would not be contiguous. */
+  const Tensor& squeeze_() const;
+  const Tensor& squeeze_(int64_t dim) const;
+  const Tensor& squeeze_(IntArrayRef dim) const;
+  const Tensor& unsqueeze_(int64_t dim) const;
+  const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  /*! \brief Stop a leaf from requiring grad; throws for a recorded result (the C ABI cannot
+   *  cut a tensor out of the graph in place: use detach()). */
+  const Tensor& detach_() const;
+  /*! \brief Fill with 1 with probability p (else 0), from the default generator. */
+  const Tensor& bernoulli_(double p = 0.5) const;
+  const Tensor& bernoulli_(const Tensor& p) const;
+  /*! \brief Fill with exponential samples of rate lambd (float dtypes). */
+  const Tensor& exponential_(double lambd = 1) const;
+  /*! \brief Write `source` at the flat (row-major) positions `index` (int64; negative counts
+   *  from the end); accumulate adds instead. */
+  const Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  /*! \brief (values, indices): the most frequent value along dim (the smallest on ties). */
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor inverse() const;
+  Tensor det() const;
+  Tensor cholesky(bool upper = false) const;
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true,
+                                              bool transpose = false,
+                                              bool unitriangular = false) const;
+
  private:
   sdk_tensor* checked() const {
     if (SDK_UNLIKELY(!h_)) throw_undefined();

@@ -534,5 +534,8 @@ inline bool Tensor::is_non_overlapping_and_dense() const {
 
 // Sorting, scans, scatter/index and reordering: free functions and their method bodies.
 #include "sdk/ops_struct.h"
+// Creation, random, counting and searching ops; linear algebra (and their method bodies).
+#include "sdk/linalg.h"
+#include "sdk/ops_data.h"
 
 #endif  // SDK_TENSOR_METHODS_H_
