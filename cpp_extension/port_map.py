@@ -127,7 +127,7 @@ clone detach detach_ requires_grad requires_grad_ grad set_requires_grad
 is_leaf retain_grad backward defined accessor packed_accessor32
 packed_accessor64 generic_packed_accessor is_sparse is_pinned pin_memory
 layout suggest_memory_format is_non_overlapping_and_dense new_zeros
-new_ones new_empty new_full new_tensor half bfloat16 double long
+new_ones new_empty new_full new_tensor half bfloat16
 int_repr record_stream storage
 fill_ zero_ copy_ uniform_ normal_ random_ bernoulli_ exponential_
 masked_fill masked_fill_ masked_scatter_ masked_select index_put_
