@@ -40,23 +40,68 @@ struct Order {
   }
 };
 
-// Scratch of one parallel range: the current line as Keyed values.
+// Values of a line as stored for a selection (not std::vector<bool>, a bit set).
+template <typename A>
+using Stored = std::conditional_t<std::is_same_v<A, bool>, uint8_t, A>;
+
+// Scratch of one parallel range: the current line, a copy to select in, and the chosen
+// entries (all of the line for a sort) as Keyed values.
 template <typename A>
 struct LineBuffer {
+  std::vector<Stored<A>> vals, work;
   std::vector<Keyed<A>> keyed;
 };
 
-// Read the line of n elements at p (byte stride s) into buf; returns whether it holds a NaN.
+// Read the line of n elements at p (byte stride s) into b.vals; returns whether it holds a NaN.
 template <typename T, typename A>
-bool load_line(const char* p, int64_t s, int64_t n, std::vector<Keyed<A>>& buf) {
-  buf.resize(size_t(n));
+bool load_line(const char* p, int64_t s, int64_t n, LineBuffer<A>& b) {
+  b.vals.resize(size_t(n));
   bool nan = false;
   for (int64_t j = 0; j < n; ++j) {
     A v = convert<A>(*reinterpret_cast<const T*>(p + j * s));
-    nan = nan || nan_of(v);
-    buf[size_t(j)] = Keyed<A>{v, j};
+    nan |= nan_of(v);
+    b.vals[size_t(j)] = v;
   }
   return nan;
+}
+
+// b.keyed = every entry of the line, in position order.
+template <typename A>
+void key_all(LineBuffer<A>& b) {
+  const size_t n = b.vals.size();
+  b.keyed.resize(n);
+  for (size_t j = 0; j < n; ++j) b.keyed[j] = Keyed<A>{A(b.vals[j]), int64_t(j)};
+}
+
+// For a line without NaN: b.keyed = its entries of rank 0..r in Order<A, kDescending, false>,
+// in position order; returns where in b.keyed the entry of rank r is. The value of rank r is
+// found by nth_element on the bare values (cheaper than on Keyed); the chosen entries are
+// every value ahead of it and, of the values equal to it, the first by position (the
+// order's tie break), so that the result is the one a selection in the full order gives.
+template <bool kDescending, typename A>
+size_t select_front(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
+  b.work.assign(b.vals.begin(), b.vals.end());
+  std::nth_element(b.work.begin(), b.work.begin() + r, b.work.end(), ahead);
+  const S t = b.work[size_t(r)];
+  int64_t before = 0;
+  for (S v : b.vals) before += ahead(v, t) ? 1 : 0;
+  int64_t equal = r + 1 - before;  // >= 1: t itself has rank r
+  b.keyed.clear();
+  size_t last = 0;
+  const size_t n = b.vals.size();
+  for (size_t j = 0; j < n; ++j) {
+    const S v = b.vals[j];
+    if (ahead(v, t)) {
+      b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
+    } else if (equal > 0 && !ahead(t, v)) {
+      last = b.keyed.size();
+      b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
+      --equal;
+    }
+  }
+  return last;
 }
 
 // Call algo(order) with the order for `descending` and the presence of NaN.
@@ -80,8 +125,8 @@ LineOutputs make_outputs(const TensorImpl& x, int64_t d, int64_t len) {
   return {make_tensor(shape, x.dtype, x.device()), make_tensor(shape, SDK_INT64, x.device())};
 }
 
-// Run `select(buf, nan, n)` on every line of x along d; it leaves the chosen `len` entries
-// at the front of buf, which are written to the outputs.
+// Run `select(b, nan, n)` on every line of x along d (loaded into b.vals); it leaves the
+// chosen `len` entries at the front of b.keyed, which are written to the outputs.
 template <typename Select>
 LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
                     const Select& select) {
@@ -96,8 +141,8 @@ LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
     char* ib = static_cast<char*>(out.indices->data());
     parallel_grid_with<3, LineBuffer<A>>(
         g.sizes, g.stride_ptrs(), n * 4, [&](LineBuffer<A>& sb, const int64_t* off, int64_t) {
-          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb.keyed);
-          select(sb.keyed, nan, n);
+          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb);
+          select(sb, nan, n);
           for (int64_t j = 0; j < len; ++j) {
             const Keyed<A>& e = sb.keyed[size_t(j)];
             *reinterpret_cast<scalar_t*>(vb + off[1] + j * g.along[1]) = convert<scalar_t>(e.v);
@@ -120,10 +165,11 @@ void drop_dim(LineOutputs& o, const TensorImpl& x, int64_t d, bool keepdim) {
 LineOutputs sort_impl(const TensorImpl& x, int64_t dim, bool descending, const char* op) {
   check_cpu(x, op, "x");
   const int64_t d = wrap_dim(dim, x.ndim, op);
-  return line_op(x, d, size_along(x, d), op, [&](auto& buf, bool nan, int64_t) {
-    using A = decltype(buf[0].v);
-    with_order<std::decay_t<A>>(descending, nan,
-                                [&](auto order) { std::sort(buf.begin(), buf.end(), order); });
+  return line_op(x, d, size_along(x, d), op, [&](auto& b, bool nan, int64_t) {
+    using A = decltype(b.keyed[0].v);
+    key_all(b);
+    with_order<std::decay_t<A>>(
+        descending, nan, [&](auto order) { std::sort(b.keyed.begin(), b.keyed.end(), order); });
   });
 }
 
@@ -134,12 +180,19 @@ LineOutputs topk_impl(const TensorImpl& x, int64_t k, int64_t dim, bool largest,
   const int64_t n = size_along(x, d);
   SDK_INDEX_CHECK(k >= 0 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
                   " (input of shape ", shape_str(x), ")");
-  return line_op(x, d, k, op, [&](auto& buf, bool nan, int64_t) {
-    using A = std::decay_t<decltype(buf[0].v)>;
+  return line_op(x, d, k, op, [&](auto& b, bool nan, int64_t) {
+    using A = std::decay_t<decltype(b.keyed[0].v)>;
     if (k == 0) return;
+    if (sorted && !nan) {  // the same k entries, picked on bare values, then sorted
+      largest ? (void)select_front<true>(b, k - 1) : (void)select_front<false>(b, k - 1);
+      with_order<A>(largest, false,
+                    [&](auto order) { std::sort(b.keyed.begin(), b.keyed.end(), order); });
+      return;
+    }
+    key_all(b);
     with_order<A>(largest, nan, [&](auto order) {
-      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
-      if (sorted) std::sort(buf.begin(), buf.begin() + k, order);
+      std::nth_element(b.keyed.begin(), b.keyed.begin() + (k - 1), b.keyed.end(), order);
+      if (sorted) std::sort(b.keyed.begin(), b.keyed.begin() + k, order);
     });
   });
 }
@@ -156,17 +209,24 @@ LineOutputs kth_impl(const TensorImpl& x, int64_t k, int64_t dim, bool keepdim, 
   if (median_nan) k = (n - 1) / 2 + 1;
   SDK_INDEX_CHECK(k >= 1 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
                   " (k counts from 1)");
-  LineOutputs o = line_op(x, d, 1, op, [&](auto& buf, bool nan, int64_t) {
-    using A = std::decay_t<decltype(buf[0].v)>;
-    if (median_nan && nan) {
-      auto first = std::find_if(buf.begin(), buf.end(), [](const auto& e) { return nan_of(e.v); });
-      buf[0] = *first;
+  LineOutputs o = line_op(x, d, 1, op, [&](auto& b, bool nan, int64_t) {
+    using A = std::decay_t<decltype(b.keyed[0].v)>;
+    if (!nan) {
+      const size_t at = select_front<false>(b, k - 1);
+      b.keyed[0] = b.keyed[at];
       return;
     }
-    with_order<A>(false, nan, [&](auto order) {
-      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
+    key_all(b);
+    if (median_nan) {
+      auto first =
+          std::find_if(b.keyed.begin(), b.keyed.end(), [](const auto& e) { return nan_of(e.v); });
+      b.keyed[0] = *first;
+      return;
+    }
+    with_order<A>(false, true, [&](auto order) {
+      std::nth_element(b.keyed.begin(), b.keyed.begin() + (k - 1), b.keyed.end(), order);
     });
-    buf[0] = buf[size_t(k - 1)];
+    b.keyed[0] = b.keyed[size_t(k - 1)];
   });
   drop_dim(o, x, d, keepdim);
   return o;
