@@ -48,7 +48,7 @@ using Stored = std::conditional_t<std::is_same_v<A, bool>, uint8_t, A>;
 // entries (all of the line for a sort) as Keyed values.
 template <typename A>
 struct LineBuffer {
-  std::vector<Stored<A>> vals, work;
+  std::vector<Stored<A>> vals, work, spare;
   std::vector<Keyed<A>> keyed;
 };
 
@@ -73,35 +73,116 @@ void key_all(LineBuffer<A>& b) {
   for (size_t j = 0; j < n; ++j) b.keyed[j] = Keyed<A>{A(b.vals[j]), int64_t(j)};
 }
 
-// For a line without NaN: b.keyed = its entries of rank 0..r in Order<A, kDescending, false>,
-// in position order; returns where in b.keyed the entry of rank r is. The value of rank r is
-// found by nth_element on the bare values (cheaper than on Keyed); the chosen entries are
-// every value ahead of it and, of the values equal to it, the first by position (the
-// order's tie break), so that the result is the one a selection in the full order gives.
+// The value of rank r (from 0) among the n values at `in` (left unchanged) by `ahead`, a
+// strict order on values without NaN; buf[0] and buf[1] are scratch of n values each.
+// Quickselect whose three-way partition writes every value to both ends of the other buffer
+// and moves one end: no branch depends on the data. (A partition's comparisons are random,
+// and in std::nth_element their mispredicted branches, not the work, take most of the time.)
+// Pivots that keep missing hand the rest to std::nth_element, so the worst case stays
+// O(n log n).
+template <typename S, typename Ahead>
+S select_value(const S* in, S* const buf[2], int64_t n, int64_t r, Ahead ahead) {
+  const S* src = in;
+  int round = 0;
+  for (int budget = 2 * (64 - __builtin_clzll(uint64_t(n) | 1)); n > 32 && budget > 0;
+       --budget, ++round) {
+    S x = src[0], p = src[n / 2], z = src[n - 1];  // the pivot: the median of three
+    if (ahead(p, x)) std::swap(x, p);
+    if (ahead(z, p)) p = ahead(z, x) ? x : z;
+    S* dst = buf[round & 1];
+    int64_t lo = 0, hi = n;  // dst[0, lo) ahead of p, dst[hi, n) behind it
+    for (int64_t j = 0; j < n; ++j) {
+      const S v = src[j];
+      const bool lt = ahead(v, p), gt = ahead(p, v);
+      dst[lo] = v;
+      dst[hi - 1] = v;  // lo + (n - hi) <= j < n, so lo <= hi - 1
+      lo += lt;
+      hi -= gt;
+    }
+    if (r < lo) {
+      src = dst;
+      n = lo;
+    } else if (r >= hi) {
+      src = dst + hi;
+      r -= hi;
+      n -= hi;
+    } else {
+      return p;  // rank r falls among the values equal to the pivot
+    }
+  }
+  S* w = buf[round & 1];
+  if (src != w) std::copy(src, src + n, w);  // never over itself: src is in the other buffer
+  std::nth_element(w, w + r, w + n, ahead);
+  return w[r];
+}
+
+// For a line without NaN: the value of rank r in the bare values (ascending or descending).
 template <bool kDescending, typename A>
-size_t select_front(LineBuffer<A>& b, int64_t r) {
+Stored<A> rank_value(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  const size_t n = b.vals.size();
+  b.work.resize(n);
+  b.spare.resize(n);
+  auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
+  if (r < 32 && int64_t(n) > 16 * r) {
+    // A few from the front: the best r + 1 so far in a heap whose top is the last of them;
+    // most values are behind it, so the one test per value is predictable.
+    S* h = b.work.data();
+    const int64_t m = r + 1;
+    std::copy(b.vals.begin(), b.vals.begin() + m, h);
+    std::make_heap(h, h + m, ahead);
+    for (size_t j = size_t(m); j < n; ++j) {
+      const S v = b.vals[j];
+      if (ahead(v, h[0])) {
+        std::pop_heap(h, h + m, ahead);
+        h[m - 1] = v;
+        std::push_heap(h, h + m, ahead);
+      }
+    }
+    return h[0];
+  }
+  S* const buf[2] = {b.work.data(), b.spare.data()};
+  return select_value(b.vals.data(), buf, int64_t(n), r, ahead);
+}
+
+// For a line without NaN: b.keyed = its entries of rank 0..r in Order<A, kDescending, false>,
+// in position order. The value t of rank r comes from the bare values; the entries are every
+// value ahead of t and, of the values equal to it, the first by position (the order's tie
+// break), as a selection in the full order gives.
+template <bool kDescending, typename A>
+void select_front(LineBuffer<A>& b, int64_t r) {
   using S = Stored<A>;
   auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
-  b.work.assign(b.vals.begin(), b.vals.end());
-  std::nth_element(b.work.begin(), b.work.begin() + r, b.work.end(), ahead);
-  const S t = b.work[size_t(r)];
+  const S t = rank_value<kDescending>(b, r);
   int64_t before = 0;
   for (S v : b.vals) before += ahead(v, t) ? 1 : 0;
   int64_t equal = r + 1 - before;  // >= 1: t itself has rank r
   b.keyed.clear();
-  size_t last = 0;
   const size_t n = b.vals.size();
   for (size_t j = 0; j < n; ++j) {
     const S v = b.vals[j];
-    if (ahead(v, t)) {
+    const bool in = ahead(v, t), eq = !in & !ahead(t, v);
+    if (in | (eq & (equal > 0))) {
       b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
-    } else if (equal > 0 && !ahead(t, v)) {
-      last = b.keyed.size();
-      b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
-      --equal;
+      equal -= eq;
     }
   }
-  return last;
+}
+
+// For a line without NaN: the position of its entry of rank r in Order<A, false, false>.
+template <typename A>
+int64_t rank_position(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  const S t = rank_value<false>(b, r);
+  int64_t before = 0;
+  for (S v : b.vals) before += v < t ? 1 : 0;
+  int64_t skip = r - before;  // values equal to t ahead of the one of rank r
+  const int64_t n = int64_t(b.vals.size());
+  for (int64_t j = 0; j < n; ++j) {
+    const S v = b.vals[size_t(j)];
+    if ((!(v < t) & !(t < v)) && skip-- == 0) return j;
+  }
+  return n - 1;  // not reached: t is one of the values
 }
 
 // Call algo(order) with the order for `descending` and the presence of NaN.
@@ -184,7 +265,7 @@ LineOutputs topk_impl(const TensorImpl& x, int64_t k, int64_t dim, bool largest,
     using A = std::decay_t<decltype(b.keyed[0].v)>;
     if (k == 0) return;
     if (sorted && !nan) {  // the same k entries, picked on bare values, then sorted
-      largest ? (void)select_front<true>(b, k - 1) : (void)select_front<false>(b, k - 1);
+      largest ? select_front<true>(b, k - 1) : select_front<false>(b, k - 1);
       with_order<A>(largest, false,
                     [&](auto order) { std::sort(b.keyed.begin(), b.keyed.end(), order); });
       return;
@@ -212,8 +293,9 @@ LineOutputs kth_impl(const TensorImpl& x, int64_t k, int64_t dim, bool keepdim, 
   LineOutputs o = line_op(x, d, 1, op, [&](auto& b, bool nan, int64_t) {
     using A = std::decay_t<decltype(b.keyed[0].v)>;
     if (!nan) {
-      const size_t at = select_front<false>(b, k - 1);
-      b.keyed[0] = b.keyed[at];
+      const int64_t j = rank_position(b, k - 1);
+      b.keyed.resize(1);
+      b.keyed[0] = Keyed<A>{A(b.vals[size_t(j)]), j};
       return;
     }
     key_all(b);

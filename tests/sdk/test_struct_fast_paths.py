@@ -217,3 +217,34 @@ def test_take_reports_the_first_bad_index(rng, bad):
     index[90000] = 5000
     with pytest.raises(IndexError, match=f"index {bad} is out of range for a tensor of 1200"):
         sdk.zeros(30, 40).take(sdk.tensor(index))
+
+
+def patterned_lines(rng, n: int) -> np.ndarray:
+    """Lines that stress a selection: random, few distinct values, sorted both ways, all
+    equal, organ pipe, sawtooth."""
+    up = np.arange(n, dtype=np.float64)
+    return np.stack([
+        rng.standard_normal(n), rng.integers(-3, 4, n).astype(np.float64), up, up[::-1],
+        np.zeros(n), np.minimum(up, up[::-1]), up % 7, np.where(up % 2 == 0, up, -up),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int16", "float16"])
+@pytest.mark.parametrize("n", [33, 100, 1000, 4099])
+def test_selection_on_long_lines(rng, dtype, n):
+    a = patterned_lines(rng, n)
+    if dtype in ("int16", "float16"):
+        a = np.round(a) % 1000
+    t = make(a, dtype)
+    e = expect(a, dtype)
+    orders = {d: [ref_order(e[r], d) for r in range(len(a))] for d in (False, True)}
+    for k in sorted({1, 2, 5, 31, 32, n // 3, n // 2 + 1, n - 1, n}):
+        v, i = t.kthvalue(k, 1)
+        want = np.array([o[k - 1] for o in orders[False]])
+        np.testing.assert_array_equal(i.numpy(), want)
+        np.testing.assert_array_equal(arr(v), e[np.arange(len(a)), want])
+        for largest in (True, False):
+            v, i = t.topk(k, 1, largest=largest)
+            want = np.stack([o[:k] for o in orders[largest]])
+            np.testing.assert_array_equal(i.numpy(), want)
+            np.testing.assert_array_equal(arr(v), np.take_along_axis(e, want, 1))
