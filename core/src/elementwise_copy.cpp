@@ -160,6 +160,78 @@ bool copy_transposed(const TensorIter& it) {
   }
 }
 
+// Inner dims of at most this many elements are copied two dims per loop call.
+constexpr int64_t kSmallInner = 16;
+
+// dst[i1, i0] = src[i1, i0] for i1 < n1, i0 < n0 (byte strides d1/s1 and d0/s0), n0 small.
+// N > 0 fixes n0 at compile time (the common repeat counts), so the inner loop unrolls.
+template <typename T, int64_t N>
+void copy_small_rows(char* d, const char* s, int64_t n1, int64_t d1, int64_t s1, int64_t n0,
+                     int64_t d0, int64_t s0) {
+  const int64_t m = N > 0 ? N : n0;
+  if (d0 == int64_t(sizeof(T)) && s0 == 0) {  // a broadcast inner dim: each value m times
+    for (int64_t i1 = 0; i1 < n1; ++i1) {
+      const T v = *reinterpret_cast<const T*>(s + i1 * s1);
+      T* o = reinterpret_cast<T*>(d + i1 * d1);
+      for (int64_t i0 = 0; i0 < m; ++i0) o[i0] = v;
+    }
+    return;
+  }
+  for (int64_t i1 = 0; i1 < n1; ++i1) {
+    char* o = d + i1 * d1;
+    const char* a = s + i1 * s1;
+    for (int64_t i0 = 0; i0 < m; ++i0) {
+      *reinterpret_cast<T*>(o + i0 * d0) = *reinterpret_cast<const T*>(a + i0 * s0);
+    }
+  }
+}
+
+// A same-dtype copy whose innermost dim (after coalescing) is short, e.g. a broadcast
+// repeat dim: one loop call per inner run would cost more than the run itself, so the
+// loop walks the two innermost dims together. Returns false for any other copy.
+bool copy_small_inner(const TensorIter& it) {
+  const int64_t isz = it.itemsize[0];
+  if (it.ndim < 2 || it.itemsize[1] != isz || it.shape[0] > kSmallInner) return false;
+  if (isz != 1 && isz != 2 && isz != 4 && isz != 8) return false;
+  const int64_t n0 = it.shape[0], d0 = it.strides[0][0], s0 = it.strides[0][1];
+  TensorIter outer = it;  // the iteration without dim 0: each step a row of n0 elements
+  outer.ndim = it.ndim - 1;
+  outer.numel = it.numel / n0;
+  for (int d = 0; d < outer.ndim; ++d) {
+    outer.shape[d] = it.shape[d + 1];
+    for (int k = 0; k < it.nops; ++k) outer.strides[d][k] = it.strides[d + 1][k];
+  }
+  auto run = [&](auto tag, auto n_tag) {
+    using T = decltype(tag);
+    constexpr int64_t N = decltype(n_tag)::value;
+    outer.for_each([&](char** p, const int64_t* s,
+                       int64_t n) { copy_small_rows<T, N>(p[0], p[1], n, s[0], s[1], n0, d0, s0); },
+                   std::max<int64_t>(1, kParallelGrain / n0));
+  };
+  auto with_n = [&](auto tag) {
+    using C2 = std::integral_constant<int64_t, 2>;
+    using C3 = std::integral_constant<int64_t, 3>;
+    using C4 = std::integral_constant<int64_t, 4>;
+    using C0 = std::integral_constant<int64_t, 0>;
+    n0 == 2 ? run(tag, C2{}) : n0 == 3 ? run(tag, C3{}) : n0 == 4 ? run(tag, C4{}) : run(tag, C0{});
+  };
+  switch (isz) {
+    case 1:
+      with_n(Bits<1>{});
+      break;
+    case 2:
+      with_n(Bits<2>{});
+      break;
+    case 4:
+      with_n(Bits<4>{});
+      break;
+    default:
+      with_n(Bits<8>{});
+      break;
+  }
+  return true;
+}
+
 }  // namespace
 
 void copy_into(TensorImpl& dst, const TensorImpl& src) {
@@ -171,7 +243,7 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
   }
   TensorIter it;
   it.build({&dst, &src}, "copy");
-  if (dst.dtype == src.dtype && copy_transposed(it)) return;
+  if (dst.dtype == src.dtype && (copy_transposed(it) || copy_small_inner(it))) return;
   SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] {

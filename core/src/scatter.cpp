@@ -1,6 +1,7 @@
 // core/src/scatter.cpp: scatter, scatter_reduce, index_copy, index_fill, masked_select,
 // masked_scatter, take and repeat_interleave.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 
@@ -398,25 +399,62 @@ Ref masked_scatter_impl(const TensorImpl& t, const TensorImpl& mask, const Tenso
   return finish(tg, out, op);
 }
 
+// res[i] = src[idx[i]] (elements of T), negative indices counting from the end; returns
+// false, having stopped, at an index out of [-n, n).
+template <typename T>
+bool gather_flat(T* res, const T* src, const int64_t* idx, int64_t count, int64_t n) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t v = idx[i];
+    if (v < 0) v += n;
+    if (uint64_t(v) >= uint64_t(n)) return false;
+    res[i] = src[v];
+  }
+  return true;
+}
+
 Ref take_impl(const TensorImpl& t, const TensorImpl& index, const char* op) {
   check_cpu(t, op, "t");
   check_index_dtype(index, op, "index");
-  std::vector<int64_t> idx = read_index(index);
   const int64_t n = t.numel;
-  for (int64_t& v : idx) {
-    SDK_INDEX_CHECK(v >= -n && v < n, op, ": index ", v, " is out of range for a tensor of ", n,
-                    " elements (shape ", shape_str(t), ")");
-    if (v < 0) v += n;
-  }
   Ref res = make_tensor(index.ndim, index.sizes, t.dtype, t.device());
+  // The indices as one int64 buffer, read in place when they already are.
+  Ref ic = index.dtype == SDK_INT64 ? contiguous(index) : to_dtype(index, SDK_INT64, true);
+  const int64_t* idx = static_cast<const int64_t*>(ic->data());
+  const int64_t count = index.numel;
+  auto check_all = [&] {  // the first index out of range, as the error
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t v = idx[i];
+      SDK_INDEX_CHECK(v >= -n && v < n, op, ": index ", v, " is out of range for a tensor of ", n,
+                      " elements (shape ", shape_str(t), ")");
+    }
+  };
   if (res->numel == 0) return res;
+  if (n == 0) check_all();
   Ref c = contiguous(t);
-  const int64_t isz = t.itemsize();
-  const char* src = static_cast<const char*>(c->data());
-  char* dst = static_cast<char*>(res->data());
-  parallel_for(0, res->numel, 32768, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) copy_elem(dst + i * isz, src + idx[size_t(i)] * isz, isz);
-  });
+  std::atomic<bool> bad{false};
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(c->data());
+    T* dst = static_cast<T*>(res->data());
+    parallel_for(0, count, 32768, [&](int64_t b, int64_t e) {
+      if (!gather_flat(dst + b, src, idx + b, e - b, n)) bad.store(true);
+    });
+  };
+  switch (t.itemsize()) {
+    case 1:
+      run(uint8_t{});
+      break;
+    case 2:
+      run(uint16_t{});
+      break;
+    case 4:
+      run(uint32_t{});
+      break;
+    default:
+      run(uint64_t{});
+      break;
+  }
+  if (bad.load()) check_all();
   return res;
 }
 

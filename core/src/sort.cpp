@@ -40,23 +40,149 @@ struct Order {
   }
 };
 
-// Scratch of one parallel range: the current line as Keyed values.
+// Values of a line as stored for a selection (not std::vector<bool>, a bit set).
+template <typename A>
+using Stored = std::conditional_t<std::is_same_v<A, bool>, uint8_t, A>;
+
+// Scratch of one parallel range: the current line, a copy to select in, and the chosen
+// entries (all of the line for a sort) as Keyed values.
 template <typename A>
 struct LineBuffer {
+  std::vector<Stored<A>> vals, work, spare;
   std::vector<Keyed<A>> keyed;
 };
 
-// Read the line of n elements at p (byte stride s) into buf; returns whether it holds a NaN.
+// Read the line of n elements at p (byte stride s) into b.vals; returns whether it holds a NaN.
 template <typename T, typename A>
-bool load_line(const char* p, int64_t s, int64_t n, std::vector<Keyed<A>>& buf) {
-  buf.resize(size_t(n));
+bool load_line(const char* p, int64_t s, int64_t n, LineBuffer<A>& b) {
+  b.vals.resize(size_t(n));
   bool nan = false;
   for (int64_t j = 0; j < n; ++j) {
     A v = convert<A>(*reinterpret_cast<const T*>(p + j * s));
-    nan = nan || nan_of(v);
-    buf[size_t(j)] = Keyed<A>{v, j};
+    nan |= nan_of(v);
+    b.vals[size_t(j)] = v;
   }
   return nan;
+}
+
+// b.keyed = every entry of the line, in position order.
+template <typename A>
+void key_all(LineBuffer<A>& b) {
+  const size_t n = b.vals.size();
+  b.keyed.resize(n);
+  for (size_t j = 0; j < n; ++j) b.keyed[j] = Keyed<A>{A(b.vals[j]), int64_t(j)};
+}
+
+// The value of rank r (from 0) among the n values at `in` (left unchanged) by `ahead`, a
+// strict order on values without NaN; buf[0] and buf[1] are scratch of n values each.
+// Quickselect whose three-way partition writes every value to both ends of the other buffer
+// and moves one end: no branch depends on the data. (A partition's comparisons are random,
+// and in std::nth_element their mispredicted branches, not the work, take most of the time.)
+// Pivots that keep missing hand the rest to std::nth_element, so the worst case stays
+// O(n log n).
+template <typename S, typename Ahead>
+S select_value(const S* in, S* const buf[2], int64_t n, int64_t r, Ahead ahead) {
+  const S* src = in;
+  int round = 0;
+  for (int budget = 2 * (64 - __builtin_clzll(uint64_t(n) | 1)); n > 32 && budget > 0;
+       --budget, ++round) {
+    S x = src[0], p = src[n / 2], z = src[n - 1];  // the pivot: the median of three
+    if (ahead(p, x)) std::swap(x, p);
+    if (ahead(z, p)) p = ahead(z, x) ? x : z;
+    S* dst = buf[round & 1];
+    int64_t lo = 0, hi = n;  // dst[0, lo) ahead of p, dst[hi, n) behind it
+    for (int64_t j = 0; j < n; ++j) {
+      const S v = src[j];
+      const bool lt = ahead(v, p), gt = ahead(p, v);
+      dst[lo] = v;
+      dst[hi - 1] = v;  // lo + (n - hi) <= j < n, so lo <= hi - 1
+      lo += lt;
+      hi -= gt;
+    }
+    if (r < lo) {
+      src = dst;
+      n = lo;
+    } else if (r >= hi) {
+      src = dst + hi;
+      r -= hi;
+      n -= hi;
+    } else {
+      return p;  // rank r falls among the values equal to the pivot
+    }
+  }
+  S* w = buf[round & 1];
+  if (src != w) std::copy(src, src + n, w);  // never over itself: src is in the other buffer
+  std::nth_element(w, w + r, w + n, ahead);
+  return w[r];
+}
+
+// For a line without NaN: the value of rank r in the bare values (ascending or descending).
+template <bool kDescending, typename A>
+Stored<A> rank_value(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  const size_t n = b.vals.size();
+  b.work.resize(n);
+  b.spare.resize(n);
+  auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
+  if (r < 32 && int64_t(n) > 16 * r) {
+    // A few from the front: the best r + 1 so far in a heap whose top is the last of them;
+    // most values are behind it, so the one test per value is predictable.
+    S* h = b.work.data();
+    const int64_t m = r + 1;
+    std::copy(b.vals.begin(), b.vals.begin() + m, h);
+    std::make_heap(h, h + m, ahead);
+    for (size_t j = size_t(m); j < n; ++j) {
+      const S v = b.vals[j];
+      if (ahead(v, h[0])) {
+        std::pop_heap(h, h + m, ahead);
+        h[m - 1] = v;
+        std::push_heap(h, h + m, ahead);
+      }
+    }
+    return h[0];
+  }
+  S* const buf[2] = {b.work.data(), b.spare.data()};
+  return select_value(b.vals.data(), buf, int64_t(n), r, ahead);
+}
+
+// For a line without NaN: b.keyed = its entries of rank 0..r in Order<A, kDescending, false>,
+// in position order. The value t of rank r comes from the bare values; the entries are every
+// value ahead of t and, of the values equal to it, the first by position (the order's tie
+// break), as a selection in the full order gives.
+template <bool kDescending, typename A>
+void select_front(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
+  const S t = rank_value<kDescending>(b, r);
+  int64_t before = 0;
+  for (S v : b.vals) before += ahead(v, t) ? 1 : 0;
+  int64_t equal = r + 1 - before;  // >= 1: t itself has rank r
+  b.keyed.clear();
+  const size_t n = b.vals.size();
+  for (size_t j = 0; j < n; ++j) {
+    const S v = b.vals[j];
+    const bool in = ahead(v, t), eq = !in & !ahead(t, v);
+    if (in | (eq & (equal > 0))) {
+      b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
+      equal -= eq;
+    }
+  }
+}
+
+// For a line without NaN: the position of its entry of rank r in Order<A, false, false>.
+template <typename A>
+int64_t rank_position(LineBuffer<A>& b, int64_t r) {
+  using S = Stored<A>;
+  const S t = rank_value<false>(b, r);
+  int64_t before = 0;
+  for (S v : b.vals) before += v < t ? 1 : 0;
+  int64_t skip = r - before;  // values equal to t ahead of the one of rank r
+  const int64_t n = int64_t(b.vals.size());
+  for (int64_t j = 0; j < n; ++j) {
+    const S v = b.vals[size_t(j)];
+    if ((!(v < t) & !(t < v)) && skip-- == 0) return j;
+  }
+  return n - 1;  // not reached: t is one of the values
 }
 
 // Call algo(order) with the order for `descending` and the presence of NaN.
@@ -80,8 +206,8 @@ LineOutputs make_outputs(const TensorImpl& x, int64_t d, int64_t len) {
   return {make_tensor(shape, x.dtype, x.device()), make_tensor(shape, SDK_INT64, x.device())};
 }
 
-// Run `select(buf, nan, n)` on every line of x along d; it leaves the chosen `len` entries
-// at the front of buf, which are written to the outputs.
+// Run `select(b, nan, n)` on every line of x along d (loaded into b.vals); it leaves the
+// chosen `len` entries at the front of b.keyed, which are written to the outputs.
 template <typename Select>
 LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
                     const Select& select) {
@@ -96,8 +222,8 @@ LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
     char* ib = static_cast<char*>(out.indices->data());
     parallel_grid_with<3, LineBuffer<A>>(
         g.sizes, g.stride_ptrs(), n * 4, [&](LineBuffer<A>& sb, const int64_t* off, int64_t) {
-          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb.keyed);
-          select(sb.keyed, nan, n);
+          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb);
+          select(sb, nan, n);
           for (int64_t j = 0; j < len; ++j) {
             const Keyed<A>& e = sb.keyed[size_t(j)];
             *reinterpret_cast<scalar_t*>(vb + off[1] + j * g.along[1]) = convert<scalar_t>(e.v);
@@ -120,10 +246,11 @@ void drop_dim(LineOutputs& o, const TensorImpl& x, int64_t d, bool keepdim) {
 LineOutputs sort_impl(const TensorImpl& x, int64_t dim, bool descending, const char* op) {
   check_cpu(x, op, "x");
   const int64_t d = wrap_dim(dim, x.ndim, op);
-  return line_op(x, d, size_along(x, d), op, [&](auto& buf, bool nan, int64_t) {
-    using A = decltype(buf[0].v);
-    with_order<std::decay_t<A>>(descending, nan,
-                                [&](auto order) { std::sort(buf.begin(), buf.end(), order); });
+  return line_op(x, d, size_along(x, d), op, [&](auto& b, bool nan, int64_t) {
+    using A = decltype(b.keyed[0].v);
+    key_all(b);
+    with_order<std::decay_t<A>>(
+        descending, nan, [&](auto order) { std::sort(b.keyed.begin(), b.keyed.end(), order); });
   });
 }
 
@@ -134,12 +261,19 @@ LineOutputs topk_impl(const TensorImpl& x, int64_t k, int64_t dim, bool largest,
   const int64_t n = size_along(x, d);
   SDK_INDEX_CHECK(k >= 0 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
                   " (input of shape ", shape_str(x), ")");
-  return line_op(x, d, k, op, [&](auto& buf, bool nan, int64_t) {
-    using A = std::decay_t<decltype(buf[0].v)>;
+  return line_op(x, d, k, op, [&](auto& b, bool nan, int64_t) {
+    using A = std::decay_t<decltype(b.keyed[0].v)>;
     if (k == 0) return;
+    if (sorted && !nan) {  // the same k entries, picked on bare values, then sorted
+      largest ? select_front<true>(b, k - 1) : select_front<false>(b, k - 1);
+      with_order<A>(largest, false,
+                    [&](auto order) { std::sort(b.keyed.begin(), b.keyed.end(), order); });
+      return;
+    }
+    key_all(b);
     with_order<A>(largest, nan, [&](auto order) {
-      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
-      if (sorted) std::sort(buf.begin(), buf.begin() + k, order);
+      std::nth_element(b.keyed.begin(), b.keyed.begin() + (k - 1), b.keyed.end(), order);
+      if (sorted) std::sort(b.keyed.begin(), b.keyed.begin() + k, order);
     });
   });
 }
@@ -156,17 +290,25 @@ LineOutputs kth_impl(const TensorImpl& x, int64_t k, int64_t dim, bool keepdim, 
   if (median_nan) k = (n - 1) / 2 + 1;
   SDK_INDEX_CHECK(k >= 1 && k <= n, op, ": k ", k, " is out of range for dim ", dim, " of size ", n,
                   " (k counts from 1)");
-  LineOutputs o = line_op(x, d, 1, op, [&](auto& buf, bool nan, int64_t) {
-    using A = std::decay_t<decltype(buf[0].v)>;
-    if (median_nan && nan) {
-      auto first = std::find_if(buf.begin(), buf.end(), [](const auto& e) { return nan_of(e.v); });
-      buf[0] = *first;
+  LineOutputs o = line_op(x, d, 1, op, [&](auto& b, bool nan, int64_t) {
+    using A = std::decay_t<decltype(b.keyed[0].v)>;
+    if (!nan) {
+      const int64_t j = rank_position(b, k - 1);
+      b.keyed.resize(1);
+      b.keyed[0] = Keyed<A>{A(b.vals[size_t(j)]), j};
       return;
     }
-    with_order<A>(false, nan, [&](auto order) {
-      std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), order);
+    key_all(b);
+    if (median_nan) {
+      auto first =
+          std::find_if(b.keyed.begin(), b.keyed.end(), [](const auto& e) { return nan_of(e.v); });
+      b.keyed[0] = *first;
+      return;
+    }
+    with_order<A>(false, true, [&](auto order) {
+      std::nth_element(b.keyed.begin(), b.keyed.begin() + (k - 1), b.keyed.end(), order);
     });
-    buf[0] = buf[size_t(k - 1)];
+    b.keyed[0] = b.keyed[size_t(k - 1)];
   });
   drop_dim(o, x, d, keepdim);
   return o;
