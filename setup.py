@@ -222,7 +222,7 @@ def build_library(
     if not names:
         raise RuntimeError(f"no sources to build {out.name} from")
     toolchain = plan.Toolchain(plan.languages(names), launcher=[])
-    graph = toolchain.graph(build_dir, speed=False)
+    graph = toolchain.graph(build_dir)
     target = plan.Target(str(out), names, build_dir, flags, implicit=[str(p) for p in implicit])
     plan.add_target(graph, target, toolchain.cxx)
     ninja.write_if_changed(build_dir / "build.ninja", ninja.render(graph))

@@ -130,13 +130,13 @@ class Toolchain:
         if self.identities is not None:
             note_lto_failure(self.cxx, self.identities, reason)
 
-    def graph(self, build_dir: Path, speed: bool = True) -> BuildPlan:
-        """An empty ninja graph with these compilers: C and C++ behind the launcher (with
-        the speed arguments unless `speed` is False), nvcc as it is."""
+    def graph(self, build_dir: Path) -> BuildPlan:
+        """An empty ninja graph with these compilers: C and C++ behind the launcher, with
+        the speed arguments when the identities are known; nvcc as it is."""
         compilers = {}
         for lang, argv in self.compilers.items():
             if lang != "cuda":
-                argv = [*self.launcher, *argv, *(self.speed_args(lang) if speed else [])]
+                argv = [*self.launcher, *argv, *self.speed_args(lang)]
             compilers[lang] = argv
         return BuildPlan(build_dir, compilers)
 

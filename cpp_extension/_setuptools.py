@@ -122,8 +122,11 @@ class BuildExtension(build_ext):
         self.check_extensions_list(self.extensions)
         build_dir = Path(self.build_temp).resolve()
         build_dir.mkdir(parents=True, exist_ok=True)
-        toolchain = _plan.Toolchain(_plan.languages(s for e in self.extensions for s in e.sources))
-        graph = toolchain.graph(build_dir, speed=False)
+        sources = [s for e in self.extensions for s in e.sources]
+        # compiler identities remembered beside the objects: the speed arguments need them
+        identities = build_dir / _toolchain.TOOLCHAINS_FILE_NAME
+        toolchain = _plan.Toolchain(_plan.languages(sources), identities=identities)
+        graph = toolchain.graph(build_dir)
         for ext in self.extensions:
             _plan.add_target(graph, self._target(ext, build_dir, toolchain), toolchain.cxx)
         _ninja.write_if_changed(build_dir / "build.ninja", _ninja.render(graph))

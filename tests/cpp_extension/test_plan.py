@@ -121,3 +121,16 @@ def test_a_request_resolves_its_toolchain_once(tmp_path, monkeypatch, ext_dir):
     (step,) = build.graph.compiles
     assert toolchain.cxx[0] in build.graph.compilers["cxx"]
     assert step.flags[: len(flags["cxx"])] == flags["cxx"]
+
+
+@needs_cxx
+def test_speed_arguments_need_a_known_identity(tmp_path):
+    """A toolchain with an identities file adds gcc's speed arguments (load(), BuildExtension);
+    one without (setup.py's core build) probes nothing and adds none."""
+    known = _plan.Toolchain({"cxx"}, identities=tmp_path / "t.json", launcher=[])
+    unknown = _plan.Toolchain({"cxx"}, launcher=[])
+    expected = _toolchain.GCC_SPEED_ARGS if _toolchain.is_gcc(known.identity()) else []
+    assert known.graph(tmp_path).compilers["cxx"] == [*known.cxx, *expected]
+    assert unknown.graph(tmp_path).compilers["cxx"] == unknown.cxx
+    with pytest.raises(ValueError, match="identities"):
+        unknown.identity()
