@@ -99,8 +99,6 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
         p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
     )
     sources += CUDA_GLUE_SOURCES
-    if not sources:
-        raise RuntimeError(f"no core sources under {CORE_SRC}")
     cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
     if os.environ.get("SDK_DEBUG"):
         cflags = [f for f in cflags if f != "-O3"] + ["-O0", "-g"]
@@ -125,6 +123,7 @@ def _tooling(module: str):
         "_cuda": ["_errors", "_cuda"],
         "_runtime": [*toolchain, "_runtime"],
         "_toolchain": toolchain,
+        "_lock": ["_errors", "_trust", "_lock"],
         "_ninja": [*toolchain, "_lock", "_ninja"],
         "_plan": [*toolchain, "_lock", "_ninja", "_cuda", "_plan"],
     }[module]
@@ -212,11 +211,9 @@ def build_library(
     """Compile `sources` and link `out` with ninja in build_dir, incrementally (linked again
     also when an `implicit` input changes). The same planner as load() and BuildExtension
     (cpp_extension/_plan.py): one object per source, flags per language ("cxx", "cuda"; the
-    link's "ld"), CXX and NVCC honoured, no compiler launcher. One ninja per build folder at a time
-    (parallel development builds)."""
-    import fcntl
-
-    plan, ninja = _tooling("_plan"), _tooling("_ninja")
+    link's "ld"), CXX and NVCC honoured, no compiler launcher. One ninja per build folder at a
+    time (parallel development builds), under the same lock as load()'s builds."""
+    plan, ninja, lock = _tooling("_plan"), _tooling("_ninja"), _tooling("_lock")
     build_dir.mkdir(parents=True, exist_ok=True)
     names = [str(p) for p in sources]
     if not names:
@@ -227,8 +224,7 @@ def build_library(
     plan.add_target(graph, target, toolchain.cxx)
     ninja.write_if_changed(build_dir / "build.ninja", ninja.render(graph))
     jobs = _tooling("_toolchain").default_jobs()
-    with open(build_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with lock.file_lock(build_dir, exclusive=True):
         code, log = ninja.run(build_dir, jobs, verbose, out.name)
     (build_dir / "build.log").write_text(log)
     if code != 0:

@@ -236,11 +236,6 @@ def is_gcc(ident: str) -> bool:
 GCC_SPEED_ARGS = ["--param=ggc-min-heapsize=262144", "--param=ggc-min-expand=100"]
 
 
-def speed_args(argv: list[str], cache_file: Path) -> list[str]:
-    """Arguments that make this compiler faster without changing its output."""
-    return GCC_SPEED_ARGS if is_gcc(compiler_identity(argv, cache_file)) else []
-
-
 def split_codegen_jobs(
     argv: list[str],
     cache_file: Path,

@@ -12,6 +12,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "bits.h"
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
 
@@ -35,12 +36,6 @@ void check_cpu(const TensorImpl& t, const char* op) {
 }
 
 namespace {
-
-// Element types of one size: a same-dtype copy only moves bytes.
-template <int64_t N>
-using Bits = std::conditional_t<
-    N == 1, uint8_t,
-    std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
 
 #if defined(__SSE2__)
 constexpr bool kSse2 = true;
@@ -142,22 +137,7 @@ bool copy_transposed(const TensorIter& it) {
       }
     });
   };
-  switch (isz) {
-    case 1:
-      run(Bits<1>{});
-      return true;
-    case 2:
-      run(Bits<2>{});
-      return true;
-    case 4:
-      run(Bits<4>{});
-      return true;
-    case 8:
-      run(Bits<8>{});
-      return true;
-    default:
-      return false;
-  }
+  return dispatch_bits(isz, run);  // a same-dtype copy only moves bytes
 }
 
 // Inner dims of at most this many elements are copied two dims per loop call.
@@ -192,7 +172,6 @@ void copy_small_rows(char* d, const char* s, int64_t n1, int64_t d1, int64_t s1,
 bool copy_small_inner(const TensorIter& it) {
   const int64_t isz = it.itemsize[0];
   if (it.ndim < 2 || it.itemsize[1] != isz || it.shape[0] > kSmallInner) return false;
-  if (isz != 1 && isz != 2 && isz != 4 && isz != 8) return false;
   const int64_t n0 = it.shape[0], d0 = it.strides[0][0], s0 = it.strides[0][1];
   TensorIter outer = it;  // the iteration without dim 0: each step a row of n0 elements
   outer.ndim = it.ndim - 1;
@@ -215,21 +194,7 @@ bool copy_small_inner(const TensorIter& it) {
     using C0 = std::integral_constant<int64_t, 0>;
     n0 == 2 ? run(tag, C2{}) : n0 == 3 ? run(tag, C3{}) : n0 == 4 ? run(tag, C4{}) : run(tag, C0{});
   };
-  switch (isz) {
-    case 1:
-      with_n(Bits<1>{});
-      break;
-    case 2:
-      with_n(Bits<2>{});
-      break;
-    case 4:
-      with_n(Bits<4>{});
-      break;
-    default:
-      with_n(Bits<8>{});
-      break;
-  }
-  return true;
+  return dispatch_bits(isz, with_n);
 }
 
 }  // namespace

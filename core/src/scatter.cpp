@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "bits.h"
 #include "index_util.h"
 
 namespace sdk::detail::k2 {
@@ -440,20 +441,7 @@ Ref take_impl(const TensorImpl& t, const TensorImpl& index, const char* op) {
       if (!gather_flat(dst + b, src, idx + b, e - b, n)) bad.store(true);
     });
   };
-  switch (t.itemsize()) {
-    case 1:
-      run(uint8_t{});
-      break;
-    case 2:
-      run(uint16_t{});
-      break;
-    case 4:
-      run(uint32_t{});
-      break;
-    default:
-      run(uint64_t{});
-      break;
-  }
+  dispatch_bits(t.itemsize(), run);
   if (bad.load()) check_all();
   return res;
 }

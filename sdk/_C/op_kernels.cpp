@@ -25,6 +25,21 @@ bool restore_python_kernel_error() {
   return true;
 }
 
+// A new list of `convert(d[k])` for k < n; nullptr (the error set) when one conversion fails.
+template <typename T, typename Convert>
+PyObject* list_of(const T* d, int64_t n, Convert convert) {
+  PyObject* l = PyList_New(n);
+  for (int64_t k = 0; l && k < n; ++k) {
+    PyObject* x = convert(d[k]);
+    if (!x) {
+      Py_DECREF(l);
+      return nullptr;
+    }
+    PyList_SET_ITEM(l, k, x);
+  }
+  return l;
+}
+
 // Value i of `v` as a new Python object (for results and for Python kernels' arguments). A
 // tensor is moved out of `v` (the value becomes None): callers are done with the values.
 PyObject* value_to_py(sdk_values* v, int64_t i) {
@@ -76,46 +91,29 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
       const int64_t* d = nullptr;
       int64_t n = 0;
       sdk_values_get_int_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyLong_FromLongLong(d[k]));
-      return l;
+      return list_of(d, n, [](auto x) { return PyLong_FromLongLong(x); });
     }
     case SDK_VALUE_FLOAT_LIST: {
       const double* d = nullptr;
       int64_t n = 0;
       sdk_values_get_float_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyFloat_FromDouble(d[k]));
-      return l;
+      return list_of(d, n, [](auto x) { return PyFloat_FromDouble(x); });
     }
     case SDK_VALUE_BOOL_LIST: {
       const int32_t* d = nullptr;
       int64_t n = 0;
       sdk_values_get_bool_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) PyList_SET_ITEM(l, k, PyBool_FromLong(d[k]));
-      return l;
+      return list_of(d, n, [](auto x) { return PyBool_FromLong(x); });
     }
     case SDK_VALUE_TENSOR_LIST: {
       sdk_tensor* const* d = nullptr;
       int64_t n = 0;
       sdk_values_get_tensor_list(v, i, &d, &n);
-      PyObject* l = PyList_New(n);
-      for (int64_t k = 0; l && k < n; ++k) {
-        PyObject* x;
-        if (d[k]) {
-          sdk_tensor_retain(d[k]);
-          x = boundary_out(d[k]);
-        } else {
-          x = new_ref(Py_None);
-        }
-        if (!x) {
-          Py_DECREF(l);
-          return nullptr;
-        }
-        PyList_SET_ITEM(l, k, x);
-      }
-      return l;
+      return list_of(d, n, [](sdk_tensor* t) {
+        if (!t) return new_ref(Py_None);
+        sdk_tensor_retain(t);
+        return boundary_out(t);
+      });
     }
     default:
       PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");
