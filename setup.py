@@ -358,7 +358,7 @@ class BuildPyWithTemplates(build_py):
 
 binding = Extension(
     "sdk._C",
-    sources=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sdk" / "_C").glob("*.cpp")),
+    sources=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sdk" / "csrc").glob("*.cpp")),
     include_dirs=[str(CORE_INCLUDE)],
     libraries=["sdk_core"],
     runtime_library_dirs=["$ORIGIN/lib"],

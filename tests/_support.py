@@ -88,6 +88,17 @@ def use_tested_package() -> None:
             "sdk is neither built in this checkout nor installed: run scripts/test.sh, or "
             "`pip install -e .` (or `pip install .`) first"
         )
+    # Import the installed packages now: pytest puts the checkout back on sys.path when it
+    # imports each test module (rootdir insertion), and a later first import would then find
+    # the unbuilt source tree. Once in sys.modules, they stay the installed ones.
+    import cpp_extension
+    import sdk
+
+    for module in (sdk, cpp_extension):
+        if Path(module.__file__).resolve().is_relative_to(Path(here)):
+            raise ImportError(
+                f"{module.__name__} resolved to the unbuilt checkout: {module.__file__}"
+            )
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:

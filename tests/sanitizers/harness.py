@@ -116,7 +116,7 @@ def _sanitize_flags() -> list[str]:
 
 
 def build_binding(verbose: bool = False) -> Path:
-    """sdk._C (sdk/_C/*.cpp) instrumented, linked to the sanitized core; returns its path."""
+    """sdk._C (sdk/csrc/*.cpp) instrumented, linked to the sanitized core; returns its path."""
     setup = _setup()
     build_dir = BUILD / "binding"
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -126,7 +126,7 @@ def build_binding(verbose: bool = False) -> Path:
     cflags += _sanitize_flags()
     ldflags = ["-shared", f"-L{CORE_LIB.parent}", "-lsdk_core", "-Wl,-rpath,$ORIGIN/lib"]
     ldflags.append(f"-fsanitize={SANITIZE}")
-    sources = sorted((ROOT / "sdk" / "_C").glob("*.cpp"))
+    sources = sorted((ROOT / "sdk" / "csrc").glob("*.cpp"))
     flags = {"cxx": cflags, "ld": ldflags}
     setup.build_library(build_dir, out, sources, flags, verbose=verbose, implicit=(CORE_LIB,))
     return out
@@ -230,7 +230,7 @@ def check_loaded(env: dict[str, str]) -> str:
     if str(STAGE / "sdk" / "lib" / "libsdk_core.so") not in mapped:
         problems.append("the staged libsdk_core.so is not loaded")
     if str(ROOT / "sdk" / "lib") in mapped or str(ROOT / "sdk" / "_C") in mapped:
-        problems.append("the repo's own sdk/lib or sdk/_C is loaded")
+        problems.append("the repo's own sdk/lib or sdk._C is loaded")
     if "libasan" not in mapped or "libubsan" not in mapped:
         problems.append("the sanitizer runtimes are not loaded")
     if not out.startswith(str(STAGE / "sdk")):

@@ -72,7 +72,7 @@ def _modules() -> dict[str, pathlib.Path]:
     out = {}
     for p in SDK.rglob("*.py"):
         rel = p.relative_to(SDK.parent).with_suffix("")
-        if "_C" in rel.parts[1:-1]:
+        if "csrc" in rel.parts[1:-1]:
             continue
         parts = list(rel.parts)
         if parts[-1] == "__init__":

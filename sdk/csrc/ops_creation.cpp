@@ -1,4 +1,4 @@
-// sdk/_C/ops_creation.cpp: raw ops that make tensors or fill them with random values.
+// sdk/csrc/ops_creation.cpp: raw ops that make tensors or fill them with random values.
 // empty, empty_strided, full, arange, linspace, eye, empty_like, clone; uniform_, normal_,
 // randint_.
 #include "ops_util.h"

@@ -1,4 +1,4 @@
-// sdk/_C/cuda.cpp: sdk.cuda's functions (devices, streams, allocator counters), device moves.
+// sdk/csrc/cuda.cpp: sdk.cuda's functions (devices, streams, allocator counters), device moves.
 // Nothing here loads CUDA until a function is called; on a machine without it every query
 // answers "not available".
 #include <cstring>

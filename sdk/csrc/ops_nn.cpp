@@ -1,4 +1,4 @@
-// sdk/_C/ops_nn.cpp: raw ops for the C ABI's nn layers (layer_norm, convolution) and einsum.
+// sdk/csrc/ops_nn.cpp: raw ops for the C ABI's nn layers (layer_norm, convolution) and einsum.
 // Forward and backward.
 #include "ops_util.h"
 

@@ -1,4 +1,4 @@
-// sdk/_C/number_slots.cpp: _C.TensorBase's arithmetic slots with their no-grad fast path.
+// sdk/csrc/number_slots.cpp: _C.TensorBase's arithmetic slots with their no-grad fast path.
 // + - * / // % ** @, & | ^, unary - and abs, ~, comparisons and the in-place forms go straight
 // to the core; _C._register_fallbacks sets the Python functions they call when an operand
 // needs grad.

@@ -1,4 +1,4 @@
-// sdk/_C/op_registry.cpp: sdk._C.OpHandle, the registered operators called from Python.
+// sdk/csrc/op_registry.cpp: sdk._C.OpHandle, the registered operators called from Python.
 // What sdk.ops.<ns>.<name> resolves to, op_find/op_list, and the autograd hook of its calls.
 // Python kernels and the library_* registration functions are in op_kernels.cpp.
 //

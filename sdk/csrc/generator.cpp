@@ -1,4 +1,4 @@
-// sdk/_C/generator.cpp: the sdk.Generator type and the functions of the default generator.
+// sdk/csrc/generator.cpp: the sdk.Generator type and the functions of the default generator.
 // A Generator is a seedable core generator for generator= arguments, its state a uint8 tensor;
 // the default generator's functions are manual_seed, get_rng_state and set_rng_state.
 #include <random>

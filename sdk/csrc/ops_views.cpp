@@ -1,4 +1,4 @@
-// sdk/_C/ops_views.cpp: raw ops that make views, and contiguous.
+// sdk/csrc/ops_views.cpp: raw ops that make views, and contiguous.
 // view, reshape, expand, as_strided, permute, transpose, slice, select, (un)squeeze, flatten,
 // split, _alias.
 #include "ops_util.h"

@@ -1,4 +1,4 @@
-// sdk/_C/autograd.cpp: the autograd engine the core forwards compiled code's autograd to.
+// sdk/csrc/autograd.cpp: the autograd engine the core forwards compiled code's autograd to.
 // See c_api.h, "Autograd from C and C++": compiled code records into the graph sdk.autograd
 // runs.
 //

@@ -1,4 +1,4 @@
-// sdk/_C/ops_elementwise.cpp: raw elementwise ops of sdk._C (no autograd).
+// sdk/csrc/ops_elementwise.cpp: raw elementwise ops of sdk._C (no autograd).
 // The C ABI's op tables (unary, binary), ops with parameters (add_scaled, elu, clamp,
 // softplus, ...), where, masked_fill, dtype conversion, fill_/copy_, div with a rounding mode,
 // ternary ops, isclose.

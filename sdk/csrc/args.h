@@ -1,4 +1,4 @@
-// sdk/_C/args.h: the argument parsers of sdk._C's functions, and arg_or_none.
+// sdk/csrc/args.h: the argument parsers of sdk._C's functions, and arg_or_none.
 // Hand-written: per-call overhead is a product goal.
 #pragma once
 

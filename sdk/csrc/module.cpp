@@ -1,4 +1,4 @@
-// sdk/_C/module.cpp: module init and state, grad mode, errors, result wrapping, the capsule.
+// sdk/csrc/module.cpp: module init and state, grad mode, errors, result wrapping, the capsule.
 // Also the registration of sdk's Python types (_set_tensor_class, _set_python_types); the
 // capsule is sdk/python.h's table of entry points for compiled extensions.
 #include "args.h"

@@ -1,4 +1,4 @@
-// sdk/_C/ops_util.h: helpers of the raw-op files: the C ABI's op table names, element counts.
+// sdk/csrc/ops_util.h: helpers of the raw-op files: the C ABI's op table names, element counts.
 #pragma once
 
 #include <vector>

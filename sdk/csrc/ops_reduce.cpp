@@ -1,4 +1,4 @@
-// sdk/_C/ops_reduce.cpp: raw reduction ops of sdk._C, and softmax/log_softmax.
+// sdk/csrc/ops_reduce.cpp: raw reduction ops of sdk._C, and softmax/log_softmax.
 // The C ABI's reduce table, max/min along a dim, argmax/argmin, var/std.
 #include "ops_util.h"
 

@@ -1,4 +1,4 @@
-// sdk/_C/op_kernels.cpp: Python functions as kernels of registered ops; the library_* calls.
+// sdk/csrc/op_kernels.cpp: Python functions as kernels of registered ops; the library_* calls.
 // Boxed values become the kernel's Python arguments and its results go back (value_to_py also
 // converts OpHandle calls' results); sdk.library registers definitions and kernels with the
 // library_* functions.

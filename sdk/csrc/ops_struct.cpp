@@ -1,4 +1,4 @@
-// sdk/_C/ops_struct.cpp: raw ops for sorting, scans, joining, indexing, scatter, reordering.
+// sdk/csrc/ops_struct.cpp: raw ops for sorting, scans, joining, indexing, scatter, reordering.
 // The public functions in sdk/_ops_sort.py, _ops_scatter.py and _ops_layout.py normalize
 // their arguments first.
 #include "ops_util.h"

@@ -1,4 +1,4 @@
-// sdk/_C/ops_linalg.cpp: raw ops of sdk._C for linear algebra (mm, bmm, matmul, mv, dot, addmm).
+// sdk/csrc/ops_linalg.cpp: raw ops of sdk._C for linear algebra (mm, bmm, matmul, mv, dot, addmm).
 #include "ops_util.h"
 
 using namespace sdkpy;

@@ -1,4 +1,4 @@
-// sdk/_C/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access.
+// sdk/csrc/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access.
 // Also the conversions (item, tolist, bool/int/float); its arithmetic slots are in
 // number_slots.cpp.
 #include <cstring>

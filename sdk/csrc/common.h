@@ -1,4 +1,4 @@
-// sdk/_C/common.h: the tensor object, the module state and the helpers all of sdk/_C shares.
+// sdk/csrc/common.h: the tensor object, the module state and the helpers all of sdk._C shares.
 // Also what each file gives the others.
 #pragma once
 

@@ -1,4 +1,4 @@
-// sdk/_C/interop.cpp: numpy and DLPack exchange, tensors from nested data, FFI handles.
+// sdk/csrc/interop.cpp: numpy and DLPack exchange, tensors from nested data, FFI handles.
 // Zero-copy imports (the array interface, DLPack capsules) are the capsule table's to_handle.
 #include <cstring>
 

@@ -1,4 +1,4 @@
-// sdk/_C/args.cpp: argument parsing (args.h), with errors that name the op and the argument.
+// sdk/csrc/args.cpp: argument parsing (args.h), with errors that name the op and the argument.
 #include "args.h"
 
 #include <cstring>
