@@ -53,6 +53,7 @@ def test_optional_str_device_of(glue):
         ("gt", 2, 2, r"Check failed: a > b"),
         ("ge", 1, 2, r"Check failed: a >= b \(1 vs\. 2\)"),
         ("internal", 1, 2, r"internal 1"),
+        ("no_semicolon", 1, 2, r"no semicolon 1"),
     ],
 )
 def test_error_macros_raise_runtime_error(glue, which, a, b, message):
@@ -64,6 +65,7 @@ def test_checks_that_hold_do_not_throw(glue):
     for which, a, b in (
         ("assert", 1, 1), ("assertm", 2, 2), ("eq", 3, 3), ("ne", 1, 2), ("lt", 1, 2),
         ("le", 2, 2), ("gt", 3, 2), ("ge", 2, 2), ("internal", 4, 4), ("debug_only", 5, 5),
+        ("no_semicolon", 6, 6),
     ):  # fmt: skip
         glue.fail(which, a, b)
 

@@ -159,13 +159,13 @@ inline void warn(const std::string& message) {
 
 // The condition is evaluated once; the message arguments only when it fails. Messages are
 // any sequence of str_append-able values: SDK_CHECK(x.dim() == 2, "got ", x.sizes()).
-#define SDK_DETAIL_CHECK(kind, cond, ...)                             \
-  do {                                                                \
-    if (SDK_UNLIKELY(!(cond))) {                                      \
-      ::sdk::detail::throw_check(kind, __FILE__, __LINE__, #cond,     \
-                                 ::sdk::detail::concat(__VA_ARGS__)); \
-    }                                                                 \
-  } while (0)
+// Rationale: a plain if-block, as torch's TORCH_CHECK expands to, not do {} while (0):
+// real extensions leave out the semicolon after a check, which compiles under torch.
+#define SDK_DETAIL_CHECK(kind, cond, ...)                           \
+  if (SDK_UNLIKELY(!(cond))) {                                      \
+    ::sdk::detail::throw_check(kind, __FILE__, __LINE__, #cond,     \
+                               ::sdk::detail::concat(__VA_ARGS__)); \
+  }
 
 /*! \brief Throw sdk::Error (RuntimeError in Python) with the message plus file:line. */
 #define SDK_CHECK(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_RUNTIME, cond, __VA_ARGS__)

@@ -42,6 +42,10 @@ void fail(const std::string& which, int64_t a, int64_t b) {
   if (which == "le") SDK_CHECK_LE(a, b);
   if (which == "gt") SDK_CHECK_GT(a, b);
   if (which == "ge") SDK_CHECK_GE(a, b);
+  if (which == "no_semicolon") {
+    // torch's idiom seen in real extensions: a check with no semicolon after it
+    SDK_CHECK(a == b, "no semicolon ", a)
+  }
   if (which == "internal") SDK_INTERNAL_ASSERT(a == b, "internal ", a);
   if (which == "debug_only") SDK_INTERNAL_ASSERT_DEBUG_ONLY(a == b, "debug ", a);
 }
