@@ -1,6 +1,6 @@
 """Check every LLTM variant's forward and backward against the sdk-autograd and numpy references.
 
-float64, B=3, F=17, S=5, rtol 1e-7 (see LLTM.md). Exits nonzero if anything differs.
+float64, B=3, F=17, S=5, rtol 1e-7 (the tutorial's check sizes). Exits nonzero if anything differs.
 
     python check.py [--variant cpp ctypes py] [-v]
 """

@@ -42,7 +42,7 @@ def lltm_forward(input, weights, bias, old_h, old_cell):
 
 
 class LLTMFunction(Function):
-    """Forward with sdk ops under no_grad; explicit backward from LLTM.md."""
+    """Forward with sdk ops under no_grad; explicit backward from the LLTM formulas."""
 
     wrong_bias_grad = False
 
