@@ -1,7 +1,7 @@
 """Independent LLTM references: the cell in sdk Python ops (autograd) and in plain numpy.
 
-Both follow the cell's formulas (examples/lltm/README.md) directly, not the C++ code, so that agreeing with them
-means something. The numpy backward is written out by hand.
+Both follow the cell's formulas (examples/lltm/README.md) directly, not the C++ code, so that
+agreeing with them means something. The numpy backward is written out by hand.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _elu(z: np.ndarray) -> np.ndarray:
 
 
 def _d_elu(z: np.ndarray) -> np.ndarray:
-    # [z > 0] + [e^z - 1 < 0] * e^z: 0 at z == 0 exactly, the derivative of elu at 0 taken from the left.
+    # [z > 0] + [e^z - 1 < 0] * e^z: 0 at z == 0 exactly, as the tutorial's d_elu gives.
     e = np.exp(z)
     return (z > 0).astype(z.dtype) + ((e - 1.0) < 0).astype(z.dtype) * e
 
