@@ -173,7 +173,7 @@ def port_paths(
             _port_files.write_file(target, data, mode)
     ported = {id(entry) for entry, _, _ in sources}
     for entry in entries:
-        if entry.kind != "file" or id(entry) in ported:
+        if entry.kind == "skip" or id(entry) in ported:
             continue
         _copy_unchanged(entry, out_dir, report)
     report.seconds = time.perf_counter() - start
@@ -230,7 +230,6 @@ def _copy_unchanged(entry, out_dir: Path | None, report: PortReport) -> None:
         return
     target = _port_files.make_parents(out_dir, entry.rel) / Path(entry.path.name)
     _port_files.copy_fd(fd, target, st.st_mode)
-
 
 
 # ---- the porting table -----------------------------------------------------------------------

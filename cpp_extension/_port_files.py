@@ -102,6 +102,7 @@ def read_fd(fd: int, size: int) -> bytes:
 def make_parents(out_dir: Path, rel: str) -> Path:
     """The folder of out_dir/rel, made as needed; ValueError when a folder on the way is a
     link or not a folder (the porter never writes through a link)."""
+    out_dir.mkdir(parents=True, exist_ok=True)  # DIR itself: the user's own choice
     folder = out_dir
     for part in Path(rel).parts[:-1]:
         folder = folder / part

@@ -50,7 +50,11 @@ USER_OBJ, USER, GROUP_OBJ, GROUP, MASK, OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x
 
 def test_acl_layout_is_parsed_and_malformed_ones_are_refused():
     data = _acl((USER_OBJ, 7, 0xFFFFFFFF), (USER, 6, 1234), (OTHER, 5, 0xFFFFFFFF))
-    assert _trust.parse_acl(data) == [(USER_OBJ, 7, 0xFFFFFFFF), (USER, 6, 1234), (OTHER, 5, 0xFFFFFFFF)]  # noqa: E501
+    assert _trust.parse_acl(data) == [
+        (USER_OBJ, 7, 0xFFFFFFFF),
+        (USER, 6, 1234),
+        (OTHER, 5, 0xFFFFFFFF),
+    ]  # noqa: E501
     with pytest.raises(ValueError, match="whole entries"):
         _trust.parse_acl(data[:-3])
     with pytest.raises(ValueError, match="version 1"):
