@@ -28,11 +28,11 @@ sdk_status plus_k(const sdk_tensor* x, sdk_tensor** out) {
 """
 
 
-def _request(folder: Path, **change) -> dict:
+def _request(sender: Path, **change) -> dict:
     """A request as a sender in `folder` makes it: op.cpp and its header k.h."""
     state = {
         "format": "sdk.build-request", "version": 1, "name": "req_plus_k", "bridge": "ctypes",
-        "inline": False, "folder": str(folder),
+        "inline": False, "folder": str(sender),
         "files": [("op.cpp", OP), ("k.h", b"#define K 1.5\n")], "sources": 1,
         "extra_cflags": [], "extra_cuda_cflags": [], "extra_ldflags": [],
         "extra_include_paths": [], "with_cuda": False, "dlink": False, "abi": [1, 0],
