@@ -127,6 +127,8 @@ def state_of(loaded: Any) -> dict:
         )
     state = _make_state(*entry[1])
     _STATES[id(loaded)] = state
+    with _SHIPPING:  # unpickled in this process: the object itself, not a build of the copy
+        _SHIPPED.setdefault(_state_digest(state), loaded)
     return state
 
 
