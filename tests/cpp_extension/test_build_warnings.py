@@ -34,3 +34,17 @@ def test_a_missing_return_fails_the_build_unless_the_user_allows_it(ext_dir, cap
     assert f"Built {name} in " in err and "(1 warning; see build.log)" in err
     assert "no return statement" not in err  # counted, not repeated: it is in build.log
     assert "return-type" in (ext_dir.glob(f"*/{name}/build.log").__next__()).read_text()
+
+
+def test_build_extension_makes_return_type_an_error_before_the_users_flags(tmp_path):
+    from setuptools import Distribution
+
+    from cpp_extension import BuildExtension, CppExtension, _plan
+
+    ext = CppExtension("pkg.m", ["m.cpp"], extra_compile_args=["-Wno-error=return-type"])
+    cmd = BuildExtension(Distribution({"name": "pkg", "ext_modules": [ext]}))
+    cmd.ensure_finalized()
+    target = cmd._target(ext, tmp_path, _plan.Toolchain({"cxx"}))
+    flags = target.flags["cxx"]
+    assert flags.index("-Werror=return-type") < flags.index("-Wno-error=return-type")
+    assert "-Werror=return-type" in target.flags["c"]
