@@ -4,6 +4,7 @@ port (a torch extension to the SDK), repair (auditwheel without the SDK's own li
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -120,18 +121,62 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_clean(args: argparse.Namespace) -> int:
-    root = _cache.extensions_root()
-    if args.name:
-        targets = [p for p in root.glob(f"*/{args.name}") if p.is_dir()]
-        if not targets:
-            print(f"no cached build named {args.name!r} under {root}")
-            return 1
+def _clean_targets(root: Path, name: str | None) -> list[os.DirEntry]:
+    """The entries of the cache root to remove: every flavor folder (py311_abi1, ...), or
+    the build folders `name` in them. Listed with lstat only: a link is itself an entry
+    (removed as a link, never followed)."""
+    found = []
+    with os.scandir(root) as flavors:
+        for flavor in sorted(flavors, key=lambda e: e.name):
+            if name is None:
+                if flavor.is_dir(follow_symlinks=False) or flavor.is_symlink():
+                    found.append(flavor)
+                continue
+            if not flavor.is_dir(follow_symlinks=False):
+                continue
+            with os.scandir(flavor.path) as builds:
+                found.extend(e for e in builds if e.name == name)
+    return found
+
+
+def _remove(entry: os.DirEntry) -> None:
+    """Remove one cache entry without following links (rmtree opens each folder relative to
+    its parent's descriptor on Linux, so a link swapped in meanwhile is removed as a link)."""
+    if entry.is_dir(follow_symlinks=False):
+        shutil.rmtree(entry.path)
     else:
-        targets = [p for p in root.glob("*") if p.is_dir()] if root.is_dir() else []
-    for path in targets:
-        shutil.rmtree(path, ignore_errors=True)
-        print(f"removed {path}")
+        os.unlink(entry.path)
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """Remove cached builds, only ever inside the cache root (resolved first): `name` must be
+    an extension name (a C identifier: no path, no '..', no pattern)."""
+    from . import _trust
+    from ._build import _NAME
+    from ._errors import CacheError
+
+    if args.name is not None and not _NAME.match(args.name):
+        print(
+            f"clean: {args.name!r} is not an extension name (a C identifier, as given to "
+            "load()); clean removes only cached builds inside the cache folder",
+            file=sys.stderr,
+        )
+        return 2
+    try:  # the physical root, found as the kernel does, through trusted folders only
+        root = _trust.trusted_folders(_cache.extensions_root(), create=False)
+    except FileNotFoundError:
+        print(f"nothing to clean under {_cache.extensions_root()}")
+        return 0 if args.name is None else 1
+    except CacheError as e:
+        print(f"clean: {e}", file=sys.stderr)
+        return 2
+    targets = _clean_targets(root, args.name)
+    if args.name and not targets:
+        print(f"no cached build named {args.name!r} under {root}")
+        return 1
+    for entry in targets:
+        _remove(entry)
+        print(f"removed {entry.path}")
     if not targets:
         print(f"nothing to clean under {root}")
     return 0

@@ -87,12 +87,13 @@ def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
         for src in _as_list(sources, "sources"):
             path = os.path.abspath(src)
             try:
-                with open(path, "rb") as f:
-                    texts.append((path, f.read()))
+                texts.append((path, _trust.read_regular(path)))
             except FileNotFoundError:
                 raise FileNotFoundError(
                     f"extension '{name}': source file not found: {src}"
                 ) from None
+            except _trust.NotARegularFile as e:
+                raise ValueError(f"extension '{name}': source {src}: {e.strerror}") from None
     if not texts:
         raise ValueError(f"extension '{name}': no sources given")
     with_cuda = kw.get("with_cuda")
@@ -167,7 +168,7 @@ def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
     base = _runtime.PYBIND11_BASE_FLAGS if req.bridge == "pybind11" else _toolchain.CXX_FLAGS
     flags = _plan.compile_flags(
         cxx=base,
-        c=["-std=c11", "-O2", "-fPIC"],
+        c=["-std=c11", "-O2", "-fPIC", *_toolchain.WARNING_FLAGS],
         common=[f"-DSDK_EXTENSION_NAME={req.name}", *(f"-I{d}" for d in includes)],
         user_cxx=req.extra_cflags,
         user_nvcc=req.extra_cuda_cflags,
@@ -222,9 +223,10 @@ def _digest(req: _Request, flags: dict[str, list[str]], toolchain: _plan.Toolcha
 
 def _check_folders(req: _Request) -> None:
     """The cache's folders down to the build folder pass _trust's checks (made 0700 when
-    missing); CacheError otherwise, or when a folder cannot be made."""
+    missing); CacheError otherwise, or when a folder cannot be made. The build then uses the
+    physical folder the checks walked to, not a path that could resolve elsewhere."""
     try:
-        _trust.check_cache(_cache.extensions_root(), req.build_dir)
+        req.build_dir = _trust.check_cache(_cache.extensions_root(), req.build_dir)
     except CacheError:
         raise
     except OSError as e:

@@ -64,9 +64,8 @@ def local_headers(roots: list[tuple[str, bytes]], include_dirs: list[str]) -> li
                 if os.path.isfile(cand):
                     seen.add(cand)
                     found.append(cand)
-                    try:
-                        with open(cand, "rb") as f:
-                            todo.append((os.path.dirname(cand), f.read()))
+                    try:  # a regular file only: a FIFO or device there is never opened
+                        todo.append((os.path.dirname(cand), _trust.read_regular(cand)))
                     except OSError:
                         pass
                     break
@@ -83,8 +82,7 @@ def content_hash(inputs: list[tuple[str, bytes]], headers: list[str], config: di
     for p in headers:
         h.update(f"\0hdr\0{p}\0".encode())
         try:
-            with open(p, "rb") as f:
-                h.update(f.read())
+            h.update(_trust.read_regular(p))
         except OSError:
             h.update(b"<missing>")
     return h.hexdigest()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -123,6 +124,11 @@ def write_if_changed(path: Path, text: str) -> None:
     write_atomic(path, text)
 
 
+# a compiler's or linker's warning line: "f.cpp:3:1: warning: ...", nvcc's "f.cu(3): warning
+# #177-D: ...", "ld: warning: ..."
+_WARNING = re.compile(r"(?::\d+:\d+: |\(\d+\): |ld: )warning[: #]")
+
+
 class Progress:
     """A single status line rewritten in place on a TTY; plain lines elsewhere."""
 
@@ -133,6 +139,7 @@ class Progress:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.start = time.monotonic()
         self.status = "starting"
+        self.warnings = 0
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
@@ -155,6 +162,8 @@ class Progress:
 
     def line(self, text: str) -> None:
         """One line of ninja output."""
+        if _WARNING.search(text):
+            self.warnings += 1
         if self.verbose:
             self.stream.write(text + "\n")
             self.stream.flush()
@@ -174,8 +183,13 @@ class Progress:
         if self.tty and not self.verbose:
             self.stream.write("\r\x1b[K")
         elapsed = time.monotonic() - self.start
-        if exc[0] is None and self.status != "failed" and (self.verbose or not self.tty):
-            self.stream.write(f"Built {self.label} in {elapsed:.1f}s\n")
+        if exc[0] is None and self.status != "failed":
+            text = f"Built {self.label} in {elapsed:.1f}s"
+            if self.warnings:  # one line, on a terminal too; the warnings stay in build.log
+                many = "s" if self.warnings > 1 else ""
+                self.stream.write(f"{text} ({self.warnings} warning{many}; see build.log)\n")
+            elif self.verbose or not self.tty:
+                self.stream.write(text + "\n")
         self.stream.flush()
 
 

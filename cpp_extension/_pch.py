@@ -368,10 +368,9 @@ def attach(plan, bridge: str, cxx_flags: list[str], toolchain, split: bool = Fal
     cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []
     for step in cxx_steps:
-        try:
-            with open(step.source, "rb") as f:
-                if starts_with_extension_header(f.read(8192)):
-                    steps.append(step)
+        try:  # a regular file only: a FIFO swapped in would block the open
+            if starts_with_extension_header(_trust.read_regular(step.source)[:8192]):
+                steps.append(step)
         except OSError:
             continue
     if not steps or shadowed(cxx_flags, _toolchain.sdk_paths().include_dir):

@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import port_map
+from . import _port_files, port_map
 from ._port_cxx import Missing, Result, defined_macros, port_cxx
 from ._port_names import sdk_headers
 from ._port_py import port_python
@@ -46,6 +45,7 @@ class PortReport:
     rewrites: dict[str, int] = field(default_factory=dict)
     missing: list[Missing] = field(default_factory=list)
     seconds: float = 0.0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
 
     @property
     def changed(self) -> list[str]:
@@ -70,6 +70,9 @@ class PortReport:
             lines.extend(f"  {m}" for m in self.missing)
         else:
             lines.append("no SDK counterpart: none")
+        if self.skipped:
+            lines.append(f"links, special and large files ({len(self.skipped)}):")
+            lines.extend(f"  {path}: {why}" for path, why in self.skipped)
         return "\n".join(lines)
 
     def as_json(self) -> dict:
@@ -77,21 +80,26 @@ class PortReport:
             "files": [{"path": p, "changed": c} for p, c in self.files],
             "rewrites": self.rewrites,
             "missing": [m.__dict__ for m in self.missing],
+            "skipped": [{"path": p, "why": w} for p, w in self.skipped],
             "seconds": self.seconds,
         }
 
 
 def _walk(src: Path, exclude: Path | None) -> list[Path]:
-    if src.is_file():
+    """Every entry below `src` (or `src` itself, a file), links and special files included
+    (classified later, by lstat); symbolic links to folders are listed, never entered."""
+    if not src.is_dir():
         return [src]
     found = []
-    for root, dirs, files in os.walk(src):
+    for root, dirs, files in os.walk(src):  # followlinks=False: links to folders are in dirs
         here = Path(root)
+        found.extend(here / d for d in sorted(dirs) if (here / d).is_symlink())
         dirs[:] = sorted(
             d
             for d in dirs
             if d not in _SKIP_DIRS
             and not d.endswith(".egg-info")
+            and not (here / d).is_symlink()
             and (exclude is None or (here / d).resolve() != exclude)
         )
         found.extend(here / f for f in sorted(files))
@@ -139,32 +147,89 @@ def port_paths(
     if out_dir is not None and any(out_dir == s for s in srcs):
         raise ValueError(f"cpp_extension port: --out {out_dir} is a source; use --in-place")
     report = PortReport()
-    files = [(path, path.read_bytes()) for src in srcs for path in _walk(src, out_dir)]
+    entries = [
+        _port_files.classify(path, path.relative_to(base).as_posix(), roots)
+        for src in srcs
+        for path in _walk(src, out_dir)
+    ]
+    if out_dir is not None:
+        _port_files.check_targets(entries, roots, out_dir, base)
+    sources = _read_sources(entries, report)
     # A project's own macros (AT_DISPATCH_CASE_MY_TYPES in its dispatch.h) stay its own in
     # every file that uses them.
     own_macros: set[str] = set()
-    for path, data in files:
-        if path.suffix.lower() in CXX_SUFFIXES:
+    for entry, data, _ in sources:
+        if entry.path.suffix.lower() in CXX_SUFFIXES:
             own_macros |= defined_macros(data.decode("utf-8", errors="surrogateescape"))
-    for path, data in files:
-        rel = path.relative_to(base).as_posix()
+    for entry, data, mode in sources:
         text = data.decode("utf-8", errors="surrogateescape")
-        result = port_text(text, rel, include_dir, own_macros, cxx_in_strings)
-        target = out_dir / rel if out_dir is not None else path
-        if result is None:  # not a source: copied as it is
-            report.files.append((rel, False))
-            if out_dir is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
-            continue
-        report.add(rel, text, result)
+        result = port_text(text, entry.rel, include_dir, own_macros, cxx_in_strings)
+        report.add(entry.rel, text, result)
         if out_dir is not None or result.text != text:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(result.text.encode("utf-8", errors="surrogateescape"))
+            target = entry.path
             if out_dir is not None:
-                shutil.copymode(path, target)
+                target = _port_files.make_parents(out_dir, entry.rel) / Path(entry.rel).name
+            data = result.text.encode("utf-8", errors="surrogateescape")
+            _port_files.write_file(target, data, mode)
+    ported = {id(entry) for entry, _, _ in sources}
+    for entry in entries:
+        if entry.kind == "skip" or id(entry) in ported:
+            continue
+        _copy_unchanged(entry, out_dir, report)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _read_sources(entries: list, report: PortReport) -> list[tuple]:
+    """(entry, bytes, mode) of the sources to port: regular files with a C++/CUDA or Python
+    suffix of at most MAX_REWRITE bytes; links and special files go to the report."""
+    found = []
+    for entry in entries:
+        if entry.kind != "file":
+            report.skipped.append((entry.rel, entry.why))
+            continue
+        suffix = entry.path.suffix.lower()
+        if suffix not in CXX_SUFFIXES and suffix not in PY_SUFFIXES:
+            continue
+        try:
+            fd, st = _port_files.open_regular(entry.path)
+        except _port_files.NotRegular as e:
+            entry.kind, entry.why = "skip", f"skipped: {e.strerror}"
+            report.skipped.append((entry.rel, entry.why))
+            continue
+        if st.st_size > _port_files.MAX_REWRITE:
+            os.close(fd)
+            continue  # copied unchanged (see _copy_unchanged), reported there
+        data = _port_files.read_fd(fd, _port_files.MAX_REWRITE)
+        if len(data) <= _port_files.MAX_REWRITE:
+            found.append((entry, data, st.st_mode))
+    return found
+
+
+def _copy_unchanged(entry, out_dir: Path | None, report: PortReport) -> None:
+    """A file the porter does not rewrite: a link or regular file copied into --out (links
+    as links), left alone in place; too-large sources are reported."""
+    if entry.kind == "link":
+        if out_dir is not None:
+            target = _port_files.make_parents(out_dir, entry.rel) / Path(entry.path.name)
+            _port_files.write_link(target, entry.link_text)
+        return
+    try:
+        fd, st = _port_files.open_regular(entry.path)
+    except _port_files.NotRegular as e:
+        report.skipped.append((entry.rel, f"skipped: {e.strerror}"))
+        return
+    suffix = entry.path.suffix.lower()
+    if suffix in CXX_SUFFIXES or suffix in PY_SUFFIXES:
+        how = "copied unchanged" if out_dir is not None else "left unchanged"
+        limit = _port_files.MAX_REWRITE
+        report.skipped.append((entry.rel, f"{how}: {st.st_size} bytes, over the {limit} ported"))
+    report.files.append((entry.rel, False))
+    if out_dir is None:
+        os.close(fd)
+        return
+    target = _port_files.make_parents(out_dir, entry.rel) / Path(entry.path.name)
+    _port_files.copy_fd(fd, target, st.st_mode)
 
 
 # ---- the porting table -----------------------------------------------------------------------

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
+from . import _trust
+
 # Comments, string and character literals (raw strings too): what the porter never rewrites.
 _SKIPPED = re.compile(
     r"""//[^\n]*
@@ -141,22 +143,21 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
     """The scan, kept on disk next to the JIT cache until a header changes (reading ~25
     headers costs a few tenths of a second, the cached result a millisecond)."""
     cache = _cache_file(include_dir, fingerprint)
-    try:
-        data = json.loads(cache.read_text())
+    try:  # never through a link, never a FIFO (see _trust)
+        data = json.loads(_trust.read_no_follow(cache))
         return SdkHeaders(
             include_dir, set(data["names"]), set(data["macros"]), set(data["headers"])
         )
     except (OSError, ValueError, KeyError, TypeError):
         pass
     found = _read_headers(include_dir)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({k: sorted(getattr(found, k)) for k in ("names", "macros", "headers")})
+    try:  # into a trusted folder of the cache, by a fresh name (see _trust)
+        _trust.trusted_folders(cache.parent.parent, cache.parent.name)
+        _trust.write_atomic(
+            cache,
+            json.dumps({k: sorted(getattr(found, k)) for k in ("names", "macros", "headers")}),
         )
-        os.replace(tmp, cache)
-    except OSError:  # a read-only cache folder only costs the next run the scan
+    except OSError:  # a read-only or untrusted cache folder only costs the next run the scan
         pass
     return found
 

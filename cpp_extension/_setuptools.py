@@ -160,8 +160,8 @@ class BuildExtension(build_ext):
         short = ext.name.split(".")[-1]
         dlink = bool(getattr(ext, "dlink", False))
         flags = _plan.compile_flags(
-            cxx=["-std=c++17", "-fvisibility=hidden"],
-            c=["-std=c11"],
+            cxx=["-std=c++17", "-fvisibility=hidden", *_toolchain.WARNING_FLAGS],
+            c=["-std=c11", *_toolchain.WARNING_FLAGS],
             common=["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros],
             user_cxx=user_cxx,
             user_nvcc=user_nvcc,
@@ -184,5 +184,7 @@ class BuildExtension(build_ext):
 
     @staticmethod
     def _split_flags_for_setuptools(ext: Extension) -> None:
-        if isinstance(ext.extra_compile_args, dict):
-            ext.extra_compile_args = list(ext.extra_compile_args.get("cxx", []))
+        args = ext.extra_compile_args or []
+        if isinstance(args, dict):
+            args = args.get("cxx", [])
+        ext.extra_compile_args = [*_toolchain.WARNING_FLAGS, *args]  # the user's still win

@@ -83,17 +83,73 @@ def _trusted_owner(st: os.stat_result) -> bool:
     return st.st_uid in (os.geteuid(), 0)
 
 
-def _others_may_write(st: os.stat_result) -> str | None:
-    """'everyone' or 'group <name>' when users besides the owner may write, else None."""
+def _others_may_write(st: os.stat_result, path: str | os.PathLike) -> str | None:
+    """'everyone', 'group <name>' or 'user <name> (ACL)' when users besides the owner may
+    write, else None: the mode bits, then the POSIX access ACL (which the mode bits do not
+    show: `setfacl -m u:other:rwx` leaves them as they were for a private group)."""
     if st.st_mode & stat.S_IWOTH:
         return "everyone"
     if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid):
-        try:
-            import grp
+        return _group_name(st.st_gid)
+    return _acl_writers(path, st)
 
-            return f"group {grp.getgrgid(st.st_gid).gr_name}"
-        except (ImportError, KeyError):
-            return f"group {st.st_gid}"
+
+def _group_name(gid: int) -> str:
+    try:
+        import grp
+
+        return f"group {grp.getgrgid(gid).gr_name}"
+    except (ImportError, KeyError):
+        return f"group {gid}"
+
+
+# system.posix_acl_access, as the kernel hands it out: a little-endian u32 version (2), then
+# 8-byte entries (u16 tag, u16 permissions, u32 uid/gid) -- linux/posix_acl_xattr.h
+_ACL_XATTR = "system.posix_acl_access"
+_ACL_VERSION = 2
+_ACL_USER, _ACL_GROUP_OBJ, _ACL_GROUP, _ACL_MASK = 0x02, 0x04, 0x08, 0x10
+_ACL_WRITE = 0x02
+
+
+def parse_acl(data: bytes) -> list[tuple[int, int, int]]:
+    """(tag, permissions, id) of each entry of an ACL xattr; ValueError when malformed."""
+    import struct
+
+    if len(data) < 4 or (len(data) - 4) % 8:
+        raise ValueError(f"an ACL of {len(data)} bytes is not a header and whole entries")
+    (version,) = struct.unpack_from("<I", data)
+    if version != _ACL_VERSION:
+        raise ValueError(f"ACL version {version}, not {_ACL_VERSION}")
+    return [struct.unpack_from("<HHI", data, off) for off in range(4, len(data), 8)]
+
+
+def _acl_writers(path: str | os.PathLike, st: os.stat_result) -> str | None:
+    """Who besides the owner may write `path` by its access ACL (named users and groups,
+    and the owning group, each limited by the mask), else None. None too where the file
+    system or platform has no ACLs (no xattr, or none set: the mode bits say it all)."""
+    getxattr = getattr(os, "getxattr", None)
+    if getxattr is None:
+        return None
+    try:
+        data = getxattr(path, _ACL_XATTR, follow_symlinks=False)
+    except OSError as e:
+        if e.errno in (errno.ENODATA, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            return None
+        raise
+    try:
+        entries = parse_acl(data)
+    except ValueError as e:
+        return f"an ACL this check cannot read ({e})"
+    mask = next((perm for tag, perm, _ in entries if tag == _ACL_MASK), 0o7)
+    for tag, perm, ident in entries:
+        if not perm & mask & _ACL_WRITE:
+            continue
+        if tag == _ACL_USER and ident not in (os.geteuid(), 0, st.st_uid):
+            return f"user {_user_name(ident)} (by an ACL entry)"
+        if tag == _ACL_GROUP and not _private_group(ident):
+            return f"{_group_name(ident)} (by an ACL entry)"
+        if tag == _ACL_GROUP_OBJ and not _private_group(st.st_gid):
+            return f"{_group_name(st.st_gid)} (by an ACL entry)"
     return None
 
 
@@ -131,13 +187,14 @@ def check_folder(path: Path, st: os.stat_result | None = None) -> None:
             f"it belongs to {_owner(st)}, not to you ({_user_name(os.geteuid())})",
             "remove it (as its owner) and let load() create it again",
         )
-    who = _others_may_write(st)
+    who = _others_may_write(st, path)
     if who is not None:
         mode = stat.S_IMODE(st.st_mode)
         raise _refuse(
             path,
             f"{who} may write it (mode {mode:04o})",
-            f"chmod go-w {path} (after checking what is in it), or remove it",
+            (f"setfacl -b {path}" if "ACL" in who else f"chmod go-w {path}")
+            + " (after checking what is in it), or remove it",
         )
 
 
@@ -150,7 +207,7 @@ def _check_ancestor(path: str, st: os.stat_result) -> None:
             f"this folder above the cache belongs to {_owner(st)}, who could replace what is in it",
             "put the cache in a folder of your own",
         )
-    who = _others_may_write(st)
+    who = _others_may_write(st, path)
     if who is not None and not st.st_mode & stat.S_ISVTX:
         raise _refuse(
             Path(path),
@@ -237,23 +294,29 @@ def trusted_folders(root: Path, *below: str, create: bool = True) -> Path:
     return folder
 
 
-def check_cache(root: Path, build_dir: Path, *, create: bool = True) -> None:
+def check_cache(root: Path, build_dir: Path, *, create: bool = True) -> Path:
     """Check the folders from the cache root down to `build_dir` when it lies in the root,
-    else the root (when it exists) and `build_dir` on its own, as its own root."""
-    root = Path(os.path.abspath(root))
-    build_dir = Path(os.path.abspath(build_dir))
-    try:
-        rel = build_dir.relative_to(root)
-    except ValueError:
-        rel = None
+    else the root (when it exists) and `build_dir` on its own, as its own root. Returns the
+    physical build folder, the one checked (use it rather than `build_dir`).
+
+    The paths are compared as given, never normalised: the kernel resolves ``att/../x`` by
+    following ``att`` first, so ``..`` in a path is walked the same way here (see
+    _trusted_path), and the folder checked is the folder used."""
+    root_path = os.path.join(os.getcwd(), os.fspath(root)).rstrip("/")
+    build_path = os.path.join(os.getcwd(), os.fspath(build_dir))
+    rel = None
+    if build_path.startswith(root_path + "/"):
+        rel = [p for p in build_path[len(root_path) + 1 :].split("/") if p not in ("", ".")]
+        if ".." in rel:
+            rel = None
     if rel is not None:
-        trusted_folders(root, *rel.parts, create=create)
-        return
-    trusted_folders(build_dir, create=create)
+        return trusted_folders(root, *rel, create=create)
+    found = trusted_folders(build_dir, create=create)
     with contextlib.suppress(FileNotFoundError):
         # other files of the root (compiler identities, the precompiled header) are read
         # even when builds go elsewhere: checked when the root is there at all
         trusted_folders(root, create=False)
+    return found
 
 
 # ------------------------------------------------------------------------------ files
@@ -310,8 +373,36 @@ def open_no_follow(path: Path, flags: int, mode: int = FILE_MODE) -> int:
         raise
 
 
-def read_no_follow(path: Path) -> bytes:
-    """The bytes of `path`, not following a symbolic link (OSError then, as when missing)."""
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+MAX_READ = 64 << 20  # bytes: sources, headers, stamps; more is not a file load() reads
+
+
+class NotARegularFile(OSError):
+    """A path that names something other than a regular file (a FIFO, a device, a folder),
+    or one larger than the reader's limit: never read, whatever its permissions."""
+
+
+def read_regular(path: Path, *, follow: bool = True, limit: int = MAX_READ) -> bytes:
+    """The bytes of the regular file `path`. Opened with O_NONBLOCK (opening a FIFO cannot
+    block) and, unless `follow`, O_NOFOLLOW; then fstat must show a regular file of at most
+    `limit` bytes (a link to /dev/zero or a FIFO is refused before a byte is read).
+    NotARegularFile then; other failures the usual OSError."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC | (0 if follow else _NOFOLLOW)
+    fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotARegularFile(errno.EINVAL, "not a regular file; not read", str(path))
+        if st.st_size > limit:
+            raise NotARegularFile(
+                errno.EFBIG, f"{st.st_size} bytes, more than the {limit} read", str(path)
+            )
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew while read
+        raise NotARegularFile(errno.EFBIG, f"more than the {limit} bytes read", str(path))
+    return data
+
+
+def read_no_follow(path: Path) -> bytes:
+    """The bytes of `path`, not following a symbolic link (OSError then, as when missing),
+    a regular file only (see read_regular)."""
+    return read_regular(path, follow=False)
