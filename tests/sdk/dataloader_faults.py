@@ -68,6 +68,25 @@ def make_worker_only_error(worker_id):
     sys.modules[__name__].WorkerOnlyError = type("WorkerOnlyError", (Exception,), {})
 
 
+def refuse():
+    raise ValueError("this batch cannot be rebuilt here")
+
+
+class RebuildFails:
+    """Pickles, but fails to unpickle."""
+
+    def __reduce__(self):
+        return (refuse, ())
+
+
+class Unrebuildable(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return RebuildFails() if i == 0 else i
+
+
 class SleepsAt(Dataset):
     """Sample `at` takes an hour; the others are instant."""
 
@@ -174,6 +193,13 @@ def unpicklable():
     err = raised(lambda: next(iter(loader)), RuntimeError)
     assert "WorkerOnlyError" in str(err) and "sample 0 is bad" in str(err), err
     print("worker-only class:", str(err).splitlines()[0])
+
+    it = iter(DataLoader(Unrebuildable(), batch_size=None, num_workers=1))
+    err = raised(lambda: next(it), RuntimeError)
+    assert "unpickle batch 0 from worker 0" in str(err) and "rebuilt here" in str(err), err
+    assert next(it) == 1
+    print("unpickling:", err)
+    it = None
     del err  # its traceback holds the iterator
     gc.collect()
     no_children()

@@ -263,6 +263,7 @@ class _MultiProcessIter(_BaseIter):
         self._workers: list = []
         self._frames: collections.deque = collections.deque()  # (worker, idx, payload)
         self._broken: str | None = None  # why the iterator stopped early, if it did
+        self._exited: set[int] = set()  # workers that exited as asked
         ctx = _mp_context(loader.multiprocessing_context)
         self._done = ctx.RawValue("b", 0)  # lock-free: a killed worker cannot leave it held
         self._shut = False
@@ -351,12 +352,13 @@ class _MultiProcessIter(_BaseIter):
         try:
             deadline = self._deadline()
             while not self._frames:
-                if self._pump(deadline):
+                if self._read_all():
                     deadline = self._deadline()  # bytes arrived: the sender is not stuck
                     continue
-                self._check_workers()
                 if deadline is not None and time.monotonic() >= deadline:
                     raise RuntimeError(self._timeout_message(task))
+                if self._wait(deadline) and not self._read_all():
+                    self._check_workers()  # a worker exited, and sent nothing more
         except BaseException as e:  # KeyboardInterrupt too: a frame may be half read
             self._break(e)
             raise
@@ -365,18 +367,18 @@ class _MultiProcessIter(_BaseIter):
     def _deadline(self) -> float | None:
         return time.monotonic() + self._timeout if self._timeout > 0 else None
 
-    def _pump(self, deadline: float | None) -> bool:
-        """Wait (at most POLL_S, and not past `deadline`) for bytes or a worker's exit, then
-        read every pipe; whether any byte arrived."""
+    def _wait(self, deadline: float | None) -> bool:
+        """Wait (at most POLL_S, and not past `deadline`) for bytes or a worker's exit;
+        whether a worker exited."""
         step = _w.POLL_S
         if deadline is not None:
             step = max(0.0, min(step, deadline - time.monotonic()))
-        waits = [r.conn for r in self._readers if not r.eof]
-        waits += [p.sentinel for p in self._workers if p.exitcode is None]
-        mp_connection.wait(waits, timeout=step)
-        return self._read_all()
+        sentinels = [p.sentinel for w, p in enumerate(self._workers) if w not in self._exited]
+        ready = mp_connection.wait([r.conn for r in self._readers if not r.eof] + sentinels, step)
+        return any(s in ready for s in sentinels)
 
     def _read_all(self) -> bool:
+        """Read every pipe without blocking; whether any byte arrived."""
         progress = False
         for w, reader in enumerate(self._readers):
             frames, got = reader.read()
@@ -385,11 +387,12 @@ class _MultiProcessIter(_BaseIter):
         return progress
 
     def _check_workers(self) -> None:
-        dead = [
-            w for w, p in enumerate(self._workers) if self._active[w] and p.exitcode is not None
-        ]
-        if dead:
-            raise RuntimeError(" ".join(self._death_message(w) for w in dead))
+        """RuntimeError when a worker we still wait on has exited."""
+        dead = [w for w, p in enumerate(self._workers) if p.exitcode is not None]
+        lost = [w for w in dead if self._active[w]]
+        if lost:
+            raise RuntimeError(" ".join(self._death_message(w) for w in lost))
+        self._exited.update(dead)  # stopped as asked: no need to watch them
 
     def _death_message(self, w: int) -> str:
         p = self._workers[w]
