@@ -282,16 +282,15 @@ class _MultiProcessIter(_BaseIter):
         reader, writer = ctx.Pipe(duplex=False)
         self._readers.append(channel.FrameReader(reader))
         method = ctx.get_start_method() if hasattr(ctx, "get_start_method") else None
-        # A forkserver child's parent is the server, not this process; the server exits
-        # when this process dies, and the worker with it.
-        expected_ppid = None if method == "forkserver" else os.getpid()
-        pdeathsig = method == "forkserver" or threading.current_thread() is threading.main_thread()
+        direct_child = method != "forkserver"  # else the server is the worker's parent
+        # The kernel's parent-death signal follows the thread that forked: see watch_parent.
+        pdeathsig = direct_child and threading.current_thread() is threading.main_thread()
         p = ctx.Process(
             target=_w.worker_loop,
             args=(self._dataset, iq, writer, self._done, self._auto_collation,
                   self._collate_fn, self._drop_last, self._batch_size, self._base_seed + i,
                   loader.worker_init_fn, i, self._num_workers, self._iterable,
-                  expected_ppid, pdeathsig),
+                  os.getpid(), direct_child, pdeathsig),
             daemon=True,
         )  # fmt: skip
         try:

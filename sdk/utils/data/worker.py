@@ -144,13 +144,15 @@ class IterableFetcher:
         return self.collate_fn(data)
 
 
-def watch_parent(expected_ppid: int | None, pdeathsig: bool) -> None:
-    """Make this worker exit when the process that started it dies, however it dies.
+def watch_parent(main_pid: int, direct_child: bool, pdeathsig: bool) -> None:
+    """Make this worker exit when the main process dies, however it dies.
 
-    On Linux the kernel sends SIGKILL at once (PR_SET_PDEATHSIG), but only when the parent
-    started us from its main thread: the signal follows the parent *thread*, and a worker
-    must not die with a short-lived thread that merely created the iterator. Everywhere, a
-    daemon thread polls the parent pid, which changes when the parent is gone.
+    On Linux the kernel sends SIGKILL at once (PR_SET_PDEATHSIG), but only when the main
+    process started us from its main thread: the signal follows the parent *thread*, and a
+    worker must not die with a short-lived thread that merely created the iterator.
+    Everywhere, a daemon thread polls: our parent pid changes when a direct parent (fork,
+    spawn) dies. A forkserver child's parent is the server, which outlives the main process
+    as long as its children hold the server's liveness pipe, so it watches the main pid.
     """
     if pdeathsig and sys.platform.startswith("linux"):
         try:
@@ -159,20 +161,36 @@ def watch_parent(expected_ppid: int | None, pdeathsig: bool) -> None:
         except (OSError, AttributeError):
             pass  # the polling thread below still watches
     ppid = os.getppid()
-    if expected_ppid is not None and ppid != expected_ppid:
-        os._exit(_ORPHANED)  # the parent died before we could watch it
-    threading.Thread(target=_poll_parent, args=(ppid,), name="parent-watch", daemon=True).start()
+    if (direct_child and ppid != main_pid) or not _alive(main_pid):
+        os._exit(_ORPHANED)  # it died before we could watch it
+    args = (main_pid, ppid, direct_child)
+    threading.Thread(target=_poll_parent, args=args, name="parent-watch", daemon=True).start()
 
 
 _PR_SET_PDEATHSIG = 1
-_ORPHANED = 70  # exit status of a worker that outlived its parent
+_ORPHANED = 70  # exit status of a worker that outlived the main process
 PARENT_POLL_S = 0.25
 
 
-def _poll_parent(ppid: int) -> None:
-    while os.getppid() == ppid:
+def _poll_parent(main_pid: int, ppid: int, direct_child: bool) -> None:
+    while os.getppid() == ppid and (direct_child or _alive(main_pid)):
         time.sleep(PARENT_POLL_S)
-    os._exit(_ORPHANED)  # nothing to clean up that the dead parent could still use
+    os._exit(_ORPHANED)  # nothing to clean up that the dead main process could still use
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): the signal check above is all there is
 
 
 def send(out: channel.FrameWriter, idx: int, data: Any, worker_id: int) -> None:
@@ -194,11 +212,11 @@ def send(out: channel.FrameWriter, idx: int, data: Any, worker_id: int) -> None:
 def worker_loop(dataset: Any, index_queue: Any, out_conn: Any, done: Any,
                 auto_collation: bool, collate_fn: Any, drop_last: bool, batch_size: Any,
                 seed: int, init_fn: Any, worker_id: int, num_workers: int,
-                iterable: bool, expected_ppid: int | None, pdeathsig: bool) -> None:  # fmt: skip
+                iterable: bool, main_pid: int, direct_child: bool, pdeathsig: bool) -> None:  # fmt: skip
     """Fetch what the main process asks for ((send_idx, indices) from index_queue) and send
     each batch (or ExceptionWrapper) as a frame on out_conn, until told to stop (None on
     the queue, or `done` set), or until the main process dies."""
-    watch_parent(expected_ppid, pdeathsig)
+    watch_parent(main_pid, direct_child, pdeathsig)
     out = channel.FrameWriter(out_conn.fileno())
     try:
         _serve(dataset, index_queue, out, done, auto_collation, collate_fn, drop_last,
