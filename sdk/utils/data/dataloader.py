@@ -41,6 +41,12 @@ class DataLoader:
     processes (each seeded base_seed + worker_id; see get_worker_info); batches still come
     in sampler order (in_order=True), and an exception in a worker is raised here, naming the
     worker. pin_memory is accepted (tensors here live in ordinary host memory).
+
+    Worker faults raise here instead of hanging: a worker that dies (even halfway through
+    sending a batch) is a RuntimeError naming its pid and signal or exit status; a batch or
+    exception that cannot be pickled raises with the worker's traceback; `timeout` > 0
+    bounds the wait for a batch (counted from the last byte received). Workers exit when
+    the main process dies, however it dies.
     """
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
