@@ -163,11 +163,13 @@ def kill_mid_send(ctx, timeout):
     it = iter(loader)
     pid = next(it)["pid"]
     reader = it._readers[0]
-    # Batch 1 is bigger than the pipe: once bytes of it wait there, the worker is mid-write.
+    # Every batch is bigger than the pipe: while a part of one waits there or here, the
+    # worker is in the middle of sending it (batch 1 may have come whole, then batch 2).
     wait_until(lambda: reader.mid_frame or pipe_bytes(reader.fd) > 0, "the worker to send")
     os.kill(pid, signal.SIGKILL)
-    err = raised(lambda: next(it), RuntimeError)
+    err = raised(lambda: list(it), RuntimeError)
     assert f"pid {pid}" in str(err) and "killed by signal" in str(err), err
+    assert "died while sending batch" in str(err), err
     no_children()
     print("raised:", err)
 
