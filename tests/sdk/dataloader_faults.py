@@ -266,6 +266,17 @@ def user_code_faults():
     gc.collect()
     no_children()
 
+    # A forked copy of an iterator (in a worker of another loader, collecting garbage)
+    # shutting itself down leaves the original's workers be.
+    it = iter(DataLoader(Plain(), batch_size=2, num_workers=2))
+    assert next(it).tolist() == [0, 1]
+    child = os.fork()
+    if child == 0:
+        it._shutdown()
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert [b.tolist() for b in it] == [[2, 3], [4, 5], [6, 7], [8, 9], [10, 11]]
+
     # Deleted mid-epoch, with workers blocked writing batches nobody reads: reaped.
     it = iter(DataLoader(Big(), batch_size=None, num_workers=2))
     next(it)

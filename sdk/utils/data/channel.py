@@ -79,8 +79,10 @@ class FrameReader:
     """The main process's end of one worker's pipe: non-blocking reads, whole frames out."""
 
     def __init__(self, conn: Any) -> None:
-        self.conn = conn  # owns the descriptor (closed with it)
-        self.fd = conn.fileno()
+        # The descriptor is ours alone: a Connection closes its own when collected, which in
+        # a reference cycle may come before the loader's shutdown that still drains it.
+        self.fd = os.dup(conn.fileno())
+        conn.close()
         os.set_blocking(self.fd, False)
         widen(self.fd)
         self.eof = False
@@ -154,4 +156,7 @@ class FrameReader:
         self._body, self._got = None, 0
 
     def close(self) -> None:
-        self.conn.close()
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd = -1
+        self.eof = True

@@ -272,6 +272,7 @@ class _MultiProcessIter(_BaseIter):
         self._exited: set[int] = set()  # workers that exited as asked
         ctx = _mp_context(loader.multiprocessing_context)
         self._done = ctx.RawValue("b", 0)  # lock-free: a killed worker cannot leave it held
+        self._owner = os.getpid()
         self._shut = False
         try:
             for i in range(self._num_workers):
@@ -379,7 +380,7 @@ class _MultiProcessIter(_BaseIter):
         if deadline is not None:
             step = max(0.0, min(step, deadline - time.monotonic()))
         sentinels = [p.sentinel for w, p in enumerate(self._workers) if w not in self._exited]
-        ready = mp_connection.wait([r.conn for r in self._readers if not r.eof] + sentinels, step)
+        ready = mp_connection.wait([r.fd for r in self._readers if not r.eof] + sentinels, step)
         return any(s in ready for s in sentinels)
 
     def _read_all(self) -> bool:
@@ -507,12 +508,19 @@ class _MultiProcessIter(_BaseIter):
         them; close the pipes and queues."""
         if getattr(self, "_shut", True):
             return
+        if os.getpid() != self._owner:
+            # A copy in a forked child (a worker of another loader, collecting garbage):
+            # the workers, queues and done flag are the owner's to stop, not this copy's.
+            return
         self._shut = True
         try:
             self._done.value = 1
             for q, p in zip(self._index_queues, self._workers):
                 if p.exitcode is None:
                     q.put(None)
+        except Exception:  # interpreter shutdown: the stop below still works
+            pass
+        try:
             self._stop_workers(0.0 if fault else _STOP_GRACE_S)
         except Exception:  # interpreter shutdown: best effort
             pass
@@ -530,9 +538,12 @@ class _MultiProcessIter(_BaseIter):
             left = deadline - time.monotonic()
             if not alive or left <= 0:
                 break
-            waits = [p.sentinel for p in alive] + [r.conn for r in self._readers if not r.eof]
+            waits = [p.sentinel for p in alive] + [r.fd for r in self._readers if not r.eof]
             mp_connection.wait(waits, timeout=min(left, _w.POLL_S))
-            self._read_all()  # drained, so a worker blocked on a full pipe sees the stop
+            try:
+                self._read_all()  # drained, so a worker blocked on a full pipe sees the stop
+            except OSError:
+                pass
             self._frames.clear()
         for p in alive:
             p.terminate()
