@@ -532,26 +532,30 @@ class _MultiProcessIter(_BaseIter):
                     pass
 
     def _stop_workers(self, grace: float) -> None:
-        deadline = time.monotonic() + grace
+        try:
+            self._drain_until_exit(time.monotonic() + grace)
+        finally:  # whatever went wrong above, no worker is left running
+            alive = [p for p in self._workers if p.exitcode is None]
+            for p in alive:
+                p.terminate()
+            for p in alive:
+                p.join(_KILL_AFTER_S)
+                if p.exitcode is None:
+                    p.kill()
+                    p.join(_KILL_AFTER_S)
+
+    def _drain_until_exit(self, deadline: float) -> None:
+        """Let the workers exit by themselves until `deadline`, reading (and dropping) what
+        they still send, so that none stays blocked on a full pipe."""
         while True:
             alive = [p for p in self._workers if p.exitcode is None]
             left = deadline - time.monotonic()
             if not alive or left <= 0:
-                break
+                return
             waits = [p.sentinel for p in alive] + [r.fd for r in self._readers if not r.eof]
             mp_connection.wait(waits, timeout=min(left, _w.POLL_S))
-            try:
-                self._read_all()  # drained, so a worker blocked on a full pipe sees the stop
-            except OSError:
-                pass
+            self._read_all()
             self._frames.clear()
-        for p in alive:
-            p.terminate()
-        for p in alive:
-            p.join(_KILL_AFTER_S)
-            if p.exitcode is None:
-                p.kill()
-                p.join(_KILL_AFTER_S)
 
     def __del__(self) -> None:
         self._shutdown()
