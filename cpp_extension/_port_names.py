@@ -7,6 +7,7 @@ and a Python name when importing the SDK's module and looking the attribute up s
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib
 import json
@@ -70,16 +71,56 @@ _OP_TABLE = re.compile(r"#define\s+SDK_(?:UNARY|BINARY|REDUCE)_OPS\(X\)((?:[^\n]
 _OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
 
 
-def declared_names(text: str) -> set[str]:
+# What precedes the `{` of a block whose names stay in the enclosing namespace.
+_NAMESPACE_HEAD = re.compile(r"(?:\bnamespace(?:\s+[\w:]+)?|\bextern|^)\s*$")
+
+
+def namespace_scope(code: str) -> list[tuple[int, int]]:
+    """The (start, end) spans of masked `code` at namespace scope: outside every block but
+    namespace and extern "C" ones (class bodies, function bodies and initializers excluded),
+    so that a member or a local variable is not taken for a function of the namespace."""
+    spans: list[tuple[int, int]] = []
+    stack: list[bool] = []  # per open block: whether it keeps namespace scope
+    start, closed = 0, 0  # closed: open blocks that are not namespaces
+    for m in re.finditer(r"[{}]", code):
+        pos = m.start()
+        if m.group() == "{":
+            keeps = bool(_NAMESPACE_HEAD.search(code, max(0, pos - 120), pos))
+            stack.append(keeps)
+            if not keeps:
+                if closed == 0:
+                    spans.append((start, pos))
+                closed += 1
+        elif stack:
+            if not stack.pop():
+                closed -= 1
+                if closed == 0:
+                    start = pos + 1
+    if closed == 0:
+        spans.append((start, len(code)))
+    return spans
+
+
+def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def declared_names(text: str, namespace_only: bool = False) -> set[str]:
     """Names a C++ header or source declares: functions and methods (a name before `(` that
-    follows a type, not an expression), types, aliases, enumerators, constants, namespaces."""
+    follows a type, not an expression), types, aliases, enumerators, constants, namespaces.
+    `namespace_only`: those declared at namespace scope (what `sdk::name` can reach; class
+    members and local variables left out)."""
     code = mask_cxx(text)
+    spans = namespace_scope(code) if namespace_only else [(0, len(code))]
     names: set[str] = set()
     for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE):
-        names.update(pattern.findall(code))
+        names.update(m.group(1) for m in pattern.finditer(code) if _in_spans(spans, m.start()))
     for body in _ENUM_BODY.findall(code):
         names.update(_ENUMERATOR.findall(body))
     for m in _CALL.finditer(code):
+        if not _in_spans(spans, m.start()):
+            continue
         name = m.group(1)
         if name in _KEYWORDS:
             continue
@@ -112,6 +153,8 @@ class SdkHeaders:
 
     include_dir: str
     names: set[str] = field(default_factory=set)  # C++ identifiers declared
+    # those declared at namespace scope: `sdk::X` exists when X is one of these
+    namespace_names: set[str] = field(default_factory=set)
     macros: set[str] = field(default_factory=set)  # macros #defined
     headers: set[str] = field(default_factory=set)  # "sdk/tensor.h", ...
 
@@ -120,13 +163,16 @@ class SdkHeaders:
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 1
+SCAN_VERSION = 2
 
 
 def _fingerprint(folder: Path) -> tuple:
     return tuple(
         sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h"))
     )
+
+
+_SCAN_FIELDS = ("names", "namespace_names", "macros", "headers")
 
 
 def _cache_file(include_dir: str, fingerprint: tuple) -> Path:
@@ -143,9 +189,7 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
     cache = _cache_file(include_dir, fingerprint)
     try:
         data = json.loads(cache.read_text())
-        return SdkHeaders(
-            include_dir, set(data["names"]), set(data["macros"]), set(data["headers"])
-        )
+        return SdkHeaders(include_dir, *(set(data[k]) for k in _SCAN_FIELDS))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     found = _read_headers(include_dir)
@@ -153,7 +197,7 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(
-            json.dumps({k: sorted(getattr(found, k)) for k in ("names", "macros", "headers")})
+            json.dumps({k: sorted(getattr(found, k)) for k in _SCAN_FIELDS})
         )
         os.replace(tmp, cache)
     except OSError:  # a read-only cache folder only costs the next run the scan
@@ -169,9 +213,11 @@ def _read_headers(include_dir: str) -> SdkHeaders:
         found.headers.add(f"sdk/{path.name}")
         found.macros.update(_DEFINE.findall(text))
         found.names.update(declared_names(text))
+        found.namespace_names.update(declared_names(text, namespace_only=True))
         for table in _OP_TABLE.findall(text):  # op tables: sdk::name, name_out, x.name_()
             for name in _OP_ROW.findall(table):
                 found.names.update((name, f"{name}_", f"{name}_out"))
+                found.namespace_names.update((name, f"{name}_out"))
     return found
 
 

@@ -271,7 +271,7 @@ def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> 
                 _port_cxx_string(offset, literal, path, cxx_strings, scan, edits, missing)
             continue
         _check_dependency(offset, literal, report, setup_py)
-    return Result(edits.apply(text), edits.counts, missing)
+    return Result(edits.apply(text), edits.counts, missing, edits.line_map(text))
 
 
 _CXX_STRING_LEFT = (
