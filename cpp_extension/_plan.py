@@ -210,9 +210,8 @@ def openmp_link_args(flags: dict[str, list[str]]) -> list[str]:
             if _is_openmp(flag):
                 return [flag]
     cuda = flags.get("cuda", [])
-    for i, flag in enumerate(cuda):
-        host = _host_flags(cuda, i)
-        for part in host:
+    for i in range(len(cuda)):
+        for part in _host_flags(cuda, i):
             if _is_openmp(part):
                 return [part]
     return []

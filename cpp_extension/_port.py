@@ -4,8 +4,9 @@ C++/CUDA sources and headers and the Python glue are rewritten by the mapping in
 `cpp_extension.port_map` (includes, torch::/at::/c10:: namespaces, TORCH_/AT_/C10_ macros,
 torch.utils.cpp_extension / torch.ops / torch.library / torch.X in Python); other files are
 copied as they are. Porting twice gives the same files as porting once. The summary lists
-every torch name left without an SDK counterpart with file:line, so what is left to do is
-known before compiling.
+every torch name left without an SDK counterpart with file:line; the compile probe
+(`_port_probe`, on when a compiler is found) adds what the compiler finds in the ported
+units, so what is left to do is known before building.
 
 `--table [README]` prints the porting table generated from the mapping, or rewrites it in a
 README between the markers; `--coverage` lists which torch functions and methods the SDK's

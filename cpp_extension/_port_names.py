@@ -196,9 +196,7 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({k: sorted(getattr(found, k)) for k in _SCAN_FIELDS})
-        )
+        tmp.write_text(json.dumps({k: sorted(getattr(found, k)) for k in _SCAN_FIELDS}))
         os.replace(tmp, cache)
     except OSError:  # a read-only cache folder only costs the next run the scan
         pass

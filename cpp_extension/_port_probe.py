@@ -91,9 +91,8 @@ def find_compilers(include_dir: str | None = None) -> Compilers | None:
         dirs.append(toolkit.include_dir)  # CUDAExtension's C++ files see the toolkit too
     except BuildError:
         notes.append("no CUDA toolkit: .cu files were not compiled by the probe")
-    identity = json.dumps(
-        [PROBE_VERSION, _tool_identity(cxx), nvcc and _tool_identity(nvcc), dirs, _headers_key(dirs[0])]
-    )
+    tools = [_tool_identity(cxx), nvcc and _tool_identity(nvcc)]
+    identity = json.dumps([PROBE_VERSION, tools, dirs, _headers_key(dirs[0])])
     return Compilers(cxx, nvcc, dirs, identity, notes)
 
 
@@ -105,9 +104,7 @@ def _tool_identity(argv: list[str]) -> str:
 
 def _headers_key(include_dir: str) -> list:
     folder = Path(include_dir) / "sdk"
-    return sorted(
-        (p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h")
-    )
+    return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h"))
 
 
 # ---- compiling -------------------------------------------------------------------------------
@@ -147,7 +144,7 @@ _Q = r"['\"‘’]"  # the compilers' quotes (LC_ALL=C gives plain ones; others 
 _NAMES: list[tuple[re.Pattern, str, str]] = [
     (re.compile(rf"{_Q}(?P<n>[\w:~]+){_Q} is not a member of {_Q}(?P<s>[\w:]+){_Q}"), "name", "{s}::{n}"),
     (re.compile(rf"no member named {_Q}(?P<n>\w+){_Q} in namespace {_Q}(?P<s>[\w:]+){_Q}"), "name", "{s}::{n}"),
-    (re.compile(rf'namespace "(?P<s>[\w:]+)" has no member "(?P<n>\w+)"'), "name", "{s}::{n}"),
+    (re.compile(r'namespace "(?P<s>[\w:]+)" has no member "(?P<n>\w+)"'), "name", "{s}::{n}"),
     (re.compile(rf"{_Q}(?P<n>[\w:]+){_Q} in namespace {_Q}(?P<s>[\w:]+){_Q} does not name a"), "name", "{s}::{n}"),
     (re.compile(rf"{_Q}(?P<n>[\w:]+){_Q} (?:was not declared in this scope|has not been declared)"), "name", "{n}"),
     (re.compile(rf"use of undeclared identifier {_Q}(?P<n>[\w:]+){_Q}"), "name", "{n}"),
@@ -319,7 +316,14 @@ def probe(
         for d in found[r]:
             lines = line_maps.get(d.path)
             line = lines[d.line - 1] if lines and 0 < d.line <= len(lines) else d.line
-            result.missing.append(Missing(d.path, line, d.name, d.kind, d.reason))
+            if d.kind == "header":  # not a torch name (those are blanked): the build's own
+                result.notes.append(
+                    f"{d.path}:{line}: {d.name} was not found by the compile probe (a "
+                    f"generated header, or an include folder of your build?): the rest of {r} "
+                    "was not checked"
+                )
+            else:
+                result.missing.append(Missing(d.path, line, d.name, d.kind, d.reason))
     result.seconds = time.perf_counter() - start
     return result
 

@@ -92,7 +92,9 @@ def test_an_error_inside_an_sdk_header_is_put_where_the_project_led_there():
         "/probe/src/op.cpp:7:4:   required from here\n"
         "/sdk/include/sdk/tensor.h:30:5: error: static assertion failed: a tensor type\n"
     )
-    assert _found(output) == [("src/op.cpp", 7, "compile", "static assertion failed: a tensor type")]
+    assert _found(output) == [
+        ("src/op.cpp", 7, "compile", "static assertion failed: a tensor type")
+    ]
 
 
 def test_line_map_follows_edits_that_add_lines():
@@ -171,18 +173,28 @@ def test_probe_reports_what_the_scan_cannot_see_at_the_original_lines(tmp_path, 
 
 
 @needs_cxx
+def test_a_header_the_probe_cannot_find_is_a_note_not_a_missing_name(probe_cache):
+    text = '#include <sdk/tensor.h>\n#include "generated/config.h"\nint x = nothing;\n'
+    found = _port_probe.probe({"src/a.cpp": text}, include_dir=INCLUDE)
+    assert found.missing == []
+    assert any(
+        n.startswith("src/a.cpp:2: generated/config.h was not found by the compile probe")
+        and n.endswith("the rest of src/a.cpp was not checked")
+        for n in found.notes
+    ), found.notes
+
+
+@needs_cxx
 def test_probe_maps_lines_of_a_port_that_added_some(probe_cache):
     text = "#include <sdk/tensor.h>\n\n\nvoid g(sdk::Tensor x) { x.nope(); }\n"
     # the ported file has two lines more than the original at its top: line 4 was line 2
-    found = _port_probe.probe(
-        {"a.cpp": text}, {"a.cpp": [1, 1, 1, 2]}, include_dir=INCLUDE
-    )
+    found = _port_probe.probe({"a.cpp": text}, {"a.cpp": [1, 1, 1, 2]}, include_dir=INCLUDE)
     assert [(m.path, m.line, m.name) for m in found.missing] == [("a.cpp", 2, ".nope()")]
 
 
 @needs_cxx
 def test_command_line_probe_strict_and_no_probe(tmp_path, probe_cache):
-    src = _project(tmp_path / "ext", OP.replace('#include <ATen/native/Foo.h>\n', ""))
+    src = _project(tmp_path / "ext", OP.replace("#include <ATen/native/Foo.h>\n", ""))
     out = tmp_path / "out"
     argv = ["port", str(src), "--out", str(out), "--json", "--strict"]
     code = "import sys; from cpp_extension.__main__ import main; sys.exit(main({}))"
