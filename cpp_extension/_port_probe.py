@@ -34,6 +34,7 @@ CXX_UNITS = frozenset((".cc", ".cpp", ".cxx", ".c++"))
 CUDA_UNITS = frozenset((".cu",))
 HEADERS = frozenset(".h .hh .hpp .hxx .cuh .inl .ipp .tpp".split())
 MAX_ERRORS = 40
+_NAME = "_ported"  # SDK_EXTENSION_NAME of the probe's compiles
 _TORCH_INCLUDE = re.compile(
     r'^[ \t]*#[ \t]*include[ \t]*[<"]\s*(?:' + "|".join(port_map.TORCH_INCLUDE_ROOTS) + ")",
     re.M,
@@ -46,8 +47,10 @@ class Compilers:
 
     cxx: list[str]
     nvcc: list[str] | None
-    include_dirs: list[str]
+    include_dirs: list[str]  # the SDK's, pybind11's, Python's, the CUDA toolkit's
+    cxx_flags: list[str]  # a default load()'s flags (its include folders among them)
     identity: str  # what the cache key knows of the compilers and headers
+    pch: list[str] = field(default_factory=list)  # -include of the precompiled header
     notes: list[str] = field(default_factory=list)
 
 
@@ -65,7 +68,7 @@ class Diagnostic:
 def find_compilers(include_dir: str | None = None) -> Compilers | None:
     """The compilers and include folders a build of the port would use, or None when there
     is no C++ compiler (the caller notes that the probe was skipped)."""
-    from . import _port_names, _toolchain
+    from . import _port_names, _runtime, _toolchain
     from ._errors import BuildError
 
     try:
@@ -81,6 +84,9 @@ def find_compilers(include_dir: str | None = None) -> Compilers | None:
     except ImportError:
         pass
     dirs += _toolchain.python_include_dirs()
+    # a default load()'s C++ flags: the shared precompiled header was made with these
+    flags = [*_runtime.PYBIND11_BASE_FLAGS, f"-DSDK_EXTENSION_NAME={_NAME}"]
+    flags += [f"-I{d}" for d in dirs]
     notes: list[str] = []
     nvcc = None
     try:
@@ -92,8 +98,32 @@ def find_compilers(include_dir: str | None = None) -> Compilers | None:
     except BuildError:
         notes.append("no CUDA toolkit: .cu files were not compiled by the probe")
     tools = [_tool_identity(cxx), nvcc and _tool_identity(nvcc)]
-    identity = json.dumps([PROBE_VERSION, tools, dirs, _headers_key(dirs[0])])
-    return Compilers(cxx, nvcc, dirs, identity, notes)
+    identity = json.dumps([PROBE_VERSION, tools, flags, dirs, _headers_key(include_dir)])
+    pch = _precompiled(flags, cxx, include_dir)
+    return Compilers(cxx, nvcc, dirs, flags, identity, pch, notes)
+
+
+def _precompiled(flags: list[str], cxx: list[str], include_dir: str) -> list[str]:
+    """The -include flags of the shared precompiled <sdk/extension.h> for `flags` (the
+    package ships the one of a default load()'s), or [] when it is not at hand. It changes
+    nothing but the speed of the units that start with that header (half their time)."""
+    from . import _pch, _toolchain
+    from ._errors import CacheError
+
+    if os.path.realpath(include_dir) != os.path.realpath(_toolchain.sdk_paths().include_dir):
+        return []
+    ident = _tool_identity(cxx)
+    if _pch.off_reason(ident) is not None:
+        return []
+    try:
+        pch = _pch.Pch(flags, ident)
+        pch.check()
+        if pch.ready or (not pch.failed and pch.unpack_installed()):
+            pch.touch()
+            return pch.use_flags()
+    except (CacheError, OSError, ImportError):
+        pass  # an unusable cache root: the probe only runs slower
+    return []
 
 
 def _tool_identity(argv: list[str]) -> str:
@@ -110,16 +140,19 @@ def _headers_key(include_dir: str) -> list:
 # ---- compiling -------------------------------------------------------------------------------
 
 
-def _command(compilers: Compilers, rel: str, project_dirs: list[str]) -> list[str] | None:
-    incs = [f"-I{d}" for d in project_dirs + compilers.include_dirs]
-    common = ["-std=c++17", "-DNDEBUG", "-DSDK_EXTENSION_NAME=_ported", *incs]
+def _command(compilers: Compilers, rel: str, text: str, project_dirs: list[str]) -> list[str]:
+    projects = [f"-I{d}" for d in project_dirs]
     if Path(rel).suffix.lower() in CUDA_UNITS:
-        if compilers.nvcc is None:
-            return None
+        incs = [f"-I{d}" for d in compilers.include_dirs]
         # -cuda: the front end parses host and device code and stops before code generation
         return [*compilers.nvcc, "-cuda", "-o", os.devnull, "--expt-relaxed-constexpr",
-                *common, rel]  # fmt: skip
-    return [*compilers.cxx, "-fsyntax-only", f"-fmax-errors={MAX_ERRORS}", *common, rel]
+                "-std=c++17", f"-DSDK_EXTENSION_NAME={_NAME}", *incs, *projects, rel]  # fmt: skip
+    from ._pch import starts_with_extension_header
+
+    more = [f"-I{d}" for d in compilers.include_dirs if f"-I{d}" not in compilers.cxx_flags]
+    pch = compilers.pch if starts_with_extension_header(text.encode(errors="replace")) else []
+    return [*compilers.cxx, *compilers.cxx_flags, "-fsyntax-only", f"-fmax-errors={MAX_ERRORS}",
+            *more, *projects, *pch, rel]  # fmt: skip
 
 
 def _compile(argv: list[str], cwd: str) -> str:
@@ -347,8 +380,8 @@ def _run(
         workers = max(1, min(jobs or _toolchain.default_jobs(), len(units)))
 
         def one(rel: str) -> list[Diagnostic]:
-            argv = _command(compilers, rel, project_dirs)
-            return parse_errors(_compile(argv, tmp), tmp, rel) if argv else []
+            argv = _command(compilers, rel, sources[rel], project_dirs)
+            return parse_errors(_compile(argv, tmp), tmp, rel)
 
         with ThreadPoolExecutor(workers) as pool:  # each job is a compiler process
             return dict(zip(units, pool.map(one, units)))
