@@ -111,40 +111,56 @@ def declared_names(text: str, namespace_only: bool = False) -> set[str]:
     follows a type, not an expression), types, aliases, enumerators, constants, namespaces.
     `namespace_only`: those declared at namespace scope (what `sdk::name` can reach; class
     members and local variables left out)."""
+    every, at_namespace = declarations(text)
+    return at_namespace if namespace_only else every
+
+
+def declarations(text: str) -> tuple[set[str], set[str]]:
+    """(every name `text` declares, those at namespace scope): one pass for both."""
     code = mask_cxx(text)
-    spans = namespace_scope(code) if namespace_only else [(0, len(code))]
-    names: set[str] = set()
+    spans = namespace_scope(code)
+    every: set[str] = set()
+    at_namespace: set[str] = set()
+
+    def add(name: str, pos: int) -> None:
+        every.add(name)
+        if _in_spans(spans, pos):
+            at_namespace.add(name)
+
     for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE):
-        names.update(m.group(1) for m in pattern.finditer(code) if _in_spans(spans, m.start()))
+        for m in pattern.finditer(code):
+            add(m.group(1), m.start())
     for body in _ENUM_BODY.findall(code):
-        names.update(_ENUMERATOR.findall(body))
+        enumerators = _ENUMERATOR.findall(body)
+        every.update(enumerators)
+        at_namespace.update(enumerators)
     for m in _CALL.finditer(code):
-        if not _in_spans(spans, m.start()):
-            continue
-        name = m.group(1)
-        if name in _KEYWORDS:
-            continue
-        before = code[max(0, m.start() - 200) : m.start()].rstrip()
-        if before.endswith("::"):  # Tensor Tensor::clone(...): look before the qualifier
-            q = _QUALIFIER.search(before)
-            if q:
-                before = before[: q.start()].rstrip()
-        if not before:
-            continue
-        last = before[-1]
-        if last in "&*":  # a pointer or reference return type follows a type, not a value
-            typed = before.rstrip("&* \t\n")
-            if typed and (typed[-1].isalnum() or typed[-1] in "_>"):
-                names.add(name)
-        elif last == ">":
-            names.add(name)
-        elif last.isalnum() or last == "_":
-            j = len(before)
-            while j and (before[j - 1].isalnum() or before[j - 1] == "_"):
-                j -= 1
-            if before[j:] not in _KEYWORDS:
-                names.add(name)
-    return names
+        if m.group(1) not in _KEYWORDS and _follows_type(code, m.start()):
+            add(m.group(1), m.start())
+    return every, at_namespace
+
+
+def _follows_type(code: str, pos: int) -> bool:
+    """Whether the name at `pos` (before a `(`) follows a type: a declaration, not a call."""
+    before = code[max(0, pos - 200) : pos].rstrip()
+    if before.endswith("::"):  # Tensor Tensor::clone(...): look before the qualifier
+        q = _QUALIFIER.search(before)
+        if q:
+            before = before[: q.start()].rstrip()
+    if not before:
+        return False
+    last = before[-1]
+    if last in "&*":  # a pointer or reference return type follows a type, not a value
+        typed = before.rstrip("&* \t\n")
+        return bool(typed) and (typed[-1].isalnum() or typed[-1] in "_>")
+    if last == ">":
+        return True
+    if last.isalnum() or last == "_":
+        j = len(before)
+        while j and (before[j - 1].isalnum() or before[j - 1] == "_"):
+            j -= 1
+        return before[j:] not in _KEYWORDS
+    return False
 
 
 @dataclass
@@ -210,8 +226,9 @@ def _read_headers(include_dir: str) -> SdkHeaders:
         text = path.read_text(encoding="utf-8", errors="replace")
         found.headers.add(f"sdk/{path.name}")
         found.macros.update(_DEFINE.findall(text))
-        found.names.update(declared_names(text))
-        found.namespace_names.update(declared_names(text, namespace_only=True))
+        every, at_namespace = declarations(text)
+        found.names.update(every)
+        found.namespace_names.update(at_namespace)
         for table in _OP_TABLE.findall(text):  # op tables: sdk::name, name_out, x.name_()
             for name in _OP_ROW.findall(table):
                 found.names.update((name, f"{name}_", f"{name}_out"))
