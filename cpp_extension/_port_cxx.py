@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from . import port_map
-from ._port_names import SdkHeaders, declared_names, mask_cxx
+from ._port_names import _USING_DECL, SdkHeaders, declared_names, mask_cxx
 
 
 @dataclass(frozen=True)
@@ -164,11 +164,10 @@ def _unknown_target(
     if m is None:
         return None
     parts = [p.strip() for p in m.group(0).split("::") if p.strip()]
-    for i, part in enumerate(parts):
-        known = sdk.namespace_names if i == 0 else sdk.names
-        if part not in known and part not in local:
-            return "::".join(parts[: i + 1]), "name" if i + 1 == len(parts) else "namespace"
-    return None
+    i = sdk.has_qualified(parts, local)
+    if i is None:
+        return None
+    return "::".join(parts[: i + 1]), "name" if i + 1 == len(parts) else "namespace"
 
 
 def defined_macros(text: str) -> set[str]:
@@ -208,7 +207,8 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
         edits.add(m.start(1), m.end(2), port_map.STD_NAMES[m.group(2)], "namespace")
     for m in _REGISTER_OPERATORS.finditer(code):  # RegisterOperators(schema, fn): .op(...)
         edits.add(m.end(1), m.end(1), "().op", "call")
-    local = declared_names(text)  # a reopened `namespace at {` of the file's own
+    # what a reopened `namespace at {` of the file declares (not what `using` brings in)
+    local = declared_names(text) - set(_USING_DECL.findall(code))
     for m in _NAMESPACE.finditer(code):
         if m.start(1) in std_at:
             continue
@@ -259,12 +259,10 @@ def find_missing(
             report(m.start(), m.group(0), "macro", "no SDK spelling")
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
-        for i, part in enumerate(parts):
-            # sdk::X must be declared at namespace scope (a Tensor method named X is not it)
-            if part not in (sdk.namespace_names if i == 0 else sdk.names):
-                name = "::".join(["sdk", *parts[: i + 1]])
-                report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
-                break
+        i = sdk.has_qualified(parts)
+        if i is not None:
+            name = "::".join(["sdk", *parts[: i + 1]])
+            report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
     own = declared_names(text)
     methods = set(port_map.ATEN_METHODS) - port_map.GENERIC_METHODS
     for m in _METHOD_CALL.finditer(code):

@@ -67,6 +67,7 @@ _VARIABLE = re.compile(r"\b(?:constexpr|const)\s+[\w:<>]+\s+(\w+)\s*(?:=|\{|\[)"
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _ENUMERATOR = re.compile(r"(?:^|,)\s*(\w+)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_NAMESPACE_NAME = re.compile(r"\bnamespace\s+(\w+(?:\s*::\s*\w+)*)\s*\{")
 _OP_TABLE = re.compile(r"#define\s+SDK_(?:UNARY|BINARY|REDUCE)_OPS\(X\)((?:[^\n]*\\\n)*[^\n]*)")
 _OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
 
@@ -173,13 +174,24 @@ class SdkHeaders:
     namespace_names: set[str] = field(default_factory=set)
     macros: set[str] = field(default_factory=set)  # macros #defined
     headers: set[str] = field(default_factory=set)  # "sdk/tensor.h", ...
+    namespaces: set[str] = field(default_factory=set)  # "sdk", "cuda", "autograd", ...
+
+    def has_qualified(self, parts: list[str], local: set[str] = frozenset()) -> int | None:
+        """For sdk::parts[0]::parts[1]...: None when it is declared, else the index of the
+        first part that is not. After a namespace, a name of namespace scope is needed (a
+        method of the same name is not it); after a class, any member will do."""
+        for i, part in enumerate(parts):
+            scoped = i == 0 or parts[i - 1] in self.namespaces
+            if part not in (self.namespace_names if scoped else self.names) and part not in local:
+                return i
+        return None
 
     def has_header(self, path: str) -> bool:
         return path in self.headers or not self.headers
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 2
+SCAN_VERSION = 3
 
 
 def _fingerprint(folder: Path) -> tuple:
@@ -188,7 +200,7 @@ def _fingerprint(folder: Path) -> tuple:
     )
 
 
-_SCAN_FIELDS = ("names", "namespace_names", "macros", "headers")
+_SCAN_FIELDS = ("names", "namespace_names", "macros", "headers", "namespaces")
 
 
 def _cache_file(include_dir: str, fingerprint: tuple) -> Path:
@@ -229,6 +241,8 @@ def _read_headers(include_dir: str) -> SdkHeaders:
         every, at_namespace = declarations(text)
         found.names.update(every)
         found.namespace_names.update(at_namespace)
+        for spelled in _NAMESPACE_NAME.findall(mask_cxx(text)):
+            found.namespaces.update(spelled.split("::"))
         for table in _OP_TABLE.findall(text):  # op tables: sdk::name, name_out, x.name_()
             for name in _OP_ROW.findall(table):
                 found.names.update((name, f"{name}_", f"{name}_out"))

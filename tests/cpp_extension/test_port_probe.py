@@ -255,17 +255,67 @@ def test_every_cxx_target_compiles(probe_cache):
     assert found.missing == []
 
 
-def test_tensor_is_not_taken_for_a_function(headers):
-    """sdk::tensor does not exist (TensorIndex::tensor() is a method): not rewritten to it,
-    reported, and --coverage lists it among what the SDK lacks."""
-    result = port_cxx("auto t = torch::tensor({1, 0});\n", "a.cpp", headers)
-    assert result.text == "auto t = torch::tensor({1, 0});\n"
+SCOPES = """\
+namespace sdk {
+class TensorIndex { public: const Tensor& tensor() const; };
+inline Tensor zeros(IntArrayRef size);
+namespace autograd {
+struct Node { Tensor Variable(int i); };
+template <class T> struct Function { static Tensor apply(Tensor x); };
+}  // namespace autograd
+enum class DeviceType { CPU, CUDA };
+inline void f() { Tensor List(3); }
+}  // namespace sdk
+"""
+
+
+@pytest.fixture
+def scoped(tmp_path, monkeypatch):
+    """Headers where tensor, Variable and List are declared, but not at namespace scope."""
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path / "cache"))
+    (tmp_path / "include" / "sdk").mkdir(parents=True)
+    (tmp_path / "include" / "sdk" / "scopes.h").write_text(SCOPES)
+    return _port_names.sdk_headers(str(tmp_path / "include"))
+
+
+def test_a_member_or_local_is_not_taken_for_a_namespace_name(scoped):
+    """sdk::tensor does not exist where only TensorIndex::tensor() does (the false positive of
+    --coverage): torch::tensor is left as it is and reported, never rewritten to it."""
+    assert {"tensor", "Variable", "List"} <= scoped.names
+    assert not {"tensor", "Variable", "List"} & scoped.namespace_names
+    assert scoped.namespaces == {"sdk", "autograd"}
+    result = port_cxx(
+        "auto t = torch::tensor({1, 0}); auto z = torch::zeros({2});\n", "a.cpp", scoped
+    )
+    assert result.text == "auto t = torch::tensor({1, 0}); auto z = sdk::zeros({2});\n"
     assert [(m.name, m.reason) for m in result.missing] == [
         ("torch::tensor", "no sdk::tensor in this SDK version")
     ]
-    assert "tensor" in headers.names and "tensor" not in headers.namespace_names
-    have, lack = _port.coverage(INCLUDE)
+    have, lack = _port.coverage(scoped.include_dir)
     assert "tensor" in lack and "zeros" in have
+
+
+def test_real_world_rewrites_to_names_that_do_not_exist_are_left_and_reported(scoped):
+    """Found porting real extensions: each was rewritten to an sdk:: name that does not
+    exist, unreported, and failed to compile."""
+    text = textwrap.dedent(
+        """\
+        using torch::autograd::Variable;
+        torch::List<int64_t> sizes;
+        auto g = torch::autograd::any_variable_requires_grad({x});
+        auto n = at::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES;
+        auto s = torch::autograd::Function<F>::apply(x); auto c = at::DeviceType::CUDA;
+        """
+    )
+    result = port_cxx(text, "a.cpp", scoped)
+    assert result.text == text.replace("torch::autograd::Function", "sdk::autograd::Function") \
+        .replace("at::DeviceType::CUDA", "sdk::DeviceType::CUDA")  # fmt: skip
+    assert [(m.line, m.name) for m in result.missing] == [
+        (1, "torch::autograd::Variable"),
+        (2, "torch::List"),
+        (3, "torch::autograd::any_variable_requires_grad"),
+        (4, "at::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES"),
+    ]
 
 
 def test_optional_becomes_std_and_register_operators_gets_op(headers):
