@@ -184,6 +184,37 @@ def test_a_header_the_probe_cannot_find_is_a_note_not_a_missing_name(probe_cache
     ), found.notes
 
 
+KERNEL = """\
+#include <torch/extension.h>
+
+__global__ void scale(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = not_declared_here(x[i], a);
+}
+
+void launch(torch::Tensor x) {
+  scale<<<1, 32>>>(x.data_ptr<float>(), 2.0f, x.numel());
+  x.record_in_a_way_the_sdk_has_not();
+}
+"""
+
+
+@needs_cxx
+def test_probe_compiles_cuda_units_with_nvcc(tmp_path, probe_cache):
+    compilers = _port_probe.find_compilers(INCLUDE)
+    if compilers.nvcc is None:
+        pytest.skip("no CUDA toolkit: .cu files are not probed")
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext" / "k.cu").write_text(KERNEL)
+    report = _port.port_paths([tmp_path / "ext"], tmp_path / "out", include_dir=INCLUDE)
+    found = _port_probe.probe(report.cxx, report.line_maps, compilers=compilers)
+    assert found.units == 1
+    assert {(m.path, m.line, m.name) for m in found.missing} == {
+        ("k.cu", 5, "not_declared_here"),
+        ("k.cu", 10, ".record_in_a_way_the_sdk_has_not()"),
+    }
+
+
 @needs_cxx
 def test_probe_maps_lines_of_a_port_that_added_some(probe_cache):
     text = "#include <sdk/tensor.h>\n\n\nvoid g(sdk::Tensor x) { x.nope(); }\n"
