@@ -190,7 +190,7 @@ def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
         library_dirs=core,
         libraries=["sdk_core"] if core else [],
         rpaths=core,
-        extra=[*cuda_ld, *req.extra_ldflags],
+        extra=[*cuda_ld, *req.extra_ldflags, *_plan.openmp_link_args(flags)],
     )
     return flags
 

@@ -91,6 +91,14 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
 # Namespace qualifiers rewritten (`at::` inside `flat::` is left alone), and the namespaces
 # of `using namespace X`.
 NAMESPACES: dict[str, str] = {"torch": "sdk", "at": "sdk", "c10": "sdk"}
+# torch's own spellings of std names (c10::optional is std::optional since torch 2.1):
+# rewritten to std::, which every SDK header makes visible.
+STD_NAMES: dict[str, str] = {
+    "optional": "std::optional",
+    "nullopt": "std::nullopt",
+    "nullopt_t": "std::nullopt_t",
+    "make_optional": "std::make_optional",
+}
 # Macro prefixes: TORCH_X, AT_X, C10_X become SDK_X when the SDK's headers define SDK_X;
 # otherwise the macro is reported.
 MACRO_PREFIXES: dict[str, str] = {"TORCH_": "SDK_", "AT_": "SDK_", "C10_": "SDK_"}
