@@ -243,37 +243,90 @@ def dump_census(census: dict) -> str:
 
 
 # ---- coverage --------------------------------------------------------------------------------
-# Names the SDK will not have, each with the reason: a name matches an entry equal to it, or
-# one ending in "::" or "/" that it starts with. Headers are refused by
-# port_map.INCLUDES_WITHOUT_COUNTERPART (the porter's own reasons); the entries here are
-# the C++ names, macros and methods behind them.
-REFUSALS: dict[str, str] = {
-    "at::native::": "ATen's internal kernels are not part of the SDK",
-    "torch::jit::": "no TorchScript: register ops with SDK_LIBRARY",
-    "torch::nn::": "no C++ nn modules: write the layer with sdk:: ops",
-    "c10::impl::": "dispatcher internals",
-    "at::detail::": "ATen internals",
-    "c10::detail::": "c10 internals",
-    "at::cuda::detail::": "ATen's CUDA internals",
-    "at::vec::": "no Vectorized types: write scalar loops (the compiler vectorizes)",
-    "at::TensorIterator": "no TensorIterator: loop over accessors or data_ptr",
-    "at::TensorIteratorConfig": "no TensorIterator: loop over accessors or data_ptr",
-    "c10::IValue": "no IValue: registered ops take typed arguments",
-    "torch::IValue": "no IValue: registered ops take typed arguments",
-    "THC": "THC was removed from torch itself; use the sdk/cuda.h helpers",
-}
-_THC_REASON = REFUSALS["THC"]
+# Names the SDK will not have, by family, each with the reason. An entry is a regular
+# expression a whole census name matches (headers by path, methods as `.name()`). Headers
+# are also refused by port_map.INCLUDES_WITHOUT_COUNTERPART, the porter's own reasons.
+_NS = r"(?:at|c10|torch)::"
+_RNG = port_map.INCLUDES_WITHOUT_COUNTERPART["ATen/cuda/CUDAGeneratorImpl.h"]
+REFUSALS: tuple[tuple[str, str], ...] = (
+    (r"THC?[A-Z].*", "THC was removed from torch itself; use the sdk/cuda.h helpers"),
+    (
+        r"at::native(::.*)?|ATen/NativeFunctions\.h|ATen/native/.*",
+        "ATen's internal kernels are not part of the SDK",
+    ),
+    (
+        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::.*|c10::cuda::impl::.*",
+        "torch's internals (detail/impl namespaces)",
+    ),
+    (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
+    (
+        r"torch::(CustomClassHolder|class_|init)|c10::(intrusive_ptr|make_intrusive|"
+        r"intrusive_ptr_target)|torch::make_intrusive|c10/util/intrusive_ptr\.h",
+        "no TorchScript custom classes: keep an op's state in a pybind11 class",
+    ),
+    (
+        rf"({_NS})?(IValue|ivalue::.*|Dict|GenericDict)|ATen/core/ivalue\.h",
+        "no IValue or its containers: registered ops take typed arguments",
+    ),
+    (r"torch::nn::.*|torch/nn/.*", "no C++ nn modules: write the layer with sdk:: ops"),
+    (
+        r"at::vec::.*|ATen/cpu/vec/.*",
+        "no Vectorized types: write scalar loops (the compiler vectorizes)",
+    ),
+    (
+        r"at::TensorIterator(Config|Base)?(::.*)?",
+        "no TensorIterator: loop over accessors or data_ptr",
+    ),
+    (
+        rf"({_NS})?(kQ(U?Int\w*)|ScalarType::QU?Int\w*|Q(U?Int\w*)|DispatchKey::Quantized\w*|"
+        r"QScheme\w*|k?Per(Tensor|Channel)Affine\w*)|"
+        r"\.(dequantize|q_scale|q_zero_point|q_per_channel_\w+|qscheme|is_quantized)\(\)|"
+        r"ATen/quantized/.*",
+        "no quantized tensors: keep the integers and their scale and zero point in plain tensors",
+    ),
+    (
+        rf"({_NS})?(kXPU|kMPS|kHIP|kMTIA|kPrivateUse1|DeviceType::(XPU|MPS|HIP|MTIA|PrivateUse1)|"
+        r"xpu::.*|hip::.*|mps::.*|cuda::getCurrentHIPStream\w*)|"
+        r"\.is_(xpu|mps|hip|mtia|privateuseone|vulkan|ipu|maia)\(\)|c10/(xpu|hip)/.*|ATen/(hip|mps|xpu)/.*",
+        "the SDK runs on CPU and CUDA only",
+    ),
+    (
+        r"at::(PhiloxCudaState|CUDAGeneratorImpl|get_generator_or_default|check_generator)|"
+        r"at::cuda::philox::.*|ATen/CUDAGeneratorImpl\.h|ATen/cuda/CUDAGraphsUtils\.cuh|"
+        r"ATen/cuda/CUDAGeneratorImpl\.h",
+        _RNG,
+    ),
+    (
+        rf"({_NS})?(TensorImpl|StorageImpl|Storage|DataPtr|Allocator|GetCPUAllocator|"
+        r"DispatchKeySet|DispatchKey(::\w+)?)|\.(unsafeGetTensorImpl|storage|has_storage|"
+        r"unsafeReleaseTensorImpl|key_set)\(\)|c10/core/(Allocator|CPUAllocator|TensorImpl|"
+        r"StorageImpl)\.h",
+        "tensor internals (TensorImpl, Storage, allocators, dispatch keys): use data_ptr(), "
+        "sizes(), strides()",
+    ),
+    (
+        r"torch::serialize::.*|torch/serialize/archive\.h",
+        "no C++ serialization archives: save tensors from Python",
+    ),
+    (
+        r"torch::utils::.*|torch::python::.*|torch/csrc/utils/.*",
+        "torch's internal Python-binding utilities",
+    ),
+    (r"torch/csrc/inductor/.*", "AOTInductor's C shim: the SDK's C ABI is sdk/c_api.h"),
+    (r"torch/csrc/distributed/.*|c10d::.*", "no distributed process groups"),
+    (r"ATen/cudnn/.*|at::native::getCudnnHandle", "no cuDNN handles: call cuDNN directly"),
+)
+_REFUSALS = tuple((re.compile(pattern), reason) for pattern, reason in REFUSALS)
 
 
 def refusal(name: str, kind: str) -> str | None:
     """The documented reason the SDK has no counterpart for `name`, or None."""
     if kind == "header":
         known = [p for p in port_map.INCLUDES_WITHOUT_COUNTERPART if name.startswith(p)]
-        return port_map.INCLUDES_WITHOUT_COUNTERPART[max(known, key=len)] if known else None
-    if name.startswith("TH") and kind == "name" and "::" not in name:
-        return _THC_REASON
-    for key, reason in REFUSALS.items():
-        if name == key or (key.endswith(("::", "/")) and name.startswith(key)):
+        if known:
+            return port_map.INCLUDES_WITHOUT_COUNTERPART[max(known, key=len)]
+    for pattern, reason in _REFUSALS:
+        if pattern.fullmatch(name):
             return reason
     return None
 

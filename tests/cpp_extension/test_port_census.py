@@ -249,3 +249,36 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         _port_census.load_census(path)
     result = _cli("--coverage", "--census", str(path), check=False)
     assert result.returncode == 2 and message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "reason"),
+    [
+        ("THCState", "name", "THC was removed"),
+        ("ATen/NativeFunctions.h", "header", "internal kernels"),
+        ("ATen/cpu/vec/vec.h", "header", "Vectorized"),
+        ("c10::make_intrusive", "name", "custom classes"),
+        ("at::ScalarType::QUInt4x2", "name", "quantized"),
+        (".dequantize()", "method", "quantized"),
+        ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
+        (".unsafeGetTensorImpl()", "method", "TensorImpl"),
+        ("at::cuda::philox::unpack", "name", "random generator"),
+    ],
+)
+def test_refusals_name_their_reason(name, kind, reason):
+    assert reason in (_port_census.refusal(name, kind) or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("at::zeros", "name"),
+        ("torch::Tensor", "name"),
+        ("TORCH_CHECK", "macro"),
+        (".contiguous()", "method"),
+        ("torch/extension.h", "header"),
+        ("at::nativeish", "name"),
+    ],
+)
+def test_ordinary_names_are_not_refused(name, kind):
+    assert _port_census.refusal(name, kind) is None
