@@ -123,11 +123,16 @@ def extract(text: str, own_macros: set[str], methods: frozenset[str]) -> Counter
     """(kind, name) -> occurrences in one C++/CUDA source."""
     code = mask_cxx(text)
     found: Counter = Counter()
+    paths, pos = [], 0
     for m in _INCLUDE.finditer(text):
-        if code[m.start() : m.start(1)].strip().startswith("#") and m.group(1).startswith(
-            port_map.TORCH_INCLUDE_ROOTS
-        ):
+        if not code[m.start() : m.start(1)].strip().startswith("#"):
+            continue  # inside a comment
+        if m.group(1).startswith(port_map.TORCH_INCLUDE_ROOTS):
             found["header", m.group(1).strip()] += 1
+        # the path is not code: <THC/THCAtomics.cuh> names no THC function
+        paths += [code[pos : m.start(1)], " " * len(m.group(1))]
+        pos = m.end(1)
+    code = "".join(paths) + code[pos:]
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(2).split("::") if p.strip()]
         if not any(p.startswith("__") for p in parts):  # a macro's parameter (torch::__dtype)
@@ -341,8 +346,9 @@ def _porter_has(name: str, kind: str, sdk: SdkHeaders) -> bool:
         if "<>" in name:  # .data<T>() is the porter's rename
             bare = port_map.TEMPLATE_METHOD_RENAMES.get(bare, bare)
         return bare in sdk.names
-    if kind == "name" and "::" not in name:  # the removed TH/THC C API
-        return False
+    if kind == "name" and "::" not in name:  # the removed TH/THC C API: a few are mapped
+        if name not in port_map.MACROS:
+            return False
     if kind == "header":
         probe = f"#include <{name}>\n"
     elif kind == "macro":

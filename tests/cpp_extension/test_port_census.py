@@ -55,6 +55,7 @@ SOURCE = textwrap.dedent(
     """\
     #include <torch/extension.h>
     #include <ATen/cuda/CUDAContext.h>
+    #include <THC/THCAtomics.cuh>
     #include "my/own.h"
     #define TORCH_MY_OWN(x) x
     // at::ignored_in_comment(x); TORCH_WARN("no");
@@ -84,7 +85,8 @@ def test_extract_counts_names_headers_macros_methods_and_schema():
     assert ("header", "my/own.h") not in found
     assert found["name", "at::Tensor"] == 1 and found["name", "torch::Tensor"] == 1
     assert found["name", "at::zeros"] == 1 and found["name", "torch::RestrictPtrTraits"] == 1
-    assert found["name", "THCudaCheck"] == 1
+    assert found["name", "THCudaCheck"] == 1 and found["header", "THC/THCAtomics.cuh"] == 1
+    assert ("name", "THCAtomics") not in found  # an include's path is not code
     assert found["macro", "TORCH_CHECK"] == 1 and found["macro", "TORCH_LIBRARY"] == 1
     assert ("macro", "TORCH_MY_OWN") not in found  # the project's own macro
     assert ("macro", "TORCH_WARN") not in found and ("name", "at::ignored_in_comment") not in found
@@ -150,6 +152,8 @@ def test_coverage_reports_counterparts_refusals_and_missing():
             [".made_up_method()", "method", 0, 0, 0, 0, 0],
             ["torch/extension.h", "header", 3, 3, 0, 0, 3],
             ["ATen/native/Foo.h", "header", 0, 0, 1, 1, 1],
+            ["THCudaCheck", "name", 0, 0, 2, 1, 1],
+            ["THCState", "name", 0, 0, 2, 1, 1],
         ]
     )
     report = _port_census.coverage_report(census, INCLUDE)
@@ -164,13 +168,15 @@ def test_coverage_reports_counterparts_refusals_and_missing():
     assert status["at::native::some_kernel"][0] == "refused"
     assert "internal" in status["at::native::some_kernel"][1]
     assert status["ATen/native/Foo.h"][0] == "refused"
+    assert status["THCudaCheck"] == ("counterpart", "")  # the porter maps it
+    assert status["THCState"][0] == "refused"
     # ranked by repositories, then occurrences
     assert [r.name for r in report.rows[:3]] == ["TORCH_CHECK", "at::zeros", "torch/extension.h"]
     assert [r.rank for r in report.rows] == list(range(1, len(report.rows) + 1))
     cpu_total = 30 + 5 + 1 + 60 + 4 + 3
     assert report.share("cpu") == pytest.approx((30 + 60 + 3) / cpu_total)
     assert report.share("cpu", ("counterpart", "refused")) == pytest.approx(94 / cpu_total)
-    assert report.share("cuda") == pytest.approx((4 + 10) / 20)
+    assert report.share("cuda") == pytest.approx((4 + 10 + 2) / 24)
     assert [r.name for r in report.open_names("cpu")] == ["at::made_up_census_fn"]
     assert report.open_names("cuda") == []
     lines = _port_census.missing_list(report).splitlines()
