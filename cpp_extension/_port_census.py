@@ -260,9 +260,11 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "ATen's internal kernels are not part of the SDK",
     ),
     (
-        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::.*|c10::cuda::impl::.*",
+        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::.*|c10::cuda::impl::.*|"
+        r"(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
         "torch's internals (detail/impl namespaces)",
     ),
+    (r"(at|torch)::_\w+", "torch's private ops (a leading underscore): call the public op"),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
         r"torch::(CustomClassHolder|class_|init)|c10::(intrusive_ptr|make_intrusive|"
