@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import port_map
@@ -100,7 +100,7 @@ def schema_features(schema: str) -> list[str]:
             feats.append("schema:default")
         words = decl.rsplit(None, 1)
         if len(words) == 2:
-            feats.append("schema:" + words[0].replace(" ", ""))
+            feats.append("schema:" + schema_type(words[0]))
     if tail.startswith("->"):
         ret = tail[2:].strip()
         if ret.startswith("("):
@@ -110,9 +110,19 @@ def schema_features(schema: str) -> list[str]:
         else:
             rets = [ret]
         for r in rets:
-            if r.strip():
-                feats.append("schema:->" + r.strip().split()[0])
+            words = re.sub(r"\s*([,()\[\]])\s*", r"\1", r.strip()).split()
+            if words:  # "Tensor", or a named return "Tensor values"
+                feats.append("schema:->" + schema_type(words[0]))
     return feats
+
+
+def schema_type(text: str) -> str:
+    """A schema type, spelled the one way: no spaces, alias sets renamed `a` (Tensor(b!) is
+    the feature Tensor(a!)), a custom class type reduced to its prefix."""
+    text = re.sub(r"\s+", "", text)
+    if text.startswith("__torch__.torch.classes."):
+        return "__torch__.torch.classes"
+    return re.sub(r"\((\w+)(!?)\)", r"(a\2)", re.sub(r"\((\w+)->\*\)", "(a->*)", text))
 
 
 def _string_literals(chunk: str) -> str:
@@ -207,7 +217,7 @@ def build_census(root: str | os.PathLike, methods: frozenset[str]) -> dict:
     """The census of a folder holding one folder per repository (named owner+name); the
     repositories that use no torch name are listed apart."""
     rows: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * 5)
-    repos, unused = [], []
+    repos, unused, used = [], [], []
     for repo in sorted(p for p in Path(root).iterdir() if p.is_dir()):
         name = repo.name.replace("+", "/", 1)
         counts = census_repo(repo, methods)
@@ -217,21 +227,27 @@ def build_census(root: str | os.PathLike, methods: frozenset[str]) -> dict:
             unused.append(entry)
             continue
         repos.append(entry)
-        for key in set(counts["cpu"]) | set(counts["cuda"]):
+        used.append(set(counts["cpu"]) | set(counts["cuda"]))
+        for key in used[-1]:
             row = rows[key]
             for i, area in enumerate(AREAS):
                 if counts[area][key]:
                     row[2 * i] += counts[area][key]
                     row[2 * i + 1] += 1
             row[4] += 1
+    order = sorted(rows, key=_order)
+    index = {key: i for i, key in enumerate(order)}
+    for entry, keys in zip(repos, used):  # which names each repository uses, by row
+        entry["uses"] = sorted(index[k] for k in keys)
     return {
         "format": CENSUS_FORMAT,
         "about": "torch names used by open-source extensions: [name, kind, cpu occurrences, "
-        "cpu repos, cuda occurrences, cuda repos, repos]; see docs/porting-census.md",
+        "cpu repos, cuda occurrences, cuda repos, repos]; a repository's `uses` are row "
+        "numbers (from 0); see docs/porting-census.md",
         "repos": repos,
         "repos_without_torch_names": unused,
         "tensor_methods": sorted(methods),
-        "names": [[name, kind, *rows[kind, name]] for kind, name in sorted(rows, key=_order)],
+        "names": [[name, kind, *rows[kind, name]] for kind, name in order],
     }
 
 
@@ -240,11 +256,17 @@ def _order(key: tuple[str, str]) -> tuple[str, str]:
 
 
 def dump_census(census: dict) -> str:
-    """JSON with one row per line: small diffs when the census is rerun."""
-    head = {k: v for k, v in census.items() if k != "names"}
-    text = json.dumps(head, indent=1, sort_keys=True)[:-2]
-    rows = ",\n  ".join(json.dumps(r) for r in census["names"])
-    return f'{text},\n "names": [\n  {rows}\n ]\n}}\n'
+    """JSON with one repository and one name a line: small diffs when the census is rerun."""
+
+    def rows(items: list) -> str:
+        return "[\n  " + ",\n  ".join(json.dumps(x, sort_keys=True) for x in items) + "\n ]"
+
+    parts = []
+    for key in sorted(census):
+        value = census[key]
+        text = rows(value) if key in ("names", "repos") and value else json.dumps(value)
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 # ---- coverage --------------------------------------------------------------------------------
@@ -267,7 +289,8 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     (r"(at|torch)::_\w+", "torch's private ops (a leading underscore): call the public op"),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
-        r"torch::(CustomClassHolder|class_|init)|c10::(intrusive_ptr|make_intrusive|"
+        r"torch::(CustomClassHolder|class_|init)|schema:(->)?__torch__\.torch\.classes|"
+        r"c10::(intrusive_ptr|make_intrusive|"
         r"intrusive_ptr_target)|torch::make_intrusive|c10/util/intrusive_ptr\.h",
         "no TorchScript custom classes: keep an op's state in a pybind11 class",
     ),
@@ -427,6 +450,12 @@ class CoverageReport:
 
     repos: int
     rows: list[CoverageRow]
+    # per repository (that lists them), the names it uses
+    uses: list[list[CoverageRow]] = field(default_factory=list)
+
+    def repos_ready(self) -> int:
+        """Repositories whose every torch name has a counterpart or a refusal."""
+        return sum(all(r.status != "missing" for r in names) for names in self.uses)
 
     def share(self, area: str, statuses: tuple[str, ...] = ("counterpart",)) -> float:
         """The share of `area`'s occurrences whose names have one of `statuses`."""
@@ -441,6 +470,11 @@ class CoverageReport:
 
     def summary(self) -> str:
         lines = [f"census: {len(self.rows)} torch names in {self.repos} repositories"]
+        if self.uses:
+            lines.append(
+                f"repositories whose every torch name has a counterpart or a refusal: "
+                f"{self.repos_ready()} of {len(self.uses)}"
+            )
         for area in AREAS:
             has = self.share(area)
             both = self.share(area, ("counterpart", "refused"))
@@ -466,6 +500,7 @@ class CoverageReport:
             "repos": self.repos,
             "share": {a: self.share(a) for a in AREAS},
             "share_with_refused": {a: self.share(a, ("counterpart", "refused")) for a in AREAS},
+            "repos_ready": self.repos_ready(),
             "names": [r.__dict__ for r in self.rows],
         }
 
@@ -493,6 +528,13 @@ def load_census(path: str | os.PathLike | None = None) -> dict:
             raise ValueError(f"port census: {path}: row {i} is not [name, kind, 5 counts]: {row!r}")
     if not isinstance(data.get("repos"), list):
         raise ValueError(f"port census: {path} has no list of repositories")
+    count = len(data.get("names", ()))
+    for n, entry in enumerate(data["repos"]):
+        uses = entry.get("uses", []) if isinstance(entry, dict) else None
+        if not isinstance(uses, list) or not all(
+            isinstance(i, int) and 0 <= i < count for i in uses
+        ):
+            raise ValueError(f"port census: {path}: repository {n} has bad `uses` rows")
     return data
 
 
@@ -514,7 +556,7 @@ def coverage_report(census: dict | None = None, include_dir: str | None = None) 
     census = load_census() if census is None else census
     sdk = sdk_headers(include_dir)
     ranked = sorted(census["names"], key=lambda r: (-r[6], -(r[2] + r[4]), r[0]))
-    rows = []
+    rows, by_row = [], {}
     for rank, (name, kind, occ_cpu, rep_cpu, occ_cuda, rep_cuda, total) in enumerate(ranked, 1):
         status, reason = status_of(name, kind, sdk)
         rows.append(
@@ -523,7 +565,14 @@ def coverage_report(census: dict | None = None, include_dir: str | None = None) 
                 {"cpu": rep_cpu, "cuda": rep_cuda}, total, status, reason,
             )
         )  # fmt: skip
-    return CoverageReport(len(census["repos"]), rows)
+        by_row[name, kind] = rows[-1]
+    names = census["names"]
+    uses = [
+        [by_row[names[i][0], names[i][1]] for i in entry["uses"]]
+        for entry in census["repos"]
+        if "uses" in entry
+    ]
+    return CoverageReport(len(census["repos"]), rows, uses)
 
 
 def missing_list(report: CoverageReport) -> str:

@@ -122,9 +122,11 @@ def test_build_census_counts_per_area_and_repository(tmp_path):
             (tmp_path / repo / rel).write_text(text)
     (tmp_path / "one+ext" / "COMMIT").write_text("1" * 40 + "\n")
     census = _port_census.build_census(tmp_path, METHODS)
+    names = [r[0] for r in census["names"]]
+    assert names == ["at::Tensor", "at::zeros"]
     assert census["repos"] == [
-        {"repo": "one/ext", "commit": "1" * 40, "files": {"cpu": 1, "cuda": 1}},
-        {"repo": "two/ext", "commit": "", "files": {"cpu": 1, "cuda": 0}},
+        {"repo": "one/ext", "commit": "1" * 40, "files": {"cpu": 1, "cuda": 1}, "uses": [0]},
+        {"repo": "two/ext", "commit": "", "files": {"cpu": 1, "cuda": 0}, "uses": [1]},
     ]
     assert census["repos_without_torch_names"] == [
         {"repo": "three/none", "commit": "", "files": {"cpu": 0, "cuda": 0}}
@@ -179,6 +181,7 @@ def test_coverage_reports_counterparts_refusals_and_missing():
     assert report.share("cuda") == pytest.approx((4 + 10 + 2) / 24)
     assert [r.name for r in report.open_names("cpu")] == ["at::made_up_census_fn"]
     assert report.open_names("cuda") == []
+    assert report.uses == [] and "every torch name" not in report.summary()
     lines = _port_census.missing_list(report).splitlines()
     assert lines[0] == "1 at::made_up_census_fn 5 2 cpu"
     assert "1 at::made_up_census_fn 5 1 cuda" in lines
@@ -288,3 +291,30 @@ def test_refusals_name_their_reason(name, kind, reason):
 )
 def test_ordinary_names_are_not_refused(name, kind):
     assert _port_census.refusal(name, kind) is None
+
+
+def test_coverage_counts_the_repositories_ready_to_port():
+    census = _census(
+        [
+            ["at::made_up_census_fn", "name", 1, 1, 0, 0, 1],
+            ["at::native::k", "name", 1, 1, 0, 0, 1],
+            ["at::zeros", "name", 2, 2, 0, 0, 2],
+        ]
+    )
+    census["repos"] = [
+        {"repo": "a/ready", "commit": "0" * 40, "uses": [1, 2]},  # refused + counterpart
+        {"repo": "b/not", "commit": "1" * 40, "uses": [0, 2]},  # one name missing
+    ]
+    report = _port_census.coverage_report(census, INCLUDE)
+    assert report.repos_ready() == 1
+    assert "every torch name has a counterpart or a refusal: 1 of 2" in report.summary()
+    assert report.as_json()["repos_ready"] == 1
+
+
+def test_census_with_bad_uses_is_a_clear_error(tmp_path):
+    census = _census([["at::zeros", "name", 1, 1, 0, 0, 1]])
+    census["repos"][0]["uses"] = [5]
+    path = tmp_path / "census.json"
+    path.write_text(json.dumps(census))
+    with pytest.raises(ValueError, match="repository 0 has bad `uses` rows"):
+        _port_census.load_census(path)
