@@ -45,6 +45,13 @@ _DEF_SCHEMA = re.compile(
 )
 _LIBRARY = re.compile(r"\bTORCH_LIBRARY(?:_FRAGMENT|_IMPL)?\s*\(\s*(\w+)\s*,\s*(\w+)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_USING_NAMESPACE = re.compile(r"\busing\s+namespace\s+(?:::\s*)?(torch|at|c10)\s*;")
+_BARE = re.compile(r"(?<![\w$.:])(?<!->)([A-Za-z_]\w*)(?!\s*::)")
+# Names <cmath>, <algorithm> and CUDA have as well: unqualified, they are not torch's.
+_NOT_BARE = frozenset(
+    """abs max min exp log sqrt pow floor ceil round sin cos tan tanh erf fmod sum swap fill
+    copy sort any all equal sigmoid size empty data begin end count find move forward""".split()
+)
 
 
 def area_of(path: str) -> str | None:
@@ -157,6 +164,11 @@ def extract(text: str, own_macros: set[str], methods: frozenset[str]) -> Counter
         name = m.group(1)
         if name in methods or (name == "data" and m.group(2)):
             found["method", f".{name}<>()" if name == "data" else f".{name}()"] += 1
+    using = _USING_NAMESPACE.search(code)
+    if using:  # unqualified candidates; census_repo keeps those the repository qualifies too
+        for m in _BARE.finditer(code):
+            if m.group(1) not in _NOT_BARE:
+                found["bare", f"{using.group(1)}::{m.group(1)}"] += 1
     if _LIBRARY.search(code):
         for m in _LIBRARY.finditer(code):
             if code[m.start() : m.start() + 20].startswith("TORCH_LIBRARY_IMPL"):
@@ -209,7 +221,15 @@ def census_repo(repo: Path, methods: frozenset[str]) -> dict[str, Counter]:
     for area, _, text in files:
         found = extract(text, own, methods)
         counts[area].update(found)
-        counts[area]["files", ""] += 1 if found else 0
+        counts[area]["files", ""] += 1 if any(k[0] != "bare" for k in found) else 0
+    # After `using namespace at;`, a bare `Tensor` is at::Tensor when the repository writes
+    # at::Tensor somewhere too (an unqualified name alone could be anyone's).
+    qualified = {k[1] for a in AREAS for k in counts[a] if k[0] == "name"}
+    for area in AREAS:
+        for key in [k for k in counts[area] if k[0] == "bare"]:
+            n = counts[area].pop(key)
+            if key[1] in qualified:
+                counts[area]["name", key[1]] += n
     return counts
 
 

@@ -135,6 +135,15 @@ def test_build_census_counts_per_area_and_repository(tmp_path):
     # the vendored copy under third_party/ is not counted
     assert rows["at::Tensor"] == ["name", 2, 1, 1, 1, 1]
     assert rows["at::zeros"] == ["name", 1, 1, 0, 0, 1]
+    # unqualified after `using namespace at;`: counted where the repository qualifies it too
+    (tmp_path / "one+ext" / "u.cpp").write_text(
+        "using namespace at;\nTensor f(Tensor x) { return max(x, zeros_like(x)); }\n"
+    )
+    census = _port_census.build_census(tmp_path, METHODS)
+    rows = {r[0]: r[1:] for r in census["names"]}
+    assert rows["at::Tensor"] == ["name", 4, 1, 1, 1, 1]
+    assert "at::zeros_like" not in rows and "at::max" not in rows and "at::f" not in rows
+    assert census["repos"][0]["files"] == {"cpu": 1, "cuda": 1}  # u.cpp names nothing qualified
     again = json.loads(_port_census.dump_census(census))
     assert again == census
 
