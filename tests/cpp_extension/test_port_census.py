@@ -327,3 +327,35 @@ def test_census_with_bad_uses_is_a_clear_error(tmp_path):
     path.write_text(json.dumps(census))
     with pytest.raises(ValueError, match="repository 0 has bad `uses` rows"):
         _port_census.load_census(path)
+
+
+def test_census_script_runs_on_a_folder_of_sources(tmp_path):
+    src = tmp_path / "src" / "someone+ext"
+    src.mkdir(parents=True)
+    (src / "ext.cpp").write_text(
+        "#include <torch/extension.h>\nat::Tensor f(at::Tensor x) {\n"
+        "  return at::made_up_census_fn(x.contiguous());\n}\n"
+    )
+    (src / "COMMIT").write_text("2" * 40 + "\n")
+    out, missing = tmp_path / "census.json", tmp_path / "missing.txt"
+    script = REPO / "scripts" / "port_census.py"
+    proc = run_python(
+        f"import runpy, sys; sys.argv = ['port_census', {str(tmp_path / 'src')!r}, "
+        f"'--out', {str(out)!r}, '--missing', {str(missing)!r}]; "
+        f"runpy.run_path({str(script)!r}, run_name='__main__')",
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    census = _port_census.load_census(out)
+    assert census["repos"] == [
+        {
+            "repo": "someone/ext",
+            "commit": "2" * 40,
+            "files": {"cpu": 1, "cuda": 0},
+            "uses": [0, 1, 2, 3],
+        }
+    ]
+    assert [r[0] for r in census["names"]] == [
+        ".contiguous()", "at::Tensor", "at::made_up_census_fn", "torch/extension.h",
+    ]  # fmt: skip
+    assert missing.read_text() == "1 at::made_up_census_fn 1 1 cpu\n"
