@@ -9,8 +9,8 @@ every torch name left without an SDK counterpart with file:line; the compile pro
 units, so what is left to do is known before building.
 
 `--table [README]` prints the porting table generated from the mapping, or rewrites it in a
-README between the markers; `--coverage` lists which torch functions and methods the SDK's
-headers declare.
+README between the markers; `--coverage` ranks the torch names open-source extensions use
+(the census in port_census.json, see docs/porting-census.md) with what the SDK has for each.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _port_files, port_map
+from ._port_census import CoverageReport, coverage_report, load_census
 from ._port_cxx import Missing, Result, defined_macros, port_cxx
 from ._port_names import sdk_headers
 from ._port_py import port_python
@@ -324,18 +325,10 @@ def update_readme(path: str | os.PathLike) -> bool:
     return True
 
 
-def coverage(include_dir: str | None = None) -> tuple[list[str], list[str]]:
-    """(torch functions/methods the SDK headers declare, those they do not)."""
-    headers = sdk_headers(include_dir)
-    methods, functions = set(port_map.ATEN_METHODS), set(port_map.ATEN_FUNCTIONS)
-
-    def has(n: str) -> bool:  # a function needs sdk::n; a Tensor method may be a member
-        return (n in methods and n in headers.names) or (
-            n in functions and n in headers.namespace_names
-        )
-
-    torch_names = sorted(methods | functions)
-    return [n for n in torch_names if has(n)], [n for n in torch_names if not has(n)]
+def coverage(include_dir: str | None = None, census: str | None = None) -> CoverageReport:
+    """The census of real extensions' torch names (cpp_extension/port_census.json, or
+    `census`), each ranked with its status: counterpart, refused (why) or missing."""
+    return coverage_report(load_census(census), include_dir)
 
 
 # ---- command line ----------------------------------------------------------------------------
@@ -377,8 +370,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--coverage",
         action="store_true",
-        help="list the torch functions and methods the SDK has and lacks",
+        help="rank the torch names real extensions use (the census) with their status: "
+        "counterpart, refused or missing, and the share of uses covered",
     )
+    p.add_argument("--census", metavar="FILE", help="census file for --coverage (default: ours)")
     return p
 
 
@@ -406,9 +401,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.table}: porting table {'updated' if changed else 'already current'}")
         return 0
     if args.coverage:
-        have, lack = coverage()
-        print(f"torch names with an SDK counterpart ({len(have)}): {' '.join(have)}")
-        print(f"without ({len(lack)}): {' '.join(lack)}")
+        try:
+            report = coverage(census=args.census)
+        except (OSError, ValueError) as e:
+            print(e, file=sys.stderr)
+            return 2
+        print(json.dumps(report.as_json(), indent=1) if args.json else report.summary())
+        if not args.json:
+            print(report.table())
         return 0
     if not args.sources:
         _parser().error("give files or folders to port (or --table / --coverage)")

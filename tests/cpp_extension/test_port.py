@@ -578,13 +578,3 @@ def test_update_readme_rewrites_between_markers(tmp_path):
     (tmp_path / "bare.md").write_text("no markers\n")
     with pytest.raises(ValueError, match="markers"):
         _port.update_readme(tmp_path / "bare.md")
-
-
-def test_coverage_splits_torch_names_by_the_headers(headers):
-    have, lack = _port.coverage(INCLUDE)
-    assert "cat" in have and "zeros_like" in have
-    assert set(have).isdisjoint(lack)
-    # a function needs sdk::name at namespace scope; a Tensor method may be a member
-    functions = set(port_map.ATEN_FUNCTIONS) - set(port_map.ATEN_METHODS)
-    assert all(n not in headers.namespace_names for n in lack)
-    assert all(n not in headers.names for n in lack if n not in functions)
