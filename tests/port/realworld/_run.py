@@ -59,11 +59,11 @@ def _port(pkg: Package, src: Path, work: Path) -> tuple[Path, Path, list]:
         shutil.rmtree(d, ignore_errors=True)
     roots = [src / r for r in pkg.port_roots]
     missing = []
-    if len(roots) == 1 and roots[0].resolve() == src.resolve():
-        report = _port.port_paths([src], ported)
+    base = Path(os.path.commonpath([str(r) for r in roots]))
+    if base.resolve() == src.resolve():
+        report = _port.port_paths(roots, ported)
     else:
         report = _port.port_paths(roots, ported / "_tmp")
-        base = Path(os.path.commonpath([str(r) for r in roots]))
         target = ported / base.relative_to(src)
         target.parent.mkdir(parents=True, exist_ok=True)
         (ported / "_tmp").rename(target)
@@ -211,8 +211,11 @@ def _judge(
     return r
 
 
-def run_package(pkg: Package, torch_py: str | None, log=print) -> list[OpResult]:
-    """Fetch, port, build and check one package; the results are also saved to the cache."""
+def run_package(
+    pkg: Package, torch_py: str | None, log=print, save_results: bool = True
+) -> list[OpResult]:
+    """Fetch, port, build and check one package; the results are saved to the cache (the
+    table's source) unless `save_results` is false."""
     cache = _fetch.cache_root()
     work = cache / "work" / f"{pkg.name}-{pkg.version}"
     start = time.perf_counter()
@@ -238,7 +241,8 @@ def run_package(pkg: Package, torch_py: str | None, log=print) -> list[OpResult]
             r = _judge(pkg, build, op, sdk, torch, edits, _missing_for(build, missing))
             log(f"  {pkg.name} {op.name}: {r.status}{': ' + r.reason if r.reason else ''}")
             results.append(r)
-    save(pkg, results, time.perf_counter() - start)
+    if save_results:
+        save(pkg, results, time.perf_counter() - start)
     return results
 
 

@@ -75,18 +75,26 @@ def first_error(exc: BaseException) -> str:
 
 def _compile_only(fw: Adapter, build: Build, root: Path) -> None:
     """nvcc -c on each CUDA source: the check for CUDA-only packages on a machine with no GPU."""
+    import sysconfig
+
+    import pybind11
+
     nvcc = os.environ.get("NVCC", "nvcc")
-    incs = [f"-I{p}" for p in fw.include_paths(cuda=True)]
+    paths = [*fw.include_paths(cuda=True), pybind11.get_include(), sysconfig.get_paths()["include"]]
+    incs = [f"-I{p}" for p in paths]
     incs += [f"-I{root / d}" for d in build.include_dirs]
     for src in build.sources:
         path = root / src
         cmd = [nvcc, "-c", "-std=c++17", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC"]
+        cmd += ["-DSDK_EXTENSION_NAME=rw_check", "-DTORCH_EXTENSION_NAME=rw_check"]
         cmd += [f"-D{d}" for d in build.defines] + incs + [str(path), "-o", os.devnull]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
             msg = lines[0] if lines else proc.stderr.strip().splitlines()[-1]
-            raise RuntimeError(msg.replace(str(root) + "/", ""))
+            for p in (str(root) + "/", *(str(Path(p)) + "/" for p in paths)):
+                msg = msg.replace(p, "")
+            raise RuntimeError(msg)
 
 
 def _build(fw: Adapter, pkg_name: str, build: Build, root: Path, glue: Path) -> Any:

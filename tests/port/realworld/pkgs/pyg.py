@@ -247,7 +247,7 @@ def _sparse_build(name, *extra):
     return Build(
         name,
         (f"csrc/{name}.cpp", f"csrc/cpu/{name}_cpu.cpp", *extra),
-        ("csrc",),
+        ("csrc", "third_party/parallel-hashmap"),
         namespace="torch_sparse",
     )
 
@@ -257,7 +257,7 @@ SPARSE = Package(
     version="0.6.18",
     filename="torch_sparse-0.6.18.tar.gz",
     sha256="2f14c510a6e93f404c6ea357210615b3c15a71731f9dbd86f25434e34fb5a741",
-    port_roots=("csrc",),
+    port_roots=("csrc", "third_party"),
     why="PyG's sparse-matrix ops",
     builds=(_sparse_build("convert"), _sparse_build("diag"), _sparse_build("spmm")),
     ops=(
