@@ -12,16 +12,19 @@ from .packages import PACKAGES
 
 
 def _append_missing(path: str, results: list[dict]) -> None:
-    """One line per op not yet ported, not already in the file."""
+    """One line per build whose ops are not yet ported (package | build: ops | the names the
+    porter reported, file:line | the first compiler error), unless the file has it already."""
     target = Path(path)
     seen = set(target.read_text().splitlines()) if target.exists() else set()
     new = []
     for pkg in results:
+        builds: dict[tuple[str, str, str], list[str]] = {}
         for op in pkg["ops"]:
-            if op["status"] != "not yet":
-                continue
-            names = "; ".join(op["missing"]) or "(porter reported none)"
-            line = f"{pkg['package']} | {op['op']} | {names} | {op['reason']}"
+            if op["status"] == "not yet":
+                names = "; ".join(op["missing"]) or "(porter reported none)"
+                builds.setdefault((op["build"], names, op["reason"]), []).append(op["op"])
+        for (build, names, reason), ops in builds.items():
+            line = f"{pkg['package']} | {build}: {', '.join(ops)} | {names} | {reason}"
             if line not in seen:
                 seen.add(line)
                 new.append(line)
@@ -50,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown package(s) {unknown}; known: {sorted(PACKAGES)}")
     names = list(PACKAGES) if args.all else args.names
-    if not names and not args.doc:
-        p.error("give package names, --all, --list or --doc")
+    if not names and not args.doc and not args.missing_log:
+        p.error("give package names, --all, --list, --doc or --missing-log")
     torch_py = None if args.no_torch else _run.torch_python()
     print(f"cache: {_fetch.cache_root()}; originals built with: {torch_py or 'none (numpy only)'}")
     failed = 0

@@ -51,11 +51,13 @@ def render(results: list[dict]) -> str:
         f"**{len(clean)} of {len(ops)} ops** port, build and match with no hand edit; "
         f"**{len(pkgs_clean)} of {len(results)} packages** port entirely with no hand edit.\n"
     )
-    lines.append("| package | op | build | result | checked against | why not yet |")
+    lines.append("| package | op | build | result | checked against | hand edits, or why not yet |")
     lines.append("|---|---|---|---|---|---|")
     for pkg in results:
         for op in pkg["ops"]:
             why = op["reason"] if op["status"] not in ("ported", "compiles") else ""
+            if op["hand_edits"]:
+                why = f"{op.get('hand_edit_note', '')} {why}".strip()
             lines.append(
                 f"| {pkg['package']} {pkg['version']} | `{_cell(op['op'])}` | {op['build']} | "
                 f"{_status(op)} | {op['checked_against'] or '-'} | {_cell(why)} |"

@@ -35,6 +35,7 @@ class OpResult:
     status: str
     reason: str = ""
     hand_edits: int = 0
+    hand_edit_note: str = ""
     checked_against: str = ""
     missing: list[str] = field(default_factory=list)
 
@@ -82,13 +83,16 @@ def _port(pkg: Package, src: Path, work: Path) -> tuple[Path, Path, list]:
     return ported, glue_out, missing
 
 
-def _apply_patch(build: Build, root: Path) -> int:
-    """Apply a build's hand edits to the ported tree; returns the number of hunks."""
+def _apply_patch(build: Build, root: Path) -> tuple[int, str]:
+    """Apply a build's hand edits to the ported tree; returns the number of hunks and the
+    patch's description (its first line)."""
     if not build.patch:
-        return 0
+        return 0, ""
     patch = PATCHES / build.patch
-    subprocess.run(["patch", "-p1", "-s", "-N", "-d", str(root), "-i", str(patch)], check=True)
-    return sum(1 for line in patch.read_text().splitlines() if line.startswith("@@"))
+    subprocess.run(["patch", "-p1", "-s", "-d", str(root), "-i", str(patch)], check=True)
+    text = patch.read_text()
+    hunks = sum(1 for line in text.splitlines() if line.startswith("@@"))
+    return hunks, f"patches/{build.patch}: {text.splitlines()[0]}"
 
 
 def _side(
@@ -230,15 +234,17 @@ def run_package(
     }
     results = []
     for build in pkg.builds:
-        edits = _apply_patch(build, ported)
+        edits, note = _apply_patch(build, ported)
         sdk = _side("sdk", sys.executable, pkg, build, ported, glue, work / "out" / build.name, env)
         torch = None
-        if torch_py and not build.compile_only:
+        # torch's build of the originals is only needed to check what the SDK built
+        if torch_py and not build.compile_only and sdk["build"] == "ok":
             torch = _side(
                 "torch", torch_py, pkg, build, src, originals_glue, work / "out" / build.name, env
             )
         for op in pkg.ops_of(build.name):
             r = _judge(pkg, build, op, sdk, torch, edits, _missing_for(build, missing))
+            r.hand_edit_note = note
             log(f"  {pkg.name} {op.name}: {r.status}{': ' + r.reason if r.reason else ''}")
             results.append(r)
     if save_results:

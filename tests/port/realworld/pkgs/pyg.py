@@ -163,12 +163,13 @@ def _fps_ref(i):
     return np.array(chosen)
 
 
-def _cluster_build(name, extra=()):
+def _cluster_build(name, patch=None):
     return Build(
         name,
-        (f"csrc/{name}.cpp", f"csrc/cpu/{name}_cpu.cpp", *extra),
+        (f"csrc/{name}.cpp", f"csrc/cpu/{name}_cpu.cpp"),
         ("csrc",),
         namespace="torch_cluster",
+        patch=patch,
     )
 
 
@@ -182,8 +183,8 @@ CLUSTER = Package(
     builds=(
         _cluster_build("fps"),
         _cluster_build("grid"),
-        _cluster_build("knn"),
-        _cluster_build("radius"),
+        _cluster_build("knn", "torch-cluster-knn.patch"),
+        _cluster_build("radius", "torch-cluster-radius.patch"),
     ),
     ops=(
         Op(
