@@ -163,6 +163,14 @@ def _fps_ref(i):
     return np.array(chosen)
 
 
+def _grid_ref(i):
+    pos, size = i["x"], np.full(3, 0.7)
+    start, end = pos.min(0), pos.max(0)
+    voxels = np.cumprod(((end - start) / size).astype(I64) + 1)
+    strides = np.concatenate([[1], voxels[:-1]])
+    return (((pos - start) / size).astype(I64) * strides).sum(1)
+
+
 def _cluster_build(name, patch=None):
     return Build(
         name,
@@ -206,6 +214,7 @@ CLUSTER = Package(
             lambda ns, fw, i: ns.grid(
                 fw.tensor(i["x"]), fw.tensor(np.array([0.7, 0.7, 0.7])), None, None
             ),
+            _grid_ref,
         ),
         Op(
             "knn",
