@@ -51,6 +51,16 @@ def render(results: list[dict]) -> str:
         f"**{len(clean)} of {len(ops)} ops** port, build and match with no hand edit; "
         f"**{len(pkgs_clean)} of {len(results)} packages** port entirely with no hand edit.\n"
     )
+    lines.append("| package | what | ops ported (no hand edit / with hand edits / all) |")
+    lines.append("|---|---|---|")
+    for pkg in results:
+        done = [op for op in pkg["ops"] if op["status"] in ("ported", "compiles")]
+        plain = sum(1 for op in done if not op["hand_edits"])
+        lines.append(
+            f"| {pkg['package']} {pkg['version']} | {pkg['why']} | "
+            f"{plain} / {len(done) - plain} / {len(pkg['ops'])} |"
+        )
+    lines.append("")
     lines.append("| package | op | build | result | checked against | hand edits, or why not yet |")
     lines.append("|---|---|---|---|---|---|")
     for pkg in results:

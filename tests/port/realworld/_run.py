@@ -266,5 +266,9 @@ def save(pkg: Package, results: list[OpResult], seconds: float) -> None:
 
 
 def load_results() -> list[dict]:
+    """The saved results of the packages in the table, in the table's order."""
+    from .packages import PACKAGES
+
     folder = _fetch.cache_root() / "results"
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    found = [folder / f"{name}.json" for name in PACKAGES]
+    return [json.loads(p.read_text()) for p in found if p.exists()]
