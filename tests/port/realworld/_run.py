@@ -89,7 +89,11 @@ def _apply_patch(build: Build, root: Path) -> tuple[int, str]:
     if not build.patch:
         return 0, ""
     patch = PATCHES / build.patch
-    subprocess.run(["patch", "-p1", "-s", "-d", str(root), "-i", str(patch)], check=True)
+    proc = subprocess.run(
+        ["patch", "-p1", "-s", "-d", str(root), "-i", str(patch)], capture_output=True, text=True
+    )
+    if proc.returncode != 0:  # the porter's output changed under the patch: say so, go on
+        return 0, f"patches/{build.patch} no longer applies: {proc.stdout.strip()[:200]}"
     text = patch.read_text()
     hunks = sum(1 for line in text.splitlines() if line.startswith("@@"))
     return hunks, f"patches/{build.patch}: {text.splitlines()[0]}"
