@@ -1,5 +1,7 @@
 """The table of published packages checked by the real-world port run: pinned sdists (name,
-version, sha256), the sources each build takes, and the ops checked. Ordered by popularity."""
+version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
+extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
+pytorch3d and torch-harmonics publish no sdist there); CPU ops run, CUDA-only ones compile."""
 
 from __future__ import annotations
 
