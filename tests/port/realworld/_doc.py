@@ -73,11 +73,18 @@ def render(results: list[dict]) -> str:
                 f"{_status(op)} | {op['checked_against'] or '-'} | {_cell(why)} |"
             )
     names = Counter(
-        m.split(": ", 1)[1] for op in ops if op["status"] == "not yet" for m in op["missing"]
+        name
+        for op in ops
+        if op["status"] == "not yet"
+        for name in {m.split(": ", 1)[1] for m in op["missing"]}
     )
     if names:
         lines.append("\n## Names the porter reported without an SDK counterpart\n")
-        lines.append("Counted over the ops not yet ported (the builds they are in).\n")
+        lines.append(
+            "Each name is counted once per op not yet ported whose build includes it (the "
+            "sources and the local headers they include). Names used unqualified, found by "
+            "argument-dependent lookup, are not reported: see the compiler errors above.\n"
+        )
         lines.append("| name | ops |\n|---|---|")
         lines += [f"| `{_cell(n)}` | {c} |" for n, c in names.most_common(40)]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -167,11 +168,30 @@ def compare(got: list[np.ndarray], want: list[np.ndarray], op: Op) -> str:
     return ""
 
 
-def _missing_for(build: Build, missing: list) -> list[str]:
-    folders = {str(Path(s).parent) for s in build.sources} | set(build.include_dirs)
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def _included_files(build: Build, root: Path) -> set[str]:
+    """The build's sources and the local headers they include, transitively (paths relative
+    to root): the files whose missing names can stop this build."""
+    todo = [root / s for s in build.sources]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for name in _LOCAL_INCLUDE.findall(path.read_text(errors="replace")):
+            dirs = [path.parent] + [root / d for d in build.include_dirs]
+            todo += [d / name for d in dirs if (d / name).is_file()][:1]
+    return {p.resolve().relative_to(root.resolve()).as_posix() for p in seen}
+
+
+def _missing_for(build: Build, root: Path, missing: list) -> list[str]:
+    files = _included_files(build, root)
     names = []
     for m in missing:
-        if str(Path(m.path).parent) in folders or (build.glue and m.path == build.glue[0]):
+        if m.path in files or (build.glue and m.path == build.glue[0]):
             names.append(f"{m.path}:{m.line}: {m.name}")
     return names
 
@@ -247,7 +267,7 @@ def run_package(
                 "torch", torch_py, pkg, build, src, originals_glue, work / "out" / build.name, env
             )
         for op in pkg.ops_of(build.name):
-            r = _judge(pkg, build, op, sdk, torch, edits, _missing_for(build, missing))
+            r = _judge(pkg, build, op, sdk, torch, edits, _missing_for(build, ported, missing))
             r.hand_edit_note = note
             log(f"  {pkg.name} {op.name}: {r.status}{': ' + r.reason if r.reason else ''}")
             results.append(r)
