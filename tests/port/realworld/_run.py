@@ -245,7 +245,8 @@ def run_package(
     """Fetch, port, build and check one package; the results are saved to the cache (the
     table's source) unless `save_results` is false."""
     cache = _fetch.cache_root()
-    work = cache / "work" / f"{pkg.name}-{pkg.version}"
+    # a check that does not save (the tests) works apart, so it can run beside a full run
+    work = cache / ("work" if save_results else "work-check") / f"{pkg.name}-{pkg.version}"
     start = time.perf_counter()
     archive = _fetch.download(pkg.name, pkg.version, pkg.filename, pkg.sha256)
     src = _fetch.unpack(archive, pkg.sha256)
