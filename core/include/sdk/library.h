@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "sdk/export.h"  // the ABI this library was built against, checked by loaders
+#include "sdk/tag.h"     // at::Tag, SDK_SELECTIVE_NAME
 #include "sdk/tensor.h"
 
 namespace sdk {
@@ -538,11 +539,16 @@ class Library {
     if (lib_) guard(sdk_library_define(lib_, schema.c_str()), schema);
     return *this;
   }
+  /*! \brief Define an op with tags (accepted; see sdk/tag.h). */
+  Library& def(const std::string& schema, const std::vector<Tag>& /*tags*/) & {
+    return def(schema);
+  }
   /*! \brief Define an op and register `fn` as its kernel for every device (torch's
    *  catch-all). `schema_or_name` is a full schema, or a bare name whose schema is
    *  inferred from fn's C++ signature. */
-  template <typename F>
-  Library& def(const std::string& schema_or_name, F&& fn) & {
+  template <typename F,
+            std::enable_if_t<!std::is_same_v<std::decay_t<F>, std::vector<Tag>>, int> = 0>
+  Library& def(const std::string& schema_or_name, F&& fn, const std::vector<Tag>& /*tags*/ = {}) & {
     std::string text = schema_or_name;
     std::string name = schema_or_name.substr(0, schema_or_name.find('('));
     if (schema_or_name.find('(') == std::string::npos) {
@@ -560,6 +566,15 @@ class Library {
   template <typename F>
   Library& impl(const std::string& name, DispatchedKernel<F> k) & {
     return register_kernel(name, k.key, std::move(k.fn));
+  }
+  /*! \brief Where torch finds the Python fake-tensor kernels of the ops; the SDK runs no
+   *  fake tensors, so the call is accepted and has no effect. */
+  Library& impl_abstract_pystub(const char* /*pymodule*/, const char* /*context*/ = "") & {
+    return *this;
+  }
+  /*! \brief The Python module torch imports for the ops' Python parts; no effect here. */
+  Library& set_python_module(const char* /*pymodule*/, const char* /*context*/ = "") & {
+    return *this;
   }
   /*! \brief The namespace. */
   const std::string& ns() const { return ns_; }
