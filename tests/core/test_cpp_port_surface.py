@@ -11,7 +11,14 @@ import pytest
 
 from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _require_core, _run
 
-NEW_HEADERS = ["containers.h", "cuda_guard.h", "ops_out.h", "tag.h", "tensor_utils.h"]
+NEW_HEADERS = [
+    "containers.h",
+    "cuda_guard.h",
+    "maybe_owned.h",
+    "ops_out.h",
+    "tag.h",
+    "tensor_utils.h",
+]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
 
 

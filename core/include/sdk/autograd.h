@@ -70,6 +70,37 @@ struct AutoDispatchBelowAutograd {
 };
 using AutoDispatchBelowADInplaceOrView = AutoDispatchBelowAutograd;
 
+namespace detail {
+inline bool& inference_mode_state() {
+  static thread_local bool enabled = false;
+  return enabled;
+}
+}  // namespace detail
+
+/*! \brief c10::InferenceMode: grad mode off in this scope (on again for
+ *  InferenceMode(false)), as torch; the SDK keeps no separate inference tensors.
+ *  is_enabled() says whether the innermost guard of the thread is an enabled one. */
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true)
+      : grad_(!enabled), previous_(std::exchange(detail::inference_mode_state(), enabled)) {}
+  ~InferenceMode() { detail::inference_mode_state() = previous_; }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return detail::inference_mode_state(); }
+
+ private:
+  AutoGradMode grad_;
+  bool previous_;
+};
+
+namespace autograd {
+// torch::autograd spells the grad-mode guards in this namespace too.
+using ::sdk::AutoGradMode;
+using ::sdk::GradMode;
+using ::sdk::NoGradGuard;
+}  // namespace autograd
+
 /*! \brief A value of one of the types a schema names (torch's IValue, reduced to what
  *  extension code stores: AutogradContext::saved_data). */
 class IValue {

@@ -1,7 +1,8 @@
 // sdk/cuda_guard.h: CUDA device and stream guards that compile without the CUDA toolkit
 // (torch's c10/cuda/CUDAGuard.h, c10/cuda/CUDAStream.h, ATen/DeviceGuard.h): CUDAGuard,
-// OptionalCUDAGuard, CUDAStreamGuard, getCurrentCUDAStream, and the device-generic
-// DeviceGuard / OptionalDeviceGuard.
+// OptionalCUDAGuard, CUDAStreamGuard, OptionalCUDAStreamGuard, getCurrentCUDAStream,
+// CUDACachingAllocator::raw_alloc / raw_delete, and the device-generic DeviceGuard /
+// OptionalDeviceGuard.
 //
 // Everything goes through the C ABI, so a C++ file that only guards devices builds with a
 // plain C++ compiler. Without CUDA (no toolkit, driver or GPU) the device-generic guards on a
@@ -11,6 +12,7 @@
 #ifndef SDK_CUDA_GUARD_H_
 #define SDK_CUDA_GUARD_H_
 
+#include <cstddef>
 #include <optional>
 
 #include "sdk/tensor.h"
@@ -209,6 +211,61 @@ class CUDAStreamGuard {
   CUDAGuard device_guard_;
   CUDAStream original_, current_;
 };
+
+/*! \brief A CUDAStreamGuard that may guard nothing (torch's OptionalCUDAStreamGuard). */
+class OptionalCUDAStreamGuard {
+ public:
+  OptionalCUDAStreamGuard() = default;
+  explicit OptionalCUDAStreamGuard(const std::optional<CUDAStream>& stream) {
+    if (stream) reset_stream(*stream);
+  }
+  OptionalCUDAStreamGuard(const OptionalCUDAStreamGuard&) = delete;
+  OptionalCUDAStreamGuard& operator=(const OptionalCUDAStreamGuard&) = delete;
+  /*! \brief Guard `stream` (the first stream's device is kept: another device throws). */
+  void reset_stream(const CUDAStream& stream) {
+    if (guard_) {
+      guard_->reset_stream(stream);
+    } else {
+      guard_.emplace(stream);
+    }
+  }
+  /*! \brief Restore the original stream and device now, and guard nothing. */
+  void reset() { guard_.reset(); }
+  std::optional<CUDAStream> original_stream() const {
+    return guard_ ? std::optional<CUDAStream>(guard_->original_stream()) : std::nullopt;
+  }
+  std::optional<CUDAStream> current_stream() const {
+    return guard_ ? std::optional<CUDAStream>(guard_->current_stream()) : std::nullopt;
+  }
+
+ private:
+  std::optional<CUDAStreamGuard> guard_;
+};
+
+/*! \brief Scratch device memory from the SDK's caching allocator (torch's
+ *  c10::cuda::CUDACachingAllocator::raw_alloc / raw_delete). */
+namespace CUDACachingAllocator {
+/*! \brief `nbytes` on the current device, ordered on its current stream. */
+inline void* raw_alloc(size_t nbytes) {
+  void* ptr = nullptr;
+  ::sdk::detail::check_status(sdk_cuda_raw_alloc(static_cast<int64_t>(nbytes), -1, &ptr),
+                              "CUDACachingAllocator::raw_alloc");
+  return ptr;
+}
+/*! \brief As raw_alloc, with `stream` made current on its device for the allocation. */
+inline void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream) {
+  CUDAStreamGuard guard(getStreamFromExternal(stream, current_device()));
+  return raw_alloc(nbytes);
+}
+/*! \brief Give back memory from raw_alloc (nullptr is ignored). */
+inline void raw_delete(void* ptr) {
+  ::sdk::detail::check_status(sdk_cuda_raw_free(ptr), "CUDACachingAllocator::raw_delete");
+}
+/*! \brief Release the cached, unused blocks to the driver. */
+inline void emptyCache() {
+  ::sdk::detail::check_status(sdk_cuda_empty_cache(), "CUDACachingAllocator::emptyCache");
+}
+}  // namespace CUDACachingAllocator
 
 }  // namespace cuda
 

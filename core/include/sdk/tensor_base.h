@@ -17,6 +17,7 @@
 #include "sdk/device.h"
 #include "sdk/dtype.h"
 #include "sdk/error.h"
+#include "sdk/maybe_owned.h"
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
@@ -237,8 +238,15 @@ class Tensor {
   // ---- creation-like -------------------------------------------------------------------
   Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
   Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  /*! \brief This tensor, borrowed, when contiguous; else an owned contiguous copy. */
+  MaybeOwned<Tensor> expect_contiguous(
+      MemoryFormat memory_format = MemoryFormat::Contiguous) const&;
+  MaybeOwned<Tensor> expect_contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) && =
+      delete;  // the borrowed tensor would be a temporary
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  /*! \brief To `device` and `dtype` at once. */
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor type_as(const Tensor& other) const;
   /*! \brief The tensor on the CPU (itself when already there). */
   Tensor cpu() const;
@@ -599,6 +607,10 @@ class Tensor {
   /*! \brief Always false: sdk has no complex dtypes and no sparse layouts. */
   bool is_complex() const { return false; }
   bool is_sparse() const { return false; }
+  // The SDK has no meta, quantized or MKL-DNN tensors.
+  bool is_meta() const { return false; }
+  bool is_quantized() const { return false; }
+  bool is_mkldnn() const { return false; }
   /*! \brief A 1-d tensor of `data` with this tensor's dtype and device unless `options`
    *  say otherwise. */
   template <typename T>

@@ -218,6 +218,36 @@ void type_meta_and_arithmetic() {
   EXPECT(sdk::divup(10, 4) == 3 && sdk::divup(8, 4) == 2 && sdk::ceil_div(10, 4) == 3);
 }
 
+void tensor_helpers_and_modes() {
+  sdk::Tensor x = vec({1, 2, 3, 4}).reshape({2, 2});
+  sdk::MaybeOwned<sdk::Tensor> same = x.expect_contiguous();
+  EXPECT(same.unsafeIsBorrowed() && same->is_same(x));
+  sdk::Tensor t = x.t();
+  sdk::MaybeOwned<sdk::Tensor> copy = t.expect_contiguous();
+  EXPECT(!copy.unsafeIsBorrowed() && copy->is_contiguous() && values(*copy) == V({1, 3, 2, 4}));
+  sdk::MaybeOwned<sdk::Tensor> again = copy;  // an owned value is copied with it
+  EXPECT(&*again != &*copy && again->is_same(*copy));
+  sdk::Tensor moved = *std::move(copy);
+  EXPECT(values(moved) == V({1, 3, 2, 4}));
+  sdk::Tensor f = x.to(sdk::Device(sdk::kCPU), sdk::kFloat);
+  EXPECT(f.scalar_type() == sdk::kFloat && f.is_cpu() && values(f) == values(x));
+  EXPECT(!x.is_meta() && !x.is_quantized() && !x.is_mkldnn());
+
+  EXPECT(sdk::autograd::GradMode::is_enabled() && !sdk::InferenceMode::is_enabled());
+  {
+    sdk::InferenceMode guard;
+    EXPECT(sdk::InferenceMode::is_enabled() && !sdk::GradMode::is_enabled());
+    {
+      sdk::InferenceMode off(false);
+      EXPECT(!sdk::InferenceMode::is_enabled() && sdk::GradMode::is_enabled());
+    }
+    EXPECT(sdk::InferenceMode::is_enabled() && !sdk::GradMode::is_enabled());
+  }
+  EXPECT(sdk::GradMode::is_enabled() && !sdk::InferenceMode::is_enabled());
+  sdk::init_num_threads();
+  EXPECT(sdk::get_num_threads() >= 1);
+}
+
 void out_variants() {
   sdk::Tensor x = vec({3, 1, 4, 1, 5, 9, 2, 6}).reshape({2, 4});
   sdk::Tensor values_out = sdk::empty({0}), indices_out = sdk::empty({0}, sdk::kLong);
@@ -281,6 +311,10 @@ void device_guards() {
     EXPECT(throws_mentioning([] { sdk::cuda::CUDAGuard g(0); }, "CUDA"));
     EXPECT(throws_mentioning([] { sdk::DeviceGuard g(sdk::Device(sdk::kCUDA, 0)); }, "CUDA"));
     EXPECT(throws_mentioning([] { sdk::cuda::getCurrentCUDAStream(); }, "CUDA"));
+    EXPECT(throws_mentioning([] { sdk::cuda::CUDACachingAllocator::raw_alloc(16); }, "CUDA"));
+    sdk::cuda::CUDACachingAllocator::raw_delete(nullptr);  // ignored, as torch
+    sdk::cuda::OptionalCUDAStreamGuard nothing;            // guards nothing, needs no device
+    EXPECT(!nothing.original_stream().has_value());
   }
 }
 
@@ -293,6 +327,7 @@ int main() {
   ivalues_and_autograd_helpers();
   registration_with_tags_and_lists();
   type_meta_and_arithmetic();
+  tensor_helpers_and_modes();
   out_variants();
   device_guards();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
