@@ -80,6 +80,11 @@ INCLUDES: dict[str, str] = {
     "c10/core/TensorOptions.h": "sdk/options.h",
     "c10/core/Scalar.h": "sdk/scalar.h",
     "c10/macros/Macros.h": "sdk/macros.h",
+    "torch/version.h": "sdk/macros.h",
+    "ATen/record_function.h": "sdk/macros.h",
+    "c10/util/accumulate.h": "sdk/util.h",
+    "c10/util/bit_cast.h": "sdk/util.h",
+    "ATen/core/grad_mode.h": "sdk/autograd.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {
@@ -116,6 +121,10 @@ MACROS: dict[str, str] = {
     "TORCH_CUDABLAS_CHECK": "SDK_CUDABLAS_CHECK",
     "AT_CHECK": "SDK_CHECK",
     "THCudaCheck": "SDK_CUDA_CHECK",
+    "TORCH_VERSION_MAJOR": "SDK_TORCH_API_VERSION_MAJOR",
+    "TORCH_VERSION_MINOR": "SDK_TORCH_API_VERSION_MINOR",
+    "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
+    "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

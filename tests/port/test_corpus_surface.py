@@ -108,7 +108,8 @@ def test_list_kernels_registered_with_tags(fw):
     )
     with pytest.raises(RuntimeError, match="2 tensors but 1 weights"):
         op.masked_weighted_sum([fw.tensor(x), fw.tensor(y)], [1.0])
-    with pytest.raises(RuntimeError, match="every tensor is None"):
+    # (torch's dispatcher refuses a CPU-only op without tensor arguments before the kernel runs)
+    with pytest.raises(RuntimeError, match="every tensor is None|There were no tensor arguments"):
         op.masked_weighted_sum([None], [1.0])
     assert list(op.sizes_along([fw.tensor(x), fw.tensor(arr(5, 1))], 0)) == [2, 5]
 

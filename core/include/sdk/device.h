@@ -72,6 +72,11 @@ class Device {
 };
 
 inline void str_append(std::string& s, const Device& d) { s += d.str(); }
+/*! \brief "CPU" / "CUDA", or "cpu" / "cuda" with lower_case (c10::DeviceTypeName). */
+inline std::string DeviceTypeName(DeviceType type, bool lower_case = false) {
+  if (type == DeviceType::CPU) return lower_case ? "cpu" : "CPU";
+  return lower_case ? "cuda" : "CUDA";
+}
 inline void str_append(std::string& s, DeviceType t) { s += t == kCPU ? "cpu" : "cuda"; }
 
 }  // namespace sdk

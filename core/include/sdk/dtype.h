@@ -3,6 +3,7 @@
 #define SDK_DTYPE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sdk/c_api.h"
@@ -194,6 +195,11 @@ inline void str_append(std::string& s, TypeMeta t) { s += t.name(); }
 constexpr ScalarType typeMetaToScalarType(TypeMeta t) { return t.toScalarType(); }
 /*! \brief The TypeMeta of a ScalarType (c10::scalarTypeToTypeMeta). */
 constexpr TypeMeta scalarTypeToTypeMeta(ScalarType t) { return TypeMeta(t); }
+/*! \brief The ScalarType of an optional TypeMeta, nullopt for none. */
+inline std::optional<ScalarType> optTypeMetaToScalarType(std::optional<TypeMeta> t) {
+  if (!t) return std::nullopt;
+  return t->toScalarType();
+}
 
 }  // namespace sdk
 

@@ -52,7 +52,19 @@ enum class DispatchKey : int32_t {
   AutogradCUDA = SDK_DISPATCH_AUTOGRAD,
   Math = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
   DefaultBackend = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+  CompositeExplicitAutogradNonFunctional = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+  // Keys of tensors the SDK does not have (shape-only meta tensors) or of dispatch steps it
+  // does not take: kernels registered for them are accepted and never called.
+  Meta = -2,
+  BackendSelect = -3,
 };
+
+namespace detail {
+// Whether kernels for `key` are accepted and dropped (see DispatchKey::Meta).
+constexpr bool is_ignored_key(DispatchKey key) {
+  return key == DispatchKey::Meta || key == DispatchKey::BackendSelect;
+}
+}  // namespace detail
 
 namespace detail {
 
@@ -520,6 +532,7 @@ class Library {
           uint32_t line, bool record_errors = false)
       : ns_(std::move(ns)), record_errors_(record_errors) {
     std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
+    if (key && detail::is_ignored_key(*key)) return;  // an IMPL block for Meta: nothing to do
     int32_t k = key ? static_cast<int32_t>(*key) : -1;
     sdk_library* lib = nullptr;
     if (!guard(sdk_library_open(kind, ns_.c_str(), k, source.c_str(), &lib), "")) return;
@@ -596,7 +609,7 @@ class Library {
 
   template <typename F>
   Library& register_kernel(const std::string& name, DispatchKey key, F&& fn) {
-    if (!lib_) return *this;
+    if (!lib_ || detail::is_ignored_key(key)) return *this;
     using Stored = detail::StoredCallable<F>;
     auto* ctx = new Stored(std::forward<F>(fn));
     // Undefined: the block's key (SDK_LIBRARY_IMPL), or every device (SDK_LIBRARY)

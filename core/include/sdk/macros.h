@@ -45,4 +45,16 @@
 #define SDK_RESTRICT
 #endif
 
+/*! \brief The torch release whose C++ spellings the SDK follows (what ported
+ *  `#if TORCH_VERSION_MAJOR ...` tests compare against; older spellings stay mapped). */
+#define SDK_TORCH_API_VERSION_MAJOR 2
+#define SDK_TORCH_API_VERSION_MINOR 4
+#define SDK_TORCH_API_VERSION_PATCH 0
+
+/*! \brief torch's RECORD_FUNCTION(name, inputs) profiler scope: the SDK has no profiler, so
+ *  the statement does nothing (its arguments are not evaluated). */
+#define SDK_RECORD_FUNCTION(name, inputs) \
+  do {                                    \
+  } while (0)
+
 #endif  // SDK_MACROS_H_

@@ -332,6 +332,19 @@ inline const Tensor& Tensor::unsqueeze_(int64_t dim) const {
 inline const Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
   return detail::regeometry_(*this, transpose(dim0, dim1), "transpose_");
 }
+inline const Tensor& Tensor::t_() const {
+  SDK_CHECK_VALUE(dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", dim(),
+                  "D");
+  return dim() < 2 ? *this : transpose_(0, 1);
+}
+inline const Tensor& Tensor::as_strided_(IntArrayRef sizes, IntArrayRef strides,
+                                         std::optional<int64_t> storage_offset) const {
+  SDK_CHECK_NOT_IMPLEMENTED(!storage_offset || *storage_offset == this->storage_offset(),
+                            "as_strided_: the C ABI cannot move a tensor's storage offset in place "
+                            "(from ",
+                            this->storage_offset(), " to ", *storage_offset, "); use as_strided()");
+  return detail::regeometry_(*this, as_strided(sizes, strides, storage_offset), "as_strided_");
+}
 inline const Tensor& Tensor::detach_() const {
   SDK_CHECK_NOT_IMPLEMENTED(is_leaf(),
                             "detach_: the C ABI cannot cut a recorded result out of the graph in "

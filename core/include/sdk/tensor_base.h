@@ -264,6 +264,9 @@ class Tensor {
   Tensor reshape_as(const Tensor& other) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
                     std::optional<int64_t> storage_offset = std::nullopt) const;
+  /*! \brief as_strided, in place: this tensor takes the new sizes and strides. */
+  const Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor permute(IntArrayRef dims) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   /*! \brief 2-D transpose; tensors with fewer than 2 dims come back as they are. */
@@ -611,6 +614,9 @@ class Tensor {
   bool is_meta() const { return false; }
   bool is_quantized() const { return false; }
   bool is_mkldnn() const { return false; }
+  bool is_mps() const { return false; }
+  bool is_xpu() const { return false; }
+  bool is_privateuseone() const { return false; }
   /*! \brief A 1-d tensor of `data` with this tensor's dtype and device unless `options`
    *  say otherwise. */
   template <typename T>
@@ -630,6 +636,8 @@ class Tensor {
   const Tensor& squeeze_(IntArrayRef dim) const;
   const Tensor& unsqueeze_(int64_t dim) const;
   const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  /*! \brief In-place 2-D transpose (tensors with fewer than 2 dims stay as they are). */
+  const Tensor& t_() const;
   /*! \brief Stop a leaf from requiring grad; throws for a recorded result (the C ABI cannot
    *  cut a tensor out of the graph in place: use detach()). */
   const Tensor& detach_() const;

@@ -204,6 +204,12 @@ void registration_with_tags_and_lists() {
   sdk::List<sdk::Tensor> xs({vec({1, 2}), vec({3, 4})});
   auto total = sdk::call_op<sdk::Tensor>("port_surface::sum_list", xs, sdk::List<int64_t>({1, 10}));
   EXPECT(values(total) == V({31, 42}));
+  // Meta kernels (shape-only tensors, which the SDK lacks) are accepted and never called.
+  sdk::Library meta(sdk::Library::IMPL, "port_surface", sdk::DispatchKey::Meta, __FILE__, __LINE__);
+  meta.impl("twice", [](const sdk::List<int64_t>&) -> sdk::List<int64_t> { return {}; });
+  lib.impl("twice",
+           sdk::dispatch(sdk::DispatchKey::Meta,
+                         [](const sdk::List<int64_t>&) -> sdk::List<int64_t> { return {}; }));
   auto doubled =
       sdk::call_op<sdk::List<int64_t>>("port_surface::twice", sdk::List<int64_t>({1, 5}));
   EXPECT(doubled.vec() == std::vector<int64_t>({2, 10}));
@@ -216,6 +222,19 @@ void type_meta_and_arithmetic() {
   EXPECT(x.dtype().Match<double>() && !x.dtype().Match<float>());
   EXPECT(sdk::TypeMeta::fromScalarType(sdk::kLong).itemsize() == 8);
   EXPECT(sdk::divup(10, 4) == 3 && sdk::divup(8, 4) == 2 && sdk::ceil_div(10, 4) == 3);
+  EXPECT(sdk::optTypeMetaToScalarType(x.dtype()) == sdk::kDouble);
+  EXPECT(!sdk::optTypeMetaToScalarType(std::nullopt).has_value());
+  sdk::IntList sizes = sdk::zeros({2, 3, 4}).sizes();
+  EXPECT(sdk::multiply_integers(sizes) == 24 && sdk::sum_integers(sizes) == 9);
+  EXPECT(sdk::multiply_integers(sizes.begin() + 1, sizes.end()) == 12);
+  EXPECT(sdk::multiply_integers(std::vector<int>{}) == 1);
+  EXPECT(sdk::bit_cast<uint32_t>(1.0f) == 0x3f800000u && sdk::bit_cast<float>(0x40000000u) == 2.0f);
+  EXPECT(sdk::DeviceTypeName(sdk::kCUDA) == "CUDA" &&
+         sdk::DeviceTypeName(sdk::kCPU, true) == "cpu");
+  EXPECT(SDK_TORCH_API_VERSION_MAJOR == 2 && SDK_TORCH_API_VERSION_MINOR >= 0);
+  int evaluated = 0;
+  SDK_RECORD_FUNCTION("profiled", ++evaluated);  // no profiler: nothing runs
+  EXPECT(evaluated == 0);
 }
 
 void tensor_helpers_and_modes() {
@@ -231,7 +250,19 @@ void tensor_helpers_and_modes() {
   EXPECT(values(moved) == V({1, 3, 2, 4}));
   sdk::Tensor f = x.to(sdk::Device(sdk::kCPU), sdk::kFloat);
   EXPECT(f.scalar_type() == sdk::kFloat && f.is_cpu() && values(f) == values(x));
-  EXPECT(!x.is_meta() && !x.is_quantized() && !x.is_mkldnn());
+  EXPECT(!x.is_meta() && !x.is_quantized() && !x.is_mkldnn() && !x.is_mps() && !x.is_xpu());
+  sdk::Tensor row = vec({1, 2, 3}).reshape({1, 3});
+  EXPECT(&row.t_() == &row && row.sizes() == sdk::IntArrayRef({3, 1}) &&
+         values(row) == V({1, 2, 3}));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "t_() expects a tensor with <= 2 dimensions",
+               sdk::zeros({1, 1, 1}).t_());
+  // in-place geometry changes are limited to contiguous results (the C ABI's rule)
+  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "is not contiguous", x.clone().t_());
+  sdk::Tensor flat = vec({0, 1, 2, 3, 4, 5});
+  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "cannot move a tensor's storage offset in place",
+               flat.as_strided_({2, 2}, {2, 1}, 1));
+  flat.as_strided_({2, 2}, {2, 1});
+  EXPECT(flat.sizes() == sdk::IntArrayRef({2, 2}) && values(flat) == V({0, 1, 2, 3}));
 
   EXPECT(sdk::autograd::GradMode::is_enabled() && !sdk::InferenceMode::is_enabled());
   {
