@@ -84,6 +84,8 @@ INCLUDES: dict[str, str] = {
     "ATen/record_function.h": "sdk/macros.h",
     "c10/util/accumulate.h": "sdk/util.h",
     "c10/util/bit_cast.h": "sdk/util.h",
+    "c10/core/SymInt.h": "sdk/symint.h",
+    "c10/core/SymIntArrayRef.h": "sdk/symint.h",
     "ATen/core/grad_mode.h": "sdk/autograd.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).

@@ -16,6 +16,7 @@ NEW_HEADERS = [
     "cuda_guard.h",
     "maybe_owned.h",
     "ops_out.h",
+    "symint.h",
     "tag.h",
     "tensor_utils.h",
 ]

@@ -212,6 +212,19 @@ class CUDAStreamGuard {
   CUDAStream original_, current_;
 };
 
+/*! \brief Make `device` current (c10::cuda::MaybeSetDevice; the SDK's devices need no lazy
+ *  context creation, so this is set_device). */
+inline void set_device(DeviceIndex device) {
+  ::sdk::detail::check_status(sdk_cuda_set_device(device), "set_device");
+}
+inline void MaybeSetDevice(DeviceIndex device) { set_device(device); }
+
+/*! \brief ceil(a / b), as at::cuda::ATenCeilDiv (grid sizes). */
+template <typename T, typename U>
+SDK_DEVICE_INLINE constexpr T ATenCeilDiv(T a, U b) {
+  return ::sdk::ceil_div(a, b);
+}
+
 /*! \brief A CUDAStreamGuard that may guard nothing (torch's OptionalCUDAStreamGuard). */
 class OptionalCUDAStreamGuard {
  public:

@@ -106,6 +106,13 @@ inline Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptio
 inline Tensor zeros(IntArrayRef size, const TensorOptions& options = {}) {
   return full(size, 0, options.dtype(options.scalar_type()));
 }
+/*! \brief torch's *_symint factories (sizes are concrete in the SDK: sdk/symint.h). */
+inline Tensor empty_symint(SymIntArrayRef size, const TensorOptions& options = {}) {
+  return empty(size, options);
+}
+inline Tensor zeros_symint(SymIntArrayRef size, const TensorOptions& options = {}) {
+  return zeros(size, options);
+}
 inline Tensor ones(IntArrayRef size, const TensorOptions& options = {}) {
   return full(size, 1, options.dtype(options.scalar_type()));
 }

@@ -21,6 +21,7 @@
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
+#include "sdk/symint.h"
 
 namespace sdk {
 
@@ -107,6 +108,13 @@ class Tensor {
   int64_t dim() const { return sdk_tensor_ndim(checked()); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return sdk_tensor_numel(checked()); }
+  // torch's symbolic-shape spellings: every size is concrete here (sdk/symint.h).
+  SymInt sym_numel() const { return numel(); }
+  SymInt sym_size(int64_t dim) const { return size(dim); }
+  SymInt sym_stride(int64_t dim) const { return stride(dim); }
+  SymIntArrayRef sym_sizes() const { return sizes(); }
+  SymIntArrayRef sym_strides() const { return strides(); }
+  SymInt sym_storage_offset() const { return storage_offset(); }
   /*! \brief A view of the core's sizes array, valid while this tensor lives. */
   IntArrayRef sizes() const {
     sdk_tensor* h = checked();
@@ -220,6 +228,12 @@ class Tensor {
                    sizeof(index_t) < sizeof(int64_t), false);
     return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
         static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_), sdk_tensor_strides(h_));
+  }
+  /*! \brief torch's older spelling of generic_packed_accessor. */
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+            typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> packed_accessor() const& {
+    return generic_packed_accessor<T, N, PtrTraits, index_t>();
   }
   template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
   PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {

@@ -279,6 +279,28 @@ void tensor_helpers_and_modes() {
   EXPECT(sdk::get_num_threads() >= 1);
 }
 
+void accessor_spellings() {
+  sdk::Tensor x = vec({1, 2, 3, 4, 5, 6}).reshape({2, 3});
+  sdk::PackedTensorAccessor<double, 2> a = x.packed_accessor<double, 2>();
+  EXPECT(a[1][2] == 6 && a.size(1) == 3 && a.stride(0) == 3);
+  auto narrow = x.packed_accessor<double, 2, sdk::RestrictPtrTraits, int32_t>();
+  EXPECT(narrow[0][1] == 2);
+  EXPECT(sdk::cuda::ATenCeilDiv(10, 4) == 3 && sdk::cuda::ATenCeilDiv(int64_t(8), 4) == 2);
+}
+
+void symbolic_size_spellings() {
+  sdk::Tensor x = sdk::zeros({2, 3});
+  sdk::SymInt rows = x.sym_size(0);
+  EXPECT(rows.expect_int() == 2 && rows * 3 == x.sym_numel() && x.sym_stride(0) == 3);
+  EXPECT(rows.maybe_as_int() == 2 && !rows.is_symbolic() &&
+         rows.guard_int(__FILE__, __LINE__) == 2);
+  sdk::SymIntArrayRef sizes = x.sym_sizes();
+  EXPECT(SDK_AS_INTARRAYREF_SLOW(sizes) == sdk::IntArrayRef({2, 3}) && x.sym_strides()[1] == 1);
+  sdk::Tensor e = sdk::empty_symint(sizes, sdk::kLong), z = sdk::zeros_symint({rows, 4});
+  EXPECT(e.sizes() == x.sizes() && e.scalar_type() == sdk::kLong);
+  EXPECT(z.sizes() == sdk::IntArrayRef({2, 4}) && values(z) == V(8, 0.0));
+}
+
 void out_variants() {
   sdk::Tensor x = vec({3, 1, 4, 1, 5, 9, 2, 6}).reshape({2, 4});
   sdk::Tensor values_out = sdk::empty({0}), indices_out = sdk::empty({0}, sdk::kLong);
@@ -343,6 +365,7 @@ void device_guards() {
     EXPECT(throws_mentioning([] { sdk::DeviceGuard g(sdk::Device(sdk::kCUDA, 0)); }, "CUDA"));
     EXPECT(throws_mentioning([] { sdk::cuda::getCurrentCUDAStream(); }, "CUDA"));
     EXPECT(throws_mentioning([] { sdk::cuda::CUDACachingAllocator::raw_alloc(16); }, "CUDA"));
+    EXPECT(throws_mentioning([] { sdk::cuda::MaybeSetDevice(0); }, "CUDA"));
     sdk::cuda::CUDACachingAllocator::raw_delete(nullptr);  // ignored, as torch
     sdk::cuda::OptionalCUDAStreamGuard nothing;            // guards nothing, needs no device
     EXPECT(!nothing.original_stream().has_value());
@@ -359,6 +382,8 @@ int main() {
   registration_with_tags_and_lists();
   type_meta_and_arithmetic();
   tensor_helpers_and_modes();
+  symbolic_size_spellings();
+  accessor_spellings();
   out_variants();
   device_guards();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
