@@ -51,6 +51,13 @@
 #define SDK_TORCH_API_VERSION_MINOR 4
 #define SDK_TORCH_API_VERSION_PATCH 0
 
+/*! \brief ATen/Config.h's build switches (AT_CUDNN_ENABLED() ...): the SDK links none of
+ *  these libraries, so ported `#if AT_MKLDNN_ENABLED()` paths are left out. */
+#define SDK_CUDNN_ENABLED() 0
+#define SDK_MKLDNN_ENABLED() 0
+#define SDK_MKL_ENABLED() 0
+#define SDK_ROCM_ENABLED() 0
+
 /*! \brief torch's RECORD_FUNCTION(name, inputs) profiler scope: the SDK has no profiler, so
  *  the statement does nothing (its arguments are not evaluated). */
 #define SDK_RECORD_FUNCTION(name, inputs) \

@@ -352,6 +352,19 @@ inline const Tensor& Tensor::detach_() const {
   if (requires_grad()) set_requires_grad(false);
   return *this;
 }
+inline Tensor Tensor::bernoulli() const {
+  Tensor r = empty_like(*this);
+  r.bernoulli_(*this);
+  return r;
+}
+inline Tensor Tensor::bernoulli(double p) const {
+  Tensor r = empty_like(*this);
+  r.bernoulli_(p);
+  return r;
+}
+/*! \brief 0/1 draws with `self`'s elements as probabilities (torch::bernoulli). */
+inline Tensor bernoulli(const Tensor& self) { return self.bernoulli(); }
+inline Tensor bernoulli(const Tensor& self, double p) { return self.bernoulli(p); }
 inline const Tensor& Tensor::bernoulli_(double p) const {
   SDK_CHECK_VALUE(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   return copy_(detail::uniform_like(*this).lt(p));

@@ -658,6 +658,17 @@ class Tensor {
   /*! \brief Fill with 1 with probability p (else 0), from the default generator. */
   const Tensor& bernoulli_(double p = 0.5) const;
   const Tensor& bernoulli_(const Tensor& p) const;
+  /*! \brief 0/1 draws with this tensor's elements as probabilities (same dtype). */
+  Tensor bernoulli() const;
+  /*! \brief 0/1 draws with probability p, shaped and typed like this tensor. */
+  Tensor bernoulli(double p) const;
+  /*! \brief Whether the two tensors view the same storage. */
+  bool is_alias_of(const Tensor& other) const {
+    if (!defined() || !other.defined()) return false;
+    if (is_same(other)) return true;
+    const void* mine = sdk_tensor_storage_ptr(get());
+    return mine != nullptr && mine == sdk_tensor_storage_ptr(other.get());
+  }
   /*! \brief Fill with exponential samples of rate lambd (float dtypes). */
   const Tensor& exponential_(double lambd = 1) const;
   /*! \brief Write `source` at the flat (row-major) positions `index` (int64; negative counts

@@ -232,6 +232,9 @@ void type_meta_and_arithmetic() {
   EXPECT(sdk::DeviceTypeName(sdk::kCUDA) == "CUDA" &&
          sdk::DeviceTypeName(sdk::kCPU, true) == "cpu");
   EXPECT(SDK_TORCH_API_VERSION_MAJOR == 2 && SDK_TORCH_API_VERSION_MINOR >= 0);
+#if SDK_MKLDNN_ENABLED() || SDK_CUDNN_ENABLED() || SDK_MKL_ENABLED() || SDK_ROCM_ENABLED()
+  EXPECT(!"no optional backend library is linked");
+#endif
   int evaluated = 0;
   SDK_RECORD_FUNCTION("profiled", ++evaluated);  // no profiler: nothing runs
   EXPECT(evaluated == 0);
@@ -251,6 +254,13 @@ void tensor_helpers_and_modes() {
   sdk::Tensor f = x.to(sdk::Device(sdk::kCPU), sdk::kFloat);
   EXPECT(f.scalar_type() == sdk::kFloat && f.is_cpu() && values(f) == values(x));
   EXPECT(!x.is_meta() && !x.is_quantized() && !x.is_mkldnn() && !x.is_mps() && !x.is_xpu());
+  sdk::Tensor probs = vec({0, 1, 1, 0});
+  sdk::Tensor draws = probs.bernoulli();
+  EXPECT(values(draws) == V({0, 1, 1, 0}) && draws.scalar_type() == sdk::kDouble);
+  EXPECT(values(sdk::bernoulli(probs, 1.0)) == V({1, 1, 1, 1}));
+  EXPECT(values(sdk::bernoulli(probs, 0.0)) == V({0, 0, 0, 0}));
+  EXPECT(x.is_alias_of(x.t()) && x.t().is_alias_of(x.view({4})) && !x.is_alias_of(x.clone()));
+  EXPECT(!x.is_alias_of(sdk::Tensor()));
   sdk::Tensor row = vec({1, 2, 3}).reshape({1, 3});
   EXPECT(&row.t_() == &row && row.sizes() == sdk::IntArrayRef({3, 1}) &&
          values(row) == V({1, 2, 3}));
