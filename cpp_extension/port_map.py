@@ -130,6 +130,7 @@ MACROS: dict[str, str] = {
     "TORCH_VERSION_MINOR": "SDK_TORCH_API_VERSION_MINOR",
     "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
     "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
+    "CUDA_KERNEL_ASSERT": "SDK_CUDA_KERNEL_ASSERT",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

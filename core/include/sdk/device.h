@@ -10,7 +10,12 @@
 namespace sdk {
 
 /*! \brief Device kinds; values equal the ABI's sdk_device_type. */
-enum class DeviceType : int8_t { CPU = SDK_CPU, CUDA = SDK_CUDA };
+enum class DeviceType : int8_t {
+  CPU = SDK_CPU,
+  CUDA = SDK_CUDA,
+  /*! \brief One past the largest device type (arrays indexed by device type, as torch's). */
+  COMPILE_TIME_MAX_DEVICE_TYPES = SDK_CUDA + 1,
+};
 
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;

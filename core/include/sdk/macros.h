@@ -51,6 +51,23 @@
 #define SDK_TORCH_API_VERSION_MINOR 4
 #define SDK_TORCH_API_VERSION_PATCH 0
 
+/*! \brief torch's CUDA_KERNEL_ASSERT(cond), checked whatever NDEBUG says: in device code a
+ *  failure traps the kernel (the launch then reports an error); in host code it throws
+ *  sdk::Error (RuntimeError) naming the condition. */
+#if defined(__CUDA_ARCH__)
+#define SDK_CUDA_KERNEL_ASSERT(cond) \
+  do {                               \
+    if (!(cond)) __trap();           \
+  } while (0)
+#else
+#define SDK_CUDA_KERNEL_ASSERT(cond)                                                   \
+  do {                                                                                 \
+    if (!(cond))                                                                       \
+      ::sdk::detail::throw_error(SDK_ERROR_RUNTIME,                                    \
+                                 "CUDA_KERNEL_ASSERT failed: " #cond " at " __FILE__); \
+  } while (0)
+#endif
+
 /*! \brief ATen/Config.h's build switches (AT_CUDNN_ENABLED() ...): the SDK links none of
  *  these libraries, so ported `#if AT_MKLDNN_ENABLED()` paths are left out. */
 #define SDK_CUDNN_ENABLED() 0

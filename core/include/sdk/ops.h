@@ -462,6 +462,10 @@ inline Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, co
 inline Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   SDK_DETAIL_RETURN("gather", sdk_gather(self.get(), dim, index.get(), nullptr, &r_));
 }
+/*! \brief torch's sparse_grad flag: gradients here are dense either way. */
+inline Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  return gather(self, dim, index);
+}
 inline Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   sdk_tensor* r = nullptr;
   detail::check_status(sdk_gather(self.get(), dim, index.get(), out.get(), &r), "gather_out");

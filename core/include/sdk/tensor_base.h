@@ -72,6 +72,20 @@ class Tensor {
     return *this;
   }
   ~Tensor() { sdk_tensor_release(h_); }
+  /*! \brief Assigning to a temporary view writes its elements, as in torch: `x[i] = y`
+   *  copies y in (broadcast, cast), `x[i] = 1.5` fills. */
+  Tensor& operator=(const Tensor& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
 
   /*! \brief Take ownership of a NEW reference (what the C ABI returns). */
   static Tensor steal(sdk_tensor* handle) noexcept {
@@ -542,6 +556,11 @@ class Tensor {
   // ---- indexing ------------------------------------------------------------------------
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  /*! \brief torch's sparse_grad flag: gradients here are dense either way. */
+  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
+    (void)sparse_grad;
+    return gather(dim, index);
+  }
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;

@@ -289,6 +289,36 @@ void tensor_helpers_and_modes() {
   EXPECT(sdk::get_num_threads() >= 1);
 }
 
+void tensor_literals_and_view_assignment() {
+  sdk::Tensor i = sdk::tensor({1, 0});
+  EXPECT(i.scalar_type() == sdk::kLong && values(i) == V({1, 0}) && i.dim() == 1);
+  sdk::Tensor f = sdk::tensor({1.5, -2.0});
+  EXPECT(f.scalar_type() == sdk::kFloat && values(f) == V({1.5, -2.0}));
+  sdk::Tensor b = sdk::tensor(std::vector<bool>{true, false, true});
+  EXPECT(b.scalar_type() == sdk::kBool && values(b) == V({1, 0, 1}));
+  sdk::Tensor d = sdk::tensor({3, 4}, sdk::kDouble);
+  EXPECT(d.scalar_type() == sdk::kDouble && values(d) == V({3, 4}));
+  sdk::Tensor s = sdk::tensor(2.5);
+  EXPECT(s.dim() == 0 && s.item<double>() == 2.5);
+
+  sdk::Tensor x = sdk::zeros({2, 3});
+  x[0] = 1.5;                     // a temporary view: fills
+  x[1] = sdk::tensor({1, 2, 3});  // copies (cast to float32)
+  EXPECT(values(x) == V({1.5, 1.5, 1.5, 1, 2, 3}));
+  x.view({-1})[4] = x.view({-1})[0];
+  EXPECT(values(x) == V({1.5, 1.5, 1.5, 1, 1.5, 3}));
+  sdk::Tensor idx = sdk::tensor({2, 0});
+  EXPECT(values(sdk::gather(x[1], 0, idx, /*sparse_grad=*/false)) == V({3, 1}));
+  EXPECT(values(x[0].gather(0, idx, true)) == V({1.5, 1.5}));
+
+  EXPECT(static_cast<int>(sdk::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES) >
+         static_cast<int>(sdk::kCUDA));
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "CUDA_KERNEL_ASSERT failed: 1 + 1 == 3",
+               SDK_CUDA_KERNEL_ASSERT(1 + 1 == 3));
+  SDK_CUDA_KERNEL_ASSERT(1 + 1 == 2);
+  assert(x.defined());  // <cassert> comes with sdk/all.h, as with torch/torch.h
+}
+
 void accessor_spellings() {
   sdk::Tensor x = vec({1, 2, 3, 4, 5, 6}).reshape({2, 3});
   sdk::PackedTensorAccessor<double, 2> a = x.packed_accessor<double, 2>();
@@ -394,6 +424,7 @@ int main() {
   tensor_helpers_and_modes();
   symbolic_size_spellings();
   accessor_spellings();
+  tensor_literals_and_view_assignment();
   out_variants();
   device_guards();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
