@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import _port, _port_names, _port_probe, port_map
+from cpp_extension import _port, _port_census, _port_names, _port_probe, port_map
 from cpp_extension._port_cxx import _Edits, port_cxx
 from tests.cpp_extension.conftest import REPO, run_python
 
@@ -309,7 +309,7 @@ def scoped(tmp_path, monkeypatch):
     return _port_names.sdk_headers(str(tmp_path / "include"))
 
 
-def test_a_member_or_local_is_not_taken_for_a_namespace_name(scoped):
+def test_a_member_or_local_is_not_taken_for_a_namespace_name(scoped, tmp_path):
     """sdk::tensor does not exist where only TensorIndex::tensor() does (the false positive of
     --coverage): torch::tensor is left as it is and reported, never rewritten to it."""
     assert {"tensor", "Variable", "List"} <= scoped.names
@@ -322,8 +322,21 @@ def test_a_member_or_local_is_not_taken_for_a_namespace_name(scoped):
     assert [(m.name, m.reason) for m in result.missing] == [
         ("torch::tensor", "no sdk::tensor in this SDK version")
     ]
-    have, lack = _port.coverage(scoped.include_dir)
-    assert "tensor" in lack and "zeros" in have
+    census = tmp_path / "census.json"
+    census.write_text(
+        json.dumps(
+            {
+                "format": _port_census.CENSUS_FORMAT,
+                "repos": [{"repo": "a/b", "commit": "0" * 40}],
+                "names": [
+                    ["torch::tensor", "name", 2, 1, 0, 0, 1],
+                    ["torch::zeros", "name", 3, 1, 0, 0, 1],
+                ],
+            }
+        )
+    )
+    status = {r.name: r.status for r in _port.coverage(scoped.include_dir, str(census)).rows}
+    assert status == {"torch::tensor": "missing", "torch::zeros": "counterpart"}
 
 
 def test_real_world_rewrites_to_names_that_do_not_exist_are_left_and_reported(scoped):
