@@ -141,6 +141,10 @@ TSAN = Flavor(
             ]
         ),
         "PYTHONFAULTHANDLER": "1",
+        # OpenBLAS (numpy's, and the core's matmul) hands work to its own uninstrumented
+        # threads through spin-waits TSan cannot see: every buffer they touch would look
+        # racy. One thread runs the BLAS calls in the caller, where TSan follows them.
+        "OPENBLAS_NUM_THREADS": "1",
     },
     markers=("WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer", "FATAL: ThreadSanitizer"),
 )

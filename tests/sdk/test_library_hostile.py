@@ -136,7 +136,7 @@ def test_an_optional_tensor_list_result_may_hold_none():
     "returned, match",
     [
         (lambda x: x.reshape(2, 3), "must return a tuple of 2 results .* not Tensor"),
-        (lambda x: np.zeros((2, 3), np.float32), "must return a tuple of 2 results .* ndarray"),
+        (lambda x: np.zeros((2, 3), np.float32), "must return a tuple of 2 results .*ndarray"),
         (lambda x: (x,), "returned 1 values, the schema .* has 2"),
         (lambda x: (x, x, x), "returned 3 values, the schema .* has 2"),
     ],
