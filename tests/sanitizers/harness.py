@@ -141,10 +141,13 @@ TSAN = Flavor(
             ]
         ),
         "PYTHONFAULTHANDLER": "1",
-        # OpenBLAS (numpy's, and the core's matmul) hands work to its own uninstrumented
-        # threads through spin-waits TSan cannot see: every buffer they touch would look
-        # racy. One thread runs the BLAS calls in the caller, where TSan follows them.
+        # numpy's OpenBLAS hands work to its own uninstrumented threads through spin-waits
+        # TSan cannot see: one thread runs its calls in the caller. (The core's copy takes
+        # the core's thread count; tsan.supp has the rest.)
         "OPENBLAS_NUM_THREADS": "1",
+        # ccache would start under the preloaded runtime (the compiler wrappers drop it
+        # only after ccache ran them) and crashes there: the tests' extensions build without
+        "SDK_EXTENSIONS_NO_CCACHE": "1",
     },
     markers=("WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer", "FATAL: ThreadSanitizer"),
 )
