@@ -227,6 +227,26 @@ def build(verbose: bool = False, flavor: Flavor = ASAN) -> Path:
     return build_binding(verbose, flavor)
 
 
+def _wrapper_text(real: str, flags: list[str], flavor: Flavor) -> str:
+    """The wrapper script. A shell does not start under a preloaded TSan runtime (bash and
+    dash crash at startup), so TSan's wrappers are Python, which does."""
+    if flavor.sanitize != "thread":
+        quoted = " ".join(shlex.quote(f) for f in flags)
+        return (
+            "#!/bin/sh\n"
+            "# The sanitized test run's compiler (tests/sanitizers/harness.py).\n"
+            "unset LD_PRELOAD\n"
+            f'exec {shlex.quote(real)} "$@" {quoted}\n'
+        )
+    return (
+        f"#!{sys.executable}\n"
+        "# The sanitized test run's compiler (tests/sanitizers/harness.py).\n"
+        "import os, sys\n"
+        "os.environ.pop('LD_PRELOAD', None)\n"
+        f"os.execv({real!r}, [{real!r}, *sys.argv[1:], *{flags!r}])\n"
+    )
+
+
 def _write_wrappers(bin_dir: Path, flavor: Flavor = ASAN) -> None:
     """cc/c++/gcc/g++ that instrument what they build and run without the preload."""
     bin_dir.mkdir(parents=True, exist_ok=True)
@@ -235,18 +255,12 @@ def _write_wrappers(bin_dir: Path, flavor: Flavor = ASAN) -> None:
         "-fno-sanitize-recover=all",
         "-fno-omit-frame-pointer",
     ]
-    flags = " ".join(shlex.quote(f) for f in flags)
     for name in ("cc", "c++", "gcc", "g++"):
         real = shutil.which(name)
         if real is None:
             continue
         wrapper = bin_dir / name
-        text = (
-            "#!/bin/sh\n"
-            "# The sanitized test run's compiler (tests/sanitizers/harness.py).\n"
-            "unset LD_PRELOAD\n"
-            f'exec {shlex.quote(real)} "$@" {flags}\n'
-        )
+        text = _wrapper_text(real, flags, flavor)
         if not wrapper.exists() or wrapper.read_text() != text:
             wrapper.write_text(text)
             wrapper.chmod(0o755)
