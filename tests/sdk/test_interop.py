@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import gc
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import sdk
+from tests._support import run_python
 
 NP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 
@@ -188,7 +187,7 @@ def test_capsule_table_published():
 
 def test_import_does_not_load_numpy():
     code = "import sys, sdk; t = sdk.ones(3) + 1; print('numpy' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_python(code, check=True)
     assert out.stdout.strip() == "False"
 
 
@@ -201,7 +200,7 @@ def test_deleters_safe_at_interpreter_exit():
         "c = sdk.ones(3).__dlpack__(max_version=(1, 0))\n"
         "G = [t, u, c, np.from_dlpack(sdk.ones(2))]\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = run_python(code)
     assert out.returncode == 0, out.stderr
 
 
