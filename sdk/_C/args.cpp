@@ -103,6 +103,17 @@ bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v) {
   return false;
 }
 
+PyObject* sequence_snapshot(PyObject* o, const char* what) {
+  if (PyTuple_CheckExact(o)) return new_ref(o);
+  if (PyList_CheckExact(o)) return PyList_AsTuple(o);
+  PyObject* t = PySequence_Tuple(o);  // a private copy: no user code can reach it
+  if (!t && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, what);
+  }
+  return t;
+}
+
 bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
               bool allow_negative) {
   v->clear();
@@ -116,20 +127,15 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
                    arg, Py_TYPE(o)->tp_name);
       return false;
     }
-    PyObject* seq = PySequence_Fast(o, "expected a sequence of ints");
-    if (!seq) return false;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject** items = PySequence_Fast_ITEMS(seq);
+    OwnedRef seq(sequence_snapshot(o, "expected a sequence of ints"));
+    if (!seq.p) return false;
+    Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
     v->reserve(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       int64_t x;
-      if (!int_arg(items[i], op, arg, &x)) {
-        Py_DECREF(seq);
-        return false;
-      }
+      if (!int_arg(PyTuple_GET_ITEM(seq.p, i), op, arg, &x)) return false;
       v->push_back(x);
     }
-    Py_DECREF(seq);
   }
   // A size product that overflows int64 would wrap to a small allocation: refuse it here.
   int64_t prod = 1;

@@ -194,13 +194,13 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
       break;
     }
     case SDK_VALUE_TENSOR_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning Tensor[] must return a sequence");
+      PyObject* seq = sequence_snapshot(r, "a kernel returning Tensor[] must return a sequence");
       if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      Py_ssize_t n = PyTuple_GET_SIZE(seq);
       std::vector<const sdk_tensor*> hs;
       bool ok = true;
       for (Py_ssize_t k = 0; k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        PyObject* x = PyTuple_GET_ITEM(seq, k);
         if (!is_tensor(x)) {
           PyErr_Format(PyExc_TypeError, "a kernel returning Tensor[] returned a %s in its list",
                        Py_TYPE(x)->tp_name);
@@ -255,14 +255,14 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
     }
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning a list must return a sequence");
+      PyObject* seq = sequence_snapshot(r, "a kernel returning a list must return a sequence");
       if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      Py_ssize_t n = PyTuple_GET_SIZE(seq);
       std::vector<double> fs;
       std::vector<int32_t> bs;
       bool ok = true;
       for (Py_ssize_t k = 0; ok && k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        PyObject* x = PyTuple_GET_ITEM(seq, k);
         if (info.tag == SDK_VALUE_FLOAT_LIST) {
           double d = PyFloat_AsDouble(x);
           ok = !(d == -1.0 && PyErr_Occurred());
@@ -317,15 +317,14 @@ sdk_status python_kernel(void* context, const sdk_op* op, sdk_values* v) {
     if (nret == 1) {
       ok = push_result(op, r, 0, v);
     } else if (nret > 1) {
-      PyObject* seq = PySequence_Fast(r, "a kernel with several results must return a tuple");
-      ok = seq && PySequence_Fast_GET_SIZE(seq) == nret;
+      PyObject* seq = sequence_snapshot(r, "a kernel with several results must return a tuple");
+      ok = seq && PyTuple_GET_SIZE(seq) == nret;
       if (seq && !ok) {
         PyErr_Format(PyExc_TypeError,
                      "%s: the Python kernel returned %zd values, the schema has %lld",
-                     sdk_op_name(op), PySequence_Fast_GET_SIZE(seq), static_cast<long long>(nret));
+                     sdk_op_name(op), PyTuple_GET_SIZE(seq), static_cast<long long>(nret));
       }
-      for (int64_t k = 0; ok && k < nret; ++k)
-        ok = push_result(op, PySequence_Fast_GET_ITEM(seq, k), k, v);
+      for (int64_t k = 0; ok && k < nret; ++k) ok = push_result(op, PyTuple_GET_ITEM(seq, k), k, v);
       Py_XDECREF(seq);
     } else if (r != Py_None) {
       PyErr_Format(PyExc_TypeError,

@@ -216,10 +216,10 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
       if (is_tensor(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
         return arg_error(self, p, a, o), false;
       }
-      PyObject* seq = PySequence_Fast(o, "a sequence");
+      PyObject* seq = sequence_snapshot(o, "a sequence");  // items may run Python code
       if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-      PyObject** items = PySequence_Fast_ITEMS(seq);
+      Py_ssize_t n = PyTuple_GET_SIZE(seq);
+      PyObject** items = &PyTuple_GET_ITEM(seq, 0);
       bool ok = true;
       if (a.tag == SDK_VALUE_FLOAT_LIST) {
         std::vector<double> xs(static_cast<size_t>(n));
