@@ -191,9 +191,13 @@ def test_cleared_list_is_read_from_a_snapshot():
     assert shape == []
     box2: list = []
     data = [[Hostile(1, "refill", box2), 2.5], [3, 4]]
-    box2.extend(data)
+    box2.append(data[0])  # the row being read is refilled with non-numbers under the walk
     t = sdk.tensor(data)
     assert t.tolist() == [[1.0, 2.5], [3.0, 4.0]]
+    box2[:] = [data[1]]  # a row not read yet is read as it is when its turn comes
+    data[0] = [Hostile(1, "refill", box2), 2.5]
+    with pytest.raises(TypeError, match="could not convert an element of type Payload"):
+        sdk.tensor(data)
 
 
 def test_seeded_random_cases(op):
