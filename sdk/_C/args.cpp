@@ -114,6 +114,14 @@ PyObject* sequence_snapshot(PyObject* o, const char* what) {
   return t;
 }
 
+// Whether `o` is a list holding only exact ints.
+static bool exact_ints(PyObject* o) {
+  if (!PyList_CheckExact(o)) return false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i)
+    if (!PyLong_CheckExact(PyList_GET_ITEM(o, i))) return false;
+  return true;
+}
+
 bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
               bool allow_negative) {
   v->clear();
@@ -127,13 +135,15 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
                    arg, Py_TYPE(o)->tp_name);
       return false;
     }
-    OwnedRef seq(sequence_snapshot(o, "expected a sequence of ints"));
+    // Exact ints run no Python code when read, so a list of only them (the usual shape) is
+    // read in place; anything else is read from a snapshot (sequence_snapshot).
+    OwnedRef seq(exact_ints(o) ? new_ref(o) : sequence_snapshot(o, "expected a sequence of ints"));
     if (!seq.p) return false;
-    Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);  // a list or a tuple
     v->reserve(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       int64_t x;
-      if (!int_arg(PyTuple_GET_ITEM(seq.p, i), op, arg, &x)) return false;
+      if (!int_arg(PySequence_Fast_GET_ITEM(seq.p, i), op, arg, &x)) return false;
       v->push_back(x);
     }
   }
