@@ -40,10 +40,10 @@ def test_from_numpy_keeps_array_alive_and_strides():
 def test_from_numpy_readonly_and_errors():
     a = np.arange(4.0)
     a.setflags(write=False)
-    with pytest.warns(UserWarning, match="from_numpy: the array is read-only") as rec:
-        t = sdk.from_numpy(a)
-    assert rec[0].filename == __file__, "the warning points at the caller's line"
-    assert t.data_ptr() == a.ctypes.data
+    t = sdk.from_numpy(a)
+    assert t.data_ptr() == a.ctypes.data and t._is_read_only  # shared, and never written
+    with pytest.raises(RuntimeError, match=r"add_\(\): the tensor is read-only"):
+        t.add_(1)
     with pytest.raises(ValueError, match="negative"):
         sdk.from_numpy(np.arange(4.0)[::-1])
     with pytest.raises(TypeError, match="np.ndarray"):
@@ -54,21 +54,17 @@ def test_from_numpy_readonly_and_errors():
         sdk.from_numpy(np.arange(3, dtype=np.complex64))
 
 
-def test_from_dlpack_of_read_only_memory_warns():
+def test_from_dlpack_of_read_only_memory_is_read_only():
     a = np.frombuffer(bytes(16), dtype=np.float32)  # numpy flags its DLPack export READ_ONLY
-    with pytest.warns(UserWarning, match="from_dlpack: .*READ_ONLY") as rec:
-        t = sdk.from_dlpack(a)
-    assert rec[0].filename == __file__
-    assert t.data_ptr() == a.ctypes.data and t.shape == (4,)
-    with pytest.warns(UserWarning, match="READ_ONLY"):
-        sdk.from_dlpack(a.__dlpack__(max_version=(1, 0)))  # a capsule directly
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        sdk.from_dlpack(np.ones(3))  # writable memory: no warning
-        sdk.from_numpy(np.ones(3))
-        assert sdk.tensor(a).data_ptr() != a.ctypes.data  # a copy: no warning
+    t = sdk.from_dlpack(a)
+    assert t.data_ptr() == a.ctypes.data and t.shape == (4,) and t._is_read_only
+    with pytest.raises(RuntimeError, match="read-only DLPack tensor"):
+        t.fill_(1)
+    assert sdk.from_dlpack(a.__dlpack__(max_version=(1, 0)))._is_read_only  # a capsule directly
+    assert not sdk.from_dlpack(np.ones(3))._is_read_only  # writable memory stays writable
+    assert not sdk.from_numpy(np.ones(3))._is_read_only
+    c = sdk.tensor(a)
+    assert c.data_ptr() != a.ctypes.data and not c._is_read_only  # a copy of its own
 
 
 def test_numpy_shares_memory_and_keeps_tensor_alive():
