@@ -509,11 +509,15 @@ SDK_API sdk_status sdk_dot(const sdk_tensor* a, const sdk_tensor* b, sdk_tensor*
                                      typename OpMath<scalar_t>::type>;
       const scalar_t* pa = static_cast<const scalar_t*>(ta.data());
       const scalar_t* pb = static_cast<const scalar_t*>(tb.data());
-      Acc acc = 0;
+      // integers wrap as numpy's and torch's do: the sum is taken in unsigned arithmetic,
+      // where overflow is defined
+      using Sum = std::conditional_t<std::is_integral_v<scalar_t>, uint64_t, Acc>;
+      Sum acc = 0;
       for (int64_t i = 0; i < n; ++i) {
-        acc += convert<Acc>(pa[i * ta.strides[0]]) * convert<Acc>(pb[i * tb.strides[0]]);
+        acc += static_cast<Sum>(convert<Acc>(pa[i * ta.strides[0]])) *
+               static_cast<Sum>(convert<Acc>(pb[i * tb.strides[0]]));
       }
-      *static_cast<scalar_t*>(r->data()) = convert<scalar_t>(acc);
+      *static_cast<scalar_t*>(r->data()) = convert<scalar_t>(static_cast<Acc>(acc));
     });
   }
   set_result(result, std::move(r));

@@ -224,7 +224,8 @@ void type_meta_and_arithmetic() {
   EXPECT(sdk::divup(10, 4) == 3 && sdk::divup(8, 4) == 2 && sdk::ceil_div(10, 4) == 3);
   EXPECT(sdk::optTypeMetaToScalarType(x.dtype()) == sdk::kDouble);
   EXPECT(!sdk::optTypeMetaToScalarType(std::nullopt).has_value());
-  sdk::IntList sizes = sdk::zeros({2, 3, 4}).sizes();
+  sdk::Tensor z = sdk::zeros({2, 3, 4});
+  sdk::IntList sizes = z.sizes();  // a view of z's sizes: z must outlive it
   EXPECT(sdk::multiply_integers(sizes) == 24 && sdk::sum_integers(sizes) == 9);
   EXPECT(sdk::multiply_integers(sizes.begin() + 1, sizes.end()) == 12);
   EXPECT(sdk::multiply_integers(std::vector<int>{}) == 1);
