@@ -63,6 +63,8 @@ _QUALIFIER = re.compile(r"(?:\b\w+\s*(?:<[^<>;{}()]*>)?\s*::\s*)+$")
 _TYPE_DECL = re.compile(r"\b(?:class|struct|union|enum(?:\s+class|\s+struct)?|namespace)\s+(\w+)")
 _ALIAS = re.compile(r"\busing\s+(\w+)\s*=")
 _USING_DECL = re.compile(r"\busing\s+(?:::)?(?:\w+::)+(\w+)\s*;")
+# SDK_MODULE(Name) defines the module holder class `Name` (torch's TORCH_MODULE).
+_MODULE_HOLDER = re.compile(r"\bSDK_MODULE\(\s*(\w+)\s*\)")
 _TYPEDEF = re.compile(r"\btypedef\b[^;]*?\b(\w+)\s*;")
 _VARIABLE = re.compile(r"\b(?:constexpr|const)\s+[\w:<>]+\s+(\w+)\s*(?:=|\{|\[)")
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
@@ -77,7 +79,7 @@ def declared_names(text: str) -> set[str]:
     follows a type, not an expression), types, aliases, enumerators, constants, namespaces."""
     code = mask_cxx(text)
     names: set[str] = set()
-    for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE):
+    for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE, _MODULE_HOLDER):
         names.update(pattern.findall(code))
     for body in _ENUM_BODY.findall(code):
         names.update(_ENUMERATOR.findall(body))
@@ -122,7 +124,7 @@ class SdkHeaders:
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 1
+SCAN_VERSION = 2
 
 
 def _fingerprint(folder: Path) -> tuple:

@@ -7,6 +7,7 @@
 #include "sdk/acc_type.h"
 #include "sdk/autograd.h"
 #include "sdk/library.h"
+#include "sdk/nn.h"
 #include "sdk/tensor.h"
 #include "sdk/util.h"
 
