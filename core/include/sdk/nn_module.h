@@ -274,13 +274,18 @@ class Cloneable : public Module {
  *  `forward`, as torch's ModuleHolder (the type SDK_MODULE(Name) defines as `Name`). */
 template <typename Impl>
 class ModuleHolder {
+  // One argument that is a holder (a copy) or nullptr (empty) is not a constructor argument.
+  template <typename... Args>
+  struct is_holder_or_null : std::false_type {};
+  template <typename Arg>
+  struct is_holder_or_null<Arg>
+      : std::integral_constant<bool, std::is_base_of<ModuleHolder, std::decay_t<Arg>>::value ||
+                                         std::is_same<std::decay_t<Arg>, std::nullptr_t>::value> {};
+
  public:
   using ContainedType = Impl;
   /*! \brief Construct the module from the arguments (also the default constructor). */
-  template <typename... Args,
-            typename = std::enable_if_t<
-                !(sizeof...(Args) == 1 &&
-                  (std::is_same<std::decay_t<Args>, std::nullptr_t>::value && ...))>>
+  template <typename... Args, typename = std::enable_if_t<!is_holder_or_null<Args...>::value>>
   ModuleHolder(Args&&... args)  // NOLINT: implicit, as torch
       : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
   ModuleHolder(std::nullptr_t) {}                                       // NOLINT: an empty holder

@@ -274,6 +274,8 @@ void test_modules() {
   EXPECT_ERROR(SDK_ERROR_VALUE, "no dot", block->register_buffer("a.b", sdk::ones({1})));
 
   sdk::nn::Linear lin(2, 2);
+  sdk::nn::ModuleHolder<sdk::nn::LinearImpl> holder = lin, same = holder;  // copies share
+  EXPECT(same.ptr() == lin.ptr() && !sdk::nn::Linear(nullptr));
   auto copy = lin->clone();
   EXPECT(near(values(copy->weight), values(lin->weight)));
   copy->weight.detach().fill_(0);
