@@ -48,11 +48,8 @@ CPP_ONLY: dict[str, str] = {
     "put": "not yet in Python (sdk.Tensor.put_ / take cover the common use)",
     "cross_entropy_loss": "ATen's internal name; Python has sdk.nn.functional.cross_entropy",
     "constant_pad_nd": "Python has sdk.nn.functional.pad (mode='constant')",
-    "grid_sampler": "ATen's name; not yet in Python (grid_sample is missing there too)",
     "upsample_bilinear2d": "ATen's name; Python has sdk.nn.functional.interpolate",
-    "conv3d": "not yet in Python (sdk.nn.functional has conv1d and conv2d)",
-    "conv_transpose2d": "not yet in Python",
-    "pairwise_distance": "not yet in Python (sdk.cdist covers pairwise distances)",
+    "grid_sampler": "ATen's name; Python has sdk.nn.functional.grid_sample",
 }
 
 

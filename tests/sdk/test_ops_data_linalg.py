@@ -170,3 +170,79 @@ def test_against_torch_when_installed():
         sdk.mode(t(m), 1).values.numpy().tolist()
         == torch.mode(torch.from_numpy(m), 1).values.tolist()
     )
+
+
+def _conv2d_ref(x, w, pad=0):
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))
+    return np.einsum("nchwij,ocij->nohw", win, w)
+
+
+def test_nn_functional_conv3d_conv_transpose2d_pairwise_distance_grid_sample():
+    F = sdk.nn.functional
+    x, w, b = (
+        RNG.standard_normal((2, 2, 4, 5, 5)),
+        RNG.standard_normal((3, 2, 2, 3, 3)),
+        RNG.standard_normal(3),
+    )
+    ref = (
+        sum(
+            np.stack([_conv2d_ref(x[:, :, o + k], w[:, :, k], 1) for o in range(3)], 2)
+            for k in range(2)
+        )
+        + b[None, :, None, None, None]
+    )
+    np.testing.assert_allclose(
+        F.conv3d(t(x), t(w), t(b), padding=(0, 1, 1)).numpy(), ref, rtol=1e-10
+    )
+    # conv_transpose2d is the adjoint of conv2d: <conv2d(u, k), v> == <u, conv_transpose2d(v, k)>
+    u, v = RNG.standard_normal((1, 2, 7, 7)), RNG.standard_normal((1, 3, 4, 4))
+    k = RNG.standard_normal((3, 2, 3, 3))
+    lhs = (F.conv2d(t(u), t(k), stride=2, padding=1).numpy() * v).sum()
+    back = F.conv_transpose2d(t(v), t(k), stride=2, padding=1)
+    assert back.shape == (1, 2, 7, 7)
+    np.testing.assert_allclose((u * back.numpy()).sum(), lhs, rtol=1e-10)
+    full = F.conv_transpose2d(t(v), t(k), stride=2, padding=1, output_padding=1)
+    assert full.shape == (1, 2, 8, 8)
+    a, c = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    np.testing.assert_allclose(
+        F.pairwise_distance(t(a), t(c)).numpy(), np.linalg.norm(a - c + 1e-6, axis=1)
+    )
+    img = RNG.standard_normal((1, 2, 3, 4))
+    ys, xs = np.meshgrid(np.linspace(-1, 1, 3), np.linspace(-1, 1, 4), indexing="ij")
+    grid = np.stack([xs, ys], -1)[None]
+    np.testing.assert_allclose(
+        F.grid_sample(t(img), t(grid), align_corners=True).numpy(), img, atol=1e-12
+    )
+    shifted = F.grid_sample(
+        t(img), t(grid + 5), mode="nearest", padding_mode="border", align_corners=True
+    )
+    np.testing.assert_allclose(shifted.numpy(), np.broadcast_to(img[:, :, -1:, -1:], img.shape))
+    assert not F.grid_sample(t(img), t(grid + 5), align_corners=True).numpy().any()  # zeros padding
+
+
+def test_nn_functional_additions_against_torch():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    F, TF = sdk.nn.functional, torch.nn.functional
+    v, k = RNG.standard_normal((2, 4, 5, 6)), RNG.standard_normal((4, 3, 3, 2))
+    kw = dict(stride=2, padding=1, output_padding=1, groups=2)
+    np.testing.assert_allclose(
+        F.conv_transpose2d(t(v), t(k), **kw).numpy(),
+        TF.conv_transpose2d(torch.from_numpy(v), torch.from_numpy(k), **kw).numpy(),
+        rtol=1e-10, atol=1e-12,
+    )  # fmt: skip
+    img, grid = RNG.standard_normal((2, 3, 5, 4)), RNG.uniform(-1.4, 1.4, (2, 3, 6, 2))
+    for mode in ("bilinear", "nearest"):
+        for padding_mode in ("zeros", "border", "reflection"):
+            for corners in (True, False):
+                args = dict(mode=mode, padding_mode=padding_mode, align_corners=corners)
+                got = F.grid_sample(t(img), t(grid), **args).numpy()
+                ref = TF.grid_sample(torch.from_numpy(img), torch.from_numpy(grid), **args)
+                np.testing.assert_allclose(got, ref.numpy(), rtol=1e-10, atol=1e-12)
+    x, w = RNG.standard_normal((1, 2, 5, 6, 7)), RNG.standard_normal((4, 1, 3, 2, 3))
+    kw = dict(stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), groups=2)
+    np.testing.assert_allclose(
+        F.conv3d(t(x), t(w), **kw).numpy(),
+        TF.conv3d(torch.from_numpy(x), torch.from_numpy(w), **kw).numpy(),
+        rtol=1e-10, atol=1e-12,
+    )  # fmt: skip
