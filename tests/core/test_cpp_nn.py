@@ -27,7 +27,7 @@ def test_nn_program_passes(tmp_path: Path) -> None:
     exe = tmp_path / "test_nn_api"
     _run(
         [
-            _cxx(), "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}",
+            _cxx(), "-std=c++17", "-O1", "-Wall", "-Wextra", "-Wshadow", "-Werror", f"-I{INCLUDE}",
             str(CPP / "test_nn_api.cpp"), "-o", str(exe), f"-L{LIBDIR}", "-lsdk_core",
             f"-Wl,-rpath,{LIBDIR}",
         ]
@@ -41,7 +41,7 @@ def test_nn_program_passes(tmp_path: Path) -> None:
 def test_nn_header_compiles_alone(header: str, tmp_path: Path) -> None:
     src = tmp_path / "one.cpp"
     src.write_text(f"#include <sdk/{header}>\n#include <sdk/{header}>\n")
-    flags = ["-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
+    flags = ["-Wall", "-Wextra", "-Wshadow", "-Werror", f"-I{INCLUDE}"]
     _run([_cxx(), "-std=c++17", "-fsyntax-only", *flags, str(src)])
 
 
@@ -49,8 +49,19 @@ def test_nn_python_header_compiles_alone(tmp_path: Path) -> None:
     pybind11 = pytest.importorskip("pybind11", reason="pybind11 not installed")
     src = tmp_path / "one.cpp"
     src.write_text("#include <sdk/nn_python.h>\n#include <sdk/nn_python.h>\n")
-    includes = [f"-I{INCLUDE}", f"-I{pybind11.get_include()}"]
-    includes.append(f"-I{sysconfig.get_paths()['include']}")
+    # pybind11 and Python's headers are not -Wshadow clean: system headers, as a build sees them
+    includes = [f"-I{INCLUDE}", "-isystem", pybind11.get_include()]
+    includes += ["-isystem", sysconfig.get_paths()["include"]]
     _run(
-        [_cxx(), "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", *includes, str(src)]
+        [
+            _cxx(),
+            "-std=c++17",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Wshadow",
+            "-Werror",
+            *includes,
+            str(src),
+        ]
     )

@@ -36,7 +36,7 @@ class LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}
-  explicit LinearImpl(const LinearOptions& options) : Cloneable("Linear"), options(options) {
+  explicit LinearImpl(const LinearOptions& options_) : Cloneable("Linear"), options(options_) {
     reset();
   }
   void reset() override {
@@ -84,7 +84,7 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
  public:
   Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
       : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit Conv2dImpl(const Conv2dOptions& options) : Cloneable("Conv2d"), options(options) {
+  explicit Conv2dImpl(const Conv2dOptions& options_) : Cloneable("Conv2d"), options(options_) {
     reset();
   }
   void reset() override {
@@ -125,8 +125,8 @@ SDK_MODULE(Conv2d);
 
 class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
-  explicit ReLUImpl(const functional::ReLUFuncOptions& options = {})
-      : Cloneable("ReLU"), options(options) {}
+  explicit ReLUImpl(const functional::ReLUFuncOptions& options_ = {})
+      : Cloneable("ReLU"), options(options_) {}
   void reset() override {}
   Tensor forward(const Tensor& input) { return functional::relu(input, options); }
   functional::ReLUFuncOptions options;
