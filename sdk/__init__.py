@@ -406,7 +406,18 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library", "utils")
+_LAZY = (
+    "autograd",
+    "nn",
+    "optim",
+    "testing",
+    "serialization",
+    "cuda",
+    "ops",
+    "library",
+    "utils",
+    "linalg",
+)
 
 
 def __getattr__(name: str) -> _Any:

@@ -246,3 +246,21 @@ def test_nn_functional_additions_against_torch():
         TF.conv3d(torch.from_numpy(x), torch.from_numpy(w), **kw).numpy(),
         rtol=1e-10, atol=1e-12,
     )  # fmt: skip
+
+
+def test_linalg_namespace_spellings():
+    a = np.triu(RNG.standard_normal((3, 3))) + 3 * np.eye(3)
+    b = RNG.standard_normal((3, 2))
+    np.testing.assert_allclose(sdk.linalg.det(t(a)).numpy(), np.linalg.det(a))
+    np.testing.assert_allclose(sdk.linalg.inv(t(a)).numpy(), np.linalg.inv(a), atol=1e-12)
+    x = sdk.linalg.solve_triangular(t(a), t(b), upper=True).numpy()
+    np.testing.assert_allclose(a @ x, b, atol=1e-12)
+    y = sdk.linalg.solve_triangular(t(a), t(b.T), upper=True, left=False).numpy()
+    np.testing.assert_allclose(y @ a, b.T, atol=1e-12)
+    spd = a @ a.T
+    np.testing.assert_allclose(
+        sdk.linalg.cholesky(t(spd), upper=True).numpy(), np.linalg.cholesky(spd).T, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        sdk.linalg.cross(t(a), t(b[:, :1].repeat(3, 1))).numpy(), np.cross(a, b[:, :1].repeat(3, 1))
+    )
