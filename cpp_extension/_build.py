@@ -190,7 +190,7 @@ def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
         library_dirs=core,
         libraries=["sdk_core"] if core else [],
         rpaths=core,
-        extra=[*cuda_ld, *req.extra_ldflags],
+        extra=[*cuda_ld, *req.extra_ldflags, *_plan.openmp_link_args(flags)],
     )
     return flags
 
@@ -468,8 +468,8 @@ def _import_pybind11(init_name: str, module_name: str, path: str):
         raise ImportError(f"cannot import extension from {path}")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
-    sys.modules[module_name] = module
     _check_registrations(path)  # SDK_LIBRARY blocks ran while the module loaded
+    sys.modules[module_name] = module  # only when they succeeded: a reload checks again
     return module
 
 

@@ -189,6 +189,46 @@ def link_flags(
     return ld + list(extra)
 
 
+# Compile flags that turn OpenMP on (gcc and clang, Intel); the same flag links its runtime.
+_OPENMP_FLAGS = ("-fopenmp", "-qopenmp", "-openmp")
+
+
+def _is_openmp(flag: str) -> bool:
+    return flag in _OPENMP_FLAGS or flag.startswith(("-fopenmp=", "-qopenmp="))
+
+
+def openmp_link_args(flags: dict[str, list[str]]) -> list[str]:
+    """The link flags OpenMP needs when only the compile flags ask for it.
+
+    `extra_compile_args={"cxx": ["-fopenmp"]}` alone links under torch because libtorch has
+    already loaded the OpenMP runtime; here nothing has, and the import fails on an undefined
+    GOMP_ symbol. So the first OpenMP flag of the C/C++ flags (or one nvcc hands to the host
+    compiler with -Xcompiler) is passed to the link too: the linker is the C++ compiler, and
+    the flag makes it link its own runtime."""
+    for lang in ("cxx", "c"):
+        for flag in flags.get(lang, []):
+            if _is_openmp(flag):
+                return [flag]
+    cuda = flags.get("cuda", [])
+    for i in range(len(cuda)):
+        for part in _host_flags(cuda, i):
+            if _is_openmp(part):
+                return [part]
+    return []
+
+
+def _host_flags(cuda: list[str], i: int) -> list[str]:
+    """The host compiler flags nvcc's flag `i` passes on: `-Xcompiler A,B`,
+    `-Xcompiler=A`, `--compiler-options A` (else none)."""
+    flag = cuda[i]
+    for opt in ("-Xcompiler", "--compiler-options"):
+        if flag == opt and i + 1 < len(cuda):
+            return cuda[i + 1].split(",")
+        if flag.startswith(opt + "="):
+            return flag[len(opt) + 1 :].split(",")
+    return []
+
+
 @dataclass
 class Target:
     """One library (or program) to build: its sources, where their objects go, and its

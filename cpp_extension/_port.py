@@ -4,12 +4,13 @@ C++/CUDA sources and headers and the Python glue are rewritten by the mapping in
 `cpp_extension.port_map` (includes, torch::/at::/c10:: namespaces, TORCH_/AT_/C10_ macros,
 torch.utils.cpp_extension / torch.ops / torch.library / torch.X in Python); other files are
 copied as they are. Porting twice gives the same files as porting once. The summary lists
-every torch name left without an SDK counterpart with file:line, so what is left to do is
-known before compiling.
+every torch name left without an SDK counterpart with file:line; the compile probe
+(`_port_probe`, on when a compiler is found) adds what the compiler finds in the ported
+units, so what is left to do is known before building.
 
 `--table [README]` prints the porting table generated from the mapping, or rewrites it in a
-README between the markers; `--coverage` lists which torch functions and methods the SDK's
-headers declare.
+README between the markers; `--coverage` ranks the torch names open-source extensions use
+(the census in port_census.json, see docs/porting-census.md) with what the SDK has for each.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _port_files, port_map
+from ._port_census import CoverageReport, coverage_report, load_census
 from ._port_cxx import Missing, Result, defined_macros, port_cxx
 from ._port_names import sdk_headers
 from ._port_py import port_python
@@ -46,6 +48,11 @@ class PortReport:
     missing: list[Missing] = field(default_factory=list)
     seconds: float = 0.0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
+    # the ported C++ texts and line maps, for the compile probe (cpp_extension._port_probe)
+    cxx: dict[str, str] = field(default_factory=dict, repr=False)
+    line_maps: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
+    notes: list[str] = field(default_factory=list)
+    probe: dict | None = None  # units, compiled, seconds of the probe when it ran
 
     @property
     def changed(self) -> list[str]:
@@ -56,6 +63,26 @@ class PortReport:
         for kind, n in result.rewrites.items():
             self.rewrites[kind] = self.rewrites.get(kind, 0) + n
         self.missing.extend(sorted(result.missing, key=lambda m: m.line))
+        if Path(rel).suffix.lower() in CXX_SUFFIXES:
+            self.cxx[rel] = result.text
+            self.line_maps[rel] = result.lines
+
+    def add_probe(self, found) -> None:
+        """Merge the compile probe's result (a _port_probe.ProbeResult): its names without
+        counterpart that the porter's own scan did not report, its notes, its numbers."""
+        known: dict[tuple[str, int], list[str]] = {}
+        for m in self.missing:
+            known.setdefault((m.path, m.line), []).append(m.name)
+        for m in sorted(found.missing, key=lambda m: (m.path, m.line)):
+            names = known.setdefault((m.path, m.line), [])
+            # the compiler's view of a name the scan reported: `at` of at::_nope, the same name
+            if not any(n == m.name or n.startswith(m.name + "::") for n in names):
+                names.append(m.name)
+                self.missing.append(m)
+        order = {path: i for i, (path, _) in enumerate(self.files)}
+        self.missing.sort(key=lambda m: (order.get(m.path, len(order)), m.line))
+        self.notes.extend(found.notes)
+        self.probe = {"units": found.units, "compiled": found.compiled, "seconds": found.seconds}
 
     def summary(self) -> str:
         lines = [
@@ -73,6 +100,14 @@ class PortReport:
         if self.skipped:
             lines.append(f"links, special and large files ({len(self.skipped)}):")
             lines.extend(f"  {path}: {why}" for path, why in self.skipped)
+        if self.probe is not None:
+            p = self.probe
+            cached = p["units"] - p["compiled"]
+            lines.append(
+                f"compile probe: {p['units']} translation units ({cached} from the cache) "
+                f"in {p['seconds']:.2f} s"
+            )
+        lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
 
     def as_json(self) -> dict:
@@ -82,6 +117,8 @@ class PortReport:
             "missing": [m.__dict__ for m in self.missing],
             "skipped": [{"path": p, "why": w} for p, w in self.skipped],
             "seconds": self.seconds,
+            "probe": self.probe,
+            "notes": self.notes,
         }
 
 
@@ -288,11 +325,10 @@ def update_readme(path: str | os.PathLike) -> bool:
     return True
 
 
-def coverage(include_dir: str | None = None) -> tuple[list[str], list[str]]:
-    """(torch functions/methods the SDK headers declare, those they do not)."""
-    names = sdk_headers(include_dir).names
-    torch_names = sorted(set(port_map.ATEN_METHODS) | set(port_map.ATEN_FUNCTIONS))
-    return [n for n in torch_names if n in names], [n for n in torch_names if n not in names]
+def coverage(include_dir: str | None = None, census: str | None = None) -> CoverageReport:
+    """The census of real extensions' torch names (cpp_extension/port_census.json, or
+    `census`), each ranked with its status: counterpart, refused (why) or missing."""
+    return coverage_report(load_census(census), include_dir)
 
 
 # ---- command line ----------------------------------------------------------------------------
@@ -318,6 +354,13 @@ def _parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit with status 1 when a name has no counterpart"
     )
     p.add_argument(
+        "--probe",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="compile each ported translation unit syntax-only against the SDK's headers and "
+        "report its errors as names without counterpart (default: when a compiler is found)",
+    )
+    p.add_argument(
         "--table",
         nargs="?",
         const="-",
@@ -327,9 +370,25 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--coverage",
         action="store_true",
-        help="list the torch functions and methods the SDK has and lacks",
+        help="rank the torch names real extensions use (the census) with their status: "
+        "counterpart, refused or missing, and the share of uses covered",
     )
+    p.add_argument("--census", metavar="FILE", help="census file for --coverage (default: ours)")
     return p
+
+
+def _run_probe(report: PortReport, required: bool) -> None:
+    """The compile probe over the port's C++ (see _port_probe); without a compiler, a note
+    (or, when --probe asked for it, a note that says the request could not be met)."""
+    from . import _port_probe
+
+    compilers = _port_probe.find_compilers()
+    if compilers is None:
+        asked = " (--probe was given)" if required else ""
+        report.notes.append(f"no C++ compiler found: the compile probe did not run{asked}")
+        return
+    if report.cxx:
+        report.add_probe(_port_probe.probe(report.cxx, report.line_maps, compilers=compilers))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -342,9 +401,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.table}: porting table {'updated' if changed else 'already current'}")
         return 0
     if args.coverage:
-        have, lack = coverage()
-        print(f"torch names with an SDK counterpart ({len(have)}): {' '.join(have)}")
-        print(f"without ({len(lack)}): {' '.join(lack)}")
+        try:
+            report = coverage(census=args.census)
+        except (OSError, ValueError) as e:
+            print(e, file=sys.stderr)
+            return 2
+        print(json.dumps(report.as_json(), indent=1) if args.json else report.summary())
+        if not args.json:
+            print(report.table())
         return 0
     if not args.sources:
         _parser().error("give files or folders to port (or --table / --coverage)")
@@ -357,5 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(e, file=sys.stderr)
         return 2
+    if args.probe is not False:
+        _run_probe(report, required=args.probe is True)
     print(json.dumps(report.as_json(), indent=1) if args.json else report.summary())
     return 1 if args.strict and report.missing else 0

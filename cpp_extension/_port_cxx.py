@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from . import port_map
-from ._port_names import SdkHeaders, declared_names, mask_cxx
+from ._port_names import _USING_DECL, SdkHeaders, declared_names, mask_cxx
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class Result:
     text: str
     rewrites: dict[str, int]
     missing: list[Missing]
+    # the original line of each line of `text` (index 0: line 1); None: the same lines
+    lines: list[int] | None = None
 
 
 _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)([<"])([^>"\n]+)([>"])', re.M)
@@ -41,6 +43,14 @@ _NAMESPACE = re.compile(rf"(?<![\w$])(?<!\w::)({_NS_ALT})(?=\s*::)")
 _USING_NAMESPACE = re.compile(rf"\b(using\s+namespace\s+)(?:::)?({_NS_ALT})\b(?!\s*::)")
 # Code reopening torch's namespaces (kernels written inside `namespace at { namespace native`)
 _NAMESPACE_DECL = re.compile(rf"\b(namespace\s+)({_NS_ALT})\b(?=\s*\{{)")
+# torch's spellings of std names: rewritten to std:: (sdk/util.h's aliases need that header)
+_STD_NAME = re.compile(
+    rf"(?<![\w$])(?<!\w::)((?:::)?(?:{_NS_ALT})\s*::\s*)({'|'.join(port_map.STD_NAMES)})(?![\w$])"
+)
+# torch::RegisterOperators("ns::op", &fn): the SDK's class registers with .op() only
+_REGISTER_OPERATORS = re.compile(
+    rf"(?<![\w$])(?:::)?(?:{_NS_ALT})\s*::\s*(RegisterOperators)(?=\s*\(\s*[^\s)])"
+)
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 _MACRO_NAMES = "|".join(
     [rf"{re.escape(p)}[A-Z0-9_]*[A-Z0-9]" for p in port_map.MACRO_PREFIXES]
@@ -104,16 +114,60 @@ class _Edits:
         self.spans.append((start, end, new))
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
-    def apply(self, text: str) -> str:
-        out, pos = [], 0
+    def _applied(self) -> list[tuple[int, int, str]]:
+        kept, pos = [], 0
         for start, end, new in sorted(self.spans):
             if start < pos:  # overlapping: the first one wins
                 continue
+            kept.append((start, end, new))
+            pos = end
+        return kept
+
+    def apply(self, text: str) -> str:
+        out, pos = [], 0
+        for start, end, new in self._applied():
             out.append(text[pos:start])
             out.append(new)
             pos = end
         out.append(text[pos:])
         return "".join(out)
+
+    def line_map(self, text: str) -> list[int] | None:
+        """The original line of each line of apply(text); None when no edit adds or removes
+        a line (errors in the ported file are then at the original lines as they are)."""
+        applied = self._applied()
+        if not any("\n" in new or "\n" in text[s:e] for s, e, new in applied):
+            return None
+        lines, old, pos = [1], 1, 0
+        for start, end, new in applied:
+            for _ in range(text.count("\n", pos, start)):
+                old += 1
+                lines.append(old)
+            lines.extend([old] * new.count("\n"))  # lines an edit adds: where it was made
+            old += text.count("\n", start, end)
+            pos = end
+        for _ in range(text.count("\n", pos)):
+            old += 1
+            lines.append(old)
+        return lines
+
+
+_CHAIN = re.compile(r"(?:\s*::\s*\w+)+")
+
+
+def _unknown_target(
+    code: str, end: int, sdk: SdkHeaders, local: set[str]
+) -> tuple[str, str] | None:
+    """For the qualified name after a torch namespace ending at `end`: None when its sdk::
+    spelling exists, else (the shortest part that does not, "name" or "namespace")."""
+    m = _CHAIN.match(code, end)
+    if m is None:
+        return None
+    parts = [p.strip() for p in m.group(0).split("::") if p.strip()]
+    i = sdk.has_qualified(parts, local)
+    if i is None:
+        return None
+    return "::".join(parts[: i + 1]), "name" if i + 1 == len(parts) else "namespace"
 
 
 def defined_macros(text: str) -> set[str]:
@@ -147,8 +201,24 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
             continue
         edits.add(m.start(3), m.end(3), target, "include")
 
+    std_at = set()
+    for m in _STD_NAME.finditer(code):  # at::optional -> std::optional: always visible
+        std_at.add(m.start(1))
+        edits.add(m.start(1), m.end(2), port_map.STD_NAMES[m.group(2)], "namespace")
+    for m in _REGISTER_OPERATORS.finditer(code):  # RegisterOperators(schema, fn): .op(...)
+        edits.add(m.end(1), m.end(1), "().op", "call")
+    # what a reopened `namespace at {` of the file declares (not what `using` brings in)
+    local = declared_names(text) - set(_USING_DECL.findall(code))
     for m in _NAMESPACE.finditer(code):
-        edits.add(m.start(1), m.end(1), port_map.NAMESPACES[m.group(1)], "namespace")
+        if m.start(1) in std_at:
+            continue
+        unknown = _unknown_target(code, m.end(1), sdk, local)
+        if unknown is None:
+            edits.add(m.start(1), m.end(1), port_map.NAMESPACES[m.group(1)], "namespace")
+        else:  # never write a name that does not exist: leave it, say so
+            name, kind = f"{m.group(1)}::{unknown[0]}", unknown[1]
+            reason = f"no sdk::{unknown[0]} in this SDK version"
+            missing.append(Missing(path, _line_of(text, m.start()), name, kind, reason))
     for m in _USING_NAMESPACE.finditer(code):
         edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
     for m in _NAMESPACE_DECL.finditer(code):  # torch's own are top level; flat::at is not
@@ -165,7 +235,7 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
 
     ported = edits.apply(text)
     missing.extend(find_missing(ported, path, sdk, own))
-    return Result(ported, edits.counts, missing)
+    return Result(ported, edits.counts, missing, edits.line_map(text))
 
 
 def find_missing(
@@ -189,11 +259,10 @@ def find_missing(
             report(m.start(), m.group(0), "macro", "no SDK spelling")
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
-        for i, part in enumerate(parts):
-            if part not in sdk.names:
-                name = "::".join(["sdk", *parts[: i + 1]])
-                report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
-                break
+        i = sdk.has_qualified(parts)
+        if i is not None:
+            name = "::".join(["sdk", *parts[: i + 1]])
+            report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
     own = declared_names(text)
     methods = set(port_map.ATEN_METHODS) - port_map.GENERIC_METHODS
     for m in _METHOD_CALL.finditer(code):

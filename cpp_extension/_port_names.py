@@ -7,6 +7,7 @@ and a Python name when importing the SDK's module and looking the attribute up s
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib
 import json
@@ -70,44 +71,101 @@ _VARIABLE = re.compile(r"\b(?:constexpr|const)\s+[\w:<>]+\s+(\w+)\s*(?:=|\{|\[)"
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _ENUMERATOR = re.compile(r"(?:^|,)\s*(\w+)")
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_NAMESPACE_NAME = re.compile(r"\bnamespace\s+(\w+(?:\s*::\s*\w+)*)\s*\{")
 _OP_TABLE = re.compile(r"#define\s+SDK_(?:UNARY|BINARY|REDUCE)_OPS\(X\)((?:[^\n]*\\\n)*[^\n]*)")
 _OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
 
 
-def declared_names(text: str) -> set[str]:
+# What precedes the `{` of a block whose names stay in the enclosing namespace.
+_NAMESPACE_HEAD = re.compile(r"(?:\bnamespace(?:\s+[\w:]+)?|\bextern|^)\s*$")
+
+
+def namespace_scope(code: str) -> list[tuple[int, int]]:
+    """The (start, end) spans of masked `code` at namespace scope: outside every block but
+    namespace and extern "C" ones (class bodies, function bodies and initializers excluded),
+    so that a member or a local variable is not taken for a function of the namespace."""
+    spans: list[tuple[int, int]] = []
+    stack: list[bool] = []  # per open block: whether it keeps namespace scope
+    start, closed = 0, 0  # closed: open blocks that are not namespaces
+    for m in re.finditer(r"[{}]", code):
+        pos = m.start()
+        if m.group() == "{":
+            keeps = bool(_NAMESPACE_HEAD.search(code, max(0, pos - 120), pos))
+            stack.append(keeps)
+            if not keeps:
+                if closed == 0:
+                    spans.append((start, pos))
+                closed += 1
+        elif stack:
+            if not stack.pop():
+                closed -= 1
+                if closed == 0:
+                    start = pos + 1
+    if closed == 0:
+        spans.append((start, len(code)))
+    return spans
+
+
+def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def declared_names(text: str, namespace_only: bool = False) -> set[str]:
     """Names a C++ header or source declares: functions and methods (a name before `(` that
-    follows a type, not an expression), types, aliases, enumerators, constants, namespaces."""
+    follows a type, not an expression), types, aliases, enumerators, constants, namespaces.
+    `namespace_only`: those declared at namespace scope (what `sdk::name` can reach; class
+    members and local variables left out)."""
+    every, at_namespace = declarations(text)
+    return at_namespace if namespace_only else every
+
+
+def declarations(text: str) -> tuple[set[str], set[str]]:
+    """(every name `text` declares, those at namespace scope): one pass for both."""
     code = mask_cxx(text)
-    names: set[str] = set()
+    spans = namespace_scope(code)
+    every: set[str] = set()
+    at_namespace: set[str] = set()
+
+    def add(name: str, pos: int) -> None:
+        every.add(name)
+        if _in_spans(spans, pos):
+            at_namespace.add(name)
+
     for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE, _MODULE_HOLDER):
-        names.update(pattern.findall(code))
+        for m in pattern.finditer(code):
+            add(m.group(1), m.start())
     for body in _ENUM_BODY.findall(code):
-        names.update(_ENUMERATOR.findall(body))
+        enumerators = _ENUMERATOR.findall(body)
+        every.update(enumerators)
+        at_namespace.update(enumerators)
     for m in _CALL.finditer(code):
-        name = m.group(1)
-        if name in _KEYWORDS:
-            continue
-        before = code[max(0, m.start() - 200) : m.start()].rstrip()
-        if before.endswith("::"):  # Tensor Tensor::clone(...): look before the qualifier
-            q = _QUALIFIER.search(before)
-            if q:
-                before = before[: q.start()].rstrip()
-        if not before:
-            continue
-        last = before[-1]
-        if last in "&*":  # a pointer or reference return type follows a type, not a value
-            typed = before.rstrip("&* \t\n")
-            if typed and (typed[-1].isalnum() or typed[-1] in "_>"):
-                names.add(name)
-        elif last == ">":
-            names.add(name)
-        elif last.isalnum() or last == "_":
-            j = len(before)
-            while j and (before[j - 1].isalnum() or before[j - 1] == "_"):
-                j -= 1
-            if before[j:] not in _KEYWORDS:
-                names.add(name)
-    return names
+        if m.group(1) not in _KEYWORDS and _follows_type(code, m.start()):
+            add(m.group(1), m.start())
+    return every, at_namespace
+
+
+def _follows_type(code: str, pos: int) -> bool:
+    """Whether the name at `pos` (before a `(`) follows a type: a declaration, not a call."""
+    before = code[max(0, pos - 200) : pos].rstrip()
+    if before.endswith("::"):  # Tensor Tensor::clone(...): look before the qualifier
+        q = _QUALIFIER.search(before)
+        if q:
+            before = before[: q.start()].rstrip()
+    if not before:
+        return False
+    last = before[-1]
+    if last in "&*":  # a pointer or reference return type follows a type, not a value
+        typed = before.rstrip("&* \t\n")
+        return bool(typed) and (typed[-1].isalnum() or typed[-1] in "_>")
+    if last == ">":
+        return True
+    if last.isalnum() or last == "_":
+        j = len(before)
+        while j and (before[j - 1].isalnum() or before[j - 1] == "_"):
+            j -= 1
+        return before[j:] not in _KEYWORDS
+    return False
 
 
 @dataclass
@@ -116,21 +174,37 @@ class SdkHeaders:
 
     include_dir: str
     names: set[str] = field(default_factory=set)  # C++ identifiers declared
+    # those declared at namespace scope: `sdk::X` exists when X is one of these
+    namespace_names: set[str] = field(default_factory=set)
     macros: set[str] = field(default_factory=set)  # macros #defined
     headers: set[str] = field(default_factory=set)  # "sdk/tensor.h", ...
+    namespaces: set[str] = field(default_factory=set)  # "sdk", "cuda", "autograd", ...
+
+    def has_qualified(self, parts: list[str], local: set[str] = frozenset()) -> int | None:
+        """For sdk::parts[0]::parts[1]...: None when it is declared, else the index of the
+        first part that is not. After a namespace, a name of namespace scope is needed (a
+        method of the same name is not it); after a class, any member will do."""
+        for i, part in enumerate(parts):
+            scoped = i == 0 or parts[i - 1] in self.namespaces
+            if part not in (self.namespace_names if scoped else self.names) and part not in local:
+                return i
+        return None
 
     def has_header(self, path: str) -> bool:
         return path in self.headers or not self.headers
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 2
+SCAN_VERSION = 4
 
 
 def _fingerprint(folder: Path) -> tuple:
     return tuple(
         sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h"))
     )
+
+
+_SCAN_FIELDS = ("names", "namespace_names", "macros", "headers", "namespaces")
 
 
 def _cache_file(include_dir: str, fingerprint: tuple) -> Path:
@@ -147,18 +221,13 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
     cache = _cache_file(include_dir, fingerprint)
     try:  # never through a link, never a FIFO (see _trust)
         data = json.loads(_trust.read_no_follow(cache))
-        return SdkHeaders(
-            include_dir, set(data["names"]), set(data["macros"]), set(data["headers"])
-        )
+        return SdkHeaders(include_dir, *(set(data[k]) for k in _SCAN_FIELDS))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     found = _read_headers(include_dir)
     try:  # into a trusted folder of the cache, by a fresh name (see _trust)
         _trust.trusted_folders(cache.parent.parent, cache.parent.name)
-        _trust.write_atomic(
-            cache,
-            json.dumps({k: sorted(getattr(found, k)) for k in ("names", "macros", "headers")}),
-        )
+        _trust.write_atomic(cache, json.dumps({k: sorted(getattr(found, k)) for k in _SCAN_FIELDS}))
     except OSError:  # a read-only or untrusted cache folder only costs the next run the scan
         pass
     return found
@@ -171,10 +240,15 @@ def _read_headers(include_dir: str) -> SdkHeaders:
         text = path.read_text(encoding="utf-8", errors="replace")
         found.headers.add(f"sdk/{path.name}")
         found.macros.update(_DEFINE.findall(text))
-        found.names.update(declared_names(text))
+        every, at_namespace = declarations(text)
+        found.names.update(every)
+        found.namespace_names.update(at_namespace)
+        for spelled in _NAMESPACE_NAME.findall(mask_cxx(text)):
+            found.namespaces.update(spelled.split("::"))
         for table in _OP_TABLE.findall(text):  # op tables: sdk::name, name_out, x.name_()
             for name in _OP_ROW.findall(table):
                 found.names.update((name, f"{name}_", f"{name}_out"))
+                found.namespace_names.update((name, f"{name}_out"))
     return found
 
 

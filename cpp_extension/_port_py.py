@@ -41,6 +41,8 @@ class _Import:
     alias: str | None = None  # import a.b as alias
     line_end: int = 0  # offset of the end of the statement's last line
     indent: str = ""
+    start: int = 0  # offsets of the clause, `from` or `import` to its last name
+    end: int = 0
 
 
 def map_name(dotted: str) -> tuple[str, str] | None:
@@ -153,8 +155,64 @@ class _Scan:
                     if clause:
                         bound = clause[2].string if len(clause) >= 3 else clause[0].string
                         names.append((clause[0].string, bound))
-                self.imports.append(_Import(chain, names, line_end=line_end, indent=indent))
+                span = {"start": self.offset(first.start), "end": self.offset(end_tok.end)}
+                self.imports.append(_Import(chain, names, line_end=line_end, indent=indent, **span))
         return j + 1 if j < len(toks) else j
+
+
+def _binding_target(full: str, bound: str, imp: _Import, scan: _Scan, report) -> str | None:
+    """The SDK name `bound` (bound to torch's `full` by `imp`) maps to when it and each of
+    its uses (bound.x.y) exist; else None, each missing name reported."""
+    mapped = map_name(full)
+    if bound == "*" or mapped is None or not sdk_has(mapped[0]):
+        report(imp.module.spans[0][0], full, reason="no SDK counterpart")
+        return None
+    ok = True
+    for chain in scan.chains:
+        if chain.parts[0] != bound or chain.in_import or len(chain.parts) == 1:
+            continue
+        if not sdk_has(mapped[0] + "." + ".".join(chain.parts[1:])):
+            report(chain.spans[0][0], full + "." + ".".join(chain.parts[1:]))
+            ok = False
+    return mapped[0] if ok else None
+
+
+def _import_statement(target: str, bound: str) -> str:
+    parent, _, leaf = target.rpartition(".")
+    alias = "" if bound == leaf else f" as {bound}"
+    return f"from {parent} import {leaf}{alias}" if parent else f"import {leaf}{alias}"
+
+
+def _port_import(imp: _Import, scan: _Scan, edits, report) -> None:
+    """`import torch.a as b` or `from torch.a import x, y`: the module renamed when all it
+    binds maps under it; a from-import whose names map elsewhere or only in part (`from
+    torch.utils import cpp_extension`, a name the SDK lacks) is rewritten as statements of
+    the SDK's names, a `from torch... import` of the rest left after them (and reported)."""
+    dotted = ".".join(imp.module.parts)
+    clauses = [(None, imp.alias)] if imp.alias else imp.names
+    good, bad = [], []
+    for name, bound in clauses:
+        full = dotted if name is None else f"{dotted}.{name}"
+        target = _binding_target(full, bound, imp, scan, report)
+        (good if target else bad).append((name, bound, target))
+    mapped = map_name(dotted)
+    renamed = mapped is not None and sdk_has(mapped[0])
+    if (
+        good
+        and not bad
+        and renamed
+        and all(n is None or t == f"{mapped[0]}.{n}" for n, _, t in good)
+    ):
+        start, end = imp.module.span(len(imp.module.parts))
+        edits.add(start, end, mapped[0], "python")
+        return
+    if not good or imp.alias:
+        return
+    statements = [_import_statement(t, b) for _, b, t in good]
+    if bad:
+        rest = ", ".join(n if n == b else f"{n} as {b}" for n, b, _ in bad)
+        statements.append(f"from {dotted} import {rest}")
+    edits.add(imp.start, imp.end, ("\n" + imp.indent).join(statements), "python")
 
 
 def _split(toks: list, sep: str) -> list[list]:
@@ -186,13 +244,6 @@ def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> 
 
     torch_imports = [imp for imp in scan.imports if imp.module.parts[0] == _ROOT]
     plain = [imp for imp in torch_imports if imp.alias is None and not imp.names]
-    bindings: dict[str, tuple[str, _Import]] = {}  # bound name -> (torch dotted name, clause)
-    for imp in torch_imports:
-        dotted = ".".join(imp.module.parts)
-        if imp.alias:
-            bindings[imp.alias] = (dotted, imp)
-        for name, bound in imp.names:
-            bindings[bound] = (f"{dotted}.{name}", imp)
     import_spans = {imp.module.spans[0] for imp in scan.imports}
 
     # 1. torch.X.Y chains (the name `torch` bound by `import torch` / `import torch.a`)
@@ -215,31 +266,10 @@ def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> 
         edits.add(start, end, new, "python")
         targets.add(new.split(".")[0])
 
-    # 2. aliases and from-imports: rewrite a clause when it and every use of its names map
+    # 2. aliases and from-imports: rewritten when what they bind (and its uses) map
     for imp in torch_imports:
-        if imp in plain:
-            continue
-        dotted = ".".join(imp.module.parts)
-        mapped = map_name(dotted)
-        ok = mapped is not None and sdk_has(mapped[0])
-        bound = [imp.alias] if imp.alias else [b for _, b in imp.names]
-        for name in bound:
-            full = bindings[name][0]
-            mapped_name = map_name(full)
-            if name == "*" or mapped_name is None or not sdk_has(mapped_name[0]):
-                report(imp.module.spans[0][0], full, reason="no SDK counterpart")
-                ok = False
-                continue
-            for chain in scan.chains:
-                if chain.parts[0] != name or chain.in_import or len(chain.parts) == 1:
-                    continue
-                use = mapped_name[0] + "." + ".".join(chain.parts[1:])
-                if not sdk_has(use):
-                    report(chain.spans[0][0], full + "." + ".".join(chain.parts[1:]))
-                    ok = False
-        if ok:
-            start, end = imp.module.span(len(imp.module.parts))
-            edits.add(start, end, mapped[0], "python")
+        if imp not in plain:
+            _port_import(imp, scan, edits, report)
 
     # 3. the plain `import torch[.a]` clauses: rewritten when no torch.X is left, else kept
     # and the modules the rewritten names need imported after them
@@ -271,7 +301,7 @@ def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> 
                 _port_cxx_string(offset, literal, path, cxx_strings, scan, edits, missing)
             continue
         _check_dependency(offset, literal, report, setup_py)
-    return Result(edits.apply(text), edits.counts, missing)
+    return Result(edits.apply(text), edits.counts, missing, edits.line_map(text))
 
 
 _CXX_STRING_LEFT = (

@@ -174,7 +174,7 @@ class BuildExtension(build_ext):
             library_dirs=list(ext.library_dirs) + list(self.library_dirs or []),
             libraries=list(ext.libraries) + list(self.libraries or []),
             rpaths=ext.runtime_library_dirs,
-            extra=ext.extra_link_args or [],
+            extra=[*(ext.extra_link_args or []), *_plan.openmp_link_args(flags)],
         )
         sources = [os.path.abspath(s) for s in ext.sources]
         libraries = list(getattr(ext, "dlink_libraries", []))

@@ -30,6 +30,13 @@ INCLUDES: dict[str, str] = {
     "torch/autograd.h": "sdk/autograd.h",
     "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",
     "torch/csrc/autograd/function.h": "sdk/autograd.h",
+    "torch/csrc/autograd/variable.h": "sdk/autograd.h",
+    "ATen/core/ivalue.h": "sdk/autograd.h",
+    "ATen/core/List.h": "sdk/containers.h",
+    "ATen/core/Dict.h": "sdk/containers.h",
+    "ATen/core/enum_tag.h": "sdk/tag.h",
+    "ATen/TensorUtils.h": "sdk/tensor_utils.h",
+    "torch/csrc/utils/tensor_flatten.h": "sdk/tensor_utils.h",
     "ATen/ATen.h": "sdk/all.h",
     "ATen/core/Tensor.h": "sdk/tensor.h",
     "ATen/Tensor.h": "sdk/tensor.h",
@@ -44,7 +51,8 @@ INCLUDES: dict[str, str] = {
     "ATen/ceil_div.h": "sdk/util.h",
     "ATen/DimVector.h": "sdk/util.h",
     "ATen/core/DimVector.h": "sdk/util.h",
-    "ATen/DeviceGuard.h": "sdk/util.h",
+    "ATen/DeviceGuard.h": "sdk/cuda_guard.h",
+    "c10/core/DeviceGuard.h": "sdk/cuda_guard.h",
     "ATen/TensorAccessor.h": "sdk/accessor.h",
     "ATen/core/TensorAccessor.h": "sdk/accessor.h",
     "ATen/core/op_registration/op_registration.h": "sdk/library.h",
@@ -52,11 +60,15 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDAContext.h": "sdk/cuda.h",
     "ATen/cuda/CUDAEvent.h": "sdk/cuda.h",
     "ATen/cuda/Exceptions.h": "sdk/cuda.h",
-    "ATen/cuda/CUDAGuard.h": "sdk/cuda.h",
-    "c10/cuda/CUDAGuard.h": "sdk/cuda.h",
-    "c10/cuda/CUDAStream.h": "sdk/cuda.h",
+    "ATen/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
+    "c10/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
+    "c10/cuda/CUDAStream.h": "sdk/cuda_guard.h",
     "c10/cuda/CUDAException.h": "sdk/cuda.h",
-    "c10/cuda/CUDAFunctions.h": "sdk/cuda.h",
+    "c10/cuda/CUDAFunctions.h": "sdk/cuda_guard.h",
+    "c10/cuda/CUDACachingAllocator.h": "sdk/cuda_guard.h",
+    "c10/core/InferenceMode.h": "sdk/autograd.h",
+    "c10/core/GradMode.h": "sdk/autograd.h",
+    "c10/util/MaybeOwned.h": "sdk/maybe_owned.h",
     "c10/util/Optional.h": "sdk/util.h",
     "c10/util/irange.h": "sdk/util.h",
     "c10/util/SmallVector.h": "sdk/util.h",
@@ -66,11 +78,23 @@ INCLUDES: dict[str, str] = {
     "c10/util/Half.h": "sdk/half.h",
     "c10/util/BFloat16.h": "sdk/half.h",
     "c10/core/ScalarType.h": "sdk/dtype.h",
+    "c10/core/ScalarTypeToTypeMeta.h": "sdk/dtype.h",
+    "c10/util/typeid.h": "sdk/dtype.h",
     "c10/core/Device.h": "sdk/device.h",
     "c10/core/DeviceType.h": "sdk/device.h",
     "c10/core/TensorOptions.h": "sdk/options.h",
     "c10/core/Scalar.h": "sdk/scalar.h",
     "c10/macros/Macros.h": "sdk/macros.h",
+    "torch/version.h": "sdk/macros.h",
+    "ATen/Config.h": "sdk/macros.h",
+    "ATen/cuda/CUDAConfig.h": "sdk/macros.h",
+    "torch/cuda.h": "sdk/cuda_guard.h",
+    "ATen/record_function.h": "sdk/macros.h",
+    "c10/util/accumulate.h": "sdk/util.h",
+    "c10/util/bit_cast.h": "sdk/util.h",
+    "c10/core/SymInt.h": "sdk/symint.h",
+    "c10/core/SymIntArrayRef.h": "sdk/symint.h",
+    "ATen/core/grad_mode.h": "sdk/autograd.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {
@@ -86,7 +110,8 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
     "ATen/cuda/CUDAApplyUtils.cuh": "write the kernel over packed accessors",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
-    "ATen/core/ivalue.h": "no IValue: registered ops take typed arguments",
+    "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
+    "op through sdk::call_op",
     "THC/": "THC was removed from torch itself; use the sdk/cuda.h helpers",
     "torch/csrc/jit/": "no TorchScript",
     "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
@@ -95,7 +120,15 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
 # ---- C++ names ------------------------------------------------------------------------------
 # Namespace qualifiers rewritten (`at::` inside `flat::` is left alone), and the namespaces
 # of `using namespace X`.
-NAMESPACES: dict[str, str] = {"torch": "sdk", "at": "sdk", "c10": "sdk"}
+NAMESPACES: dict[str, str] = {"torch": "sdk", "at": "sdk", "c10": "sdk", "caffe2": "sdk"}
+# torch's own spellings of std names (c10::optional is std::optional since torch 2.1):
+# rewritten to std::, which every SDK header makes visible.
+STD_NAMES: dict[str, str] = {
+    "optional": "std::optional",
+    "nullopt": "std::nullopt",
+    "nullopt_t": "std::nullopt_t",
+    "make_optional": "std::make_optional",
+}
 # Macro prefixes: TORCH_X, AT_X, C10_X become SDK_X when the SDK's headers define SDK_X;
 # otherwise the macro is reported.
 MACRO_PREFIXES: dict[str, str] = {"TORCH_": "SDK_", "AT_": "SDK_", "C10_": "SDK_"}
@@ -106,6 +139,11 @@ MACROS: dict[str, str] = {
     "TORCH_CUDABLAS_CHECK": "SDK_CUDABLAS_CHECK",
     "AT_CHECK": "SDK_CHECK",
     "THCudaCheck": "SDK_CUDA_CHECK",
+    "TORCH_VERSION_MAJOR": "SDK_TORCH_API_VERSION_MAJOR",
+    "TORCH_VERSION_MINOR": "SDK_TORCH_API_VERSION_MINOR",
+    "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
+    "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
+    "CUDA_KERNEL_ASSERT": "SDK_CUDA_KERNEL_ASSERT",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

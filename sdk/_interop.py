@@ -21,32 +21,12 @@ def _is_ndarray(x: Any) -> bool:
     return np is not None and isinstance(x, np.ndarray)
 
 
-def _warn_read_only(op: str, what: str) -> None:
-    """Warn, at the caller's line, that a writable tensor now aliases read-only memory."""
-    import os
-    import warnings
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 2  # level 1 is this function, 2 its caller
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(
-        f"{op}: {what} is read-only, but sdk tensors are always writable: writing to this "
-        "tensor writes memory its owner does not expect to change (or crashes if the pages "
-        "are read-only). Copy it first (sdk.tensor(x) copies) if you may write to it.",
-        UserWarning,
-        stacklevel=level,
-    )
-
-
 def from_numpy(ndarray: Any) -> Tensor:
-    """A tensor sharing memory with a numpy array (which it keeps alive)."""
+    """A tensor sharing memory with a numpy array (which it keeps alive); read-only when the
+    array is (writes then raise instead of changing the array)."""
     if not _is_ndarray(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    t = _C.from_array_interface(ndarray)
-    if not ndarray.flags.writeable:
-        _warn_read_only("from_numpy", "the array")
-    return t
+    return _C.from_array_interface(ndarray)
 
 
 def _capsule_of(ext: Any) -> Any:
@@ -76,7 +56,8 @@ def _capsule_of(ext: Any) -> Any:
 
 
 def from_dlpack(ext: Any) -> Tensor:
-    """A tensor sharing memory with any DLPack producer (CPU or CUDA) or a capsule."""
+    """A tensor sharing memory with any DLPack producer (CPU or CUDA) or a capsule; read-only
+    when the producer flags its memory so."""
     if isinstance(ext, TensorBase):
         return _C._alias(ext)
     if hasattr(ext, "__dlpack__"):
@@ -85,11 +66,7 @@ def from_dlpack(ext: Any) -> Tensor:
         raise TypeError(
             f"from_dlpack: expected a DLPack producer or capsule, got {type(ext).__name__}"
         )
-    read_only = _C.dlpack_read_only(ext)
-    t = _C.from_dlpack_capsule(ext)
-    if read_only:
-        _warn_read_only("from_dlpack", "the producer's memory (DLPack READ_ONLY flag)")
-    return t
+    return _C.from_dlpack_capsule(ext)  # read-only when the capsule is flagged READ_ONLY
 
 
 def _copy_as(t: Tensor, dtype: Any) -> Tensor:
@@ -211,12 +188,14 @@ def __dlpack__(
         raise BufferError("__dlpack__: stream must be None for CPU tensors")
     if dl_device is not None and tuple(int(x) for x in dl_device) != here:
         raise BufferError(f"__dlpack__: can't export a tensor on {here} to {tuple(dl_device)}")
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    if copy is None and not versioned and self._is_read_only:
+        copy = True  # a pre-1.0 consumer cannot be told the memory is read-only: a copy
     src = _C.clone(self) if copy else self  # on CUDA: queued on the current stream
     if here[0] == _KDL_CUDA and stream != -1:
         from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
 
         cuda.synchronize(here[1])  # after the clone: the consumer reads a finished copy
-    versioned = max_version is not None and int(max_version[0]) >= 1
     return _C.to_dlpack(src, versioned)
 
 

@@ -41,12 +41,13 @@ def memory_order(t: Any) -> tuple[int, ...] | None:
 
 
 def _host_buffer(t: Any) -> Any:
-    """A writable buffer over the bytes of contiguous `t` that keeps `t` alive."""
+    """A buffer over the bytes of contiguous `t` that keeps `t` alive: writable, unless `t`
+    is read-only (then whoever takes the buffer out of band cannot write through it)."""
     if t.nbytes == 0:
         return bytearray()
     buf = (ctypes.c_ubyte * t.nbytes).from_address(t.data_ptr())
     buf._sdk_owner = t  # the memory lives as long as the buffer does
-    return buf
+    return memoryview(buf).toreadonly() if t._is_read_only else buf
 
 
 def reduce(t: Any, protocol: int, rebuild_fn: Any) -> tuple:

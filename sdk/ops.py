@@ -26,6 +26,10 @@ __all__ = ["load_library", "loaded_libraries"]
 # realpath -> ctypes handle of every library loaded here (kept: never unloaded)
 _loaded: dict[str, ctypes.CDLL] = {}
 loaded_libraries: set[str] = set()
+# realpath -> the ImportError message of a library whose registrations failed. Its static
+# initializers ran once and cannot run again (the loader keeps the library mapped): a second
+# load would see no failure and leave the ops half registered, so it raises this again.
+_failed: dict[str, str] = {}
 
 
 def load_library(path: str | os.PathLike) -> None:
@@ -34,9 +38,11 @@ def load_library(path: str | os.PathLike) -> None:
     Raises ImportError naming the library when it cannot be loaded, or when one of its
     SDK_LIBRARY blocks failed (a malformed schema, an op defined twice, a kernel for an op
     nobody defines): the message lists each failure with the op and where it was
-    registered."""
+    registered. Loading such a library again raises the same error (its registrations
+    ran once, when it was first loaded, and are not repeated)."""
     real = os.path.realpath(os.fspath(path))
     if real in _loaded:
+        check_registrations(real)  # raises again if they failed the first time
         return
     if not os.path.isfile(real):
         raise ImportError(f"sdk.ops.load_library: no such file: {os.fspath(path)}")
@@ -98,12 +104,14 @@ def _check_loadable(path: str) -> None:
 
 def check_registrations(what: str) -> None:
     """Raise ImportError listing the registrations that failed since the last check (the
-    failures of static initializers, which no caller sees when they happen)."""
+    failures of static initializers, which no caller sees when they happen); for a library
+    path whose registrations failed before, the same error again."""
+    real = os.path.realpath(what) if os.path.isabs(what) else what
     errors = _C.library_take_errors()
     if errors:
-        raise ImportError(
-            f"{what}: operator registration failed:\n  " + errors.replace("\n", "\n  ")
-        )
+        _failed[real] = f"{what}: operator registration failed:\n  " + errors.replace("\n", "\n  ")
+    if real in _failed:
+        raise ImportError(_failed[real])
 
 
 class _OverloadPacket:

@@ -94,6 +94,9 @@ def use_tested_package() -> None:
     import cpp_extension
     import sdk
 
+    # A child `python -c`/`-m` puts its working folder first on sys.path: run from the folder
+    # of links, never from the unbuilt checkout.
+    os.chdir(import_path())
     for module in (sdk, cpp_extension):
         if Path(module.__file__).resolve().is_relative_to(Path(here)):
             raise ImportError(

@@ -156,7 +156,7 @@ SDK_API sdk_status sdk_to_dlpack(const sdk_tensor* t, sdk_dl_managed_tensor_vers
   m.version = {SDK_DLPACK_MAJOR_VERSION, SDK_DLPACK_MINOR_VERSION};
   m.manager_ctx = h;
   m.deleter = export_deleter;
-  m.flags = 0;
+  m.flags = x.storage->read_only.load(std::memory_order_acquire) ? SDK_DLPACK_FLAG_READ_ONLY : 0;
   m.dl_tensor.data = x.data();
   m.dl_tensor.device = {x.device().type, x.device().index};
   m.dl_tensor.ndim = static_cast<int32_t>(x.ndim);
@@ -176,7 +176,12 @@ SDK_API sdk_status sdk_from_dlpack(sdk_dl_managed_tensor_versioned* m, sdk_tenso
     SDK_FAIL(SDK_ERROR_VALUE, "sdk_from_dlpack: unsupported DLPack version ", m->version.major, ".",
              m->version.minor, " (this core reads ", SDK_DLPACK_MAJOR_VERSION, ".x)");
   }
-  *result = import_tensor(m->dl_tensor, versioned_deleter, m, "sdk_from_dlpack").release_handle();
+  // Allocated before the tensor owns `m`, so that nothing can fail after it does.
+  uint16_t owner = 0;
+  if (m->flags & SDK_DLPACK_FLAG_READ_ONLY) owner = read_only_owner("a read-only DLPack tensor");
+  Ref r = import_tensor(m->dl_tensor, versioned_deleter, m, "sdk_from_dlpack");
+  if (owner) mark_read_only(*r->storage, owner);
+  *result = r.release_handle();
   SDK_SAFE_CALL_END;
 }
 

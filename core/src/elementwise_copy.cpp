@@ -316,6 +316,11 @@ void OutPlan::prepare(const char* op, sdk_tensor* out, int64_t nd, const int64_t
     return;
   }
   user = Ref::borrow(out);
+  if (user->storage->read_only.load(std::memory_order_acquire)) {
+    bool in_place = false;  // x.mul_(2) is mul with out == x: name it as the caller wrote it
+    for (const TensorImpl* t : layout_inputs) in_place = in_place || same_view(*t, *user);
+    fail_read_only(*user, in_place ? str(op, "_") : std::string(op), !in_place);
+  }
   if (first) cuda::check_same_device(op, {first, user.get()});
   if (!same_shape(*user, nd, sz)) {
     SDK_FAIL(SDK_ERROR_VALUE, op, ": out has shape ", shape_str(*user),
@@ -384,6 +389,7 @@ SDK_API sdk_status sdk_to_dtype(const sdk_tensor* t, sdk_dtype dtype, int32_t co
 SDK_API sdk_status sdk_fill_(sdk_tensor* t, sdk_scalar value) {
   SDK_SAFE_CALL_BEGIN;
   TensorImpl& x = const_cast<TensorImpl&>(checked(t, "sdk_fill_", "t"));
+  check_writable(x, "fill_");
   check_scalar(value, "sdk_fill_", "value");
   check_fill_value(value, x.dtype, "fill_");
   fill_tensor(x, value);
@@ -395,6 +401,7 @@ SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src) {
   SDK_SAFE_CALL_BEGIN;
   TensorImpl& d = const_cast<TensorImpl&>(checked(dst, "sdk_copy_", "dst"));
   const TensorImpl& s = checked(src, "sdk_copy_", "src");
+  check_writable(d, "copy_");
   check_no_internal_overlap(d, "sdk_copy_");
   int64_t sz[kIterMaxDims];
   const TensorImpl* both[2] = {&d, &s};

@@ -109,6 +109,7 @@ Ref gather_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_t
 void scatter_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
                  const char* op) {
   check_cpu(t, op, "t");
+  check_writable(t, op);
   check_cpu(src, op, "src");
   check_index_dtype(index, op, "index");
   SDK_TYPE_CHECK(t.dtype == src.dtype, op, ": expected t and src to have the same dtype, got ",
@@ -135,6 +136,7 @@ void scatter_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const Tens
 void index_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
                const char* op) {
   check_cpu(t, op, "t");
+  check_writable(t, op);
   check_cpu(src, op, "src");
   check_index_dtype(index, op, "index");
   SDK_VALUE_CHECK(index.ndim <= 1, op, ": index must be 1-D or 0-d, got shape ", shape_str(index));
@@ -268,6 +270,7 @@ Ref index_impl(const TensorImpl& t, int64_t n, const sdk_tensor* const* indices,
 void index_put(TensorImpl& t, int64_t n, const sdk_tensor* const* indices, const TensorImpl& values,
                bool accumulate, const char* op) {
   check_cpu(t, op, "t");
+  check_writable(t, op);
   check_cpu(values, op, "values");
   Advanced a = advanced_offsets(t, n, indices, op);
   Shape shape = a.index_shape;

@@ -175,6 +175,7 @@ inline Ref to_dtype(const TensorImpl& t, sdk_dtype dtype, bool contig) {
 
 // Check that `out` can receive a result of this shape and dtype.
 inline void check_out(const TensorImpl& o, const Shape& shape, sdk_dtype dtype, const char* op) {
+  check_writable(o, op, true);
   SDK_VALUE_CHECK(shape_of(o) == shape, op, ": out has shape ", shape_str(o),
                   " but the result has shape ", vec_str(shape));
   SDK_TYPE_CHECK(can_cast(dtype, o.dtype), op, ": result type ", dname(dtype),
@@ -186,6 +187,7 @@ inline void check_out(const TensorImpl& o, const Shape& shape, sdk_dtype dtype, 
 inline Ref finish_out(Ref res, sdk_tensor* out, const char* op) {
   if (!out) return res;
   TensorImpl& o = *to_impl(out);
+  check_writable(o, op, res.get() != &o);
   if (res.get() != &o) {
     check_out(o, shape_of(*res), res->dtype, op);
     cuda::check_same_device(op, {res.get(), &o});

@@ -149,6 +149,7 @@ Ref triangle_impl(const TensorImpl& t, int64_t diagonal, bool upper, sdk_tensor*
   SDK_VALUE_CHECK(t.ndim >= 2, op, ": expected a tensor with at least 2 dims, got shape ",
                   shape_str(t));
   const bool inplace = out && to_impl(out) == &t;
+  if (inplace) check_writable(t, op);
   if (inplace) check_no_internal_overlap(t, op);
   Ref res = inplace ? Ref::borrow(out) : make_tensor(t.ndim, t.sizes, t.dtype, t.device());
   const int64_t rows = t.sizes[t.ndim - 2], cols = t.sizes[t.ndim - 1];
@@ -293,6 +294,7 @@ void resize_impl(TensorImpl& t, int64_t ndim, const int64_t* sizes, const char* 
   SDK_VALUE_CHECK(ndim >= 0 && ndim <= 64, op, ": ndim must be in [0, 64], got ", ndim);
   if (ndim > 0) check_not_null(sizes, op, "sizes");
   const int64_t numel = checked_numel(ndim, sizes, op);
+  check_writable(t, op);  // a resize_ is an in-place op (and may move the memory)
   int64_t need = 0;
   if (numel > 0) {
     SDK_REQUIRE(!__builtin_add_overflow(t.offset, numel, &need) &&

@@ -78,6 +78,7 @@ void fill_with(TensorImpl& t, const char* op, F value) {
 TensorImpl& checked_mut(sdk_tensor* t, const char* op) {
   TensorImpl& x = const_cast<TensorImpl&>(checked(t, op, "t"));
   check_cpu(x, op);
+  check_writable(x, op);
   check_no_internal_overlap(x, op);
   return x;
 }
@@ -154,7 +155,8 @@ SDK_API sdk_status sdk_generator_set_state(sdk_generator* gen, const void* state
 SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
   if (t && cuda::is_cuda(*to_impl(t))) {
-    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_uniform_(h, low, high, gen); });
+    return cuda::via_host(t, "sdk_uniform_",
+                          [&](sdk_tensor* h) { return sdk_uniform_(h, low, high, gen); });
   }
   const char* op = "sdk_uniform_";
   TensorImpl& x = checked_mut(t, op);
@@ -182,7 +184,8 @@ SDK_API sdk_status sdk_uniform_(sdk_tensor* t, double low, double high, sdk_gene
 SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std_, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
   if (t && cuda::is_cuda(*to_impl(t))) {
-    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_normal_(h, mean, std_, gen); });
+    return cuda::via_host(t, "sdk_normal_",
+                          [&](sdk_tensor* h) { return sdk_normal_(h, mean, std_, gen); });
   }
   const char* op = "sdk_normal_";
   TensorImpl& x = checked_mut(t, op);
@@ -215,7 +218,8 @@ SDK_API sdk_status sdk_normal_(sdk_tensor* t, double mean, double std_, sdk_gene
 SDK_API sdk_status sdk_randint_(sdk_tensor* t, int64_t low, int64_t high, sdk_generator* gen) {
   SDK_SAFE_CALL_BEGIN;
   if (t && cuda::is_cuda(*to_impl(t))) {
-    return cuda::via_host(t, [&](sdk_tensor* h) { return sdk_randint_(h, low, high, gen); });
+    return cuda::via_host(t, "sdk_randint_",
+                          [&](sdk_tensor* h) { return sdk_randint_(h, low, high, gen); });
   }
   const char* op = "sdk_randint_";
   TensorImpl& x = checked_mut(t, op);

@@ -26,6 +26,7 @@ Target fresh_target(const TensorImpl& t) {
 
 Target target_of(const TensorImpl& t, sdk_tensor* out, const char* op) {
   if (out && to_impl(out) == &t) {
+    check_writable(t, op);
     check_no_internal_overlap(t, op);
     return {Ref::borrow(out), true};
   }

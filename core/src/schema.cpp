@@ -228,6 +228,24 @@ class Parser {
     return a;
   }
 
+  // N of T[N], at most kMaxListSize: digits read with an overflow check (a saturating or
+  // wrapping read would turn a hostile size into another, valid-looking one).
+  int64_t parse_list_size() {
+    size_t start = pos_;
+    int64_t n = 0;
+    bool too_big = false;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) {
+      too_big = too_big || n > (kMaxListSize - (peek() - '0')) / 10;
+      if (!too_big) n = n * 10 + (peek() - '0');
+      ++pos_;
+    }
+    if (too_big) {
+      fail("list size " + t_.substr(start, pos_ - start) + " is too large (at most " +
+           std::to_string(kMaxListSize) + ")");
+    }
+    return n;
+  }
+
   // Type with its suffixes ("?", "[]", "[N]") and alias annotation, in torch's order:
   // Tensor(a!), Tensor(a)[], Tensor?[], int[2]?.
   void parse_full_type(Type& ty, AliasInfo& alias) {
@@ -242,11 +260,7 @@ class Parser {
     if (peek() == '[') {
       ++pos_;
       skip_space();
-      if (std::isdigit(static_cast<unsigned char>(peek()))) {
-        size_t start = pos_;
-        while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
-        ty.list_size = std::strtoll(t_.c_str() + start, nullptr, 10);
-      }
+      if (std::isdigit(static_cast<unsigned char>(peek()))) ty.list_size = parse_list_size();
       expect(']');
       ty.list = true;
       if (ty.optional) {

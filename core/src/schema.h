@@ -32,6 +32,10 @@ enum class BaseType : int32_t {
   Generator,     // only None is accepted: kernels draw from the default generator
 };
 
+// The largest N of T[N]: fixed-size lists are small (sizes, strides); a default like
+// int[N] x=1 is expanded to N copies, so N is bounded.
+constexpr int64_t kMaxListSize = 1 << 16;
+
 struct Type {
   BaseType base = BaseType::Tensor;
   bool optional = false;           // T?

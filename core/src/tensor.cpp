@@ -1,6 +1,8 @@
 // core/src/tensor.cpp: TensorImpl and Storage lifetime, shape bookkeeping and the tensor getters.
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <string>
 
 #include "allocator.h"
 #include "cuda/glue/cuda_glue.h"
@@ -236,6 +238,51 @@ Ref make_view(const TensorImpl& t, int64_t ndim, const int64_t* sz, const int64_
   return r;
 }
 
+// The owners of read-only memory, by Storage::read_only index: names are only ever added
+// (under the lock, then published through `count`), so a reader needs no lock. Never freed:
+// storages may outlive static destructors.
+struct OwnerTable {
+  static constexpr uint16_t kMax = 256;
+  std::mutex lock;
+  std::atomic<uint16_t> count{2};
+  std::string names[kMax] = {"", "read-only memory"};
+};
+OwnerTable& owner_table() {
+  static OwnerTable* table = new OwnerTable();
+  return *table;
+}
+
+uint16_t read_only_owner(const char* owner) {
+  OwnerTable& t = owner_table();
+  std::lock_guard<std::mutex> guard(t.lock);
+  uint16_t n = t.count.load(std::memory_order_relaxed);
+  for (uint16_t k = 1; k < n; ++k)
+    if (t.names[k] == owner) return k;
+  if (n == OwnerTable::kMax) return 1;  // full: the generic name
+  t.names[n] = owner;
+  t.count.store(static_cast<uint16_t>(n + 1), std::memory_order_release);
+  return n;
+}
+
+const char* read_only_owner_name(uint16_t k) {
+  OwnerTable& t = owner_table();
+  return k < t.count.load(std::memory_order_acquire) ? t.names[k].c_str() : "read-only memory";
+}
+
+void mark_read_only(Storage& s, uint16_t k) noexcept {
+  uint16_t expected = 0;  // the first owner named stays
+  s.read_only.compare_exchange_strong(expected, k, std::memory_order_acq_rel);
+}
+
+void fail_read_only(const TensorImpl& t, const std::string& op, bool is_out) {
+  // The C entry points name themselves sdk_<op>; the message names the op as users call it.
+  std::string name = op.compare(0, 4, "sdk_") == 0 ? op.substr(4) : op;
+  SDK_FAIL(SDK_ERROR_RUNTIME, name, "(): ", is_out ? "out" : "the tensor",
+           " is read-only (it shares memory with ",
+           read_only_owner_name(t.storage->read_only.load(std::memory_order_acquire)),
+           "); clone() it first");
+}
+
 void fail_null(const char* op, const char* arg) {
   SDK_FAIL(SDK_ERROR_VALUE, op, ": argument '", arg, "' is NULL");
 }
@@ -318,6 +365,16 @@ SDK_API int64_t sdk_tensor_version(const sdk_tensor* t) {
 }
 SDK_API void sdk_tensor_bump_version(sdk_tensor* t) {
   if (t) to_impl(t)->bump_version();
+}
+SDK_API sdk_status sdk_tensor_set_read_only(sdk_tensor* t, const char* owner) {
+  SDK_SAFE_CALL_BEGIN;
+  Storage& s = *checked(t, "sdk_tensor_set_read_only", "t").storage;
+  if (!s.read_only.load(std::memory_order_acquire))
+    mark_read_only(s, owner ? read_only_owner(owner) : 1);
+  SDK_SAFE_CALL_END;
+}
+SDK_API int32_t sdk_tensor_is_read_only(const sdk_tensor* t) {
+  return t && to_impl(t)->storage->read_only.load(std::memory_order_acquire) ? 1 : 0;
 }
 
 }  // extern "C"

@@ -85,6 +85,11 @@ struct Storage {
   // (one allocation per tensor on the hot path); freed as one block.
   bool embedded = false;
   bool foreign = false;  // wrapped memory (from_blob/DLPack): never freed by our allocator
+  // Nonzero when the memory must not be written (a read-only numpy array, a DLPack tensor
+  // flagged READ_ONLY, ...): which owner it is, for the error (read_only_owner_name). Set
+  // once (sdk_tensor_set_read_only) and never cleared, so every view stays read-only. An
+  // index rather than a pointer: it fits the header's padding (64 bytes in front of data).
+  std::atomic<uint16_t> read_only{0};
 
   void retain() { refcount.fetch_add(1, std::memory_order_relaxed); }
   void release();  // frees data and this when the count reaches zero
@@ -196,6 +201,23 @@ void check_address_span(const void* data, uint64_t offset, int64_t nbytes, const
 // Contiguous strides for sizes (size-1/0 dims get the natural stride).
 void contiguous_strides(int64_t ndim, const int64_t* sizes, int64_t* strides);
 bool compute_contiguous(int64_t ndim, const int64_t* sizes, const int64_t* strides);
+
+// The Storage::read_only index naming `owner` (kept in a table of at most 255 names, beyond
+// which they all read "read-only memory"); may throw bad_alloc, before anything changed.
+uint16_t read_only_owner(const char* owner);
+// The owner named by index k (nonzero).
+const char* read_only_owner_name(uint16_t k);
+// Make `s` read-only, naming owner index k (a no-op when it already is read-only).
+void mark_read_only(Storage& s, uint16_t k) noexcept;
+
+// RuntimeError naming `op` when t's memory is read-only. Every write into memory a tensor
+// already has (in place, out=, copy_, fill_, index_put_, scatter_ ...) passes here first.
+// `is_out`: t is the op's out= tensor (named "out" in the message), else the one it modifies.
+[[noreturn]] void fail_read_only(const TensorImpl& t, const std::string& op, bool is_out);
+inline void check_writable(const TensorImpl& t, const char* op, bool is_out = false) {
+  if (__builtin_expect(t.storage->read_only.load(std::memory_order_acquire) != 0, 0))
+    fail_read_only(t, op, is_out);
+}
 
 // Argument checks shared by every entry point.
 const TensorImpl& checked(const sdk_tensor* t, const char* op, const char* arg);

@@ -103,6 +103,25 @@ bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v) {
   return false;
 }
 
+PyObject* sequence_snapshot(PyObject* o, const char* what) {
+  if (PyTuple_CheckExact(o)) return new_ref(o);
+  if (PyList_CheckExact(o)) return PyList_AsTuple(o);
+  PyObject* t = PySequence_Tuple(o);  // a private copy: no user code can reach it
+  if (!t && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, what);
+  }
+  return t;
+}
+
+// Whether `o` is a list holding only exact ints.
+static bool exact_ints(PyObject* o) {
+  if (!PyList_CheckExact(o)) return false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i)
+    if (!PyLong_CheckExact(PyList_GET_ITEM(o, i))) return false;
+  return true;
+}
+
 bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
               bool allow_negative) {
   v->clear();
@@ -116,20 +135,17 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
                    arg, Py_TYPE(o)->tp_name);
       return false;
     }
-    PyObject* seq = PySequence_Fast(o, "expected a sequence of ints");
-    if (!seq) return false;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject** items = PySequence_Fast_ITEMS(seq);
+    // Exact ints run no Python code when read, so a list of only them (the usual shape) is
+    // read in place; anything else is read from a snapshot (sequence_snapshot).
+    OwnedRef seq(exact_ints(o) ? new_ref(o) : sequence_snapshot(o, "expected a sequence of ints"));
+    if (!seq.p) return false;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);  // a list or a tuple
     v->reserve(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       int64_t x;
-      if (!int_arg(items[i], op, arg, &x)) {
-        Py_DECREF(seq);
-        return false;
-      }
+      if (!int_arg(PySequence_Fast_GET_ITEM(seq.p, i), op, arg, &x)) return false;
       v->push_back(x);
     }
-    Py_DECREF(seq);
   }
   // A size product that overflows int64 would wrap to a small allocation: refuse it here.
   int64_t prod = 1;

@@ -309,7 +309,7 @@ PyObject* m_run_compiled_backward(PyObject*, PyObject* const* args, Py_ssize_t n
   if (!check_nargs("_run_compiled_backward", nargs, 2, 2)) return nullptr;
   auto* rec = static_cast<Recorded*>(PyCapsule_GetPointer(args[0], kRecordedCapsule));
   if (!rec) return nullptr;
-  PyObject* grads = PySequence_Fast(args[1], "grads must be a sequence");
+  PyObject* grads = sequence_snapshot(args[1], "grads must be a sequence");
   if (!grads) return nullptr;
   sdk_values* v = nullptr;
   if (sdk_values_new(&v) != SDK_OK) {
@@ -317,8 +317,8 @@ PyObject* m_run_compiled_backward(PyObject*, PyObject* const* args, Py_ssize_t n
     return raise_last_error();
   }
   bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(grads); ++i) {
-    PyObject* g = PySequence_Fast_GET_ITEM(grads, i);
+  for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(grads); ++i) {
+    PyObject* g = PyTuple_GET_ITEM(grads, i);
     if (g == Py_None) {
       ok = sdk_values_push_none(v) == SDK_OK || raise_last_error();
     } else if (is_tensor(g)) {

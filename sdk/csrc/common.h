@@ -142,6 +142,15 @@ struct OwnedRef {
   OwnedRef& operator=(const OwnedRef&) = delete;
 };
 
+// The items of sequence `o` as a tuple of strong references (a new reference; `o` itself
+// when it is a tuple), or NULL with TypeError `what` ("expected a sequence of ints") set.
+// Every walk over a caller's sequence reads its items from this snapshot: converting an item
+// (__index__, __float__, __bool__, __array_interface__ ...) runs Python code that may clear,
+// shrink or grow the caller's list, and on a list PySequence_Fast hands back the list itself,
+// whose item array such code frees. The snapshot also keeps the items (tensors whose handles
+// an op uses without the GIL) alive until the caller drops it.
+PyObject* sequence_snapshot(PyObject* o, const char* what);
+
 // Whether the interpreter is shutting down (Py_IsFinalizing, public from Python 3.13).
 inline bool interpreter_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000

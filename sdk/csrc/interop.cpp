@@ -63,6 +63,19 @@ bool ints_of(PyObject* tup, std::vector<int64_t>* v, const char* what) {
   return true;
 }
 
+// Make the new tensor `t`, over the memory of read-only `owner`, read-only; names the owner
+// for the error a write raises ("a read-only numpy array"). 0, or -1 with an exception set.
+int mark_read_only(sdk_tensor* t, PyObject* owner) {
+  const char* type = Py_TYPE(owner)->tp_name;
+  bool numpy = std::strncmp(type, "numpy.", 6) == 0;
+  OwnedRef what(numpy ? PyUnicode_FromString("a read-only numpy array")
+                      : PyUnicode_FromFormat("a read-only %s", type));
+  const char* text = what.p ? PyUnicode_AsUTF8(what.p) : nullptr;
+  if (!text) return -1;
+  if (sdk_tensor_set_read_only(t, text) != SDK_OK) return raise_last_error(), -1;
+  return 0;
+}
+
 // Import any object exposing __array_interface__ (v3, pointer data) without copying.
 int import_array_interface(PyObject* obj, sdk_tensor** out) {
   OwnedRef iface(PyObject_GetAttrString(obj, "__array_interface__"));
@@ -95,6 +108,9 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   }
   void* ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
   if (!ptr && PyErr_Occurred()) return -1;
+  // (pointer, read_only): a missing flag counts as read-only, the safe reading.
+  int read_only = PyTuple_GET_SIZE(data) < 2 ? 1 : PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+  if (read_only < 0) return -1;
   std::vector<int64_t> sz, st;
   if (!ints_of(shape, &sz, "shape")) return -1;
   int64_t isz = sdk_dtype_itemsize(dt);
@@ -138,6 +154,10 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
     raise_last_error();
     return -1;
   }
+  if (read_only && mark_read_only(*out, obj) < 0) {
+    sdk_tensor_release(*out);
+    return -1;
+  }
   return 0;
 }
 
@@ -178,6 +198,14 @@ SDK_PY_FASTCALL(o_to_dlpack) {
   if (!check_nargs("to_dlpack", nargs, 2, 2) || !tensor_arg(args[0], "__dlpack__", "self", &t) ||
       !bool_arg(args[1], "__dlpack__", "versioned", &versioned))
     return nullptr;
+  if (!versioned && sdk_tensor_is_read_only(t)) {
+    // A pre-1.0 consumer has no READ_ONLY flag to read and would take the memory as writable.
+    PyErr_SetString(
+        PyExc_BufferError,
+        "__dlpack__: the tensor is read-only, which a pre-1.0 DLPack consumer cannot "
+        "be told (it would write to it): pass max_version=(1, 0) or later, or copy=True");
+    return nullptr;
+  }
   sdk_dl_managed_tensor_versioned* m = nullptr;
   if (sdk_to_dlpack(t, &m) != SDK_OK) return raise_last_error();
   if (versioned) {
@@ -254,12 +282,20 @@ PyObject* o_from_dlpack_capsule(PyObject*, PyObject* cap) {
   return wrap(h);
 }
 
-// dlpack_read_only(capsule) -> whether an unconsumed versioned capsule carries the READ_ONLY
-// flag (the tensor made from it would be writable: sdk has no read-only tensors).
-PyObject* o_dlpack_read_only(PyObject*, PyObject* cap) {
-  if (!PyCapsule_IsValid(cap, kVersioned)) Py_RETURN_FALSE;
-  auto* m = static_cast<sdk_dl_managed_tensor_versioned*>(PyCapsule_GetPointer(cap, kVersioned));
-  return PyBool_FromLong(m && (m->flags & SDK_DLPACK_FLAG_READ_ONLY));
+// _set_read_only(t, owner) -> None: make t's memory (every view of it) read-only for good.
+SDK_PY_FASTCALL(o_set_read_only) {
+  sdk_tensor* t;
+  if (!check_nargs("_set_read_only", nargs, 2, 2) ||
+      !tensor_arg(args[0], "_set_read_only", "t", &t))
+    return nullptr;
+  const char* owner = PyUnicode_Check(args[1]) ? PyUnicode_AsUTF8(args[1]) : nullptr;
+  if (!owner) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_TypeError, "_set_read_only(): owner must be a str");
+    return nullptr;
+  }
+  if (sdk_tensor_set_read_only(t, owner) != SDK_OK) return raise_last_error();
+  Py_RETURN_NONE;
 }
 
 // from_array_interface(obj) -> tensor sharing obj's memory
@@ -340,18 +376,17 @@ bool fill(PyObject* o, DataFill* d, size_t dim) {
                  "tensor(): expected a sequence at dim %zd, got %s", dim, Py_TYPE(o)->tp_name);
     return false;
   }
-  OwnedRef seq(PySequence_Fast(o, "tensor(): expected a sequence"));
+  OwnedRef seq(sequence_snapshot(o, "tensor(): expected a sequence"));
   if (!seq.p) return false;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.p);
+  Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
   if (n != d->shape[dim]) {
     PyErr_Format(module_state.invalid_argument_error,
                  "expected sequence of length %lld at dim %zd (got %zd)",
                  static_cast<long long>(d->shape[dim]), dim, n);
     return false;
   }
-  PyObject** items = PySequence_Fast_ITEMS(seq.p);
   for (Py_ssize_t j = 0; j < n; ++j)
-    if (!fill(items[j], d, dim + 1)) return false;
+    if (!fill(PyTuple_GET_ITEM(seq.p, j), d, dim + 1)) return false;
   return true;
 }
 
@@ -370,6 +405,11 @@ SDK_PY_FASTCALL(o_tensor_from_data) {
   if (sdk_empty(static_cast<int64_t>(d.shape.size()), d.shape.data(), src, cpu, &t) != SDK_OK)
     return raise_last_error();
   size_t n = d.f.size();
+  if (static_cast<int64_t>(n) != sdk_tensor_numel(t)) {  // the walk checks every length
+    sdk_tensor_release(t);
+    PyErr_SetString(PyExc_RuntimeError, "tensor(): the data changed while it was read");
+    return nullptr;
+  }
   void* p = sdk_tensor_data_ptr(t);
   if (src == SDK_FLOAT64) {
     if (n) std::memcpy(p, d.f.data(), n * sizeof(double));
@@ -465,8 +505,8 @@ PyMethodDef sdkpy::interop_methods[] = {
     {"to_dlpack", SDK_PY_AS_CFUNCTION(o_to_dlpack), METH_FASTCALL,
      "to_dlpack(t, versioned) -> DLPack capsule"},
     {"from_dlpack_capsule", o_from_dlpack_capsule, METH_O, "Import a DLPack capsule."},
-    {"dlpack_read_only", o_dlpack_read_only, METH_O,
-     "Whether a versioned DLPack capsule is flagged read-only."},
+    {"_set_read_only", SDK_PY_AS_CFUNCTION(o_set_read_only), METH_FASTCALL,
+     "_set_read_only(t, owner): make t's memory read-only for good (owner names it in errors)."},
     {"from_array_interface", o_from_array_interface, METH_O,
      "Wrap an object exposing __array_interface__ without copying."},
     {"_from_handle", o_from_handle, METH_O,

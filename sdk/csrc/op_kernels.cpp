@@ -2,27 +2,90 @@
 // Boxed values become the kernel's Python arguments and its results go back (value_to_py also
 // converts OpHandle calls' results); sdk.library registers definitions and kernels with the
 // library_* functions.
+#include <cstring>
 #include <string>
 
 #include "args.h"
 #include "common.h"
+#include "op_values.h"
 
 namespace sdkpy {
 namespace {
 
 // An exception raised by a Python kernel, re-raised by the Python call that reached it
-// (restore_python_kernel_error); per thread, as the core's last error is.
+// (restore_python_kernel_error); per thread, as the core's last error is. The core error it
+// was turned into is kept with it: the exception belongs to that error only.
 thread_local PyObject* t_kernel_exc_type = nullptr;
 thread_local PyObject* t_kernel_exc_value = nullptr;
 thread_local PyObject* t_kernel_exc_tb = nullptr;
+thread_local sdk_status t_kernel_exc_kind = SDK_OK;
+thread_local std::string t_kernel_exc_message;
 
 }  // namespace
 
 bool restore_python_kernel_error() {
   if (!t_kernel_exc_type) return false;
-  PyErr_Restore(t_kernel_exc_type, t_kernel_exc_value, t_kernel_exc_tb);
+  PyObject *type = t_kernel_exc_type, *value = t_kernel_exc_value, *tb = t_kernel_exc_tb;
   t_kernel_exc_type = t_kernel_exc_value = t_kernel_exc_tb = nullptr;
+  // C or C++ code between the kernel and this call may have handled the kernel's failure and
+  // failed later for a reason of its own: then the kept exception is stale, and the core's
+  // error is the one to raise.
+  if (sdk_last_error_kind() != t_kernel_exc_kind ||
+      t_kernel_exc_message != sdk_last_error_message()) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return false;
+  }
+  PyErr_Restore(type, value, tb);
   return true;
+}
+
+bool int_list_value(PyObject* o, const char* op, const char* what, std::vector<int64_t>* out) {
+  out->clear();
+  if (is_tensor(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): %s must be a list of ints (int[]), not %s", op, what,
+                 Py_TYPE(o)->tp_name);
+    return false;
+  }
+  OwnedRef items(PySequence_Tuple(o));  // a copy: __index__ may change `o` under the loop
+  if (!items.p) return false;
+  Py_ssize_t n = PyTuple_GET_SIZE(items.p);
+  out->reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* x = PyTuple_GET_ITEM(items.p, k);
+    if (PyFloat_Check(x) || is_tensor(x) || !PyIndex_Check(x)) {
+      PyErr_Format(PyExc_TypeError, "%s(): %s must be a list of ints (int[]); item %zd is %s", op,
+                   what, k, Py_TYPE(x)->tp_name);
+      return false;
+    }
+    OwnedRef i(PyNumber_Index(x));
+    if (!i.p) return false;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i.p, &overflow);
+    if (v == -1 && PyErr_Occurred()) return false;
+    if (overflow) {
+      PyErr_Format(PyExc_OverflowError, "%s(): %s: item %zd (%S) does not fit in int64", op, what,
+                   k, i.p);
+      return false;
+    }
+    out->push_back(static_cast<int64_t>(v));
+  }
+  return true;
+}
+
+const char* c_text(PyObject* o, const char* fn, const char* what) {
+  if (!PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, not %s", fn, what, Py_TYPE(o)->tp_name);
+    return nullptr;
+  }
+  Py_ssize_t n = 0;
+  const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+  if (s && std::strlen(s) != static_cast<size_t>(n)) {
+    PyErr_Format(PyExc_ValueError, "%s: %s %R contains a NUL character", fn, what, o);
+    return nullptr;
+  }
+  return s;
 }
 
 // A new list of `convert(d[k])` for k < n; nullptr (the error set) when one conversion fails.
@@ -172,7 +235,9 @@ sdk_status python_error_status() {
   t_kernel_exc_type = type;
   t_kernel_exc_value = value;
   t_kernel_exc_tb = tb;
-  return sdk_set_last_error(kind, msg.c_str());
+  t_kernel_exc_kind = sdk_set_last_error(kind, msg.c_str());
+  t_kernel_exc_message = sdk_last_error_message();  // as the core keeps it
+  return t_kernel_exc_kind;
 }
 
 bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
@@ -194,24 +259,30 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
       break;
     }
     case SDK_VALUE_TENSOR_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning Tensor[] must return a sequence");
-      if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      if (is_tensor(r) || !(PyList_Check(r) || PyTuple_Check(r))) {
+        PyErr_Format(PyExc_TypeError, "%s: the Python kernel must return a list for %s, not %s",
+                     sdk_op_name(op), info.type, Py_TYPE(r)->tp_name);
+        return false;
+      }
+      OwnedRef items(PySequence_Tuple(r));  // a copy: the list cannot change under the loop
+      if (!items.p) return false;
+      Py_ssize_t n = PyTuple_GET_SIZE(items.p);
+      bool optional_elements = std::strstr(info.type, "?[") != nullptr;  // Tensor?[]
       std::vector<const sdk_tensor*> hs;
-      bool ok = true;
       for (Py_ssize_t k = 0; k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        PyObject* x = PyTuple_GET_ITEM(items.p, k);
+        if (x == Py_None && optional_elements) {
+          hs.push_back(nullptr);
+          continue;
+        }
         if (!is_tensor(x)) {
-          PyErr_Format(PyExc_TypeError, "a kernel returning Tensor[] returned a %s in its list",
-                       Py_TYPE(x)->tp_name);
-          ok = false;
-          break;
+          PyErr_Format(PyExc_TypeError, "%s: the Python kernel returned a %s in its %s result",
+                       sdk_op_name(op), Py_TYPE(x)->tp_name, info.type);
+          return false;
         }
         hs.push_back(handle_of(x));
       }
-      if (ok) st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
-      Py_DECREF(seq);
-      if (!ok) return false;
+      st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
       break;
     }
     case SDK_VALUE_FLOAT:
@@ -220,7 +291,16 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
       if (PyBool_Check(r)) {
         st = sdk_values_push_bool(v, r == Py_True);
       } else if (PyLong_Check(r)) {
-        st = sdk_values_push_int(v, PyLong_AsLongLong(r));
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(r, &overflow);
+        if (overflow) {
+          PyErr_Format(PyExc_OverflowError,
+                       "%s: the Python kernel's %s result %R does not fit in int64",
+                       sdk_op_name(op), info.type, r);
+          return false;
+        }
+        if (x == -1 && PyErr_Occurred()) return false;
+        st = sdk_values_push_int(v, x);
       } else {
         double x = PyFloat_AsDouble(r);
         if (x == -1.0 && PyErr_Occurred()) return false;
@@ -249,20 +329,27 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
     }
     case SDK_VALUE_INT_LIST: {
       std::vector<int64_t> xs;
-      if (!ints_arg(r, sdk_op_name(op), "result", &xs, true)) return false;
+      if (!int_list_value(r, sdk_op_name(op), "the Python kernel's int[] result", &xs)) {
+        return false;
+      }
       st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
       break;
     }
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST: {
-      PyObject* seq = PySequence_Fast(r, "a kernel returning a list must return a sequence");
-      if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      if (is_tensor(r) || !(PyList_Check(r) || PyTuple_Check(r))) {
+        PyErr_Format(PyExc_TypeError, "%s: the Python kernel must return a list for %s, not %s",
+                     sdk_op_name(op), info.type, Py_TYPE(r)->tp_name);
+        return false;
+      }
+      OwnedRef seq(PySequence_Tuple(r));  // a copy: __float__ may change the list
+      if (!seq.p) return false;
+      Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
       std::vector<double> fs;
       std::vector<int32_t> bs;
       bool ok = true;
       for (Py_ssize_t k = 0; ok && k < n; ++k) {
-        PyObject* x = PySequence_Fast_GET_ITEM(seq, k);
+        PyObject* x = PyTuple_GET_ITEM(seq.p, k);
         if (info.tag == SDK_VALUE_FLOAT_LIST) {
           double d = PyFloat_AsDouble(x);
           ok = !(d == -1.0 && PyErr_Occurred());
@@ -273,7 +360,6 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
           bs.push_back(t);
         }
       }
-      Py_DECREF(seq);
       if (!ok) return false;
       st = info.tag == SDK_VALUE_FLOAT_LIST ? sdk_values_push_float_list(v, fs.data(), n)
                                             : sdk_values_push_bool_list(v, bs.data(), n);
@@ -288,6 +374,32 @@ bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
   if (st != SDK_OK) {
     raise_last_error();
     return false;
+  }
+  return true;
+}
+
+// Several results: the kernel returns a tuple (or list) of exactly `nret` values; anything
+// else, a tensor above all (a sequence of its rows), is an error naming the op and schema.
+bool push_results(const sdk_op* op, PyObject* r, int64_t nret, sdk_values* v) {
+  if (!PyTuple_Check(r) && !PyList_Check(r)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: the Python kernel must return a tuple of %lld results (schema: %s), "
+                 "not %s",
+                 sdk_op_name(op), static_cast<long long>(nret), sdk_op_schema(op),
+                 Py_TYPE(r)->tp_name);
+    return false;
+  }
+  OwnedRef items(PySequence_Tuple(r));
+  if (!items.p) return false;
+  if (PyTuple_GET_SIZE(items.p) != nret) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: the Python kernel returned %zd values, the schema (%s) has %lld",
+                 sdk_op_name(op), PyTuple_GET_SIZE(items.p), sdk_op_schema(op),
+                 static_cast<long long>(nret));
+    return false;
+  }
+  for (int64_t k = 0; k < nret; ++k) {
+    if (!push_result(op, PyTuple_GET_ITEM(items.p, k), k, v)) return false;
   }
   return true;
 }
@@ -317,16 +429,7 @@ sdk_status python_kernel(void* context, const sdk_op* op, sdk_values* v) {
     if (nret == 1) {
       ok = push_result(op, r, 0, v);
     } else if (nret > 1) {
-      PyObject* seq = PySequence_Fast(r, "a kernel with several results must return a tuple");
-      ok = seq && PySequence_Fast_GET_SIZE(seq) == nret;
-      if (seq && !ok) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: the Python kernel returned %zd values, the schema has %lld",
-                     sdk_op_name(op), PySequence_Fast_GET_SIZE(seq), static_cast<long long>(nret));
-      }
-      for (int64_t k = 0; ok && k < nret; ++k)
-        ok = push_result(op, PySequence_Fast_GET_ITEM(seq, k), k, v);
-      Py_XDECREF(seq);
+      ok = push_results(op, r, nret, v);
     } else if (r != Py_None) {
       PyErr_Format(PyExc_TypeError,
                    "%s: the schema returns nothing, but the Python kernel returned %s",
@@ -369,9 +472,10 @@ PyObject* m_library_open(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_nargs("library_open", nargs, 4, 4)) return nullptr;
   long kind = PyLong_AsLong(args[0]);
   long key = PyLong_AsLong(args[2]);
-  const char* ns = PyUnicode_AsUTF8(args[1]);
-  const char* source = PyUnicode_AsUTF8(args[3]);
-  if (PyErr_Occurred() || !ns || !source) return nullptr;
+  if (PyErr_Occurred()) return nullptr;
+  const char* ns = c_text(args[1], "library_open", "the namespace");
+  const char* source = ns ? c_text(args[3], "library_open", "the source") : nullptr;
+  if (!source) return nullptr;
   sdk_library* lib = nullptr;
   if (sdk_library_open(static_cast<int32_t>(kind), ns, static_cast<int32_t>(key), source, &lib) !=
       SDK_OK) {
@@ -385,7 +489,7 @@ PyObject* m_library_open(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* m_library_define(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_nargs("library_define", nargs, 2, 2)) return nullptr;
   sdk_library* lib = library_of(args[0]);
-  const char* schema = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
+  const char* schema = lib ? c_text(args[1], "library_define", "the schema") : nullptr;
   if (!schema) return nullptr;
   if (sdk_library_define(lib, schema) != SDK_OK) return raise_last_error();
   Py_RETURN_NONE;
@@ -395,7 +499,7 @@ PyObject* m_library_define(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* m_library_impl(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!check_nargs("library_impl", nargs, 4, 4)) return nullptr;
   sdk_library* lib = library_of(args[0]);
-  const char* name = lib ? PyUnicode_AsUTF8(args[1]) : nullptr;
+  const char* name = lib ? c_text(args[1], "library_impl", "the op name") : nullptr;
   if (!name) return nullptr;
   long key = PyLong_AsLong(args[2]);
   if (key == -1 && PyErr_Occurred()) return nullptr;

@@ -4,15 +4,20 @@
 //
 // A call converts its Python arguments, by the schema, into boxed values (sdk_values),
 // calls sdk_op_call and converts the results back. The per-argument plan (tag, name,
-// optional, default) is read from the core once per definition of the op. When grad mode is
+// optional, default) is read from the core once per definition of the op. Plans are shared:
+// a call holds its plan for its whole run, since Python code it runs (an argument's
+// __index__, another thread) may redefine the op and replace the handle's plan. When grad mode is
 // on and a tensor argument requires grad, the call goes to the Python hook set by
 // sdk.library (_set_op_autograd_hook), which records autograd around the op.
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "args.h"
 #include "common.h"
+#include "op_values.h"
 
 namespace sdkpy {
 namespace {
@@ -60,9 +65,11 @@ bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) 
   return true;
 }
 
+using PlanRef = std::shared_ptr<const Plan>;
+
 struct OpObject {
   PyObject_HEAD const sdk_op* op;
-  Plan* plan;
+  PlanRef plan;  // constructed in new_op_object, destroyed in op_dealloc
   vectorcallfunc vectorcall;
   PyObject* dict;  // attributes Python attaches (sdk.library's autograd registration)
   PyObject* weakreflist;
@@ -70,25 +77,31 @@ struct OpObject {
 
 extern PyTypeObject OpType;
 
-// The plan of the op's current definition (re-read after the op was redefined).
-Plan* plan_of(OpObject* self) {
-  const char* schema = sdk_op_schema(self->op);
-  if (!*schema) {
-    PyErr_Format(PyExc_RuntimeError, "%s: the op is not defined (its library was closed)",
-                 sdk_op_name(self->op));
-    return nullptr;
+// The plan of the op's current definition (re-read after the op was redefined); the caller
+// holds it as long as it reads it. The core never frees a definition, so its text's address
+// names it: a plan whose definition changed while it was read (another thread redefined the
+// op without the GIL) is read again.
+PlanRef plan_of(OpObject* self) {
+  for (int attempt = 0;; ++attempt) {
+    const char* schema = sdk_op_schema(self->op);
+    if (!*schema) {
+      PyErr_Format(PyExc_RuntimeError, "%s: the op is not defined (its library was closed)",
+                   sdk_op_name(self->op));
+      return nullptr;
+    }
+    if (self->plan && self->plan->schema == schema) return self->plan;
+    auto p = std::make_shared<Plan>();
+    p->schema = schema;
+    p->schema_text = schema;
+    bool ok = read_specs(self->op, 0, &p->args) && read_specs(self->op, 1, &p->rets);
+    if (sdk_op_schema(self->op) != schema && attempt < 8) {
+      if (!ok) PyErr_Clear();  // read across two definitions: read the new one
+      continue;
+    }
+    if (!ok) return nullptr;
+    self->plan = p;
+    return p;
   }
-  if (self->plan && self->plan->schema == schema) return self->plan;
-  auto* p = new Plan();
-  p->schema = schema;
-  p->schema_text = schema;
-  if (!read_specs(self->op, 0, &p->args) || !read_specs(self->op, 1, &p->rets)) {
-    delete p;
-    return nullptr;
-  }
-  delete self->plan;
-  self->plan = p;
-  return p;
 }
 
 PyObject* m_op_find(PyObject*, PyObject* name);
@@ -203,10 +216,11 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
         st = sdk_values_push_int(v, x);
         break;
       }
-      if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o)) {
+      if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
         return arg_error(self, p, a, o), false;
       }
-      if (!ints_arg(o, op, name, &xs, true)) return false;
+      std::string what = std::string("argument '") + name + "'";
+      if (!int_list_value(o, op, what.c_str(), &xs)) return false;
       st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
       break;
     }
@@ -216,9 +230,10 @@ bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o
       if (is_tensor(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
         return arg_error(self, p, a, o), false;
       }
-      PyObject* seq = PySequence_Fast(o, "a sequence");
+      // a copy: an item's __index__/__float__ may change the list under the loop
+      PyObject* seq = PySequence_Tuple(o);
       if (!seq) return false;
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      Py_ssize_t n = PyTuple_GET_SIZE(seq);
       PyObject** items = PySequence_Fast_ITEMS(seq);
       bool ok = true;
       if (a.tag == SDK_VALUE_FLOAT_LIST) {
@@ -284,15 +299,22 @@ PyObject* results_to_py(sdk_values* v) {
 }
 
 // Boxed values for one call, from a small per-thread pool (a call inside a Python kernel
-// takes another one): no allocation per call once warm.
-thread_local std::vector<sdk_values*> t_values_pool;
+// takes another one): no allocation per call once warm. The pool frees its values when its
+// thread exits.
+struct ValuesPool {
+  std::vector<sdk_values*> free;
+  ~ValuesPool() {
+    for (sdk_values* v : free) sdk_values_free(v);
+  }
+};
+thread_local ValuesPool t_values_pool;
 
 struct ValuesGuard {
   sdk_values* v = nullptr;
   ValuesGuard() {
-    if (!t_values_pool.empty()) {
-      v = t_values_pool.back();
-      t_values_pool.pop_back();
+    if (!t_values_pool.free.empty()) {
+      v = t_values_pool.free.back();
+      t_values_pool.free.pop_back();
     } else if (sdk_values_new(&v) != SDK_OK) {
       v = nullptr;
     }
@@ -300,8 +322,8 @@ struct ValuesGuard {
   ~ValuesGuard() {
     if (!v) return;
     sdk_values_clear(v);
-    if (t_values_pool.size() < 8) {
-      t_values_pool.push_back(v);
+    if (t_values_pool.free.size() < 8) {
+      t_values_pool.free.push_back(v);
     } else {
       sdk_values_free(v);
     }
@@ -319,8 +341,9 @@ PyObject* raise_call_error() {
 // Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
 PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
                   Py_ssize_t nargs, PyObject* kwnames) {
-  Plan* p = plan_of(self);
-  if (!p) return nullptr;
+  PlanRef held = plan_of(self);  // kept to the end of the call, whatever redefines the op
+  if (!held) return nullptr;
+  const Plan* p = held.get();
   const char* op = sdk_op_name(self->op);
   size_t nplan = p->args.size();
   PyObject* given_small[16] = {};
@@ -451,7 +474,7 @@ PyObject* spec_dict(const ArgPlan& a) {
 }
 
 PyObject* specs_list(OpObject* self, int32_t is_return) {
-  Plan* p = plan_of(self);
+  PlanRef p = plan_of(self);
   if (!p) return nullptr;
   const auto& specs = is_return ? p->rets : p->args;
   PyObject* l = PyList_New(static_cast<Py_ssize_t>(specs.size()));
@@ -522,7 +545,7 @@ void op_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   if (o->weakreflist) PyObject_ClearWeakRefs(self);
   Py_CLEAR(o->dict);
-  delete o->plan;
+  o->plan.~PlanRef();
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -560,7 +583,7 @@ PyObject* new_op_object(const sdk_op* op) {
   OpObject* o = PyObject_GC_New(OpObject, &OpType);
   if (!o) return nullptr;
   o->op = op;
-  o->plan = nullptr;
+  new (&o->plan) PlanRef();
   o->vectorcall = op_vectorcall;
   o->dict = nullptr;
   o->weakreflist = nullptr;
@@ -571,7 +594,7 @@ PyObject* new_op_object(const sdk_op* op) {
 // op_find(name) -> OpHandle (the same object for every call with the same op)
 PyObject* m_op_find(PyObject*, PyObject* name) {
   static PyObject* cache = PyDict_New();  // op address -> handle
-  const char* n = PyUnicode_AsUTF8(name);
+  const char* n = c_text(name, "op_find", "the op name");
   if (!n) return nullptr;
   const sdk_op* op = nullptr;
   if (sdk_op_find(n, &op) != SDK_OK) return raise_last_error();
@@ -590,7 +613,7 @@ PyObject* m_op_find(PyObject*, PyObject* name) {
 
 // op_list(ns or None) -> list of "ns::name"
 PyObject* m_op_list(PyObject*, PyObject* ns) {
-  const char* n = ns == Py_None ? nullptr : PyUnicode_AsUTF8(ns);
+  const char* n = ns == Py_None ? nullptr : c_text(ns, "op_list", "the namespace");
   if (ns != Py_None && !n) return nullptr;
   std::string all = sdk_op_list(n);
   PyObject* l = PyList_New(0);

@@ -122,13 +122,14 @@ SDK_PY_FASTCALL(o_einsum) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "einsum(): equation must be a str");
     return nullptr;
   }
-  PyObject* seq = PySequence_Fast(args[1], "einsum(): operands must be a sequence of tensors");
+  // The snapshot keeps the operands alive while the op runs (without the GIL when large).
+  PyObject* seq = sequence_snapshot(args[1], "einsum(): operands must be a sequence of tensors");
   if (!seq) return nullptr;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  Py_ssize_t n = PyTuple_GET_SIZE(seq);
   std::vector<sdk_tensor*> hs(static_cast<size_t>(n));
   int64_t total = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!tensor_arg(PySequence_Fast_GET_ITEM(seq, i), op, "operands", &hs[size_t(i)])) {
+    if (!tensor_arg(PyTuple_GET_ITEM(seq, i), op, "operands", &hs[size_t(i)])) {
       Py_DECREF(seq);
       return nullptr;
     }

@@ -113,10 +113,11 @@ bool tensor_list(PyObject* o, const char* op, const char* arg, std::vector<sdk_t
                  op, arg, Py_TYPE(o)->tp_name);
     return false;
   }
-  keep->p = PySequence_Fast(o, "expected a sequence of tensors");
+  // The snapshot keeps the tensors alive while the op runs (without the GIL when large).
+  keep->p = sequence_snapshot(o, "expected a sequence of tensors");
   if (!keep->p) return false;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(keep->p);
-  PyObject** items = PySequence_Fast_ITEMS(keep->p);
+  Py_ssize_t n = PyTuple_GET_SIZE(keep->p);
+  PyObject** items = &PyTuple_GET_ITEM(keep->p, 0);
   v->resize(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (!is_tensor(items[i]) || !handle_of(items[i])) {

@@ -95,6 +95,11 @@ int set_requires_grad(PyObject* self, PyObject* v, void*) {
   return 0;
 }
 
+PyObject* get_is_read_only(PyObject* self, void*) {
+  if (!has_data_or_raise(self)) return nullptr;
+  return PyBool_FromLong(sdk_tensor_is_read_only(tensor_object(self)->handle));
+}
+
 PyObject* get_version(PyObject* self, void*) {
   if (!has_data_or_raise(self)) return nullptr;
   return PyLong_FromLongLong(sdk_tensor_version(tensor_object(self)->handle));
@@ -228,8 +233,9 @@ PyObject* get_array_interface(PyObject* self, void*) {
   }
   uintptr_t ptr = reinterpret_cast<uintptr_t>(sdk_tensor_data_ptr(h));
   if (ptr == 0) ptr = static_cast<uintptr_t>(isz);  // numpy rejects NULL even for empty arrays
+  PyObject* read_only = sdk_tensor_is_read_only(h) ? Py_True : Py_False;
   return Py_BuildValue("{s:N,s:s,s:(KO),s:N,s:i}", "shape", shape, "typestr", ts, "data",
-                       static_cast<unsigned long long>(ptr), Py_False, "strides", strides,
+                       static_cast<unsigned long long>(ptr), read_only, "strides", strides,
                        "version", 3);
 }
 
@@ -240,6 +246,8 @@ PyGetSetDef tb_getset[] = {
     {"_requires_grad", get_requires_grad, set_requires_grad, "Raw requires_grad flag (no checks).",
      nullptr},
     {"_version", get_version, nullptr, "Write counter of the storage.", nullptr},
+    {"_is_read_only", get_is_read_only, nullptr,
+     "Whether the memory is read-only (shared with a read-only owner).", nullptr},
     {"shape", get_shape, nullptr, "Sizes as sdk.Size.", nullptr},
     {"dtype", get_dtype, nullptr, "Element type.", nullptr},
     {"device", get_device, nullptr, "Device.", nullptr},

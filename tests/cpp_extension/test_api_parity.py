@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import cpp_extension
-from tests._support import subprocess_env
+from tests._support import import_path, subprocess_env
 
 FUNCS = ["load", "load_inline", "include_paths", "library_paths"]
 
@@ -60,10 +60,14 @@ def test_torch_extensions_dir_is_the_fallback(tmp_path):
     env = subprocess_env()
     env.pop("SDK_EXTENSIONS_DIR", None)
     env["TORCH_EXTENSIONS_DIR"] = str(tmp_path / "torch_ext")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=import_path(), capture_output=True, text=True
+    )
     assert out.stdout.strip() == str(tmp_path / "torch_ext"), out.stderr
     env["SDK_EXTENSIONS_DIR"] = str(tmp_path / "sdk_ext")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=import_path(), capture_output=True, text=True
+    )
     assert out.stdout.strip() == str(tmp_path / "sdk_ext"), out.stderr
 
 

@@ -8,6 +8,7 @@ import uuid
 import numpy as np
 import pytest
 
+import cpp_extension
 import sdk
 import sdk.library as L
 from cpp_extension import load, load_inline
@@ -202,6 +203,15 @@ def test_registration_failures_raise_importerror_at_load(tmp_path, body, problem
     msg = str(e.value)
     assert "operator registration failed" in msg and f"bad_{ns}.so" in msg, msg
     assert problem.replace("{NS}", ns) in msg and f"SDK_LIBRARY({ns})" in msg, msg
+    # loading it again, by any loader, fails the same way (its registrations ran once)
+    path = msg.split(": operator registration failed")[0]
+    with pytest.raises(ImportError) as again:
+        load(f"bad_{ns}", [str(src)], is_python_module=False)
+    assert str(again.value) == msg
+    for loader in (sdk.ops.load_library, cpp_extension.load_library):
+        with pytest.raises(ImportError) as again:
+            loader(path)
+        assert str(again.value) == msg, loader
 
 
 def test_a_second_library_for_a_namespace_is_refused(tmp_path, cpp_ops):

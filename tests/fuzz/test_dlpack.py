@@ -221,14 +221,17 @@ def test_null_deleter_is_allowed():
     p.release()
 
 
-def test_read_only_capsules_are_shared_like_torch():
-    """sdk tensors have no read-only state (as torch's): a READ_ONLY capsule is imported
-    sharing memory, like from_numpy of a non-writable array; sdk does not claim to guard
-    such memory, so this pins the behaviour rather than hiding it."""
+def test_read_only_capsules_give_read_only_tensors():
+    """A READ_ONLY capsule is imported sharing memory, as a read-only tensor: writes raise
+    instead of changing the producer's memory (tests/sdk/test_read_only.py has the rest)."""
     a = np.arange(3.0)
     p = dl.Producer(a, flags=dl.FLAG_READ_ONLY)
     t = sdk.from_dlpack(p.capsule())
-    assert t.data_ptr() == a.ctypes.data
+    assert t.data_ptr() == a.ctypes.data and t._is_read_only
+    with pytest.raises(RuntimeError, match="read-only"):
+        t.mul_(2)
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0])
+    assert not sdk.from_dlpack(dl.Producer(np.arange(2.0)).capsule())._is_read_only
     del t
     _collect()
     assert p.calls == 1

@@ -95,14 +95,14 @@ def test_report_lists_what_the_sdk_lacks_and_nothing_else(ported):
     lacks = _port_names.sdk_headers().names
     expected = {
         ("missing_ops/missing.cpp", 2, "ATen/native/TensorIterator.h"),
-        ("missing_ops/missing.cpp", 15, "sdk::_cudnn_internal_thing"),
-        ("missing_ops/missing.cpp", 18, "sdk::jit"),
+        ("missing_ops/missing.cpp", 15, "at::_cudnn_internal_thing"),
+        ("missing_ops/missing.cpp", 18, "torch::jit"),
         ("setup_project/setup.py", 18, "torch"),
         # C++ in a string: ported with --cxx-in-strings only
         ("inline_source/inline_ext.py", 6, "#include <torch/extension.h>"),
     }
     for name, line, shown in (
-        ("cumsum", 7, "sdk::cumsum"),
+        ("cumsum", 7, "at::cumsum"),
         ("topk", 10, ".topk()"),
         ("sort", 13, ".sort()"),
     ):

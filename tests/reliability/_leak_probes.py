@@ -267,7 +267,38 @@ def probe_extensions(pybind11_path: str, ctypes_path: str, calls: int = 25_000) 
     return out
 
 
+# ------------------------------------------------------------------ threads calling ops
+
+
+def probe_op_threads(threads: int = 3000) -> dict:
+    """Short-lived threads that each call a registered op once (the call's per-thread pool
+    of boxed values must go when its thread does). Run with MALLOC_ARENA_MAX=1, so that the
+    threads allocate from the arena mallinfo2 reports."""
+    import threading
+    import uuid
+
+    import sdk.library as L
+
+    ns = "leak" + uuid.uuid4().hex[:8]
+    lib = L.Library(ns, "DEF")
+    lib.define("f(Tensor x, int[] s) -> Tensor")
+    lib.impl("f", lambda x, s: x, "CompositeExplicitAutograd")
+    op = getattr(sdk.ops, ns).f
+    x = sdk.ones(2)
+
+    def step(n: int) -> None:
+        for _ in range(n):
+            t = threading.Thread(target=op, args=(x, [1, 2]))
+            t.start()
+            t.join()
+
+    out = measure(step, threads, warmup=200)
+    lib._destroy()
+    return out
+
+
 PROBES = {
+    "op_threads": probe_op_threads,
     "views": probe_views,
     "ops": probe_ops,
     "capi": probe_capi,

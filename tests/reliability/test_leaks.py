@@ -4,6 +4,7 @@ grow the resident set by less than 1 MB; wrapped external memory is given back."
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import gc
 import sys
 import weakref
@@ -163,3 +164,15 @@ def test_extension_arguments_from_numpy_are_released(extensions):
     gc.collect()
     assert dead() is None, "an extension call kept its numpy argument alive"
     assert sys.getrefcount(other) == refs
+
+
+def test_threads_that_call_an_op_leave_nothing_behind():
+    """Each thread that called an op used to keep ~430 B of boxed values after it ended."""
+    if sys.platform != "linux" or ctypes.util.find_library("c") is None:
+        pytest.skip("mallinfo2 (glibc) measures the C heap")
+    r = run_module("tests.reliability._leak_probes", "op_threads", MALLOC_ARENA_MAX="1")
+    if r["malloc_growth"] is None:
+        pytest.skip("this C library has no mallinfo2")
+    per_thread = r["malloc_growth"] / r["cycles"]
+    print(f"\nop_threads: {r['cycles']} threads, C heap growth {per_thread:.1f} B per thread")
+    assert per_thread < 64, r

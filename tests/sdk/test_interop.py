@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import gc
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import sdk
+from tests._support import run_python
 
 NP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
 
@@ -41,10 +40,10 @@ def test_from_numpy_keeps_array_alive_and_strides():
 def test_from_numpy_readonly_and_errors():
     a = np.arange(4.0)
     a.setflags(write=False)
-    with pytest.warns(UserWarning, match="from_numpy: the array is read-only") as rec:
-        t = sdk.from_numpy(a)
-    assert rec[0].filename == __file__, "the warning points at the caller's line"
-    assert t.data_ptr() == a.ctypes.data
+    t = sdk.from_numpy(a)
+    assert t.data_ptr() == a.ctypes.data and t._is_read_only  # shared, and never written
+    with pytest.raises(RuntimeError, match=r"add_\(\): the tensor is read-only"):
+        t.add_(1)
     with pytest.raises(ValueError, match="negative"):
         sdk.from_numpy(np.arange(4.0)[::-1])
     with pytest.raises(TypeError, match="np.ndarray"):
@@ -55,21 +54,17 @@ def test_from_numpy_readonly_and_errors():
         sdk.from_numpy(np.arange(3, dtype=np.complex64))
 
 
-def test_from_dlpack_of_read_only_memory_warns():
+def test_from_dlpack_of_read_only_memory_is_read_only():
     a = np.frombuffer(bytes(16), dtype=np.float32)  # numpy flags its DLPack export READ_ONLY
-    with pytest.warns(UserWarning, match="from_dlpack: .*READ_ONLY") as rec:
-        t = sdk.from_dlpack(a)
-    assert rec[0].filename == __file__
-    assert t.data_ptr() == a.ctypes.data and t.shape == (4,)
-    with pytest.warns(UserWarning, match="READ_ONLY"):
-        sdk.from_dlpack(a.__dlpack__(max_version=(1, 0)))  # a capsule directly
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        sdk.from_dlpack(np.ones(3))  # writable memory: no warning
-        sdk.from_numpy(np.ones(3))
-        assert sdk.tensor(a).data_ptr() != a.ctypes.data  # a copy: no warning
+    t = sdk.from_dlpack(a)
+    assert t.data_ptr() == a.ctypes.data and t.shape == (4,) and t._is_read_only
+    with pytest.raises(RuntimeError, match="read-only DLPack tensor"):
+        t.fill_(1)
+    assert sdk.from_dlpack(a.__dlpack__(max_version=(1, 0)))._is_read_only  # a capsule directly
+    assert not sdk.from_dlpack(np.ones(3))._is_read_only  # writable memory stays writable
+    assert not sdk.from_numpy(np.ones(3))._is_read_only
+    c = sdk.tensor(a)
+    assert c.data_ptr() != a.ctypes.data and not c._is_read_only  # a copy of its own
 
 
 def test_numpy_shares_memory_and_keeps_tensor_alive():
@@ -188,7 +183,7 @@ def test_capsule_table_published():
 
 def test_import_does_not_load_numpy():
     code = "import sys, sdk; t = sdk.ones(3) + 1; print('numpy' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_python(code, check=True)
     assert out.stdout.strip() == "False"
 
 
@@ -201,7 +196,7 @@ def test_deleters_safe_at_interpreter_exit():
         "c = sdk.ones(3).__dlpack__(max_version=(1, 0))\n"
         "G = [t, u, c, np.from_dlpack(sdk.ones(2))]\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = run_python(code)
     assert out.returncode == 0, out.stderr
 
 

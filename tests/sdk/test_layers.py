@@ -12,12 +12,11 @@ import ast
 import fnmatch
 import inspect
 import pathlib
-import subprocess
-import sys
 
 import pytest
 
 import sdk
+from tests._support import run_python
 
 SDK = pathlib.Path(sdk.__file__).parent
 
@@ -255,7 +254,7 @@ def test_table_ops_are_methods_and_match_the_namespace():
 )
 def test_subpackages_import_in_a_fresh_interpreter(code):
     check = "import sdk; x = sdk.ones(2, requires_grad=True); (x * x).sum().backward()"
-    r = subprocess.run([sys.executable, "-c", f"{code}; {check}"], capture_output=True, text=True)
+    r = run_python(f"{code}; {check}")
     assert r.returncode == 0, r.stderr
 
 
@@ -264,5 +263,5 @@ def test_import_sdk_stays_light():
         "import sys, sdk; heavy = [m for m in ('numpy', 'sdk.autograd', 'sdk.nn', 'sdk.optim',"
         " 'sdk.utils', 'sdk.serialization', 'sdk.library') if m in sys.modules]; print(heavy)"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    r = run_python(code)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr

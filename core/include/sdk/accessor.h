@@ -152,6 +152,10 @@ using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, int3
 /*! \brief Packed accessor with 64-bit indexing. */
 template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
 using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, int64_t>;
+/*! \brief torch's older name, with the index type as a parameter (64-bit by default). */
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = int64_t>
+using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
 
 }  // namespace sdk
 

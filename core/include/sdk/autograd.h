@@ -37,6 +37,7 @@
 #include <variant>
 #include <vector>
 
+#include "sdk/containers.h"  // List, Dict (IValue holds lists)
 #include "sdk/library.h"
 #include "sdk/tensor.h"
 
@@ -69,6 +70,37 @@ struct AutoDispatchBelowAutograd {
 };
 using AutoDispatchBelowADInplaceOrView = AutoDispatchBelowAutograd;
 
+namespace detail {
+inline bool& inference_mode_state() {
+  static thread_local bool enabled = false;
+  return enabled;
+}
+}  // namespace detail
+
+/*! \brief c10::InferenceMode: grad mode off in this scope (on again for
+ *  InferenceMode(false)), as torch; the SDK keeps no separate inference tensors.
+ *  is_enabled() says whether the innermost guard of the thread is an enabled one. */
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true)
+      : grad_(!enabled), previous_(std::exchange(detail::inference_mode_state(), enabled)) {}
+  ~InferenceMode() { detail::inference_mode_state() = previous_; }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return detail::inference_mode_state(); }
+
+ private:
+  AutoGradMode grad_;
+  bool previous_;
+};
+
+namespace autograd {
+// torch::autograd spells the grad-mode guards in this namespace too.
+using ::sdk::AutoGradMode;
+using ::sdk::GradMode;
+using ::sdk::NoGradGuard;
+}  // namespace autograd
+
 /*! \brief A value of one of the types a schema names (torch's IValue, reduced to what
  *  extension code stores: AutogradContext::saved_data). */
 class IValue {
@@ -87,8 +119,14 @@ class IValue {
   IValue(std::vector<int64_t> v) : v_(std::move(v)) {}                     // NOLINT
   IValue(std::vector<double> v) : v_(std::move(v)) {}                      // NOLINT
   IValue(std::vector<Tensor> v) : v_(std::move(v)) {}                      // NOLINT
-  IValue(ScalarType v) : v_(static_cast<int64_t>(v)) {}                    // NOLINT
-  IValue(const Scalar& v) {                                                // NOLINT
+  IValue(std::vector<bool> v) : v_(std::move(v)) {}                        // NOLINT
+  IValue(TensorList v) : v_(v.vec()) {}                                    // NOLINT
+  IValue(List<IValue> v) : v_(std::move(v)) {}                             // NOLINT
+  /*! \brief A typed List keeps its element type: List<int64_t> is an int list, ... */
+  template <typename T>
+  IValue(const List<T>& v) : IValue(v.vec()) {}          // NOLINT
+  IValue(ScalarType v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  IValue(const Scalar& v) {                              // NOLINT
     if (v.isFloatingPoint())
       v_ = v.toDouble();
     else if (v.isBoolean())
@@ -110,6 +148,10 @@ class IValue {
   bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
   bool isDoubleList() const { return std::holds_alternative<std::vector<double>>(v_); }
   bool isTensorList() const { return std::holds_alternative<std::vector<Tensor>>(v_); }
+  bool isBoolList() const { return std::holds_alternative<std::vector<bool>>(v_); }
+  /*! \brief A list of IValues (torch's GenericList). */
+  bool isList() const { return std::holds_alternative<List<IValue>>(v_); }
+  bool isScalar() const { return isDouble() || isInt() || isBool(); }
 
   const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
   double toDouble() const { return get<double>("double"); }
@@ -120,6 +162,43 @@ class IValue {
   IntArrayRef toIntList() const { return get<std::vector<int64_t>>("int list"); }
   std::vector<double> toDoubleVector() const { return get<std::vector<double>>("float list"); }
   std::vector<Tensor> toTensorVector() const { return get<std::vector<Tensor>>("Tensor list"); }
+  List<Tensor> toTensorList() const { return List<Tensor>(toTensorVector()); }
+  List<double> toDoubleList() const { return List<double>(toDoubleVector()); }
+  std::vector<bool> toBoolVector() const { return get<std::vector<bool>>("bool list"); }
+  List<bool> toBoolList() const { return List<bool>(toBoolVector()); }
+  /*! \brief The generic list (shared: changes through it show in this IValue). */
+  List<IValue> toList() const { return get<List<IValue>>("list"); }
+  /*! \brief nullopt for None, else to<T>(). */
+  template <typename T>
+  std::optional<T> toOptional() const {
+    if (isNone()) return std::nullopt;
+    return to<T>();
+  }
+  /*! \brief The value as T: toTensor(), toDouble(), ... chosen by type. */
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_same_v<T, Tensor>) {
+      return toTensor();
+    } else if constexpr (std::is_same_v<T, double>) {
+      return toDouble();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return toBool();
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(toInt());
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return toStringRef();
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      return toIntVector();
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      return toDoubleVector();
+    } else if constexpr (std::is_same_v<T, std::vector<Tensor>>) {
+      return toTensorVector();
+    } else if constexpr (std::is_same_v<T, Scalar>) {
+      return toScalar();
+    } else {
+      static_assert(sizeof(T) == 0, "IValue::to<T>: unsupported T");
+    }
+  }
   ScalarType toScalarType() const { return static_cast<ScalarType>(get<int64_t>("ScalarType")); }
   Scalar toScalar() const {
     if (isDouble()) return Scalar(toDouble());
@@ -128,8 +207,9 @@ class IValue {
   }
   /*! \brief The stored type's name: "None", "Tensor", "double", ... */
   const char* tagKind() const {
-    static const char* const names[] = {"None",   "Tensor",   "double",     "int",        "bool",
-                                        "string", "int list", "float list", "Tensor list"};
+    static const char* const names[] = {"None",        "Tensor",    "double",   "int",
+                                        "bool",        "string",    "int list", "float list",
+                                        "Tensor list", "bool list", "list"};
     return names[v_.index()];
   }
 
@@ -144,14 +224,24 @@ class IValue {
     return *p;
   }
   std::variant<std::monostate, Tensor, double, int64_t, bool, std::string, std::vector<int64_t>,
-               std::vector<double>, std::vector<Tensor>>
+               std::vector<double>, std::vector<Tensor>, std::vector<bool>, List<IValue>>
       v_;
 };
 
 namespace autograd {
 
+/*! \brief torch::autograd::Variable: tensors and variables are one type. */
+using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
 using tensor_list = std::vector<Tensor>;
+
+/*! \brief Whether any defined tensor of the list requires grad. */
+inline bool any_variable_requires_grad(const variable_list& variables) {
+  for (const Tensor& v : variables) {
+    if (v.defined() && v.requires_grad()) return true;
+  }
+  return false;
+}
 
 template <class T>
 struct Function;

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 3
+#define SDK_ABI_VERSION_MINOR 4
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -220,6 +220,19 @@ SDK_API int32_t sdk_tensor_is_contiguous(const sdk_tensor* t);
 SDK_API int64_t sdk_tensor_version(const sdk_tensor* t);
 /*! \brief Increment the write counter, after writing through data_ptr. */
 SDK_API void sdk_tensor_bump_version(sdk_tensor* t);
+/*! \brief Mark the memory of `t` read-only, for `t` and every view of it, past and future:
+ *  each op that would write into it (in place, out=, copy_, fill_, index_put_, scatter_ ...)
+ *  then fails with SDK_ERROR_RUNTIME naming the op and `owner`, and sdk_to_dlpack sets
+ *  SDK_DLPACK_FLAG_READ_ONLY. `owner` (copied; NULL: "read-only memory") says whose memory
+ *  it is, e.g. "a read-only numpy array". It cannot be undone: clone() makes a writable
+ *  copy. Code that writes through sdk_tensor_data_ptr checks sdk_tensor_is_read_only
+ *  itself. Since ABI 1.4.
+ *  Rationale: memory borrowed from a read-only owner (a numpy array with writeable=False,
+ *  a file mapped read-only) must never be written; a write to read-only pages crashes. */
+SDK_API sdk_status sdk_tensor_set_read_only(sdk_tensor* t, const char* owner);
+/*! \brief 1 when the memory of `t` is read-only (sdk_tensor_set_read_only, or imported
+ *  from a DLPack tensor flagged READ_ONLY), else 0 (NULL: 0). Since ABI 1.4. */
+SDK_API int32_t sdk_tensor_is_read_only(const sdk_tensor* t);
 
 /* ========================================================================= */
 /* Creation                                                                  */
@@ -875,11 +888,13 @@ typedef struct sdk_dl_managed_tensor_versioned {
 } sdk_dl_managed_tensor_versioned;
 
 /*! \brief Export `t` as a versioned DLPack tensor sharing its memory. The
- *  consumer owns *result and calls its deleter when done. */
+ *  consumer owns *result and calls its deleter when done. Read-only memory
+ *  (sdk_tensor_is_read_only) sets SDK_DLPACK_FLAG_READ_ONLY (since ABI 1.4). */
 SDK_API sdk_status sdk_to_dlpack(const sdk_tensor* t, sdk_dl_managed_tensor_versioned** result);
 /*! \brief Import a versioned DLPack tensor without copying. On success the
  *  tensor owns `m` (its deleter runs when the storage dies); on failure `m`
- *  stays the caller's. */
+ *  stays the caller's. SDK_DLPACK_FLAG_READ_ONLY makes the tensor read-only
+ *  (sdk_tensor_set_read_only; since ABI 1.4). */
 SDK_API sdk_status sdk_from_dlpack(sdk_dl_managed_tensor_versioned* m, sdk_tensor** result);
 /*! \brief Import a pre-1.0 DLPack tensor; ownership as sdk_from_dlpack. */
 SDK_API sdk_status sdk_from_dlpack_unversioned(sdk_dl_managed_tensor* m, sdk_tensor** result);

@@ -10,7 +10,12 @@
 namespace sdk {
 
 /*! \brief Device kinds; values equal the ABI's sdk_device_type. */
-enum class DeviceType : int8_t { CPU = SDK_CPU, CUDA = SDK_CUDA };
+enum class DeviceType : int8_t {
+  CPU = SDK_CPU,
+  CUDA = SDK_CUDA,
+  /*! \brief One past the largest device type (arrays indexed by device type, as torch's). */
+  COMPILE_TIME_MAX_DEVICE_TYPES = SDK_CUDA + 1,
+};
 
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
@@ -72,6 +77,11 @@ class Device {
 };
 
 inline void str_append(std::string& s, const Device& d) { s += d.str(); }
+/*! \brief "CPU" / "CUDA", or "cpu" / "cuda" with lower_case (c10::DeviceTypeName). */
+inline std::string DeviceTypeName(DeviceType type, bool lower_case = false) {
+  if (type == DeviceType::CPU) return lower_case ? "cpu" : "CPU";
+  return lower_case ? "cuda" : "CUDA";
+}
 inline void str_append(std::string& s, DeviceType t) { s += t == kCPU ? "cpu" : "cuda"; }
 
 }  // namespace sdk

@@ -3,6 +3,7 @@
 #define SDK_DTYPE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sdk/c_api.h"
@@ -169,6 +170,14 @@ class TypeMeta {
   static constexpr TypeMeta Make() {
     return TypeMeta(CppTypeToScalarType<T>::value);
   }
+  /*! \brief Whether this is the dtype of C++ type T: `x.dtype().Match<float>()`. */
+  template <typename T>
+  constexpr bool Match() const {
+    return type_ == CppTypeToScalarType<T>::value;
+  }
+  static constexpr TypeMeta fromScalarType(ScalarType t) { return TypeMeta(t); }
+  constexpr bool isScalarType() const { return type_ != ScalarType::Undefined; }
+  constexpr bool isScalarType(ScalarType t) const { return type_ == t; }
 
  private:
   ScalarType type_ = ScalarType::Undefined;
@@ -181,6 +190,16 @@ constexpr bool operator!=(TypeMeta a, ScalarType b) { return a.toScalarType() !=
 constexpr bool operator==(ScalarType a, TypeMeta b) { return a == b.toScalarType(); }
 constexpr bool operator!=(ScalarType a, TypeMeta b) { return a != b.toScalarType(); }
 inline void str_append(std::string& s, TypeMeta t) { s += t.name(); }
+
+/*! \brief The ScalarType of a TypeMeta (c10::typeMetaToScalarType). */
+constexpr ScalarType typeMetaToScalarType(TypeMeta t) { return t.toScalarType(); }
+/*! \brief The TypeMeta of a ScalarType (c10::scalarTypeToTypeMeta). */
+constexpr TypeMeta scalarTypeToTypeMeta(ScalarType t) { return TypeMeta(t); }
+/*! \brief The ScalarType of an optional TypeMeta, nullopt for none. */
+inline std::optional<ScalarType> optTypeMetaToScalarType(std::optional<TypeMeta> t) {
+  if (!t) return std::nullopt;
+  return t->toScalarType();
+}
 
 }  // namespace sdk
 

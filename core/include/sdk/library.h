@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "sdk/export.h"  // the ABI this library was built against, checked by loaders
+#include "sdk/tag.h"     // at::Tag, SDK_SELECTIVE_NAME
 #include "sdk/tensor.h"
 
 namespace sdk {
@@ -51,7 +52,19 @@ enum class DispatchKey : int32_t {
   AutogradCUDA = SDK_DISPATCH_AUTOGRAD,
   Math = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
   DefaultBackend = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+  CompositeExplicitAutogradNonFunctional = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
+  // Keys of tensors the SDK does not have (shape-only meta tensors) or of dispatch steps it
+  // does not take: kernels registered for them are accepted and never called.
+  Meta = -2,
+  BackendSelect = -3,
 };
+
+namespace detail {
+// Whether kernels for `key` are accepted and dropped (see DispatchKey::Meta).
+constexpr bool is_ignored_key(DispatchKey key) {
+  return key == DispatchKey::Meta || key == DispatchKey::BackendSelect;
+}
+}  // namespace detail
 
 namespace detail {
 
@@ -519,6 +532,7 @@ class Library {
           uint32_t line, bool record_errors = false)
       : ns_(std::move(ns)), record_errors_(record_errors) {
     std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
+    if (key && detail::is_ignored_key(*key)) return;  // an IMPL block for Meta: nothing to do
     int32_t k = key ? static_cast<int32_t>(*key) : -1;
     sdk_library* lib = nullptr;
     if (!guard(sdk_library_open(kind, ns_.c_str(), k, source.c_str(), &lib), "")) return;
@@ -538,11 +552,16 @@ class Library {
     if (lib_) guard(sdk_library_define(lib_, schema.c_str()), schema);
     return *this;
   }
+  /*! \brief Define an op with tags (accepted; see sdk/tag.h). */
+  Library& def(const std::string& schema, const std::vector<Tag>& /*tags*/) & {
+    return def(schema);
+  }
   /*! \brief Define an op and register `fn` as its kernel for every device (torch's
    *  catch-all). `schema_or_name` is a full schema, or a bare name whose schema is
    *  inferred from fn's C++ signature. */
-  template <typename F>
-  Library& def(const std::string& schema_or_name, F&& fn) & {
+  template <typename F,
+            std::enable_if_t<!std::is_same_v<std::decay_t<F>, std::vector<Tag>>, int> = 0>
+  Library& def(const std::string& schema_or_name, F&& fn, const std::vector<Tag>& /*tags*/ = {}) & {
     std::string text = schema_or_name;
     std::string name = schema_or_name.substr(0, schema_or_name.find('('));
     if (schema_or_name.find('(') == std::string::npos) {
@@ -560,6 +579,15 @@ class Library {
   template <typename F>
   Library& impl(const std::string& name, DispatchedKernel<F> k) & {
     return register_kernel(name, k.key, std::move(k.fn));
+  }
+  /*! \brief Where torch finds the Python fake-tensor kernels of the ops; the SDK runs no
+   *  fake tensors, so the call is accepted and has no effect. */
+  Library& impl_abstract_pystub(const char* /*pymodule*/, const char* /*context*/ = "") & {
+    return *this;
+  }
+  /*! \brief The Python module torch imports for the ops' Python parts; no effect here. */
+  Library& set_python_module(const char* /*pymodule*/, const char* /*context*/ = "") & {
+    return *this;
   }
   /*! \brief The namespace. */
   const std::string& ns() const { return ns_; }
@@ -581,7 +609,7 @@ class Library {
 
   template <typename F>
   Library& register_kernel(const std::string& name, DispatchKey key, F&& fn) {
-    if (!lib_) return *this;
+    if (!lib_ || detail::is_ignored_key(key)) return *this;
     using Stored = detail::StoredCallable<F>;
     auto* ctx = new Stored(std::forward<F>(fn));
     // Undefined: the block's key (SDK_LIBRARY_IMPL), or every device (SDK_LIBRARY)

@@ -45,4 +45,40 @@
 #define SDK_RESTRICT
 #endif
 
+/*! \brief The torch release whose C++ spellings the SDK follows (what ported
+ *  `#if TORCH_VERSION_MAJOR ...` tests compare against; older spellings stay mapped). */
+#define SDK_TORCH_API_VERSION_MAJOR 2
+#define SDK_TORCH_API_VERSION_MINOR 4
+#define SDK_TORCH_API_VERSION_PATCH 0
+
+/*! \brief torch's CUDA_KERNEL_ASSERT(cond), checked whatever NDEBUG says: in device code a
+ *  failure traps the kernel (the launch then reports an error); in host code it throws
+ *  sdk::Error (RuntimeError) naming the condition. */
+#if defined(__CUDA_ARCH__)
+#define SDK_CUDA_KERNEL_ASSERT(cond) \
+  do {                               \
+    if (!(cond)) __trap();           \
+  } while (0)
+#else
+#define SDK_CUDA_KERNEL_ASSERT(cond)                                                   \
+  do {                                                                                 \
+    if (!(cond))                                                                       \
+      ::sdk::detail::throw_error(SDK_ERROR_RUNTIME,                                    \
+                                 "CUDA_KERNEL_ASSERT failed: " #cond " at " __FILE__); \
+  } while (0)
+#endif
+
+/*! \brief ATen/Config.h's build switches (AT_CUDNN_ENABLED() ...): the SDK links none of
+ *  these libraries, so ported `#if AT_MKLDNN_ENABLED()` paths are left out. */
+#define SDK_CUDNN_ENABLED() 0
+#define SDK_MKLDNN_ENABLED() 0
+#define SDK_MKL_ENABLED() 0
+#define SDK_ROCM_ENABLED() 0
+
+/*! \brief torch's RECORD_FUNCTION(name, inputs) profiler scope: the SDK has no profiler, so
+ *  the statement does nothing (its arguments are not evaluated). */
+#define SDK_RECORD_FUNCTION(name, inputs) \
+  do {                                    \
+  } while (0)
+
 #endif  // SDK_MACROS_H_

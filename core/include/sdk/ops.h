@@ -106,6 +106,13 @@ inline Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptio
 inline Tensor zeros(IntArrayRef size, const TensorOptions& options = {}) {
   return full(size, 0, options.dtype(options.scalar_type()));
 }
+/*! \brief torch's *_symint factories (sizes are concrete in the SDK: sdk/symint.h). */
+inline Tensor empty_symint(SymIntArrayRef size, const TensorOptions& options = {}) {
+  return empty(size, options);
+}
+inline Tensor zeros_symint(SymIntArrayRef size, const TensorOptions& options = {}) {
+  return zeros(size, options);
+}
 inline Tensor ones(IntArrayRef size, const TensorOptions& options = {}) {
   return full(size, 1, options.dtype(options.scalar_type()));
 }
@@ -454,6 +461,10 @@ inline Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, co
 }
 inline Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   SDK_DETAIL_RETURN("gather", sdk_gather(self.get(), dim, index.get(), nullptr, &r_));
+}
+/*! \brief torch's sparse_grad flag: gradients here are dense either way. */
+inline Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  return gather(self, dim, index);
 }
 inline Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   sdk_tensor* r = nullptr;

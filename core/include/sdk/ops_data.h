@@ -301,6 +301,52 @@ inline std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, boo
   return std::make_tuple(v, i);
 }
 
+// ---- torch::tensor: a tensor from C++ values --------------------------------------------
+namespace detail {
+// The values staged in int64 / float64 / bool, then cast to `options`' dtype or torch's
+// default for the kind (int64, float32, bool).
+template <typename T, typename It>
+Tensor tensor_from_values(It first, size_t n, IntArrayRef shape, const TensorOptions& options) {
+  static_assert(std::is_arithmetic<T>::value, "sdk::tensor: elements must be numbers or bools");
+  using Staged =
+      std::conditional_t<std::is_same<T, bool>::value, bool,
+                         std::conditional_t<std::is_integral<T>::value, int64_t, double>>;
+  constexpr ScalarType fallback = std::is_same<T, bool>::value ? kBool
+                                  : std::is_integral<T>::value ? kLong
+                                                               : kFloat;
+  Tensor staged = empty(shape, CppTypeToScalarType<Staged>::value);
+  Staged* p = staged.data_ptr<Staged>();
+  for (size_t i = 0; i < n; ++i, ++first) p[i] = static_cast<Staged>(*first);
+  const ScalarType dtype = options.has_dtype() ? options.scalar_type() : fallback;
+  TensorOptions target = TensorOptions(dtype);
+  if (options.has_device()) target = target.device(options.device());
+  return created(staged.to(target), options);
+}
+}  // namespace detail
+
+/*! \brief A 1-d tensor of `values` (torch::tensor({1, 2})): int64 for integers, float32 for
+ *  floating values, bool for bools, unless `options` names a dtype. */
+template <typename T>
+inline Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}) {
+  return detail::tensor_from_values<T>(values.begin(), values.size(),
+                                       {static_cast<int64_t>(values.size())}, options);
+}
+template <typename T>
+inline Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {}) {
+  return detail::tensor_from_values<T>(values.begin(), values.size(),
+                                       {static_cast<int64_t>(values.size())}, options);
+}
+template <typename T>
+inline Tensor tensor(ArrayRef<T> values, const TensorOptions& options = {}) {
+  return detail::tensor_from_values<T>(values.begin(), values.size(),
+                                       {static_cast<int64_t>(values.size())}, options);
+}
+/*! \brief A 0-d tensor holding `value`. */
+template <typename T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+inline Tensor tensor(T value, const TensorOptions& options = {}) {
+  return detail::tensor_from_values<T>(&value, 1, {}, options);
+}
+
 // ---- method bodies ---------------------------------------------------------------------
 template <typename T>
 inline Tensor Tensor::new_tensor(const std::vector<T>& data, const TensorOptions& options) const {
@@ -332,6 +378,19 @@ inline const Tensor& Tensor::unsqueeze_(int64_t dim) const {
 inline const Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
   return detail::regeometry_(*this, transpose(dim0, dim1), "transpose_");
 }
+inline const Tensor& Tensor::t_() const {
+  SDK_CHECK_VALUE(dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", dim(),
+                  "D");
+  return dim() < 2 ? *this : transpose_(0, 1);
+}
+inline const Tensor& Tensor::as_strided_(IntArrayRef sizes, IntArrayRef strides,
+                                         std::optional<int64_t> storage_offset) const {
+  SDK_CHECK_NOT_IMPLEMENTED(!storage_offset || *storage_offset == this->storage_offset(),
+                            "as_strided_: the C ABI cannot move a tensor's storage offset in place "
+                            "(from ",
+                            this->storage_offset(), " to ", *storage_offset, "); use as_strided()");
+  return detail::regeometry_(*this, as_strided(sizes, strides, storage_offset), "as_strided_");
+}
 inline const Tensor& Tensor::detach_() const {
   SDK_CHECK_NOT_IMPLEMENTED(is_leaf(),
                             "detach_: the C ABI cannot cut a recorded result out of the graph in "
@@ -339,6 +398,19 @@ inline const Tensor& Tensor::detach_() const {
   if (requires_grad()) set_requires_grad(false);
   return *this;
 }
+inline Tensor Tensor::bernoulli() const {
+  Tensor r = empty_like(*this);
+  r.bernoulli_(*this);
+  return r;
+}
+inline Tensor Tensor::bernoulli(double p) const {
+  Tensor r = empty_like(*this);
+  r.bernoulli_(p);
+  return r;
+}
+/*! \brief 0/1 draws with `self`'s elements as probabilities (torch::bernoulli). */
+inline Tensor bernoulli(const Tensor& self) { return self.bernoulli(); }
+inline Tensor bernoulli(const Tensor& self, double p) { return self.bernoulli(p); }
 inline const Tensor& Tensor::bernoulli_(double p) const {
   SDK_CHECK_VALUE(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   return copy_(detail::uniform_like(*this).lt(p));

@@ -20,6 +20,12 @@ namespace internal {
 constexpr int64_t GRAIN_SIZE = 32768;
 }  // namespace internal
 
+/*! \brief Accepted for ports: the SDK's pool needs no per-thread setup (at::init_num_threads). */
+inline void init_num_threads() {}
+
+/*! \brief ceil(x / y) for positive x and y (at::divup, ATen/Parallel.h's chunk arithmetic). */
+inline int64_t divup(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
 namespace detail {
 
 // This thread's index in the parallel region it runs a chunk of; -1 outside any.

@@ -25,6 +25,7 @@
 #include "sdk/math.h"
 #include "sdk/ops.h"
 #include "sdk/ops_data.h"
+#include "sdk/ops_out.h"  // name_out variants outside the op tables
 #include "sdk/options.h"
 #include "sdk/parallel.h"
 #include "sdk/sampling.h"

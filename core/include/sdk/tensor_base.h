@@ -17,9 +17,11 @@
 #include "sdk/device.h"
 #include "sdk/dtype.h"
 #include "sdk/error.h"
+#include "sdk/maybe_owned.h"
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
+#include "sdk/symint.h"
 
 namespace sdk {
 
@@ -70,6 +72,20 @@ class Tensor {
     return *this;
   }
   ~Tensor() { sdk_tensor_release(h_); }
+  /*! \brief Assigning to a temporary view writes its elements, as in torch: `x[i] = y`
+   *  copies y in (broadcast, cast), `x[i] = 1.5` fills. */
+  Tensor& operator=(const Tensor& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
 
   /*! \brief Take ownership of a NEW reference (what the C ABI returns). */
   static Tensor steal(sdk_tensor* handle) noexcept {
@@ -106,6 +122,13 @@ class Tensor {
   int64_t dim() const { return sdk_tensor_ndim(checked()); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return sdk_tensor_numel(checked()); }
+  // torch's symbolic-shape spellings: every size is concrete here (sdk/symint.h).
+  SymInt sym_numel() const { return numel(); }
+  SymInt sym_size(int64_t dim) const { return size(dim); }
+  SymInt sym_stride(int64_t dim) const { return stride(dim); }
+  SymIntArrayRef sym_sizes() const { return sizes(); }
+  SymIntArrayRef sym_strides() const { return strides(); }
+  SymInt sym_storage_offset() const { return storage_offset(); }
   /*! \brief A view of the core's sizes array, valid while this tensor lives. */
   IntArrayRef sizes() const {
     sdk_tensor* h = checked();
@@ -220,6 +243,12 @@ class Tensor {
     return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
         static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_), sdk_tensor_strides(h_));
   }
+  /*! \brief torch's older spelling of generic_packed_accessor. */
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+            typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> packed_accessor() const& {
+    return generic_packed_accessor<T, N, PtrTraits, index_t>();
+  }
   template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
   PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
     return generic_packed_accessor<T, N, PtrTraits, int32_t>();
@@ -237,8 +266,15 @@ class Tensor {
   // ---- creation-like -------------------------------------------------------------------
   Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
   Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  /*! \brief This tensor, borrowed, when contiguous; else an owned contiguous copy. */
+  MaybeOwned<Tensor> expect_contiguous(
+      MemoryFormat memory_format = MemoryFormat::Contiguous) const&;
+  MaybeOwned<Tensor> expect_contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) && =
+      delete;  // the borrowed tensor would be a temporary
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  /*! \brief To `device` and `dtype` at once. */
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor type_as(const Tensor& other) const;
   /*! \brief The tensor on the CPU (itself when already there). */
   Tensor cpu() const;
@@ -256,6 +292,9 @@ class Tensor {
   Tensor reshape_as(const Tensor& other) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
                     std::optional<int64_t> storage_offset = std::nullopt) const;
+  /*! \brief as_strided, in place: this tensor takes the new sizes and strides. */
+  const Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor permute(IntArrayRef dims) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   /*! \brief 2-D transpose; tensors with fewer than 2 dims come back as they are. */
@@ -517,6 +556,11 @@ class Tensor {
   // ---- indexing ------------------------------------------------------------------------
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  /*! \brief torch's sparse_grad flag: gradients here are dense either way. */
+  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
+    (void)sparse_grad;
+    return gather(dim, index);
+  }
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source) const;
@@ -599,6 +643,13 @@ class Tensor {
   /*! \brief Always false: sdk has no complex dtypes and no sparse layouts. */
   bool is_complex() const { return false; }
   bool is_sparse() const { return false; }
+  // The SDK has no meta, quantized or MKL-DNN tensors.
+  bool is_meta() const { return false; }
+  bool is_quantized() const { return false; }
+  bool is_mkldnn() const { return false; }
+  bool is_mps() const { return false; }
+  bool is_xpu() const { return false; }
+  bool is_privateuseone() const { return false; }
   /*! \brief A 1-d tensor of `data` with this tensor's dtype and device unless `options`
    *  say otherwise. */
   template <typename T>
@@ -618,12 +669,25 @@ class Tensor {
   const Tensor& squeeze_(IntArrayRef dim) const;
   const Tensor& unsqueeze_(int64_t dim) const;
   const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  /*! \brief In-place 2-D transpose (tensors with fewer than 2 dims stay as they are). */
+  const Tensor& t_() const;
   /*! \brief Stop a leaf from requiring grad; throws for a recorded result (the C ABI cannot
    *  cut a tensor out of the graph in place: use detach()). */
   const Tensor& detach_() const;
   /*! \brief Fill with 1 with probability p (else 0), from the default generator. */
   const Tensor& bernoulli_(double p = 0.5) const;
   const Tensor& bernoulli_(const Tensor& p) const;
+  /*! \brief 0/1 draws with this tensor's elements as probabilities (same dtype). */
+  Tensor bernoulli() const;
+  /*! \brief 0/1 draws with probability p, shaped and typed like this tensor. */
+  Tensor bernoulli(double p) const;
+  /*! \brief Whether the two tensors view the same storage. */
+  bool is_alias_of(const Tensor& other) const {
+    if (!defined() || !other.defined()) return false;
+    if (is_same(other)) return true;
+    const void* mine = sdk_tensor_storage_ptr(get());
+    return mine != nullptr && mine == sdk_tensor_storage_ptr(other.get());
+  }
   /*! \brief Fill with exponential samples of rate lambd (float dtypes). */
   const Tensor& exponential_(double lambd = 1) const;
   /*! \brief Write `source` at the flat (row-major) positions `index` (int64; negative counts

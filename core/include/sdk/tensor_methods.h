@@ -108,6 +108,13 @@ inline Tensor Tensor::contiguous(MemoryFormat memory_format) const {
 inline Tensor Tensor::to(ScalarType dtype, bool /*non_blocking*/, bool copy) const {
   SDK_DETAIL_RETURN("to", sdk_to_dtype(get(), to_c(dtype), copy ? 1 : 0, &r_));
 }
+inline Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
+  return to(TensorOptions().device(device).dtype(dtype), non_blocking, copy);
+}
+inline MaybeOwned<Tensor> Tensor::expect_contiguous(MemoryFormat memory_format) const& {
+  if (is_contiguous()) return MaybeOwned<Tensor>::borrowed(*this);
+  return MaybeOwned<Tensor>::owned(contiguous(memory_format));
+}
 inline Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
   const ScalarType dtype = options.has_dtype() ? options.scalar_type() : scalar_type();
   if (options.has_device() && options.device() != device()) {

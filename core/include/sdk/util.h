@@ -4,6 +4,7 @@
 #define SDK_UTIL_H_
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -118,6 +119,40 @@ class SmallVector : public std::vector<T> {
 
 /*! \brief Sizes or strides under construction (at::DimVector). */
 using DimVector = SmallVector<int64_t, 5>;
+/*! \brief torch's old name of IntArrayRef (at::IntList). */
+using IntList = IntArrayRef;
+
+/*! \brief The product of a container's integers, as int64_t (c10::multiply_integers). */
+template <typename C>
+inline int64_t multiply_integers(const C& container) {
+  int64_t product = 1;
+  for (const auto& v : container) product *= static_cast<int64_t>(v);
+  return product;
+}
+template <typename It>
+inline int64_t multiply_integers(It begin, It end) {
+  int64_t product = 1;
+  for (; begin != end; ++begin) product *= static_cast<int64_t>(*begin);
+  return product;
+}
+/*! \brief The sum of a container's integers, as int64_t (c10::sum_integers). */
+template <typename C>
+inline int64_t sum_integers(const C& container) {
+  int64_t sum = 0;
+  for (const auto& v : container) sum += static_cast<int64_t>(v);
+  return sum;
+}
+
+/*! \brief The bits of `from` read as a To of the same size (c10::bit_cast). */
+template <typename To, typename From,
+          std::enable_if_t<sizeof(To) == sizeof(From) && std::is_trivially_copyable<To>::value &&
+                               std::is_trivially_copyable<From>::value,
+                           int> = 0>
+SDK_DEVICE_INLINE To bit_cast(const From& from) {
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
 
 }  // namespace sdk
 

@@ -4,7 +4,8 @@ A DataLoader draws indices from a sampler, groups them with a BatchSampler, fetc
 samples from a Dataset and collates them into batches (``default_collate`` stacks tensors,
 numpy arrays and numbers, and recurses into dicts, tuples and lists). With
 ``num_workers > 0`` worker processes fetch and collate; batches come back in order and an
-exception raised in a worker is raised again in the main process.
+exception raised in a worker is raised again in the main process. Each worker sends on a
+pipe of its own (``channel``), read without blocking, so no worker fault hangs the loader.
 """
 
 from __future__ import annotations

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing as mp
-import queue
+import os
+import pickle
+import signal
+import threading
+import time
+from multiprocessing import connection as mp_connection
 from typing import Any, Callable, Iterator
 
 import sdk
 
+from . import channel
 from . import worker as _w
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -34,6 +41,12 @@ class DataLoader:
     processes (each seeded base_seed + worker_id; see get_worker_info); batches still come
     in sampler order (in_order=True), and an exception in a worker is raised here, naming the
     worker. pin_memory is accepted (tensors here live in ordinary host memory).
+
+    Worker faults raise here instead of hanging: a worker that dies (even halfway through
+    sending a batch) is a RuntimeError naming its pid and signal or exit status; a batch or
+    exception that cannot be pickled raises with the worker's traceback; `timeout` > 0
+    bounds the wait for a batch (counted from the last byte received). Workers exit when
+    the main process dies, however it dies.
     """
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
@@ -134,7 +147,8 @@ class DataLoader:
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         if self.persistent_workers:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._shut:  # first epoch, or after a fault
+                self._iterator = None
                 self._iterator = _MultiProcessIter(self)
             else:
                 self._iterator._reset(self)
@@ -219,10 +233,30 @@ class _SingleProcessIter(_BaseIter):
         return data
 
 
+def _mp_context(ctx: Any) -> Any:
+    if ctx is None:
+        return mp.get_context()
+    if isinstance(ctx, str):
+        return mp.get_context(ctx)
+    return ctx
+
+
+class _Failed:
+    """A frame the main process could not unpickle: raised when its turn comes."""
+
+    def __init__(self, exc: Exception, cause: Exception) -> None:
+        self.exc = exc
+        self.cause = cause
+
+
 class _MultiProcessIter(_BaseIter):
-    """Workers take (send_idx, indices) from their own index queue and put (send_idx, data)
-    on a shared result queue; up to prefetch_factor * num_workers tasks are outstanding.
-    Results are reordered to sampler order (unless in_order=False)."""
+    """Workers take (send_idx, indices) from their own index queue and send (send_idx, data)
+    frames on their own pipe; up to prefetch_factor * num_workers tasks are outstanding.
+    Results are reordered to sampler order (unless in_order=False).
+
+    No wait here is unbounded: pipes are read without blocking, every wait also wakes when
+    a worker exits, and a worker that exits while the main process still waits on it is
+    reported as a RuntimeError with its pid and exit signal or status."""
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
@@ -230,31 +264,47 @@ class _MultiProcessIter(_BaseIter):
         self._prefetch = loader.prefetch_factor * self._num_workers
         self._in_order = loader.in_order
         self._persistent = loader.persistent_workers
-        ctx = loader.multiprocessing_context
-        if ctx is None:
-            ctx = mp
-        elif isinstance(ctx, str):
-            ctx = mp.get_context(ctx)
-        base_seed = self._base_seed
-        self._done = ctx.Event()
-        self._data_queue = ctx.Queue()
-        self._index_queues = []
-        self._workers = []
-        for i in range(self._num_workers):
-            iq = ctx.Queue()
-            iq.cancel_join_thread()  # never block interpreter exit on unread indices
-            p = ctx.Process(
-                target=_w.worker_loop,
-                args=(self._dataset, iq, self._data_queue, self._done, self._auto_collation,
-                      self._collate_fn, self._drop_last, self._batch_size, base_seed + i,
-                      loader.worker_init_fn, i, self._num_workers, self._iterable),
-                daemon=True,
-            )  # fmt: skip
-            p.start()
-            self._index_queues.append(iq)
-            self._workers.append(p)
+        self._index_queues: list = []
+        self._readers: list[channel.FrameReader] = []
+        self._workers: list = []
+        self._frames: collections.deque = collections.deque()  # (worker, idx, payload)
+        self._broken: str | None = None  # why the iterator stopped early, if it did
+        self._exited: set[int] = set()  # workers that exited as asked
+        ctx = _mp_context(loader.multiprocessing_context)
+        self._done = ctx.RawValue("b", 0)  # lock-free: a killed worker cannot leave it held
+        self._owner = os.getpid()
         self._shut = False
-        self._start_epoch(first=True)
+        try:
+            for i in range(self._num_workers):
+                self._start_worker(ctx, loader, i)
+            self._start_epoch(first=True)
+        except BaseException:
+            self._shutdown(fault=True)
+            raise
+
+    def _start_worker(self, ctx: Any, loader: DataLoader, i: int) -> None:
+        iq = ctx.Queue()
+        iq.cancel_join_thread()  # never block interpreter exit on unread indices
+        self._index_queues.append(iq)
+        reader, writer = ctx.Pipe(duplex=False)
+        self._readers.append(channel.FrameReader(reader))
+        method = ctx.get_start_method() if hasattr(ctx, "get_start_method") else None
+        direct_child = method != "forkserver"  # else the server is the worker's parent
+        # The kernel's parent-death signal follows the thread that forked: see watch_parent.
+        pdeathsig = direct_child and threading.current_thread() is threading.main_thread()
+        p = ctx.Process(
+            target=_w.worker_loop,
+            args=(self._dataset, iq, writer, self._done, self._auto_collation,
+                  self._collate_fn, self._drop_last, self._batch_size, self._base_seed + i,
+                  loader.worker_init_fn, i, self._num_workers, self._iterable,
+                  os.getpid(), direct_child, pdeathsig),
+            daemon=True,
+        )  # fmt: skip
+        try:
+            p.start()
+        finally:
+            writer.close()  # only the worker writes: its exit then ends the pipe
+        self._workers.append(p)
 
     def _start_epoch(self, first: bool) -> None:
         self._send_idx = 0  # tasks sent
@@ -263,21 +313,26 @@ class _MultiProcessIter(_BaseIter):
         self._active = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         self._yielded = 0
-        if not first:  # persistent workers: wait until each has reset its iterable state
+        if not first:
+            # Persistent workers: each answers what it was still given last epoch, then
+            # echoes the resume once its iterable state is reset; what comes before is stale.
             resume = _w.ResumeIteration()
             for q in self._index_queues:
                 q.put(resume)
             left = self._num_workers
             while left:
-                msg, _ = self._get()
-                if isinstance(msg, _w.ResumeIteration):
+                if self._get(None)[1] == channel.CONTROL:
                     left -= 1
         for _ in range(self._prefetch):
             self._put_task()
 
     def _reset(self, loader: DataLoader) -> None:
         self._sampler_iter = iter(self._index_sampler)
-        self._start_epoch(first=False)
+        try:
+            self._start_epoch(first=False)
+        except BaseException as e:
+            self._break(e)
+            raise
 
     def _put_task(self) -> None:
         if not any(self._active):
@@ -294,30 +349,95 @@ class _MultiProcessIter(_BaseIter):
         self._task_info[self._send_idx] = (w,)
         self._send_idx += 1
 
-    def _get(self) -> tuple:
-        """The next (send_idx, data) from any worker; RuntimeError when a worker died or the
-        timeout passed."""
-        waited = 0.0
-        step = min(_w.POLL_S, self._timeout) if self._timeout > 0 else _w.POLL_S
-        while True:
-            try:
-                return self._data_queue.get(timeout=step)
-            except queue.Empty:
-                waited += step
-                if self._timeout > 0 and waited >= self._timeout:
-                    self._shutdown()
-                    raise RuntimeError(
-                        f"DataLoader timed out after {self._timeout} seconds"
-                    ) from None
-                dead = [p for p, on in zip(self._workers, self._active) if on and not p.is_alive()]
-                if dead:
-                    pids = ", ".join(str(p.pid) for p in dead)
-                    codes = ", ".join(str(p.exitcode) for p in dead)
-                    self._shutdown()
-                    raise RuntimeError(
-                        f"DataLoader worker (pid(s) {pids}) exited unexpectedly (exit code(s) "
-                        f"{codes})"
-                    ) from None
+    # -- receiving ----------------------------------------------------------------------
+
+    def _get(self, task: int | None) -> tuple[int, int, bytearray]:
+        """The next frame (worker, idx, payload) from any worker; `task` is the batch waited
+        for, if one is. RuntimeError when a worker exits while we wait, or when `timeout`
+        seconds pass without a byte arriving; the iterator is shut down first."""
+        try:
+            deadline = self._deadline()
+            while not self._frames:
+                if self._read_all():
+                    deadline = self._deadline()  # bytes arrived: the sender is not stuck
+                    continue
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise RuntimeError(self._timeout_message(task))
+                if self._wait(deadline) and not self._read_all():
+                    self._check_workers()  # a worker exited, and sent nothing more
+        except BaseException as e:  # KeyboardInterrupt too: a frame may be half read
+            self._break(e)
+            raise
+        return self._frames.popleft()
+
+    def _deadline(self) -> float | None:
+        return time.monotonic() + self._timeout if self._timeout > 0 else None
+
+    def _wait(self, deadline: float | None) -> bool:
+        """Wait (at most POLL_S, and not past `deadline`) for bytes or a worker's exit;
+        whether a worker exited."""
+        step = _w.POLL_S
+        if deadline is not None:
+            step = max(0.0, min(step, deadline - time.monotonic()))
+        sentinels = [p.sentinel for w, p in enumerate(self._workers) if w not in self._exited]
+        ready = mp_connection.wait([r.fd for r in self._readers if not r.eof] + sentinels, step)
+        return any(s in ready for s in sentinels)
+
+    def _read_all(self) -> bool:
+        """Read every pipe without blocking; whether any byte arrived."""
+        progress = False
+        for w, reader in enumerate(self._readers):
+            frames, got = reader.read()
+            progress |= got
+            self._frames.extend((w, idx, body) for idx, body in frames)
+        return progress
+
+    def _check_workers(self) -> None:
+        """RuntimeError when a worker we still wait on has exited."""
+        dead = [w for w, p in enumerate(self._workers) if p.exitcode is not None]
+        lost = [w for w in dead if self._active[w]]
+        if lost:
+            raise RuntimeError(" ".join(self._death_message(w) for w in lost))
+        self._exited.update(dead)  # stopped as asked: no need to watch them
+
+    def _death_message(self, w: int) -> str:
+        p = self._workers[w]
+        code = p.exitcode
+        if code < 0:
+            how = f"is killed by signal: {signal.strsignal(-code) or -code}."
+        else:
+            how = f"exited unexpectedly with exit code {code}."
+        msg = f"DataLoader worker (pid {p.pid}) {how}"
+        reader = self._readers[w]
+        if reader.mid_frame:
+            idx = reader.partial_idx
+            what = "a batch" if idx is None or idx == channel.CONTROL else f"batch {idx}"
+            msg += f" It died while sending {what}; the part received was discarded."
+        if code < 0 and -code == signal.SIGKILL:
+            msg += " (SIGKILL often comes from the out-of-memory killer.)"
+        return msg
+
+    def _timeout_message(self, task: int | None) -> str:
+        msg = f"DataLoader timed out after {self._timeout} seconds"
+        info = self._task_info.get(task) if task is not None else None
+        if info is not None:
+            w = info[0]
+            msg += f" waiting for batch {task} from worker {w} (pid {self._workers[w].pid})"
+        return msg
+
+    def _decode(self, w: int, idx: int, payload: bytearray) -> Any:
+        try:
+            return pickle.loads(payload)
+        except Exception as e:
+            return _Failed(
+                RuntimeError(
+                    f"DataLoader could not unpickle batch {idx} from worker {w} "
+                    f"(pid {self._workers[w].pid}): {type(e).__name__}: {e}"
+                ),
+                e,
+            )
+
+    # -- iterating ----------------------------------------------------------------------
 
     def _advance(self) -> None:
         """Move past tasks already given out (in_order=False) or answered by a stopped worker."""
@@ -329,6 +449,11 @@ class _MultiProcessIter(_BaseIter):
             self._rcvd_idx += 1
 
     def __next__(self) -> Any:
+        if self._broken is not None:
+            raise RuntimeError(
+                f"this DataLoader iterator stopped after an error ({self._broken}); "
+                "iter(loader) starts a new one"
+            )
         if self._shut:
             raise StopIteration
         while True:
@@ -341,10 +466,11 @@ class _MultiProcessIter(_BaseIter):
                 del self._task_info[self._rcvd_idx]
                 self._rcvd_idx += 1
                 return self._process(info[1])
-            idx, data = self._get()
-            if isinstance(idx, _w.ResumeIteration):
+            w, idx, payload = self._get(self._rcvd_idx if self._in_order else None)
+            if idx == channel.CONTROL:  # a resume echo: nothing to deliver
                 continue
-            w = self._task_info[idx][0]
+            data = self._decode(w, idx, payload)
+            del payload
             if isinstance(data, _w.StopWorker):
                 if self._active[w]:
                     self._active[w] = False
@@ -359,6 +485,8 @@ class _MultiProcessIter(_BaseIter):
 
     def _process(self, data: Any) -> Any:
         self._put_task()
+        if isinstance(data, _Failed):
+            raise data.exc from data.cause
         if isinstance(data, _w.ExceptionWrapper):
             data.reraise()  # the workers keep going: iteration may continue after this
         self._yielded += 1
@@ -369,30 +497,70 @@ class _MultiProcessIter(_BaseIter):
         if not self._persistent:
             self._shutdown()
 
-    def _shutdown(self) -> None:
+    # -- stopping -----------------------------------------------------------------------
+
+    def _break(self, exc: BaseException) -> None:
+        self._broken = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        self._shutdown(fault=True)
+
+    def _shutdown(self, fault: bool = False) -> None:
+        """Stop the workers (at once after a fault, else after a short grace) and reap
+        them; close the pipes and queues."""
         if getattr(self, "_shut", True):
+            return
+        if os.getpid() != self._owner:
+            # A copy in a forked child (a worker of another loader, collecting garbage):
+            # the workers, queues and done flag are the owner's to stop, not this copy's.
             return
         self._shut = True
         try:
-            self._done.set()
-            for q in self._index_queues:
-                try:
+            self._done.value = 1
+            for q, p in zip(self._index_queues, self._workers):
+                if p.exitcode is None:
                     q.put(None)
-                except (OSError, ValueError):
-                    pass
-            for p in self._workers:
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.terminate()
-            for q in self._index_queues:
-                q.close()
-            self._data_queue.cancel_join_thread()
-            self._data_queue.close()
+        except Exception:  # interpreter shutdown: the stop below still works
+            pass
+        try:
+            self._stop_workers(0.0 if fault else _STOP_GRACE_S)
         except Exception:  # interpreter shutdown: best effort
             pass
+        finally:
+            for ch in (*self._index_queues, *self._readers):
+                try:
+                    ch.close()
+                except Exception:
+                    pass
+
+    def _stop_workers(self, grace: float) -> None:
+        try:
+            self._drain_until_exit(time.monotonic() + grace)
+        finally:  # whatever went wrong above, no worker is left running
+            alive = [p for p in self._workers if p.exitcode is None]
+            for p in alive:
+                p.terminate()
+            for p in alive:
+                p.join(_KILL_AFTER_S)
+                if p.exitcode is None:
+                    p.kill()
+                    p.join(_KILL_AFTER_S)
+
+    def _drain_until_exit(self, deadline: float) -> None:
+        """Let the workers exit by themselves until `deadline`, reading (and dropping) what
+        they still send, so that none stays blocked on a full pipe."""
+        while True:
+            alive = [p for p in self._workers if p.exitcode is None]
+            left = deadline - time.monotonic()
+            if not alive or left <= 0:
+                return
+            waits = [p.sentinel for p in alive] + [r.fd for r in self._readers if not r.eof]
+            mp_connection.wait(waits, timeout=min(left, _w.POLL_S))
+            self._read_all()
+            self._frames.clear()
 
     def __del__(self) -> None:
         self._shutdown()
 
 
 _SKIP = object()  # a task already given out, or answered by a stopped worker
+_STOP_GRACE_S = 1.0  # how long workers get to finish their current batch and exit
+_KILL_AFTER_S = 1.0  # how long a terminated worker gets before SIGKILL

@@ -67,8 +67,9 @@ bool has_zero(const TensorImpl& t);
 // the CPU entry point (random numbers come from the host generators, so a seed gives the
 // same values on every device).
 template <typename F>
-sdk_status via_host(sdk_tensor* t, F&& fill) {
+sdk_status via_host(sdk_tensor* t, const char* op, F&& fill) {
   TensorImpl& x = *to_impl(t);
+  check_writable(x, op);
   Ref host = make_tensor(x.ndim, x.sizes, x.dtype, sdk_device{SDK_CPU, 0});
   sdk_status st = fill(to_handle(host.get()));
   if (st != SDK_OK) return st;

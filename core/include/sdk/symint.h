@@ -1,0 +1,42 @@
+// sdk/symint.h: torch's c10::SymInt, reduced to what the SDK has: every size is a concrete
+// integer (no symbolic shapes), so a SymInt is an int64_t with SymInt's methods, and a
+// SymIntArrayRef is an IntArrayRef (Tensor::sym_sizes() and the *_symint factories use them).
+#ifndef SDK_SYMINT_H_
+#define SDK_SYMINT_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "sdk/array_ref.h"
+
+namespace sdk {
+
+/*! \brief A size that is always a concrete integer. */
+class SymInt {
+ public:
+  constexpr SymInt(int64_t value = 0) : value_(value) {}  // NOLINT: implicit like torch
+  constexpr operator int64_t() const { return value_; }   // NOLINT: sizes mix with ints
+  constexpr int64_t expect_int() const { return value_; }
+  constexpr int64_t guard_int(const char* /*file*/, int64_t /*line*/) const { return value_; }
+  constexpr int64_t as_int_unchecked() const { return value_; }
+  constexpr std::optional<int64_t> maybe_as_int() const { return value_; }
+  constexpr bool is_symbolic() const { return false; }
+  constexpr bool is_heap_allocated() const { return false; }
+
+ private:
+  int64_t value_;
+};
+
+using SymIntArrayRef = IntArrayRef;
+
+/*! \brief c10::asIntArrayRefUnchecked / asIntArrayRefSlow: the same list of integers. */
+inline IntArrayRef asIntArrayRefUnchecked(SymIntArrayRef sizes) { return sizes; }
+inline IntArrayRef asIntArrayRefSlow(SymIntArrayRef sizes) { return sizes; }
+inline SymIntArrayRef fromIntArrayRefSlow(IntArrayRef sizes) { return sizes; }
+
+}  // namespace sdk
+
+/*! \brief torch's C10_AS_INTARRAYREF_SLOW(x): the sizes as an IntArrayRef. */
+#define SDK_AS_INTARRAYREF_SLOW(x) ::sdk::asIntArrayRefSlow(x)
+
+#endif  // SDK_SYMINT_H_

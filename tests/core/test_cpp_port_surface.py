@@ -1,0 +1,97 @@
+"""Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
+(test_port_surface_api.cpp), and compile checks of their headers: each alone, the CUDA guards
+without the CUDA toolkit, sdk/all.h's standard headers, and the refusal of a Dict argument."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _require_core, _run
+
+NEW_HEADERS = [
+    "containers.h",
+    "cuda_guard.h",
+    "maybe_owned.h",
+    "ops_out.h",
+    "symint.h",
+    "tag.h",
+    "tensor_utils.h",
+]
+STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
+
+
+def _syntax(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedProcess:
+    src = tmp_path / "probe.cpp"
+    src.write_text(source)
+    cmd = [_cxx(), *STRICT, "-fsyntax-only", *extra, str(src)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_cpp_program_passes(tmp_path: Path) -> None:
+    _require_core()
+    exe = tmp_path / "test_port_surface_api"
+    _run(
+        [
+            _cxx(), *STRICT, "-O1", str(CPP / "test_port_surface_api.cpp"), "-o", str(exe),
+            f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
+        ]
+    )  # fmt: skip
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert " 0 failures" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("header", NEW_HEADERS)
+def test_header_compiles_alone(header: str, tmp_path: Path) -> None:
+    proc = _syntax(tmp_path, f"#include <sdk/{header}>\n#include <sdk/{header}>\n")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_cuda_guards_need_no_toolkit(tmp_path: Path) -> None:
+    # No CUDA include path, and the header list shows no CUDA header was opened.
+    source = (
+        "#include <sdk/cuda_guard.h>\n"
+        "void f(const sdk::Tensor& x) {\n"
+        "  const sdk::cuda::OptionalCUDAGuard g(sdk::device_of(x));\n"
+        "  const sdk::OptionalDeviceGuard dg(sdk::device_of(x));\n"
+        "  cudaStream_t s = sdk::cuda::getCurrentCUDAStream();\n"
+        "  sdk::cuda::CUDAStreamGuard sg(sdk::cuda::getStreamFromExternal(s, 0));\n"
+        "}\n"
+    )
+    proc = _syntax(tmp_path, source, "-H")
+    assert proc.returncode == 0, proc.stderr
+    opened = [Path(line.split()[-1]) for line in proc.stderr.splitlines() if line.startswith(".")]
+    toolkit = [p for p in opened if p.parent.name != "sdk" and "cuda" in str(p).lower()]
+    assert opened and not toolkit, toolkit
+
+
+def test_all_header_brings_the_standard_headers_ported_code_relies_on(tmp_path: Path) -> None:
+    source = (
+        "#include <sdk/all.h>\n"
+        "int f() {\n"
+        "  std::unordered_set<int> s{1}; std::unordered_map<int, int> m; std::map<int, int> o;\n"
+        "  std::set<int> t; std::mutex mu; std::lock_guard<std::mutex> lock(mu);\n"
+        "  std::atomic<int> a{0}; std::array<int, 2> arr{}; std::ostringstream os;\n"
+        "  std::function<int()> fn = [] { return 1; }; std::thread::id id;\n"
+        '  auto p = std::make_shared<int>(3); std::cout << "";\n'
+        "  (void)id; (void)os; (void)arr; (void)t; (void)o; (void)m; (void)s;\n"
+        "  return a.load() + fn() + *p + static_cast<int>(std::sqrt(4.0)) +\n"
+        "         static_cast<int>(std::max<size_t>(1, 2)) + std::get<0>(std::make_tuple(1));\n"
+        "}\n"
+    )
+    proc = _syntax(tmp_path, source)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_dict_argument_is_refused_at_compile_time(tmp_path: Path) -> None:
+    source = (
+        "#include <sdk/all.h>\n"
+        'sdk::Tensor pick(const sdk::Dict<std::string, sdk::Tensor>& d) { return d.at("x"); }\n'
+        'SDK_LIBRARY(dict_probe, m) { m.def("pick", &pick); }\n'
+    )
+    proc = _syntax(tmp_path, source)
+    assert proc.returncode != 0
+    assert "the op registry has no dictionary values" in proc.stderr

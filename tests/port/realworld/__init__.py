@@ -1,0 +1,1 @@
+"""Published torch extensions from PyPI, ported and checked: `python -m tests.port.realworld`."""

@@ -1,0 +1,31 @@
+"""The table of published packages checked by the real-world port run: pinned sdists (name,
+version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
+extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
+pytorch3d and torch-harmonics publish no sdist there); CPU ops run, CUDA-only ones compile."""
+
+from __future__ import annotations
+
+from ._spec import Build, Op, Package
+from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
+from .pkgs.mmcv import MMCV
+from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
+from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
+
+__all__ = ["PACKAGES", "Build", "Op", "Package"]
+
+PACKAGES: dict[str, Package] = {
+    p.name: p
+    for p in (
+        SCATTER,
+        MMCV,
+        SPARSE,
+        CLUSTER,
+        CAUSAL_CONV1D,
+        SPLINE,
+        TORCHSORT,
+        CHAMFERDIST,
+        POINTS_KERNELS,
+        WARP_RNNT,
+        LINEAR_ASSIGNMENT,
+    )
+}

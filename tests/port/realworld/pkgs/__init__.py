@@ -1,0 +1,1 @@
+"""One module per published package: its pin, builds and ops."""

@@ -1,0 +1,138 @@
+"""The real-world port run's fast subset (published sdists from PyPI, ported and built with
+the SDK, checked against numpy references), and its fetcher's safety checks (offline)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import urllib.error
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from . import _doc, _fetch, _run
+from .packages import PACKAGES
+
+# Small packages whose every op ports today: a pybind11 module, and ops-namespace libraries
+# (two of them with a one-line hand edit each, applied from patches/).
+FAST = ("torchsort", "torch-cluster")
+
+
+@pytest.fixture(scope="module")
+def cache_env():
+    """The run's own cache (sdists, JIT builds) outside the repository, kept between runs."""
+    yield _fetch.cache_root()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FAST)
+def test_fast_subset_ports_builds_and_matches_numpy(name, cache_env, monkeypatch):
+    pkg = PACKAGES[name]
+    try:
+        _fetch.download(pkg.name, pkg.version, pkg.filename, pkg.sha256)
+    except (urllib.error.URLError, OSError) as exc:
+        pytest.skip(f"PyPI is not reachable, so {pkg.filename} cannot be downloaded: {exc}")
+    results = _run.run_package(pkg, torch_py=None, log=lambda s: None, save_results=False)
+    by_op = {r.op: r for r in results}
+    assert set(by_op) == {op.name for op in pkg.ops}
+    for op in pkg.ops:
+        r = by_op[op.name]
+        patch = pkg.build(op.build).patch
+        assert r.hand_edits == (_patch_hunks(patch) if patch else 0)
+        if op.ref is not None:
+            assert (r.status, r.reason, r.checked_against) == ("ported", "", "numpy reference")
+        else:
+            assert r.status == "ran", r.reason
+
+
+def _patch_hunks(name: str) -> int:
+    text = (_run.PATCHES / name).read_text()
+    return sum(line.startswith("@@") for line in text.splitlines())
+
+
+def test_a_wrong_result_is_reported_not_passed():
+    op = PACKAGES["torchsort"].ops[0]
+    want = _run._ref_outputs(op)
+    assert _run.compare(want, want, op) == ""
+    assert "max |diff|" in _run.compare([want[0] + 1e-3], want, op)
+    assert "shape" in _run.compare([want[0][:1]], want, op)
+    assert "values differ" in _run.compare([np.arange(3)], [np.arange(1, 4)], op)
+
+
+def test_the_doc_table_is_generated_from_results():
+    results = [
+        {
+            "package": "p",
+            "version": "1",
+            "why": "",
+            "seconds": 0,
+            "ops": [
+                {
+                    "op": "a",
+                    "build": "b",
+                    "status": "ported",
+                    "reason": "",
+                    "hand_edits": 0,
+                    "checked_against": "numpy reference",
+                    "missing": [],
+                },
+                {
+                    "op": "c",
+                    "build": "b",
+                    "status": "not yet",
+                    "reason": "x.cpp:3: error: no `foo`",
+                    "hand_edits": 0,
+                    "checked_against": "",
+                    "missing": ["x.cpp:3: at::foo"],
+                },
+            ],
+        }
+    ]
+    text = _doc.render(results)
+    assert "**1 of 2 ops**" in text and "**0 of 1 packages**" in text
+    assert "| p 1 | `c` | b | not yet | - | x.cpp:3: error: no `foo` |" in text
+    assert "| `at::foo` | 1 |" in text
+
+
+def _tar(tmp_path: Path, member: tarfile.TarInfo, data: bytes = b"x") -> Path:
+    path = tmp_path / "evil.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        member.size = len(data) if member.isfile() else 0
+        tar.addfile(member, io.BytesIO(data) if member.isfile() else None)
+    return path
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "/etc/escape.txt", "pkg/../../escape.txt"])
+def test_unpack_refuses_members_that_leave_the_folder(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("REALWORLD_CACHE", str(tmp_path / "cache"))
+    archive = _tar(tmp_path, tarfile.TarInfo(name))
+    with pytest.raises(_fetch.FetchError, match="leaves the folder|absolute"):
+        _fetch.unpack(archive, "0" * 64)
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_unpack_skips_links(tmp_path, monkeypatch):
+    monkeypatch.setenv("REALWORLD_CACHE", str(tmp_path / "cache"))
+    link = tarfile.TarInfo("pkg/link")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    top = _fetch.unpack(_tar(tmp_path, link), "1" * 64)
+    assert not any(p.is_symlink() for p in top.rglob("*"))
+
+
+def test_download_refuses_a_file_whose_hash_is_not_pinned(tmp_path, monkeypatch):
+    monkeypatch.setenv("REALWORLD_CACHE", str(tmp_path))
+    payload = tmp_path / "served.tar.gz"
+    payload.write_bytes(b"not the pinned sdist")
+    monkeypatch.setattr(_fetch, "_sdist_url", lambda *a: payload.as_uri())
+    with pytest.raises(_fetch.FetchError, match="is not the pinned"):
+        _fetch.download("p", "1", "p-1.tar.gz", "a" * 64)
+    assert not (tmp_path / "sdists" / "p-1.tar.gz").exists()
+
+
+def test_every_package_is_pinned_and_lists_existing_builds():
+    assert len(PACKAGES) >= 8 and sum(len(p.ops) for p in PACKAGES.values()) >= 30
+    for pkg in PACKAGES.values():
+        assert len(pkg.sha256) == 64 and pkg.filename.startswith(pkg.filename.split("-")[0])
+        for op in pkg.ops:
+            pkg.build(op.build)
