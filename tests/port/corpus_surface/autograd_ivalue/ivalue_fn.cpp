@@ -10,8 +10,7 @@ class SumPower : public torch::autograd::Function<SumPower> {
  public:
   // sum(x ** power, dims) * scale, optionally plus `shift`.
   static Variable forward(AutogradContext* ctx, const Variable& x, std::vector<int64_t> dims,
-                          int64_t power, double scale, c10::optional<double> shift,
-                          bool keepdim) {
+                          int64_t power, double scale, c10::optional<double> shift, bool keepdim) {
     ctx->save_for_backward({x});
     ctx->saved_data["dims"] = dims;
     ctx->saved_data["power"] = power;

@@ -1,10 +1,10 @@
 // Argument checks in ATen/TensorUtils.h's style, out= variants into preallocated tensors, a
 // device guard, flattened parameter buffers, and standard containers that torch/extension.h
 // brings in without their own includes.
-#include <torch/extension.h>
 #include <ATen/DeviceGuard.h>
 #include <ATen/TensorUtils.h>
 #include <torch/csrc/utils/tensor_flatten.h>
+#include <torch/extension.h>
 
 namespace {
 

@@ -1,16 +1,16 @@
 // Operators over lists of tensors registered with tags, selective-build names and a Python
 // fake-kernel stub; the optional-tensor list arrives as a c10::List.
-#include <torch/library.h>
 #include <ATen/ATen.h>
 #include <ATen/core/List.h>
+#include <torch/library.h>
 
 namespace {
 
 // Sum of the present tensors, each scaled by its weight (None entries are skipped).
 at::Tensor masked_weighted_sum(const c10::List<std::optional<at::Tensor>>& xs,
                                const c10::List<double>& weights) {
-  TORCH_CHECK(xs.size() == weights.size(), "masked_weighted_sum: ", xs.size(),
-              " tensors but ", weights.size(), " weights");
+  TORCH_CHECK(xs.size() == weights.size(), "masked_weighted_sum: ", xs.size(), " tensors but ",
+              weights.size(), " weights");
   at::Tensor total;
   for (const auto i : c10::irange(xs.size())) {
     const std::optional<at::Tensor> x = xs.get(i);
