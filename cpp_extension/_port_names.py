@@ -64,6 +64,8 @@ _QUALIFIER = re.compile(r"(?:\b\w+\s*(?:<[^<>;{}()]*>)?\s*::\s*)+$")
 _TYPE_DECL = re.compile(r"\b(?:class|struct|union|enum(?:\s+class|\s+struct)?|namespace)\s+(\w+)")
 _ALIAS = re.compile(r"\busing\s+(\w+)\s*=")
 _USING_DECL = re.compile(r"\busing\s+(?:::)?(?:\w+::)+(\w+)\s*;")
+# SDK_MODULE(Name) defines the module holder class `Name` (torch's TORCH_MODULE).
+_MODULE_HOLDER = re.compile(r"\bSDK_MODULE\(\s*(\w+)\s*\)")
 _TYPEDEF = re.compile(r"\btypedef\b[^;]*?\b(\w+)\s*;")
 _VARIABLE = re.compile(r"\b(?:constexpr|const)\s+[\w:<>]+\s+(\w+)\s*(?:=|\{|\[)")
 _ENUM_BODY = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
@@ -130,7 +132,7 @@ def declarations(text: str) -> tuple[set[str], set[str]]:
         if _in_spans(spans, pos):
             at_namespace.add(name)
 
-    for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE):
+    for pattern in (_TYPE_DECL, _ALIAS, _USING_DECL, _TYPEDEF, _VARIABLE, _MODULE_HOLDER):
         for m in pattern.finditer(code):
             add(m.group(1), m.start())
     for body in _ENUM_BODY.findall(code):
@@ -193,7 +195,7 @@ class SdkHeaders:
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 3
+SCAN_VERSION = 4
 
 
 def _fingerprint(folder: Path) -> tuple:

@@ -14,7 +14,12 @@ from __future__ import annotations
 # A header of ours that does not exist yet in the installed SDK is reported, not written.
 INCLUDES: dict[str, str] = {
     "torch/extension.h": "sdk/extension.h",
-    "torch/python.h": "sdk/extension.h",
+    "torch/python.h": "sdk/nn_python.h",
+    "torch/nn.h": "sdk/nn.h",
+    "torch/nn/functional.h": "sdk/nn_functional.h",
+    "torch/nn/module.h": "sdk/nn_module.h",
+    "torch/nn/modules.h": "sdk/nn_modules.h",
+    "torch/nn/options.h": "sdk/nn_options.h",
     "torch/csrc/utils/pybind.h": "sdk/extension.h",
     "torch/torch.h": "sdk/all.h",
     "torch/all.h": "sdk/all.h",
@@ -109,7 +114,7 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "op through sdk::call_op",
     "THC/": "THC was removed from torch itself; use the sdk/cuda.h helpers",
     "torch/csrc/jit/": "no TorchScript",
-    "torch/nn/": "no C++ nn modules",
+    "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
 }
 
 # ---- C++ names ------------------------------------------------------------------------------

@@ -62,12 +62,14 @@ from sdk._ops_creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
     zeros,
     zeros_like,
 )
+from sdk._ops_data import bincount, bucketize, histc, logspace, mode, scalar_tensor, searchsorted
 from sdk._ops_elementwise import (
     addcdiv,
     addcmul,
@@ -80,8 +82,11 @@ from sdk._ops_elementwise import (
     arctan2,
     arctanh,
     fix,
+    fmax,
+    fmin,
     isclose,
     lerp,
+    logit,
     nan_to_num,
     sgn,
 )
@@ -97,6 +102,19 @@ from sdk._ops_layout import (
     roll,
     tril,
     triu,
+)
+from sdk._ops_linalg import (
+    addbmm,
+    addmv,
+    cdist,
+    cholesky,
+    cross,
+    det,
+    inverse,
+    linalg_cross,
+    linalg_det,
+    linalg_inv,
+    triangular_solve,
 )
 from sdk._ops_math import (
     abs,
@@ -210,6 +228,7 @@ from sdk._ops_reduce import (
     any,
     argmax,
     argmin,
+    count_nonzero,
     equal,
     log_softmax,
     logsumexp,
@@ -220,8 +239,10 @@ from sdk._ops_reduce import (
     prod,
     softmax,
     std,
+    std_mean,
     sum,
     var,
+    var_mean,
 )
 from sdk._ops_scatter import (
     index_copy,
@@ -258,6 +279,7 @@ from sdk._ops_shape import (
     scatter_add,
     select,
     split,
+    split_with_sizes,
     squeeze,
     stack,
     swapaxes,
@@ -384,7 +406,18 @@ def _read_version() -> str:
         return _C.version_string()
 
 
-_LAZY = ("autograd", "nn", "optim", "testing", "serialization", "cuda", "ops", "library", "utils")
+_LAZY = (
+    "autograd",
+    "nn",
+    "optim",
+    "testing",
+    "serialization",
+    "cuda",
+    "ops",
+    "library",
+    "utils",
+    "linalg",
+)
 
 
 def __getattr__(name: str) -> _Any:
@@ -685,6 +718,32 @@ __all__ = [
     "get_include",
     "get_library_dir",
     "get_library_path",
+    "bucketize",
+    "searchsorted",
+    "histc",
+    "bincount",
+    "logspace",
+    "mode",
+    "scalar_tensor",
+    "cross",
+    "linalg_cross",
+    "linalg_det",
+    "linalg_inv",
+    "cdist",
+    "det",
+    "inverse",
+    "cholesky",
+    "triangular_solve",
+    "addmv",
+    "addbmm",
+    "randint_like",
+    "fmax",
+    "fmin",
+    "logit",
+    "count_nonzero",
+    "std_mean",
+    "var_mean",
+    "split_with_sizes",
 ]
 
 

@@ -309,6 +309,25 @@ def randint(
     return _C.randint_(t, low, high, generator)
 
 
+def randint_like(
+    input: Tensor, *args: Any, dtype: Any = None, generator: Any = None, **_: Any
+) -> Tensor:
+    """randint_like(input, high) or (input, low, high): integers in [low, high) shaped as input
+    (input's dtype unless dtype is given)."""
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint_like() expects (input, high) or (input, low, high)")
+    if high <= low:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    t = _like(input, dtype, None, "randint_like")
+    return _C.randint_(t, int(low), int(high), generator)
+
+
 def randperm(n: int, *, generator: Any = None, dtype: Any = None) -> Tensor:
     """A random permutation of 0..n-1 (shuffled with a seed drawn from the generator)."""
     import random as _random

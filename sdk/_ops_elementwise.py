@@ -250,3 +250,23 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     return _mish_(input) if inplace else _M.mish(input)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise maximum, ignoring NaN (NaN only where both are NaN)."""
+    a, b = tensor_arg(input, "fmax", "input"), tensor_arg(other, "fmax", "other")
+    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.maximum(b)))
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise minimum, ignoring NaN (NaN only where both are NaN)."""
+    a, b = tensor_arg(input, "fmin", "input"), tensor_arg(other, "fmin", "other")
+    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.minimum(b)))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    p = tensor_arg(input, "logit", "input")
+    if eps is not None:
+        p = p.clamp(eps, 1 - eps)
+    return (p / (1 - p)).log()

@@ -248,3 +248,35 @@ def norm(
     if isinstance(p, str):
         raise _C.InvalidArgumentError(f"norm(): unsupported norm type {p!r} (vector norms only)")
     return _pow(sum(_pow(a, p), dim, keepdim=keepdim), 1.0 / p)
+
+
+def var_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple:
+    """(var, mean) over dim, as var() and mean() give them."""
+    x = tensor_arg(input, "var_mean", "input")
+    return var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim=keepdim)
+
+
+def std_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> tuple:
+    """(std, mean) over dim, as std() and mean() give them."""
+    x = tensor_arg(input, "std_mean", "input")
+    return std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim=keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of non-zero elements (over dim, or all), as int64."""
+    x = tensor_arg(input, "count_nonzero", "input")
+    return sum(x.ne(0), dim)

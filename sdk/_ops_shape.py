@@ -182,6 +182,13 @@ def _split_record(op: str, input: Tensor, parts: tuple, dim: int) -> tuple:
     return parts
 
 
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """Pieces of the listed sizes along dim (they must sum to its size)."""
+    if isinstance(split_sizes, int):
+        raise TypeError("split_with_sizes(): argument 'split_sizes' must be a list of ints")
+    return split(input, list(split_sizes), dim)
+
+
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Pieces of split_size along dim (last may be smaller), or of the listed sizes."""
     tensor_arg(tensor, "split", "tensor")

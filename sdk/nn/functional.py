@@ -9,6 +9,10 @@ from sdk import _ops_elementwise as _elementwise
 from sdk._ops_common import needs_grad, record
 
 __all__ = [
+    "conv3d",
+    "conv_transpose2d",
+    "grid_sample",
+    "pairwise_distance",
     "linear",
     "relu",
     "sigmoid",
@@ -381,6 +385,158 @@ def _pad_block(x: Any, d: int, n: int, fill: Any) -> Any:
     shape = list(x.shape)
     shape[d] = n
     return sdk.full(shape, fill, dtype=x.dtype, device=x.device)
+
+
+# ---- conv3d, conv_transpose2d (over conv2d), pairwise_distance, grid_sample -----------------
+
+
+def _triple(v: Any, n: int, name: str, what: str) -> tuple:
+    t = (v,) * n if isinstance(v, int) else tuple(v)
+    if len(t) == 1:
+        t = t * n
+    if len(t) != n or not all(isinstance(x, int) for x in t):
+        raise TypeError(f"{name}: {what} must be an int or {n} ints, got {v!r}")
+    return t
+
+
+def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Any:  # fmt: skip
+    """3-d cross-correlation of (N, C, D, H, W) or (C, D, H, W) input: a sum of conv2d over the
+    kernel's depth, one output plane at a time."""
+    if input.ndim not in (4, 5) or weight.ndim != 5:
+        raise ValueError(f"conv3d: expected a 4-d or 5-d input and a 5-d weight, got shapes "
+                         f"{list(input.shape)} and {list(weight.shape)}")  # fmt: skip
+    s, p, d = (_triple(v, 3, "conv3d", w) for v, w in
+               ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))  # fmt: skip
+    if min(s) < 1 or min(d) < 1 or min(p) < 0:
+        raise ValueError("conv3d: stride and dilation must be positive and padding non-negative")
+    x = input if input.ndim == 5 else input.unsqueeze(0)
+    if p[0]:
+        x = pad(x, (0, 0, 0, 0, p[0], p[0]))
+    kd = weight.shape[2]
+    span = d[0] * (kd - 1) + 1
+    if x.shape[2] < span:
+        raise ValueError(f"conv3d: the padded input depth {x.shape[2]} is smaller than the "
+                         f"dilated kernel depth {span}")  # fmt: skip
+    planes = []
+    for o in range((x.shape[2] - span) // s[0] + 1):
+        acc = None
+        for k in range(kd):
+            part = conv2d(x.select(2, o * s[0] + k * d[0]), weight.select(2, k),
+                          bias if k == 0 else None, s[1:], p[1:], d[1:], groups)  # fmt: skip
+            acc = part if acc is None else acc + part
+        planes.append(acc)
+    out = sdk.stack(planes, 2)
+    return out if input.ndim == 5 else out.squeeze(0)
+
+
+def _spread(x: Any, dim: int, step: int) -> Any:
+    """x with step - 1 zeros between neighbours along dim (no in-place writes: autograd-safe)."""
+    if step == 1 or x.shape[dim] == 0:
+        return x
+    z = (
+        sdk.zeros_like(x)
+        .unsqueeze(dim + 1)
+        .expand(*x.shape[: dim + 1], step - 1, *x.shape[dim + 1 :])
+    )
+    inter = sdk.cat([x.unsqueeze(dim + 1), z], dim + 1)
+    shape = list(x.shape)
+    shape[dim] *= step
+    return inter.reshape(shape).narrow(dim, 0, (x.shape[dim] - 1) * step + 1)
+
+
+def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:  # fmt: skip
+    """The transpose (gradient) of conv2d, weight (C_in, C_out / groups, kH, kW): conv2d of the
+    stride-spread, padded input with the flipped, transposed weight."""
+    name = "conv_transpose2d"
+    if input.ndim not in (3, 4) or weight.ndim != 4:
+        raise ValueError(f"{name}: expected a 3-d or 4-d input and a 4-d weight, got shapes "
+                         f"{list(input.shape)} and {list(weight.shape)}")  # fmt: skip
+    s, p, op, d = (_triple(v, 2, name, w) for v, w in ((stride, "stride"), (padding, "padding"),
+                   (output_padding, "output_padding"), (dilation, "dilation")))  # fmt: skip
+    x = input if input.ndim == 4 else input.unsqueeze(0)
+    if groups < 1 or weight.shape[0] % groups or x.shape[1] != weight.shape[0]:
+        raise ValueError(f"{name}: input has {x.shape[1]} channels, weight expects "
+                         f"{weight.shape[0]} (divisible by groups={groups})")  # fmt: skip
+    for i in range(2):
+        if s[i] < 1 or d[i] < 1 or p[i] < 0 or op[i] < 0 or not (op[i] < s[i] or op[i] < d[i]):
+            raise ValueError(f"{name}: bad stride {s}, padding {p}, output_padding {op} or "
+                             f"dilation {d}")  # fmt: skip
+    x = _spread(_spread(x, 2, s[0]), 3, s[1])
+    edges = []
+    for i in (1, 0):  # pad lists the last dim first
+        edge = d[i] * (weight.shape[2 + i] - 1) - p[i]
+        edges += [edge, edge + op[i]]
+    cin, cout = weight.shape[0], weight.shape[1] * groups
+    kh, kw = weight.shape[2], weight.shape[3]
+    w = weight.reshape(groups, cin // groups, weight.shape[1], kh, kw).transpose(1, 2)
+    w = w.reshape(cout, cin // groups, kh, kw).flip((2, 3))
+    out = conv2d(pad(x, edges), w, bias, 1, 0, d, groups)
+    return out if input.ndim == 4 else out.squeeze(0)
+
+
+def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Any:  # fmt: skip
+    """The p-norm of x1 - x2 + eps over the last dim (inputs broadcast)."""
+    diff = (x1 - x2 + eps).abs()
+    if p == float("inf"):
+        return diff.amax(-1, keepdim=keepdim)
+    if p == 0:
+        return diff.ne(0).to(diff.dtype).sum(-1, keepdim=keepdim)
+    return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)
+
+
+def _reflect(c: Any, twice_low: int, twice_high: int) -> Any:
+    if twice_low == twice_high:
+        return sdk.zeros_like(c)
+    low, span = twice_low / 2.0, (twice_high - twice_low) / 2.0
+    dist = (c - low).abs()
+    extra = dist.fmod(span)
+    even = (dist / span).floor().remainder(2).eq(0)
+    return sdk.where(even, extra + low, low + span - extra)
+
+
+def _source(g: Any, size: int, padding_mode: str, align_corners: bool) -> Any:
+    c = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+    if padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+    if padding_mode != "zeros":
+        c = c.clamp(0, size - 1)
+    return c
+
+
+def _pick(input: Any, iy: Any, ix: Any) -> Any:
+    n, c, h, w = input.shape
+    inside = ix.ge(0).logical_and(ix.le(w - 1)).logical_and(iy.ge(0)).logical_and(iy.le(h - 1))
+    flat = sdk.where(inside, iy * w + ix, 0).to(sdk.int64).reshape(n, 1, -1)
+    got = input.reshape(n, c, h * w).gather(2, flat.expand(n, c, flat.shape[2]))
+    return got.reshape(n, c, iy.shape[1], iy.shape[2]) * inside.unsqueeze(1).to(input.dtype)
+
+
+def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Any:  # fmt: skip
+    """Sample (N, C, H, W) input at grid (N, Ho, Wo, 2) of (x, y) in [-1, 1]: bilinear or
+    nearest, zeros / border / reflection padding (bicubic and 5-d input are not implemented)."""
+    if mode not in ("bilinear", "nearest"):
+        raise NotImplementedError(f"grid_sample: mode {mode!r} is not implemented")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"grid_sample: padding_mode must be zeros, border or reflection, got "
+                         f"{padding_mode!r}")  # fmt: skip
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[3] != 2 or grid.shape[0] != input.shape[0]:
+        raise ValueError("grid_sampler(): expected 4D input (N, C, H, W) and grid (N, H_out, "
+                         f"W_out, 2) with the same batch size, but got input with sizes "
+                         f"{list(input.shape)} and grid with sizes {list(grid.shape)}")  # fmt: skip
+    corners = bool(align_corners)
+    ix = _source(grid.select(3, 0), input.shape[3], padding_mode, corners)
+    iy = _source(grid.select(3, 1), input.shape[2], padding_mode, corners)
+    if mode == "nearest":
+        return _pick(input, iy.round(), ix.round())
+    x0, y0 = ix.floor(), iy.floor()
+    wx, wy = (ix - x0).unsqueeze(1), (iy - y0).unsqueeze(1)
+    top = _pick(input, y0, x0) * (1 - wx) + _pick(input, y0, x0 + 1) * wx
+    bottom = _pick(input, y0 + 1, x0) * (1 - wx) + _pick(input, y0 + 1, x0 + 1) * wx
+    return top * (1 - wy) + bottom * wy
 
 
 # ---- composed from the ops above (own modules to keep this file short) --------------------------

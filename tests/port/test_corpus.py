@@ -109,7 +109,7 @@ def test_report_lists_what_the_sdk_lacks_and_nothing_else(ported):
         if name not in lacks:
             expected.add(("missing_ops/missing.cpp", line, shown))
     assert {(m.path, m.line, m.name) for m in report.missing} == expected
-    assert len(report.changed) == len(report.files) == 26
+    assert len(report.changed) == len(report.files) == 27
 
 
 def test_porting_the_ported_corpus_changes_nothing(ported, tmp_path):
@@ -522,6 +522,55 @@ def test_library_autograd_kernel_with_saved_tensors(fw):
         out.sum().backward()
     with pytest.raises(RuntimeError, match="scaled_mul: shapes differ"):
         op(fw.tensor(x), fw.tensor(y[:1]), 1.0)
+
+
+def tiny_net(x: np.ndarray, p: dict[str, np.ndarray]) -> np.ndarray:
+    """nn_frontend's TinyNet forward in numpy."""
+    h = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect")
+    h = np.maximum(conv2d(h, p["conv.weight"], p["conv.bias"], 1, 0), 0)
+    h = h * p["gain"][None, :, None, None]
+    n, c, hh, ww = h.shape
+    h = h.reshape(n, c, hh // 2, 2, ww // 2, 2).max(axis=(3, 5))
+    h = h.repeat(2, axis=2).repeat(2, axis=3)  # nearest, scale 2
+    pooled = h.mean(axis=(2, 3))
+    pooled = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return pooled @ p["head.weight"].T + p["head.bias"]
+
+
+def test_nn_frontend_module_bound_with_bind_module(fw):
+    m = build(fw, "nn_frontend", "frontend.cpp")
+    net = m.TinyNet(4, 3)
+    params = dict(net.named_parameters())
+    assert sorted(params) == ["conv.bias", "conv.weight", "gain", "head.bias", "head.weight"]
+    assert params["conv.weight"].shape == (4, 1, 3, 3) and params["head.weight"].shape == (3, 4)
+    assert all(p.requires_grad for p in net.parameters())
+    values = {k: v.detach().numpy().astype(np.float64) for k, v in params.items()}
+    x = RNG.standard_normal((2, 1, 6, 6)).astype(np.float32)
+    logits = net.forward(fw.tensor(x))
+    np.testing.assert_allclose(logits.detach().numpy(), tiny_net(x, values), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(net(fw.tensor(x)).detach().numpy(), logits.detach().numpy())
+    assert int(dict(net.named_buffers())["calls"].numpy()[0]) == 2
+
+    target = np.array([2, 0])
+    z = tiny_net(x, values)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    nll = -logp[np.arange(2), target]
+    expected = (0.9 * nll - 0.1 * logp.mean(axis=1)).mean()
+    loss = net.loss(fw.tensor(x), fw.tensor(target), 0.1)
+    np.testing.assert_allclose(float(loss.detach().numpy()), expected, rtol=1e-4)
+
+    # the parameters are the module's own leaves: a gradient reaches them, zero_grad clears it
+    (params["gain"] * 3).sum().backward()
+    np.testing.assert_allclose(params["gain"].grad.numpy(), np.full(4, 3.0))
+    net.zero_grad()
+    grad = params["gain"].grad
+    assert grad is None or not grad.numpy().any()
+    net.eval()
+    assert not net.training
+    net.train()
+    assert net.training
+    with pytest.raises(RuntimeError, match=r"TinyNet: expected \(N, 1, H, W\)"):
+        net.forward(fw.tensor(x[:, 0]))
 
 
 # ---- C++ in a Python string (load_inline) ---------------------------------------------------

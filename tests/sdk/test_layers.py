@@ -40,6 +40,7 @@ LAYERS = [
             "sdk.utils",
             "sdk.utils.*",
             "sdk.library",
+            "sdk.linalg",
         ],
     ),  # fmt: skip
     ("serialization", ["sdk.serialization"]),

@@ -42,6 +42,7 @@
 #include "sdk/containers.h"
 #include "sdk/cuda_guard.h"
 #include "sdk/library.h"
+#include "sdk/nn.h"
 #include "sdk/parallel.h"
 #include "sdk/tensor.h"
 #include "sdk/tensor_utils.h"

@@ -1,0 +1,191 @@
+"""Data and counting functions (bucketize, searchsorted, histc, bincount, logspace, mode,
+scalar_tensor), composed from the differentiable ops below them, as sdk/ops_data.h has them."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections import namedtuple
+from typing import Any
+
+from sdk import _C
+from sdk._dtype import float32, float64, get_default_dtype, int32, int64
+from sdk._ops_common import TensorBase, tensor_arg, wrap_dim
+from sdk._ops_creation import arange, full, linspace, zeros
+from sdk._ops_math import where
+from sdk._ops_shape import cat, stack
+
+Tensor = Any
+
+mode_result = namedtuple("mode", ["values", "indices"])
+
+# Values compared against a sorted sequence per chunk: the comparison is (chunk, M) booleans.
+_COMPARE_CHUNK = 1 << 22
+
+
+def _error(message: str) -> _C.InvalidArgumentError:
+    return _C.InvalidArgumentError(message)
+
+
+def _count_below(seq: Tensor, values: Tensor, right: bool) -> Tensor:
+    """For 1-d sorted `seq` and any `values`: how many of seq are < value (<= when right)."""
+    flat = values.reshape(-1)
+    step = max(1, _COMPARE_CHUNK // max(1, seq.numel()))
+    parts = []
+    for start in range(0, max(flat.numel(), 1), step):
+        chunk = flat[start : start + step].unsqueeze(-1)
+        hits = seq.le(chunk) if right else seq.lt(chunk)
+        parts.append(hits.sum(-1))
+    counts = cat(parts) if len(parts) > 1 else parts[0]
+    return counts[: flat.numel()].reshape(values.shape)
+
+
+def bucketize(input: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False):
+    """The bucket of each input value among 1-d ascending `boundaries`: i with
+    boundaries[i-1] < x <= boundaries[i] (right=False) or boundaries[i-1] <= x < boundaries[i]."""
+    boundaries = tensor_arg(boundaries, "bucketize", "boundaries")
+    if boundaries.dim() != 1:
+        raise _error(
+            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})"
+        )
+    scalar = not isinstance(input, TensorBase)
+    values = full((), input, dtype=boundaries.dtype) if scalar else input
+    out = _count_below(boundaries.detach(), values.detach(), right)
+    return out.to(int32 if out_int32 else int64)
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Tensor,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+):
+    """Insertion indices of input into sorted_sequence along its last dim (leading dims match
+    input's, or sorted_sequence is 1-d); side="right" is right=True."""
+    seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence").detach()
+    if side is not None:
+        if side not in ("left", "right"):
+            raise _error(f"searchsorted: side can only be 'left' or 'right' but got {side!r}")
+        if right and side == "left":
+            raise _error("searchsorted: side and right can't be set to opposites, got side of left "
+                         "while right was True")  # fmt: skip
+        right = side == "right"
+    if sorter is not None:
+        seq = seq.gather(-1, tensor_arg(sorter, "searchsorted", "sorter").to(int64))
+    scalar = not isinstance(input, TensorBase)
+    values = full((), input, dtype=seq.dtype) if scalar else input.detach()
+    if seq.dim() == 1:
+        out = _count_below(seq, values, right)
+    else:
+        if scalar or values.shape[:-1] != seq.shape[:-1]:
+            raise _error(
+                "searchsorted: boundaries tensor should be 1 dimension or the first N-1 dimensions "
+                f"of boundaries tensor and input value tensor must match, but we got boundaries "
+                f"tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
+            )
+        rows = seq.reshape(-1, seq.shape[-1])
+        vals = values.reshape(-1, values.shape[-1])
+        out = stack([_count_below(rows[i], vals[i], right) for i in range(rows.shape[0])])
+        out = out.reshape(values.shape)
+    return out.to(int32 if out_int32 else int64)
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0):  # noqa: A002
+    """Counts of input in `bins` equal bins over [min, max] (the data's range when min == max);
+    values outside are ignored. Float inputs; the result has the input's dtype."""
+    x = tensor_arg(input, "histc", "input").detach()
+    if not x.is_floating_point():
+        raise _C.InvalidArgumentError(f"\"histogram_cpu\" not implemented for '{x.dtype}'")
+    if bins <= 0:
+        raise _error(f"histc: bins must be > 0, but got {bins}")
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise _error(f"histc: max must be larger than min, got min {lo} and max {hi}")
+    if lo == hi and x.numel() > 0:
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    flat = x.reshape(-1).to(float64)
+    inside = flat[flat.ge(lo).logical_and(flat.le(hi))]
+    index = ((inside - lo) * (bins / (hi - lo))).floor().to(int64).clamp(0, bins - 1)
+    counts = zeros(bins, dtype=float64, device=x.device)
+    counts = counts.index_add(0, index, full(index.shape, 1.0, dtype=float64, device=x.device))
+    return counts.to(x.dtype)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0):
+    """Occurrences of each value 0..max of a 1-d non-negative integer tensor (at least minlength
+    bins); with weights, their sums (float32 weights give float32, others float64)."""
+    x = tensor_arg(input, "bincount", "input")
+    bad = "bincount only supports 1-d non-negative integral inputs."
+    if x.dim() != 1 or x.is_floating_point() or x.dtype.is_complex:
+        raise _error(bad)
+    if minlength < 0:
+        raise _error("bincount: minlength should be >= 0")
+    if x.numel() and int(x.min()) < 0:
+        raise _error(bad)
+    n = builtins.max(int(x.max()) + 1 if x.numel() else 0, minlength)
+    index = x.to(int64)
+    if weights is None:
+        ones = full(x.shape, 1, dtype=int64, device=x.device)
+        return zeros(n, dtype=int64, device=x.device).index_add(0, index, ones)
+    w = tensor_arg(weights, "bincount", "weights")
+    if w.shape != x.shape:
+        raise _error("bincount: weights should be 1-d and have the same length as input")
+    dtype = float32 if w.dtype == float32 else float64
+    return zeros(n, dtype=dtype, device=x.device).index_add(0, index, w.to(dtype))
+
+
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **kwargs: Any,
+):
+    """`steps` values base ** linspace(start, end, steps), computed in float64."""
+    exponents = linspace(float(start), float(end), steps, dtype=float64, device=device)
+    out = (exponents * math.log(base)).exp() if base > 0 else float(base) ** exponents
+    out = out.to(dtype if dtype is not None else _default_float())
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _default_float():
+    return get_default_dtype()
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+    """(values, indices) of the most frequent value along dim: the smallest of equally frequent
+    ones, and the last index where it occurs."""
+    x = tensor_arg(input, "mode", "input")
+    if x.dim() == 0:
+        return mode_result(x.clone(), zeros((), dtype=int64, device=x.device))
+    d = wrap_dim(dim, x.dim(), "mode")
+    moved = x.detach().movedim(d, -1)
+    if moved.shape[-1] == 0:
+        raise _error(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    ordered = moved.sort(-1).values
+    # count of each sorted value in its row; the first maximum is the smallest frequent value
+    counts = ordered.unsqueeze(-1).eq(ordered.unsqueeze(-2)).sum(-1)
+    pick = counts.argmax(-1, keepdim=True)
+    values = ordered.gather(-1, pick)
+    positions = arange(moved.shape[-1], device=x.device).expand(moved.shape)
+    last = where(moved.eq(values), positions, -1).amax(-1, keepdim=True)
+    values, last = values.squeeze(-1), last.squeeze(-1)
+    if keepdim:
+        values, last = values.unsqueeze(d), last.unsqueeze(d)
+    return mode_result(values, last.to(int64))
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, **kwargs: Any):
+    """A 0-d tensor holding s (the default float dtype unless dtype is given)."""
+    return full((), s, dtype=dtype if dtype is not None else _default_float(), device=device)

@@ -1,0 +1,215 @@
+"""Linear algebra functions the C++ API has (cross, cdist, inverse, det, cholesky,
+triangular_solve, addmv, addbmm), composed from differentiable ops (so autograd flows through
+them); the factorizations loop over columns, meant for the small matrices extensions use."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from sdk import _C
+from sdk._ops_common import tensor_arg, wrap_dim
+from sdk._ops_creation import eye
+from sdk._ops_math import where
+from sdk._ops_shape import cat, stack
+
+Tensor = Any
+
+triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _error(message: str) -> _C.InvalidArgumentError:
+    return _C.InvalidArgumentError(message)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None):
+    """The 3-vector cross product along dim (None: the first dim of size 3)."""
+    a = tensor_arg(input, "cross", "input")
+    b = tensor_arg(other, "cross", "other")
+    if dim is None:
+        sizes = [i for i, n in enumerate(a.shape) if n == 3]
+        if not sizes:
+            raise _error(f"cross: no dimension of size 3 in input of shape {list(a.shape)}")
+        dim = sizes[0]
+    return linalg_cross(a, b, dim=dim)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1):
+    """The 3-vector cross product along dim (inputs broadcast), as torch.linalg.cross."""
+    a = tensor_arg(input, "linalg.cross", "input")
+    b = tensor_arg(other, "linalg.cross", "other")
+    if a.dim() != b.dim():
+        raise _error(f"linalg.cross: inputs must have the same number of dimensions, got "
+                     f"{a.dim()} and {b.dim()}")  # fmt: skip
+    d = wrap_dim(dim, a.dim(), "linalg.cross")
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise _error(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                     f"{a.shape[d]} and {b.shape[d]}")  # fmt: skip
+    a0, a1, a2 = (a.narrow(d, i, 1) for i in range(3))
+    b0, b1, b2 = (b.narrow(d, i, 1) for i in range(3))
+    return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None):
+    """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M): (..., P, R)."""
+    a = tensor_arg(x1, "cdist", "x1")
+    b = tensor_arg(x2, "cdist", "x2")
+    if a.dim() < 2 or b.dim() < 2:
+        raise _error(f"cdist only supports at least 2D tensors, X1 got: {a.dim()}D, "
+                     f"X2 got: {b.dim()}D")  # fmt: skip
+    if a.shape[-1] != b.shape[-1]:
+        raise _error(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} "
+                     f"X2: {b.shape[-1]}")  # fmt: skip
+    if p < 0:
+        raise _error("cdist only supports non-negative p values")
+    if not a.is_floating_point() or not b.is_floating_point():
+        raise _error(f"cdist only supports floating-point dtypes, X1 got: {a.dtype}")
+    diff = (a.unsqueeze(-2) - b.unsqueeze(-3)).abs()
+    if p == 0:
+        return diff.ne(0).to(a.dtype).sum(-1)
+    if p == float("inf"):
+        return diff.amax(-1)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return (diff * diff).sum(-1).sqrt()
+    return (diff**p).sum(-1) ** (1.0 / p)
+
+
+def _square(a: Tensor, op: str) -> Tensor:
+    if a.dim() < 2 or a.shape[-1] != a.shape[-2]:
+        raise _error(f"{op}: A must be batches of square matrices, but they are "
+                     f"{a.shape[-2] if a.dim() >= 2 else 1} by {a.shape[-1] if a.dim() else 1}"
+                     " matrices")  # fmt: skip
+    if not a.is_floating_point():
+        raise _error(f"{op}: Expected a floating point tensor as input. Got {a.dtype}")
+    return a
+
+
+def _gauss_jordan(a: Tensor, rhs: Tensor | None):
+    """Eliminate (..., n, n) `a` with partial pivoting, applying the same row operations to rhs:
+    (reduced rhs / pivots, pivots, sign of the row permutation). Row swaps are permutation
+    matrices and eliminations are products, so autograd follows every step."""
+    n = a.shape[-1]
+    ident = eye(n, dtype=a.dtype, device=a.device)
+    pivots = []
+    sign = a.new_ones(a.shape[:-2])
+    for k in range(n):
+        e_k = ident[k]
+        below = ident[k:].sum(0).ne(0)  # only rows >= k may be swapped in
+        piv = where(below, a[..., :, k].detach().abs(), -1.0).argmax(-1)
+        e_p = ident.index_select(0, piv.reshape(-1)).reshape(*piv.shape, n)
+        swap = piv.ne(k)
+        sign = where(swap, -sign, sign)
+        outer = e_k.unsqueeze(-1) * e_p.unsqueeze(-2)
+        perm = ident - e_k.unsqueeze(-1) * e_k - e_p.unsqueeze(-1) * e_p.unsqueeze(-2)
+        perm = perm + outer + outer.transpose(-1, -2)
+        a = perm @ a
+        rhs = perm @ rhs if rhs is not None else None
+        pivot = a[..., k, k]
+        pivots.append(pivot)
+        safe = where(pivot.eq(0), 1.0, pivot)
+        factor = (a[..., :, k] / safe.unsqueeze(-1) * (1 - e_k)).unsqueeze(-1)
+        a = a - factor * a[..., k : k + 1, :]
+        if rhs is not None:
+            rhs = rhs - factor * rhs[..., k : k + 1, :]
+    return rhs, stack(pivots, -1), sign
+
+
+def det(input: Tensor):
+    """The determinant of (..., n, n) float matrices (0 for a singular one)."""
+    a = _square(tensor_arg(input, "det", "input"), "linalg.det")
+    if a.shape[-1] == 0:
+        return a.new_ones(a.shape[:-2])
+    _, pivots, sign = _gauss_jordan(a, None)
+    return pivots.prod(-1) * sign
+
+
+def inverse(input: Tensor):
+    """The inverse of (..., n, n) float matrices; an error names a singular one."""
+    a = _square(tensor_arg(input, "inverse", "input"), "linalg.inv")
+    n = a.shape[-1]
+    ident = eye(n, dtype=a.dtype, device=a.device).expand(a.shape)
+    reduced, pivots, _ = _gauss_jordan(a, ident)
+    if n and bool(pivots.eq(0).any()):
+        k = int(pivots.eq(0).to(a.dtype).argmax(-1).reshape(-1).amin()) + 1
+        raise _error(f"linalg.inv: The diagonal element {k} is zero, the inversion could not be "
+                     "completed because the input matrix is singular.")  # fmt: skip
+    return reduced / pivots.unsqueeze(-1)
+
+
+def cholesky(input: Tensor, upper: bool = False):
+    """L with L L^T = A for symmetric positive-definite (..., n, n) A (U = L^T when upper)."""
+    a = _square(tensor_arg(input, "cholesky", "input"), "linalg.cholesky")
+    n = a.shape[-1]
+    cols: list[Tensor] = []  # column j of L, zero above the diagonal
+    for j in range(n):
+        col = a[..., :, j]
+        for prev in cols:
+            col = col - prev * prev[..., j : j + 1]
+        d = col[..., j]
+        if bool(d.le(0).any()) or bool(d.isnan().any()):
+            raise _error(f"linalg.cholesky: The factorization could not be completed because the "
+                         f"input is not positive-definite (the leading minor of order {j + 1} is "
+                         "not positive-definite).")  # fmt: skip
+        mask = a.new_zeros(n)
+        mask[j:] = 1
+        cols.append(col * mask / d.sqrt().unsqueeze(-1))
+    low = stack(cols, -1) if cols else a.new_zeros(a.shape)
+    return low.transpose(-1, -2) if upper else low
+
+
+def triangular_solve(
+    b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False
+):
+    """Solve A X = b for triangular (..., n, n) A (only its upper or lower triangle is read):
+    (solution, a copy of A)."""
+    rhs = tensor_arg(b, "triangular_solve", "b")
+    coef = _square(tensor_arg(A, "triangular_solve", "A"), "triangular_solve")
+    n = coef.shape[-1]
+    if rhs.dim() < 2 or rhs.shape[-2] != n:
+        raise _error(f"triangular_solve: Incompatible matrix sizes for A X = b: A is {n} by {n}, "
+                     f"b has shape {list(rhs.shape)}")  # fmt: skip
+    m = coef.triu() if upper else coef.tril()
+    if transpose:
+        m, upper = m.transpose(-1, -2), not upper
+    if unitriangular:
+        ident = eye(n, dtype=m.dtype, device=m.device)
+        m = m * (1 - ident) + ident
+    rows: list[Tensor | None] = [None] * n
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        acc = rhs[..., i, :]
+        for j in range(n):
+            if rows[j] is not None and j != i:
+                acc = acc - m[..., i, j : j + 1] * rows[j]
+        rows[i] = acc / m[..., i, i : i + 1]
+    solution = stack(rows, -2) if n else rhs.clone()
+    return triangular_solve_result(solution, coef.clone())
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1):
+    """beta * input + alpha * (mat @ vec)."""
+    prod = tensor_arg(mat, "addmv", "mat") @ tensor_arg(vec, "addmv", "vec")
+    return _scaled_sum(tensor_arg(input, "addmv", "input"), prod, beta, alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1):
+    """beta * input + alpha * sum_i(batch1[i] @ batch2[i])."""
+    b1 = tensor_arg(batch1, "addbmm", "batch1")
+    b2 = tensor_arg(batch2, "addbmm", "batch2")
+    if b1.dim() != 3 or b2.dim() != 3:
+        raise _error(f"addbmm: batch1 must be a 3D tensor, got {b1.dim()}D and {b2.dim()}D")
+    return _scaled_sum(tensor_arg(input, "addbmm", "input"), (b1 @ b2).sum(0), beta, alpha)
+
+
+def _scaled_sum(input: Tensor, prod: Tensor, beta: float, alpha: float) -> Tensor:
+    scaled = prod if alpha == 1 else prod * alpha
+    if beta == 0:  # torch ignores input (NaN included) when beta is 0
+        return scaled + input.new_zeros(input.shape)
+    return scaled + (input if beta == 1 else input * beta)
+
+
+# torch.linalg.det / torch.linalg.inv under the C++ API's flat spelling
+linalg_det = det
+linalg_inv = inverse

@@ -1,0 +1,137 @@
+"""Every public free function of the C++ API (core/include/sdk/*.h, namespace sdk) has a Python
+counterpart: sdk.<name>, sdk.nn.functional.<name> (the nn ones, as in torch), or a Tensor method
+(the C++ free-function forms of methods), or it is listed below as C++-only with the reason."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import sdk
+import sdk.nn.functional as F
+
+HEADERS = Path(__file__).resolve().parents[2] / "core" / "include" / "sdk"
+
+_FUNCTION = re.compile(
+    r"^(?:inline\s+|constexpr\s+|static\s+)+(?:const\s+)?[\w:<>,\s\*&]+?\b(\w+)\s*\(", re.M
+)
+
+# C++-only names and why Python has none (or has it under another spelling).
+CPP_ONLY: dict[str, str] = {
+    "str_append": "C++ string building for error messages",
+    "str": "C++ string building (c10::str)",
+    "to_string": "C++ printing; Python has repr/str",
+    "elementSize": "C++ dtype helper; Python has dtype.itemsize",
+    "from_c_dtype": "C ABI conversion",
+    "to_c": "C ABI conversion",
+    "isComplexType": "C++ dtype helper; Python has dtype.is_complex",
+    "isFloatingType": "C++ dtype helper; Python has dtype.is_floating_point",
+    "isIntegralType": "C++ dtype helper",
+    "toString": "C++ dtype printing; Python has str(dtype)",
+    "get_warning_handler": "C++ warning plumbing; Python uses the warnings module",
+    "set_warning_handler": "C++ warning plumbing; Python uses the warnings module",
+    "warn": "C++ TORCH_WARN backend; Python uses warnings.warn",
+    "schema": "operator-registration helper; Python has sdk.library.Library.define",
+    "layout": "TensorOptions builder; Python passes layout= keywords",
+    "parallel_for": "C++ threading helper; Python code is vectorized",
+    "parallel_reduce": "C++ threading helper; Python code is vectorized",
+    "get_thread_num": "C++ threading helper",
+    "in_parallel_region": "C++ threading helper",
+    "device_of": "C++ device guard helper; Python has tensor.device",
+    "check_accessor": "C++ accessor checks",
+    "from_blob": "wraps a raw C++ pointer; Python has sdk.from_numpy / sdk.frombuffer-like paths",
+    "fromDLPack": "Python has sdk.from_dlpack",
+    "toDLPack": "Python has Tensor.__dlpack__",
+    "index": "C++ spelling of tensor[...]; Python indexes with []",
+    "slice": "C++ spelling of tensor[a:b:c]; Python slices with []",
+    "is_non_overlapping_and_dense": "layout query used by C++ kernels",
+    "DeviceTypeName": "C++ device printing; Python has str(device)",
+    "typeMetaToScalarType": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
+    "scalarTypeToTypeMeta": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
+    "optTypeMetaToScalarType": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
+    "empty_symint": "SymInt overload; Python sizes are ints (sdk.empty)",
+    "zeros_symint": "SymInt overload; Python sizes are ints (sdk.zeros)",
+    "asIntArrayRefUnchecked": "SymInt helper; Python sizes are ints",
+    "asIntArrayRefSlow": "SymInt helper; Python sizes are ints",
+    "fromIntArrayRefSlow": "SymInt helper; Python sizes are ints",
+    "init_num_threads": "C++ threading helper; Python has sdk.set_num_threads",
+    "divup": "C++ integer helper (ceil division)",
+    "multiply_integers": "C++ integer helper (math.prod in Python)",
+    "sum_integers": "C++ integer helper (sum in Python)",
+    "expect_contiguous": "C++ MaybeOwned helper; Python has Tensor.contiguous",
+    "maybe_data_ptr": "C++ raw-pointer helper",
+    "checkDim": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkDimRange": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSameDim": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkContiguous": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllContiguous": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSize": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkNumel": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSameSize": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllSameSize": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSameNumel": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllSameNumel": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSameType": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllSameType": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkScalarType": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkScalarTypes": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkSameGPU": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllSameGPU": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkDefined": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkAllDefined": "ATen/TensorUtils.h argument check for C++ kernels",
+    "checkDeviceType": "ATen/TensorUtils.h argument check for C++ kernels",
+    "check_dim_size": "ATen/TensorUtils.h argument check for C++ kernels",
+    "put": "not yet in Python (sdk.Tensor.put_ / take cover the common use)",
+    "cross_entropy_loss": "ATen's internal name; Python has sdk.nn.functional.cross_entropy",
+    "constant_pad_nd": "Python has sdk.nn.functional.pad (mode='constant')",
+    "upsample_bilinear2d": "ATen's name; Python has sdk.nn.functional.interpolate",
+    "grid_sampler": "ATen's name; Python has sdk.nn.functional.grid_sample",
+}
+
+
+def cpp_free_functions() -> dict[str, str]:
+    """name -> header, for the functions declared at namespace sdk's top level."""
+    found: dict[str, str] = {}
+    for header in sorted(HEADERS.glob("*.h")):
+        stack: list[str] = []
+        for line in header.read_text().splitlines():
+            opened = re.match(r"^namespace\s+(\w+)\s*\{", line)
+            if opened:
+                stack.append(opened.group(1))
+            elif re.match(r"^\}\s*//\s*namespace", line):
+                stack = stack[:-1]
+            elif stack == ["sdk"] and (m := _FUNCTION.match(line)):
+                name = m.group(1)
+                if not (name.startswith("operator") or name.endswith(("_out", "_"))):
+                    found.setdefault(name, header.name)
+    return found
+
+
+def has_python_counterpart(name: str) -> bool:
+    return hasattr(sdk, name) or hasattr(F, name) or hasattr(sdk.Tensor, name)
+
+
+def test_scan_finds_the_api():
+    names = cpp_free_functions()
+    # a sample from several headers: the scan must see them or the check below means nothing
+    assert {"matmul", "bucketize", "cdist", "layer_norm", "grid_sampler", "searchsorted"} <= set(
+        names
+    )
+    assert len(names) > 150
+
+
+def test_every_cpp_function_has_a_python_counterpart_or_a_reason():
+    missing = {
+        name: header
+        for name, header in cpp_free_functions().items()
+        if not has_python_counterpart(name) and name not in CPP_ONLY
+    }
+    assert not missing, (
+        f"C++ functions without a Python counterpart or a CPP_ONLY reason: {missing}"
+    )
+
+
+def test_cpp_only_list_has_no_stale_entries():
+    names = cpp_free_functions()
+    stale = [n for n in CPP_ONLY if n not in names or has_python_counterpart(n)]
+    assert not stale, f"CPP_ONLY lists names that are gone or now have a counterpart: {stale}"
