@@ -23,7 +23,9 @@ INCLUDES: dict[str, str] = {
     "torch/csrc/utils/pybind.h": "sdk/extension.h",
     "torch/torch.h": "sdk/all.h",
     "torch/all.h": "sdk/all.h",
-    "torch/types.h": "sdk/tensor.h",
+    # torch/types.h includes all of ATen (and the standard headers it brings): real code
+    # relies on that, e.g. on assert and INT_MAX
+    "torch/types.h": "sdk/all.h",
     "torch/library.h": "sdk/library.h",
     "torch/script.h": "sdk/library.h",
     "torch/custom_class.h": "sdk/library.h",

@@ -11,6 +11,8 @@
 #include <array>
 #include <atomic>
 #include <cassert>
+#include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -34,8 +34,9 @@ class List {
 
   List() : v_(std::make_shared<std::vector<T>>()) {}
   List(std::initializer_list<T> values) : v_(std::make_shared<std::vector<T>>(values)) {}
-  explicit List(ArrayRef<T> values)
-      : v_(std::make_shared<std::vector<T>>(values.begin(), values.end())) {}
+  // Implicit, unlike torch's: IValue::toIntList() gives an IntArrayRef here where torch
+  // gives a List<int64_t>, and real code passes it on as a List.
+  List(ArrayRef<T> values) : v_(std::make_shared<std::vector<T>>(values.begin(), values.end())) {}
   explicit List(std::vector<T> values) : v_(std::make_shared<std::vector<T>>(std::move(values))) {}
 
   size_t size() const { return v_->size(); }
