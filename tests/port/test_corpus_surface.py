@@ -15,7 +15,7 @@ import pytest
 import cpp_extension
 import sdk
 from cpp_extension import _port
-from tests.port.test_corpus import Framework
+from tests.port.test_corpus import Framework, build_cache  # noqa: F401  (the shared fixture)
 
 CORPUS = Path(__file__).resolve().parent / "corpus_surface"
 RNG = np.random.default_rng(11)
@@ -27,18 +27,8 @@ def ported(tmp_path_factory):
     return out, _port.port_paths([CORPUS], out)
 
 
-@pytest.fixture(scope="module")
-def build_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
-    mp.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("torch_cache")))
-    mp.setenv("MAX_JOBS", "2")
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module", params=["sdk", "torch"])
-def fw(request, ported, build_cache) -> Framework:
+def fw(request, ported, build_cache) -> Framework:  # noqa: F811  (the imported fixture)
     if request.param == "sdk":
         return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
     torch = pytest.importorskip("torch", reason="torch is not installed: no build of the original")
