@@ -21,12 +21,6 @@ def _tail(text: str, limit: int = 30000) -> str:
     return text if len(text) <= limit else "...\n" + text[-limit:]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="after the hardening and porting merges of 2026-11-27 the ASan job reports again; two "
-    "reports were fixed (integer dot overflow, a dangling IntArrayRef in a test) and one is left "
-    "to find: run `scripts/sanitize.sh` and fix it, then remove this mark",
-)
 def test_core_tests_pass_under_asan_and_ubsan() -> None:
     if harness.runtime_libraries() is None:
         pytest.skip(f"{harness._cxx()} has no ASan/UBSan runtimes (libasan.so, libubsan.so)")

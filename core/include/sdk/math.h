@@ -17,6 +17,9 @@ namespace detail {
 inline sdk_scalar opt_scalar(const std::optional<Scalar>& s) {
   return s ? s->raw() : Scalar::none().raw();
 }
+inline Tensor clamp_raw(const Tensor& self, sdk_scalar min, sdk_scalar max, const char* name) {
+  SDK_DETAIL_RETURN(name, sdk_clamp(self.get(), min, max, nullptr, &r_));
+}
 
 inline Tensor reduce(int32_t op, const char* name, const Tensor& self, IntArrayRef dim,
                      bool keepdim, std::optional<ScalarType> dtype) {
@@ -138,8 +141,7 @@ inline Tensor& elu_out(Tensor& out, const Tensor& self, const Scalar& alpha = 1)
 /*! \brief min(max(x, min), max); an absent bound is open. */
 inline Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
                     const std::optional<Scalar>& max = std::nullopt) {
-  SDK_DETAIL_RETURN("clamp", sdk_clamp(self.get(), detail::opt_scalar(min), detail::opt_scalar(max),
-                                       nullptr, &r_));
+  return detail::clamp_raw(self, detail::opt_scalar(min), detail::opt_scalar(max), "clamp");
 }
 inline Tensor& clamp_out(Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
                          const std::optional<Scalar>& max = std::nullopt) {
@@ -149,11 +151,14 @@ inline Tensor& clamp_out(Tensor& out, const Tensor& self, const std::optional<Sc
       "clamp_out");
   return detail::finish_out(out, r);
 }
+// One-sided clamps pass the open bound as a raw "none" scalar: going through a disengaged
+// std::optional here makes GCC 12 (-O1 and up, -Wall) warn "may be used uninitialized" in
+// every user build that inlines it.
 inline Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  return clamp(self, min, std::nullopt);
+  return detail::clamp_raw(self, min.raw(), Scalar::none().raw(), "clamp_min");
 }
 inline Tensor clamp_max(const Tensor& self, const Scalar& max) {
-  return clamp(self, std::nullopt, max);
+  return detail::clamp_raw(self, Scalar::none().raw(), max.raw(), "clamp_max");
 }
 /*! \brief condition ? self : other, all three broadcast. */
 inline Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
