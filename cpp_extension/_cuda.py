@@ -461,6 +461,13 @@ def host_compiler(environ: dict | None = None) -> str | None:
     return None
 
 
+# -Werror=return-type for nvcc (see _toolchain.WARNING_FLAGS): its front end's diagnostic 940
+# ("missing return statement") covers device and host functions, and the host compiler gets
+# the gcc flag. `-Xcudafe --diag_warning=940 --compiler-options -Wno-error=return-type` in
+# extra_cuda_cflags turns it off (the user's flags come last).
+NVCC_WARNING_FLAGS = ["-Xcudafe", "--diag_error=940", "--compiler-options", "-Werror=return-type"]
+
+
 def nvcc_flags(
     user_flags: Sequence[str] = (),
     *,
@@ -470,6 +477,7 @@ def nvcc_flags(
 ) -> list[str]:
     """nvcc compile flags: C++17, -fPIC host code, archs, -ccbin, -rdc; the user's last."""
     flags = ["-std=c++17", "--compiler-options", "-fPIC", opt, "--expt-relaxed-constexpr"]
+    flags += NVCC_WARNING_FLAGS
     if not any(f.startswith(("-ccbin", "--compiler-bindir")) for f in user_flags):
         cc = host_compiler()
         if cc:

@@ -95,7 +95,7 @@ def header_abi() -> tuple[int, int]:
 # Warnings that are errors in every extension build: a function that falls off its end
 # without returning a value is undefined behaviour that shows only as a strange failure at
 # call time. The user's flags come later, so -Wno-error=return-type turns it off.
-WARNING_FLAGS = ["-Werror=return-type"]
+WARNING_FLAGS = ["-Werror=return-type"]  # nvcc's: _cuda.NVCC_WARNING_FLAGS
 # Every JIT C++ compile starts with these; the user's flags come after them and win.
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", *WARNING_FLAGS]
 

@@ -240,6 +240,22 @@ Resolved resolve(const sdk_op& op, int key, const std::vector<Value>* values) {
            " tensors (it has kernels for: ", kernels_listing(op), ")");
 }
 
+// A Tensor(a!) argument is written by the kernel, whatever the kernel is: read-only memory
+// (a read-only numpy array, a file mapped read-only) is refused before the kernel runs.
+void check_mutable_argument(const Schema& s, const Argument& a, const Value& v) {
+  auto check = [&](const TensorImpl* t) {
+    if (!t || t->storage->read_only.load(std::memory_order_acquire) == 0) return;
+    SDK_FAIL(SDK_ERROR_RUNTIME, s.qualified(), "(): argument '", a.name,
+             "' is written by the op (Tensor(", a.alias.before.empty() ? "a" : a.alias.before[0],
+             "!)) but is read-only (it shares memory with ",
+             read_only_owner_name(t->storage->read_only.load(std::memory_order_acquire)),
+             "); clone() it first");
+  };
+  if (v.tag == SDK_VALUE_TENSOR) check(v.tensor.get());
+  if (v.tag == SDK_VALUE_TENSOR_LIST)
+    for (const Ref& t : v.x().tensors) check(t.get());
+}
+
 void check_arguments(const Definition& d, sdk_values* values) {
   const Schema& s = d.schema;
   size_t want = s.arguments.size();
@@ -247,7 +263,10 @@ void check_arguments(const Definition& d, sdk_values* values) {
     SDK_FAIL(SDK_ERROR_TYPE, s.qualified(), "() takes ", want, " argument", want == 1 ? "" : "s",
              " (", d.text, "), got ", values->items.size());
   }
-  for (size_t i = 0; i < want; ++i) coerce_value(s, s.arguments[i], false, values->items[i]);
+  for (size_t i = 0; i < want; ++i) {
+    coerce_value(s, s.arguments[i], false, values->items[i]);
+    if (s.arguments[i].alias.write) check_mutable_argument(s, s.arguments[i], values->items[i]);
+  }
 }
 
 void check_results(const Definition& d, int key, sdk_values* values) {

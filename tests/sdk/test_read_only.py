@@ -233,3 +233,29 @@ def test_set_read_only_is_for_good_and_checks_its_arguments():
         _C._set_read_only(t, 5)
     with pytest.raises(TypeError):
         _C._set_read_only([1], "x")
+
+
+def test_mutating_op_argument_refuses_read_only_memory_before_its_kernel_runs():
+    import uuid
+
+    import sdk.library as L
+
+    n = "ro" + uuid.uuid4().hex[:10]
+    lib = L.Library(n, "DEF")
+    lib.define("fill_ones_(Tensor(a!) x) -> ()")
+    lib.define("fill_all_(Tensor(a!)[] xs) -> ()")
+    lib.define("peek(Tensor x) -> Tensor")
+    ran = []
+    lib.impl("fill_ones_", lambda x: ran.append(x), "CPU")
+    lib.impl("fill_all_", lambda xs: ran.append(xs), "CPU")
+    lib.impl("peek", lambda x: x.clone(), "CPU")
+    ops = getattr(sdk.ops, n)
+    ro = sdk.from_numpy(_ro_array())
+    with pytest.raises(RuntimeError, match=r"fill_ones_\(\): argument 'x' is written .* read-only"):
+        ops.fill_ones_(ro)
+    with pytest.raises(RuntimeError, match=r"argument 'xs' .* read-only numpy array"):
+        ops.fill_all_([sdk.zeros(2), ro])
+    assert ran == []  # refused before the kernel ran
+    np.testing.assert_array_equal(ops.peek(ro).numpy(), BASE)  # reading is fine
+    ops.fill_ones_(sdk.zeros(2))
+    assert len(ran) == 1

@@ -208,7 +208,12 @@ class Tensor {
   void* storage_data_ptr() const { return sdk_tensor_storage_ptr(checked()); }
   int64_t storage_nbytes() const { return sdk_tensor_storage_nbytes(checked()); }
   const void* const_data_ptr() const { return data_ptr(); }
-  void* mutable_data_ptr() const { return data_ptr(); }
+  /*! \brief The data pointer, for writing: throws when the memory is read-only (a read-only
+   *  numpy array, a file mapped read-only), where data_ptr() would let the write through. */
+  void* mutable_data_ptr() const {
+    check_writable("mutable_data_ptr");
+    return data_ptr();
+  }
   /*! \brief Typed pointer to element [0, ...]; throws unless T matches the dtype. */
   template <typename T>
   T* data_ptr() const {
@@ -221,8 +226,11 @@ class Tensor {
   }
   template <typename T>
   T* mutable_data_ptr() const {
+    check_writable("mutable_data_ptr");
     return data_ptr<T>();
   }
+  /*! \brief 1 when the memory is read-only (see sdk_tensor_set_read_only). */
+  bool is_read_only() const { return sdk_tensor_is_read_only(checked()) != 0; }
   /*! \brief N-d indexing of a CPU tensor: a[i][j]. Checks dtype, dim and device. */
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() const& {
@@ -724,6 +732,14 @@ class Tensor {
     detail::throw_error(SDK_ERROR_INDEX,
                         detail::concat(what, "(): dim ", d, " out of range for a ", n,
                                        "-d tensor (expected in [", -n, ", ", n - 1, "])"));
+  }
+  void check_writable(const char* what) const {
+    if (SDK_UNLIKELY(sdk_tensor_is_read_only(checked()) != 0)) {
+      detail::throw_error(SDK_ERROR_RUNTIME,
+                          detail::concat(what,
+                                         "(): the tensor is read-only memory; clone() it "
+                                         "first, or use const_data_ptr() to read"));
+    }
   }
   void check_dtype(ScalarType expected, const char* what) const {
     ScalarType actual = scalar_type();

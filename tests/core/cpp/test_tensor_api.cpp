@@ -301,6 +301,15 @@ void test_data_access_and_dispatch() {
   EXPECT(acc.size(0) == 2 && acc.size(1) == 3 && acc.stride(0) == 3 && acc[1][2] == 5.0);
   acc[0][1] = 42.0;
   EXPECT(x.data_ptr<double>()[1] == 42.0);
+  {  // read-only memory: reads go through, mutable_data_ptr refuses
+    auto ro = x.clone();
+    EXPECT(!ro.is_read_only() && ro.mutable_data_ptr<double>() != nullptr);
+    EXPECT(sdk_tensor_set_read_only(ro.get(), "a test buffer") == SDK_OK);
+    EXPECT(ro.is_read_only() && ro.const_data_ptr<double>()[1] == 42.0);
+    EXPECT_ERROR(SDK_ERROR_RUNTIME, "mutable_data_ptr(): the tensor is read-only",
+                 ro.mutable_data_ptr<double>());
+    EXPECT_ERROR(SDK_ERROR_RUNTIME, "read-only", ro.mutable_data_ptr());
+  }
   auto t = x.t();
   auto tacc = t.accessor<double, 2>();
   EXPECT(tacc[2][1] == 5.0);
