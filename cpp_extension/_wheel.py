@@ -46,8 +46,10 @@ def repair(wheel: str | os.PathLike, dest: str | os.PathLike, plat: str | None =
     Raises FileNotFoundError for a missing wheel, RuntimeError when auditwheel (or patchelf)
     is not installed or refuses the wheel (its message is kept)."""
     wheel = Path(wheel)
+    if not wheel.exists():
+        raise FileNotFoundError(f"{wheel}: no such file (build one first: pip wheel -w dist .)")
     if not wheel.is_file() or wheel.suffix != ".whl":
-        raise FileNotFoundError(f"repair: {wheel} is not a wheel file")
+        raise FileNotFoundError(f"{wheel} is not a wheel file (a .whl built by pip wheel)")
     try:
         import auditwheel  # noqa: F401
     except ImportError:

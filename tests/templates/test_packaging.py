@@ -85,6 +85,25 @@ def test_sdk_wheel_is_manylinux_and_builds_lltm_when_installed(tmp_path):
                cwd=lltm, env=env, timeout=900)  # fmt: skip
     assert "FAIL" not in proc.stdout, proc.stdout
 
+    # The README's "another environment" route: a fresh venv, the SDK wheel and a scaffolded
+    # extension's wheel; pip resolves the extension's tensor-sdk pin from --find-links.
+    project = tmp_path / "ext"
+    _new.render("moved_op", project, bridge="ctypes")
+    run([*pip, "wheel", *quiet, "-w", str(dist), str(project)], cwd=tmp_path, timeout=600)
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], timeout=300)
+    vpy = str(venv / "bin" / "python")
+    run([vpy, "-m", "pip", "install", "--quiet", "--find-links", str(house), "--find-links",
+         str(dist), "moved_op"], cwd=tmp_path, timeout=900)  # fmt: skip
+    env = subprocess_env(SDK_EXTENSIONS_DIR=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)
+    use = "import numpy as np, sdk, moved_op; x = sdk.tensor(np.linspace(-2, 2, 5, dtype=np.float32)); "
+    use += "print(sdk.__file__); print(np.abs(moved_op.mish(x).numpy() - "
+    use += "(x * sdk.tanh(sdk.log1p(sdk.exp(x)))).numpy()).max())"
+    out = run([vpy, "-c", use], cwd=tmp_path, env=env, timeout=300).stdout.split()
+    assert out[0].startswith(str(venv)), out
+    assert float(out[1]) < 1e-5, out
+
 
 def test_sdk_cibuildwheel_configuration():
     """pyproject.toml's cibuildwheel section: every CPython 3.9-3.13 manylinux build, and the
@@ -105,3 +124,21 @@ def test_sdk_cibuildwheel_configuration():
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [f"cp3{m}-manylinux_x86_64" for m in range(9, 14)]
+
+
+def test_repair_says_what_is_wrong_with_its_argument(tmp_path):
+    def repair(arg):
+        return subprocess.run(
+            [sys.executable, "-m", "cpp_extension", "repair", "-w", str(tmp_path / "h"), arg],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    missing = repair(str(tmp_path / "nope.whl"))
+    assert missing.returncode != 0
+    assert missing.stderr.strip() == (
+        f"repair: {tmp_path / 'nope.whl'}: no such file (build one first: pip wheel -w dist .)"
+    )
+    (tmp_path / "notes.txt").write_text("x")
+    other = repair(str(tmp_path / "notes.txt"))
+    assert other.returncode != 0 and "is not a wheel file" in other.stderr
+    assert other.stderr.count("repair:") == 1
