@@ -4,6 +4,7 @@ runs the threaded tests several times slower.)"""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
@@ -11,7 +12,17 @@ import pytest
 
 from tests.sanitizers import harness
 
-pytestmark = pytest.mark.slow
+# Each job builds the core a third and fourth time (ASan, TSan) and reruns whole test folders
+# under it: about 10 worker-minutes, more than the rest of a developer's run. So they run
+# where they are asked for: .ci/run and scripts/sanitize.sh set SDK_SANITIZERS=1.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("SDK_SANITIZERS") != "1",
+        reason="sanitizer jobs run in CI (.ci/run) and with SDK_SANITIZERS=1 pytest "
+        "tests/sanitizers (or scripts/sanitize.sh)",
+    ),
+]
 
 # Fewer passing tests than this means the run selected or collected far less than meant.
 MIN_PASSED = 900
