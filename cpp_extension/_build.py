@@ -503,13 +503,19 @@ def inline_sources(
         header = "#include <sdk/extension.h>\n"
     else:
         header = "#include <sdk/export.h>\n"
-    body = header + "\n".join(cpp)
+    user = "\n".join(cpp)
+    # `#line 1` after the header: a compile error names the line of the user's own string.
+    body = header + ("#line 1\n" if header else "") + user
     funcs = _functions_dict(functions)
     if funcs and bridge == "pybind11":
+        from ._cpp_signature import pybind11_args
+
         defs = []
         for fname, doc in funcs.items():
             doc_lit = '"' + doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-            defs.append(f'  m.def("{fname}", &{fname}, {doc_lit});')
+            # The C++ parameter names (and literal defaults), so keyword arguments work.
+            args = pybind11_args(user, fname)
+            defs.append(f'  m.def("{fname}", &{fname}, {doc_lit}{args});')
         body += "\n\nPYBIND11_MODULE(SDK_EXTENSION_NAME, m) {\n" + "\n".join(defs) + "\n}\n"
     elif funcs and bridge == "ctypes":
         raise ValueError(
@@ -521,7 +527,7 @@ def inline_sources(
         cu = (
             ""
             if no_implicit_headers
-            else "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+            else "#include <sdk/c_api.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n#line 1\n"
         )
         out.append(("cuda.cu", (cu + "\n".join(cuda)).encode()))
     return out
