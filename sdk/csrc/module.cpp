@@ -4,6 +4,7 @@
 #include "args.h"
 #include "common.h"
 #include "ops_util.h"
+#include "sdk/error.h"
 #include "sdk/python.h"
 
 namespace sdkpy {
@@ -36,7 +37,8 @@ PyObject* raise_last_error() {
       exc = PyExc_RuntimeError;
   }
   const char* msg = sdk_last_error_message();
-  PyErr_SetString(exc, (msg && *msg) ? msg : "sdk core call failed without a message");
+  PyErr_SetString(exc, (msg && *msg) ? sdk::detail::user_facing_message(msg).c_str()
+                                     : "sdk core call failed without a message");
   return nullptr;
 }
 

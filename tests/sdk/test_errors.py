@@ -154,3 +154,29 @@ def test_unknown_operand_types_fall_back_to_python():
     np.testing.assert_array_equal((t + np.ones(2, np.float32)).numpy(), [2, 2])
     np.testing.assert_array_equal((np.ones(2, np.float32) + t).numpy(), [2, 2])
     np.testing.assert_array_equal((t + [1.0, 2.0]).numpy(), [2, 3])
+
+
+_A = sdk.ones(2, 3)
+# (call, the op name the message must start with)
+_USER_TERMS = [
+    (lambda: _A.matmul(sdk.ones(4)), "matmul"),
+    (lambda: sdk.cat([_A, sdk.ones(4)]), "cat"),
+    (lambda: _A.index_select(0, sdk.tensor([9])), "index_select"),
+    (lambda: _A.gather(1, sdk.tensor([[9]])), "gather"),
+    (lambda: _A.topk(9), "topk"),
+    (lambda: _A.flip(3), "flip"),
+    (lambda: _A.to(dtype=sdk.int32).mean(), "mean"),  # sdk_reduce(mean) in the C ABI
+    (lambda: sdk.bmm(_A, _A), "bmm"),
+    (lambda: _A.kthvalue(9), "kthvalue"),
+    (lambda: _A.unfold(0, 5, 1), "unfold"),
+    (lambda: _A.diagonal(0, 0, 0), "diagonal"),
+]
+
+
+@pytest.mark.parametrize("call, op", _USER_TERMS, ids=[op for _, op in _USER_TERMS])
+def test_messages_name_the_op_not_the_c_entry_point(call, op):
+    with pytest.raises(Exception) as err:
+        call()
+    msg = str(err.value)
+    assert msg.startswith(f"{op}(): "), msg
+    assert "sdk_" not in msg, msg

@@ -102,7 +102,7 @@ def test_scatter_legacy_reduce():
 
 def test_scatter_errors_name_the_op_and_write_nothing():
     t = sdk.zeros(2, 3)
-    with pytest.raises(IndexError, match="sdk_scatter: index 3 is out of bounds for dim 1"):
+    with pytest.raises(IndexError, match=r"scatter\(\): index 3 is out of bounds for dim 1"):
         t.scatter_(1, idx([[0, 3]]), sdk.ones(1, 2))
     with pytest.raises(IndexError, match="index -1 is out of bounds"):
         t.scatter_(1, idx([[-1]]), 1.0)
@@ -231,7 +231,7 @@ def test_index_copy_strided_0d_index_and_errors(rng):
     np.testing.assert_array_equal(t.numpy(), ref)
     r = sdk.zeros(3, 2).index_copy(0, idx(1), sdk.tensor([7.0, 8.0]))  # 0-d index
     assert r.tolist() == [[0, 0], [7, 8], [0, 0]]
-    with pytest.raises(IndexError, match="sdk_index_copy: index 3 is out of bounds"):
+    with pytest.raises(IndexError, match=r"index_copy\(\): index 3 is out of bounds"):
         sdk.zeros(3, 2).index_copy(0, idx([3]), sdk.ones(1, 2))
     with pytest.raises(ValueError, match="does not match"):
         sdk.zeros(3, 2).index_copy(0, idx([0, 1]), sdk.ones(1, 2))
@@ -257,7 +257,7 @@ def test_index_fill(rng, dtype):
 
 
 def test_index_fill_errors():
-    with pytest.raises(IndexError, match="sdk_index_fill: index 5 is out of bounds"):
+    with pytest.raises(IndexError, match=r"index_fill\(\): index 5 is out of bounds"):
         sdk.zeros(2, 5).index_fill(1, idx([5]), 1.0)
     with pytest.raises(IndexError, match="index -6"):
         sdk.zeros(2, 5).index_fill(1, idx([-6]), 1.0)
@@ -284,7 +284,7 @@ def test_masked_select_strided_empty_and_errors(rng):
     r = sdk.tensor(a).t().masked_select(sdk.tensor(m).t())
     np.testing.assert_array_equal(r.numpy(), a.T[m.T])
     assert tuple(sdk.zeros(0, 3).masked_select(sdk.ones(3, dtype=sdk.bool)).shape) == (0,)
-    with pytest.raises(TypeError, match="masked_select: expected a bool mask"):
+    with pytest.raises(TypeError, match=r"masked_select\(\): expected a bool mask"):
         sdk.zeros(3).masked_select(sdk.ones(3))
     with pytest.raises(ValueError, match="cannot be broadcast"):
         sdk.zeros(3).masked_select(sdk.ones(2, dtype=sdk.bool))
@@ -306,7 +306,9 @@ def test_masked_scatter(rng, dtype):
 
 
 def test_masked_scatter_errors_and_broadcast_input():
-    with pytest.raises(ValueError, match="masked_scatter: the mask selects 3 elements but source"):
+    with pytest.raises(
+        ValueError, match=r"masked_scatter\(\): the mask selects 3 elements but source"
+    ):
         sdk.zeros(3).masked_scatter_(sdk.ones(3, dtype=sdk.bool), sdk.ones(2))
     with pytest.raises(TypeError, match="bool mask"):
         sdk.zeros(3).masked_scatter_(sdk.ones(3), sdk.ones(3))
@@ -332,7 +334,7 @@ def test_take(rng, dtype):
 
 def test_take_errors_and_empty():
     assert tuple(sdk.zeros(0).take(sdk.zeros(0, dtype=sdk.int64)).shape) == (0,)
-    with pytest.raises(IndexError, match="sdk_take: index 6 is out of range for a tensor of 6"):
+    with pytest.raises(IndexError, match=r"take\(\): index 6 is out of range for a tensor of 6"):
         sdk.zeros(2, 3).take(idx([6]))
     with pytest.raises(IndexError, match="index -7"):
         sdk.zeros(2, 3).take(idx([-7]))

@@ -78,12 +78,37 @@ inline std::string concat(const Args&... args) {
   throw Error(kind, std::move(message));
 }
 
+/*! \brief The core's message as C++ and Python users read it: the C entry point's name
+ *  ("sdk_matmul: ...", "sdk_reduce(sum): ...") becomes the op's ("matmul(): ...",
+ *  "sum(): ...", as torch words it). C callers get the message as it is, naming the C
+ *  function they called. Any other message is returned unchanged. */
+inline std::string user_facing_message(const char* msg) {
+  std::string m = msg ? msg : "";
+  auto is_name = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  if (m.compare(0, 4, "sdk_") != 0) return m;
+  size_t i = 4;
+  while (i < m.size() && is_name(m[i])) ++i;
+  std::string name = m.substr(4, i - 4);
+  if (i < m.size() && m[i] == '(') {  // sdk_reduce(sum): the op is the part in parentheses
+    size_t j = i + 1;
+    while (j < m.size() && is_name(m[j])) ++j;
+    if (j == i + 1 || j >= m.size() || m[j] != ')') return m;
+    name = m.substr(i + 1, j - i - 1);
+    i = j + 1;
+  }
+  if (name.empty() || m.compare(i, 2, ": ") != 0) return m;
+  return name + "(): " + m.substr(i + 2);
+}
+
 // Turns the core's per-thread error into an exception; `op` names the C++ call when the
 // core's message does not start with it already.
 [[noreturn]] SDK_NOINLINE inline void throw_last_error(const char* op) {
   sdk_status kind = sdk_last_error_kind();
   const char* msg = sdk_last_error_message();
-  std::string text = (msg && *msg) ? std::string(msg) : concat(op, ": failed without a message");
+  std::string text =
+      (msg && *msg) ? user_facing_message(msg) : concat(op, ": failed without a message");
   throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
 }
 
