@@ -21,6 +21,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "dlpack_exchange.h"
 #include "op_values.h"
 
 namespace sdkpy {
@@ -147,7 +148,7 @@ bool is_foreign_array(PyObject* o) {
 bool has_foreign_array(const ArgPlan& a, PyObject* o) {
   if (is_tensor(o)) return false;  // the fast path: one type check
   if (a.tag == SDK_VALUE_TENSOR) return is_foreign_array(o);
-  if (a.tag != SDK_VALUE_TENSOR_LIST || !PyList_CheckExact(o) && !PyTuple_CheckExact(o)) {
+  if (a.tag != SDK_VALUE_TENSOR_LIST || (!PyList_CheckExact(o) && !PyTuple_CheckExact(o))) {
     return false;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
@@ -492,6 +493,68 @@ PyObject* op_call_below(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   return call_op(reinterpret_cast<OpObject*>(self), -1, true, args, nargs, kwnames);
 }
 
+// The results of an exchange call in the framework's type: a result the schema aliases to
+// a written argument (aliases[i] = its index, else -1) is the caller's object.
+PyObject* exchange_result(const ExchangeApi* api, PyObject* r, PyObject* aliases, size_t i,
+                          PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                          const Plan& p) {
+  long k = i < static_cast<size_t>(PyTuple_GET_SIZE(aliases))
+               ? PyLong_AsLong(PyTuple_GET_ITEM(aliases, static_cast<Py_ssize_t>(i)))
+               : -1;
+  if (k >= 0 && k < nargs) return new_ref(args[k]);
+  if (k >= 0 && kwnames) {
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); ++j) {
+      const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, j));
+      if (name && p.args[static_cast<size_t>(k)].name == name) return new_ref(args[nargs + j]);
+    }
+  }
+  return is_tensor(r) ? exchange_out(api, r) : new_ref(r);
+}
+
+// op._call_exchange(api, aliases, *args, **kwargs): the device kernel for another
+// framework's tensors, converted in and out through its DLPack exchange table (`api`, the
+// capsule of its tensor type); what sdk.interop.torch registers as the torch kernel.
+PyObject* op_call_exchange(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames) {
+  if (nargs < 2 || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_call_exchange(api, aliases, *args, **kwargs)");
+    return nullptr;
+  }
+  const ExchangeApi* api = exchange_api_of(args[0]);
+  if (!api) return nullptr;
+  auto* op = reinterpret_cast<OpObject*>(self);
+  PlanRef held = plan_of(op);
+  if (!held) return nullptr;
+  Py_ssize_t n = nargs - 2, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject* const* given = args + 2;
+  std::vector<OwnedRef> converted(static_cast<size_t>(n + nkw));
+  std::vector<PyObject*> call_args(static_cast<size_t>(n + nkw));
+  for (Py_ssize_t k = 0; k < n + nkw; ++k) {
+    PyObject* o = given[k];
+    if (!is_tensor(o) && o != Py_None && exchange_owns(args[0], o)) {
+      converted[k].p = exchange_in(api, o);
+      if (!converted[k].p) return nullptr;
+      o = converted[k].p;
+    }
+    call_args[k] = o;
+  }
+  OwnedRef r(call_op(op, -1, true, call_args.data(), n, kwnames));
+  if (!r.p) return nullptr;
+  if (!PyTuple_Check(r.p)) {
+    if (r.p == Py_None) return new_ref(Py_None);
+    return exchange_result(api, r.p, args[1], 0, given, n, kwnames, *held);
+  }
+  Py_ssize_t m = PyTuple_GET_SIZE(r.p);
+  OwnedRef out(PyTuple_New(m));
+  for (Py_ssize_t i = 0; out.p && i < m; ++i) {
+    PyObject* x = exchange_result(api, PyTuple_GET_ITEM(r.p, i), args[1], static_cast<size_t>(i),
+                                  given, n, kwnames, *held);
+    if (!x) return nullptr;
+    PyTuple_SET_ITEM(out.p, i, x);
+  }
+  return out.p ? new_ref(out.p) : nullptr;
+}
+
 // op._call_key(key, *args, **kwargs): the kernel of one dispatch key.
 PyObject* op_call_key(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (nargs < 1) {
@@ -616,6 +679,8 @@ int op_clear(PyObject* self) {
 }
 
 PyMethodDef op_methods[] = {
+    {"_call_exchange", SDK_PY_AS_CFUNCTION(op_call_exchange), METH_FASTCALL | METH_KEYWORDS,
+     "_call_exchange(api, aliases, *args, **kwargs): the kernel for DLPack-exchange tensors"},
     {"_call_below_autograd", SDK_PY_AS_CFUNCTION(op_call_below), METH_FASTCALL | METH_KEYWORDS,
      "Call the device kernel, without the autograd hook."},
     {"_call_key", SDK_PY_AS_CFUNCTION(op_call_key), METH_FASTCALL | METH_KEYWORDS,

@@ -22,6 +22,7 @@ imported inside the functions, so importing this module does not need it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from sdk import _C, _op_frameworks
@@ -96,45 +97,39 @@ def _argument_plan(handle: Any) -> tuple[list[int], list[str], dict[str, int]]:
 
 
 def _kernel(torch: Any, handle: Any) -> Callable[..., Any]:
-    """A torch kernel of the SDK op: torch tensors in and out through DLPack capsules."""
+    """A torch kernel of the SDK op: torch tensors in and out zero-copy. With torch's DLPack
+    C exchange table (torch.Tensor.__dlpack_c_exchange_api__) the conversions happen in C
+    (OpHandle._call_exchange); otherwise through DLPack capsules."""
+    _, _, written = _argument_plan(handle)
+    aliases = tuple(written[r["alias"]] if r["alias"] else -1 for r in handle.returns)
+    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    if api is not None:
+        return functools.partial(handle._call_exchange, api, aliases)
+    return _capsule_kernel(torch, handle, aliases)
+
+
+def _capsule_kernel(torch: Any, handle: Any, aliases: tuple) -> Callable[..., Any]:
     to_capsule, from_capsule = torch._C._to_dlpack, torch._C._from_dlpack
     sdk_from_capsule, sdk_to_capsule = _C.from_dlpack_capsule, _C.to_dlpack
     call = handle._call_below_autograd
-    positions, names, written = _argument_plan(handle)
-    ret_alias = [r["alias"] for r in handle.returns]
 
-    def to_sdk(x: Any) -> Any:
-        if x is None:
-            return None
+    def convert(x: Any, to_sdk: bool) -> Any:
         if isinstance(x, (list, tuple)):
-            return [to_sdk(v) for v in x]
-        return sdk_from_capsule(to_capsule(x))
-
-    def to_torch(x: Any) -> Any:
-        if isinstance(x, _C.TensorBase):
+            return [convert(v, to_sdk) for v in x]
+        if to_sdk and isinstance(x, torch.Tensor):
+            return sdk_from_capsule(to_capsule(x))
+        if not to_sdk and isinstance(x, _C.TensorBase):
             return from_capsule(sdk_to_capsule(x, False))
-        if isinstance(x, (list, tuple)):
-            return [to_torch(v) for v in x]
         return x
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
-        given = list(args)
-        for i in positions:
-            if i < len(given):
-                given[i] = to_sdk(given[i])
-        for n in names:
-            if n in kwargs:
-                kwargs[n] = to_sdk(kwargs[n])
-        out = call(*given, **kwargs)
-        if len(ret_alias) == 1:
-            alias = ret_alias[0]
-            return _original(handle, written[alias], args, kwargs) if alias else to_torch(out)
-        if not ret_alias:
-            return None
-        return tuple(
-            _original(handle, written[a], args, kwargs) if a else to_torch(o)
-            for a, o in zip(ret_alias, out)
-        )
+        out = call(*convert(args, True), **{k: convert(v, True) for k, v in kwargs.items()})
+        items = out if isinstance(out, tuple) else (out,)
+        back = [
+            _original(handle, k, args, kwargs) if k >= 0 else convert(o, False)
+            for k, o in zip(aliases, items)
+        ]
+        return None if not aliases else tuple(back) if isinstance(out, tuple) else back[0]
 
     return kernel
 

@@ -150,3 +150,21 @@ def test_register_refuses_an_unknown_namespace():
 
     with pytest.raises(ValueError, match="no ops in namespace 'no_such_ns'"):
         sdk_torch.register("no_such_ns")
+
+
+def test_capsule_kernel_for_torch_without_the_exchange_table(ops):
+    # torch versions without __dlpack_c_exchange_api__ get a kernel over DLPack capsules
+    import sdk.interop.torch as sdk_torch
+
+    add_ = sdk.ops.interop_ops.add_
+    kernel = sdk_torch._capsule_kernel(torch, add_, (0,))
+    x, y = torch.ones(3), torch.arange(3.0)
+    assert kernel(x, y) is x and x.tolist() == [1.0, 2.0, 3.0]
+    muladd = sdk_torch._capsule_kernel(torch, sdk.ops.interop_ops.muladd, (-1,))
+    r = muladd(x, y, c=1.0)
+    assert type(r) is torch.Tensor and r.tolist() == [1.0, 3.0, 7.0]
+
+
+def test_exchange_call_refuses_a_capsule_that_is_not_an_exchange_table(ops):
+    with pytest.raises(ValueError, match="incorrect name"):
+        sdk.ops.interop_ops.mul._call_exchange(torch._C._to_dlpack(torch.ones(1)), (-1,))
