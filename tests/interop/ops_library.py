@@ -68,7 +68,23 @@ def build() -> str:
     global _binary
     if _binary is not None:
         return _binary
-    _binary = load_inline("interop_ops", SOURCE, is_python_module=False)
+    _binary = load_inline("interop_ops", SOURCE, is_python_module=False).__file__
+    register_python_side()
+    return _binary
+
+
+def load_binary(path: str) -> None:
+    """Load a library built by build() (in another process, maybe under another torch)."""
+    import ctypes
+
+    global _binary
+    ctypes.CDLL(path)  # its static initializers register the ops in the SDK's registry
+    _binary = path
+    register_python_side()
+
+
+def register_python_side() -> None:
+    """The shape functions and derivatives (Python, beside the C++ kernels)."""
     L = sdk.library
     L.register_fake(f"{NS}::muladd", lambda a, b, c: sdk.empty_like(a))
     L.register_fake(f"{NS}::mul", lambda a, b: sdk.empty_like(a))
@@ -76,7 +92,6 @@ def build() -> str:
     L.register_fake(f"{NS}::sum_max", lambda x: (x.new_empty(x.shape[0]), x.new_empty(x.shape[0])))
     L.register_autograd(f"{NS}::muladd", _muladd_backward, setup_context=_setup_context)
     L.register_autograd(f"{NS}::mul", _mul_backward, setup_context=_setup_context)
-    return _binary
 
 
 _binary = None
