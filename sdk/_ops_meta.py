@@ -10,7 +10,8 @@ torch.compile and jax.jit. Every shape rule comes from the core, none is written
 - elementwise ops run on *representatives* (all sizes 1, the same number of dims: type
   promotion depends on it) for the result's dtype, and the shapes are broadcast;
 - other allowed ops (reductions, matmul, softmax, ...) run on the proxies; their results are
-  reduced to shape and dtype at once.
+  reduced to shape and dtype at once. These cost about what the op costs on data of that
+  size (once per trace); views, elementwise ops, clone and contiguous cost nothing.
 
 Data never leaves: reading values (item, numpy, tolist, data_ptr, DLPack, bool()) raises
 naming the meta device, and ops whose result shape depends on values are refused.
@@ -40,7 +41,7 @@ _ELEMENTWISE = frozenset(
 _ON_PROXY = frozenset(
     """reshape view view_as flatten unflatten transpose t permute movedim swapaxes expand
     expand_as broadcast_to unsqueeze squeeze select narrow slice unfold split chunk unbind
-    tensor_split diagonal contiguous clone detach repeat tile flip roll
+    tensor_split diagonal repeat tile flip roll
     sum mean prod amax amin max min argmax argmin std var norm all any logsumexp cumsum
     cumprod softmax log_softmax matmul mm bmm mv dot outer triu tril""".split()
 )
@@ -141,6 +142,11 @@ class MetaTensor:
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, **_: Any) -> MetaTensor:
         return MetaTensor(size, dtype or self._dtype)
+
+    def contiguous(self, memory_format: Any = None) -> MetaTensor:
+        return MetaTensor(self._shape, self._dtype)
+
+    clone = detach = contiguous
 
     def _as_proxy(self) -> Any:
         if self._view is None:

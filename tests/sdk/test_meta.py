@@ -76,6 +76,7 @@ def test_views_of_large_meta_tensors_allocate_nothing():
     # a 2**40-element meta tensor: any real allocation of it would fail
     big = meta(2**20, 2**20)
     assert big.t().reshape(-1)[: 2**30].shape == (2**30,)
+    assert big.contiguous().clone().shape == big.shape
 
 
 def test_data_access_and_bad_shapes_raise_clearly():
