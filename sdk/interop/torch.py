@@ -79,9 +79,67 @@ def _register_op(torch: Any, lib: Any, handle: Any) -> None:
     if qualname in _AUTOGRAD_FNS:
         backward, setup_context = _AUTOGRAD_FNS[qualname]
         torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
+    elif handle._has_kernel(_C.DISPATCH_AUTOGRAD):
+        backward, setup_context = _cpp_autograd(torch, handle)
+        torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
     packet = getattr(getattr(torch.ops, ns), name.split(".", 1)[0])
     op = getattr(packet, name.split(".", 1)[1]) if "." in name else packet
     _op_frameworks.register_redirect("torch", qualname, op)
+
+
+def _cpp_autograd(torch: Any, handle: Any) -> tuple[Callable, Callable]:
+    """torch autograd for an op whose derivative is a C++ Autograd kernel (sdk/autograd.h):
+    backward runs the op again under sdk's autograd on the saved inputs and asks sdk's
+    engine for the gradients. Eager only: a tracer cannot see into the C++ formula."""
+    names = [a["name"] for a in handle.arguments]
+
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        ctx.sdk_values = [None if isinstance(x, torch.Tensor) else x for x in inputs]
+        ctx.save_for_backward(*[x if isinstance(x, torch.Tensor) else None for x in inputs])
+
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        import sdk  # lazy: the namespace is a lower layer's entry, loaded by now
+
+        try:
+            values, leaves = _sdk_leaves(ctx.saved_tensors, ctx.sdk_values, ctx.needs_input_grad)
+            with sdk.enable_grad():
+                out = handle._call_key(_C.DISPATCH_AUTOGRAD, **dict(zip(names, values)))
+            outs = list(out) if isinstance(out, tuple) else [out]
+            g = [_C.import_zero_copy(x.detach().contiguous()) for x in grads]
+        except (RuntimeError, TypeError, BufferError) as e:
+            raise RuntimeError(
+                f"{handle.name}: its derivative is a C++ Autograd kernel, which runs on real "
+                f"tensors only (not under torch.compile's tracing); register a Python formula "
+                f"with sdk.library.register_autograd to compile it ({e})"
+            ) from e
+        pairs = [(o, gi) for o, gi in zip(outs, g) if o.requires_grad]
+        found = sdk.autograd.grad([o for o, _ in pairs], [x for x in leaves if x is not None],
+                                  [gi for _, gi in pairs], allow_unused=True)  # fmt: skip
+        it = iter(found)
+        return tuple(None if x is None else _grad_to_torch(torch, next(it)) for x in leaves)
+
+    return backward, setup_context
+
+
+def _sdk_leaves(saved: tuple, values: list, needs: tuple) -> tuple[list, list]:
+    """The op's arguments with torch tensors imported into sdk (those needing a gradient as
+    sdk leaves that require grad), and the leaves by argument (None where none is needed)."""
+    args, leaves = [], []
+    for t, v, need in zip(saved, values, needs):
+        if t is None:
+            args.append(v)
+            leaves.append(None)
+            continue
+        x = _C.import_zero_copy(t.detach())
+        if need:
+            x = x.detach().requires_grad_(True)
+        args.append(x)
+        leaves.append(x if need else None)
+    return args, leaves
+
+
+def _grad_to_torch(torch: Any, g: Any) -> Any:
+    return None if g is None else torch.from_dlpack(g)
 
 
 def _argument_plan(handle: Any) -> tuple[list[int], list[str], dict[str, int]]:

@@ -9,6 +9,7 @@ import sdk.library
 NS = "interop_ops"
 
 SOURCE = r"""
+#include <sdk/autograd.h>
 #include <sdk/library.h>
 
 using sdk::Tensor;
@@ -28,7 +29,23 @@ std::tuple<Tensor, Tensor> sum_max(const Tensor& x) {
   return {x.sum(1), std::get<0>(x.max(1))};
 }
 
+// x * s, differentiated by a C++ Autograd kernel (sdk/autograd.h) rather than in Python
+Tensor scale_cpu(const Tensor& x, double s) { return x * s; }
+struct ScaleFn : sdk::autograd::Function<ScaleFn> {
+  static Tensor forward(sdk::autograd::AutogradContext* ctx, const Tensor& x, double s) {
+    sdk::AutoDispatchBelowADInplaceOrView guard;
+    ctx->saved_data["s"] = s;
+    return scale_cpu(x, s);
+  }
+  static sdk::autograd::variable_list backward(sdk::autograd::AutogradContext* ctx,
+                                               sdk::autograd::variable_list g) {
+    return {g[0] * ctx->saved_data["s"].toDouble(), Tensor()};
+  }
+};
+Tensor scale_autograd(const Tensor& x, double s) { return ScaleFn::apply(x, s); }
+
 SDK_LIBRARY(interop_ops, m) {
+  m.def("scale(Tensor x, float s) -> Tensor");
   m.def("muladd(Tensor a, Tensor b, float c) -> Tensor");
   m.def("mul(Tensor a, Tensor b) -> Tensor");
   m.def("add_(Tensor(a!) self, Tensor other) -> Tensor(a!)");
@@ -41,7 +58,9 @@ SDK_LIBRARY_IMPL(interop_ops, CPU, m) {
   m.impl("add_", &add_);
   m.impl("add_out", &add_out);
   m.impl("sum_max", &sum_max);
+  m.impl("scale", &scale_cpu);
 }
+SDK_LIBRARY_IMPL(interop_ops, Autograd, m) { m.impl("scale", &scale_autograd); }
 """
 
 
@@ -89,6 +108,7 @@ def register_python_side() -> None:
     L.register_fake(f"{NS}::muladd", lambda a, b, c: sdk.empty_like(a))
     L.register_fake(f"{NS}::mul", lambda a, b: sdk.empty_like(a))
     L.register_fake(f"{NS}::add_", lambda self, other: self)
+    L.register_fake(f"{NS}::scale", lambda x, s: sdk.empty_like(x))
     L.register_fake(f"{NS}::sum_max", lambda x: (x.new_empty(x.shape[0]), x.new_empty(x.shape[0])))
     L.register_autograd(f"{NS}::muladd", _muladd_backward, setup_context=_setup_context)
     L.register_autograd(f"{NS}::mul", _mul_backward, setup_context=_setup_context)

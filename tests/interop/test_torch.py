@@ -72,7 +72,7 @@ def test_torch_tensors_that_need_grad_are_not_silently_detached():
 
 
 def test_register_defines_every_op_with_its_schema(ops):
-    for name in ("muladd", "mul", "add_", "add_out", "sum_max"):
+    for name in ("muladd", "mul", "add_", "add_out", "sum_max", "scale"):
         sdk_schema = getattr(sdk.ops.interop_ops, name).schema
         torch_schema = str(getattr(ops, name).default._schema)
         assert torch_schema == sdk_schema, (torch_schema, sdk_schema)
@@ -88,6 +88,20 @@ def test_gradcheck_through_torch_autograd(ops):
     y = sdk.ops.interop_ops.mul(a, b).sum()
     y.backward()
     torch.testing.assert_close(a.grad, b.detach())
+
+
+def test_a_cpp_autograd_kernel_differentiates_in_torch_eager(ops):
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: ops.scale(t, 2.5), (x,))
+    torch.ops.interop_ops.scale(x, 3.0).sum().backward()
+    torch.testing.assert_close(x.grad, torch.full((4,), 3.0, dtype=torch.float64))
+
+
+def test_a_cpp_autograd_kernel_under_torch_compile_fails_clearly(ops):
+    torch._dynamo.reset()
+    f = torch.compile(lambda t: ops.scale(t, 2.0).sum(), fullgraph=True, backend="aot_eager")
+    with pytest.raises(Exception, match="C\\+\\+ Autograd kernel.*register_autograd"):
+        f(torch.randn(3, requires_grad=True)).backward()
 
 
 @pytest.mark.parametrize(
