@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import sdk
 from sdk import _C, _op_frameworks
 from sdk._ops_meta import MetaTensor
 from sdk.library import _AUTOGRAD_FNS, _FAKE, fake_call
@@ -98,8 +99,6 @@ def _cpp_autograd(torch: Any, handle: Any) -> tuple[Callable, Callable]:
         ctx.save_for_backward(*[x if isinstance(x, torch.Tensor) else None for x in inputs])
 
     def backward(ctx: Any, *grads: Any) -> tuple:
-        import sdk  # lazy: the namespace is a lower layer's entry, loaded by now
-
         try:
             values, leaves = _sdk_leaves(ctx.saved_tensors, ctx.sdk_values, ctx.needs_input_grad)
             with sdk.enable_grad():
