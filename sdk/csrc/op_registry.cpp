@@ -151,9 +151,14 @@ bool has_foreign_array(const ArgPlan& a, PyObject* o) {
   if (a.tag != SDK_VALUE_TENSOR_LIST || (!PyList_CheckExact(o) && !PyTuple_CheckExact(o))) {
     return false;
   }
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    if (is_foreign_array(PySequence_Fast_GET_ITEM(o, k))) return true;
+  // a snapshot: an item's __getattr__ (run by the attribute checks) may change the list
+  OwnedRef items(PySequence_Tuple(o));
+  if (!items.p) {
+    PyErr_Clear();  // push_arg reports what is wrong with the argument
+    return false;
+  }
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(items.p); ++k) {
+    if (is_foreign_array(PyTuple_GET_ITEM(items.p, k))) return true;
   }
   return false;
 }
