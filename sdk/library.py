@@ -335,6 +335,8 @@ def fake_call(op: Any, *args: Any, **kwargs: Any) -> Any:
     bound = _bind(handle, args, kwargs)
     positional, keywords = [], {}
     for i, a in enumerate(handle.arguments):
+        if a["name"] not in bound and not a["has_default"]:
+            raise TypeError(f"{handle.name}() missing required argument '{a['name']}'")
         value = bound[a["name"]] if a["name"] in bound else handle._default(i)
         value = to_meta(value, a["type"])
         if a["kwarg_only"]:

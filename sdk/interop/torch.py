@@ -59,7 +59,10 @@ def register(ns: str) -> list[str]:
     _REGISTERED[ns] = (lib, names)
     try:
         for qualname in names:
-            _register_op(torch, lib, _C.op_find(qualname))
+            try:
+                _register_op(torch, lib, _C.op_find(qualname))
+            except Exception as e:
+                raise RuntimeError(f"sdk.interop.torch.register: {qualname}: {e}") from e
     except Exception:
         del _REGISTERED[ns]
         lib._destroy()
