@@ -182,3 +182,20 @@ def test_capsule_kernel_for_torch_without_the_exchange_table(ops):
 def test_exchange_call_refuses_a_capsule_that_is_not_an_exchange_table(ops):
     with pytest.raises(ValueError, match="incorrect name"):
         sdk.ops.interop_ops.mul._call_exchange(torch._C._to_dlpack(torch.ones(1)), (-1,))
+
+
+@sdk.library.custom_op("interop_kw::scaled", mutates_args=())
+def _scaled(x: sdk.Tensor, *, s: float = 2.0) -> sdk.Tensor:
+    return x * s
+
+
+def test_keyword_only_arguments_and_defaults_cross_into_torch():
+    import sdk.interop.torch as sdk_torch
+
+    _scaled.register_fake(lambda x, *, s=2.0: sdk.empty_like(x))
+    sdk_torch.register("interop_kw")
+    x = torch.arange(3.0)
+    assert torch.ops.interop_kw.scaled(x).tolist() == [0.0, 2.0, 4.0]
+    assert torch.ops.interop_kw.scaled(x, s=-1.0).tolist() == [0.0, -1.0, -2.0]
+    result = torch.library.opcheck(torch.ops.interop_kw.scaled.default, (x,), {"s": 3.0})
+    assert set(result.values()) == {"SUCCESS"}, result
