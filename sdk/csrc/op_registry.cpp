@@ -8,7 +8,11 @@
 // a call holds its plan for its whole run, since Python code it runs (an argument's
 // __index__, another thread) may redefine the op and replace the handle's plan. When grad mode is
 // on and a tensor argument requires grad, the call goes to the Python hook set by
-// sdk.library (_set_op_autograd_hook), which records autograd around the op.
+// sdk.library (_set_op_autograd_hook), which records autograd around the op. A call with
+// another framework's tensor (a DLPack producer other than numpy, or a meta tensor) goes to
+// the Python hook of sdk._op_frameworks (_set_op_foreign_hook), which converts the
+// arguments zero-copy, calls the op again and hands the results back in the caller's type;
+// sdk tensors never take that path.
 #include <cstring>
 #include <memory>
 #include <new>
@@ -17,6 +21,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "dlpack_exchange.h"
 #include "op_values.h"
 
 namespace sdkpy {
@@ -130,6 +135,32 @@ bool is_number(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o)) return true;
   if (is_tensor(o) || PySequence_Check(o)) return false;
   return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float);
+}
+
+// Another framework's array in a tensor argument: a DLPack producer that is not an sdk
+// tensor or a numpy array (which return sdk tensors, as they always did), or a meta tensor.
+bool is_foreign_array(PyObject* o) {
+  if (o == Py_None || is_tensor(o) || PyLong_Check(o) || PyFloat_Check(o)) return false;
+  if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) return false;
+  return PyObject_HasAttrString(o, "__dlpack__") || PyObject_HasAttrString(o, "__sdk_meta__");
+}
+
+bool has_foreign_array(const ArgPlan& a, PyObject* o) {
+  if (is_tensor(o)) return false;  // the fast path: one type check
+  if (a.tag == SDK_VALUE_TENSOR) return is_foreign_array(o);
+  if (a.tag != SDK_VALUE_TENSOR_LIST || (!PyList_CheckExact(o) && !PyTuple_CheckExact(o))) {
+    return false;
+  }
+  // a snapshot: an item's __getattr__ (run by the attribute checks) may change the list
+  OwnedRef items(PySequence_Tuple(o));
+  if (!items.p) {
+    PyErr_Clear();  // push_arg reports what is wrong with the argument
+    return false;
+  }
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(items.p); ++k) {
+    if (is_foreign_array(PyTuple_GET_ITEM(items.p, k))) return true;
+  }
+  return false;
 }
 
 // Push Python value `o` for argument `a`.
@@ -338,6 +369,33 @@ PyObject* raise_call_error() {
   return raise_last_error();
 }
 
+// A call with another framework's tensors: hook(op, kwargs, key, no_hook) with everything
+// by name (sdk/_op_frameworks.py); the hook is installed when that module is imported.
+PyObject* call_foreign(OpObject* self, int32_t key, bool no_hook, const Plan& p,
+                       PyObject* const* given) {
+  if (!module_state.op_foreign_hook) {
+    PyObject* m = PyImport_ImportModule("sdk._op_frameworks");  // installs the hook
+    if (!m) return nullptr;
+    Py_DECREF(m);
+    if (!module_state.op_foreign_hook) {
+      PyErr_SetString(PyExc_RuntimeError, "sdk._op_frameworks did not install its hook");
+      return nullptr;
+    }
+  }
+  OwnedRef kwargs(PyDict_New());
+  if (!kwargs.p) return nullptr;
+  for (size_t j = 0; j < p.args.size(); ++j) {
+    if (given[j] && PyDict_SetItemString(kwargs.p, p.args[j].name.c_str(), given[j]) < 0) {
+      return nullptr;
+    }
+  }
+  OwnedRef k(PyLong_FromLong(key));
+  if (!k.p) return nullptr;
+  return PyObject_CallFunctionObjArgs(module_state.op_foreign_hook,
+                                      reinterpret_cast<PyObject*>(self), kwargs.p, k.p,
+                                      no_hook ? Py_True : Py_False, nullptr);
+}
+
 // Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
 PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
                   Py_ssize_t nargs, PyObject* kwnames) {
@@ -379,16 +437,20 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     given[j] = args[nargs + k];
   }
   bool grad = false;
+  bool foreign = false;
   for (size_t j = 0; j < nplan; ++j) {
     if (!given[j] && !p->args[j].has_default) {
       PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (schema: %s)", op,
                    p->args[j].name.c_str(), p->schema_text.c_str());
       return nullptr;
     }
-    if (given[j] && !grad &&
-        (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
-      grad = arg_requires_grad(given[j]);
+    if (given[j] &&
+        (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST)) {
+      if (!grad) grad = arg_requires_grad(given[j]);
+      if (!foreign) foreign = has_foreign_array(p->args[j], given[j]);
+    }
   }
+  if (foreign) return call_foreign(self, key, no_hook, *p, given);
   if (grad && !no_hook && !module_state.op_autograd_hook && grad_enabled()) {
     PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
     if (!lib) return nullptr;
@@ -434,6 +496,68 @@ PyObject* op_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, Py
 PyObject* op_call_below(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* kwnames) {
   return call_op(reinterpret_cast<OpObject*>(self), -1, true, args, nargs, kwnames);
+}
+
+// The results of an exchange call in the framework's type: a result the schema aliases to
+// a written argument (aliases[i] = its index, else -1) is the caller's object.
+PyObject* exchange_result(const ExchangeApi* api, PyObject* r, PyObject* aliases, size_t i,
+                          PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                          const Plan& p) {
+  long k = i < static_cast<size_t>(PyTuple_GET_SIZE(aliases))
+               ? PyLong_AsLong(PyTuple_GET_ITEM(aliases, static_cast<Py_ssize_t>(i)))
+               : -1;
+  if (k >= 0 && k < nargs) return new_ref(args[k]);
+  if (k >= 0 && kwnames) {
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); ++j) {
+      const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, j));
+      if (name && p.args[static_cast<size_t>(k)].name == name) return new_ref(args[nargs + j]);
+    }
+  }
+  return is_tensor(r) ? exchange_out(api, r) : new_ref(r);
+}
+
+// op._call_exchange(api, aliases, *args, **kwargs): the device kernel for another
+// framework's tensors, converted in and out through its DLPack exchange table (`api`, the
+// capsule of its tensor type); what sdk.interop.torch registers as the torch kernel.
+PyObject* op_call_exchange(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames) {
+  if (nargs < 2 || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_call_exchange(api, aliases, *args, **kwargs)");
+    return nullptr;
+  }
+  const ExchangeApi* api = exchange_api_of(args[0]);
+  if (!api) return nullptr;
+  auto* op = reinterpret_cast<OpObject*>(self);
+  PlanRef held = plan_of(op);
+  if (!held) return nullptr;
+  Py_ssize_t n = nargs - 2, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject* const* given = args + 2;
+  std::vector<OwnedRef> converted(static_cast<size_t>(n + nkw));
+  std::vector<PyObject*> call_args(static_cast<size_t>(n + nkw));
+  for (Py_ssize_t k = 0; k < n + nkw; ++k) {
+    PyObject* o = given[k];
+    if (!is_tensor(o) && o != Py_None && exchange_owns(args[0], o)) {
+      converted[k].p = exchange_in(api, o);
+      if (!converted[k].p) return nullptr;
+      o = converted[k].p;
+    }
+    call_args[k] = o;
+  }
+  OwnedRef r(call_op(op, -1, true, call_args.data(), n, kwnames));
+  if (!r.p) return nullptr;
+  if (!PyTuple_Check(r.p)) {
+    if (r.p == Py_None) return new_ref(Py_None);
+    return exchange_result(api, r.p, args[1], 0, given, n, kwnames, *held);
+  }
+  Py_ssize_t m = PyTuple_GET_SIZE(r.p);
+  OwnedRef out(PyTuple_New(m));
+  for (Py_ssize_t i = 0; out.p && i < m; ++i) {
+    PyObject* x = exchange_result(api, PyTuple_GET_ITEM(r.p, i), args[1], static_cast<size_t>(i),
+                                  given, n, kwnames, *held);
+    if (!x) return nullptr;
+    PyTuple_SET_ITEM(out.p, i, x);
+  }
+  return out.p ? new_ref(out.p) : nullptr;
 }
 
 // op._call_key(key, *args, **kwargs): the kernel of one dispatch key.
@@ -560,6 +684,8 @@ int op_clear(PyObject* self) {
 }
 
 PyMethodDef op_methods[] = {
+    {"_call_exchange", SDK_PY_AS_CFUNCTION(op_call_exchange), METH_FASTCALL | METH_KEYWORDS,
+     "_call_exchange(api, aliases, *args, **kwargs): the kernel for DLPack-exchange tensors"},
     {"_call_below_autograd", SDK_PY_AS_CFUNCTION(op_call_below), METH_FASTCALL | METH_KEYWORDS,
      "Call the device kernel, without the autograd hook."},
     {"_call_key", SDK_PY_AS_CFUNCTION(op_call_key), METH_FASTCALL | METH_KEYWORDS,
@@ -643,6 +769,15 @@ PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
   Py_RETURN_NONE;
 }
 
+PyObject* m_set_op_foreign_hook(PyObject*, PyObject* fn) {
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "the foreign-array hook must be callable or None");
+    return nullptr;
+  }
+  Py_XSETREF(module_state.op_foreign_hook, fn == Py_None ? nullptr : new_ref(fn));
+  Py_RETURN_NONE;
+}
+
 PyTypeObject OpType = {
     PyVarObject_HEAD_INIT(nullptr, 0) "sdk._C.OpHandle", /* tp_name */
 };
@@ -654,6 +789,8 @@ PyMethodDef op_registry_methods[] = {
     {"op_list", m_op_list, METH_O, "op_list(ns or None) -> ['ns::name', ...]"},
     {"_set_op_autograd_hook", m_set_op_autograd_hook, METH_O,
      "hook(op, kwargs) runs ops whose tensor arguments require grad."},
+    {"_set_op_foreign_hook", m_set_op_foreign_hook, METH_O,
+     "hook(op, kwargs, key, no_hook) runs ops called with another framework's tensors."},
     {nullptr, nullptr, 0, nullptr},
 };
 

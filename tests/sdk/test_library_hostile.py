@@ -281,3 +281,30 @@ def test_an_exception_that_c_code_handled_does_not_resurface_later():
     with pytest.raises(Stale, match="from the kernel"):  # the kernel's own calls still do
         boom(1)
     lib._destroy()
+
+
+# ---- a tensor list whose item empties the list while it is checked for other frameworks ----
+
+
+def test_a_list_emptied_by_its_items_getattr_is_read_from_a_snapshot():
+    n = ns()
+
+    @L.custom_op(f"{n}::total", mutates_args=())
+    def total(xs: list[sdk.Tensor]) -> sdk.Tensor:
+        return sdk.stack(xs).sum(0)
+
+    items: list = []
+
+    class Clears:
+        """Its attribute lookups (is it a DLPack producer?) empty the caller's list."""
+
+        def __getattr__(self, name):
+            items.clear()
+            gc.collect()
+            raise AttributeError(name)
+
+    items.extend([sdk.ones(2), Clears(), sdk.ones(2)])
+    # no crash: the check reads a snapshot; the call then sees the emptied list
+    with pytest.raises(ValueError, match="non-empty list"):
+        sdk.ops.__getattr__(n).total(items)
+    assert sdk.ops.__getattr__(n).total([sdk.ones(2), sdk.ones(2)]).tolist() == [2.0, 2.0]

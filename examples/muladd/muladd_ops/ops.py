@@ -51,3 +51,10 @@ def _mul_backward(ctx, grad):
 
 
 sdk.library.register_autograd("muladd_ops::mymul", _mul_backward, setup_context=_setup_context)
+
+
+# Shape functions: the outputs' shapes and dtypes without running the kernels (meta tensors,
+# opcheck, and torch.compile / jax.jit once sdk.interop registers the library there).
+# myadd_out returns nothing, so it needs none.
+sdk.library.register_fake("muladd_ops::mymuladd", lambda a, b, c: sdk.empty_like(a))
+sdk.library.register_fake("muladd_ops::mymul", lambda a, b: sdk.empty_like(a))
