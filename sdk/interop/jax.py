@@ -134,8 +134,11 @@ class JaxOp:
     new values of the arguments the op writes (``Tensor(a!)``): jax arrays are immutable.
     """
 
-    def __init__(self, handle: Any, shape_fn: Callable | None, broadcasting: bool) -> None:
+    def __init__(
+        self, handle: Any, shape_fn: Callable | None, broadcasting: bool, out: Any = None
+    ) -> None:
         self._handle = handle
+        self._out = out if _is_out_overload(handle, out) else None
         self.name = handle.name
         self.schema = handle.schema
         self._args = [_Arg(a, i, handle.name) for i, a in enumerate(handle.arguments)]
@@ -339,7 +342,8 @@ class JaxOp:
             vmap_method=self._vmap_method,
             input_output_aliases=aliases or None,
         )
-        return tuple(call(*tensors, sdk_call=self.name + "\n" + plan))
+        name = self._out.name if self._out is not None and not written else self.name
+        return tuple(call(*tensors, sdk_call=name + "\n" + plan))
 
     def _plan(self, statics: list, tensors: tuple) -> tuple[str, list]:
         """The handler's plan (see xla_ffi.cpp) and the operands the op writes."""
@@ -360,6 +364,8 @@ class JaxOp:
                 tokens.append("n")
             else:
                 tokens.append(_encode_static(self.name, a, s))
+        if self._out is not None and not written:  # results straight into XLA's buffers
+            tokens += [f"o{k}" for k in range(n_ret)]
         return ";".join(tokens), written
 
     def result_types(self, statics: list, tensors: tuple) -> list:
@@ -370,6 +376,8 @@ class JaxOp:
                 raise NotImplementedError(
                     f"{self.name}: returns {r['type']}; ops under jax.jit return tensors only"
                 )
+        if not self._returns:
+            return []
         avals = [jax.ShapeDtypeStruct(t.shape, t.dtype) for t in tensors]
         positional, keywords = self._values(statics, avals)
         if self._shape_fn is not None:
@@ -384,6 +392,23 @@ class JaxOp:
                 f"{len(self._returns)} ({self.schema})"
             )
         return out
+
+
+def _is_out_overload(handle: Any, out: Any) -> bool:
+    """Whether `out` is the out= form of `handle` (torch's convention: the same arguments,
+    then one keyword-only Tensor(a!) per result, returned): jit then calls it, and the op
+    writes its results into XLA's buffers, with no copy."""
+    if out is None or not handle.returns:
+        return False
+    n = len(handle.returns)
+    base, extra = out.arguments[: len(handle.arguments)], out.arguments[len(handle.arguments) :]
+    same = [a["name"] for a in base] == [a["name"] for a in handle.arguments]
+    outs = len(extra) == n and all(
+        a["kwarg_only"] and a["is_write"] and re.sub(r"\([^)]*\)", "", a["type"]) == "Tensor"
+        for a in extra
+    )
+    tensors = all(re.sub(r"\([^)]*\)", "", r["type"]) == "Tensor" for r in handle.returns)
+    return same and outs and tensors and len(out.returns) == n
 
 
 def _encode_static(op: str, a: _Arg, v: Any) -> str:
@@ -546,10 +571,12 @@ def register(
     for qualname in names:
         attr = qualname.split("::", 1)[1].replace(".", "_")
         short = qualname.split("::", 1)[1]
+        out = _C.op_find(qualname + ".out") if qualname + ".out" in names else None
         ops[attr] = JaxOp(
             _C.op_find(qualname),
             shapes.pop(short, None) or shapes.pop(attr, None),
             short in broadcasting or attr in broadcasting,
+            out,
         )
     unknown = (set(shapes) | broadcasting) - {q.split("::", 1)[1] for q in names} - set(ops)
     if unknown:

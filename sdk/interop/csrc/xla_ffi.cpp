@@ -4,8 +4,10 @@
 // handler. The call carries its XLA buffers (operands, then results) and one string attribute,
 // `sdk_call`: the op's name, a newline, and a plan with one token per schema argument:
 //   t          the next operand buffer, as a tensor (read-only: XLA owns it)
-//   w<k>       result buffer k, as a tensor the op writes (a Tensor(a!) argument; jax aliases
-//              it to its operand, so it holds the argument's value on entry)
+//   w<k>       result buffer k, as a tensor the op writes (a Tensor(a!) argument): it takes the
+//              place of the next operand, which jax aliases to it, so it holds that value
+//   o<k>       result buffer k, as the `out=` tensor of an op's out overload (no operand): the
+//              op writes its result in place, so nothing is copied
 //   L<n>       a Tensor[] of the next n operands
 //   n          None
 //   i<v>  f<v>  b<0|1>  d<dtype code>   int, float (C99 hex, exact), bool, ScalarType
@@ -99,13 +101,17 @@ bool parse_token(char kind, const std::string& body, PlanArg* arg, Plan* plan) {
       return body.empty();
     case 'L':
     case 'w':
+    case 'o':
     case 'i':
     case 'b':
     case 'd':
       arg->int_value = std::strtoll(body.c_str(), &end, 10);
       if (body.empty() || *end != '\0') return false;
       if (kind == 'L') plan->n_operands += arg->int_value;
-      if (kind == 'w') plan->n_written += 1;
+      if (kind == 'w') {
+        plan->n_operands += 1;
+        plan->n_written += 1;
+      }
       return arg->int_value >= 0 || kind == 'i';
     case 'f':
       arg->float_value = std::strtod(body.c_str(), &end);
@@ -231,7 +237,9 @@ ffi::Error push_arg(const Plan& plan, const PlanArg& a, ffi::RemainingArgs& args
       st = sdk_values_push_tensor_steal(values, *t);
       break;
     }
-    case 'w': {
+    case 'w':
+    case 'o': {
+      if (a.kind == 'w') ++*next_operand;  // aliased to the result buffer, which holds its value
       auto buffer = rets.get<ffi::AnyBuffer>(static_cast<size_t>(a.int_value));
       if (!buffer.has_value()) return buffer.error();
       auto t = wrap(plan, **buffer, false);
