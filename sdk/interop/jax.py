@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Callable
@@ -41,7 +42,6 @@ _registered = False
 
 # Schema base types by how the FFI plan carries them (see xla_ffi.cpp's header).
 _INT_TYPES = {"int", "SymInt", "Layout", "MemoryFormat"}
-_PLAN_LETTER = {"int": "i", "float": "f", "bool": "b", "str": "s", "ScalarType": "d"}
 _TYPE = re.compile(r"^(\w+)(\?)?(?:\[(\d*)\])?(\?)?$")
 
 
@@ -63,17 +63,25 @@ def _ensure_target() -> None:
         import cpp_extension  # lazy: the build tooling sits above sdk (see docs/DESIGN.md)
 
         version = getattr(jaxlib, "__version__", "unknown")
-        ext = cpp_extension.load(
-            "sdk_xla_ffi",
-            [str(_SOURCE)],
-            # -isystem: the FFI headers do not build warning-free under the SDK's flags;
-            # the version define puts jaxlib in the cache key (its headers define the ABI)
-            extra_cflags=["-isystem", jax.ffi.include_dir(), f'-DSDK_JAXLIB_VERSION="{version}"'],
-            is_python_module=False,
-        )
+        with warnings.catch_warnings():
+            # jax warns of every fork once it runs threads; the build's subprocesses exec at once
+            warnings.filterwarnings("ignore", "os.fork", RuntimeWarning)
+            ext = _build(cpp_extension, jax.ffi.include_dir(), version)
         handler = jax.ffi.pycapsule(ext._lib.sdk_xla_ffi_call)
         jax.ffi.register_ffi_target(TARGET, handler, platform="cpu")
         _registered = True
+
+
+def _build(cpp_extension: Any, include_dir: str, version: str) -> Any:
+    """The handler's shared object, from cpp_extension's cache (built on first use)."""
+    return cpp_extension.load(
+        "sdk_xla_ffi",
+        [str(_SOURCE)],
+        # -isystem: the FFI headers do not build warning-free under the SDK's flags;
+        # the version define puts jaxlib in the cache key (its headers define the ABI)
+        extra_cflags=["-isystem", include_dir, f'-DSDK_JAXLIB_VERSION="{version}"'],
+        is_python_module=False,
+    )
 
 
 # ---- schema -------------------------------------------------------------------------------------
@@ -368,6 +376,14 @@ class JaxOp:
             tokens += [f"o{k}" for k in range(n_ret)]
         return ";".join(tokens), written
 
+    def _written_avals(self, statics: list, avals: list) -> dict:
+        """Alias set -> the value of the written tensor argument in it."""
+        found = {}
+        for a, info, s in zip(self._args, self._handle.arguments, statics):
+            if a.is_write and info["alias"] and isinstance(s, tuple) and s[0] == "T":
+                found[info["alias"]] = avals[s[1]]
+        return found
+
     def result_types(self, statics: list, tensors: tuple) -> list:
         """The op's results as jax.ShapeDtypeStruct, from its shape function."""
         jax = _jax()
@@ -379,6 +395,9 @@ class JaxOp:
         if not self._returns:
             return []
         avals = [jax.ShapeDtypeStruct(t.shape, t.dtype) for t in tensors]
+        written = self._written_avals(statics, avals)
+        if all(r["alias"] in written for r in self._returns):  # out= forms return what they wrote
+            return [written[r["alias"]] for r in self._returns]
         positional, keywords = self._values(statics, avals)
         if self._shape_fn is not None:
             out = self._shape_fn(*positional, **keywords)
