@@ -247,9 +247,9 @@ class device:
                 index = int(idx)
             except ValueError:
                 raise ValueError(f"device(): invalid device index {idx!r}") from None
-        if type not in ("cpu", "cuda"):
+        if type not in ("cpu", "cuda", "meta"):
             raise ValueError(
-                f"Expected one of cpu, cuda device type at start of device string: {type}"
+                f"Expected one of cpu, cuda, meta device type at start of device string: {type}"
             )
         if index is not None and index < 0:
             raise ValueError(f"device(): index must be non-negative, got {index}")

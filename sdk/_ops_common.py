@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from sdk import _C, _lazy
-from sdk._dtype import as_dtype, get_default_dtype
+from sdk._dtype import Size, as_dtype, get_default_dtype
 from sdk._interop import tensor as _tensor
 
 TensorBase = _C.TensorBase
@@ -190,3 +190,20 @@ def sizes_arg(size: tuple, op: str) -> tuple:
             )
         out.append(s.__index__())
     return tuple(out)
+
+
+def broadcast_shapes(*shapes: Any) -> tuple:
+    """The shape that broadcasting the given shapes together gives."""
+    out: list = []
+    for s in shapes:
+        s = (s,) if isinstance(s, int) else tuple(s)
+        for i, x in enumerate(reversed(s)):
+            if i == len(out):
+                out.append(x)
+            elif out[i] == 1:
+                out[i] = x
+            elif x != 1 and x != out[i]:
+                raise RuntimeError(
+                    f"shape mismatch: objects cannot be broadcast to a single shape ({shapes})"
+                )
+    return Size(reversed(out))

@@ -15,6 +15,7 @@ from sdk._dtype import (
 )
 from sdk._interop import _check_device
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg
+from sdk._ops_meta import MetaTensor, factory, is_meta
 
 Tensor = Any
 Generator = _C.Generator
@@ -384,6 +385,8 @@ def _on_device(fn: Any) -> Any:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, device: Any = None, **kwargs: Any) -> Tensor:
+        if is_meta(device) or (like and args and isinstance(args[0], MetaTensor)):
+            return factory(fn.__name__, args, kwargs)
         target = _target_device(device, fn.__name__, args[0] if like and args else None)
         if target is None:
             return fn(*args, **kwargs)

@@ -6,9 +6,10 @@ import builtins
 from typing import Any, Sequence
 
 from sdk import _C
-from sdk._dtype import Size, contiguous_format
+from sdk._dtype import contiguous_format
 from sdk._ops_common import (
     TensorBase,
+    broadcast_shapes,
     check_inplace,
     int_seq,
     needs_grad,
@@ -274,23 +275,6 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     return expand(input, int_seq(size, "broadcast_to"))
-
-
-def broadcast_shapes(*shapes: Any) -> tuple:
-    """The shape that broadcasting the given shapes together gives."""
-    out: list = []
-    for s in shapes:
-        s = (s,) if isinstance(s, int) else tuple(s)
-        for i, x in enumerate(reversed(s)):
-            if i == len(out):
-                out.append(x)
-            elif out[i] == 1:
-                out[i] = x
-            elif x != 1 and x != out[i]:
-                raise RuntimeError(
-                    f"shape mismatch: objects cannot be broadcast to a single shape ({shapes})"
-                )
-    return Size(reversed(out))
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:

@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 import sdk
 from sdk import _C
+from sdk._ops_meta import MetaTensor, to_meta
 
 __all__ = [
     "Library",
@@ -43,6 +44,8 @@ __all__ = [
     "register_kernel",
     "register_autograd",
     "register_fake",
+    "has_fake",
+    "fake_call",
     "infer_schema",
     "opcheck",
 ]
@@ -202,6 +205,8 @@ def register_kernel(op: Any, device_types: str | Sequence[str] | None, func: Cal
 
 # qualified op name -> its differentiation (an sdk.autograd.Function subclass)
 _AUTOGRAD: dict[str, type] = {}
+# qualified op name -> (backward, setup_context) as registered, for the framework bridges
+_AUTOGRAD_FNS: dict[str, tuple[Callable, Callable | None]] = {}
 
 
 def register_autograd(op: Any, backward: Callable, /, *, setup_context: Callable | None = None,
@@ -243,6 +248,7 @@ def register_autograd(op: Any, backward: Callable, /, *, setup_context: Callable
         {"forward": staticmethod(forward), "backward": staticmethod(backward_)},
     )
     _AUTOGRAD[handle.name] = cls
+    _AUTOGRAD_FNS[handle.name] = (backward, setup_context)
 
 
 def _no_formula(name: str) -> type:
@@ -297,17 +303,75 @@ _C._set_op_autograd_hook(_autograd_hook)
 
 def register_fake(op: Any, func: Callable | None = None, /, *, lib: Library | None = None,
                   _stacklevel: int = 1) -> Any:  # fmt: skip
-    """Accepted for porting: sdk has no fake tensors or tracing compiler, so the function
-    is kept (``sdk.library._FAKE[name]``) and never called."""
+    """Register the shape function of `op`: called with the op's arguments, its tensors
+    shape-only (on the meta device), it returns tensors of the output shapes and dtypes
+    (``lambda a, b: sdk.empty_like(a)``). sdk runs it for meta inputs and for opcheck;
+    sdk.interop.torch and sdk.interop.jax hand it to torch.compile and jax.jit."""
 
     def register(fn: Callable) -> Callable:
+        if not callable(fn):
+            raise TypeError(f"register_fake: expected a function, got {fn!r}")
         _FAKE[_qualname(op)] = fn
         return fn
 
     return register if func is None else register(func)
 
 
+# qualified op name -> its shape function
 _FAKE: dict[str, Callable] = {}
+
+
+def has_fake(op: Any) -> bool:
+    """Whether `op` has a shape function (registered, or implied: it returns nothing)."""
+    return _qualname(op) in _FAKE or not _handle(op).returns
+
+
+def fake_call(op: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run the shape function of `op` on shape-only copies of the arguments: every tensor
+    argument (an sdk.Tensor, a meta tensor, or anything with .shape and .dtype: numpy,
+    torch and jax arrays, jax.ShapeDtypeStruct) becomes a meta tensor. Returns the op's
+    results as meta tensors (one, a tuple, or None), checked against the schema."""
+    handle = _handle(op)
+    bound = _bind(handle, args, kwargs)
+    positional, keywords = [], {}
+    for i, a in enumerate(handle.arguments):
+        value = bound[a["name"]] if a["name"] in bound else handle._default(i)
+        value = to_meta(value, a["type"])
+        if a["kwarg_only"]:
+            keywords[a["name"]] = value
+        else:
+            positional.append(value)
+    if not handle.returns:
+        fn = _FAKE.get(handle.name)
+        return None if fn is None else fn(*positional, **keywords)
+    fn = _FAKE.get(handle.name)
+    if fn is None:
+        raise NotImplementedError(
+            f"{handle.name}: the op has no shape function, so it cannot run on shape-only "
+            "tensors (meta, torch.compile, jax.jit); register one with "
+            f"sdk.library.register_fake('{handle.name}')"
+        )
+    return _check_fake_result(handle, fn(*positional, **keywords))
+
+
+def _check_fake_result(handle: Any, result: Any) -> Any:
+    rets = handle.returns
+    items = list(result) if isinstance(result, (tuple, list)) and len(rets) > 1 else [result]
+    if len(items) != len(rets):
+        raise RuntimeError(
+            f"{handle.name}: the shape function returned {len(items)} value(s), but the schema "
+            f"has {len(rets)} ({handle.schema})"
+        )
+    for i, (r, x) in enumerate(zip(rets, items)):
+        if r["type"].startswith("Tensor") and not isinstance(x, MetaTensor):
+            if x is None and r["optional"]:
+                continue
+            raise RuntimeError(
+                f"{handle.name}: the shape function's result {i} is {type(x).__name__}, not a "
+                "tensor on the meta device (build results with sdk.empty_like, "
+                "x.new_empty or sdk.empty(..., device='meta'))"
+            )
+    return tuple(items) if len(rets) > 1 else items[0]
 
 
 # ---- custom_op ---------------------------------------------------------------------------------
@@ -638,6 +702,25 @@ def _test_autograd_registration(
     return f"SUCCESS (gradcheck in {how})"
 
 
+def _test_faketensor(handle: Any, args: tuple, kwargs: dict) -> str:
+    if not has_fake(handle):
+        return "SKIPPED: no shape function registered (sdk.library.register_fake)"
+    fake = fake_call(handle, *args, **kwargs)
+    with sdk.no_grad():
+        real = handle(*_clone(args), **_clone(kwargs))
+    fakes = list(fake) if isinstance(fake, tuple) else [fake]
+    reals = list(real) if isinstance(real, tuple) else [real]
+    for i, (f, r) in enumerate(zip(fakes, reals)):
+        if not isinstance(r, sdk.Tensor):
+            continue
+        if tuple(f.shape) != tuple(r.shape) or f.dtype != r.dtype:
+            raise OpCheckError(
+                f"{handle.name}: the shape function says output {i} is {list(f.shape)} "
+                f"{f.dtype}, but the kernel returned {list(r.shape)} {r.dtype}"
+            )
+    return "SUCCESS"
+
+
 def opcheck(op: Any, args: tuple, kwargs: dict | None = None, *,
             test_utils: str | Sequence[str] = DEFAULT_TEST_UTILS,
             raise_exception: bool = True, atol: float | None = None,
@@ -647,8 +730,9 @@ def opcheck(op: Any, args: tuple, kwargs: dict | None = None, *,
     test_schema: inputs not marked mutable are unchanged, outputs share no memory with
     inputs the schema does not alias. test_autograd_registration: with a registered
     formula, sdk.autograd.gradcheck in float64; without one, backward refuses clearly.
-    test_faketensor and test_aot_dispatch_dynamic are skipped (sdk has no fake tensors or
-    tracing compiler). Returns {test: "SUCCESS" | "SKIPPED: ..." | the error}; raises
+    test_faketensor: the shape function (register_fake) gives the real results' shapes and
+    dtypes (skipped when the op has none). test_aot_dispatch_dynamic is skipped (sdk has no
+    tracing compiler; torch.library.opcheck runs it after sdk.interop.torch.register). Returns {test: "SUCCESS" | "SKIPPED: ..." | the error}; raises
     OpCheckError for the first failure unless raise_exception is False."""
     handle = _handle(op)
     kwargs = dict(kwargs or {})
@@ -661,8 +745,10 @@ def opcheck(op: Any, args: tuple, kwargs: dict | None = None, *,
                 results[test] = "SUCCESS"
             elif test == "test_autograd_registration":
                 results[test] = _test_autograd_registration(handle, tuple(args), kwargs, atol, rtol)
-            elif test in ("test_faketensor", "test_aot_dispatch_dynamic"):
-                results[test] = "SKIPPED: sdk has no fake tensors or tracing compiler"
+            elif test == "test_faketensor":
+                results[test] = _test_faketensor(handle, tuple(args), kwargs)
+            elif test == "test_aot_dispatch_dynamic":
+                results[test] = "SKIPPED: sdk has no tracing compiler (see sdk.interop.torch)"
             else:
                 raise ValueError(f"opcheck: unknown test {test!r}; expected {DEFAULT_TEST_UTILS}")
         except (OpCheckError, RuntimeError, TypeError, ValueError) as e:

@@ -63,6 +63,9 @@ struct ModuleState {
   // arguments need grad: set by _set_op_autograd_hook (sdk/library.py, at import); NULL:
   // none (op_registry.cpp).
   PyObject* op_autograd_hook = nullptr;
+  // The hook that runs an OpHandle call with another framework's tensors (torch, jax, meta):
+  // set by _set_op_foreign_hook (sdk/_op_frameworks.py, at import); NULL until then.
+  PyObject* op_foreign_hook = nullptr;
   // sdk.autograd.function._record_compiled: imported by autograd.cpp the first time
   // compiled code records a node into the graph; NULL until then.
   PyObject* record_compiled = nullptr;

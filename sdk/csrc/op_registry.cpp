@@ -8,7 +8,11 @@
 // a call holds its plan for its whole run, since Python code it runs (an argument's
 // __index__, another thread) may redefine the op and replace the handle's plan. When grad mode is
 // on and a tensor argument requires grad, the call goes to the Python hook set by
-// sdk.library (_set_op_autograd_hook), which records autograd around the op.
+// sdk.library (_set_op_autograd_hook), which records autograd around the op. A call with
+// another framework's tensor (a DLPack producer other than numpy, or a meta tensor) goes to
+// the Python hook of sdk._op_frameworks (_set_op_foreign_hook), which converts the
+// arguments zero-copy, calls the op again and hands the results back in the caller's type;
+// sdk tensors never take that path.
 #include <cstring>
 #include <memory>
 #include <new>
@@ -130,6 +134,27 @@ bool is_number(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o)) return true;
   if (is_tensor(o) || PySequence_Check(o)) return false;
   return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float);
+}
+
+// Another framework's array in a tensor argument: a DLPack producer that is not an sdk
+// tensor or a numpy array (which return sdk tensors, as they always did), or a meta tensor.
+bool is_foreign_array(PyObject* o) {
+  if (o == Py_None || is_tensor(o) || PyLong_Check(o) || PyFloat_Check(o)) return false;
+  if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) return false;
+  return PyObject_HasAttrString(o, "__dlpack__") || PyObject_HasAttrString(o, "__sdk_meta__");
+}
+
+bool has_foreign_array(const ArgPlan& a, PyObject* o) {
+  if (is_tensor(o)) return false;  // the fast path: one type check
+  if (a.tag == SDK_VALUE_TENSOR) return is_foreign_array(o);
+  if (a.tag != SDK_VALUE_TENSOR_LIST || !PyList_CheckExact(o) && !PyTuple_CheckExact(o)) {
+    return false;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (is_foreign_array(PySequence_Fast_GET_ITEM(o, k))) return true;
+  }
+  return false;
 }
 
 // Push Python value `o` for argument `a`.
@@ -338,6 +363,33 @@ PyObject* raise_call_error() {
   return raise_last_error();
 }
 
+// A call with another framework's tensors: hook(op, kwargs, key, no_hook) with everything
+// by name (sdk/_op_frameworks.py); the hook is installed when that module is imported.
+PyObject* call_foreign(OpObject* self, int32_t key, bool no_hook, const Plan& p,
+                       PyObject* const* given) {
+  if (!module_state.op_foreign_hook) {
+    PyObject* m = PyImport_ImportModule("sdk._op_frameworks");  // installs the hook
+    if (!m) return nullptr;
+    Py_DECREF(m);
+    if (!module_state.op_foreign_hook) {
+      PyErr_SetString(PyExc_RuntimeError, "sdk._op_frameworks did not install its hook");
+      return nullptr;
+    }
+  }
+  OwnedRef kwargs(PyDict_New());
+  if (!kwargs.p) return nullptr;
+  for (size_t j = 0; j < p.args.size(); ++j) {
+    if (given[j] && PyDict_SetItemString(kwargs.p, p.args[j].name.c_str(), given[j]) < 0) {
+      return nullptr;
+    }
+  }
+  OwnedRef k(PyLong_FromLong(key));
+  if (!k.p) return nullptr;
+  return PyObject_CallFunctionObjArgs(module_state.op_foreign_hook,
+                                      reinterpret_cast<PyObject*>(self), kwargs.p, k.p,
+                                      no_hook ? Py_True : Py_False, nullptr);
+}
+
 // Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
 PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
                   Py_ssize_t nargs, PyObject* kwnames) {
@@ -379,16 +431,20 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     given[j] = args[nargs + k];
   }
   bool grad = false;
+  bool foreign = false;
   for (size_t j = 0; j < nplan; ++j) {
     if (!given[j] && !p->args[j].has_default) {
       PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (schema: %s)", op,
                    p->args[j].name.c_str(), p->schema_text.c_str());
       return nullptr;
     }
-    if (given[j] && !grad &&
-        (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST))
-      grad = arg_requires_grad(given[j]);
+    if (given[j] &&
+        (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST)) {
+      if (!grad) grad = arg_requires_grad(given[j]);
+      if (!foreign) foreign = has_foreign_array(p->args[j], given[j]);
+    }
   }
+  if (foreign) return call_foreign(self, key, no_hook, *p, given);
   if (grad && !no_hook && !module_state.op_autograd_hook && grad_enabled()) {
     PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
     if (!lib) return nullptr;
@@ -643,6 +699,15 @@ PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
   Py_RETURN_NONE;
 }
 
+PyObject* m_set_op_foreign_hook(PyObject*, PyObject* fn) {
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_SetString(PyExc_TypeError, "the foreign-array hook must be callable or None");
+    return nullptr;
+  }
+  Py_XSETREF(module_state.op_foreign_hook, fn == Py_None ? nullptr : new_ref(fn));
+  Py_RETURN_NONE;
+}
+
 PyTypeObject OpType = {
     PyVarObject_HEAD_INIT(nullptr, 0) "sdk._C.OpHandle", /* tp_name */
 };
@@ -654,6 +719,8 @@ PyMethodDef op_registry_methods[] = {
     {"op_list", m_op_list, METH_O, "op_list(ns or None) -> ['ns::name', ...]"},
     {"_set_op_autograd_hook", m_set_op_autograd_hook, METH_O,
      "hook(op, kwargs) runs ops whose tensor arguments require grad."},
+    {"_set_op_foreign_hook", m_set_op_foreign_hook, METH_O,
+     "hook(op, kwargs, key, no_hook) runs ops called with another framework's tensors."},
     {nullptr, nullptr, 0, nullptr},
 };
 

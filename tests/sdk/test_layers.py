@@ -40,6 +40,9 @@ LAYERS = [
             "sdk.utils",
             "sdk.utils.*",
             "sdk.library",
+            "sdk._op_frameworks",
+            "sdk.interop",
+            "sdk.interop.*",
             "sdk.linalg",
         ],
     ),  # fmt: skip

@@ -207,7 +207,8 @@ def test_opcheck_catches_an_unannotated_mutation_and_an_unannotated_alias():
         return x.view(-1)
 
     res = L.opcheck(good, (sdk.ones(3), sdk.zeros(3)))
-    assert res["test_schema"] == "SUCCESS" and res["test_faketensor"].startswith("SKIPPED")
+    # an op that returns nothing needs no shape function: its fake result is None
+    assert res["test_schema"] == "SUCCESS" and res["test_faketensor"] == "SUCCESS"
     with pytest.raises(L.OpCheckError, match="argument 'x' was modified"):
         L.opcheck(sneaky, (sdk.ones(3),))
     with pytest.raises(L.OpCheckError, match="shares memory with argument 'x'"):
