@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import sdk
+import sdk.library
 from sdk import _C
 from sdk._dtype import as_dtype
+from sdk._op_frameworks import register_redirect
 
 __all__ = ["register", "JaxOps", "JaxOp", "TARGET"]
 
@@ -459,16 +461,17 @@ def _encode_static(op: str, a: _Arg, v: Any) -> str:
 
 
 def _fake_result_types(op: JaxOp, positional: list, keywords: dict) -> list:
-    """Result types from sdk's shape functions: shape-only (meta) tensors in, meta out."""
+    """Result types from the op's shape function (sdk.library.register_fake): it runs on
+    shape-only (meta) tensors made from the jax.ShapeDtypeStructs."""
     jax = _jax()
-    fake_call = getattr(sdk.library, "fake_call", None)
-    if fake_call is None:
+    try:
+        out = sdk.library.fake_call(op._handle, *positional, **keywords)
+    except NotImplementedError as e:
         raise NotImplementedError(
-            f"{op.name}: no shape function; pass register(ns, shapes={{'{op.__name__}': fn}}) "
-            "where fn takes the op's arguments (tensors as jax.ShapeDtypeStruct) and returns "
-            "the results' jax.ShapeDtypeStruct"
-        )
-    out = fake_call(op._handle, *positional, **keywords)
+            f"{e} (or pass sdk.interop.jax.register(ns, shapes={{'{op.__name__}': fn}}), fn "
+            "taking the op's arguments, tensors as jax.ShapeDtypeStruct, and returning its "
+            "results' jax.ShapeDtypeStruct)"
+        ) from None
     out = list(out) if isinstance(out, tuple) else [] if out is None else [out]
     return [jax.ShapeDtypeStruct(tuple(o.shape), _jax_dtype(o.dtype)) for o in out]
 
@@ -478,8 +481,6 @@ def _fake_result_types(op: JaxOp, positional: list, keywords: dict) -> list:
 
 def _differentiable(op: JaxOp) -> bool:
     """Whether the op has a registered derivative (Python or a C++ Autograd kernel)."""
-    import sdk.library
-
     return op.name in sdk.library._AUTOGRAD or op._handle._has_kernel(_C.DISPATCH_AUTOGRAD)
 
 
@@ -602,4 +603,6 @@ def register(
         raise ValueError(
             f"register: {sorted(unknown)} name no op of '{ns}' (ops: {', '.join(sorted(ops))})"
         )
+    for op in ops.values():  # sdk.ops.<ns>.<op> called with jax arrays comes here too
+        register_redirect("jax", op.name, op)
     return JaxOps(ns, ops)

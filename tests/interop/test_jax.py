@@ -20,26 +20,21 @@ HERE = Path(__file__).resolve().parent
 
 
 def _same_shape(x, *rest, **kw):
-    return jax.ShapeDtypeStruct(x.shape, x.dtype)
+    return sdk.empty_like(x)
 
 
 def _sum_dim_shape(x, dim, keepdim=False):
-    shape = list(x.shape)
-    for d in sorted((d % len(shape) for d in dim), reverse=True):
-        if keepdim:
-            shape[d] = 1
-        else:
-            del shape[d]
-    return jax.ShapeDtypeStruct(tuple(shape), x.dtype)
+    return x.sum(dim, keepdim=keepdim)
 
 
-SHAPES = {
+# The C++ ops' shape functions, written as torch's fake functions are: they run on meta tensors.
+FAKES = {
     "muladd": _same_shape,
     "sum_dim": _sum_dim_shape,
-    "halves": lambda x: (_same_shape(x), _same_shape(x)),
-    "weighted_sum": lambda xs, weights: _same_shape(xs[0]),
+    "halves": lambda x: (sdk.empty_like(x), sdk.empty_like(x)),
+    "weighted_sum": lambda xs, weights: sdk.empty_like(xs[0]),
     "scale_by_text": _same_shape,
-    "cast": lambda x, dtype: jax.ShapeDtypeStruct(x.shape, jnp.dtype(dtype.name)),
+    "cast": lambda x, dtype: sdk.empty_like(x, dtype=dtype),
 }
 
 
@@ -58,9 +53,10 @@ def jtc(cache):
     import sdk.interop.jax
 
     cpp_extension.load("jax_test_ops", [str(HERE / "jax_ops.cpp")], is_python_module=False)
-    if "jtc::muladd" not in sdk.library._AUTOGRAD:
-        sdk.library.register_autograd("jtc::muladd", _muladd_backward, setup_context=_save_inputs)
-    return sdk.interop.jax.register("jtc", shapes=SHAPES, broadcasting=["muladd"])
+    for name, fn in FAKES.items():
+        sdk.library.register_fake(f"jtc::{name}", fn)
+    sdk.library.register_autograd("jtc::muladd", _muladd_backward, setup_context=_save_inputs)
+    return sdk.interop.jax.register("jtc", broadcasting=["muladd"])
 
 
 def _save_inputs(ctx, inputs, output):
@@ -86,14 +82,19 @@ def pyops(cache):
         return grad * x.cos() * y, grad * x.sin()
 
     sin_mul.register_autograd(backward, setup_context=_save_inputs)
+    sin_mul.register_fake(lambda x, y: sdk.empty_like(x))
 
     @sdk.library.custom_op("jaxtest::no_grad", mutates_args=())
     def no_grad(x: sdk.Tensor) -> sdk.Tensor:
         return x * 2.0
 
-    return sdk.interop.jax.register(
-        "jaxtest", shapes={"sin_mul": _same_shape, "no_grad": _same_shape}
-    )
+    @sdk.library.custom_op("jaxtest::no_shape", mutates_args=())
+    def no_shape(x: sdk.Tensor) -> sdk.Tensor:
+        return x * 3.0
+
+    # no_grad's shape function given to register (jax.ShapeDtypeStruct in and out)
+    shapes = {"no_grad": lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype)}
+    return sdk.interop.jax.register("jaxtest", shapes=shapes)
 
 
 def _arrays(rng, *shape, n=2):
@@ -293,6 +294,24 @@ def test_traced_value_for_a_float_argument(jtc, rng):
 def test_bad_arguments(jtc, args, kwargs, message):
     with pytest.raises(TypeError, match=message):
         jtc.muladd(*args, **kwargs)
+
+
+def test_shape_functions_from_register_and_from_register_fake(pyops, rng):
+    (x,) = _arrays(rng, 3, n=1)
+    np.testing.assert_allclose(_np(jax.jit(pyops.no_grad)(x)), _np(x) * 2)  # register(shapes=)
+    np.testing.assert_allclose(_np(jax.jit(pyops.sin_mul)(x, x)), np.sin(_np(x)) * _np(x), 1e-5)
+    np.testing.assert_allclose(_np(pyops.no_shape(x)), _np(x) * 3)  # eager needs none
+    with pytest.raises(NotImplementedError, match="jaxtest::no_shape.*register_fake.*shapes="):
+        jax.jit(pyops.no_shape)(x)
+
+
+def test_sdk_ops_with_jax_arrays_go_to_the_jax_op(jtc, rng):
+    a, b = _arrays(rng, 4)
+    f = jax.jit(jax.grad(lambda a: sdk.ops.jtc.muladd(a, b, 1.0).sum()))
+    np.testing.assert_allclose(_np(f(a)), _np(b), rtol=1e-6)
+    out = sdk.ops.jtc.muladd(a, b, 1.0)
+    assert isinstance(out, jax.Array)
+    np.testing.assert_allclose(_np(out), _np(a) * _np(b) + 1, rtol=1e-6)
 
 
 def test_a_lying_shape_function_is_caught(cache, rng):
