@@ -1,5 +1,6 @@
 // tests/interop/jax_ops.cpp: SDK ops that tests/interop/test_jax.py calls from jax, one per kind
 // of argument the FFI handler's plan carries (tensors, lists, scalars, strings, dtypes, writes).
+#include <sdk/autograd.h>
 #include <sdk/library.h>
 
 #include <string>
@@ -49,6 +50,27 @@ sdk::Tensor scale_by_text(const sdk::Tensor& x, std::string mode) {
 
 sdk::Tensor cast(const sdk::Tensor& x, sdk::ScalarType dtype) { return x.to(dtype); }
 
+// cube: its derivative is a C++ Autograd kernel (a Function that redispatches to the CPU one).
+sdk::Tensor cube_cpu(const sdk::Tensor& x) { return x * x * x; }
+
+struct CubeFn : sdk::autograd::Function<CubeFn> {
+  static sdk::Tensor forward(sdk::autograd::AutogradContext* ctx, const sdk::Tensor& x) {
+    sdk::AutoDispatchBelowADInplaceOrView guard;
+    ctx->save_for_backward({x});
+    static auto op = sdk::Dispatcher::singleton()
+                         .findSchemaOrThrow("jtc::cube", "")
+                         .typed<sdk::Tensor(const sdk::Tensor&)>();
+    return op.call(x);
+  }
+  static sdk::autograd::variable_list backward(sdk::autograd::AutogradContext* ctx,
+                                               sdk::autograd::variable_list g) {
+    sdk::Tensor x = ctx->get_saved_variables()[0];
+    return {g[0] * x * x * 3.0};
+  }
+};
+
+sdk::Tensor cube_autograd(const sdk::Tensor& x) { return CubeFn::apply(x); }
+
 }  // namespace jtc
 
 SDK_LIBRARY(jtc, m) {
@@ -60,6 +82,7 @@ SDK_LIBRARY(jtc, m) {
   m.def("weighted_sum(Tensor[] xs, float[] weights) -> Tensor");
   m.def("scale_by_text(Tensor x, str mode) -> Tensor");
   m.def("cast(Tensor x, ScalarType dtype) -> Tensor");
+  m.def("cube(Tensor x) -> Tensor");
 }
 
 SDK_LIBRARY_IMPL(jtc, CPU, m) {
@@ -71,4 +94,7 @@ SDK_LIBRARY_IMPL(jtc, CPU, m) {
   m.impl("weighted_sum", &jtc::weighted_sum);
   m.impl("scale_by_text", &jtc::scale_by_text);
   m.impl("cast", &jtc::cast);
+  m.impl("cube", &jtc::cube_cpu);
 }
+
+SDK_LIBRARY_IMPL(jtc, Autograd, m) { m.impl("cube", &jtc::cube_autograd); }

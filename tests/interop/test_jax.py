@@ -35,6 +35,7 @@ FAKES = {
     "weighted_sum": lambda xs, weights: sdk.empty_like(xs[0]),
     "scale_by_text": _same_shape,
     "cast": lambda x, dtype: sdk.empty_like(x, dtype=dtype),
+    "cube": _same_shape,
 }
 
 
@@ -221,6 +222,15 @@ def test_grad_matches_finite_differences(pyops, rng):
         dy = (ref(xs, ys + e) - ref(xs, ys - e)) / (2 * eps)
         np.testing.assert_allclose(_np(gx)[i], dx, rtol=1e-3, atol=1e-4)
         np.testing.assert_allclose(_np(gy)[i], dy, rtol=1e-3, atol=1e-4)
+
+
+def test_grad_through_a_cpp_autograd_kernel(jtc, rng):
+    (x,) = _arrays(rng, 5, n=1)
+    for grad in (
+        jax.grad(lambda x: jtc.cube(x).sum()),
+        jax.jit(jax.grad(lambda x: jtc.cube(x).sum())),
+    ):
+        np.testing.assert_allclose(_np(grad(x)), 3 * _np(x) ** 2, rtol=1e-5)
 
 
 def test_grad_without_a_derivative_names_the_op(pyops, rng):
