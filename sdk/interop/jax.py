@@ -26,7 +26,7 @@ import threading
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import sdk
 import sdk.library
@@ -44,6 +44,8 @@ _registered = False
 
 # Schema base types by how the FFI plan carries them (see xla_ffi.cpp's header).
 _INT_TYPES = {"int", "SymInt", "Layout", "MemoryFormat"}
+# custom_vjp functions kept per op (one per distinct set of static arguments)
+_MAX_VJPS = 256
 _TYPE = re.compile(r"^(\w+)(\?)?(?:\[(\d*)\])?(\?)?$")
 
 
@@ -112,6 +114,19 @@ class _Arg:
     @property
     def is_tensor(self) -> bool:
         return self.base == "Tensor"
+
+
+class _Operand(NamedTuple):
+    """In a call's statics: the place of a tensor argument, operand `index`."""
+
+    index: int
+
+
+class _Operands(NamedTuple):
+    """In a call's statics: a Tensor[] argument, operands start .. start + count."""
+
+    start: int
+    count: int
 
 
 def _dtype_of(x: Any, where: str) -> Any:
@@ -204,10 +219,10 @@ class JaxOp:
                     statics.append(None)
                     continue
                 tensors.append(self._as_array(v, a))
-                statics.append(("T", len(tensors) - 1))
+                statics.append(_Operand(len(tensors) - 1))
             elif a.is_tensor:
                 items = list(v)
-                statics.append(("L", len(tensors), len(items)))
+                statics.append(_Operands(len(tensors), len(items)))
                 tensors.extend(self._as_array(x, a) for x in items)
             else:
                 statics.append(self._static(v, a))
@@ -274,6 +289,8 @@ class JaxOp:
         key = tuple(statics)
         fn = self._vjps.get(key)
         if fn is None:
+            if len(self._vjps) >= _MAX_VJPS:  # statics that change with every call
+                self._vjps.clear()
             fn = self._vjps[key] = self._make_vjp(statics)
         out = fn(*tensors)
         return out[0] if len(out) == 1 else out
@@ -305,10 +322,10 @@ class JaxOp:
         """Positional and keyword arguments for the op, tensors put back in their places."""
         positional, keywords = [], {}
         for a, s in zip(self._args, statics):
-            if isinstance(s, tuple) and s and s[0] == "T":
-                v = tensors[s[1]]
-            elif isinstance(s, tuple) and s and s[0] == "L":
-                v = list(tensors[s[1] : s[1] + s[2]])
+            if isinstance(s, _Operand):
+                v = tensors[s.index]
+            elif isinstance(s, _Operands):
+                v = list(tensors[s.start : s.start + s.count])
             else:
                 v = list(s) if isinstance(s, tuple) else s
             if a.kwarg_only:
@@ -321,7 +338,9 @@ class JaxOp:
         """Concrete arrays: the op runs on them through DLPack (no copy either way)."""
         jax = _jax()
         as_sdk = [sdk.from_dlpack(t) for t in tensors]
-        written = [s[1] for a, s in zip(self._args, statics) if a.is_write and s is not None]
+        written = [
+            s.index for a, s in zip(self._args, statics) if isinstance(s, _Operand) and a.is_write
+        ]
         for i in written:  # the op writes these: give it copies, jax arrays stay as they are
             as_sdk[i] = as_sdk[i].clone()
         positional, keywords = self._values(statics, as_sdk)
@@ -360,16 +379,16 @@ class JaxOp:
         tokens, written = [], []
         n_ret = sum(1 for _ in self._returns)
         for a, s in zip(self._args, statics):
-            if isinstance(s, tuple) and s and s[0] == "T":
+            if isinstance(s, _Operand):
                 if a.is_write:
                     tokens.append(f"w{n_ret + len(written)}")
-                    written.append(s[1])
+                    written.append(s.index)
                 else:
                     tokens.append("t")
-            elif isinstance(s, tuple) and s and s[0] == "L":
+            elif isinstance(s, _Operands):
                 if a.is_write:
                     raise NotImplementedError(f"{self.name}: a written Tensor[] under jax.jit")
-                tokens.append(f"L{s[2]}")
+                tokens.append(f"L{s.count}")
             elif s is None:
                 tokens.append("n")
             else:
@@ -382,8 +401,8 @@ class JaxOp:
         """Alias set -> the value of the written tensor argument in it."""
         found = {}
         for a, info, s in zip(self._args, self._handle.arguments, statics):
-            if a.is_write and info["alias"] and isinstance(s, tuple) and s[0] == "T":
-                found[info["alias"]] = avals[s[1]]
+            if a.is_write and info["alias"] and isinstance(s, _Operand):
+                found[info["alias"]] = avals[s.index]
         return found
 
     def result_types(self, statics: list, tensors: tuple) -> list:

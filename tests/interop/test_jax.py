@@ -239,6 +239,30 @@ def test_grad_without_a_derivative_names_the_op(pyops, rng):
         jax.grad(lambda x: pyops.no_grad(x).sum())(x)
 
 
+def test_a_python_kernel_that_runs_jax_inside_jit(cache, rng):
+    """The handler re-entered on one thread (the kernel runs a jitted sdk op) keeps each
+    call's arguments apart."""
+    import sdk.interop.jax
+
+    @sdk.library.custom_op("jaxnest::inner", mutates_args=())
+    def inner(x: sdk.Tensor) -> sdk.Tensor:
+        return x + 1.0
+
+    inner.register_fake(lambda x: sdk.empty_like(x))
+    nest = None
+
+    @sdk.library.custom_op("jaxnest::outer", mutates_args=())
+    def outer(x: sdk.Tensor, y: sdk.Tensor) -> sdk.Tensor:
+        z = jax.jit(nest.inner)(jax.dlpack.from_dlpack(x))  # the handler again, from a kernel
+        return sdk.from_dlpack(z) * y
+
+    outer.register_fake(lambda x, y: sdk.empty_like(x))
+    nest = sdk.interop.jax.register("jaxnest")
+    x, y = _arrays(rng, 4)
+    out = jax.jit(nest.outer)(x, y)
+    np.testing.assert_allclose(_np(out), (_np(x) + 1) * _np(y), rtol=1e-6)
+
+
 # ---- vmap ------------------------------------------------------------------------------------
 
 

@@ -339,16 +339,43 @@ ffi::Error store_result(const Plan& plan, sdk_values* values, int64_t i,
   return st == SDK_OK ? ffi::Error::Success() : sdk_error(plan.name);
 }
 
-// The boxed stack of this thread, kept between calls (its allocation is paid once).
-sdk_values* thread_values() {
+// The boxed stack of a call: this thread's, kept between calls (its allocation is paid once),
+// or a fresh one when the thread is already inside a call (a Python kernel that runs jax).
+class CallValues {
+ public:
+  CallValues() {
+    if (!holder().busy) {
+      if (holder().values == nullptr && sdk_values_new(&holder().values) != SDK_OK) return;
+      values_ = holder().values;
+      holder().busy = owner_ = true;
+    } else if (sdk_values_new(&values_) == SDK_OK) {
+      fresh_ = true;
+    }
+  }
+  ~CallValues() {
+    if (values_ == nullptr) return;
+    sdk_values_clear(values_);  // releases the wrapped buffers before XLA reuses them
+    if (fresh_) sdk_values_free(values_);
+    if (owner_) holder().busy = false;
+  }
+  CallValues(const CallValues&) = delete;
+  CallValues& operator=(const CallValues&) = delete;
+  sdk_values* get() const { return values_; }
+
+ private:
   struct Holder {
     sdk_values* values = nullptr;
+    bool busy = false;
     ~Holder() { sdk_values_free(values); }
   };
-  thread_local Holder holder;
-  if (holder.values == nullptr && sdk_values_new(&holder.values) != SDK_OK) return nullptr;
-  return holder.values;
-}
+  static Holder& holder() {
+    thread_local Holder h;
+    return h;
+  }
+  sdk_values* values_ = nullptr;
+  bool fresh_ = false;
+  bool owner_ = false;
+};
 
 ffi::Error call_op(const Plan& plan, ffi::RemainingArgs& args, ffi::RemainingRets& rets,
                    sdk_values* values) {
@@ -378,11 +405,9 @@ ffi::Error sdk_call_impl(ffi::RemainingArgs args, ffi::RemainingRets rets,
                          std::string_view sdk_call) {
   auto plan = find_plan(sdk_call);
   if (!plan.has_value()) return plan.error();
-  sdk_values* values = thread_values();
-  if (values == nullptr) return sdk_error("sdk_values_new");
-  ffi::Error error = call_op(**plan, args, rets, values);
-  sdk_values_clear(values);  // releases the wrapped buffers before XLA reuses them
-  return error;
+  CallValues values;
+  if (values.get() == nullptr) return sdk_error("sdk_values_new");
+  return call_op(**plan, args, rets, values.get());
 }
 
 }  // namespace
