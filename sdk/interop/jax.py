@@ -34,13 +34,14 @@ from sdk import _C
 from sdk._dtype import as_dtype
 from sdk._op_frameworks import register_redirect
 
-__all__ = ["register", "JaxOps", "JaxOp", "TARGET"]
+__all__ = ["register", "build_handler", "JaxOps", "JaxOp", "TARGET"]
 
 # The name of the one FFI target, registered with jax for the CPU platform.
 TARGET = "sdk_op_call"
 _SOURCE = Path(__file__).resolve().parent / "csrc" / "xla_ffi.cpp"
 _lock = threading.Lock()
 _registered = False
+_handler_path: str | None = None
 
 # Schema base types by how the FFI plan carries them (see xla_ffi.cpp's header).
 _INT_TYPES = {"int", "SymInt", "Layout", "MemoryFormat"}
@@ -55,9 +56,18 @@ def _jax() -> Any:
     return jax
 
 
+def build_handler() -> str:
+    """Build the XLA FFI handler for the installed jaxlib (once: it is kept in cpp_extension's
+    cache, $SDK_EXTENSIONS_DIR), register it with jax and return its path. jit does this on
+    first use; call it ahead (an image's build step) so that the first jit compiles nothing."""
+    _ensure_target()
+    assert _handler_path is not None
+    return _handler_path
+
+
 def _ensure_target() -> None:
     """Build (once per jaxlib, cached) and register the FFI handler with jax."""
-    global _registered
+    global _registered, _handler_path
     with _lock:
         if _registered:
             return
@@ -73,6 +83,7 @@ def _ensure_target() -> None:
             ext = _build(cpp_extension, jax.ffi.include_dir(), version)
         handler = jax.ffi.pycapsule(ext._lib.sdk_xla_ffi_call)
         jax.ffi.register_ffi_target(TARGET, handler, platform="cpu")
+        _handler_path = ext.__file__
         _registered = True
 
 

@@ -389,6 +389,14 @@ def test_handler_refuses_a_malformed_call(jtc, rng, sdk_call, message):
         jax.jit(lambda a, b: call(a, b, sdk_call=sdk_call))(a, b)
 
 
+def test_build_handler_gives_the_registered_library(jtc):
+    import sdk.interop.jax
+
+    path = Path(sdk.interop.jax.build_handler())
+    assert path.is_file() and path.name.startswith("sdk_xla_ffi")
+    assert path == Path(sdk.interop.jax.build_handler())  # built once
+
+
 def test_sdk_never_imports_jax():
     code = (
         "import sys, sdk, sdk.library, sdk.interop.jax\n"
