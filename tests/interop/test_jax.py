@@ -116,6 +116,25 @@ def test_eager_call_returns_jax_arrays(jtc, rng):
     np.testing.assert_allclose(_np(out), _np(a) * _np(b) + 0.25, rtol=1e-6)
 
 
+def test_eager_call_shares_memory_with_the_jax_arrays(cache, rng):
+    import sdk.interop.jax
+
+    seen = []
+
+    @sdk.library.custom_op("jaxzc::ident_plus", mutates_args=())
+    def ident_plus(x: sdk.Tensor) -> sdk.Tensor:
+        seen.append(x.data_ptr())
+        out = x + 1.0
+        seen.append(out.data_ptr())
+        return out
+
+    ops = sdk.interop.jax.register("jaxzc")
+    (x,) = _arrays(rng, 16, n=1)
+    out = ops.ident_plus(x)
+    assert seen == [x.unsafe_buffer_pointer(), out.unsafe_buffer_pointer()]  # no copy either way
+    np.testing.assert_allclose(_np(out), _np(x) + 1)
+
+
 def test_jit_goes_through_the_one_ffi_handler(jtc, pyops, rng):
     a, b = _arrays(rng, 4)
     f = jax.jit(lambda a, b: jtc.muladd(a, b, 1.5))
@@ -279,6 +298,12 @@ def test_vmap_of_a_broadcasting_op_is_one_call(jtc, rng):
     text = f.lower(a, b[0]).as_text()
     assert "while" not in text and "sdk_op_call" in text
     np.testing.assert_allclose(_np(f(a, b[0])), _np(a) * _np(b[0]) + 1.0, rtol=1e-6)
+
+
+def test_vmap_of_grad(jtc, rng):
+    a, b = _arrays(rng, 3, 4)
+    ga = jax.jit(jax.vmap(jax.grad(lambda a, b: jtc.muladd(a, b, 0.0).sum())))(a, b)
+    np.testing.assert_allclose(_np(ga), _np(b), rtol=1e-6)
 
 
 def test_grad_of_vmap(jtc, rng):
