@@ -45,6 +45,8 @@ _handler_path: str | None = None
 
 # Schema base types by how the FFI plan carries them (see xla_ffi.cpp's header).
 _INT_TYPES = {"int", "SymInt", "Layout", "MemoryFormat"}
+# how errors name the memory of jax arrays, which ops must not write (jax arrays are immutable)
+_READ_ONLY_OWNER = "a jax array (jax arrays are immutable)"
 # custom_vjp functions kept per op (one per distinct set of static arguments)
 _MAX_VJPS = 256
 _TYPE = re.compile(r"^(\w+)(\?)?(?:\[(\d*)\])?(\?)?$")
@@ -349,6 +351,8 @@ class JaxOp:
         """Concrete arrays: the op runs on them through DLPack (no copy either way)."""
         jax = _jax()
         as_sdk = [sdk.from_dlpack(t) for t in tensors]
+        for t in as_sdk:  # an op that writes an input it does not declare fails, as under jit
+            _C._set_read_only(t, _READ_ONLY_OWNER)
         written = [
             s.index for a, s in zip(self._args, statics) if isinstance(s, _Operand) and a.is_write
         ]

@@ -373,6 +373,24 @@ def test_sdk_ops_with_jax_arrays_go_to_the_jax_op(jtc, rng):
     np.testing.assert_allclose(_np(out), _np(a) * _np(b) + 1, rtol=1e-6)
 
 
+def test_an_op_that_writes_an_undeclared_input_is_refused(cache, rng):
+    import sdk.interop.jax
+
+    @sdk.library.custom_op("jaxro::sneaky", mutates_args=())  # says it writes nothing
+    def sneaky(x: sdk.Tensor) -> sdk.Tensor:
+        x.add_(1.0)
+        return x.clone()
+
+    sneaky.register_fake(lambda x: sdk.empty_like(x))
+    ops = sdk.interop.jax.register("jaxro")
+    (x,) = _arrays(rng, 3, n=1)
+    before = _np(x).copy()
+    for f in (ops.sneaky, jax.jit(ops.sneaky)):
+        with pytest.raises(RuntimeError, match="a jax array \\(jax arrays are immutable\\)"):
+            f(x)
+        np.testing.assert_array_equal(_np(x), before)
+
+
 def test_a_lying_shape_function_is_caught(cache, rng):
     import sdk.interop.jax
 

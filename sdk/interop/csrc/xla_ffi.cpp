@@ -217,7 +217,7 @@ ffi::ErrorOr<sdk_tensor*> wrap(const Plan& plan, ffi::AnyBuffer buffer, bool rea
   if (sdk_from_blob(buffer.untyped_data(), static_cast<int64_t>(dims.size()), dims.begin(), nullptr,
                     dtype, cpu, nullptr, nullptr, &t) != SDK_OK)
     return ffi::Unexpected(sdk_error(plan.name));
-  if (read_only && sdk_tensor_set_read_only(t, "an XLA operand (jax arrays are immutable)")) {
+  if (read_only && sdk_tensor_set_read_only(t, "a jax array (jax arrays are immutable)")) {
     sdk_tensor_release(t);
     return ffi::Unexpected(sdk_error(plan.name));
   }
