@@ -349,7 +349,6 @@ class JaxOp:
 
     def _eager(self, statics: list, tensors: tuple) -> tuple:
         """Concrete arrays: the op runs on them through DLPack (no copy either way)."""
-        jax = _jax()
         as_sdk = [sdk.from_dlpack(t) for t in tensors]
         for t in as_sdk:  # an op that writes an input it does not declare fails, as under jit
             _C._set_read_only(t, _READ_ONLY_OWNER)
@@ -363,7 +362,7 @@ class JaxOp:
             result = self._handle(*positional, **keywords)
         results = self._result_list(result)
         results += [as_sdk[i] for i in written]
-        return tuple(jax.dlpack.from_dlpack(r) for r in results)
+        return tuple(_to_jax(r) for r in results)
 
     def _result_list(self, result: Any) -> list:
         if not self._returns:
@@ -373,9 +372,9 @@ class JaxOp:
     def _ffi(self, statics: list, tensors: tuple) -> tuple:
         """Traced arrays: one custom call of the FFI handler."""
         jax = _jax()
-        _ensure_target()
         plan, written = self._plan(statics, tensors)
         out_types = self.result_types(statics, tensors)
+        _ensure_target()
         n_ret = len(out_types)
         aliases = {operand: n_ret + k for k, operand in enumerate(written)}
         out_types = out_types + [jax.ShapeDtypeStruct(tensors[i].shape, tensors[i].dtype)
@@ -392,7 +391,7 @@ class JaxOp:
     def _plan(self, statics: list, tensors: tuple) -> tuple[str, list]:
         """The handler's plan (see xla_ffi.cpp) and the operands the op writes."""
         tokens, written = [], []
-        n_ret = sum(1 for _ in self._returns)
+        n_ret = len(self._returns)
         for a, s in zip(self._args, statics):
             if isinstance(s, _Operand):
                 if a.is_write:
@@ -447,6 +446,15 @@ class JaxOp:
                 f"{len(self._returns)} ({self.schema})"
             )
         return out
+
+
+def _to_jax(r: Any) -> Any:
+    """An eager result in jax's terms: tensors (also in lists) through DLPack, others as are."""
+    if isinstance(r, sdk.Tensor):
+        return _jax().dlpack.from_dlpack(r)
+    if isinstance(r, list):
+        return [_to_jax(x) for x in r]
+    return r
 
 
 def _is_out_overload(handle: Any, out: Any) -> bool:

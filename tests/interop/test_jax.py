@@ -391,6 +391,26 @@ def test_an_op_that_writes_an_undeclared_input_is_refused(cache, rng):
         np.testing.assert_array_equal(_np(x), before)
 
 
+def test_non_tensor_results_eager_only(cache):
+    import sdk.interop.jax
+
+    @sdk.library.custom_op("jaxnt::count_pos", mutates_args=())
+    def count_pos(x: sdk.Tensor) -> int:
+        return int((x > 0).sum().item())
+
+    @sdk.library.custom_op("jaxnt::split_first", mutates_args=())
+    def split_first(x: sdk.Tensor) -> list[sdk.Tensor]:
+        return [x[:1].clone(), x[1:].clone()]
+
+    ops = sdk.interop.jax.register("jaxnt")
+    x = jnp.asarray([1.0, -1.0, 2.0])
+    assert ops.count_pos(x) == 2
+    first, rest = ops.split_first(x)
+    assert isinstance(rest, jax.Array) and _np(rest).tolist() == [-1.0, 2.0]
+    with pytest.raises(NotImplementedError, match="jaxnt::count_pos: returns int"):
+        jax.jit(ops.count_pos)(x)
+
+
 def test_a_lying_shape_function_is_caught(cache, rng):
     import sdk.interop.jax
 
