@@ -146,6 +146,22 @@ def test_jit_goes_through_the_one_ffi_handler(jtc, pyops, rng):
     np.testing.assert_allclose(_np(g(a, b)), np.sin(_np(a)) * _np(b), rtol=1e-5)
 
 
+def test_many_calls_in_one_program(jtc, pyops, rng):
+    """Independent calls XLA may run at once, C++ and Python kernels mixed, one plan each."""
+    a, b = _arrays(rng, 64)
+
+    def f(a, b):
+        outs = [jtc.muladd(a, b, float(k)) for k in range(8)]
+        outs += [pyops.sin_mul(a + k, b) for k in range(8)]
+        return outs
+
+    got = jax.jit(f)(a, b)
+    x, y = _np(a), _np(b)
+    for k in range(8):
+        np.testing.assert_allclose(_np(got[k]), x * y + k, rtol=1e-5)
+        np.testing.assert_allclose(_np(got[8 + k]), np.sin(x + k) * y, rtol=1e-4, atol=1e-6)
+
+
 def test_jit_uses_the_out_overload(jtc, rng):
     a, b = _arrays(rng, 3)
     text = jax.jit(lambda a, b: jtc.muladd(a, b, 2.0)).lower(a, b).as_text()
