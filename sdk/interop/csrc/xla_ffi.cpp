@@ -24,6 +24,7 @@
 #include <sdk/c_api.h>
 #include <sdk/export.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -43,8 +44,7 @@ namespace {
 // One schema argument of a plan: its kind (the token's letter) and its parsed value.
 struct PlanArg {
   char kind = 'n';
-  int64_t count = 0;  // L: operands; w: result index
-  int64_t int_value = 0;
+  int64_t int_value = 0;  // also L's count of operands, w's and o's result index
   double float_value = 0.0;
   std::vector<int64_t> ints;
   std::vector<double> floats;
