@@ -223,6 +223,28 @@ def test_written_argument_comes_back_and_the_input_is_unchanged(jtc, rng):
         np.testing.assert_array_equal(_np(x), before)
 
 
+def test_the_library_the_torch_tests_use(cache, rng):
+    """tests/interop/ops_library.py's binary, shape functions and derivatives, under jax."""
+    import sdk.interop.jax
+    from tests.interop import ops_library
+
+    ops_library.build()
+    ops = sdk.interop.jax.register(ops_library.NS)
+    a, b = _arrays(rng, 3, 4)
+    loss = jax.jit(jax.grad(lambda a, b: ops.muladd(a, b, 2.0).sum(), argnums=(0, 1)))
+    ga, gb = loss(a, b)
+    np.testing.assert_allclose(_np(ga), _np(b), rtol=1e-6)
+    np.testing.assert_allclose(_np(gb), _np(a), rtol=1e-6)
+    sums, maxima = jax.jit(ops.sum_max)(a)
+    np.testing.assert_allclose(_np(sums), _np(a).sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(_np(maxima), _np(a).max(1))
+    result, new_self = jax.jit(ops.add_)(a, b)  # returns self: the result, then its new value
+    np.testing.assert_allclose(_np(result), _np(a) + _np(b), rtol=1e-6)
+    np.testing.assert_allclose(_np(new_self), _np(a) + _np(b), rtol=1e-6)
+    out = jax.jit(ops.add_out)(a, b, jnp.zeros_like(a))
+    np.testing.assert_allclose(_np(out), _np(a) + _np(b), rtol=1e-6)
+
+
 # ---- grad ------------------------------------------------------------------------------------
 
 
