@@ -223,6 +223,7 @@ def test_written_argument_comes_back_and_the_input_is_unchanged(jtc, rng):
         np.testing.assert_array_equal(_np(x), before)
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # the build's compilers exec at once
 def test_the_library_the_torch_tests_use(cache, rng):
     """tests/interop/ops_library.py's binary, shape functions and derivatives, under jax."""
     import sdk.interop.jax
