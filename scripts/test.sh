@@ -2,7 +2,9 @@
 # Set up everything from a fresh machine (PyPI only) and run every check: lint, format, tests.
 # Usage: scripts/test.sh [pytest args...]     (env: PYTHON=python3.11, SDK_VENV=.venv)
 set -euo pipefail
-EXTRAS=test,examples,notebook
+# SDK_TEST_EXTRAS=test,examples,notebook,interop also installs torch and jax, so that the
+# interop and torch-parity tests run instead of skipping (.ci/run does).
+EXTRAS=${SDK_TEST_EXTRAS:-test,examples,notebook}
 source "$(dirname "$0")/_venv.sh"
 cd "$REPO"
 
