@@ -70,10 +70,10 @@ class ShippableModule(types.ModuleType):
 
 def registered_ops() -> set[str]:
     try:
-        from sdk import _C
+        import sdk.ops
     except ImportError:
         return set()
-    return set(_C.op_list(None))
+    return set(sdk.ops.registered_names())
 
 
 def remember(req: Any, loaded: Any, ops_before: set[str], digest: str) -> None:
@@ -97,7 +97,7 @@ def remember(req: Any, loaded: Any, ops_before: set[str], digest: str) -> None:
     if new_ops:
         import sdk.ops
 
-        sdk.ops._note_origin(new_ops, loaded)
+        sdk.ops.set_origin(new_ops, loaded)
 
 
 def _reduce_record(record: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 from sdk import _C
 
-__all__ = ["load_library", "loaded_libraries"]
+__all__ = ["load_library", "loaded_libraries", "registered_names", "set_origin"]
 
 # realpath -> ctypes handle of every library loaded here (kept: never unloaded)
 _loaded: dict[str, ctypes.CDLL] = {}
@@ -55,7 +55,7 @@ def load_library(path: str | os.PathLike) -> None:
     _loaded[real] = handle
     loaded_libraries.add(real)
     check_registrations(real)
-    _note_origin(set(_C.op_list(None)) - before, real)
+    set_origin(set(_C.op_list(None)) - before, real)
 
 
 def _check_loadable(path: str) -> None:
@@ -198,8 +198,17 @@ def __dir__() -> list[str]:
 _origins: dict[str, Any] = {}  # qualified op name -> the origin of its library
 
 
-def _note_origin(names: Any, origin: Any) -> None:
-    """Record `origin` for the ops `names` that a library registered while it loaded."""
+def registered_names(namespace: str | None = None) -> list[str]:
+    """The qualified names (``ns::op`` or ``ns::op.overload``) of the registered ops, of one
+    namespace or of all."""
+    return list(_C.op_list(namespace))
+
+
+def set_origin(names: Any, origin: Any) -> None:
+    """Record `origin` (a picklable object whose unpickling loads the library, or its path)
+    for the ops `names` that a library registered while it loaded: a pickled op then brings
+    its library along to another process. cpp_extension.load() calls this for what it
+    builds; load_library() for the paths it loads."""
     for name in names:
         _origins[name] = origin
 
