@@ -109,8 +109,16 @@ class BuildExtension(build_ext):
                 filename = filename[: -len(suffix)] + ".so"
         return filename
 
+    def run(self) -> None:
+        # setuptools clears `inplace` while it builds (it copies the modules into the source
+        # tree afterwards): remember it here, where it still says what was asked for.
+        self._keeps_local_rpaths = bool(self.inplace or getattr(self, "editable_mode", False))
+        super().run()
+
     def build_extensions(self) -> None:
-        if not self.inplace:  # a wheel or an install: RUNPATH holds $ORIGIN-relative paths only
+        # A wheel or an install: RUNPATH holds $ORIGIN-relative paths only. In place and
+        # editable: the build machine's sdk/lib too, so the module imports before `import sdk`.
+        if not getattr(self, "_keeps_local_rpaths", self.inplace):
             for ext in self.extensions:
                 local = _local_rpaths(ext)
                 ext.runtime_library_dirs = [d for d in ext.runtime_library_dirs if d not in local]

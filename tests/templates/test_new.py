@@ -209,3 +209,35 @@ def test_generated_cuda_kernels_compile_with_nvcc(tmp_path, bridge):
         timeout=300,
     )
     assert (tmp_path / "p" / "cu_op_cuda.o").stat().st_size > 0
+
+
+IMPORT_FIRST = """
+import importlib.machinery, importlib.util, sys
+path = sys.argv[1]
+assert "sdk" not in sys.modules
+loader = importlib.machinery.ExtensionFileLoader("{name}._C", path)
+spec = importlib.util.spec_from_file_location("{name}._C", path, loader=loader)
+module = importlib.util.module_from_spec(spec)  # loads it first: it brings the core itself
+loader.exec_module(module)
+print(sorted(n for n in dir(module) if not n.startswith("_")))
+"""
+
+
+@pytest.mark.slow
+def test_in_place_build_imports_before_sdk(tmp_path):
+    """setup.py build_ext --inplace: the module's RUNPATH keeps this machine's sdk/lib, so it
+    imports in any order (setuptools clears `inplace` while it builds: BuildExtension must
+    remember it)."""
+    name = "inplace_op"
+    project = tmp_path / name
+    _new.render(name, project, bridge="pybind11")
+    run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=project, timeout=600)
+    (module,) = (project / "src" / name).glob("_C*.so")
+    entries = runpaths(module)
+    assert any(not e.startswith("$ORIGIN") for e in entries), entries
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORT_FIRST.format(name=name), str(module)],
+        cwd=tmp_path, env=env_with_repo(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "forward" in proc.stdout, proc.stdout
