@@ -18,20 +18,8 @@ import tempfile
 import timeit
 
 import _checkout  # noqa: F401  (the sdk under test: the checkout's build or the installed one)
+from bench_ops import KERNEL  # the same kernel as the op benchmarks, for both sides
 
-KERNEL = """
-{include}
-{ns}::Tensor mymul({ns}::Tensor const& a, {ns}::Tensor const& b) {{
-  {check}(a.sizes() == b.sizes(), "a and b must have the same shape");
-  {ns}::Tensor ac = a.contiguous(), bc = b.contiguous();
-  {ns}::Tensor r = {ns}::empty(ac.sizes(), ac.options());
-  const float* x = ac.data_ptr<float>();
-  const float* y = bc.data_ptr<float>();
-  float* z = r.data_ptr<float>();
-  for (int64_t i = 0; i < r.numel(); i++) z[i] = x[i] * y[i];
-  return r;
-}}
-"""
 SDK_LIB = (
     KERNEL.format(include="#include <sdk/library.h>", ns="sdk", check="SDK_CHECK")
     + """

@@ -29,7 +29,8 @@ KERNEL = """
   const float* x = ac.data_ptr<float>();
   const float* y = bc.data_ptr<float>();
   float* z = r.data_ptr<float>();
-  for (int64_t i = 0; i < r.numel(); i++) z[i] = x[i] * y[i];
+  const int64_t n = r.numel();  // once: numel() is a call the compiler cannot hoist
+  for (int64_t i = 0; i < n; i++) z[i] = x[i] * y[i];
   return r;
 }}
 """
