@@ -245,6 +245,13 @@ def print_table(results: list[dict], out) -> None:
         line += _ratio(r, by.get(("torch", *size))) + " |"
         line += _ratio(r, by.get(("mm", *size)))
         print(line, file=out)
+    if not any(r["variant"] == "torch" for r in results):
+        why = (
+            "the torch variant was not asked for (add torch to --variant)"
+            if torch_available()
+            else "torch is not installed (pip install torch; the SDK itself does not need it)"
+        )
+        print(f"(the 'vs torch' column is empty: {why})", file=out)
 
 
 if __name__ == "__main__":
