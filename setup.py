@@ -6,13 +6,16 @@ with an ``$ORIGIN`` rpath and includes only ``sdk/c_api.h``. The public headers
 are copied to ``sdk/include`` so that installed packages carry them.
 
 The CUDA backend, ``sdk/lib/libsdk_cuda.so`` (``core/src/cuda/backend``, nvcc +
-cudart), is built when a CUDA toolkit is found; ``SDK_WITH_CUDA=0`` skips it and
-``SDK_WITH_CUDA=1`` makes a missing toolkit an error. The core loads it only when a
+cudart), is built when a CUDA toolkit is found and a GPU is visible (``/dev/nvidia*``);
+``SDK_WITH_CUDA=auto`` builds it whenever a toolkit is found (a wheel for GPU machines
+built on one without), ``SDK_WITH_CUDA=0`` skips it and ``SDK_WITH_CUDA=1`` makes a
+missing toolkit an error. The core loads it only when a
 CUDA device is first used. Architectures: ``SDK_CUDA_ARCH_LIST`` (see docs/CUDA.md).
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import shutil
@@ -147,6 +150,14 @@ def cuda_toolkit():
     """The CUDA toolkit to build the backend with, or None (SDK_WITH_CUDA=0, or none found)."""
     flag = os.environ.get("SDK_WITH_CUDA", "").strip().lower()
     if flag in ("0", "off", "false", "no"):
+        return None
+    if not flag and not glob.glob("/dev/nvidia[0-9]*"):
+        # No GPU to run it on: a first install needs no backend (minutes of nvcc).
+        print(
+            "note: no GPU here: building without the CUDA backend "
+            "(SDK_WITH_CUDA=auto builds it wherever a CUDA toolkit is found)",
+            file=sys.stderr,
+        )
         return None
     cuda = _tooling("_cuda")
     try:

@@ -5,6 +5,9 @@ set -euo pipefail
 # SDK_TEST_EXTRAS=test,examples,notebook,interop also installs torch and jax, so that the
 # interop and torch-parity tests run instead of skipping (.ci/run does).
 EXTRAS=${SDK_TEST_EXTRAS:-test,examples,notebook}
+# The CUDA backend is built wherever a toolkit is found, GPU or not: its tests compile and
+# load it (setup.py's own default builds it only where a GPU is visible).
+export SDK_WITH_CUDA=${SDK_WITH_CUDA:-auto}
 source "$(dirname "$0")/_venv.sh"
 cd "$REPO"
 
