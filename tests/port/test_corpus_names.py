@@ -91,3 +91,16 @@ def test_hand_boxed_stable_kernel(fw):
     np.testing.assert_allclose(out.numpy(), 0.5 * x)
     with pytest.raises(RuntimeError, match="scaled_sum: expected a contiguous float64 tensor"):
         op.scaled_sum(fw.tensor(x.astype(np.float32)), None, 1.0, False, None)
+
+
+def test_global_context_settings(fw):
+    m = build(fw, "context_misc", "context_ops.cpp")
+    x = arr(5, 3)
+    np.testing.assert_allclose(m.row_cumsum(fw.tensor(x)).numpy(), np.cumsum(x, axis=0))
+    with pytest.raises(RuntimeError, match="expected float64"):
+        m.row_cumsum(fw.tensor(x.astype(np.float32)))
+    deterministic, warn_only, tf32, has_cuda = m.settings()
+    # torch's defaults, which are the SDK's only values; CUDA as the framework sees it
+    assert (deterministic, warn_only, tf32) == (False, False, False)
+    cuda = sdk.cuda if fw.name == "sdk" else pytest.importorskip("torch").cuda
+    assert has_cuda == cuda.is_available()

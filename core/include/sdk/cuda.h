@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "sdk/context.h"     // at::globalContext(), as ATen/cuda/CUDAContext.h brings it
 #include "sdk/cuda_guard.h"  // streams and guards (they need no toolkit)
 #include "sdk/tensor.h"
 #include "sdk/util.h"
