@@ -104,3 +104,24 @@ def test_global_context_settings(fw):
     assert (deterministic, warn_only, tf32) == (False, False, False)
     cuda = sdk.cuda if fw.name == "sdk" else pytest.importorskip("torch").cuda
     assert has_cuda == cuda.is_available()
+
+
+def test_channels_last_kernels(fw):
+    m = build(fw, "channels_last", "nhwc_ops.cpp")
+    x = arr(2, 3, 4, 5, dtype=np.float32)
+    np.testing.assert_allclose(
+        m.channel_mean(fw.tensor(x)).numpy(), x.mean(1, keepdims=True), rtol=1e-5
+    )
+    scale = np.array([0.5, -2.0, 3.0], np.float32)
+    nchw = fw.tensor(x)
+    nhwc = fw.tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+    for inp, channels_last in ((nchw, False), (nhwc, True)):
+        assert m.layout_of(inp)[:2] == (channels_last, channels_last)
+        out = m.scale_channels(inp, fw.tensor(scale))
+        np.testing.assert_allclose(out.numpy(), x * scale[None, :, None, None], rtol=1e-6)
+        assert m.layout_of(out)[:2] == (channels_last, channels_last)  # the layout is kept
+    assert list(m.layout_of(nchw)[2]) == [60, 1, 15, 3]
+    strides, same = m.channels_last_3d(fw.tensor(arr(2, 3, 4, 5, 6, dtype=np.float32)))
+    assert list(strides) == [360, 1, 90, 18, 3] and same
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        m.layout_of(fw.tensor(arr(3, 4, dtype=np.float32)))

@@ -18,6 +18,7 @@
 #include "sdk/dtype.h"
 #include "sdk/error.h"
 #include "sdk/maybe_owned.h"
+#include "sdk/memory_format.h"
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
@@ -166,6 +167,13 @@ class Tensor {
   DeprecatedTypeProperties type() const { return {scalar_type(), is_cuda()}; }
   bool is_floating_point() const { return isFloatingType(scalar_type()); }
   bool is_contiguous() const { return sdk_tensor_is_contiguous(checked()) != 0; }
+  /*! \brief Dense in `memory_format`'s order (Contiguous: row-major; ChannelsLast: NHWC). */
+  bool is_contiguous(MemoryFormat memory_format) const {
+    SDK_CHECK_VALUE(memory_format != MemoryFormat::Preserve,
+                    "is_contiguous: Preserve is not a memory format a tensor can have");
+    if (memory_format == MemoryFormat::Contiguous) return is_contiguous();
+    return detail::is_channels_last_contiguous(sizes(), strides(), memory_format);
+  }
   /*! \brief Write counter shared by the storage's views (autograd's in-place check). */
   int64_t _version() const { return sdk_tensor_version(checked()); }
   /*! \brief Tell autograd the data changed after writing through data_ptr(). */
@@ -408,8 +416,11 @@ class Tensor {
   bool equal(const Tensor& other) const;
   /*! \brief Dense and without overlap: a permutation of a contiguous layout. */
   bool is_non_overlapping_and_dense() const;
-  /*! \brief The layout clone() would give: Contiguous (sdk has no channels-last format). */
-  MemoryFormat suggest_memory_format() const { return MemoryFormat::Contiguous; }
+  /*! \brief ChannelsLast / ChannelsLast3d when the strides read as one (torch's rule),
+   *  else Contiguous; `channels_last_strides_exact_match`: only for exactly dense ones. */
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const {
+    return detail::suggest_memory_format(sizes(), strides(), channels_last_strides_exact_match);
+  }
   /*! \brief Host memory is never page-locked here; pin_memory() returns the tensor itself. */
   bool is_pinned() const { return false; }
   Tensor pin_memory() const { return *this; }
