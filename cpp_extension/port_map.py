@@ -62,6 +62,7 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDAContext.h": "sdk/cuda.h",
     "ATen/cuda/CUDAEvent.h": "sdk/cuda.h",
     "ATen/cuda/Exceptions.h": "sdk/cuda.h",
+    "ATen/cuda/CUDADataType.h": "sdk/cuda.h",
     "ATen/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
     "c10/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
     "c10/cuda/CUDAStream.h": "sdk/cuda_guard.h",

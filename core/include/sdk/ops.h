@@ -429,6 +429,8 @@ inline Tensor expand(const Tensor& self, IntArrayRef size) {
 inline Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1) {
   SDK_DETAIL_RETURN("flatten", sdk_flatten(self.get(), start_dim, end_dim, &r_));
 }
+/*! \brief The number of elements (torch's at::numel). */
+inline int64_t numel(const Tensor& self) { return self.numel(); }
 inline Tensor contiguous(const Tensor& self) {
   SDK_DETAIL_RETURN("contiguous", sdk_contiguous(self.get(), &r_));
 }

@@ -115,6 +115,23 @@ void stable_ops_and_checks() {
   }
 }
 
+// The softmax scale as torch's attention kernels compute it, through SymFloat.
+sdk::SymFloat attention_scale(const sdk::Tensor& query, std::optional<double> scale) {
+  const auto s = scale.has_value()
+                     ? scale.value()
+                     : (sdk::SymFloat(1.0) / (sdk::SymFloat(query.sym_size(-1)).sqrt()));
+  return sdk::SymFloat(s);
+}
+
+void small_names() {
+  sdk::Tensor q = sdk::zeros({2, 16});
+  EXPECT(attention_scale(q, std::nullopt).expect_float() == 0.25);
+  EXPECT(attention_scale(q, 0.5).expect_float() == 0.5);
+  EXPECT((sdk::SymFloat(3.0) - sdk::SymFloat(sdk::SymInt(1))) * 2.0 == sdk::SymFloat(4.0));
+  EXPECT(!sdk::SymFloat(1.5).is_symbolic() && sdk::SymFloat(1.0) < sdk::SymFloat(2.0));
+  EXPECT(sdk::numel(q) == 32);
+}
+
 void global_context() {
   sdk::Context& ctx = sdk::globalContext();
   EXPECT(&ctx == &sdk::globalContext());
@@ -132,6 +149,7 @@ int main() {
   stable_values_round_trip();
   stable_ops_and_checks();
   global_context();
+  small_names();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }
