@@ -375,6 +375,24 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "torch's copy of a third-party hash map: use std::unordered_map",
     ),
     (
+        rf"({_NS})?(k?Float8_\w+|ScalarType::Float8_\w+|k?Float4_\w+|ScalarType::Float4_\w+)"
+        r"(::\w+)*|"
+        r"torch::headeronly::ScalarType::Float[84]_\w+|(c10|torch/headeronly)/util/Float[84]_\w+\.h",
+        "no 8-bit or 4-bit float dtypes in the core's dtype table: keep the bytes in a uint8 "
+        "tensor (kByte) and convert to and from float in the kernel",
+    ),
+    (
+        rf"({_NS})?(complex|kComplex\w+|ScalarType::Complex\w+)|"
+        r"torch::headeronly::ScalarType::Complex\w+|(c10|torch/headeronly)/util/complex\.h",
+        "no complex dtypes in the core's dtype table: keep the real and imaginary parts as a "
+        "last dimension of 2 in a float tensor",
+    ),
+    (
+        rf"({_NS})?(kUInt(16|32|64)|ScalarType::UInt(16|32|64))|"
+        r"torch::headeronly::ScalarType::UInt(16|32|64)",
+        "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
+    ),
+    (
         r"\.meta\(\)",
         "not a Tensor method in the census's uses: XPU oneDNN contexts' meta() (no XPU)",
     ),

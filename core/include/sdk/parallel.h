@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -127,6 +128,11 @@ inline int get_thread_num() { return std::max(0, detail::thread_num_slot()); }
 
 /*! \brief True while running a chunk of parallel_for/parallel_reduce. */
 inline bool in_parallel_region() { return detail::thread_num_slot() >= 0; }
+
+/*! \brief Run `func` asynchronously (torch's at::launch, an inter-op task): on a thread of its
+ *  own, which the caller synchronises with as with torch's (a promise, a counter). An
+ *  exception escaping `func` ends the process, as one escaping a torch task does. */
+inline void launch(std::function<void()> func) { std::thread(std::move(func)).detach(); }
 
 }  // namespace sdk
 

@@ -6,7 +6,9 @@
 #include <sdk/stable.h>
 
 #include <cstdio>
+#include <future>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "expect.h"
@@ -130,6 +132,18 @@ void small_names() {
   EXPECT((sdk::SymFloat(3.0) - sdk::SymFloat(sdk::SymInt(1))) * 2.0 == sdk::SymFloat(4.0));
   EXPECT(!sdk::SymFloat(1.5).is_symbolic() && sdk::SymFloat(1.0) < sdk::SymFloat(2.0));
   EXPECT(sdk::numel(q) == 32);
+
+  // at::launch runs the task asynchronously; the caller waits on what the task sets
+  std::promise<int> done;
+  std::future<int> result = done.get_future();
+  const std::thread::id caller = std::this_thread::get_id();
+  sdk::launch([&done, caller] { done.set_value(std::this_thread::get_id() == caller ? 1 : 2); });
+  EXPECT(result.get() == 2);
+
+  EXPECT(sdk::cuda::check_device({}));  // no tensors: no device to ask about
+  if (!sdk::cuda::is_available()) {
+    EXPECT_ERROR(SDK_ERROR_RUNTIME, "", (void)sdk::cuda::check_device({q}));
+  }
 }
 
 void global_context() {
