@@ -65,6 +65,8 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDADataType.h": "sdk/cuda.h",
     "ATen/cuda/CUDAContextLight.h": "sdk/cuda.h",
     "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    # torch's Python stream type; the census's users include it for the CUDA streams it brings
+    "torch/csrc/cuda/Stream.h": "sdk/cuda_guard.h",
     "ATen/Generator.h": "sdk/tensor.h",
     "ATen/core/Generator.h": "sdk/tensor.h",
     "ATen/cuda/CUDAGuard.h": "sdk/cuda_guard.h",

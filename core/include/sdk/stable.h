@@ -29,10 +29,13 @@
 #include "sdk/library.h"
 #include "sdk/tensor.h"
 
+/*! \brief One boxed value of a stable-ABI kernel's stack. Global, as torch declares it
+ *  (ported code names it unqualified), and an alias, so code repeating torch's alias compiles. */
+using StableIValue = uint64_t;
+
 namespace sdk {
 
-/*! \brief One boxed value of a stable-ABI kernel's stack. */
-using StableIValue = uint64_t;
+using StableIValue = ::StableIValue;
 
 namespace stable {
 
@@ -482,9 +485,6 @@ struct KernelFor<StableBoxedFn> {
 
 }  // namespace detail
 }  // namespace sdk
-
-// Ported stable-ABI code names the stack type unqualified, as torch declares it globally.
-using sdk::StableIValue;
 
 /*! \brief torch's TORCH_BOX(fn): the registry boxes an unboxed kernel by its signature, so
  *  the kernel is registered as it is. */
