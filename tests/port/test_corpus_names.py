@@ -125,3 +125,16 @@ def test_channels_last_kernels(fw):
     assert list(strides) == [360, 1, 90, 18, 3] and same
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
         m.layout_of(fw.tensor(arr(3, 4, dtype=np.float32)))
+
+
+def test_backward_called_from_cpp(fw):
+    m = build(fw, "backward", "backward_ops.cpp")
+    x, w = arr(3, 2), arr(3, 2)
+    np.testing.assert_allclose(m.grad_of_square(fw.tensor(x), fw.tensor(w)).numpy(), 2 * x * w)
+    np.testing.assert_allclose(m.accumulated(fw.tensor(x)).numpy(), 4 * x)
+
+    leaf = fw.tensor(x.copy()).requires_grad_()
+    m.backward_from((leaf * leaf).sum(), fw.tensor(np.array(3.0)))
+    np.testing.assert_allclose(leaf.grad.numpy(), 6 * x)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        m.backward_from(fw.tensor(x).sum(), fw.tensor(np.array(1.0)))

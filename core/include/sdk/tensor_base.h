@@ -192,6 +192,16 @@ class Tensor {
   const Tensor& requires_grad_(bool requires_grad = true) const {
     return set_requires_grad(requires_grad);
   }
+  /*! \brief Accumulate d(this)/d(leaf), times `gradient` (undefined: ones, for a
+   *  single-element tensor), into every leaf's grad (torch's Tensor::backward; `inputs`
+   *  is not supported). retain_graph defaults to create_graph. Needs the sdk package
+   *  imported (its engine runs the graph). */
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const {
+    const int32_t flags = (retain_graph.value_or(create_graph) ? SDK_BACKWARD_RETAIN_GRAPH : 0) |
+                          (create_graph ? SDK_BACKWARD_CREATE_GRAPH : 0);
+    detail::check_status(sdk_tensor_backward(checked(), gradient.get(), flags), "backward");
+  }
   /*! \brief The gradient accumulated by backward(); undefined until one reached this leaf. */
   Tensor grad() const {
     sdk_tensor* g = nullptr;

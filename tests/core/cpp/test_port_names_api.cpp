@@ -156,6 +156,14 @@ void global_context() {
   EXPECT(!ctx.allowTF32CuBLAS() && !ctx.hasCuDNN());
 }
 
+void backward_without_engine() {
+  // no sdk package in this process: backward names what is missing instead of doing nothing
+  sdk::Tensor x = sdk::ones({2});
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "import sdk", x.backward(sdk::ones({2})));
+  EXPECT(sdk_tensor_backward(x.get(), nullptr, 4) == SDK_ERROR_VALUE);
+  EXPECT(sdk_tensor_backward(nullptr, nullptr, 0) == SDK_ERROR_VALUE);
+}
+
 }  // namespace
 
 int main() {
@@ -164,6 +172,7 @@ int main() {
   stable_ops_and_checks();
   global_context();
   small_names();
+  backward_without_engine();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }
