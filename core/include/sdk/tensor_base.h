@@ -196,12 +196,15 @@ class Tensor {
    *  single-element tensor), into every leaf's grad (torch's Tensor::backward; `inputs`
    *  is not supported). retain_graph defaults to create_graph. Needs the sdk package
    *  imported (its engine runs the graph). */
-  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+  void backward(const Tensor& gradient, std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const {
     const int32_t flags = (retain_graph.value_or(create_graph) ? SDK_BACKWARD_RETAIN_GRAPH : 0) |
                           (create_graph ? SDK_BACKWARD_CREATE_GRAPH : 0);
     detail::check_status(sdk_tensor_backward(checked(), gradient.get(), flags), "backward");
   }
+  // (an overload, not `gradient = {}`: a default argument of the class's own type inside its
+  // definition is refused by clang)
+  void backward() const { backward(Tensor()); }
   /*! \brief The gradient accumulated by backward(); undefined until one reached this leaf. */
   Tensor grad() const {
     sdk_tensor* g = nullptr;
