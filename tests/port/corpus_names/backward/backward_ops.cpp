@@ -1,5 +1,6 @@
 // Gradients computed inside an extension with Tensor::backward(): through a C++ autograd
-// Function, and from a graph the caller built in Python.
+// Function, and from a graph the caller built in Python. The GIL is released around backward,
+// as torch's engine requires of C++ callers.
 #include <torch/extension.h>
 
 struct Square : public torch::autograd::Function<Square> {
@@ -19,6 +20,7 @@ torch::Tensor grad_of_square(const torch::Tensor& x, const torch::Tensor& w) {
   torch::Tensor leaf = x.detach().clone();
   leaf.requires_grad_(true);
   torch::Tensor y = Square::apply(leaf);
+  pybind11::gil_scoped_release no_gil;
   y.backward(w);
   return leaf.grad();
 }
@@ -29,13 +31,17 @@ torch::Tensor accumulated(const torch::Tensor& x) {
   torch::Tensor leaf = x.detach().clone();
   leaf.requires_grad_(true);
   torch::Tensor y = Square::apply(leaf);
+  pybind11::gil_scoped_release no_gil;
   y.backward(torch::ones_like(y), /*retain_graph=*/true);
   y.backward(torch::ones_like(y));
   return leaf.grad();
 }
 
 // backward() on a tensor whose graph the caller built (in Python).
-void backward_from(const torch::Tensor& y, const torch::Tensor& grad) { y.backward(grad); }
+void backward_from(const torch::Tensor& y, const torch::Tensor& grad) {
+  pybind11::gil_scoped_release no_gil;
+  y.backward(grad);
+}
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("grad_of_square", &grad_of_square);
