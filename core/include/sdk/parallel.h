@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sdk/c_api.h"
@@ -132,7 +132,10 @@ inline bool in_parallel_region() { return detail::thread_num_slot() >= 0; }
 /*! \brief Run `func` asynchronously (torch's at::launch, an inter-op task): on a thread of its
  *  own, which the caller synchronises with as with torch's (a promise, a counter). An
  *  exception escaping `func` ends the process, as one escaping a torch task does. */
-inline void launch(std::function<void()> func) { std::thread(std::move(func)).detach(); }
+template <typename F>
+inline void launch(F&& func) {  // a template: <functional> stays out of sdk/tensor.h
+  std::thread(std::forward<F>(func)).detach();
+}
 
 }  // namespace sdk
 
