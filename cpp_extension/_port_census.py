@@ -309,7 +309,7 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     (r"(at|torch)::_\w+", "torch's private ops (a leading underscore): call the public op"),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
-        r"torch::(CustomClassHolder|class_|init)|schema:(->)?__torch__\.torch\.classes|"
+        r"torch::(CustomClassHolder|class_|init|arg)|schema:(->)?__torch__\.torch\.classes|"
         r"c10::(intrusive_ptr|make_intrusive|"
         r"intrusive_ptr_target)|torch::make_intrusive|c10/util/intrusive_ptr\.h",
         "no TorchScript custom classes: keep an op's state in a pybind11 class",
@@ -320,7 +320,7 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (r"torch::nn::.*|torch/nn/.*", "no C++ nn modules: write the layer with sdk:: ops"),
     (
-        r"at::vec::.*|ATen/cpu/vec/.*",
+        r"at::vec(::.*)?|ATen/cpu/vec/.*",
         "no Vectorized types: write scalar loops (the compiler vectorizes)",
     ),
     (
@@ -365,6 +365,37 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     (r"torch/csrc/inductor/.*", "AOTInductor's C shim: the SDK's C ABI is sdk/c_api.h"),
     (r"torch/csrc/distributed/.*|c10d::.*", "no distributed process groups"),
     (r"ATen/cudnn/.*|at::native::getCudnnHandle", "no cuDNN handles: call cuDNN directly"),
+    (
+        r"(at|torch)::(sparse(_\w+)?|_sparse\w*)|\.(indices|dense_dim|sparse_dim|coalesce|"
+        r"is_coalesced|_indices|_values|crow_indices|col_indices)\(\)",
+        "no sparse tensors: keep the indices and the values as dense tensors",
+    ),
+    (
+        r"c10/util/flat_hash_map\.h|ska::.*",
+        "torch's copy of a third-party hash map: use std::unordered_map",
+    ),
+    (
+        rf"({_NS})?(k?Float8_\w+|ScalarType::Float8_\w+|k?Float4_\w+|ScalarType::Float4_\w+)"
+        r"(::\w+)*|"
+        r"torch::headeronly::ScalarType::Float[84]_\w+|(c10|torch/headeronly)/util/Float[84]_\w+\.h",
+        "no 8-bit or 4-bit float dtypes in the core's dtype table: keep the bytes in a uint8 "
+        "tensor (kByte) and convert to and from float in the kernel",
+    ),
+    (
+        rf"({_NS})?(complex|kComplex\w+|ScalarType::Complex\w+)|"
+        r"torch::headeronly::ScalarType::Complex\w+|(c10|torch/headeronly)/util/complex\.h",
+        "no complex dtypes in the core's dtype table: keep the real and imaginary parts as a "
+        "last dimension of 2 in a float tensor",
+    ),
+    (
+        rf"({_NS})?(kUInt(16|32|64)|ScalarType::UInt(16|32|64))|"
+        r"torch::headeronly::ScalarType::UInt(16|32|64)",
+        "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
+    ),
+    (
+        r"\.meta\(\)",
+        "not a Tensor method in the census's uses: XPU oneDNN contexts' meta() (no XPU)",
+    ),
 )
 _REFUSALS = tuple((re.compile(pattern), reason) for pattern, reason in REFUSALS)
 

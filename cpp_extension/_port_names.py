@@ -76,6 +76,36 @@ _OP_TABLE = re.compile(r"#define\s+SDK_(?:UNARY|BINARY|REDUCE)_OPS\(X\)((?:[^\n]
 _OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
 
 
+# Function-like macro definitions (with continuation lines), for declarations made by macros.
+_FUNC_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+
+
+def expand_declaring_macros(text: str) -> str:
+    """`text` (comments and literals blanked) with the invocations of its declaring macros
+    expanded in place, where they start a line (`SDK_DETAIL_DEFINE_MATMUL(mm, sdk_mm)` declares
+    `mm` and `mm_out` through `name##_out`; a member-declaring macro stays in its class):
+    parameters substituted, `##` pasted, `#x` made an empty string. Only macros whose body
+    declares something (`inline`, `##`) are expanded, one level."""
+    code = mask_cxx(text)
+    for m in list(_FUNC_MACRO.finditer(code)):
+        name, body = m.group(1), m.group(3).replace("\\\n", "\n")
+        if "##" not in body and "inline" not in body:
+            continue
+        params = [p.strip() for p in m.group(2).split(",")]
+
+        def expand(call: re.Match, params=params, body=body) -> str:
+            args = [a.strip() for a in call.group(2).split(",")]
+            if len(args) != len(params):
+                return call.group()
+            bound = dict(zip(params, args))
+            out = re.sub(r"(?<!#)#\s*(\w+)", '""', body.replace("##", " ## "))
+            out = re.sub(r"\b\w+\b", lambda t: bound.get(t.group(), t.group()), out)
+            return call.group(1) + re.sub(r"\s*##\s*", "", out)
+
+        code = re.sub(rf"^([ \t]*){name}\s*\(([^()]*)\)", expand, code, flags=re.M)
+    return code
+
+
 # What precedes the `{` of a block whose names stay in the enclosing namespace.
 _NAMESPACE_HEAD = re.compile(r"(?:\bnamespace(?:\s+[\w:]+)?|\bextern|^)\s*$")
 
@@ -195,7 +225,7 @@ class SdkHeaders:
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 4
+SCAN_VERSION = 6
 
 
 def _fingerprint(folder: Path) -> tuple:
@@ -240,7 +270,8 @@ def _read_headers(include_dir: str) -> SdkHeaders:
         text = path.read_text(encoding="utf-8", errors="replace")
         found.headers.add(f"sdk/{path.name}")
         found.macros.update(_DEFINE.findall(text))
-        every, at_namespace = declarations(text)
+        # declarations made by the header's own macros count as the header's
+        every, at_namespace = declarations(expand_declaring_macros(text))
         found.names.update(every)
         found.namespace_names.update(at_namespace)
         for spelled in _NAMESPACE_NAME.findall(mask_cxx(text)):

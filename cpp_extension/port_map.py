@@ -62,6 +62,13 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDAContext.h": "sdk/cuda.h",
     "ATen/cuda/CUDAEvent.h": "sdk/cuda.h",
     "ATen/cuda/Exceptions.h": "sdk/cuda.h",
+    "ATen/cuda/CUDADataType.h": "sdk/cuda.h",
+    "ATen/cuda/CUDAContextLight.h": "sdk/cuda.h",
+    "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    # torch's Python stream type; the census's users include it for the CUDA streams it brings
+    "torch/csrc/cuda/Stream.h": "sdk/cuda_guard.h",
+    "ATen/Generator.h": "sdk/tensor.h",
+    "ATen/core/Generator.h": "sdk/tensor.h",
     "ATen/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
     "c10/cuda/CUDAGuard.h": "sdk/cuda_guard.h",
     "c10/cuda/CUDAStream.h": "sdk/cuda_guard.h",
@@ -97,6 +104,30 @@ INCLUDES: dict[str, str] = {
     "c10/core/SymInt.h": "sdk/symint.h",
     "c10/core/SymIntArrayRef.h": "sdk/symint.h",
     "ATen/core/grad_mode.h": "sdk/autograd.h",
+    "ATen/Context.h": "sdk/context.h",
+    # the TORCH_CHECK_EQ family and TORCH_WARN, which torch declares there, are in sdk/error.h
+    "c10/util/Logging.h": "sdk/error.h",
+    # torch::save/torch::load of tensors: extensions include it by habit for at::Tensor (none
+    # of the census's repositories calls either), so it is sdk/tensor.h; the functions stay
+    # reported as missing
+    "torch/serialize/tensor.h": "sdk/tensor.h",
+    # torch's stable ABI: the SDK's C ABI is stable itself, so the stable C++ surface is a
+    # header over it
+    "torch/csrc/stable/tensor.h": "sdk/stable.h",
+    "torch/csrc/stable/tensor_struct.h": "sdk/stable.h",
+    "torch/csrc/stable/library.h": "sdk/stable.h",
+    "torch/csrc/stable/ops.h": "sdk/stable.h",
+    "torch/csrc/stable/accelerator.h": "sdk/stable.h",
+    "torch/csrc/stable/macros.h": "sdk/stable.h",
+    "torch/csrc/stable/stableivalue_conversions.h": "sdk/stable.h",
+    "torch/headeronly/core/ScalarType.h": "sdk/headeronly.h",
+    "torch/headeronly/util/Exception.h": "sdk/headeronly.h",
+    "torch/headeronly/util/shim_utils.h": "sdk/headeronly.h",
+    "torch/headeronly/util/HeaderOnlyArrayRef.h": "sdk/headeronly.h",
+    "torch/headeronly/core/Layout.h": "sdk/headeronly.h",
+    "torch/headeronly/util/BFloat16.h": "sdk/half.h",
+    "torch/headeronly/util/Half.h": "sdk/half.h",
+    "torch/csrc/stable/device.h": "sdk/stable.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {
@@ -146,6 +177,13 @@ MACROS: dict[str, str] = {
     "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
     "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
     "CUDA_KERNEL_ASSERT": "SDK_CUDA_KERNEL_ASSERT",
+    # torch's stable ABI (sdk/stable.h, sdk/headeronly.h)
+    "STABLE_TORCH_LIBRARY": "SDK_LIBRARY",
+    "STABLE_TORCH_LIBRARY_FRAGMENT": "SDK_LIBRARY_FRAGMENT",
+    "STABLE_TORCH_LIBRARY_IMPL": "SDK_LIBRARY_IMPL",
+    "STD_TORCH_CHECK": "SDK_CHECK",
+    "STD_CUDA_CHECK": "SDK_CUDA_CHECK",
+    "STD_CUDA_KERNEL_LAUNCH_CHECK": "SDK_CUDA_KERNEL_LAUNCH_CHECK",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

@@ -88,6 +88,16 @@ SDK_API sdk_status sdk_autograd_record(const char* name, sdk_tensor* const* inpu
   return st;
 }
 
+SDK_API sdk_status sdk_tensor_backward(sdk_tensor* t, const sdk_tensor* gradient, int32_t flags) {
+  if (!t) return set_error(SDK_ERROR_VALUE, "backward: NULL tensor");
+  if ((flags & ~(SDK_BACKWARD_RETAIN_GRAPH | SDK_BACKWARD_CREATE_GRAPH)) != 0) {
+    return set_error(SDK_ERROR_VALUE, str("backward: unknown flags ", flags));
+  }
+  auto fn = SDK_ENGINE_ENTRY(backward);
+  if (!fn) return no_engine("backward");
+  return fn(t, gradient, flags);
+}
+
 SDK_API sdk_status sdk_autograd_set_engine(const sdk_autograd_engine* engine) {
   if (engine && engine->size < offsetof(sdk_autograd_engine, release_slot) + sizeof(void*)) {
     return set_error(SDK_ERROR_VALUE, "sdk_autograd_set_engine: engine struct too small");

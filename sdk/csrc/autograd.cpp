@@ -299,9 +299,46 @@ sdk_status engine_record(const char* name, sdk_tensor* const* inputs, int64_t n_
   return ok ? SDK_OK : error_from_python(name);
 }
 
+// Tensor.backward(gradient, retain_graph=..., create_graph=...) of the tensor's Python object.
+sdk_status engine_backward(sdk_tensor* h, const sdk_tensor* gradient, int32_t flags) {
+  Gil gil;
+  sdk_tensor_retain(h);
+  PyObject* t = boundary_out(h);
+  if (!t) return error_from_python("backward");
+  PyObject* g = Py_None;
+  Py_INCREF(g);
+  if (gradient) {
+    sdk_tensor_retain(const_cast<sdk_tensor*>(gradient));
+    Py_DECREF(g);
+    g = boundary_out(const_cast<sdk_tensor*>(gradient));
+  }
+  PyObject* kwargs =
+      g ? Py_BuildValue("{s:O,s:O}", "retain_graph",
+                        (flags & SDK_BACKWARD_RETAIN_GRAPH) ? Py_True : Py_None, "create_graph",
+                        (flags & SDK_BACKWARD_CREATE_GRAPH) ? Py_True : Py_False)
+        : nullptr;
+  PyObject* method = kwargs ? PyObject_GetAttrString(t, "backward") : nullptr;
+  PyObject* args = method ? PyTuple_Pack(1, g) : nullptr;
+  PyObject* r = args ? PyObject_Call(method, args, kwargs) : nullptr;
+  Py_XDECREF(r);
+  Py_XDECREF(args);
+  Py_XDECREF(method);
+  Py_XDECREF(kwargs);
+  Py_XDECREF(g);
+  Py_DECREF(t);
+  return r ? SDK_OK : error_from_python("backward");
+}
+
 const sdk_autograd_engine kEngine = {
-    sizeof(sdk_autograd_engine), 0,           engine_release_slot, engine_requires_grad,
-    engine_set_requires_grad,    engine_grad, engine_is_leaf,      engine_record,
+    sizeof(sdk_autograd_engine),
+    0,
+    engine_release_slot,
+    engine_requires_grad,
+    engine_set_requires_grad,
+    engine_grad,
+    engine_is_leaf,
+    engine_record,
+    engine_backward,
 };
 
 // _C._run_compiled_backward(capsule, grads) -> tuple: the gradients (tensor or None) per input.

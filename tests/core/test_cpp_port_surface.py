@@ -1,5 +1,5 @@
 """Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
-(test_port_surface_api.cpp), and compile checks of their headers: each alone, the CUDA guards
+(test_port_surface_api.cpp, test_port_names_api.cpp), and compile checks of their headers: each alone, the CUDA guards
 without the CUDA toolkit, sdk/all.h's standard headers, and the refusal of a Dict argument."""
 
 from __future__ import annotations
@@ -13,7 +13,11 @@ from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _require_core, _
 
 NEW_HEADERS = [
     "containers.h",
+    "context.h",
     "cuda_guard.h",
+    "headeronly.h",
+    "memory_format.h",
+    "stable.h",
     "maybe_owned.h",
     "ops_out.h",
     "symint.h",
@@ -30,12 +34,13 @@ def _syntax(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedPro
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
 
 
-def test_cpp_program_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("program", ["test_port_surface_api", "test_port_names_api"])
+def test_cpp_program_passes(program: str, tmp_path: Path) -> None:
     _require_core()
-    exe = tmp_path / "test_port_surface_api"
+    exe = tmp_path / program
     _run(
         [
-            _cxx(), *STRICT, "-O1", str(CPP / "test_port_surface_api.cpp"), "-o", str(exe),
+            _cxx(), *STRICT, "-O1", str(CPP / f"{program}.cpp"), "-o", str(exe),
             f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
         ]
     )  # fmt: skip

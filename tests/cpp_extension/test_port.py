@@ -81,6 +81,28 @@ def test_declared_names_tells_declarations_from_calls():
     assert not {"helper", "other", "made", "method", "commented"} & found
 
 
+def test_names_declared_through_macros_are_found(headers):
+    # math.h declares mm_out and matmul_out with `name##_out` inside a macro
+    assert {"mm_out", "matmul_out", "bmm_out"} <= headers.namespace_names
+    code = _port_names.expand_declaring_macros(
+        """
+        #define DEFINE_PAIR(name, cfunc) \\
+          inline Tensor name(const Tensor& x) { return cfunc(x, #name); } \\
+          inline Tensor& name##_out(Tensor& out, const Tensor& x) { return out; }
+        namespace sdk {
+        DEFINE_PAIR(twice, sdk_twice)
+        struct Options {
+        #define FIELD(T, name) inline T name() const { return name##_; } T name##_
+          FIELD(bool, sparse_grad) = false;
+        };
+        }
+        """
+    )
+    every, at_namespace = _port_names.declarations(code)
+    assert {"twice", "twice_out"} <= at_namespace
+    assert "sparse_grad" in every and "sparse_grad" not in at_namespace  # a member stays one
+
+
 # ---- C++ rewrites ----------------------------------------------------------------------------
 
 

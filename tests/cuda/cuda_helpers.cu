@@ -106,7 +106,19 @@ bool blas_handle() {
 
 }  // namespace
 
+// The CUDA library data types of dtypes, as ints (and the error for one CUDA has none of).
+std::vector<int> cuda_data_types(bool with_bool) {
+  std::vector<int> out;
+  for (sdk::ScalarType t : {sdk::kFloat, sdk::kDouble, sdk::kHalf, sdk::kBFloat16, sdk::kInt,
+                            sdk::kLong, sdk::kChar, sdk::kByte, sdk::kShort}) {
+    out.push_back(static_cast<int>(sdk::cuda::ScalarTypeToCudaDataType(t)));
+  }
+  if (with_bool) sdk::cuda::ScalarTypeToCudaDataType(sdk::kBool);
+  return out;
+}
+
 PYBIND11_MODULE(SDK_EXTENSION_NAME, m) {
+  m.def("cuda_data_types", &cuda_data_types);
   m.def("optional_guard_without_device", &optional_guard_without_device);
   m.def("optional_guard_on_cpu", &optional_guard_on_cpu);
   m.def("unrecorded_event", &unrecorded_event);

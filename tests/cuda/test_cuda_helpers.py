@@ -36,6 +36,13 @@ def helpers(tmp_path_factory):
         mp.undo()
 
 
+def test_cuda_data_types_need_no_device(helpers):
+    # CUDA_R_32F, _64F, _16F, _16BF, _32I, _64I, _8I, _8U, _16I (library_types.h)
+    assert helpers.cuda_data_types(False) == [0, 1, 2, 14, 10, 24, 3, 8, 20]
+    with pytest.raises(ValueError, match="Cannot convert ScalarType bool to cudaDataType"):
+        helpers.cuda_data_types(True)
+
+
 def test_optional_guard_and_unrecorded_event_need_no_device(helpers):
     assert helpers.optional_guard_without_device() is True
     assert helpers.unrecorded_event() == (False, True, False)

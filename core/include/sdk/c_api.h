@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 4
+#define SDK_ABI_VERSION_MINOR 5
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1203,6 +1203,18 @@ SDK_API sdk_status sdk_autograd_record(const char* name, sdk_tensor* const* inpu
                                        int64_t n_outputs, int32_t flags, sdk_backward_fn backward,
                                        void* context, void (*context_free)(void*));
 
+/*! \brief Flags of sdk_tensor_backward (torch's Tensor::backward arguments). */
+typedef enum {
+  SDK_BACKWARD_RETAIN_GRAPH = 1, /*!< keep the graph for another backward */
+  SDK_BACKWARD_CREATE_GRAPH = 2  /*!< record the backward pass (higher-order gradients) */
+} sdk_backward_flag;
+
+/*! \brief Run backward from `t` (torch's Tensor::backward): accumulate d(t)/d(leaf),
+ *  times `gradient` (NULL: ones, for a single-element t), into every leaf's grad.
+ *  `flags`: sdk_backward_flag bits. RuntimeError when t does not require grad,
+ *  or when no engine is installed. Since ABI 1.5. */
+SDK_API sdk_status sdk_tensor_backward(sdk_tensor* t, const sdk_tensor* gradient, int32_t flags);
+
 /*! \brief The engine (what sdk._C registers; other code never needs it). Each
  *  tensor has one pointer-sized slot that only the engine reads and writes;
  *  `release_slot` is called (on any thread) when a tensor whose slot is set is
@@ -1219,6 +1231,8 @@ typedef struct {
   sdk_status (*record)(const char* name, sdk_tensor* const* inputs, int64_t n_inputs,
                        sdk_tensor* const* outputs, int64_t n_outputs, int32_t flags,
                        sdk_backward_fn backward, void* context, void (*context_free)(void*));
+  /* Since ABI 1.5 (read only when `size` covers it): */
+  sdk_status (*backward)(sdk_tensor* t, const sdk_tensor* gradient, int32_t flags);
 } sdk_autograd_engine;
 
 /*! \brief Install the engine (NULL removes it); the struct must outlive its use. */

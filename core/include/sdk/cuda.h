@@ -11,6 +11,7 @@
 #define SDK_CUDA_H_
 
 #include <cuda_runtime.h>
+#include <library_types.h>
 
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "sdk/context.h"     // at::globalContext(), as ATen/cuda/CUDAContext.h brings it
 #include "sdk/cuda_guard.h"  // streams and guards (they need no toolkit)
 #include "sdk/tensor.h"
 #include "sdk/util.h"
@@ -33,6 +35,35 @@ namespace detail {
                                                " at ", file, ":", line, ")"));
 }
 }  // namespace detail
+
+/*! \brief The CUDA library data type of a dtype (torch's ScalarTypeToCudaDataType, for
+ *  cuBLAS/cuSPARSE calls); an error naming the dtype when CUDA has none. */
+inline cudaDataType_t ScalarTypeToCudaDataType(ScalarType scalar_type) {
+  switch (scalar_type) {
+    case ScalarType::Byte:
+      return CUDA_R_8U;
+    case ScalarType::Char:
+      return CUDA_R_8I;
+    case ScalarType::Short:
+      return CUDA_R_16I;
+    case ScalarType::Int:
+      return CUDA_R_32I;
+    case ScalarType::Long:
+      return CUDA_R_64I;
+    case ScalarType::Half:
+      return CUDA_R_16F;
+    case ScalarType::BFloat16:
+      return CUDA_R_16BF;
+    case ScalarType::Float:
+      return CUDA_R_32F;
+    case ScalarType::Double:
+      return CUDA_R_64F;
+    default:
+      ::sdk::detail::throw_error(SDK_ERROR_VALUE,
+                                 ::sdk::detail::concat("Cannot convert ScalarType ",
+                                                       toString(scalar_type), " to cudaDataType."));
+  }
+}
 
 }  // namespace cuda
 }  // namespace sdk

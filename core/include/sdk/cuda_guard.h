@@ -30,6 +30,19 @@ inline bool is_available() { return sdk_cuda_is_available() != 0; }
 inline int64_t device_count() { return sdk_cuda_device_count(); }
 
 /*! \brief The current device's ordinal (torch's current_device). */
+inline DeviceIndex current_device();
+
+/*! \brief Whether every tensor is on the current CUDA device (torch's at::cuda::check_device);
+ *  true for none. */
+inline bool check_device(ArrayRef<Tensor> ts) {
+  if (ts.empty()) return true;
+  const Device current(kCUDA, current_device());
+  for (const Tensor& t : ts) {
+    if (t.device() != current) return false;
+  }
+  return true;
+}
+
 inline DeviceIndex current_device() {
   int32_t device = 0;
   ::sdk::detail::check_status(sdk_cuda_current_device(&device), "current_device");

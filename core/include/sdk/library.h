@@ -488,6 +488,14 @@ struct Kernel {
   static void free_context(void* context) { delete static_cast<F*>(context); }
 };
 
+// The kernel adapter of a stored callable: Kernel<F> unboxes by F's C++ signature. A header
+// may specialize it for callables that read the boxed values themselves (sdk/stable.h: torch's
+// stable-ABI boxed kernels, void(StableIValue*, uint64_t, uint64_t)).
+template <typename F, typename = void>
+struct KernelFor {
+  using type = Kernel<F>;
+};
+
 // A callable as stored: function pointers stay pointers; lambdas and functors are copied.
 template <typename F>
 using StoredCallable =
@@ -613,9 +621,9 @@ class Library {
     using Stored = detail::StoredCallable<F>;
     auto* ctx = new Stored(std::forward<F>(fn));
     // Undefined: the block's key (SDK_LIBRARY_IMPL), or every device (SDK_LIBRARY)
-    guard(sdk_library_impl(lib_, name.c_str(), static_cast<int32_t>(key),
-                           &detail::Kernel<Stored>::boxed, ctx,
-                           &detail::Kernel<Stored>::free_context),
+    using Adapter = typename detail::KernelFor<Stored>::type;
+    guard(sdk_library_impl(lib_, name.c_str(), static_cast<int32_t>(key), &Adapter::boxed, ctx,
+                           &Adapter::free_context),
           name);
     return *this;
   }

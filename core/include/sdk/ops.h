@@ -73,15 +73,21 @@ void call_deleter(void* data, void* ctx) {
 // Creation
 // ====================================================================================
 
-/*! \brief Uninitialised contiguous tensor. */
+inline Tensor empty_strided(IntArrayRef size, IntArrayRef stride,
+                            const TensorOptions& options = {});
+
+/*! \brief Uninitialised tensor, contiguous or in the options' channels-last format. */
 inline Tensor empty(IntArrayRef size, const TensorOptions& options = {}) {
+  if (options.has_memory_format() && detail::is_channels_last(options.memory_format())) {
+    return empty_strided(size, detail::channels_last_strides(size, options.memory_format()),
+                         options);
+  }
   SDK_DETAIL_RETURN_CREATED("empty", options,
                             sdk_empty(detail::len(size), size.data(), to_c(options.scalar_type()),
                                       options.device().to_c(), &r_));
 }
 /*! \brief Uninitialised tensor with explicit strides. */
-inline Tensor empty_strided(IntArrayRef size, IntArrayRef stride,
-                            const TensorOptions& options = {}) {
+inline Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) {
   if (size.size() != stride.size()) {
     detail::throw_error(SDK_ERROR_VALUE,
                         detail::concat("empty_strided: sizes ", size, " and strides ", stride,
@@ -213,10 +219,13 @@ inline Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& optio
 // like the source (MemoryFormat::Preserve, torch's default) or row-major.
 inline Tensor empty_like(const Tensor& self, const TensorOptions& options = {},
                          MemoryFormat memory_format = MemoryFormat::Preserve) {
+  if (options.has_memory_format()) memory_format = options.memory_format();
+  if (detail::is_channels_last(memory_format)) {
+    return empty(self.sizes(), options.merged_with(self.options()).memory_format(memory_format));
+  }
   if (options.has_device() && options.device() != self.device()) {
     return empty(self.sizes(), options.merged_with(self.options()));
   }
-  if (options.has_memory_format()) memory_format = options.memory_format();
   const sdk_dtype dtype = options.has_dtype() ? to_c(options.scalar_type()) : -1;
   SDK_DETAIL_RETURN_CREATED(
       "empty_like", options,
@@ -294,7 +303,7 @@ inline Tensor clone(const Tensor& self, MemoryFormat memory_format = MemoryForma
   if (memory_format == MemoryFormat::Contiguous) {
     SDK_DETAIL_RETURN("clone", sdk_clone(self.get(), &r_));
   }
-  Tensor r = empty_like(self);
+  Tensor r = empty_like(self, {}, memory_format);
   r.copy_(self);
   return r;
 }
@@ -420,6 +429,8 @@ inline Tensor expand(const Tensor& self, IntArrayRef size) {
 inline Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1) {
   SDK_DETAIL_RETURN("flatten", sdk_flatten(self.get(), start_dim, end_dim, &r_));
 }
+/*! \brief The number of elements (torch's at::numel). */
+inline int64_t numel(const Tensor& self) { return self.numel(); }
 inline Tensor contiguous(const Tensor& self) {
   SDK_DETAIL_RETURN("contiguous", sdk_contiguous(self.get(), &r_));
 }

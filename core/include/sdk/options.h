@@ -7,12 +7,16 @@
 
 namespace sdk {
 
-/*! \brief How *_like functions and clone lay out their result (torch's memory formats):
- *  Preserve, the default, keeps a dense source's strides (a transposed source gives a
- *  transposed result); Contiguous is row-major. */
+/*! \brief How *_like functions and clone lay out their result (torch's memory formats,
+ *  with torch's values): Preserve, the default, keeps a dense source's strides (a transposed
+ *  source gives a transposed result); Contiguous is row-major; ChannelsLast (NCHW sizes with
+ *  NHWC strides) and ChannelsLast3d (NCDHW with NDHWC) are made by the headers with explicit
+ *  strides (sdk/memory_format.h), so the C ABI knows the first two only. */
 enum class MemoryFormat : int32_t {
   Contiguous = SDK_CONTIGUOUS_FORMAT,
   Preserve = SDK_PRESERVE_FORMAT,
+  ChannelsLast = 2,
+  ChannelsLast3d = 3,
 };
 
 /*! \brief Tensor layouts: every sdk tensor is strided (dense, with strides); torch's

@@ -9,6 +9,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sdk/c_api.h"
@@ -127,6 +128,14 @@ inline int get_thread_num() { return std::max(0, detail::thread_num_slot()); }
 
 /*! \brief True while running a chunk of parallel_for/parallel_reduce. */
 inline bool in_parallel_region() { return detail::thread_num_slot() >= 0; }
+
+/*! \brief Run `func` asynchronously (torch's at::launch, an inter-op task): on a thread of its
+ *  own, which the caller synchronises with as with torch's (a promise, a counter). An
+ *  exception escaping `func` ends the process, as one escaping a torch task does. */
+template <typename F>
+inline void launch(F&& func) {  // a template: <functional> stays out of sdk/tensor.h
+  std::thread(std::forward<F>(func)).detach();
+}
 
 }  // namespace sdk
 

@@ -4,6 +4,7 @@
 #ifndef SDK_SYMINT_H_
 #define SDK_SYMINT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -28,6 +29,33 @@ class SymInt {
 };
 
 using SymIntArrayRef = IntArrayRef;
+
+/*! \brief A floating-point value that is always concrete (torch's c10::SymFloat): made from a
+ *  double or a SymInt, with SymFloat's arithmetic, sqrt and expect_float(). */
+class SymFloat {
+ public:
+  constexpr SymFloat(double value = 0.0) : value_(value) {}  // NOLINT: implicit like torch
+  constexpr SymFloat(SymInt value)                           // NOLINT
+      : value_(static_cast<double>(value.expect_int())) {}
+  constexpr double expect_float() const { return value_; }
+  constexpr double guard_float(const char* /*file*/, int64_t /*line*/) const { return value_; }
+  constexpr double as_float_unchecked() const { return value_; }
+  constexpr bool is_symbolic() const { return false; }
+  SymFloat sqrt() const { return SymFloat(std::sqrt(value_)); }
+  constexpr SymFloat operator+(const SymFloat& o) const { return value_ + o.value_; }
+  constexpr SymFloat operator-(const SymFloat& o) const { return value_ - o.value_; }
+  constexpr SymFloat operator*(const SymFloat& o) const { return value_ * o.value_; }
+  constexpr SymFloat operator/(const SymFloat& o) const { return value_ / o.value_; }
+  constexpr bool operator==(const SymFloat& o) const { return value_ == o.value_; }
+  constexpr bool operator!=(const SymFloat& o) const { return value_ != o.value_; }
+  constexpr bool operator<(const SymFloat& o) const { return value_ < o.value_; }
+  constexpr bool operator<=(const SymFloat& o) const { return value_ <= o.value_; }
+  constexpr bool operator>(const SymFloat& o) const { return value_ > o.value_; }
+  constexpr bool operator>=(const SymFloat& o) const { return value_ >= o.value_; }
+
+ private:
+  double value_;
+};
 
 /*! \brief c10::asIntArrayRefUnchecked / asIntArrayRefSlow: the same list of integers. */
 inline IntArrayRef asIntArrayRefUnchecked(SymIntArrayRef sizes) { return sizes; }

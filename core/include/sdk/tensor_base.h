@@ -18,6 +18,7 @@
 #include "sdk/dtype.h"
 #include "sdk/error.h"
 #include "sdk/maybe_owned.h"
+#include "sdk/memory_format.h"
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
@@ -166,6 +167,13 @@ class Tensor {
   DeprecatedTypeProperties type() const { return {scalar_type(), is_cuda()}; }
   bool is_floating_point() const { return isFloatingType(scalar_type()); }
   bool is_contiguous() const { return sdk_tensor_is_contiguous(checked()) != 0; }
+  /*! \brief Dense in `memory_format`'s order (Contiguous: row-major; ChannelsLast: NHWC). */
+  bool is_contiguous(MemoryFormat memory_format) const {
+    SDK_CHECK_VALUE(memory_format != MemoryFormat::Preserve,
+                    "is_contiguous: Preserve is not a memory format a tensor can have");
+    if (memory_format == MemoryFormat::Contiguous) return is_contiguous();
+    return detail::is_channels_last_contiguous(sizes(), strides(), memory_format);
+  }
   /*! \brief Write counter shared by the storage's views (autograd's in-place check). */
   int64_t _version() const { return sdk_tensor_version(checked()); }
   /*! \brief Tell autograd the data changed after writing through data_ptr(). */
@@ -184,6 +192,19 @@ class Tensor {
   const Tensor& requires_grad_(bool requires_grad = true) const {
     return set_requires_grad(requires_grad);
   }
+  /*! \brief Accumulate d(this)/d(leaf), times `gradient` (undefined: ones, for a
+   *  single-element tensor), into every leaf's grad (torch's Tensor::backward; `inputs`
+   *  is not supported). retain_graph defaults to create_graph. Needs the sdk package
+   *  imported (its engine runs the graph). */
+  void backward(const Tensor& gradient, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const {
+    const int32_t flags = (retain_graph.value_or(create_graph) ? SDK_BACKWARD_RETAIN_GRAPH : 0) |
+                          (create_graph ? SDK_BACKWARD_CREATE_GRAPH : 0);
+    detail::check_status(sdk_tensor_backward(checked(), gradient.get(), flags), "backward");
+  }
+  // (an overload, not `gradient = {}`: a default argument of the class's own type inside its
+  // definition is refused by clang)
+  void backward() const { backward(Tensor()); }
   /*! \brief The gradient accumulated by backward(); undefined until one reached this leaf. */
   Tensor grad() const {
     sdk_tensor* g = nullptr;
@@ -416,8 +437,11 @@ class Tensor {
   bool equal(const Tensor& other) const;
   /*! \brief Dense and without overlap: a permutation of a contiguous layout. */
   bool is_non_overlapping_and_dense() const;
-  /*! \brief The layout clone() would give: Contiguous (sdk has no channels-last format). */
-  MemoryFormat suggest_memory_format() const { return MemoryFormat::Contiguous; }
+  /*! \brief ChannelsLast / ChannelsLast3d when the strides read as one (torch's rule),
+   *  else Contiguous; `channels_last_strides_exact_match`: only for exactly dense ones. */
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const {
+    return detail::suggest_memory_format(sizes(), strides(), channels_last_strides_exact_match);
+  }
   /*! \brief Host memory is never page-locked here; pin_memory() returns the tensor itself. */
   bool is_pinned() const { return false; }
   Tensor pin_memory() const { return *this; }

@@ -99,11 +99,14 @@ inline Tensor Tensor::clone(MemoryFormat memory_format) const {
   return sdk::clone(*this, memory_format);
 }
 inline Tensor Tensor::contiguous(MemoryFormat memory_format) const {
-  if (memory_format != MemoryFormat::Contiguous) {
-    detail::throw_error(SDK_ERROR_VALUE, "contiguous: memory_format must be Contiguous");
+  if (memory_format == MemoryFormat::Contiguous) {
+    if (is_contiguous()) return *this;  // no C call beyond the flag: the common case
+    return sdk::contiguous(*this);
   }
-  if (is_contiguous()) return *this;  // no C call beyond the flag: the common case
-  return sdk::contiguous(*this);
+  SDK_CHECK_VALUE(memory_format != MemoryFormat::Preserve,
+                  "contiguous: preserve memory format is unsupported by the contiguous operator");
+  if (is_contiguous(memory_format)) return *this;
+  return sdk::clone(*this, memory_format);
 }
 inline Tensor Tensor::to(ScalarType dtype, bool /*non_blocking*/, bool copy) const {
   SDK_DETAIL_RETURN("to", sdk_to_dtype(get(), to_c(dtype), copy ? 1 : 0, &r_));
@@ -112,7 +115,7 @@ inline Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, boo
   return to(TensorOptions().device(device).dtype(dtype), non_blocking, copy);
 }
 inline MaybeOwned<Tensor> Tensor::expect_contiguous(MemoryFormat memory_format) const& {
-  if (is_contiguous()) return MaybeOwned<Tensor>::borrowed(*this);
+  if (is_contiguous(memory_format)) return MaybeOwned<Tensor>::borrowed(*this);
   return MaybeOwned<Tensor>::owned(contiguous(memory_format));
 }
 inline Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {

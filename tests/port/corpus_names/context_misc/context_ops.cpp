@@ -1,0 +1,47 @@
+// CPU ops that read torch's global settings (at::globalContext) and include the headers
+// extensions include by habit (logging checks, the tensor serialization header).
+#include <ATen/Context.h>
+#include <c10/util/Logging.h>
+#include <torch/extension.h>
+#include <torch/serialize/tensor.h>
+
+#include <tuple>
+
+// Running sum down the rows of a 2-D float64 tensor; rows are summed pairwise (a different
+// rounding) unless deterministic algorithms were asked for.
+torch::Tensor row_cumsum(const torch::Tensor& x) {
+  TORCH_CHECK_EQ(x.dim(), 2);
+  TORCH_CHECK(x.scalar_type() == at::kDouble, "row_cumsum: expected float64");
+  const bool deterministic = at::globalContext().deterministicAlgorithms();
+  if (deterministic) {
+    at::globalContext().alertNotDeterministic("row_cumsum");
+  }
+  torch::Tensor src = x.contiguous();
+  torch::Tensor out = torch::empty_like(src);
+  const int64_t rows = src.size(0), cols = src.size(1);
+  const double* s = src.data_ptr<double>();
+  double* o = out.data_ptr<double>();
+  for (int64_t j = 0; j < cols; ++j) {
+    double acc = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      acc += s[i * cols + j];
+      o[i * cols + j] = acc;
+    }
+  }
+  return out;
+}
+
+// The settings as an extension sees them: deterministic algorithms, warn-only, TF32 in
+// cuBLAS, and whether CUDA is there (CUDA initialised first when it is).
+std::tuple<bool, bool, bool, bool> settings() {
+  auto& ctx = at::globalContext();
+  const bool cuda = ctx.hasCUDA();
+  if (cuda) ctx.lazyInitCUDA();
+  return std::make_tuple(ctx.deterministicAlgorithms(), ctx.deterministicAlgorithmsWarnOnly(),
+                         ctx.allowTF32CuBLAS(), cuda);
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("row_cumsum", &row_cumsum);
+  m.def("settings", &settings);
+}

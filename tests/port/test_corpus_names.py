@@ -1,0 +1,140 @@
+"""The porting corpus of torch names the census ranks high (corpus_names/): torch's stable ABI
+(torch::stable, torch::headeronly, STABLE_TORCH_LIBRARY, TORCH_BOX, boxed kernels), channels-last
+memory formats, and the smaller names (globalContext, logging, serialize headers). Each case is
+ported with `python -m cpp_extension port` (which must find every name), built, and checked
+against numpy; the originals are built with torch too when it is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cpp_extension
+import sdk
+from cpp_extension import _port
+from tests.port.test_corpus import Framework, build_cache  # noqa: F401  (the shared fixture)
+
+CORPUS = Path(__file__).resolve().parent / "corpus_names"
+RNG = np.random.default_rng(23)
+
+
+@pytest.fixture(scope="module")
+def ported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ported_names")
+    return out, _port.port_paths([CORPUS], out)
+
+
+@pytest.fixture(scope="module", params=["sdk", "torch"])
+def fw(request, ported, build_cache) -> Framework:  # noqa: F811  (the imported fixture)
+    if request.param == "sdk":
+        return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
+    torch = pytest.importorskip("torch", reason="torch is not installed: no build of the original")
+    from torch.utils import cpp_extension as torch_ext
+
+    return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, CORPUS)
+
+
+def build(fw: Framework, case: str, *files: str, **kwargs: Any) -> Any:
+    sources = [str(fw.source_root / case / f) for f in files]
+    return fw.load(f"names_{case}_{fw.name}", sources, **kwargs)
+
+
+def arr(*shape: int, dtype=np.float64) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def test_the_porter_finds_every_name(ported):
+    _, report = ported
+    assert [(m.path, m.line, m.name) for m in report.missing] == []
+    assert report.changed and len(report.changed) == len(report.files)
+
+
+def test_stable_abi_kernels(fw):
+    build(fw, "stable_abi", "stable_ops.cpp", is_python_module=False)
+    op = fw.ops.corpus_stable
+
+    x = arr(3, 4, dtype=np.float32)
+    np.testing.assert_allclose(op.affine(fw.tensor(x), 2.0, -1.0).numpy(), x * 2 - 1, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="affine: expected a float32 tensor"):
+        op.affine(fw.tensor(x.astype(np.float64)), 1.0, 0.0)
+
+    y = arr(2, 3)
+    expected = np.vstack([np.full((1, 3), 0.5), y, np.full((1, 3), 0.5)])
+    np.testing.assert_array_equal(op.framed(fw.tensor(y), 0.5).numpy(), expected)
+    with pytest.raises(RuntimeError, match="framed: expected a 2-D tensor, got 1 dims"):
+        op.framed(fw.tensor(arr(3)), 0.0)
+
+    np.testing.assert_array_equal(
+        op.flat_t_padded(fw.tensor(y)).numpy(), np.concatenate([[0.0], y.T.ravel(), [0.0]])
+    )
+
+    z = arr(4, 5)
+    counts = op.count_positive(fw.tensor(z).t())  # a transposed view: walked by its strides
+    assert counts.numpy().dtype == np.int64
+    np.testing.assert_array_equal(counts.numpy(), (z.T > 0).sum(1))
+    np.testing.assert_array_equal(
+        op.count_positive(fw.tensor(z.astype(np.float32))).numpy(), (z > 0).sum(1)
+    )
+
+
+def test_hand_boxed_stable_kernel(fw):
+    build(fw, "stable_abi", "stable_ops.cpp", is_python_module=False)
+    op = fw.ops.corpus_stable
+    x, b = arr(2, 3), arr(2, 3)
+    out, n = op.scaled_sum(fw.tensor(x), fw.tensor(b), 1.5, True, 2)
+    np.testing.assert_allclose(out.numpy(), -3.0 * x + b)
+    assert n == 6
+    out, n = op.scaled_sum(fw.tensor(x), None, 0.5, False, None)
+    np.testing.assert_allclose(out.numpy(), 0.5 * x)
+    with pytest.raises(RuntimeError, match="scaled_sum: expected a contiguous float64 tensor"):
+        op.scaled_sum(fw.tensor(x.astype(np.float32)), None, 1.0, False, None)
+
+
+def test_global_context_settings(fw):
+    m = build(fw, "context_misc", "context_ops.cpp")
+    x = arr(5, 3)
+    np.testing.assert_allclose(m.row_cumsum(fw.tensor(x)).numpy(), np.cumsum(x, axis=0))
+    with pytest.raises(RuntimeError, match="expected float64"):
+        m.row_cumsum(fw.tensor(x.astype(np.float32)))
+    deterministic, warn_only, tf32, has_cuda = m.settings()
+    # torch's defaults, which are the SDK's only values; CUDA as the framework sees it
+    assert (deterministic, warn_only, tf32) == (False, False, False)
+    cuda = sdk.cuda if fw.name == "sdk" else pytest.importorskip("torch").cuda
+    assert has_cuda == cuda.is_available()
+
+
+def test_channels_last_kernels(fw):
+    m = build(fw, "channels_last", "nhwc_ops.cpp")
+    x = arr(2, 3, 4, 5, dtype=np.float32)
+    np.testing.assert_allclose(
+        m.channel_mean(fw.tensor(x)).numpy(), x.mean(1, keepdims=True), rtol=1e-5
+    )
+    scale = np.array([0.5, -2.0, 3.0], np.float32)
+    nchw = fw.tensor(x)
+    nhwc = fw.tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)
+    for inp, channels_last in ((nchw, False), (nhwc, True)):
+        assert m.layout_of(inp)[:2] == (channels_last, channels_last)
+        out = m.scale_channels(inp, fw.tensor(scale))
+        np.testing.assert_allclose(out.numpy(), x * scale[None, :, None, None], rtol=1e-6)
+        assert m.layout_of(out)[:2] == (channels_last, channels_last)  # the layout is kept
+    assert list(m.layout_of(nchw)[2]) == [60, 1, 15, 3]
+    strides, same = m.channels_last_3d(fw.tensor(arr(2, 3, 4, 5, 6, dtype=np.float32)))
+    assert list(strides) == [360, 1, 90, 18, 3] and same
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        m.layout_of(fw.tensor(arr(3, 4, dtype=np.float32)))
+
+
+def test_backward_called_from_cpp(fw):
+    m = build(fw, "backward", "backward_ops.cpp")
+    x, w = arr(3, 2), arr(3, 2)
+    np.testing.assert_allclose(m.grad_of_square(fw.tensor(x), fw.tensor(w)).numpy(), 2 * x * w)
+    np.testing.assert_allclose(m.accumulated(fw.tensor(x)).numpy(), 4 * x)
+
+    leaf = fw.tensor(x.copy()).requires_grad_()
+    m.backward_from((leaf * leaf).sum(), fw.tensor(np.array(3.0)))
+    np.testing.assert_allclose(leaf.grad.numpy(), 6 * x)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        m.backward_from(fw.tensor(x).sum(), fw.tensor(np.array(1.0)))
