@@ -97,6 +97,7 @@ INCLUDES: dict[str, str] = {
     "c10/core/SymInt.h": "sdk/symint.h",
     "c10/core/SymIntArrayRef.h": "sdk/symint.h",
     "ATen/core/grad_mode.h": "sdk/autograd.h",
+    "ATen/Context.h": "sdk/context.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {

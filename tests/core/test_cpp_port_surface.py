@@ -13,6 +13,7 @@ from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _require_core, _
 
 NEW_HEADERS = [
     "containers.h",
+    "context.h",
     "cuda_guard.h",
     "maybe_owned.h",
     "ops_out.h",

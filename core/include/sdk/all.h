@@ -42,6 +42,7 @@
 #include "sdk/acc_type.h"
 #include "sdk/autograd.h"
 #include "sdk/containers.h"
+#include "sdk/context.h"
 #include "sdk/cuda_guard.h"
 #include "sdk/library.h"
 #include "sdk/nn.h"
