@@ -125,7 +125,7 @@ def _build(fw: Adapter, pkg_name: str, build: Build, root: Path, glue: Path, out
     return fw.load(
         name,
         sources,
-        extra_cflags=["-O1", "-w"] + [f"-D{d}" for d in build.defines],
+        extra_cflags=["-O1", "-w", *build.cflags] + [f"-D{d}" for d in build.defines],
         extra_include_paths=[str(root / d) for d in build.include_dirs],
         is_python_module=not library,
     )

@@ -6,8 +6,11 @@ pytorch3d and torch-harmonics publish no sdist there); CPU ops run, CUDA-only on
 from __future__ import annotations
 
 from ._spec import Build, Op, Package
+from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.mmcv import MMCV
+from .pkgs.nlp import FAIRSEQ
+from .pkgs.optim import TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
 
@@ -27,5 +30,8 @@ PACKAGES: dict[str, Package] = {
         POINTS_KERNELS,
         WARP_RNNT,
         LINEAR_ASSIGNMENT,
+        FAST_TRANSFORMERS,
+        TORCHOPT,
+        FAIRSEQ,
     )
 }

@@ -4,6 +4,7 @@ the SDK, checked against numpy references), and its fetcher's safety checks (off
 from __future__ import annotations
 
 import io
+import json
 import sys
 import tarfile
 import urllib.error
@@ -180,3 +181,25 @@ def test_a_build_that_fails_for_torch_too_says_so():
     r = _run._judge(pkg, pkg.build(op.build), op, sdk, torch, 0, [])
     assert r.status == "not yet"
     assert r.reason.endswith("(the original does not build with torch either: a.cpp:1: error: x)")
+
+
+def test_the_sdist_is_found_through_the_projects_page_when_the_release_page_is_missing(
+    tmp_path, monkeypatch
+):
+    # an index serving only /NAME/json: the release's files are read from its "releases"
+    project = {"releases": {"1.0": [{"filename": "p-1.0.tar.gz", "url": "files/p-1.0.tar.gz"}]}}
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "json").write_text(json.dumps(project))
+    monkeypatch.setattr(_fetch, "INDEX", tmp_path.as_uri())
+
+    def fake_open(url, timeout):
+        if not url.endswith("/p/json"):
+            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+        return open(url.removeprefix("file://"), "rb")
+
+    monkeypatch.setattr(_fetch.urllib.request, "urlopen", fake_open)
+    assert (
+        _fetch._sdist_url("p", "1.0", "p-1.0.tar.gz") == f"{tmp_path.as_uri()}/p/files/p-1.0.tar.gz"
+    )
+    with pytest.raises(_fetch.FetchError, match="lists no file p-2.0.tar.gz"):
+        _fetch._sdist_url("p", "2.0", "p-2.0.tar.gz")
