@@ -114,10 +114,24 @@ def _distinct_names(sources: list[str], out: Path) -> list[str]:
     return result
 
 
+def _as_cxx(sources: list[str], out: Path) -> list[str]:
+    """Each .cu source compiled as C++, through a .cpp file that includes it."""
+    result = []
+    for src in sources:
+        if src.endswith(".cu"):
+            wrapper = out / f"{Path(src).stem}_cu.cpp"
+            wrapper.write_text(f'#include "{src}"\n')
+            src = str(wrapper)
+        result.append(src)
+    return result
+
+
 def _build(fw: Adapter, pkg_name: str, build: Build, root: Path, glue: Path, out: Path) -> Any:
     sources = [str(root / s) for s in build.sources]
     if build.glue:
         sources.append(str(glue / build.glue[0]))
+    if build.cu_as_cxx:
+        sources = _as_cxx(sources, out)
     if fw.name == "torch":
         sources = _distinct_names(sources, out)
     name = f"rw_{pkg_name}_{build.name}".replace("-", "_")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
+from .pkgs.audio import FAST_RNNT
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.mmcv import MMCV
 from .pkgs.nlp import FAIRSEQ
@@ -33,5 +34,6 @@ PACKAGES: dict[str, Package] = {
         FAST_TRANSFORMERS,
         TORCHOPT,
         FAIRSEQ,
+        FAST_RNNT,
     )
 }

@@ -42,5 +42,5 @@ FAIRSEQ = Package(
     port_roots=("fairseq/examples/operators",),
     why="sequence modelling: monotonic attention's expected alignment",
     builds=(Build("alignment", ("fairseq/examples/operators/alignment_train_cpu.cpp",)),),
-    ops=(Op("alignment_train_cpu", "alignment", _p_choose, _alignment, _alignment_ref, 1e-4),),
+    ops=(Op("alignment_train_cpu", "alignment", _p_choose, _alignment, _alignment_ref, rtol=1e-4),),
 )
