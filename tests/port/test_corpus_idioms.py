@@ -74,6 +74,8 @@ def test_multinomial_draws_only_weighted_categories(fw, registry):
     # 1-D weights, without replacement: distinct weighted categories, all of them
     one = registry.sample(fw.tensor(w[0]), 3, False).numpy()
     assert one.shape == (3,) and sorted(one) == [1, 3, 4]
+    # too few weighted categories: the zero-weight ones come after them, as in torch
+    assert list(registry.sample(fw.tensor(np.array([0.0, 1.0])), 2, False).numpy()) == [1, 0]
 
 
 def test_multinomial_frequencies_follow_the_weights(fw, registry):
@@ -92,8 +94,8 @@ def test_multinomial_frequencies_follow_the_weights(fw, registry):
         ([1.0, np.nan], 1, True, "element < 0"),
         ([0.0, 0.0], 1, True, "sum of probabilities <= 0"),
         ([1.0, 2.0], 3, False, "cannot sample n_sample > prob_dist.size"),
-        ([1.0, 0.0], 2, False, "not enough non-negative category to sample"),
         ([1.0, 2.0], 0, True, "cannot sample n_sample <= 0 samples"),
+        (np.zeros((2, 0)), 1, True, "empty|cannot sample"),
     ],
 )
 def test_multinomial_refuses_bad_weights(fw, registry, weights, n, replacement, message):
