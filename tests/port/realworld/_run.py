@@ -275,6 +275,20 @@ def _judge(
     return r
 
 
+def clear_stale_locks(cache: Path, pkg: Package, log=print) -> list[Path]:
+    """Remove the JIT build locks of this package's extensions that are older than a build's
+    limit: a run killed mid-build leaves its lock, and torch's loader waits on it forever."""
+    stem = f"rw_{pkg.name}_".replace("-", "_")
+    now, removed = time.time(), []
+    for folder in (cache / "jit-torch", cache / "jit-sdk"):
+        for lock in folder.glob(f"**/{stem}*/lock") if folder.is_dir() else ():
+            if now - lock.stat().st_mtime > BUILD_TIMEOUT_S:
+                lock.unlink(missing_ok=True)
+                removed.append(lock)
+                log(f"  removed a stale build lock: {lock}")
+    return removed
+
+
 def run_package(
     pkg: Package, torch_py: str | None, log=print, save_results: bool = True
 ) -> list[OpResult]:
@@ -288,6 +302,7 @@ def run_package(
     src = _fetch.unpack(archive, pkg.sha256)
     ported, glue, missing = _port(pkg, src, work)
     originals_glue = work / "glue-src"
+    clear_stale_locks(cache, pkg, log)
     env = {
         "SDK_EXTENSIONS_DIR": str(cache / "jit-sdk"),
         "TORCH_EXTENSIONS_DIR": str(cache / "jit-torch"),

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 import tarfile
+import time
 import urllib.error
 from pathlib import Path
 
@@ -203,3 +205,19 @@ def test_the_sdist_is_found_through_the_projects_page_when_the_release_page_is_m
     )
     with pytest.raises(_fetch.FetchError, match="lists no file p-2.0.tar.gz"):
         _fetch._sdist_url("p", "2.0", "p-2.0.tar.gz")
+
+
+def test_only_stale_locks_of_the_package_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(_run, "BUILD_TIMEOUT_S", 60)
+    old, fresh, other = (
+        tmp_path / "jit-torch" / "rw_torch_cluster_knn" / "lock",
+        tmp_path / "jit-sdk" / "py311" / "rw_torch_cluster_fps" / "lock",
+        tmp_path / "jit-torch" / "rw_torchsort_isotonic" / "lock",
+    )
+    for lock in (old, fresh, other):
+        lock.parent.mkdir(parents=True)
+        lock.touch()
+    os.utime(old, (time.time() - 120, time.time() - 120))
+    os.utime(other, (time.time() - 120, time.time() - 120))
+    removed = _run.clear_stale_locks(tmp_path, PACKAGES["torch-cluster"], log=lambda s: None)
+    assert removed == [old] and not old.exists() and fresh.exists() and other.exists()
