@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import traceback
@@ -62,11 +63,17 @@ class Adapter:
         return [np.array(value.numpy(), copy=True)]
 
 
+_COMPILER_ERROR = re.compile(r"([^\s:]+):(\d+):(?:\d+:)? (?:fatal )?error: (.*)")
+
+
 def first_error(exc: BaseException) -> str:
     """The first compiler error (file:line: message), else the exception's first line."""
     for diag in getattr(exc, "diagnostics", None) or []:
         return f"{Path(diag.file).name}:{diag.line}: {diag.message}"
     text = str(exc).strip()
+    m = _COMPILER_ERROR.search(text)  # a build log (torch's loader): its first compiler error
+    if m:
+        return f"{Path(m.group(1)).name}:{m.group(2)}: error: {m.group(3).strip()}"[:300]
     for line in text.splitlines():
         if "error" in line.lower():
             return line.strip()[:300]

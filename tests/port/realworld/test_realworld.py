@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from . import _doc, _fetch, _run
+from . import _doc, _fetch, _run, _side
 from .packages import PACKAGES
 
 # Small packages whose every op ports today with no hand edit: a pybind11 module, and
@@ -221,3 +221,14 @@ def test_only_stale_locks_of_the_package_are_removed(tmp_path, monkeypatch):
     os.utime(other, (time.time() - 120, time.time() - 120))
     removed = _run.clear_stale_locks(tmp_path, PACKAGES["torch-cluster"], log=lambda s: None)
     assert removed == [old] and not old.exists() and fresh.exists() and other.exists()
+
+
+def test_the_first_compiler_error_of_a_build_log_is_reported():
+    log = (
+        "Error building extension 'x': [1/2] c++ -c /a/b/bindings.cpp\n"
+        "/a/b/src/neighbors.cpp:47:10: error: 'unique_ptr' is not a member of 'std'\n"
+        "/a/b/src/other.cpp:3:1: error: later\n"
+    )
+    got = _side.first_error(RuntimeError(log))
+    assert got == "neighbors.cpp:47: error: 'unique_ptr' is not a member of 'std'"
+    assert _side.first_error(RuntimeError("plain failure")) == "plain failure"
