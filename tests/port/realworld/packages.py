@@ -1,7 +1,9 @@
 """The table of published packages checked by the real-world port run: pinned sdists (name,
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
 extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
-pytorch3d and torch-harmonics publish no sdist there); CPU ops run, CUDA-only ones compile."""
+pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
+clouds, sorting, attention, optimizers, sequence modelling and speech. CPU ops run, CUDA-only
+ones compile."""
 
 from __future__ import annotations
 
