@@ -153,6 +153,8 @@ class _Edits:
 
 
 _CHAIN = re.compile(r"(?:\s*::\s*\w+)+")
+# a name that a macro completes by token pasting: `at::k##device`
+_PASTED = re.compile(r"\s*##")
 
 
 def _unknown_target(
@@ -164,7 +166,7 @@ def _unknown_target(
     if m is None:
         return None
     parts = [p.strip() for p in m.group(0).split("::") if p.strip()]
-    i = sdk.has_qualified(parts, local)
+    i = sdk.has_qualified(parts, local, _PASTED.match(code, m.end()) is not None)
     if i is None:
         return None
     return "::".join(parts[: i + 1]), "name" if i + 1 == len(parts) else "namespace"
@@ -259,7 +261,7 @@ def find_missing(
             report(m.start(), m.group(0), "macro", "no SDK spelling")
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
-        i = sdk.has_qualified(parts)
+        i = sdk.has_qualified(parts, pasted=_PASTED.match(code, m.end()) is not None)
         if i is not None:
             name = "::".join(["sdk", *parts[: i + 1]])
             report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")

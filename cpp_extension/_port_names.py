@@ -210,14 +210,22 @@ class SdkHeaders:
     headers: set[str] = field(default_factory=set)  # "sdk/tensor.h", ...
     namespaces: set[str] = field(default_factory=set)  # "sdk", "cuda", "autograd", ...
 
-    def has_qualified(self, parts: list[str], local: set[str] = frozenset()) -> int | None:
+    def has_qualified(
+        self, parts: list[str], local: set[str] = frozenset(), pasted: bool = False
+    ) -> int | None:
         """For sdk::parts[0]::parts[1]...: None when it is declared, else the index of the
         first part that is not. After a namespace, a name of namespace scope is needed (a
-        method of the same name is not it); after a class, any member will do."""
+        method of the same name is not it); after a class, any member will do. `pasted`: the
+        last part is the start of a name a macro pastes together (`at::k##device`), declared
+        when some name begins with it."""
         for i, part in enumerate(parts):
             scoped = i == 0 or parts[i - 1] in self.namespaces
-            if part not in (self.namespace_names if scoped else self.names) and part not in local:
-                return i
+            known = self.namespace_names if scoped else self.names
+            if part in known or part in local:
+                continue
+            if pasted and i == len(parts) - 1 and any(n.startswith(part) for n in known):
+                continue
+            return i
         return None
 
     def has_header(self, path: str) -> bool:

@@ -1,42 +1,58 @@
-// sdk/context.h: at::globalContext(), torch's process-wide settings object, answering for the
-// settings the SDK has.
+// sdk/context.h: sdk::globalContext(), the process-wide switches of torch's at::Context that
+// extensions read before picking a kernel (deterministic algorithms, TF32, whether CUDA is
+// there).
 //
-// Extensions read it to pick a code path: a deterministic backward when
-// torch.use_deterministic_algorithms(True) is on, TF32 in their own cuBLAS calls when
-// allowed. The SDK has no switch for deterministic algorithms and its matmuls never use TF32,
-// so those settings read as torch's defaults (off) and alertNotDeterministic never raises;
-// CUDA needs no lazy initialization (the backend loads on first use).
+// The SDK's kernels have no nondeterministic variants, its Python package has no
+// use_deterministic_algorithms(), and its matmuls never use TF32: those settings read as
+// torch's defaults (off). CUDA needs no lazy initialization (the backend loads on first use).
 #ifndef SDK_CONTEXT_H_
 #define SDK_CONTEXT_H_
 
-#include <string_view>
+#include <string>
 
 #include "sdk/cuda_guard.h"
 #include "sdk/device.h"
+#include "sdk/error.h"
 
 namespace sdk {
 
-/*! \brief torch's at::Context, for the settings extensions read. */
+/*! \brief The switches of torch's at::Context that extension code asks about.
+ *
+ *  Rationale: the deterministic flags start false and change only through
+ *  setDeterministicAlgorithms() (which an extension may call to make its own choice visible
+ *  to its other kernels); they live in the extension that includes this header. */
 class Context {
  public:
-  /*! \brief Whether deterministic algorithms were requested: never (there is no switch). */
-  bool deterministicAlgorithms() const { return false; }
-  bool deterministicAlgorithmsWarnOnly() const { return false; }
-  /*! \brief torch raises here when deterministic algorithms are requested; they cannot be. */
-  void alertNotDeterministic(std::string_view /*caller*/) const {}
-  /*! \brief Whether cuBLAS may use TF32 for float32 matmuls: no, the SDK's never do. */
+  bool deterministicAlgorithms() const { return deterministic_; }
+  bool deterministicAlgorithmsWarnOnly() const { return warn_only_; }
+  void setDeterministicAlgorithms(bool enabled, bool warn_only = false) {
+    deterministic_ = enabled;
+    warn_only_ = enabled && warn_only;
+  }
+  /*! \brief Raise (or, when warn-only, do nothing) if deterministic algorithms were asked
+   *  for: `caller` has no deterministic implementation. */
+  void alertNotDeterministic(const std::string& caller) const {
+    SDK_CHECK_NOT_IMPLEMENTED(!deterministic_ || warn_only_, caller,
+                              " does not have a deterministic implementation, but "
+                              "deterministic algorithms were asked for");
+  }
+  /*! \brief The SDK's matmuls never use TF32. */
   bool allowTF32CuBLAS() const { return false; }
-  /*! \brief CUDA starts on first use: nothing to do. */
+  /*! \brief Nothing to do: the CUDA backend loads on first use. */
   void lazyInitCUDA() const {}
   void lazyInitDevice(DeviceType /*type*/) const {}
-  /*! \brief Whether a CUDA device can be used. */
+  /*! \brief Whether the core was built with CUDA and a device is present. */
   bool hasCUDA() const { return cuda::is_available(); }
-  /*! \brief The SDK calls no cuDNN. */
+  /*! \brief The SDK does not link cuDNN. */
   bool hasCuDNN() const { return false; }
   bool userEnabledCuDNN() const { return false; }
+
+ private:
+  bool deterministic_ = false;
+  bool warn_only_ = false;
 };
 
-/*! \brief The process's settings (torch's at::globalContext()). */
+/*! \brief The one Context of this extension (torch: at::globalContext()). */
 inline Context& globalContext() {
   static Context context;
   return context;

@@ -1,8 +1,8 @@
 // sdk/ops_data.h: creation, random, counting and searching ops with torch's names and
 // arguments (logspace, scalar_tensor, randperm, bincount, histc, bucketize, searchsorted,
-// unique, mode, put_, bernoulli_, exponential_), composed from the rest of the C++ API; and
-// the bodies of the in-place geometry methods (squeeze_, unsqueeze_, transpose_, resize_as_),
-// detach_ and new_tensor.
+// unique, mode, put_, bernoulli_, exponential_, multinomial), composed from the rest of the C++
+// API; and the bodies of the in-place geometry methods (squeeze_, unsqueeze_, transpose_,
+// resize_as_), detach_ and new_tensor.
 #ifndef SDK_OPS_DATA_H_
 #define SDK_OPS_DATA_H_
 
@@ -230,6 +230,44 @@ inline Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self,
                   sorted_sequence.dim(), ")");
   Tensor v = full({}, self, sorted_sequence.options());
   return searchsorted(sorted_sequence, v, out_int32, right, side, sorter);
+}
+/*! \brief `num_samples` int64 indices drawn from each row of the non-negative weights
+ *  `self` (1-D, or 2-D: one draw per row), as torch::multinomial. With replacement: inverse
+ *  transform sampling of the row's cumulative weights; without: the indices of the largest
+ *  w / e with e ~ Exp(1) (a draw without replacement in proportion to w; as in torch, zero
+ *  weights come last when the others are too few). */
+inline Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false) {
+  SDK_CHECK_VALUE(self.dim() == 1 || self.dim() == 2,
+                  "multinomial: prob_dist must be 1 or 2 dim, got ", self.dim());
+  SDK_CHECK_TYPE(
+      self.is_floating_point(),
+      "multinomial only supports floating-point dtypes for input, got: ", self.scalar_type());
+  SDK_CHECK_VALUE(num_samples > 0, "multinomial: cannot sample n_sample <= 0 samples");
+  const int64_t n = self.size(-1);
+  SDK_CHECK_VALUE(n > 0 && self.numel() > 0,
+                  "multinomial: cannot sample from an empty distribution (shape ", self.sizes(),
+                  ")");
+  SDK_CHECK_VALUE(replacement || num_samples <= n,
+                  "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without "
+                  "replacement (n_sample = ",
+                  num_samples, ", prob_dist.size(-1) = ", n, ")");
+  Tensor w = (self.dim() == 1 ? self.unsqueeze(0) : self).to(kDouble);
+  SDK_CHECK_VALUE(w.isfinite().all().cpu().item<bool>() && w.ge(0).all().cpu().item<bool>(),
+                  "multinomial: probability tensor contains either `inf`, `nan` or element < 0");
+  Tensor total = w.sum(-1, true);
+  SDK_CHECK_VALUE(total.gt(0).all().cpu().item<bool>(),
+                  "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+  Tensor out;
+  if (replacement) {
+    Tensor cdf = w.cumsum(-1).div(total);
+    Tensor u = rand({w.size(0), num_samples}, TensorOptions(kDouble).device(w.device()));
+    out = searchsorted(cdf, u, false, true).clamp_max(n - 1);
+  } else {
+    Tensor e = empty_like(w);
+    e.exponential_(1.0);
+    out = std::get<1>(topk(w.div(e), num_samples, -1, true, true));
+  }
+  return self.dim() == 1 ? out.squeeze(0) : out;
 }
 /*! \brief (output, inverse_indices, counts) of the distinct elements, as torch.unique (and
  *  at::_unique2): output is sorted (also for sorted=false, which allows any order); the

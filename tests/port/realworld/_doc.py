@@ -28,6 +28,8 @@ def _status(op: dict) -> str:
         return "compiles (CUDA, not run)"
     if op["status"] == "ran":
         return "builds and runs, unchecked"
+    if op["status"] == "timed out":
+        return "timed out"
     return "not yet"
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import tarfile
+import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
@@ -36,15 +37,30 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+def _index_json(url: str) -> dict:
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return {}
+        raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
+
+
 def _sdist_url(name: str, version: str, filename: str) -> str:
     # pip download would run the sdist's setup.py (which imports torch) to read its metadata;
-    # the index's JSON names the file without running anything.
-    meta_url = f"{INDEX}/{name}/{version}/json"
-    with urllib.request.urlopen(meta_url, timeout=TIMEOUT_S) as r:
-        meta = json.load(r)
-    for entry in meta.get("urls", []):
-        if entry.get("filename") == filename:
-            return urllib.parse.urljoin(meta_url, entry["url"])
+    # the index's JSON names the file without running anything. The release's own page is
+    # tried first, then the project's page (its "releases" list every version's files): an
+    # index may serve only the latter.
+    release_url, project_url = f"{INDEX}/{name}/{version}/json", f"{INDEX}/{name}/json"
+    candidates = [(release_url, _index_json(release_url).get("urls", []))]
+    if not candidates[0][1]:
+        project = _index_json(project_url)
+        candidates.append((project_url, project.get("releases", {}).get(version, [])))
+    for meta_url, entries in candidates:
+        for entry in entries:
+            if entry.get("filename") == filename:
+                return urllib.parse.urljoin(meta_url, entry["url"])
     raise FetchError(f"{name}=={version}: the index lists no file {filename}")
 
 

@@ -8,8 +8,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,13 +23,17 @@ from ._spec import Build, Op, Package
 
 REPO = Path(__file__).resolve().parents[3]
 PATCHES = Path(__file__).resolve().parent / "patches"
-SIDE_TIMEOUT_S = 1800
+# Each phase of a side (its build, each op's run) gets its own limit, so that a hang (a stale
+# JIT lock left by a killed run, a kernel that never returns) stops that side, not the run.
+BUILD_TIMEOUT_S = float(os.environ.get("REALWORLD_BUILD_TIMEOUT_S", "900"))
+RUN_TIMEOUT_S = float(os.environ.get("REALWORLD_RUN_TIMEOUT_S", "120"))
 
 
 @dataclass
 class OpResult:
-    """One op's outcome: `status` is "ported" (matches), "compiles" (compile-only builds) or
-    "not yet"; `reason` the first compiler error, missing name or mismatch."""
+    """One op's outcome: `status` is "ported" (matches), "compiles" (compile-only builds),
+    "ran" (unchecked), "timed out" or "not yet"; `reason` the first compiler error, missing
+    name, mismatch or what timed out."""
 
     package: str
     version: str
@@ -123,20 +129,42 @@ def _side(
     spec_path.write_text(json.dumps(spec))
     env = {**os.environ, **env_extra, "PYTHONPATH": str(REPO)}
     cmd = [python, "-m", "tests.port.realworld._side", str(spec_path)]
-    try:
-        proc = subprocess.run(
-            cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=SIDE_TIMEOUT_S
-        )
-    except subprocess.TimeoutExpired:
-        return {"build": "failed", "error": f"timed out after {SIDE_TIMEOUT_S} s", "ops": {}}
     result_path = out / f"{framework}.json"
+    for stale in (result_path, out / f"{framework}.npz", out / f"{framework}.phase"):
+        stale.unlink(missing_ok=True)
+    timed_out, returncode, stderr = _run_timed(cmd, env, out / f"{framework}.phase")
+    if timed_out:
+        return {"build": "timed out", "error": f"{framework} side: {timed_out}", "ops": {}}
     if not result_path.exists():
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        return {"build": "failed", "error": f"crashed (exit {proc.returncode}): {tail}", "ops": {}}
+        tail = (stderr.strip().splitlines() or [f"exit {returncode}"])[-1]
+        return {"build": "failed", "error": f"crashed (exit {returncode}): {tail}", "ops": {}}
     result = json.loads(result_path.read_text())
     npz = out / f"{framework}.npz"
     result["arrays"] = dict(np.load(npz)) if npz.exists() else {}
     return result
+
+
+def _run_timed(cmd: list[str], env: dict, phase_file: Path) -> tuple[str, int, str]:
+    """Run a side, killing it (and the compilers it started) when one phase outlasts its
+    limit. Returns (what timed out, or "", the exit status, stderr)."""
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
+        )
+        phase, since = "start", time.monotonic()
+        while proc.poll() is None:
+            now = phase_file.read_text() if phase_file.exists() else "start"
+            if now != phase:
+                phase, since = now, time.monotonic()
+            limit = RUN_TIMEOUT_S if phase.startswith("run ") else BUILD_TIMEOUT_S
+            if time.monotonic() - since > limit:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                what = phase if phase.startswith("run ") else "build"
+                return f"{what} timed out after {limit:g} s", proc.returncode, ""
+            time.sleep(0.2)
+        err.seek(0)
+        return "", proc.returncode, err.read()
 
 
 def _outputs(arrays: dict, op: Op) -> list[np.ndarray]:
@@ -210,6 +238,10 @@ def _judge(
     )
     if sdk["build"] != "ok":
         r.reason = sdk["error"]
+        if sdk["build"] == "timed out":
+            r.status = "timed out"
+        elif torch is not None and torch["build"] != "ok":
+            r.reason += f" (the original does not build with torch either: {torch['error']})"
         return r
     if build.compile_only:
         r.status, r.checked_against = "compiles", "nvcc -c (no GPU)"
@@ -225,6 +257,10 @@ def _judge(
         want, r.checked_against = _ref_outputs(op), "numpy reference"
     else:
         r.status, r.reason = "ran", "no torch build and no numpy reference: unchecked"
+        if torch is not None and torch["build"] != "ok":
+            r.reason += f" (torch: {torch['error']})"
+        elif torch is not None:
+            r.reason += f" (torch: {torch['ops'].get(op.name, {}).get('error', 'did not run')})"
         return r
     diff = compare(got, want, op)
     if diff:
@@ -237,6 +273,20 @@ def _judge(
             return r
     r.status = "ported"
     return r
+
+
+def clear_stale_locks(cache: Path, pkg: Package, log=print) -> list[Path]:
+    """Remove the JIT build locks of this package's extensions that are older than a build's
+    limit: a run killed mid-build leaves its lock, and torch's loader waits on it forever."""
+    stem = f"rw_{pkg.name}_".replace("-", "_")
+    now, removed = time.time(), []
+    for folder in (cache / "jit-torch", cache / "jit-sdk"):
+        for lock in folder.glob(f"**/{stem}*/lock") if folder.is_dir() else ():
+            if now - lock.stat().st_mtime > BUILD_TIMEOUT_S:
+                lock.unlink(missing_ok=True)
+                removed.append(lock)
+                log(f"  removed a stale build lock: {lock}")
+    return removed
 
 
 def run_package(
@@ -252,6 +302,7 @@ def run_package(
     src = _fetch.unpack(archive, pkg.sha256)
     ported, glue, missing = _port(pkg, src, work)
     originals_glue = work / "glue-src"
+    clear_stale_locks(cache, pkg, log)
     env = {
         "SDK_EXTENSIONS_DIR": str(cache / "jit-sdk"),
         "TORCH_EXTENSIONS_DIR": str(cache / "jit-torch"),
@@ -262,8 +313,9 @@ def run_package(
         edits, note = _apply_patch(build, ported)
         sdk = _side("sdk", sys.executable, pkg, build, ported, glue, work / "out" / build.name, env)
         torch = None
-        # torch's build of the originals is only needed to check what the SDK built
-        if torch_py and not build.compile_only and sdk["build"] == "ok":
+        # torch's build of the originals checks what the SDK built, and tells a build that
+        # fails for the SDK from one that fails for torch too (a compiler the sources predate)
+        if torch_py and not build.compile_only and sdk["build"] in ("ok", "failed"):
             torch = _side(
                 "torch", torch_py, pkg, build, src, originals_glue, work / "out" / build.name, env
             )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import traceback
@@ -62,11 +63,17 @@ class Adapter:
         return [np.array(value.numpy(), copy=True)]
 
 
+_COMPILER_ERROR = re.compile(r"([^\s:]+):(\d+):(?:\d+:)? (?:fatal )?error: (.*)")
+
+
 def first_error(exc: BaseException) -> str:
     """The first compiler error (file:line: message), else the exception's first line."""
     for diag in getattr(exc, "diagnostics", None) or []:
         return f"{Path(diag.file).name}:{diag.line}: {diag.message}"
     text = str(exc).strip()
+    m = _COMPILER_ERROR.search(text)  # a build log (torch's loader): its first compiler error
+    if m:
+        return f"{Path(m.group(1)).name}:{m.group(2)}: error: {m.group(3).strip()}"[:300]
     for line in text.splitlines():
         if "error" in line.lower():
             return line.strip()[:300]
@@ -97,19 +104,57 @@ def _compile_only(fw: Adapter, build: Build, root: Path) -> None:
             raise RuntimeError(msg)
 
 
-def _build(fw: Adapter, pkg_name: str, build: Build, root: Path, glue: Path) -> Any:
+def _distinct_names(sources: list[str], out: Path) -> list[str]:
+    """torch's load() names each object file after its source's file name, so two sources
+    called nms.cpp in different folders collide: each later one is compiled through a file of
+    its own name that includes it (its own includes still resolve from its folder)."""
+    seen: set[str] = set()
+    result = []
+    for n, src in enumerate(sources):
+        name = Path(src).name
+        if name in seen:
+            wrapper = out / f"dup{n}_{name}"
+            wrapper.write_text(f'#include "{src}"\n')
+            src = str(wrapper)
+        seen.add(Path(src).name)
+        result.append(src)
+    return result
+
+
+def _as_cxx(sources: list[str], out: Path) -> list[str]:
+    """Each .cu source compiled as C++, through a .cpp file that includes it."""
+    result = []
+    for src in sources:
+        if src.endswith(".cu"):
+            wrapper = out / f"{Path(src).stem}_cu.cpp"
+            wrapper.write_text(f'#include "{src}"\n')
+            src = str(wrapper)
+        result.append(src)
+    return result
+
+
+def _build(fw: Adapter, pkg_name: str, build: Build, root: Path, glue: Path, out: Path) -> Any:
     sources = [str(root / s) for s in build.sources]
     if build.glue:
         sources.append(str(glue / build.glue[0]))
+    if build.cu_as_cxx:
+        sources = _as_cxx(sources, out)
+    if fw.name == "torch":
+        sources = _distinct_names(sources, out)
     name = f"rw_{pkg_name}_{build.name}".replace("-", "_")
     library = build.namespace is not None
     return fw.load(
         name,
         sources,
-        extra_cflags=["-O1", "-w"] + [f"-D{d}" for d in build.defines],
+        extra_cflags=["-O1", "-w", *build.cflags] + [f"-D{d}" for d in build.defines],
         extra_include_paths=[str(root / d) for d in build.include_dirs],
         is_python_module=not library,
     )
+
+
+def mark_phase(out: Path, framework: str, phase: str) -> None:
+    """Say what this side does now ("build", or "run OP"): the runner times each phase."""
+    Path(out, f"{framework}.phase").write_text(phase)
 
 
 def run(spec: dict) -> dict:
@@ -118,17 +163,19 @@ def run(spec: dict) -> dict:
     build = pkg.build(spec["build"])
     root, glue, out = Path(spec["root"]), Path(spec["glue"]), Path(spec["out"])
     result: dict[str, Any] = {"build": "ok", "error": "", "ops": {}}
+    mark_phase(out, fw.name, "build")
     try:
         if build.compile_only:
             _compile_only(fw, build, root)
             return result
-        module = _build(fw, pkg.name, build, root, glue)
+        module = _build(fw, pkg.name, build, root, glue, out)
     except Exception as exc:  # a failed build is a result, not a crash of the runner
         result["build"], result["error"] = "failed", first_error(exc)
         return result
     ns = getattr(fw.ops, build.namespace) if build.namespace else module
     arrays: dict[str, np.ndarray] = {}
     for op in pkg.ops_of(build.name):
+        mark_phase(out, fw.name, f"run {op.name}")
         try:
             outputs = fw.to_numpy(op.call(ns, fw, op.inputs_now()))
         except Exception as exc:

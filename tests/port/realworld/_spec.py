@@ -18,7 +18,10 @@ class Build:
     for a pybind11 module. `glue`: (file name, torch-style C++) binding the ops of a package
     whose own binding file spans the whole package; it is ported like the sources.
     `compile_only`: CUDA sources compiled with nvcc, nothing run (no GPU here).
-    `patch`: hand edits applied to the ported sources (a file in patches/), counted per hunk."""
+    `patch`: hand edits applied to the ported sources (a file in patches/), counted per hunk.
+    `cflags`: compiler flags the package's own build passes (e.g. -fopenmp), on both sides.
+    `cu_as_cxx`: the package's CPU build compiles its .cu files as C++ (CPU code in .cu files
+    that its build copies to .cc when CUDA is off): both sides do the same."""
 
     name: str
     sources: tuple[str, ...]
@@ -28,6 +31,8 @@ class Build:
     glue: tuple[str, str] | None = None
     compile_only: bool = False
     patch: str | None = None
+    cflags: tuple[str, ...] = ()
+    cu_as_cxx: bool = False
 
 
 @dataclass(frozen=True)

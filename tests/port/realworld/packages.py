@@ -1,13 +1,19 @@
 """The table of published packages checked by the real-world port run: pinned sdists (name,
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
 extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
-pytorch3d and torch-harmonics publish no sdist there); CPU ops run, CUDA-only ones compile."""
+pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
+clouds, sorting, attention, optimizers, sequence modelling and speech. CPU ops run, CUDA-only
+ones compile."""
 
 from __future__ import annotations
 
 from ._spec import Build, Op, Package
+from .pkgs.attention import FAST_TRANSFORMERS
+from .pkgs.audio import FAST_RNNT
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.mmcv import MMCV
+from .pkgs.nlp import FAIRSEQ
+from .pkgs.optim import TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
 
@@ -27,5 +33,9 @@ PACKAGES: dict[str, Package] = {
         POINTS_KERNELS,
         WARP_RNNT,
         LINEAR_ASSIGNMENT,
+        FAST_TRANSFORMERS,
+        TORCHOPT,
+        FAIRSEQ,
+        FAST_RNNT,
     )
 }

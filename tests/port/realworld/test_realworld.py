@@ -4,18 +4,22 @@ the SDK, checked against numpy references), and its fetcher's safety checks (off
 from __future__ import annotations
 
 import io
+import json
+import os
+import sys
 import tarfile
+import time
 import urllib.error
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from . import _doc, _fetch, _run
+from . import _doc, _fetch, _run, _side
 from .packages import PACKAGES
 
-# Small packages whose every op ports today: a pybind11 module, and ops-namespace libraries
-# (two of them with a one-line hand edit each, applied from patches/).
+# Small packages whose every op ports today with no hand edit: a pybind11 module, and
+# ops-namespace libraries. (A build's hand edits, when one needs them, come from patches/.)
 FAST = ("torchsort", "torch-cluster")
 
 
@@ -136,3 +140,95 @@ def test_every_package_is_pinned_and_lists_existing_builds():
         assert len(pkg.sha256) == 64 and pkg.filename.startswith(pkg.filename.split("-")[0])
         for op in pkg.ops:
             pkg.build(op.build)
+
+
+def _sleeper(phase_file: Path, phase: str) -> list[str]:
+    """A side that says it is in `phase`, then hangs."""
+    code = f"import pathlib, time; pathlib.Path({str(phase_file)!r}).write_text({phase!r}); "
+    return [sys.executable, "-c", code + "time.sleep(600)"]
+
+
+@pytest.mark.parametrize(
+    ("phase", "limits", "what"),
+    [("build", (0.5, 600), "build timed out"), ("run scatter_sum", (600, 0.5), "run scatter_sum")],
+)
+def test_a_hanging_phase_is_killed_and_named(tmp_path, monkeypatch, phase, limits, what):
+    monkeypatch.setattr(_run, "BUILD_TIMEOUT_S", limits[0])
+    monkeypatch.setattr(_run, "RUN_TIMEOUT_S", limits[1])
+    phase_file = tmp_path / "sdk.phase"
+    timed_out, returncode, _ = _run._run_timed(_sleeper(phase_file, phase), {}, phase_file)
+    assert timed_out.startswith(what) and "timed out after 0.5 s" in timed_out
+    assert returncode == -9  # killed, not left running
+
+
+def test_a_side_that_ends_in_time_is_not_timed_out(tmp_path):
+    cmd = [sys.executable, "-c", "import sys; sys.stderr.write('done')"]
+    assert _run._run_timed(cmd, {}, tmp_path / "x.phase") == ("", 0, "done")
+
+
+def test_a_timed_out_build_is_reported_as_such():
+    pkg = PACKAGES["torchsort"]
+    op = pkg.ops[0]
+    sdk = {"build": "timed out", "error": "sdk side: build timed out after 900 s", "ops": {}}
+    r = _run._judge(pkg, pkg.build(op.build), op, sdk, None, 0, [])
+    assert (r.status, r.reason) == ("timed out", sdk["error"])
+    assert _doc._status({"status": "timed out", "hand_edits": 0}) == "timed out"
+
+
+def test_a_build_that_fails_for_torch_too_says_so():
+    pkg = PACKAGES["torchsort"]
+    op = pkg.ops[0]
+    sdk = {"build": "failed", "error": "a.cpp:1: error: x", "ops": {}}
+    torch = {"build": "failed", "error": "a.cpp:1: error: x", "ops": {}}
+    r = _run._judge(pkg, pkg.build(op.build), op, sdk, torch, 0, [])
+    assert r.status == "not yet"
+    assert r.reason.endswith("(the original does not build with torch either: a.cpp:1: error: x)")
+
+
+def test_the_sdist_is_found_through_the_projects_page_when_the_release_page_is_missing(
+    tmp_path, monkeypatch
+):
+    # an index serving only /NAME/json: the release's files are read from its "releases"
+    project = {"releases": {"1.0": [{"filename": "p-1.0.tar.gz", "url": "files/p-1.0.tar.gz"}]}}
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "json").write_text(json.dumps(project))
+    monkeypatch.setattr(_fetch, "INDEX", tmp_path.as_uri())
+
+    def fake_open(url, timeout):
+        if not url.endswith("/p/json"):
+            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+        return open(url.removeprefix("file://"), "rb")
+
+    monkeypatch.setattr(_fetch.urllib.request, "urlopen", fake_open)
+    assert (
+        _fetch._sdist_url("p", "1.0", "p-1.0.tar.gz") == f"{tmp_path.as_uri()}/p/files/p-1.0.tar.gz"
+    )
+    with pytest.raises(_fetch.FetchError, match="lists no file p-2.0.tar.gz"):
+        _fetch._sdist_url("p", "2.0", "p-2.0.tar.gz")
+
+
+def test_only_stale_locks_of_the_package_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(_run, "BUILD_TIMEOUT_S", 60)
+    old, fresh, other = (
+        tmp_path / "jit-torch" / "rw_torch_cluster_knn" / "lock",
+        tmp_path / "jit-sdk" / "py311" / "rw_torch_cluster_fps" / "lock",
+        tmp_path / "jit-torch" / "rw_torchsort_isotonic" / "lock",
+    )
+    for lock in (old, fresh, other):
+        lock.parent.mkdir(parents=True)
+        lock.touch()
+    os.utime(old, (time.time() - 120, time.time() - 120))
+    os.utime(other, (time.time() - 120, time.time() - 120))
+    removed = _run.clear_stale_locks(tmp_path, PACKAGES["torch-cluster"], log=lambda s: None)
+    assert removed == [old] and not old.exists() and fresh.exists() and other.exists()
+
+
+def test_the_first_compiler_error_of_a_build_log_is_reported():
+    log = (
+        "Error building extension 'x': [1/2] c++ -c /a/b/bindings.cpp\n"
+        "/a/b/src/neighbors.cpp:47:10: error: 'unique_ptr' is not a member of 'std'\n"
+        "/a/b/src/other.cpp:3:1: error: later\n"
+    )
+    got = _side.first_error(RuntimeError(log))
+    assert got == "neighbors.cpp:47: error: 'unique_ptr' is not a member of 'std'"
+    assert _side.first_error(RuntimeError("plain failure")) == "plain failure"

@@ -130,7 +130,7 @@ def _roi_align(ns, fw, i):
 
 
 def _iou_rotated(ns, fw, i):
-    ious = fw.empty((4, 3), F32)
+    ious = fw.empty((12,), F32)  # flat: the kernel writes ious[i * cols + j]
     ns.box_iou_rotated(fw.tensor(i["rboxes"][:4]), fw.tensor(i["rboxes"][4:7]), ious, 0, False)
     return ious
 
@@ -170,7 +170,7 @@ def _psamask(ns, fw, i):
 
 
 def _deform_conv(ns, fw, i):
-    out = fw.empty((1, 3, 4, 4), F32)
+    out = fw.empty((1, 3, 3, 3), F32)  # 6x6 input, 3x3 kernel, stride 2, padding 1
     cols, ones = fw.empty((0,), F32), fw.empty((0,), F32)
     ns.deform_conv_forward(
         fw.tensor(i["image"]),

@@ -171,13 +171,9 @@ def _grid_ref(i):
     return (((pos - start) / size).astype(I64) * strides).sum(1)
 
 
-def _cluster_build(name, patch=None):
+def _cluster_build(name):
     return Build(
-        name,
-        (f"csrc/{name}.cpp", f"csrc/cpu/{name}_cpu.cpp"),
-        ("csrc",),
-        namespace="torch_cluster",
-        patch=patch,
+        name, (f"csrc/{name}.cpp", f"csrc/cpu/{name}_cpu.cpp"), ("csrc",), namespace="torch_cluster"
     )
 
 
@@ -191,8 +187,8 @@ CLUSTER = Package(
     builds=(
         _cluster_build("fps"),
         _cluster_build("grid"),
-        _cluster_build("knn", "torch-cluster-knn.patch"),
-        _cluster_build("radius", "torch-cluster-radius.patch"),
+        _cluster_build("knn"),
+        _cluster_build("radius"),
     ),
     ops=(
         Op(

@@ -1,0 +1,103 @@
+"""The porting corpus of idioms met in published extensions (corpus_idioms/): a per-device
+kernel registry filled by a token-pasting macro (`at::k##device`), DeviceTypeName by
+argument-dependent lookup, at::globalContext(), torch::multinomial, torch::tensor({1, 0}) and
+std::unique_ptr with no <memory>. Each case is ported with `python -m cpp_extension port`
+(which must find every name), built, and checked against numpy; the originals are built with
+torch too when it is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cpp_extension
+import sdk
+from cpp_extension import _port
+from tests.port.test_corpus import Framework, build_cache  # noqa: F401  (the shared fixture)
+
+CORPUS = Path(__file__).resolve().parent / "corpus_idioms"
+
+
+@pytest.fixture(scope="module")
+def ported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ported_idioms")
+    return out, _port.port_paths([CORPUS], out)
+
+
+@pytest.fixture(scope="module", params=["sdk", "torch"])
+def fw(request, ported, build_cache) -> Framework:  # noqa: F811  (the imported fixture)
+    if request.param == "sdk":
+        return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
+    torch = pytest.importorskip("torch", reason="torch is not installed: no build of the original")
+    from torch.utils import cpp_extension as torch_ext
+
+    return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, CORPUS)
+
+
+@pytest.fixture(scope="module")
+def registry(fw):
+    src = fw.source_root / "device_registry" / "registry.cpp"
+    return fw.load(f"idioms_registry_{fw.name}", [str(src)])
+
+
+def test_the_porter_finds_every_name(ported):
+    out, report = ported
+    assert [(m.path, m.line, m.name) for m in report.missing] == []
+    text = (out / "device_registry" / "registry.cpp").read_text()
+    assert "sdk::k##device" in text and "at::" not in text
+
+
+def test_a_kernel_registered_through_a_pasted_device_name_runs(fw, registry):
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(registry.scale(fw.tensor(x), 2.5).numpy(), x * 2.5)
+    assert registry.device_name(fw.tensor(x)) == "cpu"
+
+
+def test_the_global_context(fw, registry):
+    assert registry.deterministic() is False
+    cuda = sdk.cuda.is_available() if fw.name == "sdk" else __import__("torch").cuda.is_available()
+    assert registry.has_cuda() is cuda
+
+
+def test_rows_swapped_with_an_index_list(fw, registry):
+    edges = np.array([[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(registry.swap_rows(fw.tensor(edges)).numpy(), edges[::-1])
+
+
+def test_multinomial_draws_only_weighted_categories(fw, registry):
+    w = np.array([[0.0, 3.0, 0.0, 1.0, 2.0], [1.0, 0.0, 0.0, 0.0, 0.0]])
+    drawn = registry.sample(fw.tensor(w), 200, True).numpy()
+    assert drawn.shape == (2, 200) and drawn.dtype == np.int64
+    assert set(drawn[0]) == {1, 3, 4} and set(drawn[1]) == {0}
+    # 1-D weights, without replacement: distinct weighted categories, all of them
+    one = registry.sample(fw.tensor(w[0]), 3, False).numpy()
+    assert one.shape == (3,) and sorted(one) == [1, 3, 4]
+    # too few weighted categories: the zero-weight ones come after them, as in torch
+    assert list(registry.sample(fw.tensor(np.array([0.0, 1.0])), 2, False).numpy()) == [1, 0]
+
+
+def test_multinomial_frequencies_follow_the_weights(fw, registry):
+    w = np.array([1.0, 2.0, 7.0])
+    counts = np.bincount(registry.sample(fw.tensor(w), 20000, True).numpy(), minlength=3)
+    # 6 standard deviations of a binomial count: fails only for a wrong distribution
+    sd = np.sqrt(20000 * (w / w.sum()) * (1 - w / w.sum()))
+    assert np.all(np.abs(counts - 20000 * w / w.sum()) < 6 * sd), counts
+
+
+@pytest.mark.parametrize(
+    ("weights", "n", "replacement", "message"),
+    [
+        ([[[1.0]]], 1, True, "prob_dist must be 1 or 2 dim"),
+        ([1.0, -1.0], 1, True, "element < 0"),
+        ([1.0, np.nan], 1, True, "element < 0"),
+        ([0.0, 0.0], 1, True, "sum of probabilities <= 0"),
+        ([1.0, 2.0], 3, False, "cannot sample n_sample > prob_dist.size"),
+        ([1.0, 2.0], 0, True, "cannot sample n_sample <= 0 samples"),
+        (np.zeros((2, 0)), 1, True, "empty|cannot sample"),
+    ],
+)
+def test_multinomial_refuses_bad_weights(fw, registry, weights, n, replacement, message):
+    with pytest.raises((RuntimeError, ValueError), match=message):
+        registry.sample(fw.tensor(np.array(weights)), n, replacement)
