@@ -1,13 +1,73 @@
-"""Activation modules with parameters (torch.nn.SiLU, Mish, Softplus, LeakyReLU, Hardtanh, ReLU6)."""
+"""Activation modules (ReLU, Tanh, Sigmoid, ELU, GELU, SiLU, Mish, Softplus, LeakyReLU,
+Hardtanh, ReLU6, Softmax, LogSoftmax)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import functional as F
-from .modules import Module
+from .module import Module
 
-__all__ = ["SiLU", "Mish", "Softplus", "LeakyReLU", "Hardtanh", "ReLU6"]
+__all__ = [
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "ELU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
+    "LeakyReLU",
+    "Hardtanh",
+    "ReLU6",
+    "Softmax",
+    "LogSoftmax",
+]
+
+
+class _Activation(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class ReLU(_Activation):
+    def forward(self, input: Any) -> Any:
+        return F.relu(input)
+
+
+class Tanh(Module):
+    def forward(self, input: Any) -> Any:
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input: Any) -> Any:
+        return F.sigmoid(input)
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, input: Any) -> Any:
+        return F.elu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class GELU(Module):
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Any) -> Any:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
 
 class SiLU(Module):
@@ -78,3 +138,20 @@ class ReLU6(Hardtanh):
 
     def forward(self, input: Any) -> Any:
         return F.relu6(input, self.inplace)
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Any) -> Any:
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input: Any) -> Any:
+        return F.log_softmax(input, self.dim)

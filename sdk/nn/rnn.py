@@ -10,11 +10,12 @@ import sdk
 
 from . import functional as F
 from . import init
-from ._norm_pool import check_tensor
-from .modules import Module
+from ._functional.common import check_tensor
+from .module import Module
 from .parameter import Parameter
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
+
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 

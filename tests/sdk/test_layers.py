@@ -55,8 +55,8 @@ LAZY_IMPORTS = {
     ("sdk._tensor", "sdk._repr"): "keeps import sdk fast (~1 ms); needed by repr() only",
     ("sdk._tensor", "sdk._tensor_pickle"): "it imports pickle (~4 ms); needed by pickling only",
     ("sdk.library", "sdk.autograd"): "sdk.autograd imports numpy (~100 ms)",
-    ("sdk.nn.modules", "sdk.nn._hooks"): "sdk.nn._hooks imports sdk.autograd",
-    ("sdk.nn.modules", "sdk.utils.hooks"): "sdk.utils loads sdk.utils.data",
+    ("sdk.nn.module", "sdk.nn._hooks"): "sdk.nn._hooks imports sdk.autograd",
+    ("sdk.nn.module", "sdk.utils.hooks"): "sdk.utils loads sdk.utils.data",
     ("sdk.nn.parameter", "sdk.autograd.graph"): "sdk.autograd imports numpy",
     ("sdk.serialization", "sdk.nn.parameter"): "loads all of sdk.nn, for checkpoints only",
 }

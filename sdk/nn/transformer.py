@@ -1,4 +1,4 @@
-"""MultiheadAttention (torch.nn.MultiheadAttention's parameters, masks and outputs)."""
+"""Attention and transformer layers: MultiheadAttention (torch's parameters, masks and outputs)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import sdk
 
 from . import functional as F
 from . import init
-from ._norm_pool import check_tensor
-from .modules import Linear, Module
+from ._functional.common import check_tensor
+from .linear import Linear
+from .module import Module
 from .parameter import Parameter
 
 __all__ = ["MultiheadAttention"]
