@@ -64,8 +64,12 @@ LAZY_IMPORTS = {
 # Loads by name (importlib.import_module), which no import statement shows: the only way a
 # lower layer reaches a higher one. sdk._lazy: the op modules and Tensor reach sdk.autograd
 # (dependency inversion: they depend on _lazy.autograd(), loaded on first use since it is
-# heavy). sdk: PEP 562 __getattr__ loads the subpackages that build on the namespace.
-BY_NAME = {"sdk._lazy": ["sdk.autograd"], "sdk": ["sdk.{name}", "sdk.serialization"]}
+# heavy). sdk: PEP 562 __getattr__ loads the subpackages that build on the namespace, and
+# sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it).
+BY_NAME = {
+    "sdk._lazy": ["sdk.autograd"],
+    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr"],
+}
 
 
 def _modules() -> dict[str, pathlib.Path]:
