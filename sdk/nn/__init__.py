@@ -21,6 +21,7 @@ from . import (
     rnn,
     sparse,
     transformer,
+    upsampling,
     utils,
 )
 from .activation import *  # noqa: F403
@@ -37,8 +38,9 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 _KINDS = (activation, container, conv, dropout, flatten, linear, loss, normalization, pooling,
-          rnn, sparse, transformer)  # fmt: skip
+          rnn, sparse, transformer, upsampling)  # fmt: skip
 __all__ = ["functional", "init", "utils", "Module", "Parameter"]
 __all__ += [name for kind in _KINDS for name in kind.__all__]

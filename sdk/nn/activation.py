@@ -1,15 +1,19 @@
-"""Activation modules (ReLU, Tanh, Sigmoid, ELU, GELU, SiLU, Mish, Softplus, LeakyReLU,
+"""Activation modules (ReLU, PReLU, Tanh, Sigmoid, ELU, GELU, SiLU, Mish, Softplus, LeakyReLU,
 Hardtanh, ReLU6, Softmax, LogSoftmax)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import sdk
+
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 __all__ = [
     "ReLU",
+    "PReLU",
     "Tanh",
     "Sigmoid",
     "ELU",
@@ -155,3 +159,33 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input: Any) -> Any:
         return F.log_softmax(input, self.dim)
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learnable weight: one value, or one per channel
+    (num_parameters), initialized to `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if (
+            isinstance(num_parameters, bool)
+            or not isinstance(num_parameters, int)
+            or num_parameters < 1
+        ):
+            raise ValueError(
+                f"PReLU: num_parameters must be a positive int, got {num_parameters!r}"
+            )
+        self.num_parameters, self.init = num_parameters, init
+        kw = {} if dtype is None else {"dtype": dtype}
+        self.weight = Parameter(sdk.full((num_parameters,), float(init), **kw))
+
+    def reset_parameters(self) -> None:
+        with sdk.no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input: Any) -> Any:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -1,7 +1,9 @@
-"""Attention and transformer layers: MultiheadAttention (torch's parameters, masks and outputs)."""
+"""Attention and transformer layers: MultiheadAttention, TransformerEncoderLayer/DecoderLayer,
+their stacks TransformerEncoder/Decoder and Transformer (torch's parameters, masks and outputs)."""
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -10,11 +12,21 @@ import sdk
 from . import functional as F
 from . import init
 from ._functional.common import check_tensor
+from .container import ModuleList
+from .dropout import Dropout
 from .linear import Linear
 from .module import Module
+from .normalization import LayerNorm
 from .parameter import Parameter
 
-__all__ = ["MultiheadAttention"]
+__all__ = [
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "Transformer",
+]
 
 
 def _mask_to_float(mask: Any, like: Any, what: str) -> Any:
@@ -155,3 +167,204 @@ class MultiheadAttention(Module):
         if average_attn_weights:
             w = w.mean(1)
         return out, (w if batched else w.squeeze(0))
+
+
+def _activation(activation: Any, who: str) -> Any:
+    if callable(activation):
+        return activation
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"{who}: activation should be relu/gelu, not {activation}")
+
+
+class _Block(Module):
+    """What both layers share: the feed-forward block and norm_first's residual wiring."""
+
+    def _feed_forward(self, d_model: int, dim_feedforward: int, dropout: float, bias: bool,
+                      activation: Any, kw: dict) -> None:  # fmt: skip
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.activation = _activation(activation, type(self).__name__)
+
+    def _ff_block(self, x: Any, drop: Module) -> Any:
+        return drop(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def _residual(self, x: Any, norm: Module, block: Any) -> Any:
+        """Pre-norm (norm_first): x + block(norm(x)); post-norm: norm(x + block(x))."""
+        return x + block(norm(x)) if self.norm_first else norm(x + block(x))
+
+
+class TransformerEncoderLayer(_Block):
+    """Self-attention then a feed-forward block, each with a residual and LayerNorm (after
+    them, or before when norm_first)."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: Any = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        kw = {} if dtype is None else {"dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)  # fmt: skip
+        self._feed_forward(d_model, dim_feedforward, dropout, bias, activation, kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+
+    def forward(self, src: Any, src_mask: Any = None, src_key_padding_mask: Any = None,
+                is_causal: bool = False) -> Any:  # fmt: skip
+        def attend(x: Any) -> Any:
+            out = self.self_attn(x, x, x, attn_mask=src_mask, key_padding_mask=src_key_padding_mask,
+                                 need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+            return self.dropout1(out)
+
+        x = self._residual(src, self.norm1, attend)
+        return self._residual(x, self.norm2, lambda y: self._ff_block(y, self.dropout2))
+
+
+class TransformerDecoderLayer(_Block):
+    """Self-attention over tgt, attention over the encoder's memory, then a feed-forward
+    block, each with a residual and LayerNorm (after them, or before when norm_first)."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: Any = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        kw = {} if dtype is None else {"dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)  # fmt: skip
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, **kw)  # fmt: skip
+        self._feed_forward(d_model, dim_feedforward, dropout, bias, activation, kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1, self.dropout2, self.dropout3 = (
+            Dropout(dropout),
+            Dropout(dropout),
+            Dropout(dropout),
+        )
+
+    def forward(self, tgt: Any, memory: Any, tgt_mask: Any = None, memory_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Any:  # fmt: skip
+        def self_attend(x: Any) -> Any:
+            out = self.self_attn(x, x, x, attn_mask=tgt_mask, key_padding_mask=tgt_key_padding_mask,
+                                 need_weights=False, is_causal=tgt_is_causal)[0]  # fmt: skip
+            return self.dropout1(out)
+
+        def cross_attend(x: Any) -> Any:
+            out = self.multihead_attn(x, memory, memory, attn_mask=memory_mask,
+                                      key_padding_mask=memory_key_padding_mask,
+                                      need_weights=False, is_causal=memory_is_causal)[0]  # fmt: skip
+            return self.dropout2(out)
+
+        x = self._residual(tgt, self.norm1, self_attend)
+        x = self._residual(x, self.norm2, cross_attend)
+        return self._residual(x, self.norm3, lambda y: self._ff_block(y, self.dropout3))
+
+
+def _clones(layer: Module, n: int, who: str) -> ModuleList:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"{who}: num_layers must be a positive int, got {n!r}")
+    return ModuleList([copy.deepcopy(layer) for _ in range(n)])
+
+
+class TransformerEncoder(Module):
+    """num_layers copies of encoder_layer (independent parameters), then norm if given."""
+
+    def __init__(self, encoder_layer: Module, num_layers: int, norm: Any = None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:  # fmt: skip
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder")
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src: Any, mask: Any = None, src_key_padding_mask: Any = None,
+                is_causal: bool | None = None) -> Any:  # fmt: skip
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))  # fmt: skip
+        return x if self.norm is None else self.norm(x)
+
+
+class TransformerDecoder(Module):
+    """num_layers copies of decoder_layer (independent parameters), then norm if given."""
+
+    def __init__(self, decoder_layer: Module, num_layers: int, norm: Any = None) -> None:
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers, "TransformerDecoder")
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt: Any, memory: Any, tgt_mask: Any = None, memory_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Any:  # fmt: skip
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)  # fmt: skip
+        return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """An encoder stack and a decoder stack, each ending in LayerNorm; matrices initialized
+    xavier_uniform_ as torch does."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: Any = "relu", custom_encoder: Any = None, custom_decoder: Any = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        kw = {} if dtype is None else {"dtype": dtype}
+        common = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                      layer_norm_eps=layer_norm_eps, batch_first=batch_first,
+                      norm_first=norm_first, bias=bias, **kw)  # fmt: skip
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, **common)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, **common)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+
+    def forward(self, src: Any, tgt: Any, src_mask: Any = None, tgt_mask: Any = None,
+                memory_mask: Any = None, src_key_padding_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Any:  # fmt: skip
+        batch = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)  # fmt: skip
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)  # fmt: skip
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Any:
+        """A float (sz, sz) mask: -inf above the diagonal, 0 elsewhere."""
+        upper = sdk.arange(sz).unsqueeze(0) > sdk.arange(sz).unsqueeze(1)
+        mask = sdk.zeros(sz, sz, dtype=dtype or sdk.get_default_dtype())
+        return mask.masked_fill(upper, float("-inf"))

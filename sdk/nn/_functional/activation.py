@@ -8,6 +8,8 @@ from typing import Any
 import sdk
 from sdk import _ops_elementwise as _elementwise
 
+from .common import check_tensor
+
 __all__ = [
     "relu",
     "sigmoid",
@@ -22,6 +24,7 @@ __all__ = [
     "relu6",
     "softmax",
     "log_softmax",
+    "prelu",
 ]
 
 
@@ -98,3 +101,20 @@ def log_softmax(input: Any, dim: int | None = None, dtype: Any = None) -> Any:
     if dtype is not None:
         input = input.to(dtype)
     return sdk.log_softmax(input, dim)
+
+
+def prelu(input: Any, weight: Any) -> Any:
+    """max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1, or dim 0
+    of a 1-d input)."""
+    check_tensor(input, "prelu")
+    check_tensor(weight, "prelu", "weight")
+    n = weight.numel()
+    if n != 1:
+        ch = 1 if input.ndim >= 2 else 0
+        if weight.ndim != 1 or input.ndim == 0 or input.shape[ch] != n:
+            raise RuntimeError(
+                f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {n} and channel size = {input.shape[ch] if input.ndim else 1}."
+            )
+        weight = weight.reshape(n, *([1] * (input.ndim - ch - 1)))
+    return sdk.where(input > 0, input, weight * input)

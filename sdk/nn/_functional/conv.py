@@ -1,4 +1,4 @@
-"""nn.functional convolutions: conv1d/2d (fused kernels), conv3d and conv_transpose2d
+"""nn.functional convolutions: conv1d/2d (fused kernels), conv3d and conv_transpose1d/2d
 (composed from conv2d)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from sdk._ops_common import needs_grad, record
 from .common import _triple
 from .padding import pad
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "conv_transpose1d"]
 
 
 def _conv_args(name: str, n: int, input: Any, weight: Any, stride: Any, padding: Any,
@@ -150,3 +150,23 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     w = w.reshape(cout, cin // groups, kh, kw).flip((2, 3))
     out = conv2d(pad(x, edges), w, bias, 1, 0, d, groups)
     return out if input.ndim == 4 else out.squeeze(0)
+
+
+def _single(v: Any, name: str, what: str) -> int:
+    t = _triple(v, 1, name, what)
+    return t[0]
+
+
+def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:  # fmt: skip
+    """The transpose of conv1d, weight (C_in, C_out / groups, k): conv_transpose2d over a
+    height of one."""
+    name = "conv_transpose1d"
+    if input.ndim not in (2, 3) or weight.ndim != 3:
+        raise ValueError(f"{name}: expected a 2-d or 3-d input and a 3-d weight, got shapes "
+                         f"{list(input.shape)} and {list(weight.shape)}")  # fmt: skip
+    s, p, op, d = (_single(v, name, w) for v, w in ((stride, "stride"), (padding, "padding"),
+                   (output_padding, "output_padding"), (dilation, "dilation")))  # fmt: skip
+    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s), (0, p),
+                           (0, op), groups, (1, d))  # fmt: skip
+    return out.squeeze(-2)
