@@ -179,6 +179,8 @@ class PReLU(Module):
         self.num_parameters, self.init = num_parameters, init
         kw = {} if dtype is None else {"dtype": dtype}
         self.weight = Parameter(sdk.full((num_parameters,), float(init), **kw))
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self) -> None:
         with sdk.no_grad():

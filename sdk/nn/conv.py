@@ -21,7 +21,7 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", dtype: Any = None) -> None:  # fmt: skip
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         if padding_mode != "zeros":
             raise NotImplementedError(f"{type(self).__name__}: padding_mode {padding_mode!r} "
@@ -45,6 +45,8 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -106,7 +108,7 @@ class _ConvTransposeNd(_ConvNd):
             raise ValueError(f"{type(self).__name__}: padding must be an int or a tuple, got "
                              f"{padding!r}")  # fmt: skip
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype)  # fmt: skip
+                         groups, bias, padding_mode, device, dtype)  # fmt: skip
         n = self._n
         self.output_padding = (
             (output_padding,) * n if isinstance(output_padding, int) else tuple(output_padding)

@@ -27,7 +27,12 @@ class Linear(Module):
     """y = x @ weight.T + bias; weight (out, in) and bias init U(-1/sqrt(in), 1/sqrt(in))."""
 
     def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         self.in_features = in_features
@@ -39,6 +44,8 @@ class Linear(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+        if device is not None:
+            self.to(device)  # cpu, or a clear error for devices Modules do not support
 
     def reset_parameters(self) -> None:
         # kaiming_uniform_(a=sqrt(5)) gives bound 1/sqrt(fan_in), torch's default.

@@ -22,63 +22,6 @@ __all__ = [
 ]
 
 
-class _ReductionLoss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        if reduction not in ("mean", "sum", "none"):
-            raise ValueError(f"{reduction} is not a valid value for reduction")
-        self.reduction = reduction
-
-
-class MSELoss(_ReductionLoss):
-    def forward(self, input: Any, target: Any) -> Any:
-        return F.mse_loss(input, target, reduction=self.reduction)
-
-
-class NLLLoss(_ReductionLoss):
-    def __init__(
-        self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean"
-    ) -> None:
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index = ignore_index
-
-    def forward(self, input: Any, target: Any) -> Any:
-        return F.nll_loss(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-        )
-
-
-class CrossEntropyLoss(_ReductionLoss):
-    """log_softmax + nll_loss over class-index targets (or class probabilities)."""
-
-    def __init__(
-        self,
-        weight: Any = None,
-        ignore_index: int = -100,
-        reduction: str = "mean",
-        label_smoothing: float = 0.0,
-    ) -> None:
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input: Any, target: Any) -> Any:
-        return F.cross_entropy(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
-        )
-
-
 _REDUCTIONS = ("mean", "sum", "none")
 
 
@@ -95,6 +38,50 @@ class _Loss(Module):
                 f"{type(self).__name__}: {reduction!r} is not a valid value for reduction"
             )
         self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class CrossEntropyLoss(_Loss):
+    """log_softmax + nll_loss over class-index targets (or class probabilities)."""
+
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class L1Loss(_Loss):

@@ -19,7 +19,7 @@ class LayerNorm(Module):
     """layer_norm over the trailing dims `normalized_shape`; weight ones and bias zeros."""
 
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, dtype: Any = None) -> None:  # fmt: skip
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
         self.normalized_shape = tuple(shape)
@@ -35,6 +35,8 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        if device is not None:
+            self.to(device)
 
     def forward(self, input: Any) -> Any:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)

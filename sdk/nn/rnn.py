@@ -82,6 +82,8 @@ class RNNBase(Module):
                     setattr(self, name, Parameter(sdk.empty(shape, **kw)))
                 self._flat_weights_names += names
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self) -> None:
         bound = 1.0 / math.sqrt(self.hidden_size)
@@ -237,7 +239,7 @@ class RNNCellBase(Module):
     _mode = "RNN_TANH"
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 dtype: Any = None) -> None:  # fmt: skip
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         who = type(self).__name__
         for name, v in (("input_size", input_size), ("hidden_size", hidden_size)):
@@ -255,6 +257,8 @@ class RNNCellBase(Module):
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self) -> None:
         bound = 1.0 / math.sqrt(self.hidden_size)
@@ -295,7 +299,7 @@ class RNNCell(RNNCellBase):
                  nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
-        super().__init__(input_size, hidden_size, bias, dtype)  # one gate either way
+        super().__init__(input_size, hidden_size, bias, device, dtype)  # one gate either way
         self.nonlinearity = nonlinearity
         self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
@@ -312,7 +316,7 @@ class LSTMCell(RNNCellBase):
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:  # fmt: skip
-        super().__init__(input_size, hidden_size, bias, dtype)
+        super().__init__(input_size, hidden_size, bias, device, dtype)
 
     def forward(self, input: Any, hx: Any = None) -> tuple:
         if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
@@ -330,7 +334,7 @@ class GRUCell(RNNCellBase):
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:  # fmt: skip
-        super().__init__(input_size, hidden_size, bias, dtype)
+        super().__init__(input_size, hidden_size, bias, device, dtype)
 
     def forward(self, input: Any, hx: Any = None) -> Any:
         x, h, unbatched = self._state(input, hx)

@@ -207,6 +207,8 @@ class TransformerEncoderLayer(_Block):
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         kw = {} if dtype is None else {"dtype": dtype}
+        if device is not None:
+            kw["device"] = device
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)  # fmt: skip
         self._feed_forward(d_model, dim_feedforward, dropout, bias, activation, kw)
@@ -236,6 +238,8 @@ class TransformerDecoderLayer(_Block):
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         kw = {} if dtype is None else {"dtype": dtype}
+        if device is not None:
+            kw["device"] = device
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)  # fmt: skip
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
@@ -325,6 +329,8 @@ class Transformer(Module):
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         kw = {} if dtype is None else {"dtype": dtype}
+        if device is not None:
+            kw["device"] = device
         common = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                       layer_norm_eps=layer_norm_eps, batch_first=batch_first,
                       norm_first=norm_first, bias=bias, **kw)  # fmt: skip
