@@ -229,6 +229,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return _split_record("chunk", input, parts, d)
 
 
+_MAX_EMPTY_SECTIONS = 1 << 16
+
+
 def _split_points(indices_or_sections: Any, size: int) -> list:
     """tensor_split's boundaries: n near-equal sections (the first size % n one longer), or
     the given indices (Python slice clamping, so out-of-order ones give empty pieces)."""
@@ -249,6 +252,11 @@ def _split_points(indices_or_sections: Any, size: int) -> list:
         n = arg.__index__()
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        if n > builtins.max(size, _MAX_EMPTY_SECTIONS):  # each section is a tensor object
+            raise ValueError(
+                f"tensor_split: {n} sections of a dim of size {size} would be mostly empty "
+                f"tensors; at most max(size, {_MAX_EMPTY_SECTIONS}) are supported"
+            )
         q, r = divmod(size, n)
         return [i * q + builtins.min(i, r) for i in range(1, n)]
     bad = [i for i in arg if isinstance(i, bool) or not hasattr(i, "__index__")]
