@@ -264,6 +264,7 @@ from sdk._ops_shape import (
     clone,
     concat,
     concatenate,
+    diff,
     flatten,
     gather,
     hstack,
@@ -285,6 +286,7 @@ from sdk._ops_shape import (
     swapaxes,
     swapdims,
     t,
+    tensor_split,
     transpose,
     unbind,
     unsqueeze,
@@ -431,6 +433,8 @@ def __getattr__(name: str) -> _Any:
 
     if name in _LAZY:
         return importlib.import_module(f"sdk.{name}")
+    if name == "set_printoptions":
+        return importlib.import_module("sdk._repr").set_printoptions
     if name in ("save", "load"):
         return getattr(importlib.import_module("sdk.serialization"), name)
     raise AttributeError(f"module 'sdk' has no attribute {name!r}")
@@ -744,6 +748,9 @@ __all__ = [
     "std_mean",
     "var_mean",
     "split_with_sizes",
+    "tensor_split",
+    "diff",
+    "set_printoptions",
 ]
 
 

@@ -230,6 +230,52 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return _split_record("chunk", input, parts, d)
 
 
+_MAX_EMPTY_SECTIONS = 1 << 16
+
+
+def _split_points(indices_or_sections: Any, size: int) -> list:
+    """tensor_split's boundaries: n near-equal sections (the first size % n one longer), or
+    the given indices (Python slice clamping, so out-of-order ones give empty pieces)."""
+    arg = indices_or_sections
+    if isinstance(arg, TensorBase):
+        if arg.dtype.is_floating_point or arg.dtype.name == "bool" or arg.ndim > 1:
+            raise TypeError(
+                "tensor_split(): expected tensor_indices_or_sections to be a zero-dimensional "
+                f"or one-dimensional tensor of integers, got {arg.dtype} of {arg.ndim} dims"
+            )
+        arg = arg.item() if arg.ndim == 0 else arg.tolist()
+    if isinstance(arg, bool) or not (hasattr(arg, "__index__") or isinstance(arg, (list, tuple))):
+        raise TypeError(
+            "tensor_split(): argument 'indices_or_sections' must be int or a sequence of ints, "
+            f"not {type(arg).__name__}"
+        )
+    if not isinstance(arg, (list, tuple)):
+        n = arg.__index__()
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        if n > builtins.max(size, _MAX_EMPTY_SECTIONS):  # each section is a tensor object
+            raise ValueError(
+                f"tensor_split: {n} sections of a dim of size {size} would be mostly empty "
+                f"tensors; at most max(size, {_MAX_EMPTY_SECTIONS}) are supported"
+            )
+        q, r = divmod(size, n)
+        return [i * q + builtins.min(i, r) for i in range(1, n)]
+    bad = [i for i in arg if isinstance(i, bool) or not hasattr(i, "__index__")]
+    if bad:
+        raise TypeError(f"tensor_split(): indices must be ints, got {type(bad[0]).__name__}")
+    return [i.__index__() for i in arg]
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of input split along dim into n sections or at the given indices (torch's
+    tensor_split: unlike split, sections may differ by one and indices may repeat)."""
+    tensor_arg(input, "tensor_split")
+    d = wrap_dim(dim, input.ndim, "tensor_split")
+    points = _split_points(indices_or_sections, input.shape[d])
+    bounds = [None, *points, None]
+    return tuple(slice_dim(input, d, bounds[i], bounds[i + 1], 1) for i in range(len(points) + 1))
+
+
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """All slices along dim, as a tuple (dim removed)."""
     tensor_arg(input, "unbind")
@@ -461,3 +507,26 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(input: Tensor) -> Tensor:
     return _C.nonzero(input)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:  # fmt: skip
+    """The n-th forward difference along dim (out[i] = in[i + 1] - in[i], applied n times),
+    after prepend/append are joined to input there; != for bool tensors, as torch."""
+    tensor_arg(input, "diff")
+    if isinstance(n, bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"diff(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = wrap_dim(dim, input.ndim, "diff")
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        size = x.shape[d]
+        if size == 0:
+            break
+        hi, lo = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
+        x = hi != lo if x.dtype.name == "bool" else hi - lo
+    return x

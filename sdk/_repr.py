@@ -14,6 +14,42 @@ THRESHOLD = 1000  # summarize above this many elements
 EDGEITEMS = 3
 LINEWIDTH = 80
 PRECISION = 4
+SCI_MODE = None  # None: chosen from the values; True / False: forced by set_printoptions
+
+_PROFILES = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:  # fmt: skip
+    """How tensors print, as torch.set_printoptions: a profile ("default", "short", "full")
+    sets all four numbers, the others override one each; sci_mode is always set (None: auto)."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    values = {}
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, "
+                             f"got {profile!r}")  # fmt: skip
+        values = dict(_PROFILES[profile])
+    given = {"precision": precision, "threshold": threshold, "edgeitems": edgeitems,
+             "linewidth": linewidth}  # fmt: skip
+    for name, v in given.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ValueError(f"set_printoptions: {name} must be a non-negative number, got {v!r}")
+        values[name] = v
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(f"set_printoptions: sci_mode must be bool or None, got {sci_mode!r}")
+    PRECISION = int(values.get("precision", PRECISION))
+    THRESHOLD = values.get("threshold", THRESHOLD)
+    EDGEITEMS = int(values.get("edgeitems", EDGEITEMS))
+    LINEWIDTH = int(values.get("linewidth", LINEWIDTH))
+    SCI_MODE = sci_mode
 
 
 def _nested(t: Tensor, summarize: bool) -> Any:
@@ -60,6 +96,8 @@ class _Formatter:
             self.mode = "sci"
         elif not whole:
             self.mode = "fixed"
+        if SCI_MODE is not None:
+            self.mode = "sci" if SCI_MODE else ("whole" if whole else "fixed")
         self.width = max(len(self._raw(v)) for v in nz)
 
     def _raw(self, v: Any) -> str:

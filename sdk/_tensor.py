@@ -536,6 +536,8 @@ class Tensor(_C.TensorBase):
     select = _ops_shape.select
     split = _ops_shape.split
     chunk = _ops_shape.chunk
+    tensor_split = _ops_shape.tensor_split
+    diff = _ops_shape.diff
     unbind = _ops_shape.unbind
     unsqueeze = _ops_shape.unsqueeze
     squeeze = _ops_shape.squeeze

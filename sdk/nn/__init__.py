@@ -1,105 +1,46 @@
-"""Neural-network building blocks: Module, Parameter, layers, losses, init, functional."""
+"""Neural-network building blocks: Module, Parameter, layers, losses, init, functional.
+
+Layers live in one file per kind, as in torch.nn.modules (linear, conv, pooling, normalization,
+activation, loss, rnn, transformer, container, ...); each file's __all__ is exported here, so a
+new layer is added in its kind's file alone."""
 
 from __future__ import annotations
 
-from . import functional, init, utils
-from .activation import Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus
-from .attention import MultiheadAttention
-from .container import Flatten, ModuleDict, ParameterDict, ParameterList, Unflatten
-from .loss import BCELoss, BCEWithLogitsLoss, HuberLoss, KLDivLoss, L1Loss, SmoothL1Loss
-from .modules import (
-    ELU,
-    GELU,
-    Conv1d,
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Embedding,
-    Identity,
-    LayerNorm,
-    Linear,
-    LogSoftmax,
-    Module,
-    ModuleList,
-    MSELoss,
-    NLLLoss,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Softmax,
-    Tanh,
+from . import (
+    activation,
+    container,
+    conv,
+    dropout,
+    flatten,
+    functional,
+    init,
+    linear,
+    loss,
+    normalization,
+    pooling,
+    rnn,
+    sparse,
+    transformer,
+    upsampling,
+    utils,
 )
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, RMSNorm
+from .activation import *  # noqa: F403
+from .container import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
+from .module import Module
+from .normalization import *  # noqa: F403
 from .parameter import Parameter
-from .pooling import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AdaptiveMaxPool1d,
-    AdaptiveMaxPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    MaxPool1d,
-    MaxPool2d,
-)
-from .rnn import GRU, LSTM, RNN, RNNBase
+from .pooling import *  # noqa: F403
+from .rnn import *  # noqa: F403
+from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
-__all__ = [
-    "functional",
-    "init",
-    "utils",
-    "Dropout",
-    "Module",
-    "Parameter",
-    "Linear",
-    "LayerNorm",
-    "Conv1d",
-    "Conv2d",
-    "Embedding",
-    "Identity",
-    "Sequential",
-    "ModuleList",
-    "ReLU",
-    "Tanh",
-    "Sigmoid",
-    "ELU",
-    "GELU",
-    "SiLU",
-    "Mish",
-    "Softplus",
-    "LeakyReLU",
-    "Hardtanh",
-    "ReLU6",
-    "Softmax",
-    "LogSoftmax",
-    "MSELoss",
-    "CrossEntropyLoss",
-    "NLLLoss",
-    "L1Loss",
-    "SmoothL1Loss",
-    "HuberLoss",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "KLDivLoss",
-    "BatchNorm1d",
-    "BatchNorm2d",
-    "GroupNorm",
-    "RMSNorm",
-    "MaxPool1d",
-    "MaxPool2d",
-    "AvgPool1d",
-    "AvgPool2d",
-    "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d",
-    "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d",
-    "Flatten",
-    "Unflatten",
-    "ModuleDict",
-    "ParameterList",
-    "ParameterDict",
-    "MultiheadAttention",
-    "RNNBase",
-    "RNN",
-    "LSTM",
-    "GRU",
-]
+_KINDS = (activation, container, conv, dropout, flatten, linear, loss, normalization, pooling,
+          rnn, sparse, transformer, upsampling)  # fmt: skip
+__all__ = ["functional", "init", "utils", "Module", "Parameter"]
+__all__ += [name for kind in _KINDS for name in kind.__all__]

@@ -1,13 +1,77 @@
-"""Activation modules with parameters (torch.nn.SiLU, Mish, Softplus, LeakyReLU, Hardtanh, ReLU6)."""
+"""Activation modules (ReLU, PReLU, Tanh, Sigmoid, ELU, GELU, SiLU, Mish, Softplus, LeakyReLU,
+Hardtanh, ReLU6, Softmax, LogSoftmax)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import functional as F
-from .modules import Module
+import sdk
 
-__all__ = ["SiLU", "Mish", "Softplus", "LeakyReLU", "Hardtanh", "ReLU6"]
+from . import functional as F
+from .module import Module
+from .parameter import Parameter
+
+__all__ = [
+    "ReLU",
+    "PReLU",
+    "Tanh",
+    "Sigmoid",
+    "ELU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "Softplus",
+    "LeakyReLU",
+    "Hardtanh",
+    "ReLU6",
+    "Softmax",
+    "LogSoftmax",
+]
+
+
+class _Activation(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class ReLU(_Activation):
+    def forward(self, input: Any) -> Any:
+        return F.relu(input)
+
+
+class Tanh(Module):
+    def forward(self, input: Any) -> Any:
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input: Any) -> Any:
+        return F.sigmoid(input)
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, input: Any) -> Any:
+        return F.elu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class GELU(Module):
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Any) -> Any:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
 
 class SiLU(Module):
@@ -78,3 +142,52 @@ class ReLU6(Hardtanh):
 
     def forward(self, input: Any) -> Any:
         return F.relu6(input, self.inplace)
+
+
+class Softmax(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Any) -> Any:
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input: Any) -> Any:
+        return F.log_softmax(input, self.dim)
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learnable weight: one value, or one per channel
+    (num_parameters), initialized to `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if (
+            isinstance(num_parameters, bool)
+            or not isinstance(num_parameters, int)
+            or num_parameters < 1
+        ):
+            raise ValueError(
+                f"PReLU: num_parameters must be a positive int, got {num_parameters!r}"
+            )
+        self.num_parameters, self.init = num_parameters, init
+        kw = {} if dtype is None else {"dtype": dtype}
+        self.weight = Parameter(sdk.full((num_parameters,), float(init), **kw))
+        if device is not None:
+            self.to(device)
+
+    def reset_parameters(self) -> None:
+        with sdk.no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input: Any) -> Any:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

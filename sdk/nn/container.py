@@ -1,5 +1,4 @@
-"""Containers (ModuleDict, ParameterList, ParameterDict) and the reshaping layers Flatten and
-Unflatten."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
 from __future__ import annotations
 
@@ -8,11 +7,81 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from sdk import _C
 
-from ._norm_pool import check_tensor
-from .modules import Module, _index
+from .module import Module
 from .parameter import Parameter
 
-__all__ = ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+class Sequential(Module):
+    """Modules run in order; ``Sequential(a, b)`` or ``Sequential(OrderedDict(name=module))``."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input: Any) -> Any:
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        return list(self._modules.values())[_index(idx, len(self))]
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+
+def _index(idx: int, n: int) -> int:
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % n
+
+
+class ModuleList(Module):
+    """A list of modules, registered as children (indexable, iterable)."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return list(self._modules.values())[_index(idx, len(self))]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self.add_module(str(_index(idx, len(self))), module)
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        for m in modules:
+            self.append(m)
+        return self
 
 
 def _items(values: Any, who: str) -> Iterable:
@@ -196,45 +265,3 @@ class ParameterDict(Module):
     def update(self, parameters: Any) -> None:
         for k, v in _items(parameters, "ParameterDict"):
             self[k] = v
-
-
-class Flatten(Module):
-    """input.flatten(start_dim, end_dim) (batch dim kept by default)."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, input: Any) -> Any:
-        check_tensor(input, "Flatten")
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Unflatten(Module):
-    """Split dim `dim` of the input into the shape unflattened_size (one entry may be -1)."""
-
-    def __init__(self, dim: int, unflattened_size: Any) -> None:
-        super().__init__()
-        if isinstance(unflattened_size, int) or not all(
-            isinstance(s, int) and not isinstance(s, bool) for s in unflattened_size
-        ):
-            raise TypeError(
-                f"Unflatten: unflattened_size must be a tuple of ints, got {unflattened_size!r}"
-            )
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
-
-    def forward(self, input: Any) -> Any:
-        check_tensor(input, "Unflatten")
-        n = input.ndim
-        if not -n <= self.dim < n:
-            raise IndexError(f"Unflatten: dim {self.dim} is out of range for a {n}-d input")
-        d = self.dim % n
-        shape = list(input.shape)
-        shape[d : d + 1] = self.unflattened_size
-        return input.reshape(shape)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

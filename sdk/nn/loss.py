@@ -1,15 +1,26 @@
-"""Loss modules over nn.functional: L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
-BCEWithLogitsLoss, KLDivLoss (MSELoss, NLLLoss and CrossEntropyLoss live in modules.py)."""
+"""Loss modules over nn.functional: MSELoss, NLLLoss, CrossEntropyLoss, L1Loss, SmoothL1Loss,
+HuberLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import functional as F
-from ._loss_attention import legacy_reduction
-from .modules import Module
+from ._functional.loss import legacy_reduction
+from .module import Module
 
-__all__ = ["L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+__all__ = [
+    "MSELoss",
+    "NLLLoss",
+    "CrossEntropyLoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+]
+
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -27,6 +38,50 @@ class _Loss(Module):
                 f"{type(self).__name__}: {reduction!r} is not a valid value for reduction"
             )
         self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
+
+
+class CrossEntropyLoss(_Loss):
+    """log_softmax + nll_loss over class-index targets (or class probabilities)."""
+
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100,
+                 reduce: Any = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class L1Loss(_Loss):

@@ -1,4 +1,5 @@
-"""Normalization layers: BatchNorm1d/2d (running statistics, train/eval), GroupNorm, RMSNorm."""
+"""Normalization layers: LayerNorm, BatchNorm1d/2d (running statistics, train/eval),
+GroupNorm, RMSNorm."""
 
 from __future__ import annotations
 
@@ -7,11 +8,42 @@ from typing import Any
 import sdk
 
 from . import functional as F
-from ._norm_pool import check_tensor
-from .modules import Module
+from ._functional.common import check_tensor
+from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "RMSNorm"]
+
+
+class LayerNorm(Module):
+    """layer_norm over the trailing dims `normalized_shape`; weight ones and bias zeros."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape = tuple(shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        kw = {} if dtype is None else {"dtype": dtype}
+        if elementwise_affine:
+            self.weight = Parameter(sdk.ones(self.normalized_shape, **kw))
+            if bias:
+                self.bias = Parameter(sdk.zeros(self.normalized_shape, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if device is not None:
+            self.to(device)
+
+    def forward(self, input: Any) -> Any:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")  # fmt: skip
 
 
 def _kw(dtype: Any) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import functional as F
-from .modules import Module
+from .module import Module
 
 __all__ = [
     "MaxPool1d",

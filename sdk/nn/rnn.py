@@ -1,4 +1,5 @@
-"""Recurrent layers: RNN (tanh / relu), LSTM and GRU; stacked, bidirectional, batch_first,
+"""Recurrent layers: RNN (tanh / relu), LSTM and GRU, and their single-step cells RNNCell,
+LSTMCell and GRUCell; stacked, bidirectional, batch_first,
 with torch's parameter names and gate layouts (LSTM: i, f, g, o; GRU: r, z, n)."""
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import sdk
 
 from . import functional as F
 from . import init
-from ._norm_pool import check_tensor
-from .modules import Module
+from ._functional.common import check_tensor
+from .module import Module
 from .parameter import Parameter
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -80,6 +82,8 @@ class RNNBase(Module):
                     setattr(self, name, Parameter(sdk.empty(shape, **kw)))
                 self._flat_weights_names += names
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self) -> None:
         bound = 1.0 / math.sqrt(self.hidden_size)
@@ -226,3 +230,113 @@ class GRU(RNNBase):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("GRU", **_split_args(args, dict(kwargs), "GRU"))
+
+
+class RNNCellBase(Module):
+    """One time step: weight_ih (gates * hidden, input), weight_hh (gates * hidden, hidden),
+    bias_ih and bias_hh, all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) as torch."""
+
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        who = type(self).__name__
+        for name, v in (("input_size", input_size), ("hidden_size", hidden_size)):
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"{who}: {name} must be a positive int, got {v!r}")
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        kw = {} if dtype is None else {"dtype": dtype}
+        g = _GATES[self._mode] * hidden_size
+        self.weight_ih = Parameter(sdk.empty(g, input_size, **kw))
+        self.weight_hh = Parameter(sdk.empty(g, hidden_size, **kw))
+        if bias:
+            self.bias_ih = Parameter(sdk.empty(g, **kw))
+            self.bias_hh = Parameter(sdk.empty(g, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+        if device is not None:
+            self.to(device)
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    def _state(self, input: Any, hx: Any) -> tuple:
+        """input as (N, input_size), hx as (N, hidden_size) (zeros when None), and whether
+        the call was unbatched."""
+        who = type(self).__name__
+        check_tensor(input, who)
+        if input.ndim not in (1, 2) or input.shape[-1] != self.input_size:
+            raise ValueError(f"{who}: expected input of shape (N, {self.input_size}) or "
+                             f"({self.input_size},), got {list(input.shape)}")  # fmt: skip
+        unbatched = input.ndim == 1
+        x = input.unsqueeze(0) if unbatched else input
+        if hx is None:
+            return x, sdk.zeros(x.shape[0], self.hidden_size, dtype=x.dtype), unbatched
+        check_tensor(hx, who, "hx")
+        h = hx.unsqueeze(0) if unbatched and hx.ndim == 1 else hx
+        if tuple(h.shape) != (x.shape[0], self.hidden_size):
+            raise ValueError(f"{who}: expected hidden state of shape "
+                             f"{[x.shape[0], self.hidden_size]}, got {list(hx.shape)}")  # fmt: skip
+        return x, h, unbatched
+
+    def _step(self, x: Any, h: Any, c: Any) -> tuple:
+        gi = F.linear(x, self.weight_ih, self.bias_ih)
+        return _rnn_cell(self._mode)(gi, h, self.weight_hh, self.bias_hh, c)
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+
+
+class RNNCell(RNNCellBase):
+    """h' = nonlinearity(W_ih x + b_ih + W_hh h + b_hh), nonlinearity 'tanh' or 'relu'."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, device, dtype)  # one gate either way
+        self.nonlinearity = nonlinearity
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        x, h, unbatched = self._state(input, hx)
+        h, _ = self._step(x, h, None)
+        return h.squeeze(0) if unbatched else h
+
+
+class LSTMCell(RNNCellBase):
+    """(h', c') from input and (h, c) (zeros when None); gates i, f, g, o."""
+
+    _mode = "LSTM"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input: Any, hx: Any = None) -> tuple:
+        if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
+            raise TypeError("LSTMCell: hx must be a tuple (h, c) of two tensors")
+        x, h, unbatched = self._state(input, None if hx is None else hx[0])
+        _, c, _ = self._state(input, None if hx is None else hx[1])
+        h, c = self._step(x, h, c)
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(RNNCellBase):
+    """h' from input and h (zeros when None); gates r, z, n."""
+
+    _mode = "GRU"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        x, h, unbatched = self._state(input, hx)
+        h, _ = self._step(x, h, None)
+        return h.squeeze(0) if unbatched else h

@@ -26,6 +26,8 @@ __all__ = [
     "LinearLR",
     "ExponentialLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "SequentialLR",
     "OneCycleLR",
     "ReduceLROnPlateau",
@@ -358,6 +360,150 @@ class SequentialLR(LRScheduler):
         super().load_state_dict(state)
         for s, sd in zip(self._schedulers, inner):
             s.load_state_dict(sd)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from base_lr to eta_min over T_i steps, then a restart at base_lr with
+    T_i multiplied by T_mult (T_0 first); step(epoch) accepts fractional epochs, as torch."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        _check_int("CosineAnnealingWarmRestarts", "T_0", T_0, 1)
+        _check_int("CosineAnnealingWarmRestarts", "T_mult", T_mult, 1)
+        _check_number("CosineAnnealingWarmRestarts", "eta_min", eta_min)
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        c = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (b - self.eta_min) * c for b in self.base_lrs]
+
+    def _seek(self, epoch: float) -> None:
+        """T_i and T_cur for an absolute (possibly fractional) epoch."""
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_i, self.T_cur = self.T_0, epoch % self.T_0
+        else:
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult**n
+
+    def step(self, epoch: float | None = None) -> None:
+        self._step_count += 1
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            _check_number("CosineAnnealingWarmRestarts", "epoch", epoch)
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            self._seek(epoch)
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._current_lrs()
+
+
+def _per_group(who: str, optimizer: Optimizer, name: str, value: Any) -> list:
+    n = len(optimizer.param_groups)
+    values = list(value) if isinstance(value, (list, tuple)) else [value] * n
+    if len(values) != n:
+        raise ValueError(f"{who}: expected {n} values for {name}, got {len(values)}")
+    for v in values:
+        _check_number(who, name, v)
+    return values
+
+
+_CYCLIC_MODES = {  # scale function of the cycle number or iteration, and which one it takes
+    "triangular": (lambda x, gamma: 1.0, "cycle"),
+    "triangular2": (lambda x, gamma: 1 / (2.0 ** (x - 1)), "cycle"),
+    "exp_range": (lambda x, gamma: gamma**x, "iterations"),
+}
+
+
+class CyclicLR(LRScheduler):
+    """The lr cycles between base_lr and max_lr (step_size_up steps up, step_size_down down),
+    the amplitude scaled per mode or by scale_fn; momentum (or Adam's beta1) cycles inversely
+    between max_momentum and base_momentum. Step it after every batch."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | Sequence[float],
+                 max_lr: float | Sequence[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None, mode: str = "triangular", gamma: float = 1.0,
+                 scale_fn: Callable | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | Sequence[float] = 0.8,
+                 max_momentum: float | Sequence[float] = 0.9,
+                 last_epoch: int = -1) -> None:  # fmt: skip
+        who = "CyclicLR"
+        _check_optimizer(optimizer, who)
+        base_lrs = _per_group(who, optimizer, "base_lr", base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group(who, optimizer, "max_lr", max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        if up <= 0 or down < 0:
+            raise ValueError(
+                f"{who}: step sizes must be positive, got {step_size_up}, {step_size_down}"
+            )
+        self.total_size, self.step_ratio = up + down, up / (up + down)
+        if scale_fn is None and mode not in _CYCLIC_MODES:
+            raise ValueError("mode is invalid and scale_fn is None")
+        if scale_fn is None:
+            fn, self.scale_mode = _CYCLIC_MODES[mode]
+            self._scale_fn = lambda x: fn(x, gamma)
+        else:
+            if scale_mode not in ("cycle", "iterations"):
+                raise ValueError(
+                    f"{who}: scale_mode must be 'cycle' or 'iterations', got {scale_mode!r}"
+                )
+            self._scale_fn, self.scale_mode = scale_fn, scale_mode
+        self.mode, self.gamma, self.cycle_momentum = mode, gamma, cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group(who, optimizer, "base_momentum", base_momentum)
+            self.max_momentums = _per_group(who, optimizer, "max_momentum", max_momentum)
+            if last_epoch == -1:
+                for m, group in zip(self.max_momentums, optimizer.param_groups):
+                    self._set_momentum(group, m)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _set_momentum(self, group: dict, value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def get_lr(self) -> list:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            factor = x / self.step_ratio
+        else:
+            factor = (x - 1) / (self.step_ratio - 1)
+        scale = self._scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [b + (m - b) * factor * scale for b, m in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, b, m in zip(self.optimizer.param_groups, self.base_momentums,
+                                   self.max_momentums):  # fmt: skip
+                self._set_momentum(group, m - (m - b) * factor * scale)
+        return lrs
+
+    def state_dict(self) -> dict:
+        """As the base, less the scale function (a lambda, as torch leaves it out)."""
+        return {k: v for k, v in super().state_dict().items() if k != "_scale_fn"}
 
 
 class OneCycleLR(LRScheduler):

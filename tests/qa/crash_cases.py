@@ -60,7 +60,7 @@ def public_functions():
     for name in sorted(sdk.__all__):
         obj = getattr(sdk, name, None)
         if callable(obj) and not isinstance(obj, type) and not isinstance(obj, sdk.dtype):
-            if name in ("set_num_threads", "set_default_dtype", "manual_seed"):
+            if name in ("set_num_threads", "set_default_dtype", "manual_seed", "set_printoptions"):
                 continue  # global state: covered separately
             out.append(("sdk." + name, obj))
     return out

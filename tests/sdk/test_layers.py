@@ -58,8 +58,8 @@ LAZY_IMPORTS = {
     ("sdk._tensor", "sdk._repr"): "keeps import sdk fast (~1 ms); needed by repr() only",
     ("sdk._tensor", "sdk._tensor_pickle"): "it imports pickle (~4 ms); needed by pickling only",
     ("sdk.library", "sdk.autograd"): "sdk.autograd imports numpy (~100 ms)",
-    ("sdk.nn.modules", "sdk.nn._hooks"): "sdk.nn._hooks imports sdk.autograd",
-    ("sdk.nn.modules", "sdk.utils.hooks"): "sdk.utils loads sdk.utils.data",
+    ("sdk.nn.module", "sdk.nn._hooks"): "sdk.nn._hooks imports sdk.autograd",
+    ("sdk.nn.module", "sdk.utils.hooks"): "sdk.utils loads sdk.utils.data",
     ("sdk.nn.parameter", "sdk.autograd.graph"): "sdk.autograd imports numpy",
     ("sdk.serialization", "sdk.nn.parameter"): "loads all of sdk.nn, for checkpoints only",
 }
@@ -67,8 +67,12 @@ LAZY_IMPORTS = {
 # Loads by name (importlib.import_module), which no import statement shows: the only way a
 # lower layer reaches a higher one. sdk._lazy: the op modules and Tensor reach sdk.autograd
 # (dependency inversion: they depend on _lazy.autograd(), loaded on first use since it is
-# heavy). sdk: PEP 562 __getattr__ loads the subpackages that build on the namespace.
-BY_NAME = {"sdk._lazy": ["sdk.autograd"], "sdk": ["sdk.{name}", "sdk.serialization"]}
+# heavy). sdk: PEP 562 __getattr__ loads the subpackages that build on the namespace, and
+# sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it).
+BY_NAME = {
+    "sdk._lazy": ["sdk.autograd"],
+    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr"],
+}
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -1,5 +1,4 @@
-"""nn.functional: batch/group/RMS normalization, max/average/adaptive pooling and
-interpolate, composed from differentiable sdk ops (strided slices, reductions, index_select)."""
+"""nn.functional pooling: max/average/adaptive pooling over strided windows of the input."""
 
 from __future__ import annotations
 
@@ -8,10 +7,9 @@ from typing import Any
 
 import sdk
 
+from .common import _tuple, check_tensor
+
 __all__ = [
-    "batch_norm",
-    "group_norm",
-    "rms_norm",
     "max_pool1d",
     "max_pool2d",
     "avg_pool1d",
@@ -20,121 +18,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
-    "interpolate",
 ]
-
-
-def check_tensor(x: Any, fn: str, name: str = "input") -> Any:
-    if not isinstance(x, sdk._C.TensorBase):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
-    return x
-
-
-def _channel_shape(x: Any) -> list:
-    """(1, C, 1, ...): per-channel values broadcast over (N, C, *)."""
-    return [1, x.shape[1]] + [1] * (x.ndim - 2)
-
-
-# ---- normalization ----------------------------------------------------------------------
-
-
-def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None,
-               bias: Any = None, training: bool = False, momentum: float = 0.1,
-               eps: float = 1e-5) -> Any:  # fmt: skip
-    """Normalize each channel of (N, C, *) input by the batch statistics (training, which
-    also updates running_mean / running_var in place) or by the running ones."""
-    check_tensor(input, "batch_norm")
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):  # fmt: skip
-        if t is not None:
-            check_tensor(t, "batch_norm", name)
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected input of shape (N, C, *), got {list(input.shape)}")
-    dims = (0, *range(2, input.ndim))
-    shape = _channel_shape(input)
-    use_batch = training or running_mean is None or running_var is None
-    if use_batch:
-        n = input.numel() // max(input.shape[1], 1)
-        if n <= 1:
-            raise ValueError(
-                "Expected more than 1 value per channel when training, got input size "
-                f"{list(input.shape)}"
-            )
-        mean = input.mean(dims)
-        var = input.var(dims, correction=0)
-        if training and running_mean is not None and running_var is not None:
-            with sdk.no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
-    else:
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
-
-
-def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None,
-               eps: float = 1e-5) -> Any:  # fmt: skip
-    """Normalize (N, C, *) input over each group of C / num_groups channels (and all of *)."""
-    check_tensor(input, "group_norm")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None:
-            check_tensor(t, "group_norm", name)
-    if input.ndim < 2:
-        raise ValueError(f"group_norm: expected input of shape (N, C, *), got {list(input.shape)}")
-    n, c = input.shape[0], input.shape[1]
-    if not isinstance(num_groups, int) or num_groups <= 0 or c % num_groups:
-        raise ValueError(
-            f"group_norm: num_groups ({num_groups!r}) must be a positive int dividing the "
-            f"number of channels ({c})"
-        )
-    g = input.reshape(n, num_groups, -1)
-    mean = g.mean(-1, keepdim=True)
-    var = g.var(-1, keepdim=True, correction=0)
-    out = ((g - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
-
-
-def rms_norm(input: Any, normalized_shape: Any, weight: Any = None,
-             eps: float | None = None) -> Any:  # fmt: skip
-    """x / sqrt(mean(x^2 over the trailing dims normalized_shape) + eps) * weight; eps None
-    means finfo(input.dtype).eps."""
-    check_tensor(input, "rms_norm")
-    if weight is not None:
-        check_tensor(weight, "rms_norm", "weight")
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if k > input.ndim or tuple(input.shape[input.ndim - k :]) != shape:
-        raise ValueError(
-            f"rms_norm: normalized_shape {list(shape)} does not match the trailing dims of the "
-            f"input of shape {list(input.shape)}"
-        )
-    if eps is None:
-        eps = sdk.finfo(input.dtype).eps
-    dims = tuple(range(input.ndim - k, input.ndim))
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out if weight is None else out * weight
-
-
-# ---- pooling ----------------------------------------------------------------------------
-
-
-def _tuple(v: Any, n: int, fn: str, what: str) -> tuple:
-    t = (v,) * n if isinstance(v, int) else tuple(v) if isinstance(v, (tuple, list)) else None
-    if t is not None and len(t) == 1:
-        t = t * n
-    if t is None or len(t) != n or not all(isinstance(x, int) and not isinstance(x, bool)
-                                           for x in t):  # fmt: skip
-        raise TypeError(f"{fn}: {what} must be an int or a tuple of {n} ints, got {v!r}")
-    return t
 
 
 def _pool_args(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
@@ -360,96 +244,3 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
     return _adaptive("adaptive_max_pool2d", 2, input, output_size, "max")
-
-
-# ---- interpolate ------------------------------------------------------------------------
-
-_MODE_DIMS = {"linear": 1, "bilinear": 2}
-
-
-def _source_coords(in_size: int, out_size: int, scale: float, mode: str,
-                   align_corners: bool) -> Any:  # fmt: skip
-    """float64 source coordinate of each output position (torch's pixel mapping)."""
-    import numpy as np
-
-    dst = np.arange(out_size, dtype=np.float64)
-    if mode in ("nearest", "nearest-exact"):
-        offset = 0.5 if mode == "nearest-exact" else 0.0
-        return np.minimum(np.floor((dst + offset) * scale), in_size - 1)
-    if align_corners:
-        return dst * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-    return np.maximum((dst + 0.5) * scale - 0.5, 0.0)
-
-
-def _resize_dim(x: Any, dim: int, out_size: int, scale: float, mode: str,
-                align_corners: bool) -> Any:  # fmt: skip
-    import numpy as np
-
-    in_size = x.shape[dim]
-    src = _source_coords(in_size, out_size, scale, mode, align_corners)
-    if mode in ("nearest", "nearest-exact"):
-        return x.index_select(dim, sdk.tensor(src.astype(np.int64)))
-    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
-    i1 = np.minimum(i0 + 1, in_size - 1)
-    w1 = src - i0
-    shape = [1] * x.ndim
-    shape[dim] = out_size
-    w1_t = sdk.tensor(w1, dtype=x.dtype).reshape(shape)
-    a = x.index_select(dim, sdk.tensor(i0))
-    b = x.index_select(dim, sdk.tensor(i1))
-    return a + (b - a) * w1_t
-
-
-def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Any:  # fmt: skip
-    """Resize the spatial dims of (N, C, *spatial) input to `size` or by `scale_factor`:
-    modes nearest, nearest-exact and area (any number of spatial dims), linear (1),
-    bilinear (2)."""
-    check_tensor(input, "interpolate")
-    if mode not in ("nearest", "nearest-exact", "linear", "bilinear", "area"):
-        raise NotImplementedError(
-            f"interpolate: mode {mode!r} is not supported (nearest, nearest-exact, linear, "
-            "bilinear, area)"
-        )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
-    n = input.ndim - 2
-    if n < 1:
-        raise ValueError(f"interpolate: expected input (N, C, *spatial), got {list(input.shape)}")
-    if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
-        raise NotImplementedError(
-            f"Got {input.ndim}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input"
-        )
-    if align_corners is not None and mode not in _MODE_DIMS:
-        raise ValueError(
-            "align_corners option can only be set with the interpolating modes: linear | bilinear"
-        )
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    spatial = input.shape[2:]
-    if size is not None:
-        sizes = (size,) * n if isinstance(size, int) else tuple(size)
-        if len(sizes) != n or not all(isinstance(v, int) and v > 0 for v in sizes):
-            raise ValueError(f"interpolate: size must be {n} positive ints, got {size!r}")
-        scales = [i / o for i, o in zip(spatial, sizes)]
-    else:
-        factors = (
-            (scale_factor,) * n if isinstance(scale_factor, (int, float)) else tuple(scale_factor)
-        )
-        if len(factors) != n or not all(isinstance(f, (int, float)) and f > 0 for f in factors):
-            raise ValueError(
-                f"interpolate: scale_factor must be {n} positive numbers, got {scale_factor!r}"
-            )
-        sizes = tuple(int(math.floor(i * f)) for i, f in zip(spatial, factors))
-        if recompute_scale_factor:
-            scales = [i / o for i, o in zip(spatial, sizes)]
-        else:
-            scales = [1.0 / f for f in factors]
-    x = input
-    for i in range(n):
-        if mode == "area":  # adaptive average pooling to the new size
-            x = _adaptive_dim(x, 2 + i, sizes[i], "mean")
-        else:
-            x = _resize_dim(x, 2 + i, sizes[i], scales[i], mode, bool(align_corners))
-    return x

@@ -1,26 +1,26 @@
-"""nn.functional: regression and binary losses, KL divergence, one_hot, normalize,
-cosine_similarity and scaled_dot_product_attention, composed from differentiable sdk ops."""
+"""nn.functional losses: mse, nll, cross entropy, l1, smooth l1, huber, binary cross entropy
+(plain and with logits) and KL divergence, composed from differentiable sdk ops."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import sdk
 
-from ._norm_pool import check_tensor
+from .activation import log_softmax
+from .common import check_tensor
 
 __all__ = [
+    "legacy_reduction",
+    "mse_loss",
+    "nll_loss",
+    "cross_entropy",
     "l1_loss",
     "smooth_l1_loss",
     "huber_loss",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "kl_div",
-    "one_hot",
-    "normalize",
-    "cosine_similarity",
-    "scaled_dot_product_attention",
 ]
 
 
@@ -53,6 +53,107 @@ def _pair(input: Any, target: Any, fn: str) -> None:
             f"{fn}: target shape {list(target.shape)} does not broadcast with input shape "
             f"{list(input.shape)}"
         ) from None
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+
+        warnings.warn(
+            f"Using a target size ({list(target.shape)}) that is different to the input size "
+            f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting.",
+            stacklevel=2,
+        )
+    d = input - target
+    return _reduce(d * d, reduction, "mse_loss")
+
+
+def _check_targets(input: Any, target: Any, fn: str) -> None:
+    if input.ndim not in (1, 2):
+        raise ValueError(f"{fn}: expected input of shape (N, C) or (C,), got {list(input.shape)}")
+    if target.is_floating_point():
+        raise TypeError(f"{fn}: class-index targets must be an integer tensor, got {target.dtype}")
+    expect = tuple(input.shape[:1]) if input.ndim == 2 else ()
+    if tuple(target.shape) != expect:
+        raise ValueError(
+            f"{fn}: target shape {list(target.shape)} does not match input shape "
+            f"{list(input.shape)} (expected {list(expect)})"
+        )
+
+
+def nll_loss(
+    input: Any,
+    target: Any,
+    weight: Any = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Any:
+    """-input[n, target[n]] (weighted), over (N, C) log-probabilities and class indices."""
+    _check_targets(input, target, "nll_loss")
+    if input.ndim == 1:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    n_classes = input.shape[1]
+    with sdk.no_grad():
+        valid = target != ignore_index
+        safe = target.masked_fill(valid.logical_not(), 0)
+        t_np = sdk.testing._to_numpy(safe)
+        if t_np.size and (t_np.min() < 0 or t_np.max() >= n_classes):
+            raise IndexError(
+                f"nll_loss: target {int(t_np.max() if t_np.max() >= n_classes else t_np.min())} is out of bounds for {n_classes} classes"
+            )
+        w = valid.to(input.dtype)
+        if weight is not None:
+            w = w * weight.index_select(0, safe)
+    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
+    loss = -(picked * w)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction, "nll_loss")
+
+
+def cross_entropy(
+    input: Any,
+    target: Any,
+    weight: Any = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Any:
+    """log_softmax over classes (dim 1, or 0 for 1-D input) + nll_loss; float targets are
+    class probabilities."""
+    dim = 0 if input.ndim == 1 else 1
+    logp = log_softmax(input, dim)
+    if target.is_floating_point():  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise ValueError(
+                f"cross_entropy: probability targets must have the input's shape {list(input.shape)}, got {list(target.shape)}"
+            )
+        if label_smoothing:
+            n_classes = input.shape[dim]
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        lw = logp if weight is None else logp * (weight if dim == 0 else weight.unsqueeze(0))
+        return _reduce(-(lw * target).sum(dim=dim), reduction, "cross_entropy")
+    loss = nll_loss(logp, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return loss
+    # Label smoothing mixes in the uniform distribution: eps/C * sum_c -logp_c.
+    n_classes = input.shape[dim]
+    with sdk.no_grad():
+        tgt = target.unsqueeze(0) if input.ndim == 1 else target
+        valid = (tgt != ignore_index).to(input.dtype)
+    lp = logp.unsqueeze(0) if input.ndim == 1 else logp
+    lw = lp if weight is None else lp * weight.unsqueeze(0)
+    smooth = -(lw.sum(dim=1)) * valid
+    if reduction == "mean":
+        denom = (
+            valid.sum()
+            if weight is None
+            else (weight.index_select(0, tgt.masked_fill(valid == 0, 0)) * valid).sum()
+        )
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction, "cross_entropy")
+    return loss * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
 def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,
@@ -141,94 +242,3 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     if red == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, red, "kl_div")
-
-
-def one_hot(tensor: Any, num_classes: int = -1) -> Any:
-    """int64 tensor of shape (*tensor.shape, num_classes) with a 1 at each index (num_classes
-    -1: max index + 1)."""
-    check_tensor(tensor, "one_hot", "tensor")
-    if tensor.dtype != sdk.int64:
-        raise TypeError(f"one_hot is only applicable to index tensor (int64), got {tensor.dtype}")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise TypeError(f"one_hot: num_classes must be an int, not {type(num_classes).__name__}")
-    with sdk.no_grad():
-        if tensor.numel():
-            lo, hi = int(tensor.min().item()), int(tensor.max().item())
-            if lo < 0:
-                raise ValueError("one_hot: class values must be non-negative")
-        elif num_classes == -1:
-            raise ValueError("one_hot: can not infer total number of classes from empty tensor")
-        else:
-            hi = -1
-        if num_classes == -1:
-            num_classes = hi + 1
-        elif hi >= num_classes:
-            raise ValueError(
-                f"one_hot: class values ({hi}) must be smaller than num_classes ({num_classes})"
-            )
-        return (tensor.unsqueeze(-1) == sdk.arange(num_classes)).long()
-
-
-def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
-              out: Any = None) -> Any:  # fmt: skip
-    """input / max(||input||_p along dim, eps)."""
-    check_tensor(input, "normalize")
-    if out is not None:
-        raise NotImplementedError("normalize: out= is not supported")
-    denom = sdk.norm(input, p, dim, keepdim=True).clamp_min(eps)
-    return input / denom
-
-
-def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
-    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along dim (inputs broadcast)."""
-    _pair(x1, x2, "cosine_similarity")
-    x1, x2 = sdk.broadcast_tensors(x1, x2)
-    n1 = sdk.norm(x1, 2, dim, keepdim=True).clamp_min(eps)
-    n2 = sdk.norm(x2, 2, dim, keepdim=True).clamp_min(eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
-def _causal_mask(L: int, S: int) -> Any:
-    return sdk.arange(L).unsqueeze(1) >= sdk.arange(S).unsqueeze(0)
-
-
-def _repeat_heads(x: Any, times: int) -> Any:
-    """(..., H, S, E) -> (..., H * times, S, E), each head repeated `times` times in a row."""
-    shape = list(x.shape)
-    expanded = x.unsqueeze(-3).expand(*shape[:-2], times, *shape[-2:])
-    return expanded.reshape(*shape[:-3], shape[-3] * times, *shape[-2:])
-
-
-def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False,
-                                 scale: float | None = None, enable_gqa: bool = False) -> Any:  # fmt: skip
-    """softmax(query @ key^T * scale + mask) @ value over (..., L, E) / (..., S, E) inputs; a
-    bool attn_mask marks the pairs that take part, a float one is added."""
-    fn = "scaled_dot_product_attention"
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        check_tensor(t, fn, name)
-        if t.ndim < 2:
-            raise ValueError(f"{fn}: {name} must have at least 2 dims, got {list(t.shape)}")
-    if is_causal and attn_mask is not None:
-        raise ValueError(f"{fn}: attn_mask and is_causal=True cannot both be given")
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        hq, hk = query.shape[-3], key.shape[-3]
-        if hq % hk:
-            raise ValueError(f"{fn}: query heads ({hq}) must be a multiple of key heads ({hk})")
-        key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hk)
-    L, S = query.shape[-2], key.shape[-2]
-    if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
-    scores = sdk.matmul(query, key.transpose(-2, -1)) * scale
-    if is_causal:
-        scores = scores.masked_fill(_causal_mask(L, S).logical_not(), -math.inf)
-    elif attn_mask is not None:
-        check_tensor(attn_mask, fn, "attn_mask")
-        if attn_mask.dtype == sdk.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
-        else:
-            scores = scores + attn_mask
-    weights = sdk.softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = sdk.nn.functional.dropout(weights, dropout_p, True)
-    return sdk.matmul(weights, value)

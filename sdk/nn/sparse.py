@@ -1,0 +1,49 @@
+"""Embedding: a lookup table of learnable vectors (torch.nn.modules.sparse)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sdk
+
+from . import functional as F
+from ._functional.common import _wrap_index
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """A lookup table of num_embeddings vectors of size embedding_dim, initialized N(0, 1)
+    (the padding_idx row zero)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Any = None,
+                 max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Any = None, _freeze: bool = False,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError(
+                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported"
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            padding_idx = _wrap_index(padding_idx, num_embeddings)
+        self.padding_idx = padding_idx
+        kw = {} if dtype is None else {"dtype": dtype}
+        if _weight is None:
+            self.weight = Parameter(sdk.randn(num_embeddings, embedding_dim, **kw),
+                                    requires_grad=not _freeze)  # fmt: skip
+            if padding_idx is not None:
+                with sdk.no_grad():
+                    self.weight[padding_idx].fill_(0)
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def forward(self, input: Any) -> Any:
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"
