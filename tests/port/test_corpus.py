@@ -12,64 +12,25 @@ import shutil
 import subprocess
 import sys
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-import cpp_extension
-import sdk
 from cpp_extension import _port, _port_names
 from tests._support import subprocess_env
+from tests.port.corpus_kit import Framework, build_cache, build_case, corpus_fixtures  # noqa: F401
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 RNG = np.random.default_rng(7)
 
 
-@dataclass
-class Framework:
-    """What a check needs from the framework it runs on."""
-
-    name: str
-    tensor: Callable[[np.ndarray], Any]
-    ops: Any
-    load: Callable[..., Any]
-    source_root: Path
-
-
-@pytest.fixture(scope="module")
-def ported(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ported")
-    report = _port.port_paths([CORPUS], out)
-    return out, report
-
-
-@pytest.fixture(scope="module")
-def build_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
-    mp.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("torch_cache")))
-    mp.setenv("MAX_JOBS", "2")
-    yield
-    mp.undo()
-
-
-@pytest.fixture(scope="module", params=["sdk", "torch"])
-def fw(request, ported, build_cache) -> Framework:
-    if request.param == "sdk":
-        return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
-    torch = pytest.importorskip("torch", reason="torch is not installed: no build of the original")
-    from torch.utils import cpp_extension as torch_ext
-
-    return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, CORPUS)
+ported, fw = corpus_fixtures(CORPUS, "corpus")
 
 
 def build(fw: Framework, case: str, *files: str, **kwargs: Any) -> Any:
-    sources = [str(fw.source_root / case / f) for f in files]
-    return fw.load(f"corpus_{case}_{fw.name}", sources, **kwargs)
+    return build_case(fw, "corpus", case, *files, **kwargs)
 
 
 def arr(*shape: int, dtype=np.float64) -> np.ndarray:
@@ -576,7 +537,7 @@ def test_nn_frontend_module_bound_with_bind_module(fw):
 # ---- C++ in a Python string (load_inline) ---------------------------------------------------
 
 
-def test_load_inline_source_ported_with_cxx_in_strings(tmp_path, build_cache):
+def test_load_inline_source_ported_with_cxx_in_strings(tmp_path, build_cache):  # noqa: F811
     out = tmp_path / "inline"
     report = _port.port_paths([CORPUS / "inline_source"], out, cxx_in_strings=True)
     assert report.missing == [] and report.rewrites["string"] == 1

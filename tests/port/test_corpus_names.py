@@ -12,34 +12,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-import cpp_extension
 import sdk
-from cpp_extension import _port
-from tests.port.test_corpus import Framework, build_cache  # noqa: F401  (the shared fixture)
+from tests.port.corpus_kit import Framework, build_cache, build_case, corpus_fixtures  # noqa: F401
 
 CORPUS = Path(__file__).resolve().parent / "corpus_names"
 RNG = np.random.default_rng(23)
 
 
-@pytest.fixture(scope="module")
-def ported(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ported_names")
-    return out, _port.port_paths([CORPUS], out)
-
-
-@pytest.fixture(scope="module", params=["sdk", "torch"])
-def fw(request, ported, build_cache) -> Framework:  # noqa: F811  (the imported fixture)
-    if request.param == "sdk":
-        return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
-    torch = pytest.importorskip("torch", reason="torch is not installed: no build of the original")
-    from torch.utils import cpp_extension as torch_ext
-
-    return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, CORPUS)
+ported, fw = corpus_fixtures(CORPUS, "names")
 
 
 def build(fw: Framework, case: str, *files: str, **kwargs: Any) -> Any:
-    sources = [str(fw.source_root / case / f) for f in files]
-    return fw.load(f"names_{case}_{fw.name}", sources, **kwargs)
+    return build_case(fw, "names", case, *files, **kwargs)
 
 
 def arr(*shape: int, dtype=np.float64) -> np.ndarray:

@@ -1,0 +1,69 @@
+"""What the porting-corpus tests share: the Framework a check runs on (the SDK build of the
+ported sources, or torch's build of the originals), the build-cache fixture, and the
+`ported`/`fw` fixture pair of one corpus folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cpp_extension
+import sdk
+from cpp_extension import _port
+
+
+@dataclass
+class Framework:
+    """What a check needs from the framework it runs on."""
+
+    name: str
+    tensor: Callable[[np.ndarray], Any]
+    ops: Any
+    load: Callable[..., Any]
+    source_root: Path
+
+
+@pytest.fixture(scope="module")
+def build_cache(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("torch_cache")))
+    mp.setenv("MAX_JOBS", "2")
+    yield
+    mp.undo()
+
+
+def corpus_fixtures(corpus: Path, tag: str):
+    """The module-scoped fixtures `ported` ((out folder, port report) of `corpus`) and `fw`
+    (one Framework per param: "sdk" over the ported copy, "torch" over the originals, skipped
+    without torch). A test module assigns them: `ported, fw = corpus_fixtures(CORPUS, "x")`,
+    and imports `build_cache` beside them."""
+
+    @pytest.fixture(scope="module")
+    def ported(tmp_path_factory):
+        out = tmp_path_factory.mktemp(f"ported_{tag}")
+        return out, _port.port_paths([corpus], out)
+
+    @pytest.fixture(scope="module", params=["sdk", "torch"])
+    def fw(request, ported, build_cache) -> Framework:
+        if request.param == "sdk":
+            return Framework("sdk", sdk.from_numpy, sdk.ops, cpp_extension.load, ported[0])
+        torch = pytest.importorskip(
+            "torch", reason="torch is not installed: no build of the original"
+        )
+        from torch.utils import cpp_extension as torch_ext
+
+        return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, corpus)
+
+    return ported, fw
+
+
+def build_case(fw: Framework, prefix: str, case: str, *files: str, **kwargs: Any) -> Any:
+    """Build the corpus case `case` from `files` on `fw`, named `<prefix>_<case>_<fw>`."""
+    sources = [str(fw.source_root / case / f) for f in files]
+    return fw.load(f"{prefix}_{case}_{fw.name}", sources, **kwargs)
