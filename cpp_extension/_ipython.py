@@ -19,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 
 from ._cell_functions import top_level_functions
-from ._errors import BuildError
+from ._errors import MAX_SHOWN, BuildError
 
 USAGE = (
     "%%cpp_extension [NAME] [--functions a,b] [--extra-cflags FLAG ...] "
@@ -89,23 +89,31 @@ def default_name(cell: str, line: str) -> str:
 
 
 def _cell_error(error: BuildError, cell: str, name: str) -> BuildError:
-    """`error` with the cell's own lines shown for the diagnostics in the cell's source."""
+    """`error` retold in the cell's terms: each error in the cell's source with the cell's own
+    line under it (the compiler quotes main.cpp, whose lines are shifted by the header),
+    errors elsewhere (a header) as the compiler gave them, then the command and folders."""
     lines = cell.splitlines()
-    parts = []
-    for d in error.diagnostics:
-        if not d.file.endswith("main.cpp") or not 1 <= d.line <= len(lines):
+    parts, in_cell = [], 0
+    for d in error.diagnostics[:MAX_SHOWN]:
+        if not (d.file.endswith("main.cpp") and 1 <= d.line <= len(lines)):
+            parts.append(f"  {d.location()}: {d.message}")
+            parts.extend(f"    {c.strip()}" for c in d.context if c.strip())
             continue
+        in_cell += 1
         col = f", column {d.column}" if d.column else ""
         parts.append(f"  cell line {d.line}{col}: {d.message}")
         parts.append(f"    {d.line} | {lines[d.line - 1]}")
         if d.column:
             parts.append(f"    {' ' * len(str(d.line))} | {' ' * (d.column - 1)}^")
-    if not parts:
+    if not in_cell:
         return error
-    head = f"Error compiling the cell of '{name}':"
-    message = "\n".join([head, *parts, "", str(error)])
+    count = len(error.diagnostics)
+    head = f"Error compiling the cell of '{name}': {count} error(s)"
+    head += f", first {MAX_SHOWN}:" if count > MAX_SHOWN else ":"
+    tail = str(error).splitlines()
+    start = next((i for i, ln in enumerate(tail) if ln.startswith("Command: ")), len(tail))
     return BuildError(
-        message,
+        "\n".join([head, *parts, *tail[start:]]),
         diagnostics=error.diagnostics,
         command=error.command,
         build_directory=error.build_directory,

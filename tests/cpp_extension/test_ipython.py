@@ -125,9 +125,24 @@ def test_magic_compile_error_names_the_cell_line(shell):
     with pytest.raises(BuildError) as info:
         shell.run_cell_magic("cpp_extension", "magic_broken", cell)
     text = str(info.value)
-    assert "cell line 4" in text, text
-    assert "return v +;" in text, text
+    assert text.startswith("Error compiling the cell of 'magic_broken': 1 error(s):"), text
+    assert "cell line 4, column" in text, text
+    assert "4 |   return v +;" in text, text  # the cell's own line, not main.cpp's
+    assert "#line" not in text and "Build folder: " in text, text
+    assert info.value.diagnostics and info.value.diagnostics[0].line == 4
     assert "\x1b" not in text
+
+
+def test_magic_compile_error_is_plain_text_with_colour_forced(shell):
+    # a notebook is not a terminal: even when the compiler is told to colour its messages,
+    # the error carries no escape codes
+    cell = "int f(int a) {\n  return a +;\n}\n"
+    with pytest.raises(BuildError) as info:
+        shell.run_cell_magic(
+            "cpp_extension", "magic_colour --extra-cflags -fdiagnostics-color=always", cell
+        )
+    assert "cell line 2" in str(info.value)
+    assert "\x1b" not in str(info.value) and "\x1b" not in info.value.log
 
 
 def test_magic_usage_errors(shell):
