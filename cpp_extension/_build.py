@@ -462,12 +462,17 @@ def _import_pybind11(init_name: str, module_name: str, path: str):
     import importlib.machinery
     import importlib.util
 
-    loader = importlib.machinery.ExtensionFileLoader(init_name, path)
-    spec = importlib.util.spec_from_file_location(init_name, path, loader=loader)
+    # pybind11 (3.x) hands back the module it already made under the same spec name, so a
+    # rebuild imported as `init_name` again would be the old module: another name is given
+    # as "<module_name>.<init_name>" (the import system calls PyInit_<its last part>).
+    spec_name = init_name if module_name == init_name else f"{module_name}.{init_name}"
+    loader = importlib.machinery.ExtensionFileLoader(spec_name, path)
+    spec = importlib.util.spec_from_file_location(spec_name, path, loader=loader)
     if spec is None:
         raise ImportError(f"cannot import extension from {path}")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
+    module.__name__ = module_name
     _check_registrations(path)  # SDK_LIBRARY blocks ran while the module loaded
     sys.modules[module_name] = module  # only when they succeeded: a reload checks again
     return module

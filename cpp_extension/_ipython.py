@@ -159,10 +159,22 @@ def compile_cell(line: str, cell: str):
 
 @magics_class
 class CppExtensionMagics(Magics):
-    """%%cpp_extension: see the module docstring."""
+    """The %%cpp_extension cell magic."""
 
     @cell_magic
     def cpp_extension(self, line: str, cell: str) -> None:
+        """Compile the cell's C++ with cpp_extension.load_inline and bind its functions.
+
+        %%cpp_extension [NAME] [--functions a,b] [--extra-cflags FLAG ...]
+                               [--extra-ldflags FLAG ...] [--verbose]
+
+        Binds each function by its name and the module as NAME (default: `cell_` and a hash
+        of the cell). Without --functions: every function the cell defines at file scope,
+        except `static` ones, templates, operators, overloaded names and anything inside a
+        namespace, class or `extern "C" { }` block. A cell with its own PYBIND11_MODULE binds
+        what it declares. A build is cached by content; an edited cell with the same NAME
+        builds and binds the new version.
+        """
         _, _, bound = compile_cell(line, cell)
         self.shell.push(bound)
 

@@ -120,6 +120,24 @@ def test_magic_explicit_functions_and_default_name(shell):
     assert mods and hasattr(shell.user_ns[mods[0]], "quad")
 
 
+def test_magic_rerun_of_an_edited_cell_binds_the_new_version(shell):
+    shell.run_cell_magic("cpp_extension", "magic_edit", "int answer() { return 1; }\n")
+    assert shell.user_ns["answer"]() == 1
+    shell.run_cell_magic("cpp_extension", "magic_edit", "int answer() { return 2; }\n")
+    assert shell.user_ns["answer"]() == 2
+    assert shell.user_ns["magic_edit"].answer() == 2
+
+
+def test_magic_cell_with_its_own_module_binds_what_it_declares(shell):
+    cell = (
+        "int plus_one(int a) { return a + 1; }\n"
+        'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("inc", &plus_one); }\n'
+    )
+    shell.run_cell_magic("cpp_extension", "magic_own", cell)
+    assert shell.user_ns["inc"](4) == 5
+    assert "plus_one" not in shell.user_ns
+
+
 def test_magic_compile_error_names_the_cell_line(shell):
     cell = "double ok(double v) { return v; }\n\ndouble broken(double v) {\n  return v +;\n}\n"
     with pytest.raises(BuildError) as info:
