@@ -175,6 +175,7 @@ class CppExtensionMagics(Magics):
         what it declares. A build is cached by content; an edited cell with the same NAME
         builds and binds the new version.
         """
+        __tracebackhide__ = True  # IPython's traceback skips this frame: the error is the news
         _, _, bound = compile_cell(line, cell)
         self.shell.push(bound)
 
