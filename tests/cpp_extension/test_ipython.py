@@ -58,6 +58,7 @@ def test_detector_empty_and_no_functions():
 
 
 def test_parse_line_options():
+    pytest.importorskip("IPython", reason="IPython is not installed")
     from cpp_extension._ipython import parse_line
 
     opts = parse_line("myop --functions a,b --extra-cflags -O3 -DN=4 --verbose --extra-ldflags=-lm")
@@ -94,6 +95,7 @@ def shell(tmp_path_factory):
         yield sh
 
 
+@pytest.mark.slow
 def test_magic_binds_functions_and_keywords(shell, capsys):
     shell.run_cell_magic("cpp_extension", "magic_axpy", CELL)
     err = capsys.readouterr().err
@@ -110,6 +112,7 @@ def test_magic_binds_functions_and_keywords(shell, capsys):
     assert "\x1b" not in err
 
 
+@pytest.mark.slow
 def test_magic_explicit_functions_and_default_name(shell):
     shell.user_ns.pop("triple", None)
     cell = "double quad(double v) { return 4 * v; }\ndouble other(double v) { return v; }\n"
@@ -120,6 +123,7 @@ def test_magic_explicit_functions_and_default_name(shell):
     assert mods and hasattr(shell.user_ns[mods[0]], "quad")
 
 
+@pytest.mark.slow
 def test_magic_rerun_of_an_edited_cell_binds_the_new_version(shell):
     shell.run_cell_magic("cpp_extension", "magic_edit", "int answer() { return 1; }\n")
     assert shell.user_ns["answer"]() == 1
@@ -128,6 +132,7 @@ def test_magic_rerun_of_an_edited_cell_binds_the_new_version(shell):
     assert shell.user_ns["magic_edit"].answer() == 2
 
 
+@pytest.mark.slow
 def test_magic_cell_with_its_own_module_binds_what_it_declares(shell):
     cell = (
         "int plus_one(int a) { return a + 1; }\n"
@@ -138,6 +143,7 @@ def test_magic_cell_with_its_own_module_binds_what_it_declares(shell):
     assert "plus_one" not in shell.user_ns
 
 
+@pytest.mark.slow
 def test_magic_compile_error_names_the_cell_line(shell):
     cell = "double ok(double v) { return v; }\n\ndouble broken(double v) {\n  return v +;\n}\n"
     with pytest.raises(BuildError) as info:
@@ -151,6 +157,7 @@ def test_magic_compile_error_names_the_cell_line(shell):
     assert "\x1b" not in text
 
 
+@pytest.mark.slow
 def test_magic_compile_error_is_plain_text_with_colour_forced(shell):
     # a notebook is not a terminal: even when the compiler is told to colour its messages,
     # the error carries no escape codes
