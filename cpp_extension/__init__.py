@@ -124,6 +124,13 @@ def _refuse_sycl(fn: str, name: str, **given: Any) -> None:
         )
 
 
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext cpp_extension`: registers the `%%cpp_extension` cell magic (see _ipython)."""
+    from ._ipython import load_ipython_extension as register
+
+    register(ipython)
+
+
 def get_default_build_root() -> str:
     """Where JIT builds are cached: $SDK_EXTENSIONS_DIR or <cache dir>/sdk_extensions."""
     from ._cache import extensions_root

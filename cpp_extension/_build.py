@@ -22,6 +22,7 @@ from ._errors import (
 )
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LINE_ONE = "\n#line 1\n"  # after load_inline's implicit header: the user's string follows
 
 # name -> (digest, loaded object); name -> number of versions loaded in this process
 _LOADED: dict[str, tuple[str, object]] = {}
@@ -391,7 +392,8 @@ def _publish(req, build: _Build, code: int, log: str, digest: str, output: Path,
     log_path = req.build_dir / "build.log"
     _trust.write_atomic(log_path, log)  # never through a link planted as build.log
     if code != 0:
-        raise format_build_failure(req.name, log, str(req.build_dir), str(log_path))
+        texts = _inline_texts(req)
+        raise format_build_failure(req.name, log, str(req.build_dir), str(log_path), texts)
     _atomic_copy(Path(build.link.output), output)
     if not req.keep_intermediates:
         for obj in build.objects:
@@ -399,6 +401,18 @@ def _publish(req, build: _Build, code: int, log: str, digest: str, output: Path,
                 if os.path.exists(p):
                     os.remove(p)
     _cache.write_stamp(req.build_dir, digest, str(output), seconds)
+
+
+def _inline_texts(req: _Request) -> dict[str, str]:
+    """{written source: the user's string in it}, for load_inline's sources that start their
+    numbering at the user's string with `#line 1` (see inline_sources)."""
+    texts = {}
+    for path, data in req.sources if req.write_sources else []:
+        text = data.decode(errors="replace")
+        at = text.find(_LINE_ONE)
+        if at >= 0:
+            texts[str(req.build_dir / os.path.basename(path))] = text[at + len(_LINE_ONE) :]
+    return texts
 
 
 def _lto_link_error(log: str, linked: str) -> str | None:
@@ -462,12 +476,17 @@ def _import_pybind11(init_name: str, module_name: str, path: str):
     import importlib.machinery
     import importlib.util
 
-    loader = importlib.machinery.ExtensionFileLoader(init_name, path)
-    spec = importlib.util.spec_from_file_location(init_name, path, loader=loader)
+    # pybind11 (3.x) hands back the module it already made under the same spec name, so a
+    # rebuild imported as `init_name` again would be the old module: another name is given
+    # as "<module_name>.<init_name>" (the import system calls PyInit_<its last part>).
+    spec_name = init_name if module_name == init_name else f"{module_name}.{init_name}"
+    loader = importlib.machinery.ExtensionFileLoader(spec_name, path)
+    spec = importlib.util.spec_from_file_location(spec_name, path, loader=loader)
     if spec is None:
         raise ImportError(f"cannot import extension from {path}")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
+    module.__name__ = module_name
     _check_registrations(path)  # SDK_LIBRARY blocks ran while the module loaded
     sys.modules[module_name] = module  # only when they succeeded: a reload checks again
     return module

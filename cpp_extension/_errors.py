@@ -152,9 +152,29 @@ def failed_command(output: str) -> str | None:
     return None
 
 
-def format_build_failure(name: str, output: str, build_dir: str, log_path: str) -> BuildError:
-    """A BuildError whose message fits on a screen: first errors, command, folders."""
+def requote(diags: list[Diagnostic], texts: dict[str, str]) -> None:
+    """Quote the right source line for diagnostics in the files of `texts` ({path: the
+    text its line numbers count in}): after `#line 1` the compiler numbers the user's lines
+    but quotes the file's own line of that number (the implicit header's lines off)."""
+    for d in diags:
+        text = texts.get(d.file)
+        lines = text.splitlines() if text is not None else []
+        if not 1 <= d.line <= len(lines):
+            continue
+        rest = [c for c in d.context if not re.match(r"\s*(\d+\s*)?\|", c)]
+        quote = [f"{d.line:>5} | {lines[d.line - 1]}"]
+        if d.column:
+            quote.append(f"{'':>5} | {' ' * (d.column - 1)}^")
+        d.context = [*quote, *rest][:CONTEXT_LINES]
+
+
+def format_build_failure(
+    name: str, output: str, build_dir: str, log_path: str, texts: dict[str, str] | None = None
+) -> BuildError:
+    """A BuildError whose message fits on a screen: first errors, command, folders. `texts`:
+    see requote."""
     diags = parse_diagnostics(output)
+    requote(diags, texts or {})
     command = failed_command(output)
     parts = [f"Error building extension '{name}'"]
     if diags:

@@ -73,3 +73,6 @@ sdk::Tensor scale(const sdk::Tensor& x, double factor = 2.0, int64_t shift = 0) 
     with pytest.raises(BuildError) as err:
         load_inline("kw_inline_bad", cpp_sources=bad, functions=["broken"])
     assert "main.cpp:4:" in str(err.value), str(err.value)  # line 4 of the user's string
+    # and the quoted source is that line, not main.cpp's own line 4 (the header shifts it)
+    assert "4 |   return x * factr;" in str(err.value), str(err.value)
+    assert "#line" not in str(err.value)

@@ -92,3 +92,12 @@ def test_load_inline_generates_bindings(tmp_path, ext_dir):
     main = (build / "main.cpp").read_text()
     assert main.startswith("#include <sdk/extension.h>")
     assert "PYBIND11_MODULE(SDK_EXTENSION_NAME, m)" in main
+
+
+def test_load_inline_rebuilt_in_one_process_runs_the_new_code(ext_dir):
+    # an edited notebook cell (or source) loaded again under the same name: pybind11 keeps
+    # the module it made for a spec name, so the rebuild must not be imported under the old one
+    old = cpp_extension.load_inline("pyb_edit", "int answer() { return 1; }", functions="answer")
+    new = cpp_extension.load_inline("pyb_edit", "int answer() { return 2; }", functions="answer")
+    assert new is not old and new.__name__ == "pyb_edit_v1"
+    assert (old.answer(), new.answer()) == (1, 2)
