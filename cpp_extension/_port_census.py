@@ -33,6 +33,7 @@ KINDS = ("header", "name", "macro", "method", "schema")
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 _QUALIFIED = re.compile(r"(?<![\w$])(?<!\w::)(?:::\s*)?(torch|at|c10)((?:\s*::\s*[A-Za-z_]\w*)+)")
+_PASTED = re.compile(r"\s*##")
 _MACRO = re.compile(r"(?<![\w$])(?:TORCH|AT|C10)_[A-Z0-9_]*[A-Z0-9](?![\w$])")
 # The THC/TH C API torch removed (THCState, THCudaCheck, THCudaTensor_data, THArgCheck, ...)
 _LEGACY = re.compile(r"(?<![\w$])TH[A-Z]\w*(?![\w$])")
@@ -151,6 +152,8 @@ def extract(text: str, own_macros: set[str], methods: frozenset[str]) -> Counter
         pos = m.end(1)
     code = "".join(paths) + code[pos:]
     for m in _QUALIFIED.finditer(code):
+        if _PASTED.match(code, m.end()):
+            continue  # a macro completes it by token pasting (`at::k##device`): no name yet
         parts = [p.strip() for p in m.group(2).split("::") if p.strip()]
         if not any(p.startswith("__") for p in parts):  # a macro's parameter (torch::__dtype)
             found["name", "::".join([m.group(1), *parts])] += 1
