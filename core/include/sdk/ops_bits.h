@@ -18,13 +18,16 @@
 namespace sdk {
 
 /*! \brief The n-th forward difference along `dim` (torch::diff): out[i] = x[i+1] - x[i],
- *  repeated n times, after `prepend` and `append` are concatenated to `self` along `dim`.
+ *  repeated n times, after `prepend` and `append` are concatenated to `self` along `dim`
+ *  (n == 0: a copy of self alone).
  *  Bool tensors give x[i+1] != x[i]. */
 inline Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1,
                    const std::optional<Tensor>& prepend = std::nullopt,
                    const std::optional<Tensor>& append = std::nullopt) {
   SDK_CHECK_VALUE(self.dim() >= 1, "diff expects input to be at least one-dimensional");
   SDK_CHECK_VALUE(n >= 0, "order must be non-negative but got ", n);
+  // n == 0 is a copy of self, without prepend and append (as torch and numpy)
+  if (n == 0) return self.clone();
   Tensor x = self;
   if ((prepend && prepend->defined()) || (append && append->defined())) {
     std::vector<Tensor> parts;

@@ -27,6 +27,8 @@ void diffs() {
   EXPECT(values(sdk::diff(x)) == Ints({3, 5, 7, 9}));
   EXPECT(values(x.diff(2)) == Ints({2, 2, 2}));
   EXPECT(values(x.diff(0)) == values(x));
+  EXPECT(values(x.diff(0, 0, sdk::tensor({7}))) == values(x));  // no prepend for n == 0
+  EXPECT(!x.diff(0).is_alias_of(x));
   EXPECT(x.diff(5).numel() == 0 && x.diff(7).numel() == 0);  // stops at an empty dim
   EXPECT(values(x.diff(1, 0, sdk::tensor({0}), sdk::tensor({36}))) == Ints({1, 3, 5, 7, 9, 11}));
   sdk::Tensor m = sdk::arange(6).reshape({2, 3}).mul(sdk::arange(6).reshape({2, 3}));
