@@ -33,6 +33,7 @@ KINDS = ("header", "name", "macro", "method", "schema")
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 _QUALIFIED = re.compile(r"(?<![\w$])(?<!\w::)(?:::\s*)?(torch|at|c10)((?:\s*::\s*[A-Za-z_]\w*)+)")
+_PASTED = re.compile(r"\s*##")
 _MACRO = re.compile(r"(?<![\w$])(?:TORCH|AT|C10)_[A-Z0-9_]*[A-Z0-9](?![\w$])")
 # The THC/TH C API torch removed (THCState, THCudaCheck, THCudaTensor_data, THArgCheck, ...)
 _LEGACY = re.compile(r"(?<![\w$])TH[A-Z]\w*(?![\w$])")
@@ -151,6 +152,8 @@ def extract(text: str, own_macros: set[str], methods: frozenset[str]) -> Counter
         pos = m.end(1)
     code = "".join(paths) + code[pos:]
     for m in _QUALIFIED.finditer(code):
+        if _PASTED.match(code, m.end()):
+            continue  # a macro completes it by token pasting (`at::k##device`): no name yet
         parts = [p.strip() for p in m.group(2).split("::") if p.strip()]
         if not any(p.startswith("__") for p in parts):  # a macro's parameter (torch::__dtype)
             found["name", "::".join([m.group(1), *parts])] += 1
@@ -391,6 +394,45 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         rf"({_NS})?(kUInt(16|32|64)|ScalarType::UInt(16|32|64))|"
         r"torch::headeronly::ScalarType::UInt(16|32|64)",
         "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
+    ),
+    (
+        r"schema:impl:Meta",
+        "no Meta dispatch key: give the op its shape function from Python with "
+        "sdk.library.register_fake (the SDK's fake/meta registration)",
+    ),
+    (
+        r"schema:int\[\]\[\]",
+        "no nested int lists in op schemas: pass the lists as one int[] with an int[] of their "
+        "lengths, or as a 2-D int64 Tensor",
+    ),
+    (
+        r"\.set_\(\)",
+        "a tensor cannot take another's storage in place (the C ABI has no storage handles): "
+        "return the new tensor, or resize_() and copy_() into the old one",
+    ),
+    (
+        rf"{_NS}unique_dim",
+        "no unique along a dimension: sdk::unique (and sdk.unique) cover the flattened tensor "
+        "only; for unique slices move `dim` first, reshape to rows and deduplicate the rows "
+        "on the CPU (a std::map keyed by a row's values)",
+    ),
+    (
+        r"\.record_stream\(\)|c10::cuda::CUDACachingAllocator::recordStream",
+        "the CUDA allocator reuses a freed block only on its allocation stream and keeps no "
+        "cross-stream record, so record_stream cannot be honored: keep a reference to the "
+        "tensor until the other stream is done with it (synchronize it, or wait on an event "
+        "recorded there, before dropping the tensor)",
+    ),
+    (
+        r"c10::cuda::CUDACachingAllocator::get",
+        "no allocator object: allocate device memory with "
+        "sdk::cuda::CUDACachingAllocator::raw_alloc/raw_delete, or as an empty uint8 tensor",
+    ),
+    (
+        r"at::cuda::getCurrentCUDABlasLtHandle",
+        "no cuBLASLt handle: create one with cublasLtCreate (keep one per device) and pass "
+        "sdk::cuda::getCurrentCUDAStream() to cublasLtMatmul; sdk::cuda::getCurrentCUDABlasHandle "
+        "gives a cuBLAS handle",
     ),
     (
         r"\.meta\(\)",

@@ -33,6 +33,8 @@ INCLUDES: dict[str, str] = {
     "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",
     "torch/csrc/autograd/function.h": "sdk/autograd.h",
     "torch/csrc/autograd/variable.h": "sdk/autograd.h",
+    # extensions include it by habit beside function.h for the autograd Variable helpers
+    "torch/csrc/autograd/VariableTypeUtils.h": "sdk/autograd.h",
     "ATen/core/ivalue.h": "sdk/autograd.h",
     "ATen/core/List.h": "sdk/containers.h",
     "ATen/core/Dict.h": "sdk/containers.h",
@@ -64,6 +66,8 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/Exceptions.h": "sdk/cuda.h",
     "ATen/cuda/CUDADataType.h": "sdk/cuda.h",
     "ATen/cuda/CUDAContextLight.h": "sdk/cuda.h",
+    "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
+    "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
     "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
     # torch's Python stream type; the census's users include it for the CUDA streams it brings
     "torch/csrc/cuda/Stream.h": "sdk/cuda_guard.h",

@@ -1,5 +1,6 @@
 """Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
-(test_port_surface_api.cpp, test_port_names_api.cpp), and compile checks of their headers: each alone, the CUDA guards
+(test_port_surface_api.cpp, test_port_names_api.cpp, test_port_tail_api.cpp; its shifts against
+numpy's), and compile checks of their headers: each alone, the CUDA guards
 without the CUDA toolkit, sdk/all.h's standard headers, and the refusal of a Dict argument."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _require_core, _run
+from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _nvcc, _require_core, _run
 
 NEW_HEADERS = [
     "containers.h",
@@ -19,6 +20,9 @@ NEW_HEADERS = [
     "memory_format.h",
     "stable.h",
     "maybe_owned.h",
+    "numeric_limits.h",
+    "ops_bits.h",
+    "cuda_warp.h",
     "ops_out.h",
     "symint.h",
     "tag.h",
@@ -34,7 +38,9 @@ def _syntax(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedPro
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
 
 
-@pytest.mark.parametrize("program", ["test_port_surface_api", "test_port_names_api"])
+@pytest.mark.parametrize(
+    "program", ["test_port_surface_api", "test_port_names_api", "test_port_tail_api"]
+)
 def test_cpp_program_passes(program: str, tmp_path: Path) -> None:
     _require_core()
     exe = tmp_path / program
@@ -47,6 +53,50 @@ def test_cpp_program_passes(program: str, tmp_path: Path) -> None:
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 failures" in proc.stdout, proc.stdout
+
+
+@pytest.fixture(scope="module")
+def tail_program(tmp_path_factory) -> Path:
+    _require_core()
+    exe = tmp_path_factory.mktemp("tail") / "test_port_tail_api"
+    _run(
+        [
+            _cxx(), *STRICT, "-O1", str(CPP / "test_port_tail_api.cpp"), "-o", str(exe),
+            f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
+        ]
+    )  # fmt: skip
+    return exe
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_bitwise_shifts_match_numpy(tail_program: Path, dtype: str) -> None:
+    # out-of-range and negative shift amounts included: numpy and torch both give 0 (left,
+    # unsigned right) or the sign (signed right)
+    np = pytest.importorskip("numpy")
+    proc = subprocess.run(
+        [str(tail_program), "shifts", dtype], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = np.array([line.split() for line in proc.stdout.splitlines()], dtype=np.int64)
+    assert len(rows) > 4000
+    a, s = rows[:, 0].astype(dtype), rows[:, 1].astype(dtype)
+    assert (s.astype(np.int64) >= 8 * a.itemsize).any()
+    assert dtype == "uint8" or (s < 0).any()
+    with np.errstate(all="ignore"):
+        left, right = np.left_shift(a, s), np.right_shift(a, s)
+    np.testing.assert_array_equal(rows[:, 2], left.astype(np.int64))
+    np.testing.assert_array_equal(rows[:, 3], right.astype(np.int64))
+
+
+def test_nvcc_compiles_warp_helpers_and_limits_in_device_code(tmp_path: Path) -> None:
+    # every DeviceUtils.cuh / NumericLimits.cuh spelling, in kernels (no GPU here: compile only)
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    obj = tmp_path / "cuda_warp_kernel.o"
+    src = CPP / "cuda_warp_kernel.cpp"
+    _run([nvcc, "-std=c++17", "-x", "cu", f"-I{INCLUDE}", "-c", str(src), "-o", str(obj)])
+    assert obj.stat().st_size > 0
 
 
 @pytest.mark.parametrize("header", NEW_HEADERS)

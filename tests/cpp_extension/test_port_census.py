@@ -101,6 +101,13 @@ def test_extract_counts_names_headers_macros_methods_and_schema():
     assert found["schema", "schema:impl:CUDA"] == 1
 
 
+def test_a_name_completed_by_token_pasting_is_not_a_name():
+    source = "#define REG(device) set(at::k##device, fn); use(at::kCPU);\n"
+    found = _port_census.extract(source, set(), METHODS)
+    assert ("name", "at::k") not in found
+    assert found["name", "at::kCPU"] == 1
+
+
 def test_schema_features_of_odd_schemas():
     assert _port_census.schema_features("not a schema") == []
     assert _port_census.schema_features("f() -> ()") == ["schema:->()"]
@@ -281,6 +288,14 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
         (".unsafeGetTensorImpl()", "method", "TensorImpl"),
         ("at::cuda::philox::unpack", "name", "random generator"),
+        ("schema:impl:Meta", "schema", "sdk.library.register_fake"),
+        ("schema:int[][]", "schema", "int[] of their lengths"),
+        (".set_()", "method", "no storage handles"),
+        ("at::unique_dim", "name", "deduplicate the rows"),
+        (".record_stream()", "method", "keep a reference to the tensor"),
+        ("c10::cuda::CUDACachingAllocator::recordStream", "name", "cross-stream record"),
+        ("c10::cuda::CUDACachingAllocator::get", "name", "raw_alloc"),
+        ("at::cuda::getCurrentCUDABlasLtHandle", "name", "cublasLtCreate"),
     ],
 )
 def test_refusals_name_their_reason(name, kind, reason):

@@ -1,6 +1,7 @@
 """The porting corpus of torch names the census ranks high (corpus_names/): torch's stable ABI
 (torch::stable, torch::headeronly, STABLE_TORCH_LIBRARY, TORCH_BOX, boxed kernels), channels-last
-memory formats, and the smaller names (globalContext, logging, serialize headers). Each case is
+memory formats, the smaller names (globalContext, logging, serialize headers), diff and the
+bitwise shifts. Each case is
 ported with `python -m cpp_extension port` (which must find every name), built, and checked
 against numpy; the originals are built with torch too when it is installed."""
 
@@ -122,3 +123,20 @@ def test_backward_called_from_cpp(fw):
     np.testing.assert_allclose(leaf.grad.numpy(), 6 * x)
     with pytest.raises(RuntimeError, match="does not require grad"):
         m.backward_from(fw.tensor(x).sum(), fw.tensor(np.array(1.0)))
+
+
+def test_diff_and_shifts(fw):
+    m = build(fw, "diff_shift", "diff_shift_ops.cpp")
+    x, before = arr(3, 5), arr(3, 1)
+    for n in (0, 1, 2, 7):
+        np.testing.assert_allclose(
+            m.nth_diff(fw.tensor(x), n, 1, fw.tensor(before)).numpy(),
+            np.diff(x, n=n, axis=1, prepend=before),
+            rtol=1e-12,
+        )
+    a = np.array([[-100, -3, 0, 5, 127]], dtype=np.int8).T
+    s = np.array([[-1, 0, 1, 3, 7, 8, 20]], dtype=np.int8)
+    left, right = m.shifts(fw.tensor(a), fw.tensor(s))
+    np.testing.assert_array_equal(left.numpy(), np.left_shift(a, s))
+    np.testing.assert_array_equal(right.numpy(), np.right_shift(a, s))
+    assert m.base_sum(fw.tensor(x)) == pytest.approx(x.sum())

@@ -265,7 +265,7 @@ inline Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacem
   } else {
     Tensor e = empty_like(w);
     e.exponential_(1.0);
-    out = std::get<1>(topk(w.div(e), num_samples, -1, true, true));
+    out = std::get<1>(w.div(e).topk(num_samples, -1, true, true));
   }
   return self.dim() == 1 ? out.squeeze(0) : out;
 }

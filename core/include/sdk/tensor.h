@@ -23,7 +23,9 @@
 #include "sdk/layers.h"
 #include "sdk/linalg.h"
 #include "sdk/math.h"
+#include "sdk/numeric_limits.h"
 #include "sdk/ops.h"
+#include "sdk/ops_bits.h"
 #include "sdk/ops_data.h"
 #include "sdk/ops_out.h"  // name_out variants outside the op tables
 #include "sdk/options.h"
@@ -34,6 +36,11 @@
 #include "sdk/tensor_methods.h"
 
 namespace sdk {
+
+/*! \brief torch's at::TensorBase (a Tensor without the ops) is sdk::Tensor itself: code
+ *  written against TensorBase (data_ptr, sizes, options) compiles unchanged. */
+using TensorBase = Tensor;
+
 namespace detail {
 
 // Appends the elements of a CPU tensor, nested like Python's repr, eliding long dims.

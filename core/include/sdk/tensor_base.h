@@ -713,6 +713,13 @@ class Tensor {
   Tensor bernoulli() const;
   /*! \brief 0/1 draws with probability p, shaped and typed like this tensor. */
   Tensor bernoulli(double p) const;
+  /*! \brief torch's diff and bitwise shifts (bodies in sdk/ops_bits.h). */
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
+              const std::optional<Tensor>& append = {}) const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
   /*! \brief Whether the two tensors view the same storage. */
   bool is_alias_of(const Tensor& other) const {
     if (!defined() || !other.defined()) return false;

@@ -547,5 +547,7 @@ inline bool Tensor::is_non_overlapping_and_dense() const {
 // Creation, random, counting and searching ops; linear algebra (and their method bodies).
 #include "sdk/linalg.h"
 #include "sdk/ops_data.h"
+// diff and the bitwise shifts.
+#include "sdk/ops_bits.h"
 
 #endif  // SDK_TENSOR_METHODS_H_

@@ -1,0 +1,64 @@
+// sdk/numeric_limits.h: torch's at::numeric_limits (lowest, max, lower_bound, upper_bound of
+// each dtype, usable in host and device code) and at::scalar_value_type.
+#ifndef SDK_NUMERIC_LIMITS_H_
+#define SDK_NUMERIC_LIMITS_H_
+
+#include <cfloat>
+#include <cstdint>
+
+#include "sdk/half.h"
+#include "sdk/macros.h"
+
+namespace sdk {
+
+/*! \brief Limits of a dtype for reductions: lowest()/max() are the finite extremes,
+ *  lower_bound()/upper_bound() the identities of max/min (-inf/+inf for floating types, the
+ *  extremes for integers). Plain functions (not std::numeric_limits) so kernels can call
+ *  them without relaxed constexpr. */
+template <typename T>
+struct numeric_limits {};
+
+// Integer types and bool: the bounds are the extremes.
+#define SDK_DETAIL_INT_LIMITS(T, LO, HI)                    \
+  template <>                                               \
+  struct numeric_limits<T> {                                \
+    static SDK_DEVICE_INLINE T lowest() { return LO; }      \
+    static SDK_DEVICE_INLINE T max() { return HI; }         \
+    static SDK_DEVICE_INLINE T lower_bound() { return LO; } \
+    static SDK_DEVICE_INLINE T upper_bound() { return HI; } \
+  };
+SDK_DETAIL_INT_LIMITS(bool, false, true)
+SDK_DETAIL_INT_LIMITS(uint8_t, 0, UINT8_MAX)
+SDK_DETAIL_INT_LIMITS(int8_t, INT8_MIN, INT8_MAX)
+SDK_DETAIL_INT_LIMITS(int16_t, INT16_MIN, INT16_MAX)
+SDK_DETAIL_INT_LIMITS(int32_t, INT32_MIN, INT32_MAX)
+SDK_DETAIL_INT_LIMITS(int64_t, INT64_MIN, INT64_MAX)
+#undef SDK_DETAIL_INT_LIMITS
+
+// Floating types: the bounds are the infinities; the 16-bit types are built from their bits.
+#define SDK_DETAIL_FLOAT_LIMITS(T, LO, HI, NEG_INF, POS_INF)     \
+  template <>                                                    \
+  struct numeric_limits<T> {                                     \
+    static SDK_DEVICE_INLINE T lowest() { return LO; }           \
+    static SDK_DEVICE_INLINE T max() { return HI; }              \
+    static SDK_DEVICE_INLINE T lower_bound() { return NEG_INF; } \
+    static SDK_DEVICE_INLINE T upper_bound() { return POS_INF; } \
+  };
+SDK_DETAIL_FLOAT_LIMITS(float, -FLT_MAX, FLT_MAX, -__builtin_huge_valf(), __builtin_huge_valf())
+SDK_DETAIL_FLOAT_LIMITS(double, -DBL_MAX, DBL_MAX, -__builtin_huge_val(), __builtin_huge_val())
+SDK_DETAIL_FLOAT_LIMITS(Half, Half::from_bits(0xFBFF), Half::from_bits(0x7BFF),
+                        Half::from_bits(0xFC00), Half::from_bits(0x7C00))
+SDK_DETAIL_FLOAT_LIMITS(BFloat16, BFloat16::from_bits(0xFF7F), BFloat16::from_bits(0x7F7F),
+                        BFloat16::from_bits(0xFF80), BFloat16::from_bits(0x7F80))
+#undef SDK_DETAIL_FLOAT_LIMITS
+
+/*! \brief The real type of a scalar type (at::scalar_value_type): the SDK has no complex
+ *  dtypes, so every scalar type is its own. */
+template <typename T>
+struct scalar_value_type {
+  using type = T;
+};
+
+}  // namespace sdk
+
+#endif  // SDK_NUMERIC_LIMITS_H_
