@@ -69,7 +69,17 @@ from sdk._ops_creation import (
     zeros,
     zeros_like,
 )
-from sdk._ops_data import bincount, bucketize, histc, logspace, mode, scalar_tensor, searchsorted
+from sdk._ops_data import (
+    bincount,
+    bitwise_left_shift,
+    bitwise_right_shift,
+    bucketize,
+    histc,
+    logspace,
+    mode,
+    scalar_tensor,
+    searchsorted,
+)
 from sdk._ops_elementwise import (
     addcdiv,
     addcmul,
@@ -726,6 +736,8 @@ __all__ = [
     "searchsorted",
     "histc",
     "bincount",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
     "logspace",
     "mode",
     "scalar_tensor",

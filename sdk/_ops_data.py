@@ -1,5 +1,6 @@
 """Data and counting functions (bucketize, searchsorted, histc, bincount, logspace, mode,
-scalar_tensor), composed from the differentiable ops below them, as sdk/ops_data.h has them."""
+scalar_tensor) and the integer shifts (bitwise_left_shift, bitwise_right_shift), composed from
+the ops below them, as sdk/ops_data.h and sdk/ops_bits.h have them."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import float32, float64, get_default_dtype, int32, int64
+from sdk._dtype import float32, float64, get_default_dtype, int8, int16, int32, int64, uint8
+from sdk._interop import tensor as _tensor_from_data
 from sdk._ops_common import TensorBase, tensor_arg, wrap_dim
 from sdk._ops_creation import arange, full, linspace, zeros
-from sdk._ops_math import where
-from sdk._ops_shape import cat, stack
+from sdk._ops_math import floor_divide, ge, logical_and, lt, mul, where
+from sdk._ops_scatter import take
+from sdk._ops_shape import broadcast_tensors, cat, stack
 
 Tensor = Any
 
@@ -189,3 +192,60 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, **kwargs: Any):
     """A 0-d tensor holding s (the default float dtype unless dtype is given)."""
     return full((), s, dtype=dtype if dtype is not None else _default_float(), device=device)
+
+
+# ---- integer shifts (torch's bitwise_left_shift / bitwise_right_shift) ----------------------
+_SHIFT_DTYPES = (uint8, int8, int16, int32, int64)
+
+
+def _shift_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:
+    """input and the shift amounts, broadcast, in their common integer dtype (a Python int
+    takes input's dtype, as a wrapped number does in torch)."""
+    a = tensor_arg(input, name, "input")
+    if isinstance(other, TensorBase):
+        b = other
+    elif isinstance(other, int) and not isinstance(other, bool):
+        b = full((), other, dtype=a.dtype)
+    else:
+        raise TypeError(f"{name}(): the shift amount must be an integer or an integer tensor")
+    if a.dtype not in _SHIFT_DTYPES or b.dtype not in _SHIFT_DTYPES:
+        raise TypeError(
+            f"{name}(): only integer tensors are supported, got {a.dtype} and {b.dtype}"
+        )
+    t = _C.promote_types(a.dtype, b.dtype)
+    a, b = broadcast_tensors(a.to(t), b.to(t))
+    return a, b
+
+
+def bitwise_left_shift(input: Tensor, other: Any) -> Tensor:
+    """input << other elementwise in the promoted integer dtype, wrapping as torch: a shift
+    below 0 or of the bit width or more gives 0."""
+    a, b = _shift_operands(input, other, "bitwise_left_shift")
+    bits = a.dtype.itemsize * 8
+    ok = logical_and(ge(b, 0), lt(b, bits))
+    factor = take(_powers(a.dtype), where(ok, b, 0).to(int64))
+    return where(ok, mul(a, factor), 0).to(a.dtype)
+
+
+def bitwise_right_shift(input: Tensor, other: Any) -> Tensor:
+    """input >> other elementwise in the promoted integer dtype: arithmetic for signed dtypes
+    (rounds toward -inf); a shift below 0 or of the bit width or more gives the sign (-1 or
+    0) of a signed value and 0 of an unsigned one."""
+    a, b = _shift_operands(input, other, "bitwise_right_shift")
+    bits = a.dtype.itemsize * 8
+    unsigned = a.dtype is uint8
+    ok = logical_and(ge(b, 0), lt(b, bits))
+    s = where(ok, b, 0 if unsigned else bits - 1).to(int64)
+    # two halves, so that each divisor is a positive power of two below 2**(bits-1)
+    high = floor_divide(s, 2)
+    low = s - high
+    powers = _powers(a.dtype)
+    out = floor_divide(floor_divide(a, take(powers, high)), take(powers, low))
+    return where(ok, out, 0).to(a.dtype) if unsigned else out
+
+
+def _powers(dtype: Any) -> Tensor:
+    bits = dtype.itemsize * 8
+    signed = dtype is not uint8
+    vals = [(1 << k) - ((1 << bits) if signed and k == bits - 1 else 0) for k in range(bits)]
+    return _tensor_from_data(vals, dtype=dtype)

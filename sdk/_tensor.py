@@ -16,6 +16,7 @@ from sdk import (
     _lazy,
     _ops_compose,
     _ops_creation,
+    _ops_data,
     _ops_elementwise,
     _ops_layout,
     _ops_math,
@@ -374,6 +375,10 @@ class Tensor(_C.TensorBase):
     bitwise_and = _ops_math.bitwise_and
     bitwise_or = _ops_math.bitwise_or
     bitwise_xor = _ops_math.bitwise_xor
+    bitwise_left_shift = _ops_data.bitwise_left_shift
+    bitwise_right_shift = _ops_data.bitwise_right_shift
+    __lshift__ = _ops_data.bitwise_left_shift
+    __rshift__ = _ops_data.bitwise_right_shift
     atan2 = _ops_math.atan2
     fmod = _ops_math.fmod
     hypot = _ops_math.hypot

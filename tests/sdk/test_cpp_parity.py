@@ -19,6 +19,8 @@ _FUNCTION = re.compile(
 # C++-only names and why Python has none (or has it under another spelling).
 CPP_ONLY: dict[str, str] = {
     "str_append": "C++ string building for error messages",
+    "globalContext": "C++ extension settings (torch's at::Context); Python has no such object",
+    "launch": "C++ task launch on the core's pool (at::launch); Python has threads",
     "str": "C++ string building (c10::str)",
     "to_string": "C++ printing; Python has repr/str",
     "elementSize": "C++ dtype helper; Python has dtype.itemsize",
