@@ -175,9 +175,12 @@ def test_checks_and_warnings(fw):
         warnings.simplefilter("always")
         assert m.describe(fw.tensor(x)).startswith("tensor of 7 elements, dtype")
         m.describe(fw.tensor(x))
+    # The SDK turns TORCH_WARN_ONCE into one Python warning; torch's plain pybind11 functions
+    # print it to stderr (only its own op bindings route warnings to Python).
+    expected = 1 if fw.name == "sdk" else 0
     assert [str(w.message).split(" (")[0] for w in caught].count(
         "describe is slow for large tensors"
-    ) == 1
+    ) == expected
     half = np.array([1.0, 3.0], dtype=np.float16)
     np.testing.assert_array_equal(m.halve(fw.tensor(half)).numpy(), half / 2)
     with pytest.raises(TypeError if fw.name == "sdk" else RuntimeError, match="halve"):
@@ -565,10 +568,12 @@ def test_setup_py_project(fw, tmp_path):
         cwd=project, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    to_framework = "import torch\nx = torch.from_numpy(x)\n" if fw.name == "torch" else ""
     code = (
         "import json, numpy as np, rowops\n"
         "x = np.array([[3.0, 4.0], [1.0, 0.0]])\n"
-        "print(json.dumps([rowops.normalize_rows(x).numpy().tolist(),\n"
+        + to_framework
+        + "print(json.dumps([rowops.normalize_rows(x).numpy().tolist(),\n"
         "                  rowops.center_rows(x).numpy().tolist()]))\n"
     )
     run = subprocess.run(
@@ -587,6 +592,11 @@ def test_cuda_kernel_compiles_and_refuses_cpu_tensors(fw, monkeypatch):
     from tests.cuda.conftest import TEST_ARCH, gpu_available, require_nvcc
 
     require_nvcc()
+    if fw.name == "torch":
+        from torch.utils import cpp_extension as torch_ext
+
+        if torch_ext.CUDA_HOME is None:  # read once, when torch's module is imported
+            pytest.skip("torch's cpp_extension found no CUDA toolkit (CUDA_HOME, nvcc on PATH)")
     monkeypatch.setenv("SDK_CUDA_ARCH_LIST", TEST_ARCH)
     monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", TEST_ARCH)
     m = build(fw, "cuda_scale", "scale_kernel.cu")
