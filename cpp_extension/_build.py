@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _cache, _lock, _ninja, _plan, _runtime, _toolchain, _trust
+from ._cpp_signature import pybind11_args
 from ._errors import (
     BuildError,
     CacheError,
@@ -527,8 +528,6 @@ def inline_sources(
     body = header + ("#line 1\n" if header else "") + user
     funcs = _functions_dict(functions)
     if funcs and bridge == "pybind11":
-        from ._cpp_signature import pybind11_args
-
         defs = []
         for fname, doc in funcs.items():
             doc_lit = '"' + doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

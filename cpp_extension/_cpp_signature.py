@@ -60,33 +60,31 @@ def _balanced(text: str, start: int) -> int | None:
     return None
 
 
-def _split_top_level(params: str) -> list[tuple[int, int]]:
-    """(start, end) spans of the comma-separated parts of `params` at bracket depth 0."""
-    spans, depth, start = [], 0, 0
-    for i, c in enumerate(params):
-        if c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        elif c == "," and depth == 0:
-            spans.append((start, i))
-            start = i + 1
-    spans.append((start, len(params)))
-    return spans
-
-
-def _parameter(text: str, original: str) -> tuple[str, str | None] | None:
-    """(name, default text or None) of one parameter, or None when it has no name."""
-    decl, default = text, None
+def _top_level(text: str, wanted: str):
+    """Indices of the characters of `wanted` in `text` outside every bracket (template
+    angle brackets included)."""
     depth = 0
     for i, c in enumerate(text):
         if c in "([{<":
             depth += 1
         elif c in ")]}>":
             depth -= 1
-        elif c == "=" and depth == 0:
-            decl, default = text[:i].rstrip(), original[i + 1 :].strip()
-            break
+        elif c in wanted and depth == 0:
+            yield i
+
+
+def _split_top_level(params: str) -> list[tuple[int, int]]:
+    """(start, end) spans of the comma-separated parts of `params` at bracket depth 0."""
+    cuts = [-1, *_top_level(params, ","), len(params)]
+    return [(a + 1, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def _parameter(text: str, original: str) -> tuple[str, str | None] | None:
+    """(name, default text or None) of one parameter, or None when it has no name."""
+    decl, default = text, None
+    eq = next(_top_level(text, "="), None)
+    if eq is not None:
+        decl, default = text[:eq].rstrip(), original[eq + 1 :].strip()
     decl = re.sub(r"\[[^\]]*\]\s*$", "", decl).rstrip()  # `float v[3]`
     names = _IDENT.findall(decl)
     if len(names) < 2 or not re.search(r"[A-Za-z_]\w*\s*$", decl):

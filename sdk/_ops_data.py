@@ -5,6 +5,7 @@ the ops below them, as sdk/ops_data.h and sdk/ops_bits.h have them."""
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from collections import namedtuple
 from typing import Any
@@ -244,7 +245,10 @@ def bitwise_right_shift(input: Tensor, other: Any) -> Tensor:
     return where(ok, out, 0).to(a.dtype) if unsigned else out
 
 
+@functools.cache
 def _powers(dtype: Any) -> Tensor:
+    """2**k for k in [0, bits) in `dtype`, wrapped (the top one is the minimum); one tensor
+    per dtype, read only by take()."""
     bits = dtype.itemsize * 8
     signed = dtype is not uint8
     vals = [(1 << k) - ((1 << bits) if signed and k == bits - 1 else 0) for k in range(bits)]

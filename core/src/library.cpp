@@ -244,11 +244,11 @@ Resolved resolve(const sdk_op& op, int key, const std::vector<Value>* values) {
 // (a read-only numpy array, a file mapped read-only) is refused before the kernel runs.
 void check_mutable_argument(const Schema& s, const Argument& a, const Value& v) {
   auto check = [&](const TensorImpl* t) {
-    if (!t || t->storage->read_only.load(std::memory_order_acquire) == 0) return;
+    uint16_t owner = t ? t->storage->read_only.load(std::memory_order_acquire) : 0;
+    if (owner == 0) return;
     SDK_FAIL(SDK_ERROR_RUNTIME, s.qualified(), "(): argument '", a.name,
              "' is written by the op (Tensor(", a.alias.before.empty() ? "a" : a.alias.before[0],
-             "!)) but is read-only (it shares memory with ",
-             read_only_owner_name(t->storage->read_only.load(std::memory_order_acquire)),
+             "!)) but is read-only (it shares memory with ", read_only_owner_name(owner),
              "); clone() it first");
   };
   if (v.tag == SDK_VALUE_TENSOR) check(v.tensor.get());

@@ -45,6 +45,14 @@ def _rnn_cell(mode: str) -> Any:
             "GRU": gru_cell}[mode]  # fmt: skip
 
 
+def _uniform_by_hidden_size(module: Module) -> None:
+    """torch's initialisation of recurrent layers and cells: every parameter drawn from
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    bound = 1.0 / math.sqrt(module.hidden_size)
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
 class RNNBase(Module):
     """Shared by RNN, LSTM and GRU: parameters weight_ih_l{k}[_reverse], weight_hh_l{k},
     bias_ih_l{k}, bias_hh_l{k}, all initialized U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
@@ -86,9 +94,7 @@ class RNNBase(Module):
             self.to(device)
 
     def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        for p in self.parameters():
-            init.uniform_(p, -bound, bound)
+        _uniform_by_hidden_size(self)
 
     def _layer_params(self, layer: int, suffix: str) -> tuple:
         g = lambda n: getattr(self, f"{n}_l{layer}{suffix}") if self.bias or "weight" in n else None  # noqa: E731
@@ -261,9 +267,7 @@ class RNNCellBase(Module):
             self.to(device)
 
     def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        for p in self.parameters():
-            init.uniform_(p, -bound, bound)
+        _uniform_by_hidden_size(self)
 
     def _state(self, input: Any, hx: Any) -> tuple:
         """input as (N, input_size), hx as (N, hidden_size) (zeros when None), and whether

@@ -179,6 +179,11 @@ def _activation(activation: Any, who: str) -> Any:
     raise RuntimeError(f"{who}: activation should be relu/gelu, not {activation}")
 
 
+def _factory_kwargs(device: Any, dtype: Any) -> dict:
+    """device= and dtype= for the sublayers, only those given (as torch's factory_kwargs)."""
+    return {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
+
+
 class _Block(Module):
     """What both layers share: the feed-forward block and norm_first's residual wiring."""
 
@@ -206,9 +211,7 @@ class TransformerEncoderLayer(_Block):
                  norm_first: bool = False, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        kw = {} if dtype is None else {"dtype": dtype}
-        if device is not None:
-            kw["device"] = device
+        kw = _factory_kwargs(device, dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)  # fmt: skip
         self._feed_forward(d_model, dim_feedforward, dropout, bias, activation, kw)
@@ -237,9 +240,7 @@ class TransformerDecoderLayer(_Block):
                  norm_first: bool = False, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        kw = {} if dtype is None else {"dtype": dtype}
-        if device is not None:
-            kw["device"] = device
+        kw = _factory_kwargs(device, dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **kw)  # fmt: skip
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
@@ -328,9 +329,7 @@ class Transformer(Module):
                  layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        kw = {} if dtype is None else {"dtype": dtype}
-        if device is not None:
-            kw["device"] = device
+        kw = _factory_kwargs(device, dtype)
         common = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                       layer_norm_eps=layer_norm_eps, batch_first=batch_first,
                       norm_first=norm_first, bias=bias, **kw)  # fmt: skip

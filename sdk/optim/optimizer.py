@@ -105,6 +105,19 @@ class Optimizer:
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise NotImplementedError
 
+    def _step_each(self, closure: Callable[[], Any] | None) -> Any:
+        """step() of an optimizer written as `_update(p, group)`: the closure's loss, then
+        the update of every parameter that has a gradient."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, group)
+        return loss
+
+    def _update(self, p: Any, group: dict) -> None:
+        raise NotImplementedError
+
     def _closure_loss(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None

@@ -27,12 +27,7 @@ class RAdam(Optimizer):
 
     @no_grad()
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        loss = self._closure_loss(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
+        return self._step_each(closure)
 
     def _update(self, p: Any, group: dict) -> None:
         lr, (beta1, beta2), eps, wd = (

@@ -11,18 +11,14 @@ import pytest
 
 import sdk
 from sdk import nn, optim
+from tests.sdk.optim.steps import run_steps
 
 GRADS = [np.array([0.5, -1.0, 2.0]) * (k + 1) for k in range(12)]
 X0 = np.array([1.0, 2.0, -3.0])
 
 
 def _run(make, grads=GRADS):
-    p = nn.Parameter(sdk.tensor(X0.copy()))
-    opt = make([p])
-    for g in grads:
-        p.grad = sdk.tensor(g)
-        opt.step()
-    return p.detach().numpy().copy()
+    return run_steps(make, grads, X0)
 
 
 def _np_radam(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8, wd=0.0, decoupled=False):
