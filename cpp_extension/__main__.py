@@ -152,10 +152,10 @@ def cmd_clean(args: argparse.Namespace) -> int:
     """Remove cached builds, only ever inside the cache root (resolved first): `name` must be
     an extension name (a C identifier: no path, no '..', no pattern)."""
     from . import _trust
-    from ._build import _NAME
     from ._errors import CacheError
+    from ._loading import NAME
 
-    if args.name is not None and not _NAME.match(args.name):
+    if args.name is not None and not NAME.match(args.name):
         print(
             f"clean: {args.name!r} is not an extension name (a C identifier, as given to "
             "load()); clean removes only cached builds inside the cache folder",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import _cache, _lock, _ninja, _plan, _runtime, _toolchain, _trust
 from ._cpp_signature import pybind11_args
+from ._ctypes_bridge import load_library as load_ctypes
 from ._errors import (
     BuildError,
     CacheError,
@@ -21,14 +22,35 @@ from ._errors import (
     failed_command,
     format_build_failure,
 )
+from ._loading import NAME, import_pybind11
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LINE_ONE = "\n#line 1\n"  # after load_inline's implicit header: the user's string follows
 
 # name -> (digest, loaded object); name -> number of versions loaded in this process
 _LOADED: dict[str, tuple[str, object]] = {}
 _VERSIONS: dict[str, int] = {}
 _LAST_INFO: dict[str, object] = {}
+
+
+class LoadObserver:
+    """Told about every binary load() imports (before, then after, with the request that
+    built it). The default does nothing; _remote, one layer up, installs the one that makes
+    the loaded object picklable (set_load_observer), so this layer never imports it."""
+
+    def before_load(self) -> object:
+        return None
+
+    def after_load(self, req: _Request, result: object, token: object, digest: str) -> None:
+        pass
+
+
+_OBSERVER: LoadObserver = LoadObserver()
+
+
+def set_load_observer(observer: LoadObserver) -> None:
+    """Install the observer of loads (one per process; the last call wins)."""
+    global _OBSERVER
+    _OBSERVER = observer
 
 
 def last_load_info() -> dict[str, object]:
@@ -73,7 +95,7 @@ def _as_list(value, what: str) -> list[str]:
 
 
 def make_request(name, sources, *, inline: bool = False, **kw) -> _Request:
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not NAME.match(name):
         raise ValueError(f"extension name must be a C identifier, got {name!r}")
     paths = _toolchain.sdk_paths()
     build_directory = kw.get("build_directory")
@@ -458,49 +480,14 @@ def _load_output(req: _Request, digest: str, output: Path):
         module_name = f"{req.name}_v{version}"
         path = output.with_name(f"{module_name}{output.suffix}")
         _atomic_copy(output, path)
-    from . import _remote  # what load() returns pickles by its build request
-
-    ops_before = _remote.registered_ops()
+    token = _OBSERVER.before_load()
     if req.bridge == "ctypes":
-        from ._ctypes_bridge import load_library
-
-        result = load_library(str(path), module_name)
+        result = load_ctypes(str(path), module_name)
     else:
-        result = _import_pybind11(req.name, module_name, str(path))
+        result = import_pybind11(req.name, module_name, str(path))
     _LOADED[req.name] = (digest, result)
-    _remote.remember(req, result, ops_before, digest)
+    _OBSERVER.after_load(req, result, token, digest)
     return result
-
-
-def _import_pybind11(init_name: str, module_name: str, path: str):
-    """Import an extension module from `path`; its PyInit_ function is named after init_name."""
-    import importlib.machinery
-    import importlib.util
-
-    # pybind11 (3.x) hands back the module it already made under the same spec name, so a
-    # rebuild imported as `init_name` again would be the old module: another name is given
-    # as "<module_name>.<init_name>" (the import system calls PyInit_<its last part>).
-    spec_name = init_name if module_name == init_name else f"{module_name}.{init_name}"
-    loader = importlib.machinery.ExtensionFileLoader(spec_name, path)
-    spec = importlib.util.spec_from_file_location(spec_name, path, loader=loader)
-    if spec is None:
-        raise ImportError(f"cannot import extension from {path}")
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    module.__name__ = module_name
-    _check_registrations(path)  # SDK_LIBRARY blocks ran while the module loaded
-    sys.modules[module_name] = module  # only when they succeeded: a reload checks again
-    return module
-
-
-def _check_registrations(path: str) -> None:
-    """ImportError listing the operator registrations of the library at `path` that failed
-    while it loaded (when sdk is importable: registrations need it)."""
-    try:
-        from sdk.ops import check_registrations
-    except ImportError:
-        return
-    check_registrations(path)
 
 
 # ------------------------------------------------------------------------------ inline

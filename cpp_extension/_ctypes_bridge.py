@@ -18,8 +18,10 @@ import ctypes
 import numbers
 import operator
 import re
+from collections.abc import Callable
 
 from . import _elf, _toolchain
+from ._loading import check_registrations
 
 SIG_PREFIX = "sdk_sig_"
 ABI_SYMBOL = "sdk_extension_abi_version"
@@ -506,6 +508,21 @@ class ExportedFunction:
 _MISSING = object()
 
 
+def _not_picklable(ext: CtypesExtension) -> tuple:
+    raise TypeError(f"cannot pickle ctypes extension '{ext.__name__}'")
+
+
+# How a CtypesExtension pickles: _remote, a layer up, installs its reducer (by the build
+# request that made the library) when the package loads; until then none pickles.
+_REDUCER: Callable[[CtypesExtension], tuple] = _not_picklable
+
+
+def set_reducer(reducer: Callable[[CtypesExtension], tuple]) -> None:
+    """Install how a CtypesExtension pickles (called once, by _remote)."""
+    global _REDUCER
+    _REDUCER = reducer
+
+
 class CtypesExtension:
     """What load() returns for the ctypes bridge: one attribute per exported function."""
 
@@ -519,9 +536,7 @@ class CtypesExtension:
             fn._owner = self
 
     def __reduce__(self) -> tuple:
-        from ._remote import reduce_library  # by build request (load() only)
-
-        return reduce_library(self)
+        return _REDUCER(self)  # by build request (load() only; see set_reducer)
 
     def __dir__(self):
         return sorted(set(self._functions) | {"__name__", "__file__"})
@@ -624,9 +639,7 @@ def load_library(path: str, name: str) -> CtypesExtension:
             "than the headers the extension was built with)",
             path=path,
         ) from None
-    from ._build import _check_registrations
-
-    _check_registrations(path)  # its SDK_LIBRARY blocks ran while it loaded
+    check_registrations(path)  # its SDK_LIBRARY blocks ran while it loaded
     functions = {}
     for fname, sig in sigs.items():
         try:

@@ -20,6 +20,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 
 from ._cell_functions import top_level_functions
 from ._errors import MAX_SHOWN, BuildError
+from ._jit import load_inline
 
 USAGE = (
     "%%cpp_extension [NAME] [--functions a,b] [--extra-cflags FLAG ...] "
@@ -123,8 +124,6 @@ def _cell_error(error: BuildError, cell: str, name: str) -> BuildError:
 
 def compile_cell(line: str, cell: str):
     """Build the cell; returns (name, module, {python name: object to bind})."""
-    from . import load_inline
-
     try:
         opts = parse_line(line)
     except ValueError as e:

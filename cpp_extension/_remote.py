@@ -15,8 +15,10 @@ loaded object at once.
 Hooks: pybind11 modules get a ModuleType subclass whose ``__reduce_ex__`` is this; their
 functions reduce through ``getattr(<function record>, name)`` (pybind11's own scheme), so
 the record's type gets a copyreg reducer that names the module (records of other modules
-keep pybind11's behaviour). The ctypes bridge's classes call reduce_library here. Ops that
-a library registers while it loads are noted in ``sdk.ops`` with the library as their origin.
+keep pybind11's behaviour). The ctypes bridge's classes pickle through reduce_library, and
+the build layer reports every load here: both hooks are installed when the package imports
+this module, so neither lower module imports it. Ops that a library registers while it
+loads are noted in ``sdk.ops`` with the library as their origin.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from . import _cache, _toolchain, _trust
+from . import _build, _cache, _ctypes_bridge, _toolchain, _trust
+from ._build import _load_output, _output_name, _Request, jit_build, make_request
 from ._errors import BuildError, CacheError
+from ._jit import load
+from ._loading import NAME
 
 FORMAT = "sdk.build-request"
 VERSION = 1
@@ -246,14 +251,12 @@ def _check_files(state: dict) -> None:
 def check_state(state: Any) -> dict:
     """The state as received, when every field has the type and form load() needs;
     ValueError naming the field otherwise (nothing is written or built before)."""
-    from ._build import _NAME
-
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise _fail("format", f"not a pickled build request ({type(state).__name__})")
     if state.get("version") != VERSION:
         raise _fail("version", f"{state.get('version')!r:.20} is not {VERSION}")
     name = state.get("name")
-    if not isinstance(name, str) or not _NAME.match(name) or len(name) > _MAX_NAME - 40:
+    if not isinstance(name, str) or not NAME.match(name) or len(name) > _MAX_NAME - 40:
         raise _fail("name", f"must be a C identifier of at most {_MAX_NAME - 40} characters, "
                     f"got {name!r:.80}")  # fmt: skip
     if state.get("bridge") not in ("pybind11", "ctypes"):
@@ -337,8 +340,6 @@ def _load_prebuilt(state: dict) -> Any:
     cache holds it intact (a cache folder built once and copied to every worker), else
     BuildError saying so. The copy must come from a machine like the sender (same paths,
     compiler and Python), which is what makes the digests agree."""
-    from ._build import _load_output, _output_name, _Request
-
     name = state["name"]
     build_dir = _cache.default_build_dir(name, _toolchain.sdk_paths().abi[0])
     try:
@@ -362,14 +363,10 @@ def _load_prebuilt(state: dict) -> Any:
 
 
 def _load_request(state: dict, digest: str) -> Any:
-    from . import load
-
     name = state["name"]
     flags = {k: state[k] for k in _LIST_FIELDS}
     is_python_module = state["bridge"] == "pybind11"
     if state["inline"]:
-        from ._build import jit_build, make_request
-
         for key in _LIST_FIELDS:
             flags[key] = _receiver_paths(key, flags[key], "", "")
         texts = [(p, t) for p, t in state["files"]]
@@ -520,3 +517,17 @@ def _holds(folder: Path, files: list) -> bool:
         except OSError:
             return False
     return True
+
+
+class _Shipper(_build.LoadObserver):
+    """Installed in the build layer below: every loaded binary pickles by its request."""
+
+    def before_load(self) -> object:
+        return registered_ops()
+
+    def after_load(self, req: Any, result: object, token: object, digest: str) -> None:
+        remember(req, result, token, digest)
+
+
+_build.set_load_observer(_Shipper())
+_ctypes_bridge.set_reducer(reduce_library)

@@ -1,0 +1,100 @@
+"""cpp_extension's modules import one another without a cycle, counting imports made inside
+functions (which hide a cycle from the interpreter but not from a reader)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cpp_extension
+
+PACKAGE = Path(cpp_extension.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(dotted: str) -> bool:
+    target = PACKAGE.parent.joinpath(*dotted.split("."))
+    return target.with_suffix(".py").exists() or (target / "__init__.py").exists()
+
+
+def _imports(path: Path) -> set[str]:
+    """The package's modules that `path` imports, anywhere in the file."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("cpp_extension")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            if not base.startswith("cpp_extension"):
+                continue
+            for alias in node.names:  # `from pkg import mod` depends on mod, not on pkg
+                sub = f"{base}.{alias.name}"
+                found.add(sub if _is_module(sub) else base)
+    found.discard(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of `graph` as a path that returns to its start, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_checker_finds_a_cycle_through_a_function_level_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    src = "def f():\n    from . import _jit\n"
+    tree_imports = {
+        n.names[0].name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)
+    }
+    assert tree_imports == {"_jit"}  # imports inside functions are walked too
+
+
+def test_cpp_extension_has_no_import_cycle():
+    graph = import_graph()
+    assert "cpp_extension._build" in graph and "cpp_extension._remote" in graph
+    assert "cpp_extension._build" in graph["cpp_extension._remote"]  # the graph sees edges
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_lower_layers_report_loads_to_the_layer_above():
+    """_build and the ctypes bridge never import _remote; it installs itself in both."""
+    from cpp_extension import _build, _ctypes_bridge, _remote
+
+    assert isinstance(_build._OBSERVER, _remote._Shipper)
+    assert _ctypes_bridge._REDUCER is _remote.reduce_library
