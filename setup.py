@@ -117,33 +117,21 @@ _TOOLING_LOCK = threading.Lock()  # the build threads load these files at the sa
 
 
 def _tooling(module: str):
-    """cpp_extension/<module>.py (and what it imports), loaded without the package, which
-    cannot be imported before sdk is built."""
-    import importlib.util
+    """cpp_extension.<module> from this checkout: the package imports without sdk (its
+    modules import sdk only inside the functions that load an extension), so the build of
+    sdk itself can use its planner, ninja writer, toolchain and CUDA discovery."""
+    import importlib
 
-    toolchain = ["_errors", "_trust", "_toolchain"]
-    deps = {
-        "_cuda": ["_errors", "_cuda"],
-        "_runtime": [*toolchain, "_runtime"],
-        "_toolchain": toolchain,
-        "_lock": ["_errors", "_trust", "_lock"],
-        "_ninja": [*toolchain, "_lock", "_ninja"],
-        "_plan": [*toolchain, "_lock", "_ninja", "_cuda", "_plan"],
-    }[module]
     with _TOOLING_LOCK:
-        for name in (f"cpp_extension.{d}" for d in deps):
-            if name in sys.modules:
-                continue
-            path = ROOT / "cpp_extension" / (name.split(".")[1] + ".py")
-            spec = importlib.util.spec_from_file_location(name, path)
-            loaded = importlib.util.module_from_spec(spec)
-            sys.modules[name] = loaded
-            try:
-                spec.loader.exec_module(loaded)
-            except BaseException:
-                del sys.modules[name]
-                raise
-    return sys.modules[f"cpp_extension.{module}"]
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        loaded = importlib.import_module(f"cpp_extension.{module}")
+    if Path(loaded.__file__).resolve().parent != ROOT / "cpp_extension":
+        raise RuntimeError(
+            f"setup.py: cpp_extension was already imported from {loaded.__file__}, not from "
+            f"this checkout ({ROOT}); run the build in a fresh interpreter"
+        )
+    return loaded
 
 
 def cuda_toolkit():

@@ -20,7 +20,7 @@ import operator
 import re
 from collections.abc import Callable
 
-from . import _elf, _toolchain
+from . import _toolchain
 from ._loading import check_registrations
 
 SIG_PREFIX = "sdk_sig_"
@@ -575,6 +575,8 @@ def _read_exports(path: str) -> tuple[dict[str, bytes], int | None]:
     """({function: signature bytes}, built ABI) from the ELF file, read without loading it;
     ImportError naming the file when it is not a whole ELF shared library (a truncated one
     would crash dlopen with SIGBUS)."""
+    from sdk.utils import elf as _elf  # the one ELF reader (sdk is importable when loading)
+
     try:
         elf = _elf.ElfFile(path)
         elf.check_loadable()

@@ -8,7 +8,6 @@ import os
 import sys
 from typing import Any
 
-from . import _elf
 from ._build import inline_sources, jit_build, make_request, resolve_bridge
 from ._ctypes_bridge import ABI_SYMBOL, SIG_PREFIX
 from ._ctypes_bridge import load_library as load_ctypes
@@ -139,6 +138,8 @@ def load_library(path: str | os.PathLike, name: str | None = None):
     for a binary of neither kind, of another ABI, or malformed: not ELF, truncated, or with
     SDK_EXPORT signatures the bridge refuses (see _ctypes_bridge).
     """
+    from sdk.utils import elf as _elf  # the one ELF reader (sdk is importable when loading)
+
     path = os.path.abspath(os.fspath(path))
     if not os.path.isfile(path):
         raise FileNotFoundError(f"load_library: no such file: {path}")

@@ -20,6 +20,7 @@ import types
 from typing import Any
 
 from sdk import _C
+from sdk.utils.elf import ElfError, ElfFile
 
 __all__ = ["load_library", "loaded_libraries", "registered_names", "set_origin"]
 
@@ -61,44 +62,10 @@ def load_library(path: str | os.PathLike) -> None:
 def _check_loadable(path: str) -> None:
     """ImportError unless `path` is an ELF file that holds every segment the loader maps:
     dlopen of a truncated library touches pages past the end of the file, a SIGBUS that no
-    error handling catches. (cpp_extension's loaders make the same check with its ELF
-    reader, which sdk may not import.)"""
-    import struct
-
+    error handling catches."""
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(64)
-            if head[:4] != b"\x7fELF" or len(head) < 52 or head[4] not in (1, 2):
-                raise ValueError("not an ELF shared library")
-            is64, end = head[4] == 2, "<" if head[5] == 1 else ">"
-            if is64:
-                (phoff,) = struct.unpack_from(end + "Q", head, 32)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
-            else:
-                (phoff,) = struct.unpack_from(end + "I", head, 28)
-                phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
-            entry = end + ("IIQQQQQQ" if is64 else "IIIIIIII")
-            if phentsize < struct.calcsize(entry) or phoff + phnum * phentsize > size:
-                raise ValueError("its program headers lie past the end of the file: truncated")
-            f.seek(phoff)
-            table = f.read(phnum * phentsize)
-        loads = 0
-        for i in range(phnum):
-            fields = struct.unpack_from(entry, table, i * phentsize)
-            if is64:
-                typ, _, off, _, _, filesz, _, _ = fields
-            else:
-                typ, off, _, _, filesz, _, _, _ = fields
-            if typ == 1:  # PT_LOAD
-                loads += 1
-                if off + filesz > size:
-                    raise ValueError(
-                        f"truncated: a segment ends at byte {off + filesz}, the file has {size}"
-                    )
-        if not loads:
-            raise ValueError("no loadable segment: not a shared library")
-    except (OSError, ValueError, struct.error) as e:
+        ElfFile(path).check_loadable()
+    except (OSError, ElfError) as e:
         raise ImportError(f"sdk.ops.load_library: cannot load {path}: {e}") from None
 
 

@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 
 import sdk
-from cpp_extension import _elf, load, load_library
+from cpp_extension import load, load_library
+from sdk.utils import elf as _elf
 from tests.cpp_extension.conftest import run_python
 
 pytestmark = pytest.mark.slow

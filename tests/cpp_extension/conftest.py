@@ -26,7 +26,8 @@ def run_python(code: str, *, timeout: float = 300, check: bool = True, **env: st
 
 
 def _core_symbols() -> set[str]:
-    from cpp_extension import _elf, _toolchain
+    from cpp_extension import _toolchain
+    from sdk.utils import elf as _elf
 
     path = _toolchain.sdk_paths().library_path
     if not os.path.isfile(path):

@@ -4,6 +4,8 @@ functions (which hide a cycle from the interpreter but not from a reader)."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import cpp_extension
@@ -98,3 +100,28 @@ def test_lower_layers_report_loads_to_the_layer_above():
 
     assert isinstance(_build._OBSERVER, _remote._Shipper)
     assert _ctypes_bridge._REDUCER is _remote.reduce_library
+
+
+def test_the_package_imports_without_sdk():
+    """setup.py builds sdk with cpp_extension's planner before sdk can be imported: the
+    package and the modules setup.py uses must not import sdk when they load."""
+    blocker = (
+        "import sys\n"
+        "class NoSdk:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sdk' or name.startswith('sdk.'):\n"
+        "            raise ImportError('sdk is not built yet')\n"
+        "sys.meta_path.insert(0, NoSdk())\n"
+        "import cpp_extension\n"
+        "from cpp_extension import _cuda, _lock, _ninja, _plan, _runtime, _toolchain\n"
+        "assert not any(m == 'sdk' or m.startswith('sdk.') for m in sys.modules)\n"
+        "print('imported', len([m for m in sys.modules if m.startswith('cpp_extension')]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", blocker],
+        capture_output=True,
+        text=True,
+        cwd=PACKAGE.parent,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("imported ")

@@ -115,7 +115,7 @@ def test_only_the_most_recently_used_headers_are_kept(tmp_path, monkeypatch):
 
 
 def _dynamic_symbols(path) -> set[str]:
-    from cpp_extension import _elf
+    from sdk.utils import elf as _elf
 
     return set(_elf.ElfFile(str(path)).dynamic_symbols())
 

@@ -61,7 +61,7 @@ def test_backend_library_is_built_and_separate():
         "nvcc is here but sdk/lib/libsdk_cuda.so is missing: "
         "run `python setup.py build_ext --inplace`"
     )
-    from cpp_extension import _elf
+    from sdk.utils import elf as _elf
 
     assert "sdk_cuda_backend_init" in _elf.ElfFile(backend).dynamic_symbols()
     needed = _readelf_needed(backend)

@@ -24,7 +24,7 @@ SDK = pathlib.Path(sdk.__file__).parent
 # layer the graph must still be acyclic (that fixes, e.g., the order of the op modules).
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
-    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._lazy"]),
+    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._lazy", "sdk.utils.elf"]),
     ("devices", ["sdk.cuda"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor"]),
@@ -38,7 +38,9 @@ LAYERS = [
             "sdk.optim",
             "sdk.optim.*",
             "sdk.utils",
-            "sdk.utils.*",
+            "sdk.utils.data",
+            "sdk.utils.data.*",
+            "sdk.utils.hooks",
             "sdk.library",
             "sdk._op_frameworks",
             "sdk.interop",

@@ -10,7 +10,8 @@ import pytest
 
 import cpp_extension
 import sdk.ops
-from cpp_extension import _ctypes_bridge, _elf
+from cpp_extension import _ctypes_bridge
+from sdk.utils import elf as _elf
 from tests.cpp_extension.conftest import require_core
 from tests.security.conftest import abi_version, compile_c
 

@@ -1,4 +1,10 @@
-"""A small ELF reader: the dynamic symbol table of a shared library, and bytes at an address."""
+"""sdk.utils.elf: a small ELF reader for loaders: a shared library's dynamic symbol table,
+bytes at an address, and whether every segment dlopen maps lies inside the file.
+
+The one reader of the project: sdk.ops.load_library and cpp_extension's loaders check a
+binary with it before dlopen (a truncated file would be a SIGBUS there), and the ctypes
+bridge reads an extension's exported signatures with it. Pure Python (struct); imports
+nothing from sdk, so the lowest layers may use it."""
 
 from __future__ import annotations
 
@@ -127,7 +133,7 @@ class ElfFile:
     def check_loadable(self) -> None:
         """ElfError unless every segment the loader maps lies inside the file: dlopen maps
         them, and a page past the end of a truncated file is a SIGBUS, not an error. (sdk.ops
-        checks the same before its dlopen; it may not import this package.)"""
+        checks this before its dlopen, as cpp_extension's loaders do.)"""
         loads = [(off, size) for typ, off, _, size in self._segments() if typ == _PT_LOAD]
         if not loads:
             raise ElfError(f"{self.path} has no loadable segment: not a shared library")
