@@ -127,8 +127,35 @@ def execute(
 
     With `capture` ({node: [(output_nr, slot), ...]}) gradients reaching those edges are
     stored into ``results[slot]`` instead of being accumulated into leaves' ``.grad``.
+    A node runs once every edge into it has delivered (dependency counts), so each
+    formula sees the sum of its output's gradients.
     """
-    # 1. Dependency counts of every reachable node (iterative DFS).
+    deps = _dependencies(roots)
+    needed = _needed_nodes(roots, capture) if capture is not None else None
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, root_grads):
+        _add_to(buffers, node, nr, g)
+    ready = []
+    for node, _ in roots:
+        if deps[node] == 0 and node not in ready:
+            ready.append(node)
+
+    prev = _C._set_grad_enabled(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            buf = buffers.pop(node, None)
+            if type(node) is AccumulateGrad:
+                _reach_leaf(node, buf, create_graph, capture, results)
+                continue
+            grads = _run_node(node, buf, needed, keep_graph, create_graph, capture, results)
+            _send(node.next_functions, grads, buffers, deps, ready)
+    finally:
+        _C._set_grad_enabled(prev)
+
+
+def _dependencies(roots: Sequence[tuple]) -> dict:
+    """How many edges lead into each node reachable from `roots` (iterative DFS)."""
     deps: dict = {}
     stack = []
     for node, _ in roots:
@@ -146,96 +173,88 @@ def execute(
                 stack.append(nxt)
             else:
                 deps[nxt] = c + 1
-    needed = _needed_nodes(roots, capture) if capture is not None else None
+    return deps
 
-    # 2. Seed the buffers with the root gradients.
-    buffers: dict = {}
-    for (node, nr), g in zip(roots, root_grads):
-        _add_to(buffers, node, nr, g)
-    ready = []
-    for node, _ in roots:
-        if deps[node] == 0 and node not in ready:
-            ready.append(node)
 
-    prev = _C._set_grad_enabled(create_graph)
-    try:
-        while ready:
-            node = ready.pop()
-            buf = buffers.pop(node, None)
-            if type(node) is AccumulateGrad:
-                if capture is not None:
-                    slots = capture.get(node)
-                    if slots is not None and buf is not None:
-                        m = node.variable._ag
-                        if m is not None and m.hooks:
-                            for fn in list(m.hooks.values()):
-                                res = fn(buf)
-                                if res is not None:
-                                    buf = res
-                        for _, slot in slots:
-                            results[slot] = buf
-                elif buf is not None:
-                    _accumulate(node.variable, buf, create_graph)
-                continue
-            if node._pre_hooks is not None:
-                buf = _run_pre_hooks(node, buf)
-            if node._retains is not None and buf is not None:
-                _run_retains(node, buf)
-            if capture is not None:
-                slots = capture.get(node)
-                if slots is not None and buf is not None:
-                    for nr, slot in slots:
-                        results[slot] = buf[nr] if node._nout is not None else buf
-            nf = node.next_functions
-            grads = None
-            if buf is not None and (needed is None or node in needed):
-                if node._nout is not None and all(b is None for b in buf):
-                    pass
-                else:
-                    if node.inputs is None:
-                        raise RuntimeError(_SECOND_TIME)
-                    d = node._d
-                    if node.versions is not None:
-                        _check_versions(node)
-                    if create_graph and d.result is True and node.result is not None:
-                        grads = _apply_connected(d, node, buf)
-                    else:
-                        grads = d.fn(buf, node)
-                    if len(grads) != len(nf):
-                        raise RuntimeError(
-                            f"autograd internal error: {d.name} returned {len(grads)} "
-                            f"gradients for {len(nf)} inputs"
-                        )
-                    if node._post_hooks is not None:
-                        for fn in list(node._post_hooks.values()):
-                            res = fn(grads, tuple(buf) if node._nout is not None else (buf,))
-                            if res is not None:
-                                grads = tuple(res)
-                    if not keep_graph:
-                        node._release()
-            if grads is None:
-                for nxt, _ in nf:
-                    if nxt is not None:
-                        c = deps[nxt] - 1
-                        deps[nxt] = c
-                        if c == 0:
-                            ready.append(nxt)
-                continue
-            for (nxt, nr), g in zip(nf, grads):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    if nxt._nout is None:
-                        old = buffers.get(nxt)
-                        buffers[nxt] = g if old is None else old + g
-                    else:
-                        _add_to(buffers, nxt, nr, g)
-                c = deps[nxt] - 1
-                deps[nxt] = c
-                if c == 0:
-                    ready.append(nxt)
-    finally:
-        _C._set_grad_enabled(prev)
+def _reach_leaf(node: Any, buf: Any, create_graph: bool, capture, results) -> None:
+    """A leaf's gradient: into ``results`` (after the tensor's hooks) when captured, else
+    accumulated into its ``.grad``."""
+    if capture is None:
+        if buf is not None:
+            _accumulate(node.variable, buf, create_graph)
+        return
+    slots = capture.get(node)
+    if slots is None or buf is None:
+        return
+    m = node.variable._ag
+    if m is not None and m.hooks:
+        for fn in list(m.hooks.values()):
+            res = fn(buf)
+            if res is not None:
+                buf = res
+    for _, slot in slots:
+        results[slot] = buf
+
+
+def _run_node(node, buf, needed, keep_graph: bool, create_graph: bool, capture, results):
+    """The gradients `node` sends to its inputs (None when it sends none): its hooks, the
+    captured outputs, then its derivative formula (and its graph released unless kept)."""
+    if node._pre_hooks is not None:
+        buf = _run_pre_hooks(node, buf)
+    if node._retains is not None and buf is not None:
+        _run_retains(node, buf)
+    if capture is not None:
+        slots = capture.get(node)
+        if slots is not None and buf is not None:
+            for nr, slot in slots:
+                results[slot] = buf[nr] if node._nout is not None else buf
+    if buf is None or (needed is not None and node not in needed):
+        return None
+    if node._nout is not None and all(b is None for b in buf):
+        return None
+    if node.inputs is None:
+        raise RuntimeError(_SECOND_TIME)
+    d = node._d
+    if node.versions is not None:
+        _check_versions(node)
+    if create_graph and d.result is True and node.result is not None:
+        grads = _apply_connected(d, node, buf)
+    else:
+        grads = d.fn(buf, node)
+    nf = node.next_functions
+    if len(grads) != len(nf):
+        raise RuntimeError(
+            f"autograd internal error: {d.name} returned {len(grads)} "
+            f"gradients for {len(nf)} inputs"
+        )
+    if node._post_hooks is not None:
+        for fn in list(node._post_hooks.values()):
+            res = fn(grads, tuple(buf) if node._nout is not None else (buf,))
+            if res is not None:
+                grads = tuple(res)
+    if not keep_graph:
+        node._release()
+    return grads
+
+
+def _send(nf, grads, buffers: dict, deps: dict, ready: list) -> None:
+    """Add `grads` into the buffers of the next nodes; a node whose every incoming edge has
+    now delivered becomes ready (also when no gradient came: it still counts down)."""
+    if grads is None:
+        grads = (None,) * len(nf)
+    for (nxt, nr), g in zip(nf, grads):
+        if nxt is None:
+            continue
+        if g is not None:
+            if nxt._nout is None:
+                old = buffers.get(nxt)
+                buffers[nxt] = g if old is None else old + g
+            else:
+                _add_to(buffers, nxt, nr, g)
+        c = deps[nxt] - 1
+        deps[nxt] = c
+        if c == 0:
+            ready.append(nxt)
 
 
 def _apply_connected(d: Any, node: Any, buf: Any) -> tuple:

@@ -228,15 +228,7 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
     """Attach a grad_fn node for `op` to `output` (the hook every differentiable op calls)."""
     d = DERIVATIVES.get(op)
     if d is None:
-        if op.endswith("_") and op[:-1] in DERIVATIVES:
-            raise NotImplementedError(
-                f"autograd: the in-place '{op}' on a tensor that requires grad is not "
-                f"differentiable here (its input value is overwritten); use the out-of-place "
-                f"'{op[:-1]}' instead"
-            )
-        raise NotImplementedError(
-            f"autograd: the derivative of '{op}' is not implemented (see sdk/autograd/derivatives.py)"
-        )
+        _no_derivative(op)
     if len(inputs) == 1 and type(inputs[0]) in _SEQ:  # cat/stack take a sequence
         inputs = tuple(inputs[0])
     edges = []
@@ -262,39 +254,18 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
         return output
     inplace = op[-1] == "_"
     if inplace:
-        if output.grad_fn is None and output._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
-        m = output._ag
-        if m is not None and m.base is not None:
-            raise NotImplementedError(
-                f"autograd: in-place '{op}' on a view of a tensor that requires grad is not "
-                "supported (the base tensor's history would need rewriting); clone() the "
-                "view first or use an out-of-place op"
-            )
+        _check_inplace_target(op, output)
         inputs = (_alias(inputs[0]),) + tuple(inputs[1:])
     node = Node(d, tuple(edges), inputs, attrs)
-    saves = d.saves
-    if saves:
+    if d.saves:
         n = len(inputs)
         vs = []
-        for i in saves:
+        for i in d.saves:
             x = inputs[i] if i < n else None
             vs.append(x._version if isinstance(x, _TensorBase) else -1)
         node.versions = tuple(vs)
-    keep = d.result
-    if keep is not False:
-        if keep is True:
-            r = node.result = _alias(output)
-            node.versions = (node.versions or ()) + (r._version,)
-        elif keep == "shapes":
-            node.result = tuple(tuple(o.shape) for o in output)
-        elif type(output) is tuple:  # an int: keep that non-differentiable output
-            node.result = output[keep]
-        else:
-            r = node.result = _alias(output)
-            node.versions = (node.versions or ()) + (r._version,)
+    if d.result is not False:
+        _keep_result(node, d.result, output)
     if type(output) is tuple:
         node._nout = len(output)
         for i, o in enumerate(output):
@@ -310,6 +281,47 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
     if d.view:
         _mark_views(inputs[0], output)
     return output
+
+
+def _no_derivative(op: str) -> None:
+    """NotImplementedError for an op without a row in DERIVATIVES."""
+    if op.endswith("_") and op[:-1] in DERIVATIVES:
+        raise NotImplementedError(
+            f"autograd: the in-place '{op}' on a tensor that requires grad is not "
+            f"differentiable here (its input value is overwritten); use the out-of-place "
+            f"'{op[:-1]}' instead"
+        )
+    raise NotImplementedError(
+        f"autograd: the derivative of '{op}' is not implemented (see sdk/autograd/derivatives.py)"
+    )
+
+
+def _check_inplace_target(op: str, output: Any) -> None:
+    """An in-place op may not write a leaf that requires grad, nor a view of a tensor that
+    requires grad (its base's history would need rewriting)."""
+    if output.grad_fn is None and output._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    m = output._ag
+    if m is not None and m.base is not None:
+        raise NotImplementedError(
+            f"autograd: in-place '{op}' on a view of a tensor that requires grad is not "
+            "supported (the base tensor's history would need rewriting); clone() the "
+            "view first or use an out-of-place op"
+        )
+
+
+def _keep_result(node: Any, keep: Any, output: Any) -> None:
+    """Keep what the formula reads of the output (see derivatives.D's `result`): its value
+    (version-checked), the outputs' shapes, or one non-differentiable output."""
+    if keep == "shapes":
+        node.result = tuple(tuple(o.shape) for o in output)
+    elif keep is not True and type(output) is tuple:  # an int: that output
+        node.result = output[keep]
+    else:
+        r = node.result = _alias(output)
+        node.versions = (node.versions or ()) + (r._version,)
 
 
 def _mark_views(src: Any, output: Any) -> None:
