@@ -101,7 +101,7 @@ def main() -> None:
                 check=True, capture_output=True,
             )  # fmt: skip
             command.append(time.perf_counter() - start)
-        from cpp_extension import _port
+        from cpp_extension.port import main as _port
 
         first = _port.port_paths([src], f"{tmp}/first").seconds
         again = min(_port.port_paths([src], f"{tmp}/again{i}").seconds for i in range(3))

@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return _new.main(argv[1:])
     if argv[:1] == ["port"] and "port" not in EXTRA_COMMANDS:
-        from . import _port  # the porter, owns its own argument parsing
+        from .port import main as _port  # the porter, owns its own argument parsing
 
         return _port.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m cpp_extension", description=__doc__)

@@ -1,6 +1,6 @@
 """Count the torch names real extensions use (the porter's priority list) and write the census.
 
-    python scripts/port_census.py SRC_ROOT [--out cpp_extension/port_census.json]
+    python scripts/port_census.py SRC_ROOT [--out cpp_extension/port/port_census.json]
         [--torch-include DIR] [--missing FILE]
 
 SRC_ROOT holds one folder per repository, named owner+name, each with its sources and the
@@ -23,8 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cpp_extension import _port_census, port_map  # noqa: E402
-from cpp_extension._port_names import mask_cxx  # noqa: E402
+from cpp_extension.port import census as _port_census  # noqa: E402
+from cpp_extension.port import port_map
+from cpp_extension.port.sdk_names import mask_cxx  # noqa: E402
 
 # A method of at::Tensor / at::TensorBase: every one is declared `name(...) const`.
 _CONST_METHOD = re.compile(r"\b([a-z]\w*|m[TH])\s*\([^;{}]*\)\s*const\b")

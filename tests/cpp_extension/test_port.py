@@ -8,9 +8,11 @@ import textwrap
 
 import pytest
 
-from cpp_extension import _port, _port_names, port_map
-from cpp_extension._port_cxx import port_cxx
-from cpp_extension._port_py import port_python
+from cpp_extension.port import main as _port
+from cpp_extension.port import port_map
+from cpp_extension.port import sdk_names as _port_names
+from cpp_extension.port.cxx import port_cxx
+from cpp_extension.port.python import port_python
 from tests.cpp_extension.conftest import REPO, run_python
 
 INCLUDE = str(REPO / "core" / "include")

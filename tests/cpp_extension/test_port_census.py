@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from cpp_extension import _port, _port_census
+from cpp_extension.port import census as _port_census
+from cpp_extension.port import main as _port
 from tests.cpp_extension.conftest import REPO, run_python
 
 INCLUDE = str(REPO / "core" / "include")

@@ -1,4 +1,4 @@
-"""The porter's file handling (cpp_extension/_port_files.py): links in and out of SRC,
+"""The porter's file handling (cpp_extension/port/files.py): links in and out of SRC,
 dangling links and loops, FIFOs, a link to /dev/zero, a large sparse file and --out folders
 that overlap SRC; nothing outside SRC is read or written, nothing blocks."""
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import _port, _port_files
+from cpp_extension.port import files as _port_files
+from cpp_extension.port import main as _port
 from tests.cpp_extension.conftest import REPO
 
 INCLUDE = str(REPO / "core" / "include")

@@ -1,4 +1,4 @@
-"""The port's compile probe (cpp_extension/_port_probe.py) and the rule that every rewrite
+"""The port's compile probe (cpp_extension/port/probe.py) and the rule that every rewrite
 the porter makes names something the SDK has (port_map targets checked against the headers)."""
 
 from __future__ import annotations
@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import _port, _port_census, _port_names, _port_probe, port_map
-from cpp_extension._port_cxx import _Edits, port_cxx
+from cpp_extension.port import census as _port_census
+from cpp_extension.port import main as _port
+from cpp_extension.port import port_map
+from cpp_extension.port import probe as _port_probe
+from cpp_extension.port import sdk_names as _port_names
+from cpp_extension.port.cxx import _Edits, port_cxx
 from tests.cpp_extension.conftest import REPO, run_python
 
 INCLUDE = str(REPO / "core" / "include")
@@ -261,7 +265,7 @@ def test_every_include_macro_and_method_target_is_in_the_headers(headers):
 
 
 def test_every_python_target_is_importable():
-    from cpp_extension._port_names import python_has
+    from cpp_extension.port.sdk_names import python_has
 
     for target in port_map.PYTHON_MODULES.values():
         assert python_has(target), target

@@ -14,7 +14,7 @@ import pytest
 
 import cpp_extension
 import sdk
-from cpp_extension import _port
+from cpp_extension.port import main as _port
 
 
 @dataclass

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cpp_extension import _port, _port_names
+from cpp_extension.port import main as _port
+from cpp_extension.port import sdk_names as _port_names
 from tests._support import subprocess_env
 from tests.port.corpus_kit import Framework, build_cache, build_case, corpus_fixtures  # noqa: F401
 

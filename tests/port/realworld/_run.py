@@ -60,7 +60,7 @@ def torch_python() -> str | None:
 def _port(pkg: Package, src: Path, work: Path) -> tuple[Path, Path, list]:
     """Port the package's roots and its glue into work/; returns (ported root, ported glue,
     the porter's missing names)."""
-    from cpp_extension import _port
+    from cpp_extension.port import main as _port
 
     ported, glue_src, glue_out = work / "ported", work / "glue-src", work / "glue"
     for d in (ported, glue_src, glue_out):

@@ -11,8 +11,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 from . import port_map
-from ._port_cxx import Missing, Result
-from ._port_names import SdkHeaders, python_has
+from .cxx import Missing, Result
+from .sdk_names import SdkHeaders, python_has
 
 _ROOT = "torch"
 _CXX_IN_STRING = re.compile(r"\b(?:torch|at|c10)::|#\s*include\s*<(?:torch|ATen|c10)/|\bTORCH_\w+")
@@ -229,7 +229,7 @@ def port_python(text: str, path: str, cxx_strings: SdkHeaders | None = None) -> 
     """Port one Python file (setup.py, a package module, a test). With `cxx_strings` (the
     SDK's headers), C++ sources held in string literals (load_inline's) are ported too;
     otherwise they are reported."""
-    from ._port_cxx import _Edits
+    from .cxx import _Edits
 
     try:
         scan = _Scan(text)
@@ -334,7 +334,7 @@ def _is_cxx(literal: str) -> bool:
 
 def _port_cxx_string(offset, literal, path, headers, scan, edits, missing) -> None:
     """--cxx-in-strings: a load_inline source ported like a C++ file, in place."""
-    from ._port_cxx import port_cxx
+    from .cxx import port_cxx
 
     span = _body_span(literal)
     if span is None:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from . import port_map
-from ._port_names import _USING_DECL, SdkHeaders, declared_names, mask_cxx
+from .sdk_names import _USING_DECL, SdkHeaders, declared_names, mask_cxx
 
 
 @dataclass(frozen=True)

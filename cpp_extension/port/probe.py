@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import port_map
-from ._port_cxx import Missing
+from .cxx import Missing
 
 # Bump when the flags or the parsing change what a cached result would say.
 PROBE_VERSION = 1
@@ -68,8 +68,9 @@ class Diagnostic:
 def find_compilers(include_dir: str | None = None) -> Compilers | None:
     """The compilers and include folders a build of the port would use, or None when there
     is no C++ compiler (the caller notes that the probe was skipped)."""
-    from . import _port_names, _runtime, _toolchain
-    from ._errors import BuildError
+    from .. import _runtime, _toolchain
+    from .._errors import BuildError
+    from . import sdk_names as _port_names
 
     try:
         cxx = _toolchain.compiler_command("cxx")
@@ -90,7 +91,7 @@ def find_compilers(include_dir: str | None = None) -> Compilers | None:
     notes: list[str] = []
     nvcc = None
     try:
-        from ._cuda import find_cuda_toolkit
+        from .._cuda import find_cuda_toolkit
 
         toolkit = find_cuda_toolkit()
         nvcc = [toolkit.nvcc]
@@ -107,8 +108,8 @@ def _precompiled(flags: list[str], cxx: list[str], include_dir: str) -> list[str
     """The -include flags of the shared precompiled <sdk/extension.h> for `flags` (the
     package ships the one of a default load()'s), or [] when it is not at hand. It changes
     nothing but the speed of the units that start with that header (half their time)."""
-    from . import _pch, _toolchain
-    from ._errors import CacheError
+    from .. import _pch, _toolchain
+    from .._errors import CacheError
 
     if os.path.realpath(include_dir) != os.path.realpath(_toolchain.sdk_paths().include_dir):
         return []
@@ -127,7 +128,7 @@ def _precompiled(flags: list[str], cxx: list[str], include_dir: str) -> list[str
 
 
 def _tool_identity(argv: list[str]) -> str:
-    from . import _cache, _toolchain
+    from .. import _cache, _toolchain
 
     return _toolchain.compiler_identity(argv, _cache.toolchains_file())
 
@@ -147,7 +148,7 @@ def _command(compilers: Compilers, rel: str, text: str, project_dirs: list[str])
         # -cuda: the front end parses host and device code and stops before code generation
         return [*compilers.nvcc, "-cuda", "-o", os.devnull, "--expt-relaxed-constexpr",
                 "-std=c++17", f"-DSDK_EXTENSION_NAME={_NAME}", *incs, *projects, rel]  # fmt: skip
-    from ._pch import starts_with_extension_header
+    from .._pch import starts_with_extension_header
 
     more = [f"-I{d}" for d in compilers.include_dirs if f"-I{d}" not in compilers.cxx_flags]
     pch = compilers.pch if starts_with_extension_header(text.encode(errors="replace")) else []
@@ -241,8 +242,8 @@ def _relative(path: str, root: str) -> str:
 def _cache_folder() -> Path | None:
     """<JIT cache>/port/probe, checked and made by the cache's trust rules; None when it
     cannot be used (the probe then just runs every compile)."""
-    from . import _cache, _trust
-    from ._errors import CacheError
+    from .. import _cache, _trust
+    from .._errors import CacheError
 
     try:
         return _trust.trusted_folders(_cache.extensions_root(), "port", "probe")
@@ -261,7 +262,7 @@ def _unit_key(compilers: Compilers, rel: str, text: str, headers_digest: str) ->
 def _cached(folder: Path | None, key: str) -> list[Diagnostic] | None:
     if folder is None:
         return None
-    from . import _trust
+    from .. import _trust
 
     try:
         data = json.loads(_trust.read_no_follow(folder / f"{key[:32]}.json"))
@@ -273,7 +274,7 @@ def _cached(folder: Path | None, key: str) -> list[Diagnostic] | None:
 def _store(folder: Path | None, key: str, found: list[Diagnostic]) -> None:
     if folder is None:
         return
-    from . import _trust
+    from .. import _trust
 
     try:
         _trust.write_atomic(folder / f"{key[:32]}.json", json.dumps([d.__dict__ for d in found]))
@@ -365,7 +366,7 @@ def _run(
     units: list[str], sources: dict[str, str], compilers: Compilers, jobs: int | None
 ) -> dict[str, list[Diagnostic]]:
     """Write the private copy, compile the units in parallel, parse their errors."""
-    from . import _toolchain
+    from .. import _toolchain
 
     tmp = tempfile.mkdtemp(prefix="sdk-port-probe-")
     try:

@@ -5,7 +5,7 @@ C++/CUDA sources and headers and the Python glue are rewritten by the mapping in
 torch.utils.cpp_extension / torch.ops / torch.library / torch.X in Python); other files are
 copied as they are. Porting twice gives the same files as porting once. The summary lists
 every torch name left without an SDK counterpart with file:line; the compile probe
-(`_port_probe`, on when a compiler is found) adds what the compiler finds in the ported
+(`probe`, on when a compiler is found) adds what the compiler finds in the ported
 units, so what is left to do is known before building.
 
 `--table [README]` prints the porting table generated from the mapping, or rewrites it in a
@@ -23,18 +23,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import _port_files, port_map
-from ._port_census import CoverageReport, coverage_report, load_census
-from ._port_cxx import Missing, Result, defined_macros, port_cxx
-from ._port_names import sdk_headers
-from ._port_py import port_python
+from . import files as _port_files
+from . import port_map
+from .census import CoverageReport, coverage_report, load_census
+from .cxx import Missing, Result, defined_macros, port_cxx
+from .python import port_python
+from .sdk_names import sdk_headers
 
 CXX_SUFFIXES = frozenset(".c .cc .cpp .cxx .c++ .h .hh .hpp .hxx .cu .cuh .inl .ipp .tpp".split())
 PY_SUFFIXES = frozenset((".py", ".pyi"))
 _SKIP_DIRS = frozenset(
     (".git", ".hg", ".svn", "__pycache__", ".venv", "build", "dist", ".eggs", ".tox")
 )
-TABLE_BEGIN = "<!-- port-table: generated from cpp_extension/port_map.py by `python -m cpp_extension port --table README.md`; edit the mapping, not this table -->"  # noqa: E501
+TABLE_BEGIN = "<!-- port-table: generated from cpp_extension/port/port_map.py by `python -m cpp_extension port --table README.md`; edit the mapping, not this table -->"  # noqa: E501
 TABLE_END = "<!-- /port-table -->"
 
 
@@ -48,7 +49,7 @@ class PortReport:
     missing: list[Missing] = field(default_factory=list)
     seconds: float = 0.0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
-    # the ported C++ texts and line maps, for the compile probe (cpp_extension._port_probe)
+    # the ported C++ texts and line maps, for the compile probe (cpp_extension.port.probe)
     cxx: dict[str, str] = field(default_factory=dict, repr=False)
     line_maps: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
     notes: list[str] = field(default_factory=list)
@@ -326,7 +327,7 @@ def update_readme(path: str | os.PathLike) -> bool:
 
 
 def coverage(include_dir: str | None = None, census: str | None = None) -> CoverageReport:
-    """The census of real extensions' torch names (cpp_extension/port_census.json, or
+    """The census of real extensions' torch names (cpp_extension/port/port_census.json, or
     `census`), each ranked with its status: counterpart, refused (why) or missing."""
     return coverage_report(load_census(census), include_dir)
 
@@ -378,9 +379,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_probe(report: PortReport, required: bool) -> None:
-    """The compile probe over the port's C++ (see _port_probe); without a compiler, a note
+    """The compile probe over the port's C++ (see probe.py); without a compiler, a note
     (or, when --probe asked for it, a note that says the request could not be met)."""
-    from . import _port_probe
+    from . import probe as _port_probe
 
     compilers = _port_probe.find_compilers()
     if compilers is None:

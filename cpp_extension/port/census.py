@@ -1,5 +1,5 @@
 """The census of torch names real extensions use: counting them in a folder of sources, and
-`port --coverage` computed from the committed counts (`cpp_extension/port_census.json`).
+`port --coverage` computed from the committed counts (`cpp_extension/port/port_census.json`).
 
 A census row is a torch name (a header, a qualified name such as `at::zeros`, a macro, a
 Tensor method `.contiguous()`, or a feature of a registered op's schema `schema:Tensor(a!)`)
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import port_map
-from ._port_names import SdkHeaders, mask_cxx
+from .sdk_names import SdkHeaders, mask_cxx
 
 CENSUS_FILE = Path(__file__).with_name("port_census.json")
 CENSUS_FORMAT = 1
@@ -457,7 +457,7 @@ def refusal(name: str, kind: str) -> str | None:
 def _porter_has(name: str, kind: str, sdk: SdkHeaders) -> bool:
     """Whether the porter maps `name` to something the SDK's headers declare: the porter
     itself is run on a line using the name, so the answer is the porter's."""
-    from ._port_cxx import port_cxx
+    from .cxx import port_cxx
 
     if kind == "method":
         bare = name[1:].split("<")[0].split("(")[0]
@@ -644,7 +644,7 @@ def status_of(name: str, kind: str, sdk: SdkHeaders) -> tuple[str, str]:
 def coverage_report(census: dict | None = None, include_dir: str | None = None) -> CoverageReport:
     """Each census name ranked (by repositories, then occurrences) with its status against
     the SDK's headers (default: the SDK's own) and the porter's mapping."""
-    from ._port_names import sdk_headers
+    from .sdk_names import sdk_headers
 
     census = load_census() if census is None else census
     sdk = sdk_headers(include_dir)

@@ -1,6 +1,6 @@
 """What `python -m cpp_extension port` rewrites: torch's names mapped to ours, as data.
 
-This module is the one place the mapping is written. The porter (`_port.py`) applies it, the
+This module is the one place the mapping is written. The porter (`main.py`) applies it, the
 README's porting table is generated from it (`python -m cpp_extension port --table`), and a
 test checks that the two agree. Whether a C++ name has a counterpart is not listed here: the
 porter reads the SDK's headers (functions, methods, classes, macros they declare) when it
