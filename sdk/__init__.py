@@ -6,12 +6,13 @@ and optim packages, which keeps ``import sdk`` fast.
 Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
 cpp_extension, templates or examples. Inside sdk, modules import only their own layer or
 lower ones, also inside functions (tests/sdk/test_layers.py), lowest first:
-  _C -> _dtype, grad_mode, _finfo, _lazy -> cuda -> op modules (_interop -> _ops_common ->
+  _C -> _dtype, grad_mode, _finfo, _autograd_link -> cuda -> op modules (_interop -> _ops_common ->
   _ops_creation -> _ops_shape -> _ops_math -> _ops_elementwise -> _ops_reduce -> _indexing
   -> the others) -> _tensor (Tensor) -> this namespace -> autograd, ops, testing -> nn,
   optim, utils, library -> serialization.
-The lower layers reach sdk.autograd only through sdk._lazy.autograd() (loaded by name on
-first use), and __getattr__ below loads the subpackages by name.
+The lower layers reach sdk.autograd only through sdk._autograd_link, where autograd installs
+itself when it loads; this namespace registers how to load it on first need (its
+__getattr__, which loads the subpackages by name).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
+from sdk import _C, _autograd_link, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
 from sdk._C import InvalidArgumentError, OutOfMemoryError
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
@@ -482,6 +483,9 @@ def _check_environment() -> None:
 
 
 _check_environment()
+
+
+_autograd_link.set_loader(lambda: __getattr__("autograd"))
 
 
 def _public_names() -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from sdk import _C, _lazy
+from sdk import _C, _autograd_link
 from sdk._interop import tensor
 from sdk._ops_common import TensorBase, check_inplace, needs_grad, record
 from sdk._ops_math import copy_, fill_, masked_fill_
@@ -225,7 +225,7 @@ def setitem(t: Tensor, idx: Any, value: Any) -> None:
 def _setitem_grad(t: Tensor, idx: Any, value: Any) -> None:
     """t[idx] = value recorded as one in-place op on t (torch's CopySlices): gradient flows
     to t outside idx and to value from inside idx."""
-    _lazy.autograd().graph.check_inplace(t)  # the leaf check only: views are refused below
+    _autograd_link.autograd().graph.check_inplace(t)  # the leaf check only: views are refused below
     m = t._ag
     if m is not None and m.base is not None:  # checked before writing: t stays intact
         raise NotImplementedError(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from sdk import _C, _lazy
+from sdk import _C, _autograd_link
 from sdk._dtype import Size, as_dtype, get_default_dtype
 from sdk._interop import tensor as _tensor
 
@@ -30,7 +30,7 @@ needs_grad = _C._needs_grad  # needs_grad(*args): grad mode on and some tensor r
 
 def _autograd(op: str) -> Any:
     try:
-        return _lazy.autograd().graph
+        return _autograd_link.autograd().graph
     except ImportError as e:  # the autograd package is optional at this layer
         raise NotImplementedError(
             f"{op}: autograd is not available (sdk.autograd.graph could not be imported)"

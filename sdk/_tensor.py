@@ -11,9 +11,9 @@ from typing import Any, Callable, Iterator
 
 from sdk import (
     _C,
+    _autograd_link,
     _indexing,
     _interop,
-    _lazy,
     _ops_compose,
     _ops_creation,
     _ops_data,
@@ -36,7 +36,7 @@ __all__ = ["Tensor"]
 
 
 def _graph() -> Any:
-    return _lazy.autograd().graph
+    return _autograd_link.autograd().graph
 
 
 class Tensor(_C.TensorBase):
@@ -70,7 +70,7 @@ class Tensor(_C.TensorBase):
         kwargs = {"create_graph": create_graph} if create_graph else {}
         if inputs is not None:
             kwargs["inputs"] = inputs
-        _lazy.autograd().backward(self, gradient, retain_graph, **kwargs)
+        _autograd_link.autograd().backward(self, gradient, retain_graph, **kwargs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage, cut from the graph."""

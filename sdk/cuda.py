@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator
 
-from sdk import _C, _lazy
+from sdk import _C, _autograd_link
 from sdk._dtype import device as _device_cls
 from sdk.grad_mode import is_grad_enabled as _is_grad_enabled
 
@@ -196,7 +196,7 @@ def _to_device_function() -> Any:
     global _TO_DEVICE_FN
     if _TO_DEVICE_FN is None:
 
-        class ToDevice(_lazy.autograd().Function):
+        class ToDevice(_autograd_link.autograd().Function):
             @staticmethod
             def forward(ctx, x, device):
                 ctx.source = x.device

@@ -6,6 +6,9 @@ live in one table (``derivatives.DERIVATIVES``); ``engine`` runs backward.
 
 from __future__ import annotations
 
+import sys
+
+from sdk import _autograd_link
 from sdk.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 from . import derivatives, engine, function, graph
@@ -33,3 +36,5 @@ __all__ = [
     "function",
     "graph",
 ]
+
+_autograd_link.install(sys.modules[__name__])  # the lower layers reach autograd through it

@@ -16,7 +16,7 @@ __all__ = ["data", "elf", "hooks"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"sdk.utils.{name}")
     raise AttributeError(f"module 'sdk.utils' has no attribute '{name}'")
 
 

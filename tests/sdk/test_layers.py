@@ -24,7 +24,7 @@ SDK = pathlib.Path(sdk.__file__).parent
 # layer the graph must still be acyclic (that fixes, e.g., the order of the op modules).
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
-    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._lazy", "sdk.utils.elf"]),
+    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
     ("devices", ["sdk.cuda"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor"]),
@@ -66,14 +66,14 @@ LAZY_IMPORTS = {
     ("sdk.serialization", "sdk.nn.parameter"): "loads all of sdk.nn, for checkpoints only",
 }
 
-# Loads by name (importlib.import_module), which no import statement shows: the only way a
-# lower layer reaches a higher one. sdk._lazy: the op modules and Tensor reach sdk.autograd
-# (dependency inversion: they depend on _lazy.autograd(), loaded on first use since it is
-# heavy). sdk: PEP 562 __getattr__ loads the subpackages that build on the namespace, and
+# Loads by name (importlib.import_module), which no import statement shows. Only the
+# namespace does it: its PEP 562 __getattr__ loads the subpackages that build on it (and,
+# registered in sdk._autograd_link, sdk.autograd when a lower layer first needs it), and
 # sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it).
+# sdk.utils loads its own subpackages on first use (so that utils.elf stays light).
 BY_NAME = {
-    "sdk._lazy": ["sdk.autograd"],
     "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr"],
+    "sdk.utils": ["sdk.utils.{name}"],
 }
 
 
@@ -274,3 +274,20 @@ def test_import_sdk_stays_light():
     )
     r = run_python(code)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_autograd_installs_itself_below_and_loads_on_first_need():
+    """import sdk leaves autograd unloaded; the first backward loads it through the link the
+    namespace registered, and autograd installed itself there."""
+    code = (
+        "import sys, sdk\n"
+        "assert 'sdk.autograd' not in sys.modules\n"
+        "assert sdk._autograd_link._autograd is None\n"
+        "x = sdk.ones(2, requires_grad=True)\n"
+        "(x * x).sum().backward()\n"
+        "assert sdk._autograd_link._autograd is sys.modules['sdk.autograd']\n"
+        "print(x.grad.tolist())\n"
+    )
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[2.0, 2.0]"
