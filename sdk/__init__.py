@@ -386,6 +386,13 @@ def abi_version() -> tuple:
     return _C.abi_version()
 
 
+def error_type(status: int) -> type:
+    """The exception sdk raises for a C ABI status (a row of SDK_ERRORS in sdk/c_api.h;
+    RuntimeError for a code outside it): what an FFI bridge raises for a failed call."""
+    row = _C.ERRORS.get(status)
+    return row[1] if row is not None else RuntimeError
+
+
 _PKG = _os.path.dirname(_os.path.abspath(__file__))
 
 
@@ -729,6 +736,7 @@ __all__ = [
     "set_num_threads",
     "get_num_threads",
     "abi_version",
+    "error_type",
     "get_include",
     "get_library_dir",
     "get_library_path",
