@@ -37,7 +37,14 @@ def _raised(code: int) -> type:
 
 
 def test_the_header_table_is_the_one_sdk_and_the_bridge_read():
-    assert [r[0] for r in ROWS] == ["VALUE", "TYPE", "INDEX", "RUNTIME", "MEMORY", "NOT_IMPLEMENTED"]
+    assert [r[0] for r in ROWS] == [
+        "VALUE",
+        "TYPE",
+        "INDEX",
+        "RUNTIME",
+        "MEMORY",
+        "NOT_IMPLEMENTED",
+    ]
     assert CODES == [1, 2, 3, 4, 5, 6]  # the stable ABI's values
     assert {code: kind for kind, code, _, _ in ROWS} == {c: k for c, (k, _) in _C.ERRORS.items()}
     for kind, code, builtin, own in ROWS:
@@ -196,21 +203,26 @@ def test_the_kinds_of_python_exceptions_follow_the_table_order():
     assert _code_of(KeyError) == 4 and _code_of(RuntimeError) == 4
 
 
+def _raising_function(exc: type, n: int) -> type:
+    """An autograd Function whose backward raises `exc`."""
+
+    class Raising(sdk.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise exc(f"python backward {n}")
+
+    return Raising
+
+
 def test_a_python_raise_in_autograd_backward_reaches_cpp_as_its_row(built):
     pyb, _, _ = built
     raisers = [exc for code in CODES for exc in _raisers(code)] + [KeyError]
     for n, exc in enumerate(raisers):
-
-        class Raising(sdk.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                raise exc(f"python backward {n}")
-
         x = sdk.ones(2, requires_grad=True)
-        kind, message = pyb.backward_of(Raising.apply(x))
+        kind, message = pyb.backward_of(_raising_function(exc, n).apply(x))
         assert kind == _code_of(exc), exc
         assert f"python backward {n}" in message, exc

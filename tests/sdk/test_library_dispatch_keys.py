@@ -85,7 +85,9 @@ def test_sdk_library_registers_a_kernel_for_every_name(op, name):
 @pytest.mark.parametrize("name", ["cpU", "Autograd_CPU", "XLA", "meta", "Undefined"])
 def test_other_names_are_refused_with_the_list(op, name):
     qualname, lib = op
-    with pytest.raises(ValueError, match=f"unknown dispatch key '{name}'.*'CompositeImplicitAutograd'"):
+    with pytest.raises(
+        ValueError, match=f"unknown dispatch key '{name}'.*'CompositeImplicitAutograd'"
+    ):
         lib.impl("f", lambda x: x, name)
     with pytest.raises(ValueError, match="unknown dispatch key"):
         L.Library(qualname.split("::")[0], "IMPL", name)
