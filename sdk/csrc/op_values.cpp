@@ -211,7 +211,7 @@ bool push_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values*
   }
   OwnedRef seq(PySequence_Tuple(o));
   if (!seq.p) return false;
-  PyObject* const* items = &PyTuple_GET_ITEM(seq.p, 0);
+  PyObject* const* items = PySequence_Fast_ITEMS(seq.p);
   Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
   return a.tag == SDK_VALUE_TENSOR_LIST ? push_tensor_list(site, a, items, n, v)
                                         : push_number_list(site, a, items, n, v);
