@@ -186,7 +186,7 @@ bool push_tensor_list(const ValueSite& site, const ArgPlan& a, PyObject* const* 
       hs[k] = site.result ? handle_of(x) : boundary_in(x);
       ok = hs[k] != nullptr;
       if (ok) sdk_tensor_retain(hs[k]);
-    } else if (x == Py_None || is_number(x) || site.result) {
+    } else if (x == Py_None || is_number(x)) {
       ok = item_error(site, a, x);
     } else {
       ok = to_handle(x, &hs[k]) == 0;
