@@ -20,7 +20,7 @@ import os as _os
 from typing import Any as _Any
 
 from sdk import _C, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
-from sdk._C import InvalidArgumentError, OutOfMemoryError
+from sdk._C import InvalidArgumentError, OutOfMemoryError, error_type  # noqa: F401  (FFI)
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,
@@ -386,13 +386,6 @@ def abi_version() -> tuple:
     return _C.abi_version()
 
 
-def error_type(status: int) -> type:
-    """The exception sdk raises for a C ABI status (a row of SDK_ERRORS in sdk/c_api.h;
-    RuntimeError for a code outside it): what an FFI bridge raises for a failed call."""
-    row = _C.ERRORS.get(status)
-    return row[1] if row is not None else RuntimeError
-
-
 _PKG = _os.path.dirname(_os.path.abspath(__file__))
 
 
@@ -736,7 +729,6 @@ __all__ = [
     "set_num_threads",
     "get_num_threads",
     "abi_version",
-    "error_type",
     "get_include",
     "get_library_dir",
     "get_library_path",

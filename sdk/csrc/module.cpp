@@ -217,6 +217,15 @@ PyObject* m_raise_error(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return raise_last_error();
 }
 
+// sdk.error_type(status): the exception sdk raises for a C ABI status (a row of SDK_ERRORS;
+// RuntimeError for another code), for FFI bridges that read statuses themselves.
+PyObject* m_error_type(PyObject*, PyObject* status) {
+  int64_t kind;
+  if (!int_arg(status, "error_type", "status", &kind)) return nullptr;
+  PyObject* exc = kind > 0 && kind < kErrorTypeSlots ? module_state.error_types[kind] : nullptr;
+  return new_ref(exc ? exc : PyExc_RuntimeError);
+}
+
 PyMethodDef module_methods[] = {
     {"is_grad_enabled", m_is_grad_enabled, METH_NOARGS, "Whether grad mode is on (per thread)."},
     {"_set_grad_enabled", m_set_grad_enabled, METH_O, "Set grad mode; returns the previous."},
@@ -235,6 +244,7 @@ PyMethodDef module_methods[] = {
      "dtype of an op on two dtypes."},
     {"_raise_error", SDK_PY_AS_CFUNCTION(m_raise_error), METH_FASTCALL,
      "Raise a core error kind with a message (tests)."},
+    {"error_type", m_error_type, METH_O, "The exception sdk raises for a C ABI status."},
     {nullptr, nullptr, 0, nullptr}};
 
 // ---- the sdk/python.h capsule ------------------------------------------------
