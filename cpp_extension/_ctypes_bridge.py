@@ -14,9 +14,12 @@ bridge still works through DLPack alone, and returns numpy arrays.
 
 from __future__ import annotations
 
+import builtins
 import ctypes
+import functools
 import numbers
 import operator
+import os
 import re
 from collections.abc import Callable
 
@@ -33,26 +36,30 @@ _CTYPE = {
     "int": ctypes.c_int64,
     "bool": ctypes.c_int32,
 }
-_ERRORS = {
-    1: ValueError,
-    2: TypeError,
-    3: IndexError,
-    4: RuntimeError,
-    5: MemoryError,
-    6: NotImplementedError,
-}
 
 
 def _error_type(kind: int) -> type:
-    """The exception of an error kind; sdk's own types (ValueError or MemoryError that are also
-    RuntimeError, as in the sdk package) when the running sdk has them."""
-    if kind in (1, 5):
-        import sdk
+    """The exception of an error kind: the running sdk's (``sdk.error_type``: sdk's own types,
+    ValueError or MemoryError that are also RuntimeError, where the kind has one); without sdk,
+    the builtin of the kind's row of SDK_ERRORS in the c_api.h extensions compile against."""
+    sdk = _sdk_module()
+    if sdk is not None and hasattr(sdk, "error_type"):
+        return sdk.error_type(kind)
+    return _header_errors().get(kind, RuntimeError)
 
-        found = getattr(sdk, "InvalidArgumentError" if kind == 1 else "OutOfMemoryError", None)
-        if found is not None:
-            return found
-    return _ERRORS.get(kind, RuntimeError)
+
+@functools.cache
+def _header_errors() -> dict[int, type]:
+    """{code: builtin exception} read from the SDK_ERRORS rows of sdk/c_api.h."""
+    path = os.path.join(_toolchain.sdk_paths().include_dir, "sdk", "c_api.h")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    table = text.partition("#define SDK_ERRORS(X)")[2].partition("\n\n")[0]
+    rows = re.findall(r"X\((\w+), (\d+), (\w+),", table)
+    return {int(code): getattr(builtins, name, RuntimeError) for _, code, name in rows}
 
 
 _ARG = re.compile(r"^(Tensor\?|Tensor|float|int|bool)(?:\s+([A-Za-z_]\w*))?$")

@@ -21,7 +21,7 @@ import os as _os
 from typing import Any as _Any
 
 from sdk import _C, _autograd_link, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
-from sdk._C import InvalidArgumentError, OutOfMemoryError
+from sdk._C import InvalidArgumentError, OutOfMemoryError, error_type
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,

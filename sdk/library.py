@@ -51,20 +51,9 @@ __all__ = [
 ]
 
 _KINDS = {"DEF": _C.LIBRARY_DEF, "FRAGMENT": _C.LIBRARY_FRAGMENT, "IMPL": _C.LIBRARY_IMPL}
-# dispatch keys by the names torch uses for them (and device types)
-_KEYS = {
-    "": -1,
-    "CPU": _C.DISPATCH_CPU,
-    "cpu": _C.DISPATCH_CPU,
-    "CUDA": _C.DISPATCH_CUDA,
-    "cuda": _C.DISPATCH_CUDA,
-    "Autograd": _C.DISPATCH_AUTOGRAD,
-    "AutogradCPU": _C.DISPATCH_AUTOGRAD,
-    "AutogradCUDA": _C.DISPATCH_AUTOGRAD,
-    "CompositeImplicitAutograd": _C.DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
-    "CompositeExplicitAutograd": _C.DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
-    "default": _C.DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
-}
+# dispatch keys by every name they are known by (torch's, and torch.library's device types):
+# the core's table (SDK_DISPATCH_KEYS, sdk/dispatch_key.h); "" is the library's own key
+_KEYS = {"": -1, **_C.DISPATCH_KEYS}
 
 
 def _key(name: str) -> int:
@@ -114,10 +103,17 @@ class Library:
         self.ns = ns
         self.kind = kind
         self.dispatch_key = dispatch_key
-        self._handle = _C.library_open(_KINDS[kind], ns, _key(dispatch_key), source)
+        key = _key(dispatch_key)
+        if key == _C.DISPATCH_IGNORED and kind != "IMPL":
+            raise ValueError(f"Library: only an IMPL library takes dispatch key {dispatch_key!r}")
+        # an IMPL library for a key the SDK never dispatches to (Meta): its kernels are dropped
+        ignored = key == _C.DISPATCH_IGNORED
+        self._handle = None if ignored else _C.library_open(_KINDS[kind], ns, key, source)
 
     def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
         """Define an op from its schema ("name(Tensor x) -> Tensor"); returns its name."""
+        if self._handle is None:
+            raise ValueError(f"Library({self.ns!r}, 'IMPL'): an IMPL library cannot define ops")
         _C.library_define(self._handle, schema)
         return schema.split("(", 1)[0].split("::")[-1]
 
@@ -135,12 +131,15 @@ class Library:
             raise NotImplementedError("Library.impl: with_keyset=True is not supported")
         name = op_name if isinstance(op_name, str) else _qualname(op_name)
         key = _key(dispatch_key) if dispatch_key else -1
+        if self._handle is None or key == _C.DISPATCH_IGNORED:
+            return  # a key the SDK never dispatches to (see _KEYS)
         qualname = name if "::" in name else f"{self.ns}::{name}"
         _C.library_impl(self._handle, name, key, _python_kernel(fn, qualname))
 
     def _destroy(self) -> None:
         """Remove everything this library registered."""
-        _C.library_close(self._handle)
+        if self._handle is not None:
+            _C.library_close(self._handle)
 
     def __repr__(self) -> str:
         return f"Library(ns={self.ns!r}, kind={self.kind!r}, dispatch_key={self.dispatch_key!r})"

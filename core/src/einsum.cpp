@@ -184,6 +184,70 @@ Term contract(const Term& a, const Term& b, const std::array<bool, kMaxLabels>& 
   return out;
 }
 
+// The output's labels: those after "->" (each once, each in an operand or an ellipsis dim),
+// else (implicit) the ellipsis dims, then the labels written once, in alphabetical order.
+std::vector<int> output_labels(const std::string& eq, size_t arrow, int64_t max_ell,
+                               const std::array<int, kMaxLabels>& count,
+                               const std::array<int, kMaxLabels>& written) {
+  std::vector<int> out;
+  if (arrow != std::string::npos) {
+    Parsed p = parse_term(eq.substr(arrow + 2), eq);
+    out = expand_labels(p, max_ell, max_ell);
+    std::array<bool, kMaxLabels> seen{};
+    for (int l : out) {
+      SDK_VALUE_CHECK(!seen[l] && (count[l] > 0 || l >= kLetters), "einsum(): '", eq,
+                      "': output subscript ", l < 26 ? char('a' + l) : char('A' + l - 26),
+                      seen[l] ? " appears more than once" : " does not appear in the operands");
+      seen[l] = true;
+    }
+    return out;
+  }
+  for (int64_t k = 0; k < max_ell; ++k) out.push_back(kLetters + int(k));
+  for (int l : {26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+                44, 45, 46, 47, 48, 49, 50, 51, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+                10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25}) {
+    if (written[l] == 1) out.push_back(l);
+  }
+  return out;
+}
+
+// Each label's size over the operands (size-1 dims broadcast).
+std::array<int64_t, kMaxLabels> label_sizes(const std::vector<Term>& ops, const std::string& eq) {
+  std::array<int64_t, kMaxLabels> size;
+  size.fill(1);
+  for (const Term& term : ops) {
+    for (size_t d = 0; d < term.labels.size(); ++d) {
+      const int l = term.labels[d];
+      const int64_t s = term.t->sizes[d];
+      SDK_VALUE_CHECK(s == 1 || size[l] == 1 || s == size[l], "einsum(): '", eq,
+                      "': a subscript is used for dims of sizes ", size[l], " and ", s);
+      if (s != 1) size[l] = s;
+    }
+  }
+  return size;
+}
+
+// The contracted term in the output's label order, broadcasting dims the output keeps at
+// size 1.
+Ref to_output_order(Term cur, const std::vector<int>& out,
+                    const std::array<int64_t, kMaxLabels>& size) {
+  std::vector<int64_t> perm, full;
+  for (int l : out) {
+    auto it = std::find(cur.labels.begin(), cur.labels.end(), l);
+    if (it == cur.labels.end()) {  // an ellipsis dim no operand has: size 1
+      sdk_tensor* r = nullptr;
+      cur.t = take(sdk_unsqueeze(to_handle(cur.t.get()), int64_t(cur.labels.size()), &r), &r);
+      cur.labels.push_back(l);
+      it = cur.labels.end() - 1;
+    }
+    perm.push_back(int64_t(it - cur.labels.begin()));
+    full.push_back(size[l]);
+  }
+  Ref res = permute(cur.t, perm);
+  sdk_tensor* r = nullptr;
+  return take(sdk_expand(to_handle(res.get()), int64_t(full.size()), full.data(), &r), &r);
+}
+
 Ref einsum_impl(const std::string& eq, int64_t n, const sdk_tensor* const* operands) {
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
@@ -220,38 +284,8 @@ Ref einsum_impl(const std::string& eq, int64_t n, const sdk_tensor* const* opera
     take_diagonals(term, eq);
     for (int l : term.labels) ++count[l];
   }
-  // the output's labels
-  std::vector<int> out;
-  if (arrow != std::string::npos) {
-    Parsed p = parse_term(eq.substr(arrow + 2), eq);
-    out = expand_labels(p, max_ell, max_ell);
-    std::array<bool, kMaxLabels> seen{};
-    for (int l : out) {
-      SDK_VALUE_CHECK(!seen[l] && (count[l] > 0 || l >= kLetters), "einsum(): '", eq,
-                      "': output subscript ", l < 26 ? char('a' + l) : char('A' + l - 26),
-                      seen[l] ? " appears more than once" : " does not appear in the operands");
-      seen[l] = true;
-    }
-  } else {  // implicit: the ellipsis dims, then the labels used once, in alphabetical order
-    for (int64_t k = 0; k < max_ell; ++k) out.push_back(kLetters + int(k));
-    for (int l : {26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-                  44, 45, 46, 47, 48, 49, 50, 51, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
-                  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25}) {
-      if (written[l] == 1) out.push_back(l);
-    }
-  }
-  // each label's size (size-1 dims broadcast)
-  std::array<int64_t, kMaxLabels> size;
-  size.fill(1);
-  for (const Term& term : ops) {
-    for (size_t d = 0; d < term.labels.size(); ++d) {
-      const int l = term.labels[d];
-      const int64_t s = term.t->sizes[d];
-      SDK_VALUE_CHECK(s == 1 || size[l] == 1 || s == size[l], "einsum(): '", eq,
-                      "': a subscript is used for dims of sizes ", size[l], " and ", s);
-      if (s != 1) size[l] = s;
-    }
-  }
+  const std::vector<int> out = output_labels(eq, arrow, max_ell, count, written);
+  const std::array<int64_t, kMaxLabels> size = label_sizes(ops, eq);
   std::array<bool, kMaxLabels> in_out{};
   for (int l : out) in_out[l] = true;
   // sum out what one operand alone uses and the output does not
@@ -271,22 +305,7 @@ Ref einsum_impl(const std::string& eq, int64_t n, const sdk_tensor* const* opera
   std::array<bool, kMaxLabels> drop{};
   for (int l : cur.labels) drop[l] = !in_out[l];
   sum_out(cur, drop);
-  // to the output's order, broadcasting dims the output keeps at size 1
-  std::vector<int64_t> perm, full;
-  for (int l : out) {
-    auto it = std::find(cur.labels.begin(), cur.labels.end(), l);
-    if (it == cur.labels.end()) {  // an ellipsis dim no operand has: size 1
-      sdk_tensor* r = nullptr;
-      cur.t = take(sdk_unsqueeze(to_handle(cur.t.get()), int64_t(cur.labels.size()), &r), &r);
-      cur.labels.push_back(l);
-      it = cur.labels.end() - 1;
-    }
-    perm.push_back(int64_t(it - cur.labels.begin()));
-    full.push_back(size[l]);
-  }
-  Ref res = permute(cur.t, perm);
-  sdk_tensor* r = nullptr;
-  return take(sdk_expand(to_handle(res.get()), int64_t(full.size()), full.data(), &r), &r);
+  return to_output_order(std::move(cur), out, size);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// core/src/library.cpp: operators registered by libraries: the registry, boxed values
-// (sdk_values), registration scopes (sdk_library) and dispatch (sdk_op_call).
+// core/src/library.cpp: operators registered by libraries: the registry, registration scopes
+// (sdk_library) and dispatch (sdk_op_call); their boxed values are values.cpp's.
 //
 // An sdk_op is created the first time its name is defined or given a kernel and is never
 // freed, so a handle stays valid; its definition and kernels come and go with the scopes
@@ -16,6 +16,7 @@
 
 #include "dtype.h"
 #include "schema.h"
+#include "sdk/dispatch_key.h"
 #include "value.h"
 
 using sdk::detail::Value;
@@ -23,24 +24,9 @@ using sdk::detail::Value;
 namespace sdk::detail {
 namespace {
 
-constexpr int kNumKeys = 5;  // sdk_dispatch_key values 0..4
+constexpr int kNumKeys = kNumDispatchKeys;  // sdk_dispatch_key values 0 .. kNumKeys - 1
 
-const char* key_name(int key) {
-  switch (key) {
-    case SDK_DISPATCH_CPU:
-      return "CPU";
-    case SDK_DISPATCH_CUDA:
-      return "CUDA";
-    case SDK_DISPATCH_AUTOGRAD:
-      return "Autograd";
-    case SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD:
-      return "CompositeImplicitAutograd";
-    case SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD:
-      return "CompositeExplicitAutograd";
-    default:
-      return "?";
-  }
-}
+const char* key_name(int key) { return dispatch_key_name(key); }
 
 struct Kernel {
   sdk_boxed_kernel fn = nullptr;
@@ -156,36 +142,6 @@ std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* li
   return d;
 }
 
-const Value& at(const sdk_values* v, int64_t i, const char* fn) {
-  check_not_null(v, fn, "values");
-  int64_t n = static_cast<int64_t>(v->items.size());
-  int64_t j = i < 0 ? i + n : i;
-  if (j < 0 || j >= n)
-    SDK_FAIL(SDK_ERROR_INDEX, fn, ": index ", i, " is out of range for ", n, " values");
-  return v->items[static_cast<size_t>(j)];
-}
-
-const Value& typed(const sdk_values* v, int64_t i, int32_t tag, const char* fn) {
-  const Value& x = at(v, i, fn);
-  if (x.tag != tag) {
-    SDK_FAIL(SDK_ERROR_TYPE, fn, ": value ", i, " is ", value_tag_name(x.tag), ", not ",
-             value_tag_name(tag));
-  }
-  return x;
-}
-
-sdk_values* push(sdk_values* v, Value x, const char* fn) {
-  check_not_null(v, fn, "values");
-  v->items.push_back(std::move(x));
-  return v;
-}
-
-template <typename T>
-void check_list(const T* data, int64_t n, const char* fn) {
-  SDK_VALUE_CHECK(n >= 0, fn, ": n must be >= 0, got ", n);
-  if (n > 0) check_not_null(data, fn, "values");
-}
-
 // The device key for the tensors among `values` (CUDA when any is on a GPU).
 int device_key(const std::vector<Value>& values) {
   for (const Value& v : values) {
@@ -297,296 +253,6 @@ sdk_status run(const sdk_op* op, int key, sdk_values* values) {
 using namespace sdk::detail;
 
 extern "C" {
-
-// ---- values ------------------------------------------------------------------------------
-
-SDK_API sdk_status sdk_values_new(sdk_values** result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_new", "result");
-  auto v = std::make_unique<sdk_values>();
-  v->items.reserve(8);  // most calls take and return fewer values
-  *result = v.release();
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API void sdk_values_free(sdk_values* values) { delete values; }
-
-SDK_API int64_t sdk_values_size(const sdk_values* values) {
-  return values ? static_cast<int64_t>(values->items.size()) : 0;
-}
-
-SDK_API int32_t sdk_values_tag(const sdk_values* values, int64_t i) {
-  if (!values) return -1;
-  int64_t n = static_cast<int64_t>(values->items.size());
-  int64_t j = i < 0 ? i + n : i;
-  return j >= 0 && j < n ? values->items[static_cast<size_t>(j)].tag : -1;
-}
-
-SDK_API void sdk_values_clear(sdk_values* values) {
-  if (values) values->items.clear();
-}
-
-SDK_API sdk_status sdk_values_pop(sdk_values* values, int64_t n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(values, "sdk_values_pop", "values");
-  SDK_VALUE_CHECK(n >= 0 && n <= static_cast<int64_t>(values->items.size()),
-                  "sdk_values_pop: cannot pop ", n, " of ", values->items.size(), " values");
-  values->items.resize(values->items.size() - static_cast<size_t>(n));
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_none(sdk_values* values) {
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::none(), "sdk_values_push_none");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_tensor(sdk_values* values, const sdk_tensor* t) {
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::of_tensor(Ref::borrow(t)), "sdk_values_push_tensor");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_int(sdk_values* values, int64_t v) {
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::of_int(v), "sdk_values_push_int");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_float(sdk_values* values, double v) {
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::of_float(v), "sdk_values_push_float");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_bool(sdk_values* values, int32_t v) {
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::of_bool(v != 0), "sdk_values_push_bool");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_string(sdk_values* values, const char* data, int64_t len) {
-  SDK_SAFE_CALL_BEGIN;
-  check_list(data, len, "sdk_values_push_string");
-  Value x;
-  x.tag = SDK_VALUE_STRING;
-  x.x().s.assign(data ? data : "", static_cast<size_t>(len));
-  push(values, std::move(x), "sdk_values_push_string");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_scalar_type(sdk_values* values, int32_t dtype) {
-  SDK_SAFE_CALL_BEGIN;
-  check_dtype(static_cast<sdk_dtype>(dtype), "sdk_values_push_scalar_type");
-  Value x;
-  x.tag = SDK_VALUE_SCALAR_TYPE;
-  x.i = dtype;
-  push(values, std::move(x), "sdk_values_push_scalar_type");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_device(sdk_values* values, sdk_device device) {
-  SDK_SAFE_CALL_BEGIN;
-  SDK_VALUE_CHECK(device.type == SDK_CPU || device.type == SDK_CUDA,
-                  "sdk_values_push_device: unknown device type ", device.type);
-  Value x;
-  x.tag = SDK_VALUE_DEVICE;
-  x.device = device;
-  push(values, std::move(x), "sdk_values_push_device");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_int_list(sdk_values* values, const int64_t* data, int64_t n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_list(data, n, "sdk_values_push_int_list");
-  Value x;
-  x.tag = SDK_VALUE_INT_LIST;
-  if (n > 0) x.x().ints.assign(data, data + n);
-  push(values, std::move(x), "sdk_values_push_int_list");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* data, int64_t n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_list(data, n, "sdk_values_push_float_list");
-  Value x;
-  x.tag = SDK_VALUE_FLOAT_LIST;
-  if (n > 0) x.x().floats.assign(data, data + n);
-  push(values, std::move(x), "sdk_values_push_float_list");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* data, int64_t n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_list(data, n, "sdk_values_push_bool_list");
-  Value x;
-  x.tag = SDK_VALUE_BOOL_LIST;
-  for (int64_t k = 0; k < n; ++k) x.x().bools.push_back(data[k] != 0);
-  push(values, std::move(x), "sdk_values_push_bool_list");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* data,
-                                               int64_t n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_list(data, n, "sdk_values_push_tensor_list");
-  Value x;
-  x.tag = SDK_VALUE_TENSOR_LIST;
-  for (int64_t k = 0; k < n; ++k) x.x().tensors.push_back(Ref::borrow(data[k]));
-  x.sync_handles();
-  push(values, std::move(x), "sdk_values_push_tensor_list");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_push_tensor_steal(sdk_values* values, sdk_tensor* t) {
-  Ref owned(to_impl(t));  // adopted now: released if the push fails
-  SDK_SAFE_CALL_BEGIN;
-  push(values, Value::of_tensor(std::move(owned)), "sdk_values_push_tensor_steal");
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_take_tensor(sdk_values* values, int64_t i, sdk_tensor** result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_take_tensor", "result");
-  Value& x = const_cast<Value&>(at(values, i, "sdk_values_take_tensor"));
-  if (x.tag == SDK_VALUE_NONE) {
-    *result = nullptr;
-  } else {
-    typed(values, i, SDK_VALUE_TENSOR, "sdk_values_take_tensor");
-    *result = x.tensor.release_handle();
-    x.tag = SDK_VALUE_NONE;
-  }
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_tensor(const sdk_values* values, int64_t i, sdk_tensor** result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_tensor", "result");
-  const Value& x = at(values, i, "sdk_values_get_tensor");
-  if (x.tag == SDK_VALUE_NONE) {
-    *result = nullptr;
-  } else {
-    typed(values, i, SDK_VALUE_TENSOR, "sdk_values_get_tensor");
-    *result = to_handle(x.tensor.get());
-  }
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_int(const sdk_values* values, int64_t i, int64_t* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_int", "result");
-  *result = typed(values, i, SDK_VALUE_INT, "sdk_values_get_int").i;
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_float(const sdk_values* values, int64_t i, double* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_float", "result");
-  const Value& x = at(values, i, "sdk_values_get_float");
-  *result = x.tag == SDK_VALUE_INT ? static_cast<double>(x.i)
-                                   : typed(values, i, SDK_VALUE_FLOAT, "sdk_values_get_float").f;
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_bool(const sdk_values* values, int64_t i, int32_t* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_bool", "result");
-  *result = static_cast<int32_t>(typed(values, i, SDK_VALUE_BOOL, "sdk_values_get_bool").i);
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_scalar(const sdk_values* values, int64_t i, sdk_scalar* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_scalar", "result");
-  const Value& x = at(values, i, "sdk_values_get_scalar");
-  sdk_scalar s{};
-  if (x.tag == SDK_VALUE_INT) {
-    s.kind = SDK_SCALAR_INT;
-    s.i = x.i;
-  } else if (x.tag == SDK_VALUE_BOOL) {
-    s.kind = SDK_SCALAR_BOOL;
-    s.i = x.i;
-  } else if (x.tag == SDK_VALUE_FLOAT) {
-    s.kind = SDK_SCALAR_FLOAT;
-    s.f = x.f;
-  } else {
-    SDK_FAIL(SDK_ERROR_TYPE, "sdk_values_get_scalar: value ", i, " is ", value_tag_name(x.tag),
-             ", not a number");
-  }
-  *result = s;
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_string(const sdk_values* values, int64_t i, const char** data,
-                                         int64_t* len) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(data, "sdk_values_get_string", "data");
-  check_not_null(len, "sdk_values_get_string", "len");
-  const Value& x = typed(values, i, SDK_VALUE_STRING, "sdk_values_get_string");
-  *data = x.x().s.c_str();
-  *len = static_cast<int64_t>(x.x().s.size());
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_scalar_type(const sdk_values* values, int64_t i,
-                                              int32_t* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_scalar_type", "result");
-  *result =
-      static_cast<int32_t>(typed(values, i, SDK_VALUE_SCALAR_TYPE, "sdk_values_get_scalar_type").i);
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_device(const sdk_values* values, int64_t i, sdk_device* result) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(result, "sdk_values_get_device", "result");
-  *result = typed(values, i, SDK_VALUE_DEVICE, "sdk_values_get_device").device;
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_int_list(const sdk_values* values, int64_t i,
-                                           const int64_t** data, int64_t* n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(data, "sdk_values_get_int_list", "values");
-  check_not_null(n, "sdk_values_get_int_list", "n");
-  const Value& x = typed(values, i, SDK_VALUE_INT_LIST, "sdk_values_get_int_list");
-  *data = x.x().ints.data();
-  *n = static_cast<int64_t>(x.x().ints.size());
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_float_list(const sdk_values* values, int64_t i,
-                                             const double** data, int64_t* n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(data, "sdk_values_get_float_list", "values");
-  check_not_null(n, "sdk_values_get_float_list", "n");
-  const Value& x = typed(values, i, SDK_VALUE_FLOAT_LIST, "sdk_values_get_float_list");
-  *data = x.x().floats.data();
-  *n = static_cast<int64_t>(x.x().floats.size());
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
-                                            const int32_t** data, int64_t* n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(data, "sdk_values_get_bool_list", "values");
-  check_not_null(n, "sdk_values_get_bool_list", "n");
-  const Value& x = typed(values, i, SDK_VALUE_BOOL_LIST, "sdk_values_get_bool_list");
-  *data = x.x().bools.data();
-  *n = static_cast<int64_t>(x.x().bools.size());
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
-                                              sdk_tensor* const** data, int64_t* n) {
-  SDK_SAFE_CALL_BEGIN;
-  check_not_null(data, "sdk_values_get_tensor_list", "tensors");
-  check_not_null(n, "sdk_values_get_tensor_list", "n");
-  const Value& x = typed(values, i, SDK_VALUE_TENSOR_LIST, "sdk_values_get_tensor_list");
-  *data = x.x().handles.data();
-  *n = static_cast<int64_t>(x.x().handles.size());
-  SDK_SAFE_CALL_END;
-}
 
 // ---- registration scopes -----------------------------------------------------------------
 

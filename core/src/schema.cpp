@@ -405,59 +405,70 @@ class Parser {
     return items;
   }
 
+  [[noreturn]] void bad_default(const Argument& a, const std::string& tok) {
+    fail("default '" + tok + "' of argument '" + a.name + "' is not a valid " + a.type.str());
+  }
+
   void parse_default(Argument& a) {
     std::string tok = default_token();
     a.has_default = true;
     a.default_text = tok;
+    if (tok == "None") {
+      if (!a.type.optional)
+        fail("default None of argument '" + a.name + "' needs an optional type");
+      a.default_value = Value::none();
+    } else if (a.type.list) {
+      parse_list_default(a, tok);
+    } else {
+      parse_single_default(a, tok);
+    }
+  }
+
+  // int[], float[], bool[] (a bracketed list, or one item for all of a sized list), Tensor[].
+  void parse_list_default(Argument& a, const std::string& tok) {
     Value& v = a.default_value;
     const Type& ty = a.type;
-    auto bad = [&]() {
-      fail("default '" + tok + "' of argument '" + a.name + "' is not a valid " + ty.str());
-    };
-    if (tok == "None") {
-      if (!ty.optional) fail("default None of argument '" + a.name + "' needs an optional type");
-      v = Value::none();
+    auto bad = [&]() { bad_default(a, tok); };
+    if (ty.base == BaseType::Tensor && tok == "[]") {
+      v.tag = SDK_VALUE_TENSOR_LIST;
       return;
     }
-    if (ty.list) {
-      if (ty.base == BaseType::Int || ty.base == BaseType::Float || ty.base == BaseType::Bool) {
-        std::vector<std::string> items;
-        if (tok.front() == '[' && tok.back() == ']') {
-          items = list_items(tok);
-        } else {
-          items.push_back(tok);  // int[2] stride=1 means [1, 1]
-        }
-        if (ty.base == BaseType::Int) {
-          v.tag = SDK_VALUE_INT_LIST;
-          for (const auto& it : items) {
-            int64_t x;
-            if (!parse_int(it, &x)) bad();
-            v.x().ints.push_back(x);
-          }
-          if (tok.front() != '[' && ty.list_size > 0)
-            v.x().ints.assign(ty.list_size, v.x().ints[0]);
-        } else if (ty.base == BaseType::Float) {
-          v.tag = SDK_VALUE_FLOAT_LIST;
-          for (const auto& it : items) {
-            double x;
-            if (!parse_float(it, &x)) bad();
-            v.x().floats.push_back(x);
-          }
-        } else {
-          v.tag = SDK_VALUE_BOOL_LIST;
-          for (const auto& it : items) {
-            if (it != "True" && it != "False") bad();
-            v.x().bools.push_back(it == "True" ? 1 : 0);
-          }
-        }
-        return;
-      }
-      if (ty.base == BaseType::Tensor && tok == "[]") {
-        v.tag = SDK_VALUE_TENSOR_LIST;
-        return;
-      }
-      bad();
+    if (ty.base != BaseType::Int && ty.base != BaseType::Float && ty.base != BaseType::Bool) bad();
+    std::vector<std::string> items;
+    if (tok.front() == '[' && tok.back() == ']') {
+      items = list_items(tok);
+    } else {
+      items.push_back(tok);  // int[2] stride=1 means [1, 1]
     }
+    if (ty.base == BaseType::Int) {
+      v.tag = SDK_VALUE_INT_LIST;
+      for (const auto& it : items) {
+        int64_t x;
+        if (!parse_int(it, &x)) bad();
+        v.x().ints.push_back(x);
+      }
+      if (tok.front() != '[' && ty.list_size > 0) v.x().ints.assign(ty.list_size, v.x().ints[0]);
+    } else if (ty.base == BaseType::Float) {
+      v.tag = SDK_VALUE_FLOAT_LIST;
+      for (const auto& it : items) {
+        double x;
+        if (!parse_float(it, &x)) bad();
+        v.x().floats.push_back(x);
+      }
+    } else {
+      v.tag = SDK_VALUE_BOOL_LIST;
+      for (const auto& it : items) {
+        if (it != "True" && it != "False") bad();
+        v.x().bools.push_back(it == "True" ? 1 : 0);
+      }
+    }
+  }
+
+  // The default of a type that is not a list.
+  void parse_single_default(Argument& a, const std::string& tok) {
+    Value& v = a.default_value;
+    const Type& ty = a.type;
+    auto bad = [&]() { bad_default(a, tok); };
     switch (ty.base) {
       case BaseType::Int:
       case BaseType::Layout:

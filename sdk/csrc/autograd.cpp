@@ -19,6 +19,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "sdk/python_errors.h"
 
 using namespace sdkpy;
 
@@ -149,19 +150,11 @@ sdk_status error_from_python(const char* what) {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);
-  sdk_status kind = SDK_ERROR_RUNTIME;
-  if (type && PyErr_GivenExceptionMatches(type, PyExc_TypeError)) kind = SDK_ERROR_TYPE;
-  if (type && PyErr_GivenExceptionMatches(type, PyExc_ValueError)) kind = SDK_ERROR_VALUE;
-  if (type && PyErr_GivenExceptionMatches(type, PyExc_MemoryError)) kind = SDK_ERROR_MEMORY;
-  PyObject* msg = value ? PyObject_Str(value) : nullptr;
-  const char* text = msg ? PyUnicode_AsUTF8(msg) : nullptr;
-  std::string m = std::string(what) + ": " + (text ? text : "unknown Python error");
-  PyErr_Clear();
-  Py_XDECREF(msg);
+  sdk_status kind = sdk::detail::status_from_python(type, value, what);
   Py_XDECREF(type);
   Py_XDECREF(value);
   Py_XDECREF(tb);
-  return sdk_set_last_error(kind, m.c_str());
+  return kind;
 }
 
 void engine_release_slot(void* p) {

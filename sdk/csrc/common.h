@@ -5,6 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,10 @@ namespace sdkpy {
 // The number of arithmetic slots that fall back to a Python function on the autograd path
 // (the ArithmeticFallback codes of number_slots.cpp).
 constexpr int kArithmeticFallbackCount = 20;
+// One past the largest error code of SDK_ERRORS (c_api.h): the size of the table of types.
+#define SDKPY_ERROR_CODE(kind, code, builtin, sdk_type, meaning) code,
+constexpr int kErrorTypeSlots = 1 + std::max({SDK_ERRORS(SDKPY_ERROR_CODE) 0});
+#undef SDKPY_ERROR_CODE
 
 // Module-wide state of sdk._C: every Python object the module is given or makes for itself,
 // in one place. One instance, module_state (defined in module.cpp). sdk._C is a
@@ -50,9 +55,12 @@ struct ModuleState {
   // (Tensor.device answers a (type, index) tuple).
   PyObject* cpu_device = nullptr;
   PyObject* device_class = nullptr;
-  // sdk.InvalidArgumentError (ValueError, RuntimeError) and sdk.OutOfMemoryError
-  // (MemoryError, RuntimeError): made by PyInit__C (add_error_types, module.cpp); the plain
-  // builtins before that.
+  // The exception type of each error kind of SDK_ERRORS (c_api.h), indexed by code: sdk's
+  // own types (sdk.InvalidArgumentError, ...) made by PyInit__C (add_error_types,
+  // module.cpp), the builtins for the other kinds; NULL before that.
+  PyObject* error_types[kErrorTypeSlots] = {};
+  // Shorthands for the two kinds checks in sdk._C raise most: error_types' entries for
+  // SDK_ERROR_VALUE (sdk.InvalidArgumentError) and SDK_ERROR_MEMORY (sdk.OutOfMemoryError).
   PyObject* invalid_argument_error = PyExc_ValueError;
   PyObject* out_of_memory_error = PyExc_MemoryError;
   // The Python functions the arithmetic slots call when an operand needs grad, indexed by
@@ -231,9 +239,9 @@ int autograd_ready(PyObject* module);
 
 // op_registry.cpp: sdk._C.OpHandle and the registration constants.
 int op_registry_ready(PyObject* module);
-// op_kernels.cpp: value i of boxed values as a new Python object.
+// op_values.cpp: value i of boxed values as a new Python object.
 PyObject* value_to_py(sdk_values* v, int64_t i);
-// op_kernels.cpp: the core device of an sdk.device (anything with .type, 'cpu' or 'cuda',
+// op_values.cpp: the core device of an sdk.device (anything with .type, 'cpu' or 'cuda',
 // and .index, None or an int); false with an exception set when it cannot be read.
 bool device_of(PyObject* dev, sdk_device* out);
 // op_kernels.cpp: when a Python kernel's exception is pending on this thread (the call that

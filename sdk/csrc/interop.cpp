@@ -76,6 +76,34 @@ int mark_read_only(sdk_tensor* t, PyObject* owner) {
   return 0;
 }
 
+// The byte strides of an __array_interface__ in elements of `isz` bytes, one per dim of the
+// shape; false (ValueError: negative, not a multiple of the element size) otherwise.
+bool element_strides(PyObject* strides, size_t ndim, int64_t isz, std::vector<int64_t>* st) {
+  if (!ints_of(strides, st, "strides")) return false;
+  if (st->size() != ndim) {
+    PyErr_SetString(module_state.invalid_argument_error,
+                    "__array_interface__: strides and shape differ in length");
+    return false;
+  }
+  for (int64_t& s : *st) {
+    if (s < 0) {
+      PyErr_SetString(module_state.invalid_argument_error,
+                      "At least one stride in the given numpy array is negative, and tensors "
+                      "with negative strides are not currently supported. (You can probably "
+                      "work around this by making a copy of your array with array.copy().)");
+      return false;
+    }
+    if (s % isz) {
+      PyErr_SetString(module_state.invalid_argument_error,
+                      "given numpy array strides not a multiple of the element byte size. "
+                      "Copy the numpy array to reallocate the memory.");
+      return false;
+    }
+    s /= isz;
+  }
+  return true;
+}
+
 // Import any object exposing __array_interface__ (v3, pointer data) without copying.
 int import_array_interface(PyObject* obj, sdk_tensor** out) {
   OwnedRef iface(PyObject_GetAttrString(obj, "__array_interface__"));
@@ -113,32 +141,8 @@ int import_array_interface(PyObject* obj, sdk_tensor** out) {
   if (read_only < 0) return -1;
   std::vector<int64_t> sz, st;
   if (!ints_of(shape, &sz, "shape")) return -1;
-  int64_t isz = sdk_dtype_itemsize(dt);
   bool has_strides = strides && strides != Py_None;
-  if (has_strides) {
-    if (!ints_of(strides, &st, "strides")) return -1;
-    if (st.size() != sz.size()) {
-      PyErr_SetString(module_state.invalid_argument_error,
-                      "__array_interface__: strides and shape differ in length");
-      return -1;
-    }
-    for (int64_t& s : st) {
-      if (s < 0) {
-        PyErr_SetString(module_state.invalid_argument_error,
-                        "At least one stride in the given numpy array is negative, and tensors "
-                        "with negative strides are not currently supported. (You can probably "
-                        "work around this by making a copy of your array with array.copy().)");
-        return -1;
-      }
-      if (s % isz) {
-        PyErr_SetString(module_state.invalid_argument_error,
-                        "given numpy array strides not a multiple of the element byte size. "
-                        "Copy the numpy array to reallocate the memory.");
-        return -1;
-      }
-      s /= isz;
-    }
-  }
+  if (has_strides && !element_strides(strides, sz.size(), sdk_dtype_itemsize(dt), &st)) return -1;
   for (int64_t s : sz)
     if (s < 0) {
       PyErr_SetString(module_state.invalid_argument_error,

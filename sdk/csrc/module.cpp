@@ -6,6 +6,7 @@
 #include "ops_util.h"
 #include "sdk/error.h"
 #include "sdk/python.h"
+#include "sdk/python_errors.h"
 
 namespace sdkpy {
 
@@ -16,26 +17,9 @@ bool grad_enabled() { return sdk_grad_mode_is_enabled() != 0; }
 void set_grad_enabled(bool on) { sdk_grad_mode_set_enabled(on ? 1 : 0); }
 
 PyObject* raise_last_error() {
-  PyObject* exc;
-  switch (sdk_last_error_kind()) {
-    case SDK_ERROR_VALUE:
-      exc = module_state.invalid_argument_error;
-      break;
-    case SDK_ERROR_TYPE:
-      exc = PyExc_TypeError;
-      break;
-    case SDK_ERROR_INDEX:
-      exc = PyExc_IndexError;
-      break;
-    case SDK_ERROR_MEMORY:
-      exc = module_state.out_of_memory_error;
-      break;
-    case SDK_ERROR_NOT_IMPLEMENTED:
-      exc = PyExc_NotImplementedError;
-      break;
-    default:
-      exc = PyExc_RuntimeError;
-  }
+  sdk_status kind = sdk_last_error_kind();
+  PyObject* exc = kind > 0 && kind < kErrorTypeSlots ? module_state.error_types[kind] : nullptr;
+  if (!exc) exc = sdk::detail::builtin_exception(kind);
   const char* msg = sdk_last_error_message();
   PyErr_SetString(exc, (msg && *msg) ? sdk::detail::user_facing_message(msg).c_str()
                                      : "sdk core call failed without a message");
@@ -233,6 +217,15 @@ PyObject* m_raise_error(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return raise_last_error();
 }
 
+// sdk.error_type(status): the exception sdk raises for a C ABI status (a row of SDK_ERRORS;
+// RuntimeError for another code), for FFI bridges that read statuses themselves.
+PyObject* m_error_type(PyObject*, PyObject* status) {
+  int64_t kind;
+  if (!int_arg(status, "error_type", "status", &kind)) return nullptr;
+  PyObject* exc = kind > 0 && kind < kErrorTypeSlots ? module_state.error_types[kind] : nullptr;
+  return new_ref(exc ? exc : PyExc_RuntimeError);
+}
+
 PyMethodDef module_methods[] = {
     {"is_grad_enabled", m_is_grad_enabled, METH_NOARGS, "Whether grad mode is on (per thread)."},
     {"_set_grad_enabled", m_set_grad_enabled, METH_O, "Set grad mode; returns the previous."},
@@ -251,6 +244,7 @@ PyMethodDef module_methods[] = {
      "dtype of an op on two dtypes."},
     {"_raise_error", SDK_PY_AS_CFUNCTION(m_raise_error), METH_FASTCALL,
      "Raise a core error kind with a message (tests)."},
+    {"error_type", m_error_type, METH_O, "The exception sdk raises for a C ABI status."},
     {nullptr, nullptr, 0, nullptr}};
 
 // ---- the sdk/python.h capsule ------------------------------------------------
@@ -293,40 +287,57 @@ int add_methods(PyObject* m, PyMethodDef* defs) {
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "sdk._C",
                           "Raw bindings of the sdk tensor core (no autograd).", -1, nullptr};
 
-// sdk.InvalidArgumentError and sdk.OutOfMemoryError: a ValueError / MemoryError that is
-// also a RuntimeError, so code ported from torch (which raises RuntimeError for a shape
-// mismatch or an allocation failure) keeps catching what it caught there.
-int add_error_types(PyObject* m) {
-  PyObject* bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_RuntimeError);
-  if (!bases) return -1;
-  PyObject* inv = PyErr_NewExceptionWithDoc(
-      "sdk.InvalidArgumentError",
-      "An op got an argument it cannot use (shapes, dims, sizes, values). Both a ValueError "
-      "and a RuntimeError.",
-      bases, nullptr);
+// sdk's own exception type of an error kind, sdk.<sdk_type>: a subclass of the kind's builtin
+// and of RuntimeError, so code ported from torch (which raises RuntimeError for a shape
+// mismatch or an allocation failure) keeps catching what it caught there. A new reference.
+PyObject* new_error_type(const char* name, PyObject* builtin, const char* meaning) {
+  PyObject* bases = PyTuple_Pack(2, builtin, PyExc_RuntimeError);
+  if (!bases) return nullptr;
+  std::string qualified = std::string("sdk.") + name;
+  std::string doc = std::string("An error of kind '") + meaning + "'. Both a " +
+                    reinterpret_cast<PyTypeObject*>(builtin)->tp_name + " and a RuntimeError.";
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc.c_str(), bases, nullptr);
   Py_DECREF(bases);
-  if (!inv) return -1;
-  bases = PyTuple_Pack(2, PyExc_MemoryError, PyExc_RuntimeError);
-  PyObject* oom =
-      bases ? PyErr_NewExceptionWithDoc(
-                  "sdk.OutOfMemoryError",
-                  "An allocation failed. Both a MemoryError and a RuntimeError.", bases, nullptr)
-            : nullptr;
-  Py_XDECREF(bases);
-  if (!oom) {
-    Py_DECREF(inv);
+  return type;
+}
+
+// The exception type of every error kind of SDK_ERRORS, made once: module_state.error_types,
+// sdk._C.<sdk_type> for sdk's own types, and sdk._C.ERRORS, {code: (kind name, type)}, the
+// table as Python reads it (sdk.error_type, the ctypes bridge, the tests).
+int add_error_types(PyObject* m) {
+  PyObject* table = PyDict_New();
+  if (!table || PyModule_AddObject(m, "ERRORS", table) < 0) {
+    Py_XDECREF(table);
     return -1;
   }
-  Py_INCREF(inv);  // one reference for the module, one kept in the global
-  Py_INCREF(oom);
-  if (PyModule_AddObject(m, "InvalidArgumentError", inv) < 0 ||
-      PyModule_AddObject(m, "OutOfMemoryError", oom) < 0) {
-    Py_DECREF(inv);
-    Py_DECREF(oom);
-    return -1;
+  struct Row {
+    sdk_status code;
+    const char* kind;
+  };
+#define SDKPY_ERROR_ROW(kind, code, builtin, sdk_type, meaning) Row{code, #kind},
+  for (Row row : {SDK_ERRORS(SDKPY_ERROR_ROW)}) {
+#undef SDKPY_ERROR_ROW
+    PyObject* type = sdk::detail::builtin_exception(row.code);
+    if (const char* own = sdk::detail::sdk_exception_name(row.code)) {
+      type = new_error_type(own, type, sdk::detail::error_meaning(row.code));
+      if (!type) return -1;
+      Py_INCREF(type);  // one reference for the module, one kept in module_state
+      if (PyModule_AddObject(m, own, type) < 0) {
+        Py_DECREF(type);
+        Py_DECREF(type);
+        return -1;
+      }
+    }
+    module_state.error_types[row.code] = type;
+    PyObject* entry = Py_BuildValue("(sO)", row.kind, type);
+    PyObject* code = PyLong_FromLong(row.code);
+    int rc = entry && code ? PyDict_SetItem(table, code, entry) : -1;
+    Py_XDECREF(entry);
+    Py_XDECREF(code);
+    if (rc < 0) return -1;
   }
-  module_state.invalid_argument_error = inv;
-  module_state.out_of_memory_error = oom;
+  module_state.invalid_argument_error = module_state.error_types[SDK_ERROR_VALUE];
+  module_state.out_of_memory_error = module_state.error_types[SDK_ERROR_MEMORY];
   return 0;
 }
 

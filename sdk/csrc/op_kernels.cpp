@@ -1,6 +1,6 @@
 // sdk/csrc/op_kernels.cpp: Python functions as kernels of registered ops; the library_* calls.
-// Boxed values become the kernel's Python arguments and its results go back (value_to_py also
-// converts OpHandle calls' results); sdk.library registers definitions and kernels with the
+// Boxed values become the kernel's Python arguments and its results go back (through
+// op_values.cpp's converter); sdk.library registers definitions and kernels with the
 // library_* functions.
 #include <cstring>
 #include <string>
@@ -8,6 +8,7 @@
 #include "args.h"
 #include "common.h"
 #include "op_values.h"
+#include "sdk/python_errors.h"
 
 namespace sdkpy {
 namespace {
@@ -41,39 +42,6 @@ bool restore_python_kernel_error() {
   return true;
 }
 
-bool int_list_value(PyObject* o, const char* op, const char* what, std::vector<int64_t>* out) {
-  out->clear();
-  if (is_tensor(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): %s must be a list of ints (int[]), not %s", op, what,
-                 Py_TYPE(o)->tp_name);
-    return false;
-  }
-  OwnedRef items(PySequence_Tuple(o));  // a copy: __index__ may change `o` under the loop
-  if (!items.p) return false;
-  Py_ssize_t n = PyTuple_GET_SIZE(items.p);
-  out->reserve(static_cast<size_t>(n));
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject* x = PyTuple_GET_ITEM(items.p, k);
-    if (PyFloat_Check(x) || is_tensor(x) || !PyIndex_Check(x)) {
-      PyErr_Format(PyExc_TypeError, "%s(): %s must be a list of ints (int[]); item %zd is %s", op,
-                   what, k, Py_TYPE(x)->tp_name);
-      return false;
-    }
-    OwnedRef i(PyNumber_Index(x));
-    if (!i.p) return false;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(i.p, &overflow);
-    if (v == -1 && PyErr_Occurred()) return false;
-    if (overflow) {
-      PyErr_Format(PyExc_OverflowError, "%s(): %s: item %zd (%S) does not fit in int64", op, what,
-                   k, i.p);
-      return false;
-    }
-    out->push_back(static_cast<int64_t>(v));
-  }
-  return true;
-}
-
 const char* c_text(PyObject* o, const char* fn, const char* what) {
   if (!PyUnicode_Check(o)) {
     PyErr_Format(PyExc_TypeError, "%s: %s must be a str, not %s", fn, what, Py_TYPE(o)->tp_name);
@@ -88,118 +56,6 @@ const char* c_text(PyObject* o, const char* fn, const char* what) {
   return s;
 }
 
-// A new list of `convert(d[k])` for k < n; nullptr (the error set) when one conversion fails.
-template <typename T, typename Convert>
-PyObject* list_of(const T* d, int64_t n, Convert convert) {
-  PyObject* l = PyList_New(n);
-  for (int64_t k = 0; l && k < n; ++k) {
-    PyObject* x = convert(d[k]);
-    if (!x) {
-      Py_DECREF(l);
-      return nullptr;
-    }
-    PyList_SET_ITEM(l, k, x);
-  }
-  return l;
-}
-
-// Value i of `v` as a new Python object (for results and for Python kernels' arguments). A
-// tensor is moved out of `v` (the value becomes None): callers are done with the values.
-PyObject* value_to_py(sdk_values* v, int64_t i) {
-  switch (sdk_values_tag(v, i)) {
-    case SDK_VALUE_NONE:
-      Py_RETURN_NONE;
-    case SDK_VALUE_TENSOR: {
-      sdk_tensor* h = nullptr;
-      if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
-      return boundary_out(h);
-    }
-    case SDK_VALUE_INT: {
-      int64_t x = 0;
-      sdk_values_get_int(v, i, &x);
-      return PyLong_FromLongLong(x);
-    }
-    case SDK_VALUE_FLOAT: {
-      double x = 0;
-      sdk_values_get_float(v, i, &x);
-      return PyFloat_FromDouble(x);
-    }
-    case SDK_VALUE_BOOL: {
-      int32_t x = 0;
-      sdk_values_get_bool(v, i, &x);
-      return PyBool_FromLong(x);
-    }
-    case SDK_VALUE_STRING: {
-      const char* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_string(v, i, &d, &n);
-      return PyUnicode_DecodeUTF8(d, n, "replace");
-    }
-    case SDK_VALUE_SCALAR_TYPE: {
-      int32_t d = 0;
-      sdk_values_get_scalar_type(v, i, &d);
-      return dtype_object(static_cast<sdk_dtype>(d));
-    }
-    case SDK_VALUE_DEVICE: {
-      sdk_device d{};
-      sdk_values_get_device(v, i, &d);
-      PyObject* spec = d.type == SDK_CPU ? PyUnicode_FromString("cpu")
-                                         : PyUnicode_FromFormat("cuda:%d", d.index);
-      if (!spec) return nullptr;
-      PyObject* dev = PyObject_CallOneArg(module_state.device_class, spec);
-      Py_DECREF(spec);
-      return dev;
-    }
-    case SDK_VALUE_INT_LIST: {
-      const int64_t* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_int_list(v, i, &d, &n);
-      return list_of(d, n, [](auto x) { return PyLong_FromLongLong(x); });
-    }
-    case SDK_VALUE_FLOAT_LIST: {
-      const double* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_float_list(v, i, &d, &n);
-      return list_of(d, n, [](auto x) { return PyFloat_FromDouble(x); });
-    }
-    case SDK_VALUE_BOOL_LIST: {
-      const int32_t* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_bool_list(v, i, &d, &n);
-      return list_of(d, n, [](auto x) { return PyBool_FromLong(x); });
-    }
-    case SDK_VALUE_TENSOR_LIST: {
-      sdk_tensor* const* d = nullptr;
-      int64_t n = 0;
-      sdk_values_get_tensor_list(v, i, &d, &n);
-      return list_of(d, n, [](sdk_tensor* t) {
-        if (!t) return new_ref(Py_None);
-        sdk_tensor_retain(t);
-        return boundary_out(t);
-      });
-    }
-    default:
-      PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");
-      return nullptr;
-  }
-}
-
-bool device_of(PyObject* dev, sdk_device* out) {
-  PyObject* type = PyObject_GetAttrString(dev, "type");
-  PyObject* index = type ? PyObject_GetAttrString(dev, "index") : nullptr;
-  if (!index) {
-    Py_XDECREF(type);
-    return false;
-  }
-  bool cuda = PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "cuda") == 0;
-  long idx = index == Py_None ? 0 : PyLong_AsLong(index);
-  Py_DECREF(type);
-  Py_DECREF(index);
-  if (idx == -1 && PyErr_Occurred()) return false;
-  *out = sdk_device{cuda ? SDK_CUDA : SDK_CPU, static_cast<int32_t>(idx)};
-  return true;
-}
-
 namespace {
 
 // ---- Python kernels ----------------------------------------------------------------------
@@ -210,172 +66,25 @@ sdk_status python_error_status() {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);
-  sdk_status kind = SDK_ERROR_RUNTIME;
-  if (PyErr_GivenExceptionMatches(type, PyExc_NotImplementedError))
-    kind = SDK_ERROR_NOT_IMPLEMENTED;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_IndexError))
-    kind = SDK_ERROR_INDEX;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_TypeError))
-    kind = SDK_ERROR_TYPE;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_MemoryError))
-    kind = SDK_ERROR_MEMORY;
-  else if (PyErr_GivenExceptionMatches(type, PyExc_ValueError))
-    kind = SDK_ERROR_VALUE;
-  std::string msg = "a Python kernel raised an exception";
-  if (value) {
-    PyObject* s = PyObject_Str(value);
-    const char* c = s ? PyUnicode_AsUTF8(s) : nullptr;
-    if (c) msg = std::string(reinterpret_cast<PyTypeObject*>(type)->tp_name) + ": " + c;
-    Py_XDECREF(s);
-    PyErr_Clear();
-  }
+  const char* name = type ? reinterpret_cast<PyTypeObject*>(type)->tp_name : "an exception";
+  sdk::detail::status_from_python(type, value, name);
   Py_XDECREF(t_kernel_exc_type);
   Py_XDECREF(t_kernel_exc_value);
   Py_XDECREF(t_kernel_exc_tb);
   t_kernel_exc_type = type;
   t_kernel_exc_value = value;
   t_kernel_exc_tb = tb;
-  t_kernel_exc_kind = sdk_set_last_error(kind, msg.c_str());
+  t_kernel_exc_kind = sdk_last_error_kind();
   t_kernel_exc_message = sdk_last_error_message();  // as the core keeps it
   return t_kernel_exc_kind;
 }
 
+// Result i of a Python kernel (its op's schema says what it must be) onto `v`.
 bool push_result(const sdk_op* op, PyObject* r, int64_t i, sdk_values* v) {
   sdk_op_argument info{};
   info.size = sizeof(info);
-  if (sdk_op_argument_info(op, 1, i, &info) != SDK_OK) return false;
-  if (r == Py_None) return sdk_values_push_none(v) == SDK_OK;
-  sdk_status st = SDK_OK;
-  switch (info.tag) {
-    case SDK_VALUE_TENSOR: {
-      if (!is_tensor(r)) {
-        sdk_tensor* h = nullptr;
-        if (to_handle(r, &h) < 0) return false;
-        st = sdk_values_push_tensor(v, h);
-        sdk_tensor_release(h);
-      } else {
-        st = sdk_values_push_tensor(v, handle_of(r));
-      }
-      break;
-    }
-    case SDK_VALUE_TENSOR_LIST: {
-      if (is_tensor(r) || !(PyList_Check(r) || PyTuple_Check(r))) {
-        PyErr_Format(PyExc_TypeError, "%s: the Python kernel must return a list for %s, not %s",
-                     sdk_op_name(op), info.type, Py_TYPE(r)->tp_name);
-        return false;
-      }
-      OwnedRef items(PySequence_Tuple(r));  // a copy: the list cannot change under the loop
-      if (!items.p) return false;
-      Py_ssize_t n = PyTuple_GET_SIZE(items.p);
-      bool optional_elements = std::strstr(info.type, "?[") != nullptr;  // Tensor?[]
-      std::vector<const sdk_tensor*> hs;
-      for (Py_ssize_t k = 0; k < n; ++k) {
-        PyObject* x = PyTuple_GET_ITEM(items.p, k);
-        if (x == Py_None && optional_elements) {
-          hs.push_back(nullptr);
-          continue;
-        }
-        if (!is_tensor(x)) {
-          PyErr_Format(PyExc_TypeError, "%s: the Python kernel returned a %s in its %s result",
-                       sdk_op_name(op), Py_TYPE(x)->tp_name, info.type);
-          return false;
-        }
-        hs.push_back(handle_of(x));
-      }
-      st = sdk_values_push_tensor_list(v, hs.data(), static_cast<int64_t>(hs.size()));
-      break;
-    }
-    case SDK_VALUE_FLOAT:
-    case SDK_VALUE_INT:
-    case SDK_VALUE_BOOL: {
-      if (PyBool_Check(r)) {
-        st = sdk_values_push_bool(v, r == Py_True);
-      } else if (PyLong_Check(r)) {
-        int overflow = 0;
-        long long x = PyLong_AsLongLongAndOverflow(r, &overflow);
-        if (overflow) {
-          PyErr_Format(PyExc_OverflowError,
-                       "%s: the Python kernel's %s result %R does not fit in int64",
-                       sdk_op_name(op), info.type, r);
-          return false;
-        }
-        if (x == -1 && PyErr_Occurred()) return false;
-        st = sdk_values_push_int(v, x);
-      } else {
-        double x = PyFloat_AsDouble(r);
-        if (x == -1.0 && PyErr_Occurred()) return false;
-        st = sdk_values_push_float(v, x);
-      }
-      break;
-    }
-    case SDK_VALUE_STRING: {
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(r, &n);
-      if (!s) return false;
-      st = sdk_values_push_string(v, s, n);
-      break;
-    }
-    case SDK_VALUE_SCALAR_TYPE: {
-      sdk_dtype d;
-      if (!dtype_arg(r, sdk_op_name(op), "result", &d)) return false;
-      st = sdk_values_push_scalar_type(v, d);
-      break;
-    }
-    case SDK_VALUE_DEVICE: {
-      sdk_device d;
-      if (!device_of(r, &d)) return false;
-      st = sdk_values_push_device(v, d);
-      break;
-    }
-    case SDK_VALUE_INT_LIST: {
-      std::vector<int64_t> xs;
-      if (!int_list_value(r, sdk_op_name(op), "the Python kernel's int[] result", &xs)) {
-        return false;
-      }
-      st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
-      break;
-    }
-    case SDK_VALUE_FLOAT_LIST:
-    case SDK_VALUE_BOOL_LIST: {
-      if (is_tensor(r) || !(PyList_Check(r) || PyTuple_Check(r))) {
-        PyErr_Format(PyExc_TypeError, "%s: the Python kernel must return a list for %s, not %s",
-                     sdk_op_name(op), info.type, Py_TYPE(r)->tp_name);
-        return false;
-      }
-      OwnedRef seq(PySequence_Tuple(r));  // a copy: __float__ may change the list
-      if (!seq.p) return false;
-      Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
-      std::vector<double> fs;
-      std::vector<int32_t> bs;
-      bool ok = true;
-      for (Py_ssize_t k = 0; ok && k < n; ++k) {
-        PyObject* x = PyTuple_GET_ITEM(seq.p, k);
-        if (info.tag == SDK_VALUE_FLOAT_LIST) {
-          double d = PyFloat_AsDouble(x);
-          ok = !(d == -1.0 && PyErr_Occurred());
-          fs.push_back(d);
-        } else {
-          int t = PyObject_IsTrue(x);
-          ok = t >= 0;
-          bs.push_back(t);
-        }
-      }
-      if (!ok) return false;
-      st = info.tag == SDK_VALUE_FLOAT_LIST ? sdk_values_push_float_list(v, fs.data(), n)
-                                            : sdk_values_push_bool_list(v, bs.data(), n);
-      break;
-    }
-    default: {
-      PyErr_Format(PyExc_TypeError, "%s: a Python kernel cannot return a %s", sdk_op_name(op),
-                   info.type);
-      return false;
-    }
-  }
-  if (st != SDK_OK) {
-    raise_last_error();
-    return false;
-  }
-  return true;
+  if (sdk_op_argument_info(op, 1, i, &info) != SDK_OK) return raise_last_error(), false;
+  return push_value(ValueSite{sdk_op_name(op), sdk_op_schema(op), true}, arg_plan_of(info), r, v);
 }
 
 // Several results: the kernel returns a tuple (or list) of exactly `nret` values; anything

@@ -23,21 +23,10 @@
 #include "common.h"
 #include "dlpack_exchange.h"
 #include "op_values.h"
+#include "sdk/dispatch_key.h"
 
 namespace sdkpy {
 namespace {
-
-struct ArgPlan {
-  std::string name;
-  std::string type;  // "Tensor?", "int[2]", "Scalar", ...
-  int32_t tag = SDK_VALUE_NONE;
-  bool optional = false;
-  bool kwarg_only = false;
-  bool has_default = false;
-  bool scalar = false;             // a Scalar: int, float or bool
-  bool optional_elements = false;  // Tensor?[]
-  int32_t list_size = -1;
-};
 
 struct Plan {
   const char* schema = nullptr;  // the core's text of the definition the plan was read from
@@ -55,17 +44,7 @@ bool read_specs(const sdk_op* op, int32_t is_return, std::vector<ArgPlan>* out) 
       raise_last_error();
       return false;
     }
-    ArgPlan a;
-    a.name = info.name;
-    a.type = info.type;
-    a.tag = info.tag;
-    a.optional = info.optional != 0;
-    a.kwarg_only = info.kwarg_only != 0;
-    a.has_default = info.has_default != 0;
-    a.scalar = a.type == "Scalar" || a.type == "Scalar?";
-    a.optional_elements = a.type.find("?[") != std::string::npos;
-    a.list_size = info.list_size;
-    out->push_back(std::move(a));
+    out->push_back(arg_plan_of(info));
   }
   return true;
 }
@@ -111,32 +90,6 @@ PlanRef plan_of(OpObject* self) {
 
 PyObject* m_op_find(PyObject*, PyObject* name);
 
-PyObject* arg_error(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* got) {
-  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s (schema: %s)",
-               sdk_op_name(self->op), a.name.c_str(), a.type.c_str(), Py_TYPE(got)->tp_name,
-               p.schema_text.c_str());
-  return nullptr;
-}
-
-bool push_tensor_obj(sdk_values* v, PyObject* o) {
-  if (is_tensor(o)) {
-    sdk_tensor* h = boundary_in(o);  // carries its autograd state into the kernel
-    return h && (sdk_values_push_tensor(v, h) == SDK_OK || raise_last_error());
-  }
-  sdk_tensor* h = nullptr;
-  if (to_handle(o, &h) < 0) return false;
-  sdk_status st = sdk_values_push_tensor(v, h);
-  sdk_tensor_release(h);
-  return st == SDK_OK || raise_last_error();
-}
-
-// A Python or numpy number (numpy arrays, even 0-d ones, are sequences: not numbers).
-bool is_number(PyObject* o) {
-  if (PyLong_Check(o) || PyFloat_Check(o)) return true;
-  if (is_tensor(o) || PySequence_Check(o)) return false;
-  return PyIndex_Check(o) || (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float);
-}
-
 // Another framework's array in a tensor argument: a DLPack producer that is not an sdk
 // tensor or a numpy array (which return sdk tensors, as they always did), or a meta tensor.
 bool is_foreign_array(PyObject* o) {
@@ -161,151 +114,6 @@ bool has_foreign_array(const ArgPlan& a, PyObject* o) {
     if (is_foreign_array(PyTuple_GET_ITEM(items.p, k))) return true;
   }
   return false;
-}
-
-// Push Python value `o` for argument `a`.
-bool push_arg(const OpObject* self, const Plan& p, const ArgPlan& a, PyObject* o, sdk_values* v) {
-  const char* op = sdk_op_name(self->op);
-  const char* name = a.name.c_str();
-  if (o == Py_None) {
-    if (a.optional || a.tag == SDK_VALUE_NONE) return sdk_values_push_none(v) == SDK_OK;
-    arg_error(self, p, a, o);
-    return false;
-  }
-  sdk_status st = SDK_OK;
-  if (a.scalar) {
-    sdk_scalar s{};
-    if (!is_number(o)) return arg_error(self, p, a, o), false;
-    if (scalar_value(o, &s) <= 0)
-      return PyErr_Occurred() ? false : (arg_error(self, p, a, o), false);
-    st = s.kind == SDK_SCALAR_FLOAT  ? sdk_values_push_float(v, s.f)
-         : s.kind == SDK_SCALAR_BOOL ? sdk_values_push_bool(v, static_cast<int32_t>(s.i))
-                                     : sdk_values_push_int(v, s.i);
-    return st == SDK_OK || raise_last_error();
-  }
-  switch (a.tag) {
-    case SDK_VALUE_TENSOR:
-      if (!is_tensor(o) && is_number(o)) return arg_error(self, p, a, o), false;
-      if (!push_tensor_obj(v, o)) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {  // not a tensor, array or DLPack producer
-          PyErr_Clear();
-          arg_error(self, p, a, o);
-        }
-        return false;
-      }
-      return true;
-    case SDK_VALUE_INT: {
-      int64_t x;
-      if (PyFloat_Check(o) || is_tensor(o)) return arg_error(self, p, a, o), false;
-      if (!int_arg(o, op, name, &x)) return false;
-      st = sdk_values_push_int(v, x);
-      break;
-    }
-    case SDK_VALUE_FLOAT: {
-      double x;
-      if (!is_number(o)) return arg_error(self, p, a, o), false;
-      if (!double_arg(o, op, name, &x)) return false;
-      st = sdk_values_push_float(v, x);
-      break;
-    }
-    case SDK_VALUE_BOOL: {
-      if (!PyBool_Check(o) && !(PyIndex_Check(o) && !PyLong_Check(o) && !is_tensor(o))) {
-        return arg_error(self, p, a, o), false;
-      }
-      int32_t x;
-      if (!bool_arg(o, op, name, &x)) return false;
-      st = sdk_values_push_bool(v, x);
-      break;
-    }
-    case SDK_VALUE_STRING: {
-      if (!PyUnicode_Check(o)) return arg_error(self, p, a, o), false;
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(o, &n);
-      if (!s) return false;
-      st = sdk_values_push_string(v, s, n);
-      break;
-    }
-    case SDK_VALUE_SCALAR_TYPE: {
-      sdk_dtype d;
-      if (!dtype_arg(o, op, name, &d)) return false;
-      st = sdk_values_push_scalar_type(v, d);
-      break;
-    }
-    case SDK_VALUE_DEVICE: {
-      OwnedRef dev(PyObject_CallOneArg(module_state.device_class, o));  // sdk.device(x)
-      sdk_device d;
-      if (!dev.p || !device_of(dev.p, &d)) return false;
-      st = sdk_values_push_device(v, d);
-      break;
-    }
-    case SDK_VALUE_INT_LIST: {
-      std::vector<int64_t> xs;
-      if (PyLong_Check(o) && a.list_size <= 0) return arg_error(self, p, a, o), false;
-      if (PyLong_Check(o)) {  // int[N] given one int: N copies (the core repeats it)
-        int64_t x;
-        if (!int_arg(o, op, name, &x)) return false;
-        st = sdk_values_push_int(v, x);
-        break;
-      }
-      if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
-        return arg_error(self, p, a, o), false;
-      }
-      std::string what = std::string("argument '") + name + "'";
-      if (!int_list_value(o, op, what.c_str(), &xs)) return false;
-      st = sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size()));
-      break;
-    }
-    case SDK_VALUE_FLOAT_LIST:
-    case SDK_VALUE_BOOL_LIST:
-    case SDK_VALUE_TENSOR_LIST: {
-      if (is_tensor(o) || PyUnicode_Check(o) || !PySequence_Check(o)) {
-        return arg_error(self, p, a, o), false;
-      }
-      // a copy: an item's __index__/__float__ may change the list under the loop
-      PyObject* seq = PySequence_Tuple(o);
-      if (!seq) return false;
-      Py_ssize_t n = PyTuple_GET_SIZE(seq);
-      PyObject** items = PySequence_Fast_ITEMS(seq);
-      bool ok = true;
-      if (a.tag == SDK_VALUE_FLOAT_LIST) {
-        std::vector<double> xs(static_cast<size_t>(n));
-        for (Py_ssize_t k = 0; ok && k < n; ++k) {
-          ok = is_number(items[k]) ? double_arg(items[k], op, name, &xs[k])
-                                   : (arg_error(self, p, a, items[k]), false);
-        }
-        if (ok) st = sdk_values_push_float_list(v, xs.data(), n);
-      } else if (a.tag == SDK_VALUE_BOOL_LIST) {
-        std::vector<int32_t> xs(static_cast<size_t>(n));
-        for (Py_ssize_t k = 0; ok && k < n; ++k) ok = bool_arg(items[k], op, name, &xs[k]);
-        if (ok) st = sdk_values_push_bool_list(v, xs.data(), n);
-      } else {
-        std::vector<sdk_tensor*> hs(static_cast<size_t>(n), nullptr);
-        for (Py_ssize_t k = 0; ok && k < n; ++k) {
-          if (items[k] == Py_None && a.optional_elements) continue;
-          if (is_tensor(items[k])) {
-            hs[k] = boundary_in(items[k]);
-            ok = hs[k] != nullptr;
-            if (ok) sdk_tensor_retain(hs[k]);
-          } else if (items[k] == Py_None || is_number(items[k])) {
-            ok = (arg_error(self, p, a, items[k]), false);
-          } else {
-            ok = to_handle(items[k], &hs[k]) == 0;
-          }
-        }
-        if (ok) {
-          st = sdk_values_push_tensor_list(v, const_cast<const sdk_tensor* const*>(hs.data()), n);
-        }
-        for (sdk_tensor* h : hs) sdk_tensor_release(h);
-      }
-      Py_DECREF(seq);
-      if (!ok) return false;
-      break;
-    }
-    default:
-      arg_error(self, p, a, o);
-      return false;
-  }
-  return st == SDK_OK || raise_last_error();
 }
 
 }  // namespace
@@ -396,54 +204,98 @@ PyObject* call_foreign(OpObject* self, int32_t key, bool no_hook, const Plan& p,
                                       no_hook ? Py_True : Py_False, nullptr);
 }
 
-// Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
-PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
-                  Py_ssize_t nargs, PyObject* kwnames) {
-  PlanRef held = plan_of(self);  // kept to the end of the call, whatever redefines the op
-  if (!held) return nullptr;
-  const Plan* p = held.get();
-  const char* op = sdk_op_name(self->op);
-  size_t nplan = p->args.size();
-  PyObject* given_small[16] = {};
-  std::vector<PyObject*> given_big;
-  if (nplan > 16) given_big.assign(nplan, nullptr);
-  PyObject** given = nplan > 16 ? given_big.data() : given_small;
+// The call's arguments in schema order into `given` (NULL: not given): false with the
+// TypeError torch's binding raises for too many, unknown, repeated or missing ones.
+bool bind_args(const char* op, const Plan& p, PyObject* const* args, Py_ssize_t nargs,
+               PyObject* kwnames, PyObject** given) {
+  size_t nplan = p.args.size();
   size_t npos = 0;
-  while (npos < nplan && !p->args[npos].kwarg_only) ++npos;
+  while (npos < nplan && !p.args[npos].kwarg_only) ++npos;
   if (static_cast<size_t>(nargs) > npos) {
     PyErr_Format(PyExc_TypeError,
                  "%s() takes %zu positional argument%s but %zd were given "
                  "(schema: %s)",
-                 op, npos, npos == 1 ? "" : "s", nargs, p->schema_text.c_str());
-    return nullptr;
+                 op, npos, npos == 1 ? "" : "s", nargs, p.schema_text.c_str());
+    return false;
   }
   for (Py_ssize_t k = 0; k < nargs; ++k) given[k] = args[k];
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* kw = PyTuple_GET_ITEM(kwnames, k);
     const char* kname = PyUnicode_AsUTF8(kw);
-    if (!kname) return nullptr;
+    if (!kname) return false;
     size_t j = 0;
-    while (j < nplan && p->args[j].name != kname) ++j;
+    while (j < nplan && p.args[j].name != kname) ++j;
     if (j == nplan) {
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s' (schema: %s)", op,
-                   kname, p->schema_text.c_str());
-      return nullptr;
+                   kname, p.schema_text.c_str());
+      return false;
     }
     if (given[j]) {
       PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", op, kname);
-      return nullptr;
+      return false;
     }
     given[j] = args[nargs + k];
   }
+  for (size_t j = 0; j < nplan; ++j) {
+    if (!given[j] && !p.args[j].has_default) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (schema: %s)", op,
+                   p.args[j].name.c_str(), p.schema_text.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// sdk.library's autograd hook(op, kwargs) with every given argument by name: it records
+// autograd around the op.
+PyObject* call_autograd_hook(OpObject* self, const Plan& p, PyObject* const* given) {
+  OwnedRef kwargs(PyDict_New());
+  if (!kwargs.p) return nullptr;
+  for (size_t j = 0; j < p.args.size(); ++j) {
+    if (given[j] && PyDict_SetItemString(kwargs.p, p.args[j].name.c_str(), given[j]) < 0) {
+      return nullptr;
+    }
+  }
+  return PyObject_CallFunctionObjArgs(module_state.op_autograd_hook,
+                                      reinterpret_cast<PyObject*>(self), kwargs.p, nullptr);
+}
+
+// The call itself: the given arguments (defaults for the others) as boxed values, the core's
+// call, and its results back as Python.
+PyObject* call_boxed(OpObject* self, int32_t key, const Plan& p, PyObject* const* given) {
+  ValuesGuard vals;
+  if (!vals.v) return raise_last_error();
+  ValueSite site{sdk_op_name(self->op), p.schema_text.c_str(), false};
+  for (size_t j = 0; j < p.args.size(); ++j) {
+    if (!given[j]) {
+      if (sdk_op_push_default(self->op, static_cast<int64_t>(j), vals.v) != SDK_OK) {
+        return raise_last_error();
+      }
+    } else if (!push_value(site, p.args[j], given[j], vals.v)) {
+      return nullptr;
+    }
+  }
+  sdk_status st = key < 0 ? sdk_op_call(self->op, vals.v) : sdk_op_call_key(self->op, key, vals.v);
+  if (st != SDK_OK) return raise_call_error();
+  return results_to_py(vals.v);
+}
+
+// Call `self` with `key` (-1: by device), skipping the autograd hook when `no_hook`.
+PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* args,
+                  Py_ssize_t nargs, PyObject* kwnames) {
+  PlanRef held = plan_of(self);  // kept to the end of the call, whatever redefines the op
+  if (!held) return nullptr;
+  const Plan* p = held.get();
+  size_t nplan = p->args.size();
+  PyObject* given_small[16] = {};
+  std::vector<PyObject*> given_big;
+  if (nplan > 16) given_big.assign(nplan, nullptr);
+  PyObject** given = nplan > 16 ? given_big.data() : given_small;
+  if (!bind_args(sdk_op_name(self->op), *p, args, nargs, kwnames, given)) return nullptr;
   bool grad = false;
   bool foreign = false;
   for (size_t j = 0; j < nplan; ++j) {
-    if (!given[j] && !p->args[j].has_default) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (schema: %s)", op,
-                   p->args[j].name.c_str(), p->schema_text.c_str());
-      return nullptr;
-    }
     if (given[j] &&
         (p->args[j].tag == SDK_VALUE_TENSOR || p->args[j].tag == SDK_VALUE_TENSOR_LIST)) {
       if (!grad) grad = arg_requires_grad(given[j]);
@@ -451,40 +303,15 @@ PyObject* call_op(OpObject* self, int32_t key, bool no_hook, PyObject* const* ar
     }
   }
   if (foreign) return call_foreign(self, key, no_hook, *p, given);
-  if (grad && !no_hook && !module_state.op_autograd_hook && grad_enabled()) {
-    PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
-    if (!lib) return nullptr;
-    Py_DECREF(lib);
-  }
-  if (grad && !no_hook && module_state.op_autograd_hook && grad_enabled()) {
-    // sdk.library handles differentiation: hook(op, args, kwargs) with everything by name
-    PyObject* kwargs = PyDict_New();
-    if (!kwargs) return nullptr;
-    for (size_t j = 0; j < nplan; ++j) {
-      if (given[j] && PyDict_SetItemString(kwargs, p->args[j].name.c_str(), given[j]) < 0) {
-        Py_DECREF(kwargs);
-        return nullptr;
-      }
+  if (grad && !no_hook && grad_enabled()) {
+    if (!module_state.op_autograd_hook) {
+      PyObject* lib = PyImport_ImportModule("sdk.library");  // installs the hook
+      if (!lib) return nullptr;
+      Py_DECREF(lib);
     }
-    PyObject* r = PyObject_CallFunctionObjArgs(module_state.op_autograd_hook,
-                                               reinterpret_cast<PyObject*>(self), kwargs, nullptr);
-    Py_DECREF(kwargs);
-    return r;
+    if (module_state.op_autograd_hook) return call_autograd_hook(self, *p, given);
   }
-  ValuesGuard vals;
-  if (!vals.v) return raise_last_error();
-  for (size_t j = 0; j < nplan; ++j) {
-    if (!given[j]) {
-      if (sdk_op_push_default(self->op, static_cast<int64_t>(j), vals.v) != SDK_OK) {
-        return raise_last_error();
-      }
-    } else if (!push_arg(self, *p, p->args[j], given[j], vals.v)) {
-      return nullptr;
-    }
-  }
-  sdk_status st = key < 0 ? sdk_op_call(self->op, vals.v) : sdk_op_call_key(self->op, key, vals.v);
-  if (st != SDK_OK) return raise_call_error();
-  return results_to_py(vals.v);
+  return call_boxed(self, key, *p, given);
 }
 
 PyObject* op_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
@@ -794,6 +621,23 @@ PyMethodDef op_registry_methods[] = {
     {nullptr, nullptr, 0, nullptr},
 };
 
+// sdk._C.DISPATCH_KEYS: {name: code} of every name a dispatch key is known by (sdk/dispatch_key.h),
+// which sdk.library accepts; DISPATCH_IGNORED for keys whose kernels are dropped.
+static int add_dispatch_key_names(PyObject* m) {
+  PyObject* names = PyDict_New();
+  if (!names || PyModule_AddObject(m, "DISPATCH_KEYS", names) < 0) {
+    Py_XDECREF(names);
+    return -1;
+  }
+  for (const auto& row : sdk::detail::kDispatchKeyNames) {
+    PyObject* code = PyLong_FromLong(row.code);
+    int rc = code ? PyDict_SetItemString(names, row.name, code) : -1;
+    Py_XDECREF(code);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+
 int op_registry_ready(PyObject* m) {
   OpType.tp_basicsize = sizeof(OpObject);
   OpType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
@@ -815,13 +659,12 @@ int op_registry_ready(PyObject* m) {
     Py_DECREF(&OpType);
     return -1;
   }
-  PyModule_AddIntConstant(m, "DISPATCH_CPU", SDK_DISPATCH_CPU);
-  PyModule_AddIntConstant(m, "DISPATCH_CUDA", SDK_DISPATCH_CUDA);
-  PyModule_AddIntConstant(m, "DISPATCH_AUTOGRAD", SDK_DISPATCH_AUTOGRAD);
-  PyModule_AddIntConstant(m, "DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD",
-                          SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD);
-  PyModule_AddIntConstant(m, "DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD",
-                          SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD);
+#define SDKPY_DISPATCH_CONSTANT(key, code, name, meaning) \
+  PyModule_AddIntConstant(m, "DISPATCH_" #key, SDK_DISPATCH_##key);
+  SDK_DISPATCH_KEYS(SDKPY_DISPATCH_CONSTANT)
+#undef SDKPY_DISPATCH_CONSTANT
+  PyModule_AddIntConstant(m, "DISPATCH_IGNORED", SDK_DISPATCH_IGNORED);
+  if (add_dispatch_key_names(m) < 0) return -1;
   PyModule_AddIntConstant(m, "LIBRARY_DEF", SDK_LIBRARY_DEF);
   PyModule_AddIntConstant(m, "LIBRARY_FRAGMENT", SDK_LIBRARY_FRAGMENT);
   PyModule_AddIntConstant(m, "LIBRARY_IMPL", SDK_LIBRARY_IMPL);

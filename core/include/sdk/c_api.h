@@ -80,15 +80,30 @@ extern "C" {
 /* Status and errors                                                         */
 /* ========================================================================= */
 
+/*! \brief The error kinds, the one list of them: X(KIND, code, builtin, sdk_type, meaning).
+ *  Each row gives the status SDK_ERROR_<KIND> = code, the Python exception of the kind
+ *  (sdk.<sdk_type> where that differs from the builtin: a subclass of the builtin and of
+ *  RuntimeError, which torch raises for these; else the builtin) and what it means. A Python
+ *  exception's kind is the first row whose builtin it is an instance of, RUNTIME aside (the
+ *  kind of anything else, and of an unknown code).
+ *  Rationale: sdk._C, sdk/extension.h (pybind11 modules), the ctypes bridge, and the kernels
+ *  and autograd functions written in Python all map kinds through these rows, so a kind
+ *  means the same in every direction and a new one is one line (codes never change). */
+#define SDK_ERRORS(X)                                                               \
+  X(VALUE, 1, ValueError, InvalidArgumentError, "bad value: shape, size, argument") \
+  X(TYPE, 2, TypeError, TypeError, "unsupported dtype or kind")                     \
+  X(INDEX, 3, IndexError, IndexError, "index or dim out of range")                  \
+  X(RUNTIME, 4, RuntimeError, RuntimeError, "any other failure")                    \
+  X(MEMORY, 5, MemoryError, OutOfMemoryError, "allocation failed")                  \
+  X(NOT_IMPLEMENTED, 6, NotImplementedError, NotImplementedError, "not supported here")
+
+/*! \brief X-macro helper: the enum constant of one SDK_ERRORS row. */
+#define SDK_DETAIL_ERROR_ENUM(kind, code, builtin, sdk_type, meaning) SDK_ERROR_##kind = code,
+
 /*! \brief Status codes; every fallible function returns one (as int32_t). */
 typedef enum {
-  SDK_OK = 0,                   /*!< success */
-  SDK_ERROR_VALUE = 1,          /*!< bad value: shape, size, argument (ValueError) */
-  SDK_ERROR_TYPE = 2,           /*!< unsupported dtype or kind (TypeError) */
-  SDK_ERROR_INDEX = 3,          /*!< index or dim out of range (IndexError) */
-  SDK_ERROR_RUNTIME = 4,        /*!< any other failure (RuntimeError) */
-  SDK_ERROR_MEMORY = 5,         /*!< allocation failed (MemoryError) */
-  SDK_ERROR_NOT_IMPLEMENTED = 6 /*!< not supported here (NotImplementedError) */
+  SDK_OK = 0, /*!< success */
+  SDK_ERRORS(SDK_DETAIL_ERROR_ENUM)
 } sdk_status_code;
 
 /*! \brief A status: SDK_OK or one of the error kinds above. */
@@ -1049,14 +1064,21 @@ SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
 SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
                                               sdk_tensor* const** tensors, int64_t* n);
 
-/*! \brief Dispatch keys: which kernel of an op a call runs. */
-typedef enum {
-  SDK_DISPATCH_CPU = 0,
-  SDK_DISPATCH_CUDA = 1,
-  SDK_DISPATCH_AUTOGRAD = 2,                    /*!< differentiation; calls a device kernel below */
-  SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD = 3, /*!< any device, built from other ops */
-  SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD = 4  /*!< any device (torch's default kernel) */
-} sdk_dispatch_key;
+/*! \brief Dispatch keys, the one list of them: X(KEY, code, name, meaning). `name` is torch's
+ *  c10::DispatchKey spelling: what sdk::DispatchKey, SDK_LIBRARY_IMPL and sdk.library take
+ *  (with the other spellings of sdk/dispatch_key.h) and what the core's messages say. */
+#define SDK_DISPATCH_KEYS(X)                                                                 \
+  X(CPU, 0, CPU, "the kernel for CPU tensors")                                               \
+  X(CUDA, 1, CUDA, "the kernel for CUDA tensors")                                            \
+  X(AUTOGRAD, 2, Autograd, "differentiation; calls a device kernel below")                   \
+  X(COMPOSITE_IMPLICIT_AUTOGRAD, 3, CompositeImplicitAutograd, "any device, from other ops") \
+  X(COMPOSITE_EXPLICIT_AUTOGRAD, 4, CompositeExplicitAutograd, "any device (the default)")
+
+/*! \brief X-macro helper: the enum constant of one SDK_DISPATCH_KEYS row. */
+#define SDK_DETAIL_DISPATCH_ENUM(key, code, name, meaning) SDK_DISPATCH_##key = code,
+
+/*! \brief Dispatch keys: which kernel of an op a call runs (SDK_DISPATCH_KEYS). */
+typedef enum { SDK_DISPATCH_KEYS(SDK_DETAIL_DISPATCH_ENUM) } sdk_dispatch_key;
 
 /*! \brief A registered operator. */
 typedef struct sdk_op sdk_op;

@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -110,6 +112,29 @@ inline std::string user_facing_message(const char* msg) {
   std::string text =
       (msg && *msg) ? user_facing_message(msg) : concat(op, ": failed without a message");
   throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
+}
+
+/*! \brief Inside a catch block: the exception being handled as the thread's last core error,
+ *  for code called through the C ABI (kernels, SDK_EXPORT functions). sdk::Error keeps its kind;
+ *  the std exceptions that mean one (bad_alloc, out_of_range, invalid_argument) get it; any
+ *  other is SDK_ERROR_RUNTIME. `where` names the code in the message of a non-std exception. */
+inline sdk_status status_of_exception(const char* where) noexcept {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e.set_last_error();
+  } catch (const std::bad_alloc& e) {
+    return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());
+  } catch (const std::out_of_range& e) {
+    return sdk_set_last_error(SDK_ERROR_INDEX, e.what());
+  } catch (const std::invalid_argument& e) {
+    return sdk_set_last_error(SDK_ERROR_VALUE, e.what());
+  } catch (const std::exception& e) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
+  } catch (...) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME,
+                              (std::string("unknown C++ exception in ") + where).c_str());
+  }
 }
 
 /*! \brief Throw the last core error unless `status` is SDK_OK. */

@@ -78,34 +78,21 @@ SDK_EXPORT_LINKAGE SDK_EXPORT_WEAK SDK_EXPORT_VISIBLE const uint32_t sdk_extensi
   SDK_EXPORT_LINKAGE SDK_EXPORT_VISIBLE
 
 #ifdef __cplusplus
-#include <exception>
-#include <new>
-#include <stdexcept>
+#include "sdk/error.h"
 
 /*! \brief C++ only: wrap a function body so that no exception crosses the
- *  C boundary; exceptions become recorded errors of the matching kind.
+ *  C boundary; exceptions become recorded errors of the matching kind
+ *  (sdk::Error keeps its own; see sdk::detail::status_of_exception).
  *    SDK_EXPORT(f, "(Tensor x) -> Tensor")
  *    sdk_status f(const sdk_tensor* x, sdk_tensor** out) {
  *      SDK_EXPORT_TRY ... return SDK_OK; SDK_EXPORT_CATCH
  *    }
  */
 #define SDK_EXPORT_TRY try {
-#define SDK_EXPORT_CATCH                                               \
-  }                                                                    \
-  catch (const std::bad_alloc& e) {                                    \
-    return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());             \
-  }                                                                    \
-  catch (const std::out_of_range& e) {                                 \
-    return sdk_set_last_error(SDK_ERROR_INDEX, e.what());              \
-  }                                                                    \
-  catch (const std::invalid_argument& e) {                             \
-    return sdk_set_last_error(SDK_ERROR_VALUE, e.what());              \
-  }                                                                    \
-  catch (const std::exception& e) {                                    \
-    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());            \
-  }                                                                    \
-  catch (...) {                                                        \
-    return sdk_set_last_error(SDK_ERROR_RUNTIME, "unknown exception"); \
+#define SDK_EXPORT_CATCH                                                 \
+  }                                                                      \
+  catch (...) {                                                          \
+    return ::sdk::detail::status_of_exception("an SDK_EXPORT function"); \
   }
 #endif /* __cplusplus */
 

@@ -42,6 +42,7 @@
 #include "sdk/autograd.h"  // sdk::autograd::Function, NoGradGuard
 #include "sdk/library.h"   // SDK_LIBRARY and friends, as torch/extension.h has TORCH_LIBRARY
 #include "sdk/python.h"
+#include "sdk/python_errors.h"
 #include "sdk/tensor.h"
 
 // torch/extension.h's alias, which py::arg, py::module_ ... in ported bindings rely on (an
@@ -73,28 +74,17 @@ inline PyObject* sdk_exception(const char* name, PyObject* fallback) {
   return type;  // one reference kept for the life of the process
 }
 
-/*! \brief The Python exception type for an error kind. Value and memory errors are
- *  sdk.InvalidArgumentError / sdk.OutOfMemoryError, which are also RuntimeError (what torch
- *  raises for them), so ported `except RuntimeError` clauses keep working. */
+/*! \brief The Python exception type of an error kind (SDK_ERRORS in sdk/c_api.h): sdk's own
+ *  type where the kind has one (sdk.InvalidArgumentError, sdk.OutOfMemoryError: also
+ *  RuntimeError, what torch raises for them, so ported `except RuntimeError` clauses keep
+ *  working) and the running sdk defines it, else the kind's builtin. Requires the GIL. */
 inline PyObject* exception_type(sdk_status kind) {
-  switch (kind) {
-    case SDK_ERROR_VALUE: {
-      static PyObject* type = sdk_exception("InvalidArgumentError", PyExc_ValueError);
-      return type;
-    }
-    case SDK_ERROR_TYPE:
-      return PyExc_TypeError;
-    case SDK_ERROR_INDEX:
-      return PyExc_IndexError;
-    case SDK_ERROR_MEMORY: {
-      static PyObject* type = sdk_exception("OutOfMemoryError", PyExc_MemoryError);
-      return type;
-    }
-    case SDK_ERROR_NOT_IMPLEMENTED:
-      return PyExc_NotImplementedError;
-    default:
-      return PyExc_RuntimeError;
-  }
+  const char* own = detail::sdk_exception_name(kind);
+  if (!own) return detail::builtin_exception(kind);  // also every code outside the table
+  static PyObject* found[64] = {};                   // looked up once per kind
+  if (kind < 0 || kind >= 64) return detail::builtin_exception(kind);
+  if (!found[kind]) found[kind] = sdk_exception(own, detail::builtin_exception(kind));
+  return found[kind];
 }
 
 /*! \brief A new sdk.Tensor sharing `t`'s handle (None for an undefined tensor). */

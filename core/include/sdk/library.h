@@ -33,38 +33,12 @@
 #include <utility>
 #include <vector>
 
-#include "sdk/export.h"  // the ABI this library was built against, checked by loaders
-#include "sdk/tag.h"     // at::Tag, SDK_SELECTIVE_NAME
+#include "sdk/dispatch_key.h"  // sdk::DispatchKey
+#include "sdk/export.h"        // the ABI this library was built against, checked by loaders
+#include "sdk/tag.h"           // at::Tag, SDK_SELECTIVE_NAME
 #include "sdk/tensor.h"
 
 namespace sdk {
-
-/*! \brief Dispatch keys (torch's c10::DispatchKey names). */
-enum class DispatchKey : int32_t {
-  Undefined = -1,
-  CPU = SDK_DISPATCH_CPU,
-  CUDA = SDK_DISPATCH_CUDA,
-  Autograd = SDK_DISPATCH_AUTOGRAD,
-  CompositeImplicitAutograd = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
-  CompositeExplicitAutograd = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
-  // torch's spellings of the same keys
-  AutogradCPU = SDK_DISPATCH_AUTOGRAD,
-  AutogradCUDA = SDK_DISPATCH_AUTOGRAD,
-  Math = SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD,
-  DefaultBackend = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
-  CompositeExplicitAutogradNonFunctional = SDK_DISPATCH_COMPOSITE_EXPLICIT_AUTOGRAD,
-  // Keys of tensors the SDK does not have (shape-only meta tensors) or of dispatch steps it
-  // does not take: kernels registered for them are accepted and never called.
-  Meta = -2,
-  BackendSelect = -3,
-};
-
-namespace detail {
-// Whether kernels for `key` are accepted and dropped (see DispatchKey::Meta).
-constexpr bool is_ignored_key(DispatchKey key) {
-  return key == DispatchKey::Meta || key == DispatchKey::BackendSelect;
-}
-}  // namespace detail
 
 namespace detail {
 
@@ -432,27 +406,6 @@ std::string infer_schema(const std::string& name, std::index_sequence<I...>) {
 template <typename F>
 std::string infer_schema(const std::string& name) {
   return infer_schema<F>(name, std::make_index_sequence<FunctionTraits<F>::arity>{});
-}
-
-// Inside a catch block: the exception being handled as the thread's last core error (the
-// kind decides the Python exception), for code called through the C ABI.
-inline sdk_status status_of_exception(const char* where) noexcept {
-  try {
-    throw;
-  } catch (const Error& e) {
-    return e.set_last_error();
-  } catch (const std::bad_alloc& e) {
-    return sdk_set_last_error(SDK_ERROR_MEMORY, e.what());
-  } catch (const std::out_of_range& e) {
-    return sdk_set_last_error(SDK_ERROR_INDEX, e.what());
-  } catch (const std::invalid_argument& e) {
-    return sdk_set_last_error(SDK_ERROR_VALUE, e.what());
-  } catch (const std::exception& e) {
-    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
-  } catch (...) {
-    return sdk_set_last_error(SDK_ERROR_RUNTIME,
-                              (std::string("unknown C++ exception in ") + where).c_str());
-  }
 }
 
 // A kernel: the callable F stored in the registry, called through the boxed convention.

@@ -181,6 +181,11 @@ SDK_HD void element_offsets(const sdk_cuda_iter& it, int64_t idx, int64_t* off) 
 // ---- element math shared by the kernels (and the host-side test backend)
 
 template <typename C>
+SDK_HD C unary_float_rest(int op, C x, const sdk_cuda_iter& it);
+
+// One float op of SDK_UNARY_OPS (and the backend's parametrized ones) on one element; the ops
+// from log2 on are unary_float_rest's (one switch would pass 80 lines).
+template <typename C>
 SDK_HD C unary_float(int op, C x, const sdk_cuda_iter& it) {
   switch (op) {
     case SDK_NEG:
@@ -245,6 +250,14 @@ SDK_HD C unary_float(int op, C x, const sdk_cuda_iter& it) {
       return acosh(x);
     case SDK_ATANH:
       return atanh(x);
+    default:
+      return unary_float_rest(op, x, it);
+  }
+}
+
+template <typename C>
+SDK_HD C unary_float_rest(int op, C x, const sdk_cuda_iter& it) {
+  switch (op) {
     case SDK_LOG2:
       return log2(x);
     case SDK_LOG10:

@@ -1,0 +1,74 @@
+"""One converter between Python values and boxed values (sdk/csrc/op_values.cpp) for a call's
+arguments and a Python kernel's results: the same kinds convert the same way both ways, and
+the only differences are the ones the core makes up for (a result's numbers and bools)."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+import sdk
+import sdk.library as L
+
+
+@pytest.fixture
+def lib():
+    library = L.Library("v" + uuid.uuid4().hex[:10], "DEF")
+    yield library
+    library._destroy()
+
+
+def _op(lib, schema: str, kernel):
+    name = lib.define(schema)
+    lib.impl(name, kernel, "CompositeExplicitAutograd")
+    return getattr(getattr(sdk.ops, lib.ns), name)
+
+
+def test_a_kernel_may_return_what_a_caller_may_pass(lib):
+    # a device as the text sdk.device takes, and arrays in a Tensor[] (both once refused)
+    dev = _op(lib, "dev(str d) -> Device", lambda d: d)
+    assert dev("cpu") == sdk.device("cpu")
+    arrays = _op(lib, "arrays(Tensor x) -> Tensor[]", lambda x: [np.arange(2.0), x])
+    got = arrays(sdk.ones(2))
+    assert all(isinstance(t, sdk.Tensor) for t in got)
+    np.testing.assert_array_equal(got[0].numpy(), [0.0, 1.0])
+    # and the caller's side takes the same values
+    echo = _op(lib, "echo(Device d, Tensor[] ts) -> Tensor[]", lambda d, ts: ts)
+    assert len(echo("cpu", [np.zeros(1), sdk.ones(1)])) == 2
+
+
+@pytest.mark.parametrize(
+    "schema, returned, kind",
+    [
+        ("s(Tensor x) -> str", 3, "int for its str result"),
+        ("t(Tensor x) -> Tensor", 3.5, "float for its Tensor result"),
+        ("l(Tensor x) -> int[]", 7, "int for its int\\[\\] result"),
+        ("ts(Tensor x) -> Tensor[]", [None], "NoneType in its Tensor\\[\\] result"),
+    ],
+)
+def test_a_result_of_the_wrong_kind_names_the_op_and_the_type(lib, schema, returned, kind):
+    op = _op(lib, schema, lambda x: returned)
+    with pytest.raises(TypeError, match=f"{lib.ns}::\\w+: the Python kernel returned a {kind}"):
+        op(sdk.ones(1))
+
+
+def test_an_argument_of_the_wrong_kind_names_the_argument_and_the_schema(lib):
+    op = _op(lib, "f(Tensor x, str s, float[] fs) -> Tensor", lambda x, s, fs: x)
+    with pytest.raises(TypeError, match=r"f\(\): argument 's' must be str, not int \(schema:"):
+        op(sdk.ones(1), 3, [1.0])
+    with pytest.raises(TypeError, match=r"argument 'x' must be Tensor, not float"):
+        op(3.5, "a", [1.0])
+    with pytest.raises(TypeError, match=r"argument 'fs' must be float\[\], not str"):
+        op(sdk.ones(1), "a", ["z"])
+
+
+def test_result_numbers_and_bools_are_read_by_value(lib):
+    # numpy scalars and computed values, as kernels produce them; the core converts them
+    floats = _op(lib, "fl(Tensor x) -> float[]", lambda x: [np.float32(1.5), 2])
+    assert floats(sdk.ones(1)) == [1.5, 2.0]
+    bools = _op(lib, "bl(Tensor x) -> bool[]", lambda x: [np.bool_(True), 0])
+    assert bools(sdk.ones(1)) == [True, False]
+    one = _op(lib, "one(Tensor x) -> float", lambda x: 2)
+    assert one(sdk.ones(1)) == 2.0 and isinstance(one(sdk.ones(1)), float)
