@@ -11,6 +11,8 @@
 #include <unordered_map>
 
 #include "cuda/backend/device_util.cuh"
+#include "cuda/backend/fast_path.h"
+#include "cuda/backend/gemm_plan.h"
 
 using namespace sdk::cuda;
 
@@ -22,6 +24,24 @@ thread_local std::unordered_map<int, void*> t_streams;
 std::mutex g_mutex;
 std::unordered_map<void*, int64_t> g_sizes;
 sdk_cuda_allocator_stats g_stats{};
+
+// The plans the real backend would have chosen for the last calls (read by the tests
+// through sdk_fake_last_plans): elementwise path, vector width and launches; reduction
+// path, vector width, rows and cols; gemm route.
+struct Plans {
+  int64_t ew_path = -1, ew_vec = 0, ew_launches = 0;
+  int64_t red_path = -1, red_vec = 0, red_rows = 0, red_cols = 0;
+  int64_t gemm_route = -1;
+};
+Plans g_plans;
+
+void record_elementwise(const sdk_cuda_iter& it) {
+  fast::Plan p = fast::plan_elementwise(it);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_plans.ew_path = p.path;
+  g_plans.ew_vec = p.vec;
+  g_plans.ew_launches = p.path == fast::kContiguous ? fast::chunk_count(it.numel) : 1;
+}
 
 int fail(int kind, const std::string& msg) {
   t_error = msg;
@@ -225,14 +245,17 @@ struct WhereF {
 };
 
 int copy(const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<CopyF>(copy_kind(it->ops[0].dtype, it->ops[1].dtype), *it);
   return 0;
 }
 int unary(int32_t op, const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<UnaryF>(math_kind(it->ops[1].dtype), op, *it);
   return 0;
 }
 int binary(int32_t op, const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<BinaryF>(math_kind(it->ops[1].dtype), op, *it);
   return 0;
 }
@@ -264,6 +287,14 @@ void reduce_t(const sdk_cuda_reduce_desc& d) {
 }
 
 int reduce(const sdk_cuda_reduce_desc* d) {
+  {
+    fast::ReducePlan p = fast::plan_reduce(*d);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_plans.red_path = p.path;
+    g_plans.red_vec = p.vec;
+    g_plans.red_rows = p.rows;
+    g_plans.red_cols = p.cols;
+  }
   if (is_float_dtype(d->out_dtype)) {
     reduce_t<double>(*d);
   } else {
@@ -290,7 +321,11 @@ void gemm_t(const sdk_cuda_gemm_desc& d) {
   }
 }
 
-int gemm(const sdk_cuda_gemm_desc* d) {
+int fake_gemm(const sdk_cuda_gemm_desc* d) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_plans.gemm_route = sdk::cuda::gemm::plan_gemm(*d, true).route;  // as with cuBLAS loaded
+  }
   if (!is_float_dtype(d->dtype)) return fail(SDK_ERROR_TYPE, "mm on CUDA: floating dtypes only");
   if (d->dtype == SDK_FLOAT64) {
     gemm_t<double>(*d);
@@ -317,6 +352,44 @@ int scan(const sdk_cuda_scan_desc* d) {
 
 }  // namespace
 
+// The recorded plans as 8 int64 values (Plans' order), for ctypes.
+extern "C" __attribute__((visibility("default"))) void sdk_fake_last_plans(int64_t* out) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const Plans& p = g_plans;
+  const int64_t v[8] = {p.ew_path, p.ew_vec,   p.ew_launches, p.red_path,
+                        p.red_vec, p.red_rows, p.red_cols,    p.gemm_route};
+  std::memcpy(out, v, sizeof(v));
+}
+
+// The launches fast::for_each_chunk makes for numel elements at `limit` each: count, and
+// the first two and last chunk sizes and byte offsets of a float32 operand (tests of the
+// 32-bit split without 2^31-element tensors).
+extern "C" __attribute__((visibility("default"))) int64_t sdk_fake_split(int64_t numel,
+                                                                         int64_t limit,
+                                                                         int64_t* out) {
+  sdk_cuda_iter it{};
+  it.nops = 2;
+  it.numel = numel;
+  it.ops[0].data = reinterpret_cast<char*>(uintptr_t{1} << 40);
+  it.ops[1].is_scalar = 1;
+  int64_t n = 0;
+  fast::for_each_chunk(
+      it, 4,
+      [&](const sdk_cuda_iter& sub) {
+        const int64_t off = reinterpret_cast<char*>(sub.ops[0].data) - it.ops[0].data;
+        if (n < 2) {
+          out[2 * n] = sub.numel;
+          out[2 * n + 1] = off;
+        }
+        out[4] = sub.numel;
+        out[5] = off;
+        out[6] = sub.ops[1].data == nullptr ? 1 : 0;  // scalars are never advanced
+        ++n;
+      },
+      limit);
+  return n;
+}
+
 extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_cuda_backend* t,
                                                                             uint32_t size) {
   if (!t || size < sizeof(sdk_cuda_backend)) return SDK_ERROR_RUNTIME;
@@ -341,7 +414,7 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->binary = binary;
   t->where = where;
   t->reduce = reduce;
-  t->gemm = gemm;
+  t->gemm = fake_gemm;
   t->ternary = ternary;
   t->scan = scan;
   return 0;

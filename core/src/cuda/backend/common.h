@@ -96,6 +96,12 @@ void launch_ternary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 void launch_naive_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 void launch_scan(const sdk_cuda_scan_desc& d, cudaStream_t s);
+// The contiguous fast kernels (contiguous.cu); false: fast_path.h chose the strided kernels.
+bool launch_fast_copy(const sdk_cuda_iter& it, cudaStream_t s);
+bool launch_fast_unary(int op, const sdk_cuda_iter& it, cudaStream_t s);
+bool launch_fast_binary(int op, const sdk_cuda_iter& it, cudaStream_t s);
+// sum/mean/amax/amin over contiguous layouts (reduce_fast.cu); false: the general kernel.
+bool launch_fast_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 // cuBLAS when it can do the problem (blas.cpp); false: use the naive kernel.
 bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 
