@@ -80,6 +80,8 @@ __device__ __forceinline__ typename Acc<T>::type run_reduce(int op, const T* p, 
   const Vec<T, VEC>* pv = reinterpret_cast<const Vec<T, VEC>*>(p);
   const int64_t nv = n / VEC;
   int64_t i = first;
+  // Not unrolled further: a runtime-step trip count would cost a 64-bit division.
+#pragma unroll 1
   for (; i + (kAcc - 1) * step < nv; i += kAcc * step) {
     Vec<T, VEC> raw[kAcc];
 #pragma unroll
@@ -90,6 +92,7 @@ __device__ __forceinline__ typename Acc<T>::type run_reduce(int op, const T* p, 
       for (int j = 0; j < VEC; ++j) acc[a] = combine(op, acc[a], A(widen(raw[a].v[j])));
     }
   }
+#pragma unroll 1
   for (; i < nv; i += step) {
     Vec<T, VEC> raw = pv[i];
 #pragma unroll
