@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "cuda/backend/device_util.cuh"
 #include "cuda/backend/fast_path.h"
@@ -34,6 +35,8 @@ struct Plans {
   int64_t gemm_route = -1;
 };
 Plans g_plans;
+// record_stream calls: pointer -> streams (cleared when the block is freed).
+std::unordered_map<void*, std::vector<void*>> g_uses;
 
 void record_elementwise(const sdk_cuda_iter& it) {
   fast::Plan p = fast::plan_elementwise(it);
@@ -114,11 +117,19 @@ int fake_free(void* p) {
   g_stats.num_frees += 1;
   g_stats.num_device_frees += 1;
   g_sizes.erase(it);
+  g_uses.erase(p);
   std::free(p);
   return 0;
 }
 
 int empty_cache() { return 0; }
+int record_stream(void* p, void* stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_sizes.count(p))
+    return fail(SDK_ERROR_VALUE, "fake CUDA: record_stream of an unknown pointer");
+  g_uses[p].push_back(stream);
+  return 0;
+}
 int memory_stats(int32_t, sdk_cuda_allocator_stats* s) {
   std::lock_guard<std::mutex> lock(g_mutex);
   uint32_t size = s->size;
@@ -361,6 +372,17 @@ extern "C" __attribute__((visibility("default"))) void sdk_fake_last_plans(int64
   std::memcpy(out, v, sizeof(v));
 }
 
+// The streams recorded for the block at p (up to max of them); returns how many.
+extern "C" __attribute__((visibility("default"))) int64_t sdk_fake_stream_uses(void* p, void** out,
+                                                                               int64_t max) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_uses.find(p);
+  if (it == g_uses.end()) return 0;
+  int64_t n = static_cast<int64_t>(it->second.size());
+  for (int64_t i = 0; i < n && i < max; ++i) out[i] = it->second[static_cast<size_t>(i)];
+  return n;
+}
+
 // The launches fast::for_each_chunk makes for numel elements at `limit` each: count, and
 // the first two and last chunk sizes and byte offsets of a float32 operand (tests of the
 // 32-bit split without 2^31-element tensors).
@@ -417,5 +439,6 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->gemm = fake_gemm;
   t->ternary = ternary;
   t->scan = scan;
+  t->record_stream = record_stream;
   return 0;
 }

@@ -83,6 +83,8 @@ void check_device(int device, const char* what);
 // Allocator entry points (allocator.cpp).
 void* cache_malloc(int64_t nbytes, int device);
 void cache_free(void* p);
+// Mark p's block as used by `stream` too: freeing it waits for that stream's queued work.
+void cache_record_stream(void* p, cudaStream_t stream);
 void cache_empty();
 void cache_stats(int device, sdk_cuda_allocator_stats* stats);
 void cache_reset_peak(int device);
