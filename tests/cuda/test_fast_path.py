@@ -157,3 +157,41 @@ def test_split_into_32bit_launches(fake):
     assert out[4:6] == [7, 5 * 2**31 * 4]
     assert split(lib, 2**31, 2**31)[0] == 1  # exactly the limit: one launch
     assert split(lib, 0, 2**31)[0] == 0
+
+
+RECORD_SCRIPT = """
+import ctypes, os
+import sdk, sdk.cuda
+lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
+lib.sdk_fake_stream_uses.restype = ctypes.c_int64
+def uses(ptr):
+    out = (ctypes.c_void_p * 4)()
+    n = lib.sdk_fake_stream_uses(ctypes.c_void_p(ptr), out, 4)
+    return [out[i] or 0 for i in range(min(n, 4))]
+x = sdk.ones(1000, device="cuda")
+base = x.data_ptr()
+x[10:].record_stream(sdk.cuda.ExternalStream(0x1234))  # a view records its storage's block
+x.record_stream(0x5678)
+print("uses", uses(base))
+for bad in (x.cpu(), ):
+    try:
+        bad.record_stream(sdk.cuda.ExternalStream(0x1234))
+    except ValueError as e:
+        print("cpu", type(e).__name__, "CUDA tensor" in str(e))
+try:
+    x.record_stream("stream")
+except TypeError as e:
+    print("type", "record_stream" in str(e))
+del x
+print("after free", uses(base))
+"""
+
+
+def test_record_stream_reaches_the_allocator(fake):
+    proc = run_python(RECORD_SCRIPT, SDK_CUDA_LIBRARY=str(fake), SDK_CUDA_FAKE="1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == f"uses {[0x1234, 0x5678]}"
+    assert lines[1] == "cpu ValueError True"
+    assert lines[2] == "type True"
+    assert lines[3] == "after free []"  # the block's record goes with it
