@@ -239,7 +239,7 @@ class Tensor(_C.TensorBase):
         """Mark this CUDA tensor's memory as used by `stream` (as torch): when the tensor's
         storage is freed, the caching allocator reuses the block only after the work queued
         on `stream` by then has finished. ValueError for a CPU tensor."""
-        from sdk import cuda
+        from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
 
         cuda._record_stream(self, stream)
 

@@ -54,7 +54,7 @@ LAYERS = [
 LAZY_IMPORTS = {
     ("sdk._interop", "sdk.cuda"): "keeps import sdk fast (~1 ms); needed on CUDA paths only",
     ("sdk._ops_creation", "sdk.cuda"): "keeps import sdk fast; needed for device= only",
-    ("sdk._tensor", "sdk.cuda"): "keeps import sdk fast; needed by Tensor.to(device) only",
+    ("sdk._tensor", "sdk.cuda"): "keeps import sdk fast; needed by to(device), record_stream",
     ("sdk._tensor", "sdk._repr"): "keeps import sdk fast (~1 ms); needed by repr() only",
     ("sdk._tensor", "sdk._tensor_pickle"): "it imports pickle (~4 ms); needed by pickling only",
     ("sdk.library", "sdk.autograd"): "sdk.autograd imports numpy (~100 ms)",
