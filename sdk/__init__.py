@@ -432,6 +432,7 @@ _LAZY = (
     "testing",
     "serialization",
     "cuda",
+    "backends",
     "ops",
     "library",
     "utils",

@@ -195,3 +195,48 @@ def test_record_stream_reaches_the_allocator(fake):
     assert lines[1] == "cpu True True"
     assert lines[2] == "type True"
     assert lines[3] == "after free []"  # the block's record goes with it
+
+
+TF32_SCRIPT = """
+import ctypes, os
+import sdk
+lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
+buf = (ctypes.c_int64 * 8)()
+m = sdk.ones(8, 8).cuda()
+def route():
+    m @ m
+    lib.sdk_fake_last_plans(buf)
+    return buf[7]
+print(sdk.backends.cuda.matmul.allow_tf32, route())
+sdk.backends.cuda.matmul.allow_tf32 = True
+print(sdk.backends.cuda.matmul.allow_tf32, route(), end=" ")
+m16 = m.half()
+m16 @ m16
+lib.sdk_fake_last_plans(buf)
+print(buf[7], end=" ")
+md = m.double()
+md @ md
+lib.sdk_fake_last_plans(buf)
+print(buf[7])
+sdk.backends.cuda.matmul.allow_tf32 = False
+print(sdk.backends.cuda.matmul.allow_tf32, route())
+for bad in (1, "yes"):
+    try:
+        sdk.backends.cuda.matmul.allow_tf32 = bad
+    except TypeError as e:
+        print("refused", "bool" in str(e))
+try:
+    sdk.backends.cuda.matmul.allow_fp16 = True
+except AttributeError:
+    print("unknown setting refused")
+"""
+
+
+def test_allow_tf32_routes_float32_gemm(fake):
+    proc = run_python(TF32_SCRIPT, SDK_CUDA_LIBRARY=str(fake), SDK_CUDA_FAKE="1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == "False 1"  # off by default: cublasSgemm
+    assert lines[1] == "True 3 2 1"  # float32 -> GemmEx TF32; float16 and float64 unchanged
+    assert lines[2] == "False 1"
+    assert lines[3:] == ["refused True", "refused True", "unknown setting refused"]

@@ -25,7 +25,7 @@ SDK = pathlib.Path(sdk.__file__).parent
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
     ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._lazy"]),
-    ("devices", ["sdk.cuda"]),
+    ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor"]),
     ("namespace", ["sdk"]),

@@ -95,6 +95,8 @@ typedef struct {
   char* c;
   int64_t c_rs, c_cs;
   double alpha, beta;
+  int32_t allow_tf32; /* float32 may use TF32 tensor cores (version 3) */
+  int32_t reserved;
 } sdk_cuda_gemm_desc;
 
 /* A running sum (op SDK_SUM) or product (SDK_PROD) along the middle dim of contiguous

@@ -146,15 +146,17 @@ int run_sgemm_dgemm(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) 
                         reinterpret_cast<double*>(d.c), ldc);
 }
 
-// float16/bfloat16: tensor cores with float accumulation and float alpha/beta.
+// float16/bfloat16: tensor cores with float accumulation and float alpha/beta; float32
+// with TF32 tensor cores when the user allowed them.
 int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
-  const int type = d.dtype == SDK_FLOAT16 ? gemm::kR16F : gemm::kR16BF;
+  const bool tf32 = p.route == gemm::kGemmExTf32;
+  const int type = tf32 ? gemm::kR32F : d.dtype == SDK_FLOAT16 ? gemm::kR16F : gemm::kR16BF;
   const float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
   const int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
   return cublas().gemm_ex(h, p.b.trans, p.a.trans, static_cast<int>(d.n), static_cast<int>(d.m),
                           static_cast<int>(d.k), &alpha, d.b, type, static_cast<int>(p.b.ld), d.a,
-                          type, static_cast<int>(p.a.ld), &beta, d.c, type, ldc, gemm::kComputeF32,
-                          gemm::kAlgoDefault);
+                          type, static_cast<int>(p.a.ld), &beta, d.c, type, ldc,
+                          tf32 ? gemm::kComputeTf32 : gemm::kComputeF32, gemm::kAlgoDefault);
 }
 
 }  // namespace
@@ -162,10 +164,11 @@ int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
 bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
   const gemm::Plan p = gemm::plan_gemm(d, cublas().ok);
   if (p.route == gemm::kNaive) return false;
-  if (p.route == gemm::kGemmEx16 && !cublas().gemm_ex) return false;
+  const bool ex = p.route == gemm::kGemmEx16 || p.route == gemm::kGemmExTf32;
+  if (ex && !cublas().gemm_ex) return false;
   Handle h = handle_for(d.device);
   bind_stream(h, d.device, s);
-  int st = p.route == gemm::kGemmEx16 ? run_gemm_ex(h, d, p) : run_sgemm_dgemm(h, d, p);
+  int st = ex ? run_gemm_ex(h, d, p) : run_sgemm_dgemm(h, d, p);
   if (st != 0) fail(SDK_ERROR_RUNTIME, "cuBLAS gemm failed with status ", st);
   return true;
 }

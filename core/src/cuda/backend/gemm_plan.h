@@ -10,13 +10,16 @@
 namespace sdk::cuda::gemm {
 
 enum Route {
-  kNaive = 0,     // the backend's own kernel (no cuBLAS, or a layout cuBLAS cannot take)
-  kSgemmD = 1,    // cublasSgemm / cublasDgemm (float32 / float64)
-  kGemmEx16 = 2,  // cublasGemmEx, float16/bfloat16 in and out, float accumulation
+  kNaive = 0,       // the backend's own kernel (no cuBLAS, or a layout cuBLAS cannot take)
+  kSgemmD = 1,      // cublasSgemm / cublasDgemm (float32 / float64)
+  kGemmEx16 = 2,    // cublasGemmEx, float16/bfloat16 in and out, float accumulation
+  kGemmExTf32 = 3,  // cublasGemmEx, float32 with TF32 tensor cores (allow_tf32 only)
 };
 
 // cublasComputeType_t and cudaDataType_t values (from the cuBLAS / CUDA headers).
 constexpr int kComputeF32 = 68;   // CUBLAS_COMPUTE_32F
+constexpr int kComputeTf32 = 77;  // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kR32F = 0;          // CUDA_R_32F
 constexpr int kR16F = 2;          // CUDA_R_16F
 constexpr int kR16BF = 14;        // CUDA_R_16BF
 constexpr int kAlgoDefault = -1;  // CUBLAS_GEMM_DEFAULT
@@ -60,7 +63,7 @@ inline Plan plan_gemm(const sdk_cuda_gemm_desc& d, bool have_cublas) {
       !fits_int(p.b.ld) || !fits_int(d.c_rs)) {
     return p;
   }
-  p.route = half ? kGemmEx16 : kSgemmD;
+  p.route = half ? kGemmEx16 : (d.dtype == SDK_FLOAT32 && d.allow_tf32 ? kGemmExTf32 : kSgemmD);
   return p;
 }
 

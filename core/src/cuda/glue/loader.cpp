@@ -246,6 +246,10 @@ SDK_API sdk_status sdk_cuda_record_stream(const sdk_tensor* t, void* stream) {
   SDK_SAFE_CALL_END;
 }
 
+SDK_API void sdk_cuda_set_matmul_allow_tf32(int32_t allow) { cu::set_allow_tf32(allow != 0); }
+
+SDK_API int32_t sdk_cuda_matmul_allow_tf32(void) { return cu::allow_tf32() ? 1 : 0; }
+
 SDK_API sdk_status sdk_cuda_raw_free(void* ptr) {
   SDK_SAFE_CALL_BEGIN;
   if (ptr) cu::call(cu::backend().free(ptr));
