@@ -144,7 +144,10 @@ step "python modules" 0 0 120 modules.log python_modules
 # ---- build: the core, the CUDA backend for this GPU, sdk._C -----------------------------------
 build() {
   local arch_env=()
-  if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -f sdk/lib/libsdk_cuda.so ] && compgen -G "sdk/_C*.so" >/dev/null; then
+  # the carried sdk._C must be for this interpreter (its file name carries the ABI tag)
+  if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -f sdk/lib/libsdk_cuda.so ] &&
+    "$PY" -c "import glob, sys, sysconfig
+sys.exit(not glob.glob('sdk/_C' + sysconfig.get_config_var('EXT_SUFFIX')))"; then
     echo "GPU_CHECK_SKIP_BUILD=1: using the carried build"
     ls -la sdk/lib sdk/_C*.so
     return 0
