@@ -240,8 +240,12 @@ SQUARE = {1 << 20: 1024, 1 << 22: 2048, 1 << 24: 4096, 1 << 26: 8192}
 
 
 def peak_gbs() -> float:
-    """Memory bandwidth from the device's attributes: memory clock (kHz) x bus width x 2."""
-    lib = ctypes.CDLL(loaded_library("libcudart") or "libcudart.so")
+    """Memory bandwidth from the device's attributes: memory clock (kHz) x bus width x 2;
+    0.0 when the CUDA runtime is not loaded (a rehearsal on the host-memory test backend)."""
+    path = loaded_library("libcudart")
+    if not path:
+        return 0.0
+    lib = ctypes.CDLL(path)
     clock, width = ctypes.c_int(), ctypes.c_int()
     lib.cudaDeviceGetAttribute(ctypes.byref(clock), 36, 0)  # cudaDevAttrMemoryClockRate
     lib.cudaDeviceGetAttribute(ctypes.byref(width), 37, 0)  # cudaDevAttrGlobalMemoryBusWidth
@@ -288,11 +292,12 @@ def bandwidth_cases(lib: Any, n: int, dtype: Any, itemsize: int) -> list[tuple]:
     ]
 
 
-def bench_bandwidth(runs: int, quick: bool) -> dict:
+def bench_bandwidth(runs: int, max_elements: int) -> dict:
     peak = peak_gbs()
     torch = torch_cuda()
     rows = []
-    plans = [("float32", n) for n in SIZES] + [("float16", 1 << 26), ("bfloat16", 1 << 26)]
+    sizes = [n for n in SIZES if n <= max_elements] or SIZES[:1]
+    plans = [("float32", n) for n in sizes] + [("float16", sizes[-1]), ("bfloat16", sizes[-1])]
     for dname, n in plans:
         itemsize = 4 if dname == "float32" else 2
         ours = bandwidth_cases(sdk, n, getattr(sdk, dname), itemsize)
@@ -300,7 +305,7 @@ def bench_bandwidth(runs: int, quick: bool) -> dict:
         for i, (name, fn, nbytes) in enumerate(ours):
             t = per_launch(fn, sdk.cuda.synchronize, runs)
             row = {"op": name, "dtype": dname, "n": n, "us": t * 1e6, "GB/s": nbytes / t / 1e9}
-            row["pct_peak"] = 100.0 * row["GB/s"] / peak if peak else None
+            row["pct_peak"] = 100.0 * row["GB/s"] / peak if peak else 0.0
             if theirs:
                 tt = per_launch(theirs[i][1], torch.cuda.synchronize, runs)
                 row["torch_GB/s"] = nbytes / tt / 1e9
@@ -309,9 +314,8 @@ def bench_bandwidth(runs: int, quick: bool) -> dict:
     return {"peak_GB/s": peak, "torch": bool(torch), "rows": rows}
 
 
-def bench_gemm16(runs: int) -> list[dict]:
-    """mm 4096 in float16, bfloat16 and float32, sdk against torch.mm on the same GPU."""
-    n = GEMM_N
+def bench_gemm16(runs: int, n: int = GEMM_N) -> list[dict]:
+    """mm n x n in float16, bfloat16 and float32, sdk against torch.mm on the same GPU."""
     torch = torch_cuda()
     rows = []
     for dname in ("float16", "bfloat16", "float32"):
@@ -347,7 +351,12 @@ def markdown_bandwidth(r: dict) -> str:
                 f"| {k['pct_peak']:.0f}% | {'-' if tg is None else f'{tg:.0f}'} |"
             )
     if "gemm16" in r:
-        out += ["", f"### mm {GEMM_N} (TFLOP/s)", "", "| dtype | sdk | torch.mm | sdk/torch |"]
+        out += [
+            "",
+            f"### mm {r['gemm16_n']} (TFLOP/s)",
+            "",
+            "| dtype | sdk | torch.mm | sdk/torch |",
+        ]
         out += ["|---|---|---|---|"]
         for g in r["gemm16"]:
             t, q = g.get("torch_tflops"), g.get("ratio")
@@ -423,6 +432,10 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated: full (LLTM, allocator, sgemm, kernels), bandwidth, gemm16; "
         "default all",
     )
+    p.add_argument(
+        "--max-elements", type=int, default=1 << 26, help="largest bandwidth size (default 64M)"
+    )
+    p.add_argument("--gemm-n", type=int, default=GEMM_N, help="size of the gemm16 rows")
     args = p.parse_args(argv)
     if not sdk.cuda.is_available():
         print(f"error: CUDA is not available: {sdk.cuda.unavailable_reason()}", file=sys.stderr)
@@ -442,9 +455,10 @@ def main(argv: list[str] | None = None) -> int:
         result["gemm"] = bench_gemm(runs)
         result["kernels"] = bench_kernels(runs)
     if "bandwidth" in only:
-        result["bandwidth"] = bench_bandwidth(runs, args.quick)
+        result["bandwidth"] = bench_bandwidth(runs, args.max_elements)
     if "gemm16" in only:
-        result["gemm16"] = bench_gemm16(runs)
+        result["gemm16_n"] = args.gemm_n
+        result["gemm16"] = bench_gemm16(runs, args.gemm_n)
     text = markdown(result)
     print(text)
     if args.json:
