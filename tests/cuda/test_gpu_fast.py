@@ -5,11 +5,13 @@ test_fake_backend.py (there it checks the tests themselves and the core's side).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 import sdk
-from tests.cuda.conftest import requires_gpu
+from tests.cuda.conftest import requires_gpu, run_python
 
 pytestmark = requires_gpu
 
@@ -133,3 +135,37 @@ def test_half_gemm_against_numpy(dtype, m, k, n):
     assert np.all(np.abs(got - ref) <= tol * 2 + 1e-3 * np.sqrt(k))
     got_t = host(a @ b.t().contiguous().t())  # b column-major: the transposed cuBLAS operand
     np.testing.assert_allclose(got_t, got, rtol=0, atol=0)
+
+
+RECORD_STREAM_GPU = """
+import ctypes, threading
+import sdk, sdk.cuda
+sdk.empty(1, device="cuda")  # loads the runtime
+path = next(l.split()[-1] for l in open("/proc/self/maps") if "libcudart" in l)
+rt = ctypes.CDLL(path)
+side = ctypes.c_void_p()
+assert rt.cudaStreamCreate(ctypes.byref(side)) == 0
+gate = threading.Event()
+HOSTFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+hold = HOSTFN(lambda _: gate.wait())  # the side stream waits here until the gate opens
+assert rt.cudaLaunchHostFunc(side, hold, None) == 0
+n = 1 << 20  # 4 MiB of float32
+x = sdk.ones(n, device="cuda")
+x.record_stream(sdk.cuda.ExternalStream(side.value))
+ptr = x.data_ptr()
+del x
+z = sdk.empty(n, device="cuda")
+print("reused while busy:", z.data_ptr() == ptr)
+gate.set()
+assert rt.cudaStreamSynchronize(side) == 0
+w = sdk.empty(n, device="cuda")
+print("reused when done:", w.data_ptr() == ptr)
+"""
+
+
+@pytest.mark.skipif(os.environ.get("SDK_CUDA_FAKE") == "1", reason="needs a real GPU")
+def test_record_stream_holds_the_block_until_the_stream_is_done():
+    proc = run_python(RECORD_STREAM_GPU, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert "reused while busy: False" in proc.stdout, proc.stdout
+    assert "reused when done: True" in proc.stdout, proc.stdout
