@@ -233,11 +233,147 @@ def bench_kernels(runs: int) -> list[dict]:
     return rows
 
 
+# ---- bandwidth: achieved GB/s against the device's peak ----------------------------------
+
+SIZES = [1 << 20, 1 << 22, 1 << 24, 1 << 26]  # 1M, 4M, 16M, 64M elements
+SQUARE = {1 << 20: 1024, 1 << 22: 2048, 1 << 24: 4096, 1 << 26: 8192}
+
+
+def peak_gbs() -> float:
+    """Memory bandwidth from the device's attributes: memory clock (kHz) x bus width x 2;
+    0.0 when the CUDA runtime is not loaded (a rehearsal on the host-memory test backend)."""
+    path = loaded_library("libcudart")
+    if not path:
+        return 0.0
+    lib = ctypes.CDLL(path)
+    clock, width = ctypes.c_int(), ctypes.c_int()
+    lib.cudaDeviceGetAttribute(ctypes.byref(clock), 36, 0)  # cudaDevAttrMemoryClockRate
+    lib.cudaDeviceGetAttribute(ctypes.byref(width), 37, 0)  # cudaDevAttrGlobalMemoryBusWidth
+    return 2.0 * clock.value * 1e3 * width.value / 8 / 1e9
+
+
+def per_launch(fn: Callable[[], Any], sync: Callable[[], None], runs: int, batch: int = 20):
+    """Seconds per call: the best of `runs` blocks of `batch` calls with one synchronize each
+    (launch cost hides behind the queued work)."""
+    fn()
+    sync()
+    best = float("inf")
+    for _ in range(max(2, runs // 4)):
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - start) / batch)
+    return best
+
+
+def torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def bandwidth_cases(lib: Any, n: int, dtype: Any, itemsize: int) -> list[tuple]:
+    """(name, fn, bytes moved) for one library (sdk or torch) at n elements."""
+    x = lib.randn(n, device="cuda").to(dtype)
+    y = lib.randn(n, device="cuda").to(dtype)
+    m = x.reshape(SQUARE[n], n // SQUARE[n])
+    b = n * itemsize
+    return [
+        ("clone (D2D copy)", lambda: x.clone(), 2 * b),
+        ("x + y", lambda: x + y, 3 * b),
+        ("x * y", lambda: x * y, 3 * b),
+        ("x.exp()", lambda: x.exp(), 2 * b),
+        ("x.sum()", lambda: x.sum(), b),
+        ("m.sum(0)", lambda: m.sum(0), b),
+        ("m.sum(1)", lambda: m.sum(1), b),
+    ]
+
+
+def bench_bandwidth(runs: int, max_elements: int) -> dict:
+    peak = peak_gbs()
+    torch = torch_cuda()
+    rows = []
+    sizes = [n for n in SIZES if n <= max_elements] or SIZES[:1]
+    plans = [("float32", n) for n in sizes] + [("float16", sizes[-1]), ("bfloat16", sizes[-1])]
+    for dname, n in plans:
+        itemsize = 4 if dname == "float32" else 2
+        ours = bandwidth_cases(sdk, n, getattr(sdk, dname), itemsize)
+        theirs = bandwidth_cases(torch, n, getattr(torch, dname), itemsize) if torch else None
+        for i, (name, fn, nbytes) in enumerate(ours):
+            t = per_launch(fn, sdk.cuda.synchronize, runs)
+            row = {"op": name, "dtype": dname, "n": n, "us": t * 1e6, "GB/s": nbytes / t / 1e9}
+            row["pct_peak"] = 100.0 * row["GB/s"] / peak if peak else 0.0
+            if theirs:
+                tt = per_launch(theirs[i][1], torch.cuda.synchronize, runs)
+                row["torch_GB/s"] = nbytes / tt / 1e9
+            rows.append(row)
+        del ours, theirs
+    return {"peak_GB/s": peak, "torch": bool(torch), "rows": rows}
+
+
+def bench_gemm16(runs: int, n: int = GEMM_N) -> list[dict]:
+    """mm n x n in float16, bfloat16 and float32, sdk against torch.mm on the same GPU."""
+    torch = torch_cuda()
+    rows = []
+    for dname in ("float16", "bfloat16", "float32"):
+        a = sdk.randn(n, n, device="cuda").to(getattr(sdk, dname))
+        b = sdk.randn(n, n, device="cuda").to(getattr(sdk, dname))
+        t = per_launch(lambda a=a, b=b: sdk.mm(a, b), sdk.cuda.synchronize, runs, batch=5)
+        row = {"dtype": dname, "sdk_tflops": 2.0 * n**3 / t / 1e12}
+        if torch:
+            ta = torch.randn(n, n, device="cuda", dtype=getattr(torch, dname))
+            tb = torch.randn(n, n, device="cuda", dtype=getattr(torch, dname))
+            tt = per_launch(
+                lambda ta=ta, tb=tb: torch.mm(ta, tb), torch.cuda.synchronize, runs, batch=5
+            )
+            row["torch_tflops"] = 2.0 * n**3 / tt / 1e12
+            row["ratio"] = row["sdk_tflops"] / row["torch_tflops"]
+        rows.append(row)
+    return rows
+
+
+def markdown_bandwidth(r: dict) -> str:
+    out = []
+    if "bandwidth" in r:
+        bw = r["bandwidth"]
+        out += ["", f"### Bandwidth (peak from the device: {bw['peak_GB/s']:.0f} GB/s)", ""]
+        out += [
+            "| op | dtype | n | us | GB/s | % of peak | torch GB/s |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for k in bw["rows"]:
+            tg = k.get("torch_GB/s")
+            out.append(
+                f"| {k['op']} | {k['dtype']} | {k['n'] >> 20}M | {k['us']:.1f} | {k['GB/s']:.0f} "
+                f"| {k['pct_peak']:.0f}% | {'-' if tg is None else f'{tg:.0f}'} |"
+            )
+    if "gemm16" in r:
+        out += [
+            "",
+            f"### mm {r['gemm16_n']} (TFLOP/s)",
+            "",
+            "| dtype | sdk | torch.mm | sdk/torch |",
+        ]
+        out += ["|---|---|---|---|"]
+        for g in r["gemm16"]:
+            t, q = g.get("torch_tflops"), g.get("ratio")
+            out.append(
+                f"| {g['dtype']} | {g['sdk_tflops']:.1f} | {'-' if t is None else f'{t:.1f}'} "
+                f"| {'-' if q is None else f'{q:.2f}'} |"
+            )
+    return "\n".join(out) + "\n"
+
+
 # ---- report -------------------------------------------------------------------------------
 
 
 def markdown(r: dict) -> str:
     out = [f"device: {r['device']}; CPU threads for the 'cpu' rows: {r['cpu_threads']}", ""]
+    if "lltm" not in r:
+        return "\n".join(out) + markdown_bandwidth(r)
     out += ["### LLTM forward / backward, float32 (us per call)", ""]
     out += [
         "| B,F,S | device | fwd min | fwd median | bwd min | bwd median | cuda speedup (fwd/bwd) |"
@@ -282,7 +418,7 @@ def markdown(r: dict) -> str:
     ]
     out += ["", "### Kernels", "", "| op | ms | GB/s |", "|---|---|---|"]
     out += [f"| {k['op']} | {k['ms']:.3f} | {k['GB/s']:.0f} |" for k in r["kernels"]]
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + markdown_bandwidth(r)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,22 +426,39 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--markdown", metavar="PATH")
     p.add_argument("--quick", action="store_true", help="fewer repeats")
+    p.add_argument(
+        "--only",
+        default="all",
+        help="comma-separated: full (LLTM, allocator, sgemm, kernels), bandwidth, gemm16; "
+        "default all",
+    )
+    p.add_argument(
+        "--max-elements", type=int, default=1 << 26, help="largest bandwidth size (default 64M)"
+    )
+    p.add_argument("--gemm-n", type=int, default=GEMM_N, help="size of the gemm16 rows")
     args = p.parse_args(argv)
     if not sdk.cuda.is_available():
         print(f"error: CUDA is not available: {sdk.cuda.unavailable_reason()}", file=sys.stderr)
         return 2
     runs = 10 if args.quick else 30
-    from jit import lltm_cuda  # builds on first use
-    from lltm import load_backend
-
+    only = {"full", "bandwidth", "gemm16"} if args.only == "all" else set(args.only.split(","))
     result: dict[str, Any] = {
         "device": os.environ.get("SDK_GPU_NAME", "cuda:0"),
         "cpu_threads": sdk.get_num_threads(),
     }
-    result["lltm"] = bench_lltm(load_backend("cpp"), lltm_cuda, runs)
-    result["allocator"] = bench_allocator(lltm_cuda, 1000)
-    result["gemm"] = bench_gemm(runs)
-    result["kernels"] = bench_kernels(runs)
+    if "full" in only:
+        from jit import lltm_cuda  # builds on first use
+        from lltm import load_backend
+
+        result["lltm"] = bench_lltm(load_backend("cpp"), lltm_cuda, runs)
+        result["allocator"] = bench_allocator(lltm_cuda, 1000)
+        result["gemm"] = bench_gemm(runs)
+        result["kernels"] = bench_kernels(runs)
+    if "bandwidth" in only:
+        result["bandwidth"] = bench_bandwidth(runs, args.max_elements)
+    if "gemm16" in only:
+        result["gemm16_n"] = args.gemm_n
+        result["gemm16"] = bench_gemm16(runs, args.gemm_n)
     text = markdown(result)
     print(text)
     if args.json:

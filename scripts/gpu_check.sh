@@ -6,6 +6,11 @@
 #   PYTHON    the interpreter (default: python3); nothing is downloaded
 #   GPU_CHECK_BUDGET  seconds for the whole run (default 480): a step that would start with
 #             less time left than it needs is skipped and says so
+#   GPU_CHECK_STEPS   comma-separated steps to run (modules,build,available,tests,lltm_check,
+#             bench,sanitizer; default all); the others are recorded as not requested
+#   GPU_CHECK_SKIP_BUILD=1  use the carried sdk/lib and sdk/_C*.so when present (same Python)
+#   GPU_CHECK_TESTS   what the tests step runs (default tests/cuda)
+#   GPU_CHECK_BENCH_ARGS  extra arguments for bench_cuda.py, e.g. "--quick --only bandwidth,gemm16"
 # A module the build or the tests need and the interpreter lacks (scipy-openblas32, say) is
 # installed from the wheels in .whl/, when there are any, into a private folder.
 #
@@ -37,6 +42,11 @@ step() {
   shift 5
   local left=$((BUDGET - $(elapsed)))
   echo "== $name"
+  if [ -n "${GPU_CHECK_STEPS:-}" ] && [[ ",$GPU_CHECK_STEPS," != *",${log%.log},"* ]]; then
+    ROWS+=("| $name | not requested | 0 | GPU_CHECK_STEPS=$GPU_CHECK_STEPS |")
+    echo "   not requested (GPU_CHECK_STEPS)"
+    return 0
+  fi
   if [ "$needs_gpu" = 1 ] && [ -z "$GPU" ]; then
     ROWS+=("| $name | FAILED | 0 | needs a GPU: $NO_GPU |")
     FAILED=$((FAILED + 1))
@@ -134,6 +144,14 @@ step "python modules" 0 0 120 modules.log python_modules
 # ---- build: the core, the CUDA backend for this GPU, sdk._C -----------------------------------
 build() {
   local arch_env=()
+  # the carried sdk._C must be for this interpreter (its file name carries the ABI tag)
+  if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ] && [ -f sdk/lib/libsdk_cuda.so ] &&
+    "$PY" -c "import glob, sys, sysconfig
+sys.exit(not glob.glob('sdk/_C' + sysconfig.get_config_var('EXT_SUFFIX')))"; then
+    echo "GPU_CHECK_SKIP_BUILD=1: using the carried build"
+    ls -la sdk/lib sdk/_C*.so
+    return 0
+  fi
   # The visible GPU's architecture only (one SASS, fast); no GPU: the portable default list.
   [ -n "$ARCH" ] && arch_env=(SDK_CUDA_ARCH_LIST="$ARCH")
   env "${arch_env[@]}" SDK_WITH_CUDA="${GPU:+1}" MAX_JOBS="$(nproc)" \
@@ -160,7 +178,8 @@ step "sdk.cuda.is_available()" 1 10 60 available.log available
 cuda_tests() {
   local par=()
   "$PY" -c "import xdist" 2>/dev/null && par=(-n "$(($(nproc) < 8 ? $(nproc) : 8))")
-  "$PY" -m pytest tests/cuda -rs -q -p no:cacheprovider "${par[@]}" \
+  # shellcheck disable=SC2086  # GPU_CHECK_TESTS may name several files
+  "$PY" -m pytest ${GPU_CHECK_TESTS:-tests/cuda} -rs -q -p no:cacheprovider "${par[@]}" \
     --junitxml="$LOGS/tests.xml" || return 1
   # With a GPU, a test skipped for want of one means the run proved nothing.
   if [ -n "$GPU" ] && grep -q "no CUDA GPU visible" "$LOGS/tests.xml"; then
@@ -178,7 +197,8 @@ step "LLTM CUDA vs CPU (examples/lltm/cuda/check.py)" 1 30 240 lltm_check.log \
 
 # ---- benchmark ----------------------------------------------------------------------------------
 step "benchmark (benchmarks/bench_cuda.py)" 1 60 240 bench.log \
-  "$PY" benchmarks/bench_cuda.py --json "$OUT_DIR/bench.json" --markdown "$LOGS/bench.md"
+  "$PY" benchmarks/bench_cuda.py --json "$OUT_DIR/bench.json" --markdown "$LOGS/bench.md" \
+  ${GPU_CHECK_BENCH_ARGS:-}
 
 # ---- memory checks of the GPU tests -----------------------------------------------------------
 sanitize() {

@@ -426,6 +426,7 @@ _LAZY = (
     "testing",
     "serialization",
     "cuda",
+    "backends",
     "ops",
     "library",
     "utils",

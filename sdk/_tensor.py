@@ -235,6 +235,14 @@ class Tensor(_C.TensorBase):
             device = f"cuda:{device}"
         return self.to("cuda" if device is None else device)
 
+    def record_stream(self, stream: Any) -> None:
+        """Mark this CUDA tensor's memory as used by `stream` (as torch): when the tensor's
+        storage is freed, the caching allocator reuses the block only after the work queued
+        on `stream` by then has finished. ValueError for a CPU tensor."""
+        from sdk import cuda  # lazy: keeps import sdk fast (~1 ms)
+
+        cuda._record_stream(self, stream)
+
     @property
     def is_cpu(self) -> bool:
         return not self.is_cuda

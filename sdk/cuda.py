@@ -110,6 +110,23 @@ def set_stream(s: ExternalStream) -> None:
     _C.cuda_set_stream(s.device_index, s.cuda_stream or None)
 
 
+def _stream_address(s: Any) -> int:
+    """A stream argument: an ExternalStream, any object with an int `cuda_stream` (torch's
+    streams), or a raw address."""
+    address = getattr(s, "cuda_stream", s)
+    if isinstance(address, bool) or not isinstance(address, int):
+        raise TypeError(
+            f"record_stream(): expected a CUDA stream (sdk.cuda.ExternalStream or an object "
+            f"with an int cuda_stream), got {type(s).__name__}"
+        )
+    return address
+
+
+def _record_stream(tensor: Any, s: Any) -> None:
+    """Tensor.record_stream: see sdk.Tensor.record_stream."""
+    _C.cuda_record_stream(tensor, _stream_address(s) or None)
+
+
 @contextlib.contextmanager
 def stream(s: ExternalStream | None) -> Iterator[ExternalStream | None]:
     """Run the block with `s` as the current stream (None: leave the stream as it is)."""

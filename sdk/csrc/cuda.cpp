@@ -113,6 +113,28 @@ SDK_PY_FASTCALL(c_reset_peak_memory_stats) {
   return none_or_raise(sdk_cuda_reset_peak_memory_stats(index));
 }
 
+// cuda_record_stream(tensor, stream address or None)
+SDK_PY_FASTCALL(c_record_stream) {
+  const char* op = "record_stream";
+  sdk_tensor* t;
+  if (!check_nargs(op, nargs, 2, 2) || !tensor_arg(args[0], op, "self", &t)) return nullptr;
+  void* stream = args[1] == Py_None ? nullptr : PyLong_AsVoidPtr(args[1]);
+  if (PyErr_Occurred()) return nullptr;
+  return none_or_raise(sdk_cuda_record_stream(t, stream));
+}
+
+// cuda_matmul_allow_tf32(value or None) -> the setting before the call
+SDK_PY_FASTCALL(c_matmul_allow_tf32) {
+  if (!check_nargs("cuda_matmul_allow_tf32", nargs, 1, 1)) return nullptr;
+  const bool before = sdk_cuda_matmul_allow_tf32() != 0;
+  if (args[0] != Py_None) {
+    int v = PyObject_IsTrue(args[0]);
+    if (v < 0) return nullptr;
+    sdk_cuda_set_matmul_allow_tf32(v);
+  }
+  return PyBool_FromLong(before);
+}
+
 // to_device(input, cuda_index) -> a copy of input on the CPU (cuda_index None) or on CUDA
 // device cuda_index. No autograd: sdk.cuda records the move.
 SDK_PY_FASTCALL(c_to_device) {
@@ -152,6 +174,10 @@ PyMethodDef sdkpy::cuda_methods[] = {
                            "cuda_memory_stats(device) -> dict"),
     SDK_PY_FASTCALL_METHOD("cuda_reset_peak_memory_stats", c_reset_peak_memory_stats,
                            "cuda_reset_peak_memory_stats(device)"),
+    SDK_PY_FASTCALL_METHOD("cuda_record_stream", c_record_stream,
+                           "cuda_record_stream(tensor, stream address)"),
+    SDK_PY_FASTCALL_METHOD("cuda_matmul_allow_tf32", c_matmul_allow_tf32,
+                           "cuda_matmul_allow_tf32(value or None) -> previous value"),
     SDK_PY_FASTCALL_METHOD("to_device", c_to_device,
                            "to_device(input, cuda_index or None) -> copy"),
     {nullptr, nullptr, 0, nullptr}};

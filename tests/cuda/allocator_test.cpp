@@ -2,8 +2,9 @@
 //
 // Built with core/src/cuda/backend/{allocator,runtime}.cpp and, instead of libcudart, the
 // few runtime functions they call, implemented here over host memory with a settable
-// memory limit. Checks reuse, splitting, merging, per-stream pools, statistics,
-// empty_cache and the out-of-memory retry. Prints "ok" and exits 0, or names the failure.
+// memory limit, and events over streams whose queued work the test completes by hand. Checks
+// reuse, splitting, merging, per-stream pools, statistics, empty_cache, the out-of-memory
+// retry and record_stream. Prints "ok" and exits 0, or names the failure.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,10 @@ int64_t g_limit = int64_t{1} << 40;  // bytes the "device" can hold
 int64_t g_used = 0;
 std::map<void*, int64_t> g_blocks;  // live segments and their sizes
 int64_t g_mallocs = 0;
+// Simulated streams: work queued on a stream is done once the test says so.
+std::map<cudaStream_t, bool> g_busy;
+std::map<cudaEvent_t, cudaStream_t> g_events;  // live event -> stream it was recorded on
+int64_t g_event_count = 0;
 }  // namespace
 
 extern "C" {
@@ -45,6 +50,26 @@ cudaError_t cudaFree(void* p) {
   g_used -= g_blocks[p];
   g_blocks.erase(p);
   std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) {
+  *e = reinterpret_cast<cudaEvent_t>(++g_event_count);
+  g_events[*e] = nullptr;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  g_events[e] = s;
+  return cudaSuccess;
+}
+cudaError_t cudaEventQuery(cudaEvent_t e) {
+  return g_busy[g_events[e]] ? cudaErrorNotReady : cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  g_busy[g_events[e]] = false;  // waiting finishes the stream's queued work
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  g_events.erase(e);
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
@@ -180,6 +205,33 @@ int main() {
   EXPECT(rc == SDK_ERROR_MEMORY);
   EXPECT(std::strstr(B.last_error(), "CUDA out of memory") != nullptr);
   EXPECT(B.free(after_retry) == 0);
+
+  // record_stream: a block used on another stream is reused only after that stream's work
+  void* side = reinterpret_cast<void*>(0x5678);
+  void* r = alloc(4096);
+  EXPECT(B.record_stream(r, side) == 0 && B.record_stream(r, side) == 0);  // once is enough
+  EXPECT(B.record_stream(r, nullptr) == 0);  // its own stream: nothing to wait for
+  g_busy[static_cast<cudaStream_t>(side)] = true;
+  const int64_t held = stats().allocated_bytes;
+  EXPECT(B.free(r) == 0);
+  EXPECT(g_events.size() == 1);             // one event, on `side`
+  EXPECT(stats().allocated_bytes == held);  // still counted while pending
+  void* r2 = alloc(4096);                   // `side` still busy: another block
+  EXPECT(r2 != r && g_events.size() == 1);
+  g_busy[static_cast<cudaStream_t>(side)] = false;
+  void* r3 = alloc(4096);  // the event completed: r is reused
+  EXPECT(r3 == r && g_events.empty());
+  EXPECT(B.free(r2) == 0 && B.free(r3) == 0);
+  // empty_cache waits for pending blocks instead of leaking them
+  void* q = alloc(4096);
+  EXPECT(B.record_stream(q, side) == 0);
+  g_busy[static_cast<cudaStream_t>(side)] = true;
+  EXPECT(B.free(q) == 0 && g_events.size() == 1);
+  EXPECT(B.empty_cache() == 0);
+  EXPECT(g_events.empty() && stats().allocated_bytes == 0 && stats().reserved_bytes == 0);
+  // a pointer the allocator does not own
+  EXPECT(B.record_stream(reinterpret_cast<void*>(0x42), side) == SDK_ERROR_VALUE);
+  EXPECT(std::strstr(B.last_error(), "record_stream") != nullptr);
 
   // bad arguments
   EXPECT(B.malloc(16, 3, &none) == SDK_ERROR_VALUE);  // device index out of range

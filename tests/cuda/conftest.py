@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,28 @@ def cuda_env(tmp_path, monkeypatch):
 def run_python(code: str, *, cwd: Path | None = None, timeout: float = 600, **env: str):
     """Run `code` in a fresh interpreter with the package under test; returns CompletedProcess."""
     return _support.run_python(code, cwd=cwd, timeout=timeout, **env)
+
+
+def build_fake_backend(out_dir: Path) -> Path:
+    """Compile the host-memory stand-in backend (fake_backend.cpp) into out_dir; skip the
+    test when no CUDA toolkit (its half-precision headers) is found."""
+    tk = toolkit_or_none()
+    if tk is None:
+        pytest.skip("the stand-in backend uses the CUDA toolkit's half-precision headers")
+    out = Path(out_dir) / "libfake_cuda.so"
+    cmd = [
+        "c++",
+        "-std=c++17",
+        "-O1",
+        "-shared",
+        "-fPIC",
+        f"-I{REPO / 'core' / 'src'}",
+        f"-I{REPO / 'core' / 'include'}",
+        f"-I{tk.include_dir}",
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_backend.cpp"),
+        "-o",
+        str(out),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return out

@@ -9,8 +9,11 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "cuda/backend/device_util.cuh"
+#include "cuda/backend/fast_path.h"
+#include "cuda/backend/gemm_plan.h"
 
 using namespace sdk::cuda;
 
@@ -22,6 +25,26 @@ thread_local std::unordered_map<int, void*> t_streams;
 std::mutex g_mutex;
 std::unordered_map<void*, int64_t> g_sizes;
 sdk_cuda_allocator_stats g_stats{};
+
+// The plans the real backend would have chosen for the last calls (read by the tests
+// through sdk_fake_last_plans): elementwise path, vector width and launches; reduction
+// path, vector width, rows and cols; gemm route.
+struct Plans {
+  int64_t ew_path = -1, ew_vec = 0, ew_launches = 0;
+  int64_t red_path = -1, red_vec = 0, red_rows = 0, red_cols = 0;
+  int64_t gemm_route = -1;
+};
+Plans g_plans;
+// record_stream calls: pointer -> streams (cleared when the block is freed).
+std::unordered_map<void*, std::vector<void*>> g_uses;
+
+void record_elementwise(const sdk_cuda_iter& it) {
+  fast::Plan p = fast::plan_elementwise(it);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_plans.ew_path = p.path;
+  g_plans.ew_vec = p.vec;
+  g_plans.ew_launches = p.path == fast::kContiguous ? fast::chunk_count(it.numel) : 1;
+}
 
 int fail(int kind, const std::string& msg) {
   t_error = msg;
@@ -94,11 +117,19 @@ int fake_free(void* p) {
   g_stats.num_frees += 1;
   g_stats.num_device_frees += 1;
   g_sizes.erase(it);
+  g_uses.erase(p);
   std::free(p);
   return 0;
 }
 
 int empty_cache() { return 0; }
+int record_stream(void* p, void* stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_sizes.count(p))
+    return fail(SDK_ERROR_VALUE, "fake CUDA: record_stream of an unknown pointer");
+  g_uses[p].push_back(stream);
+  return 0;
+}
 int memory_stats(int32_t, sdk_cuda_allocator_stats* s) {
   std::lock_guard<std::mutex> lock(g_mutex);
   uint32_t size = s->size;
@@ -225,14 +256,17 @@ struct WhereF {
 };
 
 int copy(const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<CopyF>(copy_kind(it->ops[0].dtype, it->ops[1].dtype), *it);
   return 0;
 }
 int unary(int32_t op, const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<UnaryF>(math_kind(it->ops[1].dtype), op, *it);
   return 0;
 }
 int binary(int32_t op, const sdk_cuda_iter* it) {
+  record_elementwise(*it);
   by_kind<BinaryF>(math_kind(it->ops[1].dtype), op, *it);
   return 0;
 }
@@ -264,6 +298,14 @@ void reduce_t(const sdk_cuda_reduce_desc& d) {
 }
 
 int reduce(const sdk_cuda_reduce_desc* d) {
+  {
+    fast::ReducePlan p = fast::plan_reduce(*d);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_plans.red_path = p.path;
+    g_plans.red_vec = p.vec;
+    g_plans.red_rows = p.rows;
+    g_plans.red_cols = p.cols;
+  }
   if (is_float_dtype(d->out_dtype)) {
     reduce_t<double>(*d);
   } else {
@@ -290,7 +332,11 @@ void gemm_t(const sdk_cuda_gemm_desc& d) {
   }
 }
 
-int gemm(const sdk_cuda_gemm_desc* d) {
+int fake_gemm(const sdk_cuda_gemm_desc* d) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_plans.gemm_route = sdk::cuda::gemm::plan_gemm(*d, true).route;  // as with cuBLAS loaded
+  }
   if (!is_float_dtype(d->dtype)) return fail(SDK_ERROR_TYPE, "mm on CUDA: floating dtypes only");
   if (d->dtype == SDK_FLOAT64) {
     gemm_t<double>(*d);
@@ -317,6 +363,55 @@ int scan(const sdk_cuda_scan_desc* d) {
 
 }  // namespace
 
+// The recorded plans as 8 int64 values (Plans' order), for ctypes.
+extern "C" __attribute__((visibility("default"))) void sdk_fake_last_plans(int64_t* out) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const Plans& p = g_plans;
+  const int64_t v[8] = {p.ew_path, p.ew_vec,   p.ew_launches, p.red_path,
+                        p.red_vec, p.red_rows, p.red_cols,    p.gemm_route};
+  std::memcpy(out, v, sizeof(v));
+}
+
+// The streams recorded for the block at p (up to max of them); returns how many.
+extern "C" __attribute__((visibility("default"))) int64_t sdk_fake_stream_uses(void* p, void** out,
+                                                                               int64_t max) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_uses.find(p);
+  if (it == g_uses.end()) return 0;
+  int64_t n = static_cast<int64_t>(it->second.size());
+  for (int64_t i = 0; i < n && i < max; ++i) out[i] = it->second[static_cast<size_t>(i)];
+  return n;
+}
+
+// The launches fast::for_each_chunk makes for numel elements at `limit` each: count, and
+// the first two and last chunk sizes and byte offsets of a float32 operand (tests of the
+// 32-bit split without 2^31-element tensors).
+extern "C" __attribute__((visibility("default"))) int64_t sdk_fake_split(int64_t numel,
+                                                                         int64_t limit,
+                                                                         int64_t* out) {
+  sdk_cuda_iter it{};
+  it.nops = 2;
+  it.numel = numel;
+  it.ops[0].data = reinterpret_cast<char*>(uintptr_t{1} << 40);
+  it.ops[1].is_scalar = 1;
+  int64_t n = 0;
+  fast::for_each_chunk(
+      it, 4,
+      [&](const sdk_cuda_iter& sub) {
+        const int64_t off = reinterpret_cast<char*>(sub.ops[0].data) - it.ops[0].data;
+        if (n < 2) {
+          out[2 * n] = sub.numel;
+          out[2 * n + 1] = off;
+        }
+        out[4] = sub.numel;
+        out[5] = off;
+        out[6] = sub.ops[1].data == nullptr ? 1 : 0;  // scalars are never advanced
+        ++n;
+      },
+      limit);
+  return n;
+}
+
 extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_cuda_backend* t,
                                                                             uint32_t size) {
   if (!t || size < sizeof(sdk_cuda_backend)) return SDK_ERROR_RUNTIME;
@@ -341,8 +436,9 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->binary = binary;
   t->where = where;
   t->reduce = reduce;
-  t->gemm = gemm;
+  t->gemm = fake_gemm;
   t->ternary = ternary;
   t->scan = scan;
+  t->record_stream = record_stream;
   return 0;
 }

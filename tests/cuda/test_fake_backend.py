@@ -15,33 +15,14 @@ import sys
 
 import pytest
 
-from tests.cuda.conftest import REPO, gpu_available, subprocess_env, toolkit_or_none
+from tests.cuda.conftest import REPO, build_fake_backend, gpu_available, subprocess_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 @pytest.fixture(scope="module")
 def fake_backend(tmp_path_factory):
-    tk = toolkit_or_none()
-    if tk is None:
-        pytest.skip("the stand-in backend uses the CUDA toolkit's half-precision headers")
-    out = tmp_path_factory.mktemp("fake") / "libfake_cuda.so"
-    cmd = [
-        "c++",
-        "-std=c++17",
-        "-O1",
-        "-shared",
-        "-fPIC",
-        f"-I{REPO / 'core' / 'src'}",
-        f"-I{REPO / 'core' / 'include'}",
-        f"-I{tk.include_dir}",
-        os.path.join(HERE, "fake_backend.cpp"),
-        "-o",
-        str(out),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return out
+    return build_fake_backend(tmp_path_factory.mktemp("fake"))
 
 
 @pytest.mark.skipif(gpu_available(), reason="a real GPU is visible: test_gpu.py runs on it")
@@ -59,6 +40,7 @@ def test_gpu_suite_on_host_memory_backend(fake_backend):
             os.path.join(HERE, "test_gpu.py"),
             os.path.join(HERE, "test_gpu_elementwise.py"),
             os.path.join(HERE, "test_gpu_struct.py"),
+            os.path.join(HERE, "test_gpu_fast.py"),
         ],
         capture_output=True,
         text=True,

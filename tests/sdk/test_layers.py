@@ -25,7 +25,7 @@ SDK = pathlib.Path(sdk.__file__).parent
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
     ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
-    ("devices", ["sdk.cuda"]),
+    ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor"]),
     ("namespace", ["sdk"]),
@@ -56,7 +56,7 @@ LAYERS = [
 LAZY_IMPORTS = {
     ("sdk._interop", "sdk.cuda"): "keeps import sdk fast (~1 ms); needed on CUDA paths only",
     ("sdk._ops_creation", "sdk.cuda"): "keeps import sdk fast; needed for device= only",
-    ("sdk._tensor", "sdk.cuda"): "keeps import sdk fast; needed by Tensor.to(device) only",
+    ("sdk._tensor", "sdk.cuda"): "keeps import sdk fast; needed by to(device), record_stream",
     ("sdk._tensor", "sdk._repr"): "keeps import sdk fast (~1 ms); needed by repr() only",
     ("sdk._tensor", "sdk._tensor_pickle"): "it imports pickle (~4 ms); needed by pickling only",
     ("sdk.library", "sdk.autograd"): "sdk.autograd imports numpy (~100 ms)",

@@ -14,7 +14,7 @@
 
 #include "sdk/c_api.h"
 
-#define SDK_CUDA_BACKEND_VERSION 2
+#define SDK_CUDA_BACKEND_VERSION 3
 /* Dims of an elementwise problem after merging contiguous dims. */
 #define SDK_CUDA_MAX_DIMS 16
 #define SDK_CUDA_MAX_OPERANDS 4
@@ -95,6 +95,8 @@ typedef struct {
   char* c;
   int64_t c_rs, c_cs;
   double alpha, beta;
+  int32_t allow_tf32; /* float32 may use TF32 tensor cores (version 3) */
+  int32_t reserved;
 } sdk_cuda_gemm_desc;
 
 /* A running sum (op SDK_SUM) or product (SDK_PROD) along the middle dim of contiguous
@@ -138,6 +140,9 @@ typedef struct sdk_cuda_backend {
   int (*gemm)(const sdk_cuda_gemm_desc* desc);
   int (*ternary)(int32_t op, const sdk_cuda_iter* it); /* ops: out, a, b, c (version 2) */
   int (*scan)(const sdk_cuda_scan_desc* desc);         /* running sum/product (version 2) */
+  /* the block at ptr (from malloc) is used on `stream` too: when freed, it is reused only
+   * after the work queued on that stream by then (version 3) */
+  int (*record_stream)(void* ptr, void* stream);
 } sdk_cuda_backend;
 
 /* Exported by libsdk_cuda.so: fill `table` (of `size` bytes). No CUDA call. */

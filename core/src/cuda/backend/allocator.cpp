@@ -9,6 +9,10 @@
 //   on another stream must be kept alive by the caller until that stream is done);
 // - best fit among free blocks of the same stream and pool; the rest of a block is split
 //   off when large enough; neighbours in a segment merge again when both are free;
+// - a block that record_stream marked as used on other streams is not reused when freed:
+//   an event is recorded on each of those streams, and the block returns to its pool once
+//   every event has completed (checked at the next allocation on the device; empty_cache
+//   waits for them);
 // - on out-of-memory, unused segments are returned to the driver and the call retried.
 #include <algorithm>
 #include <cstring>
@@ -38,6 +42,13 @@ struct Block {
   bool allocated = false;
   Block* prev = nullptr;  // neighbours within the same segment
   Block* next = nullptr;
+  std::vector<cudaStream_t> uses;  // other streams that used it (record_stream)
+};
+
+// A freed block waiting for the work queued on its recorded streams (one event each).
+struct Pending {
+  Block* block;
+  std::vector<cudaEvent_t> events;
 };
 
 struct BlockLess {
@@ -51,6 +62,7 @@ struct BlockLess {
 struct DeviceCache {
   std::set<Block*, BlockLess> small_free, large_free;
   std::unordered_map<void*, Block*> live;
+  std::vector<Pending> pending;
   sdk_cuda_allocator_stats stats{};
 };
 
@@ -121,6 +133,8 @@ Block* find_free(DeviceCache& c, cudaStream_t stream, bool small, int64_t size) 
   return b;
 }
 
+void process_pending(int device, DeviceCache& c, bool wait);
+
 Block* new_segment(int device, DeviceCache& c, cudaStream_t stream, bool small, int64_t size) {
   int64_t seg = segment_size(size);
   void* p = nullptr;
@@ -128,6 +142,7 @@ Block* new_segment(int device, DeviceCache& c, cudaStream_t stream, bool small, 
   cudaError_t e = cudaMalloc(&p, static_cast<size_t>(seg));
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();
+    process_pending(device, c, true);
     release_segments(device, c);
     e = cudaMalloc(&p, static_cast<size_t>(seg));
   }
@@ -175,6 +190,57 @@ void merge_into(DeviceCache& c, Block* b, Block* other) {
   delete other;
 }
 
+// b (no longer in use anywhere) back to its pool, merged with free neighbours.
+void release_block(DeviceCache& c, Block* b) {
+  b->allocated = false;
+  b->uses.clear();
+  c.stats.allocated_bytes -= b->size;
+  if (b->prev && !b->prev->allocated) merge_into(c, b, b->prev);
+  if (b->next && !b->next->allocated) merge_into(c, b, b->next);
+  (b->small ? c.small_free : c.large_free).insert(b);
+}
+
+// Release the pending blocks whose events have all completed (`wait`: wait for them all).
+void process_pending(int device, DeviceCache& c, bool wait) {
+  if (c.pending.empty()) return;
+  DeviceGuard g(device);
+  size_t kept = 0;
+  for (size_t i = 0; i < c.pending.size(); ++i) {
+    Pending& p = c.pending[i];
+    bool done = true;
+    for (cudaEvent_t e : p.events) {
+      cudaError_t r = wait ? cudaEventSynchronize(e) : cudaEventQuery(e);
+      if (r == cudaErrorNotReady) {
+        cudaGetLastError();
+        done = false;
+        break;
+      }
+      check(r, "cudaEventQuery (a block freed after record_stream)");
+    }
+    if (!done) {
+      if (kept != i) c.pending[kept] = std::move(p);  // a self-move would empty `events`
+      ++kept;
+      continue;
+    }
+    for (cudaEvent_t e : p.events) cudaEventDestroy(e);
+    release_block(c, p.block);
+  }
+  c.pending.resize(kept);
+}
+
+// An event recorded now on each stream b was used on: b is reusable once all complete.
+Pending pending_for(int device, Block* b) {
+  DeviceGuard g(device);
+  Pending p{b, {}};
+  for (cudaStream_t s : b->uses) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    p.events.push_back(e);
+    check(cudaEventRecord(e, s), "cudaEventRecord (free after record_stream)");
+  }
+  return p;
+}
+
 }  // namespace
 
 void* cache_malloc(int64_t nbytes, int device) {
@@ -185,6 +251,7 @@ void* cache_malloc(int64_t nbytes, int device) {
   cudaStream_t stream = current_stream(device);
   std::lock_guard<std::mutex> lock(state().mutex);
   DeviceCache& c = cache_of(device);
+  process_pending(device, c, false);
   Block* b = find_free(c, stream, small, size);
   if (!b) b = new_segment(device, c, stream, small, size);
   maybe_split(c, b, size);
@@ -209,19 +276,33 @@ void cache_free(void* p) {
   st.owner.erase(owner);
   Block* b = c.live[p];
   c.live.erase(p);
-  b->allocated = false;
-  c.stats.allocated_bytes -= b->size;
   c.stats.num_frees += 1;
-  if (b->prev && !b->prev->allocated) merge_into(c, b, b->prev);
-  if (b->next && !b->next->allocated) merge_into(c, b, b->next);
-  (b->small ? c.small_free : c.large_free).insert(b);
+  if (b->uses.empty()) return release_block(c, b);
+  c.pending.push_back(pending_for(owner->second, b));  // still allocated until the events
+}
+
+void cache_record_stream(void* p, cudaStream_t stream) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  auto owner = st.owner.find(p);
+  if (owner == st.owner.end()) {
+    fail(SDK_ERROR_VALUE, "record_stream: the tensor's memory is not from the sdk allocator");
+  }
+  Block* b = st.devices[static_cast<size_t>(owner->second)].live[p];
+  if (stream == b->stream) return;
+  for (cudaStream_t s : b->uses) {
+    if (s == stream) return;
+  }
+  b->uses.push_back(stream);
 }
 
 void cache_empty() {
   State& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  for (size_t d = 0; d < st.devices.size(); ++d)
+  for (size_t d = 0; d < st.devices.size(); ++d) {
+    process_pending(static_cast<int>(d), st.devices[d], true);
     release_segments(static_cast<int>(d), st.devices[d]);
+  }
 }
 
 void cache_stats(int device, sdk_cuda_allocator_stats* out) {

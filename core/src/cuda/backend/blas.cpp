@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "common.h"
+#include "gemm_plan.h"
 
 namespace sdk::cuda {
 namespace {
@@ -18,19 +20,26 @@ namespace {
 using Handle = void*;
 using CreateFn = int (*)(Handle*);
 using SetStreamFn = int (*)(Handle, cudaStream_t);
+using SetWorkspaceFn = int (*)(Handle, void*, size_t);
 // cublasStatus_t cublas<t>gemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
 //                                  beta, C, ldc); operations: 0 = N, 1 = T.
 using SgemmFn = int (*)(Handle, int, int, int, int, int, const float*, const float*, int,
                         const float*, int, const float*, float*, int);
 using DgemmFn = int (*)(Handle, int, int, int, int, int, const double*, const double*, int,
                         const double*, int, const double*, double*, int);
+// cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta,
+//              C, Ctype, ldc, computeType, algo)
+using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int,
+                         const void*, int, int, const void*, void*, int, int, int, int);
 
 struct Cublas {
   bool ok = false;
   CreateFn create = nullptr;
   SetStreamFn set_stream = nullptr;
+  SetWorkspaceFn set_workspace = nullptr;  // optional (cuBLAS >= 11.0 has it)
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  GemmExFn gemm_ex = nullptr;  // optional: float16/bfloat16 use the naive kernel without it
 };
 
 Cublas load_cublas() {
@@ -44,8 +53,10 @@ Cublas load_cublas() {
   if (!lib) return c;
   c.create = reinterpret_cast<CreateFn>(dlsym(lib, "cublasCreate_v2"));
   c.set_stream = reinterpret_cast<SetStreamFn>(dlsym(lib, "cublasSetStream_v2"));
+  c.set_workspace = reinterpret_cast<SetWorkspaceFn>(dlsym(lib, "cublasSetWorkspace_v2"));
   c.sgemm = reinterpret_cast<SgemmFn>(dlsym(lib, "cublasSgemm_v2"));
   c.dgemm = reinterpret_cast<DgemmFn>(dlsym(lib, "cublasDgemm_v2"));
+  c.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib, "cublasGemmEx"));
   c.ok = c.create && c.set_stream && c.sgemm && c.dgemm;
   return c;
 }
@@ -67,59 +78,97 @@ Handle handle_for(int device) {
   return h;
 }
 
-// How cuBLAS (column-major) sees a row-major-indexed matrix with element strides
-// (rs, cs): op 'N' when rows are contiguous in memory... see gemm below.
-struct Layout {
-  bool ok;
-  int trans;  // 0: N, 1: T
-  int64_t ld;
-};
-
-// X is r x c with strides (rs, cs). Column-major cuBLAS sees memory of a row-major matrix
-// as its transpose, so row-major X is "X^T stored column-major" (trans = 0 in the
-// swapped product below) and column-major X needs trans = 1.
-Layout layout_of(int64_t r, int64_t c, int64_t rs, int64_t cs) {
-  if (c == 1) cs = 1;
-  if (r == 1) rs = c > 1 ? c : 1;
-  if (cs == 1 && rs >= (c > 1 ? c : 1)) return {true, 0, rs};
-  if (rs == 1 && cs >= (r > 1 ? r : 1)) return {true, 1, cs};
-  return {false, 0, 0};
+// Workspace bytes per (handle, stream): CUBLAS_WORKSPACE_CONFIG=":SIZE_KiB:COUNT[:...]"
+// (the sum of SIZE x COUNT), else 32 MiB on compute capability 9.x and 8 MiB + 128 KiB below.
+int64_t workspace_bytes(int device) {
+  if (const char* env = std::getenv("CUBLAS_WORKSPACE_CONFIG")) {
+    int64_t total = 0;
+    for (const char* p = env; *p;) {
+      if (*p != ':') {
+        ++p;
+        continue;
+      }
+      char* end = nullptr;
+      long long kib = std::strtoll(p + 1, &end, 10);
+      if (end == p + 1 || *end != ':') break;
+      long long count = std::strtoll(end + 1, &end, 10);
+      total += int64_t{kib} * 1024 * count;
+      p = end;
+    }
+    if (total > 0) return total;
+  }
+  int major = 0;
+  SDK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9 ? (int64_t{32} << 20) : (int64_t{8} << 20) + (int64_t{128} << 10);
 }
 
-bool fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
-
-}  // namespace
-
-bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
-  if (d.dtype != SDK_FLOAT32 && d.dtype != SDK_FLOAT64) return false;
-  if (d.m == 0 || d.n == 0 || d.k == 0) return false;  // the kernel handles beta-only work
-  if (!cublas().ok) return false;
-  // C must be row-major for the swapped product: C^T (n x m, col-major, ld c_rs).
-  if (!(d.c_cs == 1 || d.n == 1) || d.c_rs < d.n) return false;
-  Layout la = layout_of(d.m, d.k, d.a_rs, d.a_cs);
-  Layout lb = layout_of(d.k, d.n, d.b_rs, d.b_cs);
-  if (!la.ok || !lb.ok) return false;
-  if (!fits_int(d.m) || !fits_int(d.n) || !fits_int(d.k) || !fits_int(la.ld) || !fits_int(lb.ld) ||
-      !fits_int(d.c_rs)) {
-    return false;
-  }
-  Handle h = handle_for(d.device);
+// cublasSetStream resets the handle's workspace to cuBLAS's default pool, shared by every
+// stream, so each (handle, stream) pair gets its own buffer, taken once from the caching
+// allocator on that stream (stream-ordered) and kept for the pair's life.
+void bind_stream(Handle h, int device, cudaStream_t s) {
   int st = cublas().set_stream(h, s);
   if (st != 0) fail(SDK_ERROR_RUNTIME, "cublasSetStream failed with status ", st);
+  if (!cublas().set_workspace) return;
+  struct Key {
+    Handle h;
+    cudaStream_t s;
+    bool operator==(const Key& o) const { return h == o.h && s == o.s; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<void*>()(k.h) ^ (std::hash<void*>()(k.s) << 1);
+    }
+  };
+  thread_local std::unordered_map<Key, std::pair<void*, int64_t>, KeyHash> spaces;
+  auto it = spaces.find(Key{h, s});
+  if (it == spaces.end()) {
+    const int64_t bytes = workspace_bytes(device);
+    it = spaces.emplace(Key{h, s}, std::make_pair(cache_malloc(bytes, device), bytes)).first;
+  }
+  st = cublas().set_workspace(h, it->second.first, static_cast<size_t>(it->second.second));
+  if (st != 0) fail(SDK_ERROR_RUNTIME, "cublasSetWorkspace failed with status ", st);
+}
+
+int run_sgemm_dgemm(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
   int m = static_cast<int>(d.n), n = static_cast<int>(d.m), k = static_cast<int>(d.k);
   int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
   // C^T = B^T A^T: the first cuBLAS operand is b, the second a.
   if (d.dtype == SDK_FLOAT32) {
     float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
-    st = cublas().sgemm(h, lb.trans, la.trans, m, n, k, &alpha, reinterpret_cast<const float*>(d.b),
-                        static_cast<int>(lb.ld), reinterpret_cast<const float*>(d.a),
-                        static_cast<int>(la.ld), &beta, reinterpret_cast<float*>(d.c), ldc);
-  } else {
-    st = cublas().dgemm(h, lb.trans, la.trans, m, n, k, &d.alpha,
-                        reinterpret_cast<const double*>(d.b), static_cast<int>(lb.ld),
-                        reinterpret_cast<const double*>(d.a), static_cast<int>(la.ld), &d.beta,
-                        reinterpret_cast<double*>(d.c), ldc);
+    return cublas().sgemm(h, p.b.trans, p.a.trans, m, n, k, &alpha,
+                          reinterpret_cast<const float*>(d.b), static_cast<int>(p.b.ld),
+                          reinterpret_cast<const float*>(d.a), static_cast<int>(p.a.ld), &beta,
+                          reinterpret_cast<float*>(d.c), ldc);
   }
+  return cublas().dgemm(h, p.b.trans, p.a.trans, m, n, k, &d.alpha,
+                        reinterpret_cast<const double*>(d.b), static_cast<int>(p.b.ld),
+                        reinterpret_cast<const double*>(d.a), static_cast<int>(p.a.ld), &d.beta,
+                        reinterpret_cast<double*>(d.c), ldc);
+}
+
+// float16/bfloat16: tensor cores with float accumulation and float alpha/beta; float32
+// with TF32 tensor cores when the user allowed them.
+int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
+  const bool tf32 = p.route == gemm::kGemmExTf32;
+  const int type = tf32 ? gemm::kR32F : d.dtype == SDK_FLOAT16 ? gemm::kR16F : gemm::kR16BF;
+  const float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
+  const int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
+  return cublas().gemm_ex(h, p.b.trans, p.a.trans, static_cast<int>(d.n), static_cast<int>(d.m),
+                          static_cast<int>(d.k), &alpha, d.b, type, static_cast<int>(p.b.ld), d.a,
+                          type, static_cast<int>(p.a.ld), &beta, d.c, type, ldc,
+                          tf32 ? gemm::kComputeTf32 : gemm::kComputeF32, gemm::kAlgoDefault);
+}
+
+}  // namespace
+
+bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
+  const gemm::Plan p = gemm::plan_gemm(d, cublas().ok);
+  if (p.route == gemm::kNaive) return false;
+  const bool ex = p.route == gemm::kGemmEx16 || p.route == gemm::kGemmExTf32;
+  if (ex && !cublas().gemm_ex) return false;
+  Handle h = handle_for(d.device);
+  bind_stream(h, d.device, s);
+  int st = ex ? run_gemm_ex(h, d, p) : run_sgemm_dgemm(h, d, p);
   if (st != 0) fail(SDK_ERROR_RUNTIME, "cuBLAS gemm failed with status ", st);
   return true;
 }

@@ -83,6 +83,8 @@ void check_device(int device, const char* what);
 // Allocator entry points (allocator.cpp).
 void* cache_malloc(int64_t nbytes, int device);
 void cache_free(void* p);
+// Mark p's block as used by `stream` too: freeing it waits for that stream's queued work.
+void cache_record_stream(void* p, cudaStream_t stream);
 void cache_empty();
 void cache_stats(int device, sdk_cuda_allocator_stats* stats);
 void cache_reset_peak(int device);
@@ -96,6 +98,12 @@ void launch_ternary(int op, const sdk_cuda_iter& it, cudaStream_t s);
 void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 void launch_naive_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 void launch_scan(const sdk_cuda_scan_desc& d, cudaStream_t s);
+// The contiguous fast kernels (contiguous.cu); false: fast_path.h chose the strided kernels.
+bool launch_fast_copy(const sdk_cuda_iter& it, cudaStream_t s);
+bool launch_fast_unary(int op, const sdk_cuda_iter& it, cudaStream_t s);
+bool launch_fast_binary(int op, const sdk_cuda_iter& it, cudaStream_t s);
+// sum/mean/amax/amin over contiguous layouts (reduce_fast.cu); false: the general kernel.
+bool launch_fast_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 // cuBLAS when it can do the problem (blas.cpp); false: use the naive kernel.
 bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 

@@ -156,14 +156,17 @@ struct WhereK {
 }  // namespace
 
 void launch_copy(const sdk_cuda_iter& it, cudaStream_t s) {
+  if (launch_fast_copy(it, s)) return;
   launch_kind<CopyK>(copy_kind(it.ops[0].dtype, it.ops[1].dtype), it, s);
 }
 
 void launch_unary(int op, const sdk_cuda_iter& it, cudaStream_t s) {
+  if (launch_fast_unary(op, it, s)) return;
   launch_kind<UnaryK>(math_kind(it.ops[1].dtype), it, s, op);
 }
 
 void launch_binary(int op, const sdk_cuda_iter& it, cudaStream_t s) {
+  if (launch_fast_binary(op, it, s)) return;
   launch_kind<BinaryK>(math_kind(it.ops[1].dtype), it, s, op);
 }
 

@@ -170,6 +170,7 @@ __global__ void gemm_kernel(sdk_cuda_gemm_desc d) {
 
 void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s) {
   if (d.out_numel <= 0) return;
+  if (launch_fast_reduce(d, s)) return;
   if (is_float_dtype(d.out_dtype)) {
     launch_reduce_as<double>(d, s);
   } else {

@@ -223,6 +223,10 @@ int api_gemm(const sdk_cuda_gemm_desc* d) {
   });
 }
 
+int api_record_stream(void* ptr, void* stream) {
+  return guarded([&] { cache_record_stream(ptr, static_cast<cudaStream_t>(stream)); });
+}
+
 }  // namespace
 }  // namespace sdk::cuda
 
@@ -254,5 +258,6 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   table->gemm = api_gemm;
   table->ternary = api_ternary;
   table->scan = api_scan;
+  table->record_stream = api_record_stream;
   return 0;
 }

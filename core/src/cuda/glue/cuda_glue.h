@@ -60,6 +60,9 @@ void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha,
 // out <- running sum (op SDK_SUM) or product (SDK_PROD) of `in` along the middle dim of
 // (outer, n, inner); both contiguous, of one dtype, on one CUDA device.
 void scan(int op, TensorImpl& out, const TensorImpl& in, int64_t outer, int64_t n, int64_t inner);
+// sdk.backends.cuda.matmul.allow_tf32 (off by default, as torch's).
+bool allow_tf32();
+void set_allow_tf32(bool allow);
 // True if any element of t is zero (integer division checks).
 bool has_zero(const TensorImpl& t);
 

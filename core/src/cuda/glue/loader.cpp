@@ -234,6 +234,22 @@ SDK_API sdk_status sdk_cuda_raw_alloc(int64_t nbytes, int32_t device_index, void
   SDK_SAFE_CALL_END;
 }
 
+SDK_API sdk_status sdk_cuda_record_stream(const sdk_tensor* t, void* stream) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_cuda_record_stream", "t");
+  SDK_REQUIRE(x.device().type == SDK_CUDA, SDK_ERROR_VALUE,
+              "record_stream: expected a CUDA tensor, got one on the CPU");
+  // The storage's block (a view points inside it). Wrapped memory (DLPack, from_blob) is
+  // not the allocator's: its owner orders its reuse, so there is nothing to record.
+  const Storage& s = *x.storage;
+  if (s.data && !s.foreign) cu::call(cu::backend().record_stream(s.data, stream));
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API void sdk_cuda_set_matmul_allow_tf32(int32_t allow) { cu::set_allow_tf32(allow != 0); }
+
+SDK_API int32_t sdk_cuda_matmul_allow_tf32(void) { return cu::allow_tf32() ? 1 : 0; }
+
 SDK_API sdk_status sdk_cuda_raw_free(void* ptr) {
   SDK_SAFE_CALL_BEGIN;
   if (ptr) cu::call(cu::backend().free(ptr));

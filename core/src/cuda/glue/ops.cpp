@@ -1,5 +1,6 @@
 // core/src/cuda/glue/ops.cpp: elementwise problems, copies between devices, reductions and
 // matmul on CUDA tensors, described for the backend's kernels; and sdk_to_device.
+#include <atomic>
 #include <cstring>
 
 #include "cuda/glue/cuda_glue.h"
@@ -374,9 +375,16 @@ void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha,
   d.c_cs = c.strides[1];
   d.alpha = alpha;
   d.beta = beta;
+  d.allow_tf32 = allow_tf32() ? 1 : 0;
   if (d.m == 0 || d.n == 0) return;
   call(backend().gemm(&d));
 }
+
+namespace {
+std::atomic<bool> g_allow_tf32{false};
+}  // namespace
+bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
+void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
 
 bool has_zero(const TensorImpl& t) {
   Ref host_copy = to_device(t, sdk_device{SDK_CPU, 0});

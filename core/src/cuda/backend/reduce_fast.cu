@@ -1,0 +1,307 @@
+// core/src/cuda/backend/reduce_fast.cu: sum/mean/amax/amin over contiguous layouts
+// (fast_path.h's plan_reduce): a full reduction with 16-byte loads, four accumulators per
+// thread and warp shuffles; one warp per row for inner reductions; adjacent columns per warp
+// for outer ones. float16/bfloat16/float32 accumulate in float, float64 in double.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "common.h"
+#include "device_util.cuh"
+#include "fast_path.h"
+
+namespace sdk::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kAcc = 4;  // independent accumulators (vectors in flight) per thread
+
+template <typename T>
+struct Acc {
+  using type = float;
+};
+template <>
+struct Acc<double> {
+  using type = double;
+};
+__device__ __forceinline__ float widen(__half v) { return __half2float(v); }
+__device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ double widen(double v) { return v; }
+
+template <typename T, int VEC>
+struct alignas(sizeof(T) * VEC) Vec {
+  T v[VEC];
+};
+
+// The op's start value: 0 for sums, -inf/+inf for amax/amin (NaN still wins in combine).
+template <typename A>
+__device__ __forceinline__ A start_of(int op) {
+  if (op == SDK_AMAX) return -inf_of<A>();
+  if (op == SDK_AMIN) return inf_of<A>();
+  return A(0);
+}
+
+template <typename A>
+__device__ __forceinline__ A warp_combine(int op, A v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = combine(op, v, __shfl_down_sync(0xffffffffu, v, off));
+  return v;
+}
+
+// Every thread calls it; thread 0 gets the block's result.
+template <typename A>
+__device__ __forceinline__ A block_combine_fast(int op, A v) {
+  __shared__ A part[kWarps];
+  v = warp_combine(op, v);
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < kWarps ? part[threadIdx.x] : start_of<A>(op);
+    v = warp_combine(op, v);
+  }
+  return v;
+}
+
+template <typename A>
+__device__ __forceinline__ void store_out(const sdk_cuda_reduce_desc& d, int64_t o, A r) {
+  if (d.op == SDK_MEAN) r = r / static_cast<A>(d.red_numel);
+  store_as<A>(d.out + o * elem_size(d.out_dtype), d.out_dtype, r);
+}
+
+// Elements [begin, end) of p strided by `step` vectors from `first`: kAcc loads in flight.
+template <typename T, int VEC>
+__device__ __forceinline__ typename Acc<T>::type run_reduce(int op, const T* p, int64_t n,
+                                                            int64_t first, int64_t step) {
+  using A = typename Acc<T>::type;
+  A acc[kAcc];
+#pragma unroll
+  for (int a = 0; a < kAcc; ++a) acc[a] = start_of<A>(op);
+  const Vec<T, VEC>* pv = reinterpret_cast<const Vec<T, VEC>*>(p);
+  const int64_t nv = n / VEC;
+  int64_t i = first;
+  // Not unrolled further: a runtime-step trip count would cost a 64-bit division.
+#pragma unroll 1
+  for (; i + (kAcc - 1) * step < nv; i += kAcc * step) {
+    Vec<T, VEC> raw[kAcc];
+#pragma unroll
+    for (int a = 0; a < kAcc; ++a) raw[a] = pv[i + a * step];
+#pragma unroll
+    for (int a = 0; a < kAcc; ++a) {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) acc[a] = combine(op, acc[a], A(widen(raw[a].v[j])));
+    }
+  }
+#pragma unroll 1
+  for (; i < nv; i += step) {
+    Vec<T, VEC> raw = pv[i];
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[0] = combine(op, acc[0], A(widen(raw.v[j])));
+  }
+  // the n % VEC tail elements: vector-thread `first` == 0's job, element by element
+  if (first == 0) {
+    for (int64_t e = nv * VEC; e < n; ++e) acc[1] = combine(op, acc[1], A(widen(p[e])));
+  }
+#pragma unroll
+  for (int a = 1; a < kAcc; ++a) acc[0] = combine(op, acc[0], acc[a]);
+  return acc[0];
+}
+
+// Full reduction, first pass: block b's partial into part[b]; with one block, the result.
+template <typename T, int VEC, int OP>
+__global__ void __launch_bounds__(kThreads)
+    full_kernel(sdk_cuda_reduce_desc d, int64_t n, typename Acc<T>::type* part) {
+  using A = typename Acc<T>::type;
+  const int64_t first = blockIdx.x * int64_t{kThreads} + threadIdx.x;
+  A v = run_reduce<T, VEC>(OP, reinterpret_cast<const T*>(d.in), n, first,
+                           int64_t{gridDim.x} * kThreads);
+  v = block_combine_fast(OP, v);
+  if (threadIdx.x != 0) return;
+  if (gridDim.x == 1) {
+    store_out(d, 0, v);
+  } else {
+    part[blockIdx.x] = v;
+  }
+}
+
+// Full reduction, second pass over the blocks' partials.
+template <typename A, int OP>
+__global__ void __launch_bounds__(kThreads)
+    finish_kernel(sdk_cuda_reduce_desc d, const A* part, int n) {
+  A v = start_of<A>(OP);
+  for (int i = threadIdx.x; i < n; i += kThreads) v = combine(OP, v, part[i]);
+  v = block_combine_fast(OP, v);
+  if (threadIdx.x == 0) store_out(d, 0, v);
+}
+
+// Inner reduction: warp w of the grid reduces rows w, w + warps, ... (cols elements each).
+template <typename T, int VEC, int OP>
+__global__ void __launch_bounds__(kThreads)
+    inner_kernel(sdk_cuda_reduce_desc d, int64_t rows, int64_t cols) {
+  using A = typename Acc<T>::type;
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = int64_t{gridDim.x} * kWarps;
+  for (int64_t r = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32; r < rows; r += warps) {
+    const T* row = reinterpret_cast<const T*>(d.in) + r * cols;
+    A v = run_reduce<T, VEC>(OP, row, cols, lane, 32);
+    v = warp_combine(OP, v);
+    if (lane == 0) store_out(d, r, v);
+  }
+}
+
+// Outer reduction over a rows x cols input: thread x of warp y takes column c and rows
+// y + kWarps*i of its block's row slice [r0, r1); partials combine in shared memory. With
+// gridDim.y > 1 each slice's result goes to part[blockIdx.y * cols + c] for finish_outer.
+template <typename T, int OP>
+__global__ void __launch_bounds__(kThreads)
+    outer_kernel(sdk_cuda_reduce_desc d, int64_t rows, int64_t cols, int64_t per,
+                 typename Acc<T>::type* part) {
+  using A = typename Acc<T>::type;
+  __shared__ A sh[kWarps][32];
+  const int64_t c = blockIdx.x * int64_t{32} + threadIdx.x % 32;
+  const int y = threadIdx.x / 32;
+  const int64_t r0 = blockIdx.y * per;
+  const int64_t r1 = r0 + per < rows ? r0 + per : rows;
+  const T* in = reinterpret_cast<const T*>(d.in);
+  A acc[kAcc];
+#pragma unroll
+  for (int a = 0; a < kAcc; ++a) acc[a] = start_of<A>(OP);
+  if (c < cols) {
+    int64_t r = r0 + y;
+    for (; r + (kAcc - 1) * kWarps < r1; r += kAcc * kWarps) {
+      T raw[kAcc];
+#pragma unroll
+      for (int a = 0; a < kAcc; ++a) raw[a] = in[(r + a * kWarps) * cols + c];
+#pragma unroll
+      for (int a = 0; a < kAcc; ++a) acc[a] = combine(OP, acc[a], A(widen(raw[a])));
+    }
+    for (; r < r1; r += kWarps) acc[0] = combine(OP, acc[0], A(widen(in[r * cols + c])));
+  }
+#pragma unroll
+  for (int a = 1; a < kAcc; ++a) acc[0] = combine(OP, acc[0], acc[a]);
+  sh[y][threadIdx.x % 32] = acc[0];
+  __syncthreads();
+  if (y != 0 || c >= cols) return;
+  A v = sh[0][threadIdx.x];
+#pragma unroll
+  for (int k = 1; k < kWarps; ++k) v = combine(OP, v, sh[k][threadIdx.x]);
+  if (gridDim.y == 1) {
+    store_out(d, c, v);
+  } else {
+    part[blockIdx.y * cols + c] = v;
+  }
+}
+
+template <typename A, int OP>
+__global__ void finish_outer_kernel(sdk_cuda_reduce_desc d, const A* part, int slices,
+                                    int64_t cols) {
+  const int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (c >= cols) return;
+  A v = part[c];
+  for (int s = 1; s < slices; ++s) v = combine(OP, v, part[s * cols + c]);
+  store_out(d, c, v);
+}
+
+// Blocks that keep every SM busy: resident blocks per SM x SMs (asked once per device).
+int full_grid(int device) {
+  static int sms[64] = {0};
+  int& n = sms[device >= 0 && device < 64 ? device : 0];
+  if (n == 0) {
+    SDK_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  }
+  return n * (2048 / kThreads);
+}
+
+template <typename T, int VEC, int OP>
+void launch_full(const sdk_cuda_reduce_desc& d, int64_t n, cudaStream_t s) {
+  using A = typename Acc<T>::type;
+  int64_t blocks = (n + int64_t{kThreads} * VEC * kAcc - 1) / (int64_t{kThreads} * VEC * kAcc);
+  const int cap = full_grid(d.device);
+  if (blocks > cap) blocks = cap;
+  if (blocks <= 1) {
+    full_kernel<T, VEC, OP><<<1, kThreads, 0, s>>>(d, n, nullptr);
+    return;
+  }
+  // Scratch ordered on this stream: freed right away, reused only by later work on it.
+  A* part = static_cast<A*>(cache_malloc(blocks * int64_t(sizeof(A)), d.device));
+  full_kernel<T, VEC, OP><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d, n, part);
+  finish_kernel<A, OP><<<1, kThreads, 0, s>>>(d, part, static_cast<int>(blocks));
+  cache_free(part);
+}
+
+template <typename T, int VEC, int OP>
+void launch_inner(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cudaStream_t s) {
+  int64_t blocks = (rows + kWarps - 1) / kWarps;
+  if (blocks > (int64_t{1} << 20)) blocks = int64_t{1} << 20;
+  inner_kernel<T, VEC, OP><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d, rows, cols);
+}
+
+template <typename T, int OP>
+void launch_outer(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cudaStream_t s) {
+  using A = typename Acc<T>::type;
+  const int64_t gx = (cols + 31) / 32;
+  // Split the rows when the columns alone give too few blocks to fill the GPU.
+  int64_t gy = full_grid(d.device) / gx;
+  const int64_t max_slices = (rows + kWarps * kAcc * 4 - 1) / (kWarps * kAcc * 4);
+  if (gy > max_slices) gy = max_slices;
+  if (gy > 65535) gy = 65535;
+  if (gy < 1) gy = 1;
+  const int64_t per = (rows + gy - 1) / gy;
+  dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
+  if (gy == 1) {
+    outer_kernel<T, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, nullptr);
+    return;
+  }
+  A* part = static_cast<A*>(cache_malloc(gy * cols * int64_t(sizeof(A)), d.device));
+  outer_kernel<T, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, part);
+  finish_outer_kernel<A, OP><<<static_cast<unsigned>((cols + 255) / 256), 256, 0, s>>>(
+      d, part, static_cast<int>(gy), cols);
+  cache_free(part);
+}
+
+template <typename T, int OP>
+void launch_plan(const sdk_cuda_reduce_desc& d, const fast::ReducePlan& p, cudaStream_t s) {
+  constexpr int kVec = fast::kVectorBytes / sizeof(T);
+  switch (p.path) {
+    case fast::kReduceFull:
+      return p.vec == kVec ? launch_full<T, kVec, OP>(d, p.cols, s)
+                           : launch_full<T, 1, OP>(d, p.cols, s);
+    case fast::kReduceInner:
+      return p.vec == kVec ? launch_inner<T, kVec, OP>(d, p.rows, p.cols, s)
+                           : launch_inner<T, 1, OP>(d, p.rows, p.cols, s);
+    default:
+      return launch_outer<T, OP>(d, p.rows, p.cols, s);
+  }
+}
+
+// The combine as a template constant (mean sums, then divides at the store).
+template <typename T>
+void launch_op(const sdk_cuda_reduce_desc& d, const fast::ReducePlan& p, cudaStream_t s) {
+  if (d.op == SDK_AMAX) return launch_plan<T, SDK_AMAX>(d, p, s);
+  if (d.op == SDK_AMIN) return launch_plan<T, SDK_AMIN>(d, p, s);
+  return launch_plan<T, SDK_SUM>(d, p, s);
+}
+
+}  // namespace
+
+bool launch_fast_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s) {
+  const fast::ReducePlan p = fast::plan_reduce(d);
+  if (p.path == fast::kReduceGeneral) return false;
+  switch (d.in_dtype) {
+    case SDK_FLOAT16:
+      launch_op<__half>(d, p, s);
+      break;
+    case SDK_BFLOAT16:
+      launch_op<__nv_bfloat16>(d, p, s);
+      break;
+    case SDK_FLOAT32:
+      launch_op<float>(d, p, s);
+      break;
+    default:
+      launch_op<double>(d, p, s);
+      break;
+  }
+  return true;
+}
+
+}  // namespace sdk::cuda
