@@ -373,12 +373,24 @@ def result_type(tensor1: _Any, tensor2: _Any) -> dtype:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads used by the core's large kernels and the BLAS."""
+    """Threads used by the core's large kernels and the BLAS, as torch.set_num_threads.
+
+    A count above the CPUs this process may use is kept (get_num_threads() returns it) but
+    never runs more threads at once than there are CPUs (see parallel_info())."""
     _C.set_num_threads(n)
 
 
 def get_num_threads() -> int:
+    """The thread count: the last one set, else SDK_NUM_THREADS, else OMP_NUM_THREADS, else
+    the physical cores this process may run on."""
     return _C.get_num_threads()
+
+
+def parallel_info() -> dict:
+    """The threading as it stands (torch.__config__.parallel_info's facts, as a dict):
+    num_threads, max_concurrency (threads that run at once), usable_cpus, physical_cores,
+    pool_workers, blas_threads, blas_threads_in_region, blas_on_pool (None: no BLAS)."""
+    return _C.parallel_info()
 
 
 def abi_version() -> tuple:
@@ -728,6 +740,7 @@ __all__ = [
     "result_type",
     "set_num_threads",
     "get_num_threads",
+    "parallel_info",
     "abi_version",
     "get_include",
     "get_library_dir",
