@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     repeat, min_time = (2, 0.02) if args.quick else (3, 0.05)
     load = os.getloadavg()[0]
     print(f"sdk {sdk.__version__}: {cpus} CPUs, default {default} threads, load {load:.2f}")
-    print(f"parallel_info: {sdk.parallel_info()}\n")
+    info = sdk.parallel_info() if hasattr(sdk, "parallel_info") else "n/a (an older sdk)"
+    print(f"parallel_info: {info}\n")
     head = ["op", "size", *(f"{label} thr" for label, _ in threads)]
     head += [f"{label.split()[0]}/1" for label, _ in threads[1:]]
     if args.scaling:

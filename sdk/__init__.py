@@ -792,19 +792,21 @@ def _check_environment() -> None:
     import builtins
     import os
 
-    for name, low in (("SDK_NUM_THREADS", 1), ("SDK_CPU_CACHE_MB", 0)):
+    # (the core ignores a thread count above 65536 as a typo)
+    for name, low, high in (("SDK_NUM_THREADS", 1, 1 << 16), ("SDK_CPU_CACHE_MB", 0, None)):
         value = os.environ.get(name)
         if value is None:
             continue
         try:
-            ok = builtins.int(value) >= low
+            ok = builtins.int(value) >= low and (high is None or builtins.int(value) <= high)
         except ValueError:
             ok = False
         if not ok:
             import warnings
 
+            bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
             warnings.warn(
-                f"{name}={value!r} is not an integer >= {low}; using the default",
+                f"{name}={value!r} is not an integer {bounds}; using the default",
                 RuntimeWarning,
                 stacklevel=3,
             )

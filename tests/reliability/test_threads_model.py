@@ -10,6 +10,7 @@ import os
 import pytest
 
 import sdk
+from tests._support import run_python
 from tests.reliability.conftest import run_module
 
 CPUS = len(os.sched_getaffinity(0))
@@ -60,7 +61,7 @@ def test_nothing_busy_waits_after_a_blas_call(oversubscribed):
     # A BLAS whose workers busy-wait after each call keeps them runnable for a while; the
     # pool's workers sleep as soon as a region ends.
     runnable = oversubscribed["runnable"]
-    assert sum(1 for n in runnable if n > 0) <= 2, runnable
+    assert sum(1 for n in runnable if n > 0) <= 1, runnable
 
 
 def test_default_follows_physical_cores():
@@ -155,3 +156,13 @@ def test_pool_shrinks_and_grows_with_the_count(restore_threads):
         assert x.sum().item() == float(np.arange(1 << 20, dtype=np.float64).sum())
         # (a smaller count leaves the last pool idle until a larger one replaces it)
         assert sdk.parallel_info()["pool_workers"] <= CPUS - 1
+
+
+@pytest.mark.parametrize("value", ["4x", "99999999999", ""])
+def test_malformed_sdk_num_threads_warns_and_is_ignored(value):
+    proc = run_python(
+        "import sdk; print(sdk.get_num_threads())", SDK_NUM_THREADS=value, OMP_NUM_THREADS="3"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"SDK_NUM_THREADS={value!r} is not an integer in [1, 65536]" in proc.stderr
+    assert proc.stdout.strip() == "3"
