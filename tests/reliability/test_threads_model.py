@@ -166,3 +166,30 @@ def test_malformed_sdk_num_threads_warns_and_is_ignored(value):
     assert proc.returncode == 0, proc.stderr
     assert f"SDK_NUM_THREADS={value!r} is not an integer in [1, 65536]" in proc.stderr
     assert proc.stdout.strip() == "3"
+
+
+def test_parallel_run_abi_runs_every_chunk_once(restore_threads):
+    """sdk_parallel_run (the C ABI under sdk::parallel_for): each chunk exactly once, on at
+    most max_concurrency threads; bad arguments refused with a message."""
+    import ctypes
+    import threading
+
+    lib = ctypes.CDLL(sdk.get_library_path())
+    fn_type = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+    lib.sdk_parallel_run.argtypes = [ctypes.c_int64, fn_type, ctypes.c_void_p]
+    lib.sdk_last_error_message.restype = ctypes.c_char_p
+    sdk.set_num_threads(8 * CPUS)
+    seen: list[int] = []
+    threads: set[int] = set()
+
+    def body(_ctx, chunk):
+        seen.append(chunk)
+        threads.add(threading.get_native_id())
+
+    callback = fn_type(body)
+    assert lib.sdk_parallel_run(37, callback, None) == 0
+    assert sorted(seen) == list(range(37))
+    assert len(threads) <= CPUS
+    assert lib.sdk_parallel_run(0, callback, None) == 0
+    assert lib.sdk_parallel_run(-1, callback, None) != 0
+    assert b"nchunks must be >= 0" in lib.sdk_last_error_message()
