@@ -17,6 +17,7 @@ GOALS = {
     "tiny_vs_torch": 0.6,
     "gemm_vs_numpy": 0.95,  # GFLOP/s ratio, higher is better
     "elementwise_vs_numpy": 1.0,  # time ratio
+    "threaded_vs_best": 1.0,  # time ratio against min(numpy, torch), default thread counts
     "import_s": 0.15,
     "import_mb": 50.0,
     "cold_pybind_s": 5.0,
@@ -381,6 +382,57 @@ def render_gemm(rep: Report, core: Any, c_abi: Any) -> None:
     rep.table(head + ["goal"], rows)
 
 
+THREADED_PANEL = "default threads: vs min(numpy, torch) (time ratio)"
+THREADED_GEMM_PANEL = "default threads: GEMM vs max(numpy, torch) (GFLOP/s ratio)"
+
+
+def render_threaded(rep: Report, threaded: Any, core: Any) -> None:
+    """The core rows again with every library at its default thread count, against the
+    better of numpy and torch, beside the sdk's 1-thread time from the same results."""
+    if threaded is None:
+        return  # results from before the threaded rows existed
+    info = threaded if isinstance(threaded, dict) and "error" in threaded else None
+    goal = "sdk time <= min(numpy, torch) on every elementwise and reduction row; GEMM >= "
+    goal += f"{GOALS['gemm_vs_numpy']}x the better GFLOP/s"
+    if not rep.section("Default thread counts (elementwise, reductions, GEMM)", goal, info):
+        return
+    threads, load = threaded.get("threads") or {}, threaded.get("load_average")
+    rep.lines += [
+        f"Threads: sdk {threads.get('sdk', '?')}, torch {threads.get('torch', '-')}, numpy's "
+        f"BLAS its default; load average at the start {num(load, 1)}. Times in ms; GEMM rows "
+        "in GFLOP/s (higher is better).",
+        "",
+    ]
+    single = {r["case"]: r["sdk"] for r in core_rows(core, ("elementwise", "reductions", "gemm"))}
+    rows = []
+    for r in threaded["results"]:
+        gemm = r.get("section") == "gemm"
+        others = [v for v in (r["numpy"], r.get("torch")) if v is not None]
+        best = (max if gemm else min)(others) if others else None
+        rb = ratio(r["sdk"], best)
+        label = r["case"].replace(" (GFLOP/s)", "").replace(" float32", "")
+        if gemm:
+            status = rep.check(THREADED_GEMM_PANEL, label, rb, GOALS["gemm_vs_numpy"], True)
+            show = lambda v: num(v, 1)  # noqa: E731
+        else:
+            status = rep.check(THREADED_PANEL, label, rb, GOALS["threaded_vs_best"])
+            show = ms
+        one = single.get(r["case"])
+        rows.append(
+            [r["case"], show(r["sdk"]), show(r["numpy"]), show(r.get("torch")), num(rb, 2)]
+            + [show(one), status]
+        )
+    head = ["case", "sdk", "numpy", "torch", "sdk/best", "sdk 1 thread (full run)", "goal"]
+    rep.table(head, rows)
+    rep.lines += [
+        "sdk/best: time over the better of numpy and torch (GEMM: GFLOP/s over the better). "
+        "The 1-thread column comes from the full run above, under its own load: compare it "
+        "with this table's columns only when the two loads match (benchmarks/bench_threads.py "
+        "times 1 and N threads in one run).",
+        "",
+    ]
+
+
 def render_imports(rep: Report, imports: dict) -> None:
     g = GOALS
     rep.section(
@@ -418,7 +470,8 @@ def render(results: dict) -> Report:
         f"took {meta.get('elapsed_s', '?')} s",
         f"- Machine: {meta['cpu']}, {meta['cores']} cores (load average at start {num(meta.get('load_average'), 1)})",
         f"- Python {meta['python']}, numpy {meta['numpy']}, torch {meta['torch'] or 'not installed'}",
-        "- Everything single-threaded, each benchmark in a fresh process. The machine is shared and",
+        "- Single-threaded unless a section says otherwise (the default-thread rows), each",
+        "  benchmark in a fresh process. The machine is shared and",
         "  noisy: compare ratios within one run, not absolute times across runs.",
         "- Produced by `python benchmarks/run_all.py`; raw numbers in results.json, chart in chart.png.",
         "",
@@ -432,6 +485,7 @@ def render(results: dict) -> Report:
     render_autograd(rep, results["autograd"])
     render_throughput(rep, results["core"], results["core_c_abi"])
     render_gemm(rep, results["core"], results["core_c_abi"])
+    render_threaded(rep, results.get("core_threaded"), results["core"])
     render_imports(rep, results["imports"])
     rep.lines[head:head] = rep.summary()
     return rep
@@ -444,6 +498,8 @@ PANEL_NOTES = {
     "vs numpy (time ratio)": "lower is better",
     "GEMM vs numpy (GFLOP/s ratio)": "higher is better",
     "absolute (value / goal)": "lower is better; 1.0 = the goal",
+    THREADED_PANEL: "lower is better",
+    THREADED_GEMM_PANEL: "higher is better",
 }
 
 

@@ -1,9 +1,11 @@
 """Core benchmark: per-call overhead, elementwise/reduction bandwidth, GEMM and import cost vs numpy/torch.
 
-Prints a Markdown table. Everything runs on one thread: sdk.set_num_threads(1), numpy's
-BLAS through threadpoolctl when installed (else this script re-runs itself with
-OPENBLAS_NUM_THREADS=1), torch.set_num_threads(1).
+Prints a Markdown table. By default everything runs on one thread: sdk.set_num_threads(1),
+numpy's BLAS through threadpoolctl when installed (else this script re-runs itself with
+OPENBLAS_NUM_THREADS=1), torch.set_num_threads(1). With --threads default each library keeps
+its own default thread count (run it in an environment without *_NUM_THREADS set).
 Usage: python benchmarks/bench_core.py [--json PATH] [--sections tiny,elementwise,...]
+                                       [--threads 1|default]
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import timeit
 
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+DEFAULT_THREADS = "default" in sys.argv[sys.argv.index("--threads") + 1 :][:1]
+
 try:
     import threadpoolctl
 except ImportError:
     threadpoolctl = None
-    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1" and not DEFAULT_THREADS:
         env = dict(os.environ, **{v: "1" for v in _THREAD_VARS})
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
@@ -224,20 +228,31 @@ def imports() -> list:
 
 
 SECTIONS = ("tiny", "elementwise", "reductions", "gemm", "imports")
+THREADS: dict = {}  # each library's thread count in this run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated subset")
+    parser.add_argument(
+        "--threads",
+        choices=("1", "default"),
+        default="1",
+        help="1 (every library on one thread) or each library's default thread count",
+    )
     args = parser.parse_args()
     funcs = dict(zip(SECTIONS, (tiny_overhead, elementwise, reductions, gemm, imports)))
-    sdk.set_num_threads(1)
-    if torch is not None:
-        torch.set_num_threads(1)
-    limiter = threadpoolctl.threadpool_limits(1) if threadpoolctl is not None else None
+    limiter = None
+    if args.threads == "1":
+        sdk.set_num_threads(1)
+        if torch is not None:
+            torch.set_num_threads(1)
+        limiter = threadpoolctl.threadpool_limits(1) if threadpoolctl is not None else None
+    THREADS.update(sdk=sdk.get_num_threads(), torch=torch.get_num_threads() if torch else None)
+    threads = "one thread" if args.threads == "1" else f"default threads {THREADS}"
     print(
-        f"sdk {sdk.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'absent'}; one thread\n"
+        f"sdk {sdk.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'absent'}; {threads}\n"
     )
     print("| case | sdk | numpy | torch | sdk/numpy | sdk/torch |")
     print("|---|---|---|---|---|---|")
@@ -254,7 +269,8 @@ def main() -> None:
     if args.json:
         units = "seconds per call; gemm rows GFLOP/s; import rows seconds and peak RSS in kB"
         with open(args.json, "w") as f:
-            json.dump({"benchmark": "core", "units": units, "results": RECORDS}, f, indent=2)
+            out = {"benchmark": "core", "units": units, "threads": THREADS, "results": RECORDS}
+            json.dump(out, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-"""Run every benchmark in fresh single-threaded subprocesses; write RESULTS.md, results.json, chart.png.
+"""Run every benchmark in fresh subprocesses; write RESULTS.md, results.json, chart.png.
 
     python benchmarks/run_all.py [--quick] [--out benchmarks/results] [--no-torch]
     python benchmarks/run_all.py --render-only      # redraw the table and chart from results.json
+    python benchmarks/run_all.py --only threaded    # rerun one part into the existing results.json
 
 Each sub-benchmark runs in its own process (one thread: sdk, OpenBLAS, OpenMP, torch), so a
-crash or a missing optional library costs one table cell ("error: ..."), never the run.
+crash or a missing optional library costs one table cell ("error: ..."), never the run. The
+`threaded` part reruns the core's elementwise, reduction and GEMM rows with every library at
+its default thread count (no *_NUM_THREADS in the child's environment).
 torch columns appear only when torch is importable; --no-torch hides it to check that.
 """
 
@@ -39,9 +42,13 @@ SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_T
 # --------------------------------------------------------------------------- running children
 
 
-def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """One thread everywhere, the checkout (and the torch shadow, if any) on sys.path."""
+def child_env(extra: dict[str, str] | None = None, threaded: bool = False) -> dict[str, str]:
+    """One thread everywhere (threaded: each library's default, so no *_NUM_THREADS), the
+    checkout (and the torch shadow, if any) on sys.path."""
     env = dict(os.environ, **SINGLE_THREAD)
+    if threaded:
+        for var in (*SINGLE_THREAD, "SDK_NUM_THREADS"):
+            env.pop(var, None)
     env.setdefault("MAX_JOBS", "2")
     paths = [p for p in (os.environ.get("RUN_ALL_SHADOW"), import_path()) if p]
     if env.get("PYTHONPATH"):
@@ -58,14 +65,19 @@ def short_error(text: str) -> str:
     return msg.replace("|", "/")[:160]
 
 
-def run_json(args: list[str], timeout: float, cwd: Path = REPO) -> Any:
+def run_json(args: list[str], timeout: float, cwd: Path = REPO, threaded: bool = False) -> Any:
     """Run `python args... --json PATH` and return the parsed JSON; RuntimeError on failure."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, *args, "--json", str(out)]
         try:
             proc = subprocess.run(
-                cmd, capture_output=True, text=True, env=child_env(), cwd=cwd, timeout=timeout
+                cmd,
+                capture_output=True,
+                text=True,
+                env=child_env(threaded=threaded),
+                cwd=cwd,
+                timeout=timeout,
             )
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"timed out after {timeout:.0f} s") from None
@@ -306,9 +318,27 @@ def run_all(args: argparse.Namespace) -> dict:
     )
     ag = ["benchmarks/bench_autograd.py", "--repeat", "500" if args.quick else "2000"]
     results["autograd"] = guarded("bench_autograd", lambda: run_json(ag, 600)["results"])
+    results["core_threaded"] = bench_threaded()
     results["imports"] = bench_imports(torch_version)
     results["meta"]["elapsed_s"] = round(time.perf_counter() - started, 1)
     return results
+
+
+def bench_threaded() -> Any:
+    """The core's elementwise, reduction and GEMM rows at each library's default thread count,
+    with the counts used and the machine's load at the start."""
+    args = ["benchmarks/bench_core.py", "--threads", "default"]
+    args += ["--sections", "elementwise,reductions,gemm"]
+    load = os.getloadavg()[0]
+
+    def run() -> dict:
+        out = run_json(args, 900, threaded=True)
+        return {"threads": out.get("threads"), "load_average": load, "results": out["results"]}
+
+    return guarded("bench_core --threads default", run)
+
+
+PARTS = {"threaded": ("core_threaded", bench_threaded)}
 
 
 def hide_torch(stack: list) -> None:
@@ -337,20 +367,27 @@ def main(argv: list[str] | None = None) -> int:
         help="LLTM timer: this thread's CPU time (default; steady on a shared machine) or wall",
     )
     parser.add_argument("--render-only", action="store_true", help="redraw from OUT/results.json")
+    parser.add_argument(
+        "--only", choices=sorted(PARTS), help="rerun one part into OUT/results.json, then render"
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     keep: list = []
     if args.no_torch:
         hide_torch(keep)
-    if args.render_only:
+    if args.render_only or args.only:
         results = json.loads((args.out / "results.json").read_text())
-    else:
+    if args.only:
+        key, fn = PARTS[args.only]
+        results[key] = fn()
+        (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    elif not args.render_only:
         results = run_all(args)
         (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     rep = render(results)
     (args.out / "RESULTS.md").write_text("\n".join(rep.lines))
     meta = results["meta"]
-    title = f"sdk benchmarks, {meta['date']}, {meta['cpu']} ({meta['cores']} cores), 1 thread"
+    title = f"sdk benchmarks, {meta['date']}, {meta['cpu']} ({meta['cores']} cores)"
     try:
         draw_chart(rep.goals, args.out / "chart.png", title)
     except Exception as exc:  # noqa: BLE001 -- the table is still worth having

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The CUDA path on a GPU machine in one call: build, tests/cuda, the LLTM check, a benchmark.
+# The CUDA path on a GPU machine in one call: build, tests/cuda, the LLTM check, a benchmark,
+# and the CPU thread-scaling table (the GPU hosts have 16 cores).
 #
 # Usage, from anywhere:   scripts/gpu_check.sh [OUT_DIR]
 #   OUT_DIR   the summary and the logs (default: $OUT when set, else build/gpu-check)
@@ -200,6 +201,18 @@ step "benchmark (benchmarks/bench_cuda.py)" 1 60 240 bench.log \
   "$PY" benchmarks/bench_cuda.py --json "$OUT_DIR/bench.json" --markdown "$LOGS/bench.md" \
   ${GPU_CHECK_BENCH_ARGS:-}
 
+# ---- CPU thread scaling (issue 31): LLTM and the core rows at 1-16 threads, 4M elements -------
+scaling() {
+  "$PY" benchmarks/bench_threads.py --threads 1,2,4,8,16,8x --sizes 4M --scaling --quick \
+    --json "$OUT_DIR/threads.json" >"$LOGS/threads.md"
+  local rc=$?
+  cat "$LOGS/threads.md"
+  return "$rc"
+}
+export -f scaling
+export OUT_DIR
+step "CPU thread scaling (benchmarks/bench_threads.py)" 0 30 90 threads.log scaling
+
 # ---- memory checks of the GPU tests -----------------------------------------------------------
 sanitize() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found"; return 1; }
@@ -235,6 +248,12 @@ step "compute-sanitizer memcheck (tests/cuda/test_gpu.py)" 1 90 180 sanitizer.lo
     tail -n 12 "$LOGS/lltm_check.log"
     echo '```'
   fi
+  if [ -f "$LOGS/threads.md" ]; then
+    echo
+    echo "## CPU thread scaling"
+    echo
+    cat "$LOGS/threads.md"
+  fi
   if [ -f "$LOGS/bench.md" ]; then
     echo
     echo "## Benchmark"
@@ -242,7 +261,7 @@ step "compute-sanitizer memcheck (tests/cuda/test_gpu.py)" 1 90 180 sanitizer.lo
     cat "$LOGS/bench.md"
   fi
 } >"$SUMMARY"
-for log in machine modules build available tests lltm_check bench sanitizer; do
+for log in machine modules build available tests lltm_check bench threads sanitizer; do
   [ -f "$LOGS/$log.log" ] && { echo "===== $log"; cat "$LOGS/$log.log"; }
 done >"$OUT_DIR/steps.log"
 echo

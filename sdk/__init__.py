@@ -374,12 +374,24 @@ def result_type(tensor1: _Any, tensor2: _Any) -> dtype:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads used by the core's large kernels and the BLAS."""
+    """Threads used by the core's large kernels and the BLAS, as torch.set_num_threads.
+
+    A count above the CPUs this process may use is kept (get_num_threads() returns it) but
+    never runs more threads at once than there are CPUs (see parallel_info())."""
     _C.set_num_threads(n)
 
 
 def get_num_threads() -> int:
+    """The thread count: the last one set, else SDK_NUM_THREADS, else OMP_NUM_THREADS, else
+    the physical cores this process may run on."""
     return _C.get_num_threads()
+
+
+def parallel_info() -> dict:
+    """The threading as it stands (torch.__config__.parallel_info's facts, as a dict):
+    num_threads, max_concurrency (threads that run at once), usable_cpus, physical_cores,
+    pool_workers, blas_threads, blas_threads_in_region, blas_on_pool (None: no BLAS)."""
+    return _C.parallel_info()
 
 
 def abi_version() -> tuple:
@@ -465,19 +477,21 @@ def _check_environment() -> None:
     import builtins
     import os
 
-    for name, low in (("SDK_NUM_THREADS", 1), ("SDK_CPU_CACHE_MB", 0)):
+    # (the core ignores a thread count above 65536 as a typo)
+    for name, low, high in (("SDK_NUM_THREADS", 1, 1 << 16), ("SDK_CPU_CACHE_MB", 0, None)):
         value = os.environ.get(name)
         if value is None:
             continue
         try:
-            ok = builtins.int(value) >= low
+            ok = builtins.int(value) >= low and (high is None or builtins.int(value) <= high)
         except ValueError:
             ok = False
         if not ok:
             import warnings
 
+            bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
             warnings.warn(
-                f"{name}={value!r} is not an integer >= {low}; using the default",
+                f"{name}={value!r} is not an integer {bounds}; using the default",
                 RuntimeWarning,
                 stacklevel=3,
             )

@@ -33,6 +33,12 @@ using dgemv_fn = void (*)(int, int, int, int, double, const double*, int, const 
 using sdot_fn = float (*)(int, const float*, int, const float*, int);
 using ddot_fn = double (*)(int, const double*, int, const double*, int);
 using set_threads_fn = void (*)(int);
+// The BLAS's threading hook: it hands each parallel kernel to a callback as `numjobs` jobs,
+// job i being dojob(i, jobdata + i * elsize, dojob_data), which must all run at once.
+using dojob_fn = void (*)(int, void*, int);
+using threads_callback_fn = void (*)(int, dojob_fn, int, size_t, void*, int);
+using set_callback_fn = void (*)(threads_callback_fn);
+using get_threads_fn = int (*)();
 
 struct Lib {
   void* handle = nullptr;
@@ -43,6 +49,8 @@ struct Lib {
   sdot_fn sdot = nullptr;
   ddot_fn ddot = nullptr;
   set_threads_fn set_threads = nullptr;
+  set_callback_fn set_callback = nullptr;
+  get_threads_fn get_threads = nullptr;
   std::string error;  // why loading failed (empty on success)
 };
 
@@ -51,6 +59,26 @@ std::once_flag g_once;
 
 void set_blas_threads(int n) {
   if (g_lib.set_threads) g_lib.set_threads(n < 1 ? 1 : n);
+}
+
+// Runs the BLAS's jobs on the core's pool: one set of threads for both, so BLAS workers
+// never spin beside pool workers (without it, the BLAS's own threads busy-wait for a while
+// after each call, while the pool's threads want the same cores).
+void run_blas_jobs(int /*sync*/, dojob_fn dojob, int numjobs, size_t elsize, void* jobdata,
+                   int dojob_data) {
+  struct Ctx {
+    dojob_fn dojob;
+    size_t elsize;
+    char* jobdata;
+    int dojob_data;
+  } ctx{dojob, elsize, static_cast<char*>(jobdata), dojob_data};
+  run_team(
+      numjobs,
+      [](void* p, int64_t i) {
+        const Ctx& c = *static_cast<const Ctx*>(p);
+        c.dojob(static_cast<int>(i), c.jobdata + static_cast<size_t>(i) * c.elsize, c.dojob_data);
+      },
+      &ctx);
 }
 
 // Directory holding libsdk_core.so (found from the address of one of our functions).
@@ -95,13 +123,16 @@ void load() {
               bind(h, "scipy_cblas_sgemv", lib.sgemv) && bind(h, "scipy_cblas_dgemv", lib.dgemv) &&
               bind(h, "scipy_cblas_sdot", lib.sdot) && bind(h, "scipy_cblas_ddot", lib.ddot);
     bind(h, "scipy_openblas_set_num_threads", lib.set_threads);
+    bind(h, "scipy_openblas_set_threads_callback_function", lib.set_callback);
+    bind(h, "scipy_openblas_get_num_threads", lib.get_threads);
     if (!ok) {
       tried += "\n  " + path + ": loaded, but it lacks the scipy_cblas_* symbols";
       dlclose(h);
       continue;
     }
+    // Before any BLAS call: the hook must be in place before the BLAS runs threaded.
+    if (lib.set_callback) lib.set_callback(&run_blas_jobs);
     g_lib = lib;
-    set_blas_threads(get_num_threads());
     set_blas_threads_hook(&set_blas_threads);
     return;
   }
@@ -125,6 +156,13 @@ int to_int(int64_t v, const char* what) {
 }
 
 }  // namespace
+
+int threads() {
+  const Lib& l = lib();
+  return l.get_threads ? l.get_threads() : 1;
+}
+
+bool on_pool() { return available() && g_lib.set_callback != nullptr; }
 
 bool available() {
   std::call_once(g_once, load);

@@ -25,6 +25,12 @@ void gemv(sdk_dtype dtype, bool ta, int64_t rows, int64_t cols, double alpha, co
 // sum_i x[i] * y[i] (accumulated by the BLAS in the element type).
 double dot(sdk_dtype dtype, int64_t n, const void* x, int64_t incx, const void* y, int64_t incy);
 
+// The BLAS's thread count now (loads the library; throws as gemm does when it cannot).
+int threads();
+
+// True when the BLAS hands its parallel work to the core's pool (its threading hook exists).
+bool on_pool();
+
 // True when the BLAS library is (or can be) loaded; never throws.
 bool available();
 

@@ -1,10 +1,13 @@
-// core/src/parallel.cpp: the lazily started worker pool behind parallel_for, fork-safe.
+// core/src/parallel.cpp: the lazily started worker pool behind parallel_for, fork-safe, never
+// running more threads at once than the process has CPUs.
 #include "parallel.h"
 
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -17,34 +20,52 @@
 #include "tensor_impl.h"
 
 namespace sdk::detail {
+
 namespace {
 
 thread_local bool t_in_parallel = false;
 
+// The affinity mask, or every CPU the system reports when it cannot be read.
+int affinity_cpus(cpu_set_t* set) {
+  CPU_ZERO(set);
+  if (sched_getaffinity(0, sizeof(*set), set) == 0 && CPU_COUNT(set) >= 1) return CPU_COUNT(set);
+  unsigned n = std::thread::hardware_concurrency();
+  int count = n ? static_cast<int>(n) : 1;
+  for (int i = 0; i < count && i < CPU_SETSIZE; ++i) CPU_SET(i, set);
+  return count;
+}
+
 int default_num_threads() {
   for (const char* var : {"SDK_NUM_THREADS", "OMP_NUM_THREADS"}) {
-    if (const char* v = std::getenv(var)) {
-      int n = std::atoi(v);
-      if (n >= 1) return n;
-    }
-  }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
+    int n = parse_thread_count(std::getenv(var));
     if (n >= 1) return n;
   }
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
+  return physical_cores();
 }
 
 std::atomic<int> g_num_threads{0};  // 0: not yet read from the environment
-std::atomic<void (*)(int)> g_blas_hook{nullptr};
+std::atomic<int> g_usable{0};       // 0: not yet read
 
-// One job at a time; workers sleep on a condition variable between jobs.
+// BLAS thread count: 1 while the pool runs a region, max_concurrency() otherwise. The mutex
+// orders a region's switch against set_num_threads() on other threads.
+std::mutex g_blas_mu;
+void (*g_blas_hook)(int) = nullptr;  // guarded by g_blas_mu
+bool g_region_active = false;        // guarded by g_blas_mu
+
+void blas_region(bool entering) {
+  std::lock_guard<std::mutex> g(g_blas_mu);
+  g_region_active = entering;
+  if (g_blas_hook) g_blas_hook(entering ? 1 : max_concurrency());
+}
+
+// Spin this long for the last chunks before sleeping: a chunk is short, a wake-up is not.
+constexpr auto kSpin = std::chrono::microseconds(20);
+
+// One job at a time; workers sleep on a condition variable between jobs (they never spin).
 class Pool {
  public:
   explicit Pool(int nworkers) {
-    for (int i = 0; i < nworkers; ++i) workers_.emplace_back([this] { loop(); });
+    for (int i = 0; i < nworkers; ++i) workers_.emplace_back([this, i] { loop(i); });
   }
   ~Pool() {
     {
@@ -56,34 +77,38 @@ class Pool {
   }
   int size() const { return static_cast<int>(workers_.size()); }
 
-  void run(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
+  // team: chunk i + 1 goes to worker i, chunk 0 to the caller (needs nchunks <= size() + 1);
+  // otherwise chunks are claimed by whoever is free.
+  void run(int64_t nchunks, void (*body)(void*, int64_t), void* ctx, bool team) {
     std::lock_guard<std::mutex> job_guard(job_mu_);  // serialises callers from several threads
+    if (!team) blas_region(true);
     Job job;
     {
       std::lock_guard<std::mutex> g(mu_);
-      job = Job{body, ctx, nchunks, ++generation_ & kGenMask};
+      job = Job{body, ctx, nchunks, ++generation_ & kGenMask, team};
       job_ = job;
       done_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
       next_.store(job.gen << 32, std::memory_order_release);
     }
-    cv_.notify_all();
-    work(job);
-    // Wait for chunks other threads took; spin briefly since they are short.
-    for (int spin = 0; done_.load(std::memory_order_acquire) < nchunks; ++spin) {
-      if (spin > 2000) {
-        std::unique_lock<std::mutex> lk(mu_);
-        done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= nchunks; });
-        break;
-      }
-      std::this_thread::yield();
+    if (team) {
+      cv_.notify_all();  // (a worker past the team finds nothing and sleeps again)
+    } else {
+      for (int64_t i = 0; i < std::min<int64_t>(nchunks - 1, size()); ++i) cv_.notify_one();
     }
+    if (team) {
+      run_one(job, 0);
+    } else {
+      work(job);
+    }
+    wait_done(nchunks);
     std::exception_ptr err;
     {
       std::lock_guard<std::mutex> g(mu_);
       err = error_;
       job_.body = nullptr;
     }
+    if (!team) blas_region(false);
     if (err) std::rethrow_exception(err);
   }
 
@@ -91,15 +116,28 @@ class Pool {
   // A worker runs the job it copied under the lock, never fields that the next job may be
   // rewriting. Chunks are claimed from `next_` = (generation << 32) | next chunk, by
   // compare-and-swap, so a worker that wakes late for a finished job claims nothing from the
-  // next one (a plain counter would let it run a chunk twice or skip one).
+  // next one (a plain counter would let it run a chunk twice or skip one). A team job cannot
+  // finish without each member's chunk, so a member never sees a later job's copy.
   struct Job {
     void (*body)(void*, int64_t) = nullptr;
     void* ctx = nullptr;
     int64_t nchunks = 0;
     uint64_t gen = 0;
+    bool team = false;
   };
   static constexpr uint64_t kGenMask = 0xFFFFFFFFu;
 
+  void wait_done(int64_t nchunks) {
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    while (done_.load(std::memory_order_acquire) < nchunks) {
+      if (std::chrono::steady_clock::now() > until) {
+        std::unique_lock<std::mutex> lk(mu_);
+        done_cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) >= nchunks; });
+        return;
+      }
+      std::this_thread::yield();
+    }
+  }
   bool claim(const Job& job, int64_t* chunk) {
     uint64_t cur = next_.load(std::memory_order_acquire);
     for (;;) {
@@ -112,25 +150,27 @@ class Pool {
       }
     }
   }
-  void work(const Job& job) {
+  void run_one(const Job& job, int64_t c) {
     bool was = t_in_parallel;
     t_in_parallel = true;
-    int64_t c;
-    while (claim(job, &c)) {
-      try {
-        job.body(job.ctx, c);
-      } catch (...) {
-        std::lock_guard<std::mutex> g(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == job.nchunks) {
-        std::lock_guard<std::mutex> g(mu_);
-        done_cv_.notify_all();
-      }
+    try {
+      job.body(job.ctx, c);
+    } catch (...) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!error_) error_ = std::current_exception();
     }
     t_in_parallel = was;
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == job.nchunks) {
+      std::lock_guard<std::mutex> g(mu_);
+      done_cv_.notify_all();
+    }
   }
-  void loop() {
+  void work(const Job& job) {
+    int64_t c;
+    while (claim(job, &c)) run_one(job, c);
+  }
+  void loop(int index) {
+    pthread_setname_np(pthread_self(), "sdk-pool");
     uint64_t seen = 0;
     for (;;) {
       Job job;
@@ -141,7 +181,11 @@ class Pool {
         job = job_;
         seen = job.gen;
       }
-      work(job);
+      if (!job.team) {
+        work(job);
+      } else if (index + 1 < job.nchunks) {
+        run_one(job, index + 1);
+      }
     }
   }
 
@@ -158,6 +202,7 @@ class Pool {
 };
 
 std::mutex g_pool_mu;
+std::mutex g_team_mu;  // held for a whole team (run_team)
 // Shared: a caller running a job keeps its pool alive while another thread's
 // set_num_threads() makes the next caller replace it; the last owner joins its workers.
 std::shared_ptr<Pool>* g_pool = nullptr;
@@ -167,6 +212,9 @@ std::shared_ptr<Pool>* g_pool = nullptr;
 void atfork_child() {
   g_pool = nullptr;
   new (&g_pool_mu) std::mutex();
+  new (&g_blas_mu) std::mutex();
+  new (&g_team_mu) std::mutex();
+  g_region_active = false;
 }
 
 std::shared_ptr<Pool> get_pool(int nthreads) {
@@ -180,7 +228,43 @@ std::shared_ptr<Pool> get_pool(int nthreads) {
   return *g_pool;
 }
 
+// Members [first, n) of a team on threads of their own (a nested or oversized team).
+void run_team_on_threads(int64_t first, int64_t n, void (*body)(void*, int64_t), void* ctx) {
+  std::vector<std::thread> threads;
+  for (int64_t i = first + 1; i < n; ++i) {
+    threads.emplace_back([=] {
+      t_in_parallel = true;
+      body(ctx, i);
+    });
+  }
+  bool was = t_in_parallel;
+  t_in_parallel = true;
+  body(ctx, first);
+  t_in_parallel = was;
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
+
+int usable_cpus() {
+  int n = g_usable.load(std::memory_order_relaxed);
+  if (n == 0) {
+    cpu_set_t set;
+    n = affinity_cpus(&set);
+    int quota = cgroup_cpu_limit();
+    if (quota >= 1) n = std::min(n, quota);
+    g_usable.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+int physical_cores() {
+  cpu_set_t set;
+  affinity_cpus(&set);
+  int n = read_physical_cores(set);
+  int usable = usable_cpus();
+  return (n >= 1 && n <= usable) ? n : usable;
+}
 
 int get_num_threads() {
   int n = g_num_threads.load(std::memory_order_relaxed);
@@ -192,19 +276,32 @@ int get_num_threads() {
   return n;
 }
 
+int max_concurrency() { return std::min(get_num_threads(), usable_cpus()); }
+
 void set_num_threads(int n) {
   if (n < 1) n = 1;
+  g_usable.store(0, std::memory_order_relaxed);  // re-read: the affinity may have changed
   g_num_threads.store(n, std::memory_order_relaxed);
-  if (auto hook = g_blas_hook.load(std::memory_order_acquire)) hook(n);
+  std::lock_guard<std::mutex> g(g_blas_mu);
+  if (g_blas_hook && !g_region_active) g_blas_hook(max_concurrency());
 }
 
-void set_blas_threads_hook(void (*fn)(int)) { g_blas_hook.store(fn, std::memory_order_release); }
+void set_blas_threads_hook(void (*fn)(int)) {
+  std::lock_guard<std::mutex> g(g_blas_mu);
+  g_blas_hook = fn;
+  if (fn) fn(g_region_active ? 1 : max_concurrency());
+}
+
+int pool_workers() {
+  std::lock_guard<std::mutex> g(g_pool_mu);
+  return (g_pool && *g_pool) ? (*g_pool)->size() : 0;
+}
 
 bool in_parallel_region() { return t_in_parallel; }
 
 void run_chunks(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
   if (nchunks <= 0) return;
-  int nt = get_num_threads();
+  int nt = max_concurrency();
   // (the pool numbers chunks in 32 bits; no caller comes near that)
   if (nchunks == 1 || nt <= 1 || t_in_parallel || nchunks > INT32_MAX) {
     bool was = t_in_parallel;
@@ -218,7 +315,24 @@ void run_chunks(int64_t nchunks, void (*body)(void*, int64_t), void* ctx) {
     t_in_parallel = was;
     return;
   }
-  get_pool(nt)->run(nchunks, body, ctx);
+  get_pool(nt)->run(nchunks, body, ctx, /*team=*/false);
+}
+
+void run_team(int64_t n, void (*body)(void*, int64_t), void* ctx) {
+  if (n <= 0) return;
+  if (t_in_parallel) {  // (a region sets the BLAS to one thread: no team starts inside one)
+    run_team_on_threads(0, n, body, ctx);
+    return;
+  }
+  // One team at a time, whichever pool or threads run it: a BLAS keeps scratch memory per
+  // member index, which two teams at once would share.
+  std::lock_guard<std::mutex> g(g_team_mu);
+  int nt = max_concurrency();
+  if (n == 1 || n > nt || n > INT32_MAX) {
+    run_team_on_threads(0, n, body, ctx);
+    return;
+  }
+  get_pool(nt)->run(n, body, ctx, /*team=*/true);
 }
 
 }  // namespace sdk::detail

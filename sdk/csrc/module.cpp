@@ -181,10 +181,15 @@ PyObject* m_version_string(PyObject*, PyObject*) {
 
 PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
   int64_t n;
+  if (PyBool_Check(arg)) {  // as torch: a bool is not a thread count
+    PyErr_SetString(PyExc_TypeError, "set_num_threads(): argument 'n' must be int, not bool");
+    return nullptr;
+  }
   if (!int_arg(arg, "set_num_threads", "n", &n)) return nullptr;
-  if (n < 1 || n > 4096) {
+  if (n < 1 || n > INT32_MAX) {
     PyErr_Format(module_state.invalid_argument_error,
-                 "set_num_threads(): n must be in [1, 4096], got %lld", static_cast<long long>(n));
+                 "set_num_threads(): argument 'n' must be a positive integer below 2**31, got %lld",
+                 static_cast<long long>(n));
     return nullptr;
   }
   if (sdk_set_num_threads(static_cast<int32_t>(n)) != SDK_OK) return raise_last_error();
@@ -192,6 +197,32 @@ PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
 }
 
 PyObject* m_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(sdk_get_num_threads()); }
+
+// {name: value} of every sdk_parallel_key (the BLAS ones load the BLAS; None when it cannot).
+PyObject* m_parallel_info(PyObject*, PyObject*) {
+  static const char* const names[] = {
+      "num_threads",  "max_concurrency",        "usable_cpus", "physical_cores", "pool_workers",
+      "blas_threads", "blas_threads_in_region", "blas_on_pool"};
+  PyObject* d = PyDict_New();
+  if (!d) return nullptr;
+  for (int32_t key = 0; key < 8; ++key) {
+    int64_t v = 0;
+    PyObject* value = nullptr;
+    if (sdk_get_parallel_info(key, &v) == SDK_OK) {
+      value = PyLong_FromLongLong(v);
+    } else {
+      sdk_clear_last_error();
+      value = Py_NewRef(Py_None);
+    }
+    if (!value || PyDict_SetItemString(d, names[key], value) < 0) {
+      Py_XDECREF(value);
+      Py_DECREF(d);
+      return nullptr;
+    }
+    Py_DECREF(value);
+  }
+  return d;
+}
 
 PyObject* m_promote_types(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   sdk_dtype a, b;
@@ -240,6 +271,7 @@ PyMethodDef module_methods[] = {
     {"version_string", m_version_string, METH_NOARGS, "Release version of the core."},
     {"set_num_threads", m_set_num_threads, METH_O, "Threads used by the core."},
     {"get_num_threads", m_get_num_threads, METH_NOARGS, "Threads used by the core."},
+    {"parallel_info", m_parallel_info, METH_NOARGS, "Facts about the core's threading."},
     {"promote_types", SDK_PY_AS_CFUNCTION(m_promote_types), METH_FASTCALL,
      "dtype of an op on two dtypes."},
     {"_raise_error", SDK_PY_AS_CFUNCTION(m_raise_error), METH_FASTCALL,

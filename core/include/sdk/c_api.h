@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 5
+#define SDK_ABI_VERSION_MINOR 6
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -827,10 +827,37 @@ SDK_API sdk_status sdk_triu(const sdk_tensor* t, int64_t diagonal, sdk_tensor* o
 /* Threads                                                                   */
 /* ========================================================================= */
 
-/*! \brief Threads used by large kernels and by the BLAS (n >= 1). */
+/*! \brief Threads used by large kernels and by the BLAS (n >= 1). A count above the CPUs
+ *  the process may use is kept (sdk_get_num_threads returns it) but runs on one thread per
+ *  CPU at most (SDK_PARALLEL_MAX_CONCURRENCY). */
 SDK_API sdk_status sdk_set_num_threads(int32_t n);
-/*! \brief Current thread count. */
+/*! \brief Current thread count: the last one set, else SDK_NUM_THREADS, else
+ *  OMP_NUM_THREADS, else the physical cores the process may run on. */
 SDK_API int32_t sdk_get_num_threads(void);
+
+/*! \brief What sdk_get_parallel_info reports (torch.__config__.parallel_info's facts). */
+typedef enum sdk_parallel_key {
+  SDK_PARALLEL_NUM_THREADS = 0,       /*!< sdk_get_num_threads() */
+  SDK_PARALLEL_MAX_CONCURRENCY = 1,   /*!< threads that run at once: min(threads, CPUs) */
+  SDK_PARALLEL_USABLE_CPUS = 2,       /*!< the affinity mask's CPUs, capped by a cgroup quota */
+  SDK_PARALLEL_PHYSICAL_CORES = 3,    /*!< physical cores among those CPUs */
+  SDK_PARALLEL_POOL_WORKERS = 4,      /*!< pool threads started (the caller not counted) */
+  SDK_PARALLEL_BLAS_THREADS = 5,      /*!< the BLAS's thread count now (loads the BLAS) */
+  SDK_PARALLEL_BLAS_IN_REGION = 6,    /*!< the BLAS's thread count read inside a parallel
+                                           region (runs one; 1 is what a region sets) */
+  SDK_PARALLEL_BLAS_ON_POOL = 7       /*!< 1 when the BLAS runs its threads on the pool */
+} sdk_parallel_key;
+/*! \brief One fact about the threading (`key`, an sdk_parallel_key) into *out (ABI 1.6);
+ *  SDK_ERROR_VALUE for an unknown key, SDK_ERROR_RUNTIME when the BLAS cannot load. */
+SDK_API sdk_status sdk_get_parallel_info(int32_t key, int64_t* out);
+/*! \brief A chunk of sdk_parallel_run's work. */
+typedef void (*sdk_parallel_fn)(void* ctx, int64_t chunk);
+/*! \brief Run body(ctx, chunk) for every chunk in [0, nchunks) on the core's thread pool, the
+ *  caller taking part, at most SDK_PARALLEL_MAX_CONCURRENCY threads at once; on the calling
+ *  thread, in order, when nested in another parallel region or with one thread. Core ops and
+ *  the BLAS called from a chunk run on that chunk's thread. body must not throw or longjmp
+ *  (sdk/parallel.h's parallel_for catches and rethrows for C++ callers). ABI 1.6. */
+SDK_API sdk_status sdk_parallel_run(int64_t nchunks, sdk_parallel_fn body, void* ctx);
 
 /* ========================================================================= */
 /* DLPack (1.x), written from the DLPack specification                       */

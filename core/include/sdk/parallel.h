@@ -55,7 +55,11 @@ struct Chunking {
 inline Chunking chunking(int64_t begin, int64_t end, int64_t grain_size) {
   const int64_t n = end - begin;
   const int64_t grain = std::max<int64_t>(1, grain_size);
-  int64_t threads = thread_num_slot() >= 0 ? 1 : std::max<int32_t>(1, sdk_get_num_threads());
+  // The core's pool runs the chunks: one per thread that runs at once (a count set above the
+  // CPUs runs one thread per CPU at most).
+  int64_t threads = 1;
+  if (thread_num_slot() < 0 && sdk_get_parallel_info(SDK_PARALLEL_MAX_CONCURRENCY, &threads) != 0)
+    threads = 1;
   threads = std::min<int64_t>(threads, (n + grain - 1) / grain);
   if (threads <= 1) return {1, n};
   const int64_t chunk = (n + threads - 1) / threads;
@@ -71,29 +75,35 @@ inline void run_chunks(int64_t begin, int64_t end, Chunking c, const F& f) {
     f(int64_t{0}, begin, end);
     return;
   }
-  std::exception_ptr error;
-  std::mutex lock;
-  auto run = [&](int64_t index) {
+  struct Job {
+    int64_t begin, end, chunk;
+    const F* f;
+    std::exception_ptr error;
+    std::mutex lock;
+  } job{begin, end, c.chunk, &f, nullptr, {}};
+  auto run = [](void* p, int64_t index) {  // a C callback: nothing may escape it
+    Job& j = *static_cast<Job*>(p);
     ThreadNumGuard guard(static_cast<int>(index));
     try {
-      const int64_t b = begin + index * c.chunk;
-      f(index, b, std::min(end, b + c.chunk));
+      const int64_t b = j.begin + index * j.chunk;
+      (*j.f)(index, b, std::min(j.end, b + j.chunk));
     } catch (...) {
-      std::lock_guard<std::mutex> g(lock);
-      if (!error) error = std::current_exception();
+      std::lock_guard<std::mutex> g(j.lock);
+      if (!j.error) j.error = std::current_exception();
     }
   };
-  std::vector<std::thread> pool;
-  for (int64_t i = 1; i < c.chunks; ++i) pool.emplace_back(run, i);
-  run(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  // (the core refuses only bad arguments, which hold here; the loop is a safety net)
+  if (sdk_parallel_run(c.chunks, run, &job) != 0) {
+    for (int64_t i = 0; i < c.chunks; ++i) run(&job, i);
+  }
+  if (job.error) std::rethrow_exception(job.error);
 }
 
 }  // namespace detail
 
 /*! \brief Run f(chunk_begin, chunk_end) over [begin, end) in chunks of at least grain_size
- *  elements, on the calling thread plus up to get_num_threads() - 1 others. Inside another
+ *  elements, on the calling thread plus up to get_num_threads() - 1 others (and no more
+ *  threads than the machine has CPUs). Inside another
  *  parallel_for (a nested call) it runs on the calling thread, as torch's does. */
 template <typename F>
 inline void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
