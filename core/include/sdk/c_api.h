@@ -975,12 +975,12 @@ SDK_API sdk_status sdk_cuda_synchronize(int32_t device_index);
 SDK_API sdk_status sdk_cuda_empty_cache(void);
 /*! \brief torch's Tensor.record_stream: t's memory is used on `stream` too, so when t's
  *  storage is freed the caching allocator reuses it only after the work queued on `stream`
- *  by then has finished. */
+ *  by then has finished. ABI 1.6. */
 SDK_API sdk_status sdk_cuda_record_stream(const sdk_tensor* t, void* stream);
 /*! \brief torch's backends.cuda.matmul.allow_tf32: float32 matmuls on CUDA may use TF32
- *  tensor cores (nonzero) or not (0, the default). Process-wide. */
+ *  tensor cores (nonzero) or not (0, the default). Process-wide. ABI 1.6. */
 SDK_API void sdk_cuda_set_matmul_allow_tf32(int32_t allow);
-/*! \brief The current allow_tf32 setting (0 or 1). */
+/*! \brief The current allow_tf32 setting (0 or 1). ABI 1.6. */
 SDK_API int32_t sdk_cuda_matmul_allow_tf32(void);
 
 /*! \brief Statistics of the caching allocator for one device. */
