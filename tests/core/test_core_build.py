@@ -1,0 +1,91 @@
+"""setup.py's plan for the core library: every source compiled once, the longest first."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE_SRC = ROOT / "core" / "src"
+
+
+@pytest.fixture(scope="module")
+def setup_py():
+    """setup.py as a module (its setup() call runs only as __main__)."""
+    spec = importlib.util.spec_from_file_location("_sdk_setup_for_tests", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _all_core_cpp() -> set[Path]:
+    """core/src/**/*.cpp, found independently: all but the CUDA backend (cuda/ except glue)."""
+    found = set()
+    for folder, _, files in os.walk(CORE_SRC):
+        rel = Path(folder).relative_to(CORE_SRC).parts
+        if rel[:1] == ("cuda",) and rel[:2] != ("cuda", "glue"):
+            continue
+        found.update(Path(folder) / f for f in files if f.endswith(".cpp"))
+    return found
+
+
+def test_every_core_source_is_compiled_exactly_once(setup_py):
+    sources = setup_py.core_sources()
+    assert len(sources) == len(set(sources)), "a source is listed twice"
+    assert set(sources) == _all_core_cpp()
+
+
+def test_the_longest_files_start_first(setup_py):
+    heavy = setup_py.CORE_HEAVY_FIRST
+    assert len(heavy) >= 4 and len(set(heavy)) == len(heavy)
+    names = [p.name for p in setup_py.core_sources()]
+    assert names[: len(heavy)] == list(heavy)
+    rest = [p for p in setup_py.core_sources()[len(heavy) :] if p.parent == CORE_SRC]
+    assert rest == sorted(rest), "the others go by name"
+
+
+def test_a_heavy_file_that_is_gone_is_an_error(setup_py, monkeypatch):
+    monkeypatch.setattr(setup_py, "CORE_HEAVY_FIRST", ("reduce.cpp", "no_such_file.cpp"))
+    with pytest.raises(RuntimeError, match="no_such_file.cpp"):
+        setup_py.core_sources()
+
+
+def test_build_core_writes_the_sources_in_that_order(setup_py, tmp_path, monkeypatch):
+    """The ninja file lists the compiles in core_sources() order: ninja starts equal-priority
+    jobs in manifest order, so this is the order the build starts them in."""
+    seen = {}
+
+    def capture(build_dir, out, sources, flags, **kwargs):
+        seen.update(sources=sources, flags=flags)
+
+    monkeypatch.setattr(setup_py, "build_library", capture)
+    setup_py.build_core(tmp_path / "build", tmp_path / "lib" / "libsdk_core.so")
+    assert seen["sources"] == setup_py.core_sources()
+    # the same planner renders them in that order
+    sys.path.insert(0, str(ROOT))
+    try:
+        plan, ninja = setup_py._tooling("_plan"), setup_py._tooling("_ninja")
+    finally:
+        sys.path.remove(str(ROOT))
+    names = [str(p) for p in seen["sources"]]
+    graph = plan.Toolchain(plan.languages(names), launcher=[]).graph(tmp_path)
+    target = plan.Target(str(tmp_path / "x.so"), names, tmp_path, seen["flags"])
+    plan.add_target(graph, target, ["c++"])
+    text = ninja.render(graph)
+    builds = [line.split()[-1] for line in text.splitlines() if line.startswith("build ")]
+    compiled = [b for b in builds if b.endswith(".cpp")]
+    assert [Path(b).name for b in compiled] == [p.name for p in seen["sources"]]
+
+
+def test_release_flags(setup_py, monkeypatch):
+    """The core's release flags as docs/DESIGN.md states them (optimisation level, hidden
+    symbols, no errno from math functions)."""
+    monkeypatch.delenv("SDK_DEBUG", raising=False)
+    flags = setup_py.CORE_CXXFLAGS
+    assert "-std=c++17" in flags and "-fvisibility=hidden" in flags
+    assert "-fno-math-errno" in flags
+    assert [f for f in flags if f.startswith("-O")] == [setup_py.CORE_OPT_LEVEL]
