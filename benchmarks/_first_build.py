@@ -94,7 +94,7 @@ def ninja_order(build_dir: Path) -> list[str]:
     ]
 
 
-def classify(runs: list[Run], root: Path) -> dict[str, list[Run]]:
+def classify(runs: list[Run]) -> dict[str, list[Run]]:
     """Split the runs into the build's phases by the file each one wrote."""
     phases: dict[str, list[Run]] = {k: [] for k in ("core", "core link", "runtime", "binding",
                                                     "binding link", "demo")}  # fmt: skip
@@ -123,7 +123,7 @@ def estimate(phases: dict[str, list[Run]], order: list[str], workers: int) -> di
     core_ms = makespan(
         [core[n] for n in order if n in core], workers, [runtime] + [0.0] * (workers - 1)
     )
-    binding = sorted((r.cpu for r in phases["binding"]), reverse=False)
+    binding = [r.cpu for r in phases["binding"]]  # setuptools' threads take them in order
     out = {
         "core + runtime": core_ms,
         "core link": sum(r.cpu for r in phases["core link"]),
@@ -160,7 +160,7 @@ def measure(workers: int, keep: Path | None = None) -> tuple[dict, float, float]
     t2 = time.perf_counter()
     runs = read_log(log)
     tag = next((root / "build").glob("core-*"))
-    phases = classify(runs, root)
+    phases = classify(runs)
     result = {"phases": phases, "order": ninja_order(tag)}
     if keep is None:
         shutil.rmtree(work, ignore_errors=True)

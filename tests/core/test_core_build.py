@@ -89,3 +89,47 @@ def test_release_flags(setup_py, monkeypatch):
     assert "-std=c++17" in flags and "-fvisibility=hidden" in flags
     assert "-fno-math-errno" in flags
     assert [f for f in flags if f.startswith("-O")] == [setup_py.CORE_OPT_LEVEL]
+
+
+def _first_build():
+    spec = importlib.util.spec_from_file_location(
+        "_sdk_first_build", ROOT / "benchmarks" / "_first_build.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclass looks itself up there
+    spec.loader.exec_module(sys.modules[spec.name])
+    return sys.modules[spec.name]
+
+
+def test_makespan_of_the_first_build_estimate():
+    """The estimate bench_build.py --first-build makes: jobs started in order on the first
+    free worker; a long job last leaves a worker idle, first it does not."""
+    fb = _first_build()
+    assert fb.makespan([1, 1, 1, 1, 6], 2) == 8
+    assert fb.makespan([6, 1, 1, 1, 1], 2) == 6
+    assert fb.makespan([2, 2], 2, [5, 0]) == 5  # one worker busy (the runtime thread) at start
+
+
+def test_first_build_phases_come_from_the_outputs(tmp_path):
+    fb = _first_build()
+    log = tmp_path / "times.log"
+    log.write_text(
+        "1.0 0.5 3.0 /x/build/core-tag/reduce.o\n"
+        "0.1 0.0 0.1 \n"  # a version probe: no output
+        "0.2 0.1 0.4 /x/sdk/lib/libsdk_core.so\n"
+        "2.0 0.0 2.0 /x/build/pybind11-runtime-tag/pybind11_runtime.o.tmp\n"
+        "0.5 0.0 0.6 build/temp.linux/sdk/csrc/args.o\n"
+        "0.1 0.0 0.1 build/lib.linux/sdk/_C.cpython-311-x86_64-linux-gnu.so\n"
+        "3.0 0.0 3.0 /cache/lltm_cpp/lltm.o\n"
+    )
+    phases = fb.classify(fb.read_log(log))
+    got = {k: [r.name for r in v] for k, v in phases.items()}
+    assert got == {
+        "core": ["reduce.o"],
+        "core link": ["libsdk_core.so"],
+        "runtime": ["pybind11_runtime.o.tmp"],
+        "binding": ["args.o"],
+        "binding link": ["_C.cpython-311-x86_64-linux-gnu.so"],
+        "demo": ["lltm.o"],
+    }
+    assert phases["core"][0].cpu == 1.5
