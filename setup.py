@@ -127,10 +127,9 @@ def core_sources() -> list[Path]:
         p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
     )
     found += CUDA_GLUE_SOURCES
-    heavy = [CORE_SRC / name for name in CORE_HEAVY_FIRST]
-    missing = [str(p) for p in heavy if p not in found]
-    if missing:
-        raise RuntimeError(f"CORE_HEAVY_FIRST names files that are not there: {missing}")
+    # Only an order: a name no longer there never stops a build (tests/core/test_core_build.py
+    # keeps the list current).
+    heavy = [CORE_SRC / name for name in CORE_HEAVY_FIRST if CORE_SRC / name in found]
     return heavy + [p for p in found if p not in heavy]
 
 
