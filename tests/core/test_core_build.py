@@ -96,6 +96,8 @@ def test_release_flags(setup_py, monkeypatch):
     assert "-std=c++17" in flags and "-fvisibility=hidden" in flags
     assert "-fno-math-errno" in flags
     assert [f for f in flags if f.startswith("-O")] == [setup_py.CORE_OPT_LEVEL]
+    design = " ".join((ROOT / "docs" / "DESIGN.md").read_text().split())
+    assert f"release flags `{setup_py.CORE_OPT_LEVEL}` (`CORE_OPT_LEVEL`)" in design
 
 
 def _first_build():
