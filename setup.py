@@ -37,10 +37,14 @@ CUDA_LIB_NAME = "libsdk_cuda.so"
 # core-side CUDA glue (no CUDA headers): loads the backend and routes CUDA tensors to it
 CUDA_GLUE_SOURCES = sorted((CORE_SRC / "cuda" / "glue").glob("*.cpp"))
 
+# -O3, not -O2: most of the compile time -O3 adds is the vectorizer, and gcc's -O2 does not
+# vectorize loops that need a run-time alias check, which every elementwise loop of the core
+# does (benchmarks/results/MEASUREMENTS.md, "First build of the core").
+CORE_OPT_LEVEL = "-O3"
 # Release flags that run on any x86-64; faster paths are picked at run time.
 CORE_CXXFLAGS = [
     "-std=c++17",
-    "-O3",
+    CORE_OPT_LEVEL,
     "-fPIC",
     "-fvisibility=hidden",
     "-fno-math-errno",
@@ -90,6 +94,45 @@ SANITIZE_CXXFLAGS = ["-O0", "-g", "-fno-omit-frame-pointer", "-fno-sanitize-reco
 SANITIZE_CXXFLAGS += ["-D_GLIBCXX_ASSERTIONS"]
 
 
+# The core's sources that take longest to compile, longest first (CPU seconds measured by
+# `python benchmarks/bench_build.py --first-build`; benchmarks/results/MEASUREMENTS.md).
+# ninja starts its jobs in the order of build.ninja, so these start first and no long file
+# is left running alone at the end of the build while the other cores idle.
+CORE_HEAVY_FIRST = (
+    "reduce.cpp",
+    "elementwise_unary.cpp",
+    "elementwise_compare.cpp",
+    "elementwise_arith.cpp",
+    "scatter.cpp",
+    "elementwise_copy.cpp",
+    "index.cpp",
+    "scan.cpp",
+    "sort.cpp",
+    "linalg.cpp",
+    "nn.cpp",
+    "elementwise_misc.cpp",
+    "reduce_dim.cpp",
+    "elementwise_division.cpp",
+    "softmax.cpp",
+    "layout.cpp",
+    "join.cpp",
+)
+
+
+def core_sources() -> list[Path]:
+    """The core library's sources in build order: CORE_HEAVY_FIRST, then the rest by name.
+    core/src/cuda/ holds the CUDA backend, a separate library (see build_cuda_backend), but
+    for its glue (CUDA_GLUE_SOURCES), which is part of the core."""
+    found = sorted(
+        p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
+    )
+    found += CUDA_GLUE_SOURCES
+    # Only an order: a name no longer there never stops a build (tests/core/test_core_build.py
+    # keeps the list current).
+    heavy = [CORE_SRC / name for name in CORE_HEAVY_FIRST if CORE_SRC / name in found]
+    return heavy + [p for p in found if p not in heavy]
+
+
 def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: str = "") -> None:
     """Compile core/src/*.cpp into out_lib with ninja (incremental).
 
@@ -97,17 +140,17 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     ``-fsanitize=`` checks; give it its own build_dir and out_lib (never sdk/lib), since
     the result needs the sanitizer runtimes preloaded to run.
     """
-    # core/src/cuda/ holds the CUDA backend, a separate library (see build_cuda_backend).
-    sources = sorted(
-        p for p in CORE_SRC.glob("**/*.cpp") if "cuda" not in p.relative_to(CORE_SRC).parts
-    )
-    sources += CUDA_GLUE_SOURCES
+    sources = core_sources()
     cflags = CORE_CXXFLAGS + [f"-I{CORE_INCLUDE}", f"-I{CORE_SRC}"]
     if os.environ.get("SDK_DEBUG"):
-        cflags = [f for f in cflags if f != "-O3"] + ["-O0", "-g"]
+        cflags = [f for f in cflags if f != CORE_OPT_LEVEL] + ["-O0", "-g"]
     ldflags = [*CORE_LDFLAGS, export_only(build_dir, "sdk_*")]
     if sanitize:
-        cflags = [f for f in cflags if f != "-O3"] + SANITIZE_CXXFLAGS + [f"-fsanitize={sanitize}"]
+        cflags = (
+            [f for f in cflags if f != CORE_OPT_LEVEL]
+            + SANITIZE_CXXFLAGS
+            + [f"-fsanitize={sanitize}"]
+        )
         ldflags.append(f"-fsanitize={sanitize}")
     out_lib.parent.mkdir(parents=True, exist_ok=True)
     build_library(build_dir, out_lib, sources, {"cxx": cflags, "ld": ldflags}, verbose=verbose)

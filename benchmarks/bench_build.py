@@ -4,6 +4,9 @@ Each measurement runs in a fresh interpreter with a fresh cache folder (cold) or
 same folder again (warm). "warm load" is timed inside the child from before
 `import sdk` to the loaded module, which is what a notebook restart pays.
 Usage: python benchmarks/bench_build.py [--repeat N]
+       python benchmarks/bench_build.py --first-build [--workers 2]
+(--first-build: a fresh copy's setup.py build and the demo's first step, each compile's CPU
+time and the quiet makespan estimated from them; see _first_build.py.)
 """
 
 from __future__ import annotations
@@ -126,7 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--skip-torch", action="store_true")
+    parser.add_argument("--first-build", action="store_true", help="time the first build")
+    parser.add_argument("--workers", type=int, default=2, help="MAX_JOBS for --first-build")
     args = parser.parse_args(argv)
+    if args.first_build:
+        from _first_build import report
+
+        return report(args.workers)
     rows = []
     with tempfile.TemporaryDirectory() as work_dir:
         work = Path(work_dir)

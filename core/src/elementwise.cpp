@@ -2,17 +2,11 @@
 // rounding mode.
 #include "elementwise.h"
 
-#include <cmath>
-
+#include "binary_kernels.h"
 #include "cuda/glue/cuda_glue.h"
-#include "op_names.h"
 
 namespace sdk::detail {
 namespace {
-
-// Division rounded toward zero: an op of the binary kernels beyond the table, reached through
-// sdk_div_rounding (the CUDA backend knows it by the same code).
-constexpr int kDivTrunc = SDK_CUDA_OP_DIV_TRUNC;
 
 bool is_comparison(int op) { return op >= SDK_EQ && op <= SDK_GE; }
 bool is_logical(int op) { return op >= SDK_LOGICAL_AND && op <= SDK_LOGICAL_XOR; }
@@ -20,8 +14,6 @@ bool is_logical(int op) { return op >= SDK_LOGICAL_AND && op <= SDK_LOGICAL_XOR;
 bool is_int_division(int op) {
   return op == SDK_FLOOR_DIVIDE || op == SDK_REMAINDER || op == SDK_FMOD || op == kDivTrunc;
 }
-
-const char* binary_name(int op) { return op == kDivTrunc ? "div" : binary_op_name(op); }
 
 struct BinaryTypes {
   sdk_dtype compute;
@@ -72,312 +64,14 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
   }
 }
 
-template <typename T>
-T int_pow(T base, T exp) {
-  if constexpr (std::is_signed_v<T>) {
-    if (exp < 0) {
-      if (base == 1) return 1;
-      if (base == -1) return (exp & 1) ? T(-1) : T(1);
-      return 0;
-    }
+// Run `op` with inputs of dtype `compute` (comparisons/logical: bool out); each family of
+// ops is compiled in its own file (binary_kernels.h).
+void binary_kernel(int op, sdk_dtype compute, const Launch& L) {
+  if (binary_arith(op, compute, L) || binary_compare(op, compute, L) ||
+      binary_division(op, compute, L) || binary_float_math(op, compute, L)) {
+    return;
   }
-  // unsigned and at least as wide as int: uint16 * uint16 would overflow int
-  using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
-  U result = 1, b = static_cast<U>(base);
-  for (auto e = exp; e > 0; e >>= 1) {
-    if (e & 1) result *= b;
-    b *= b;
-  }
-  return static_cast<T>(result);
-}
-
-// Python's floor division and modulo for floats (signs follow the divisor).
-template <typename C>
-C py_fmod(C a, C b) {
-  C m = std::fmod(a, b);
-  if (m != 0) {
-    if ((b < 0) != (m < 0)) m += b;
-  } else {
-    m = std::copysign(C(0), b);
-  }
-  return m;
-}
-template <typename C>
-C py_floordiv(C a, C b) {
-  if (b == 0) return a / b;
-  C m = std::fmod(a, b);
-  C div = (a - m) / b;
-  if (m != 0 && ((b < 0) != (m < 0))) div -= 1;
-  if (div == 0) return std::copysign(C(0), a / b);
-  C fl = std::floor(div);
-  if (div - fl > C(0.5)) fl += 1;
-  return fl;
-}
-// Integer versions: callers reject b == 0 beforehand; -1 avoids INT_MIN / -1 traps.
-template <typename C>
-C int_floordiv(C a, C b) {
-  if (b == 0) return 0;
-  if constexpr (std::is_signed_v<C>) {
-    if (b == -1) return static_cast<C>(0 - static_cast<std::make_unsigned_t<C>>(a));
-    C q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-  } else {
-    return a / b;
-  }
-}
-template <typename C>
-C int_mod(C a, C b) {
-  if (b == 0) return 0;
-  if constexpr (std::is_signed_v<C>) {
-    if (b == -1) return 0;
-    C r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } else {
-    return a % b;
-  }
-}
-
-// C's remainder for integers (the sign of the dividend); b == 0 is rejected beforehand.
-template <typename C>
-C int_fmod(C a, C b) {
-  if (b == 0) return 0;
-  if constexpr (std::is_signed_v<C>) {
-    if (b == -1) return 0;  // INT_MIN % -1 traps
-  }
-  return static_cast<C>(a % b);
-}
-template <typename C>
-C int_div_trunc(C a, C b) {
-  if (b == 0) return 0;
-  if constexpr (std::is_signed_v<C>) {
-    if (b == -1) return static_cast<C>(0 - static_cast<std::make_unsigned_t<C>>(a));
-  }
-  return static_cast<C>(a / b);
-}
-
-// log(e^a + e^b) without overflow; equal infinities pass through (inf - inf is NaN).
-template <typename C>
-C log_add_exp(C a, C b) {
-  if (a == b && std::isinf(a)) return a;
-  C m = a > b ? a : b;
-  return m + std::log1p(std::exp(-std::fabs(a - b)));
-}
-
-// a * log(b), 0 where a == 0 unless b is NaN (torch's xlogy).
-template <typename C>
-C x_log_y(C a, C b) {
-  if (b != b) return b;
-  return a == C(0) ? C(0) : a * std::log(b);
-}
-
-// The ops added with ABI 1.3; false when `op` is none of them (or not for this type).
-template <typename T, typename C>
-bool binary_kernel_more(int op, const Launch& L) {
-  constexpr bool kFloat = std::is_floating_point_v<C>;
-  constexpr bool kBool = std::is_same_v<C, bool>;
-  if constexpr (kFloat) {
-    switch (op) {
-      case SDK_FMOD:
-        L.binary<T, T>([](C a, C b) { return std::fmod(a, b); });
-        return true;
-      case SDK_HYPOT:
-        L.binary<T, T>([](C a, C b) { return std::hypot(a, b); });
-        return true;
-      case SDK_COPYSIGN:
-        L.binary<T, T>([](C a, C b) { return std::copysign(a, b); });
-        return true;
-      case SDK_LOGADDEXP:
-        L.binary<T, T>([](C a, C b) { return log_add_exp(a, b); });
-        return true;
-      case SDK_XLOGY:
-        L.binary<T, T>([](C a, C b) { return x_log_y(a, b); });
-        return true;
-      case kDivTrunc:
-        L.binary<T, T>([](C a, C b) { return std::trunc(a / b); });
-        return true;
-      default:
-        return false;
-    }
-  } else if constexpr (!kBool) {
-    switch (op) {
-      case SDK_FMOD:
-        L.binary<T, T>([](C a, C b) { return int_fmod<C>(a, b); });
-        return true;
-      case kDivTrunc:
-        L.binary<T, T>([](C a, C b) { return int_div_trunc<C>(a, b); });
-        return true;
-      default:
-        return false;
-    }
-  }
-  return false;
-}
-
-template <typename C>
-C nan_max(C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (a != a) return a;
-    if (b != b) return b;
-  }
-  return a > b ? a : b;
-}
-template <typename C>
-C nan_min(C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (a != a) return a;
-    if (b != b) return b;
-  }
-  return a < b ? a : b;
-}
-
-// Run `op` with inputs and output of element type T (comparisons/logical: bool out).
-template <typename T>
-void binary_kernel(int op, const Launch& L) {
-  using C = typename OpMath<T>::type;
-  constexpr bool kFloat = std::is_floating_point_v<C>;
-  switch (op) {
-    case SDK_ADD:
-      return L.binary<T, T>([](C a, C b) { return wrap_add(a, b); });
-    case SDK_SUB:
-      return L.binary<T, T>([](C a, C b) { return wrap_sub(a, b); });
-    case SDK_MUL:
-      return L.binary<T, T>([](C a, C b) { return wrap_mul(a, b); });
-    case SDK_DIV:
-      if constexpr (kFloat) return L.binary<T, T>([](C a, C b) { return a / b; });
-      break;
-    case SDK_ATAN2:
-      if constexpr (kFloat) return L.binary<T, T>([](C a, C b) { return std::atan2(a, b); });
-      break;
-    case SDK_POW:
-      if constexpr (kFloat) {
-        return L.binary<T, T>([](C a, C b) { return std::pow(a, b); });
-      } else if constexpr (!std::is_same_v<C, bool>) {
-        return L.binary<T, T>([](C a, C b) { return int_pow<C>(a, b); });
-      }
-      break;
-    case SDK_MAXIMUM:
-      return L.binary<T, T>([](C a, C b) { return nan_max(a, b); });
-    case SDK_MINIMUM:
-      return L.binary<T, T>([](C a, C b) { return nan_min(a, b); });
-    case SDK_EQ:
-      return L.binary<bool, T>([](C a, C b) { return a == b; });
-    case SDK_NE:
-      return L.binary<bool, T>([](C a, C b) { return a != b; });
-    case SDK_LT:
-      return L.binary<bool, T>([](C a, C b) { return a < b; });
-    case SDK_LE:
-      return L.binary<bool, T>([](C a, C b) { return a <= b; });
-    case SDK_GT:
-      return L.binary<bool, T>([](C a, C b) { return a > b; });
-    case SDK_GE:
-      return L.binary<bool, T>([](C a, C b) { return a >= b; });
-    case SDK_LOGICAL_AND:
-      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) && (b != C(0)); });
-    case SDK_LOGICAL_OR:
-      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) || (b != C(0)); });
-    case SDK_LOGICAL_XOR:
-      return L.binary<bool, T>([](C a, C b) { return (a != C(0)) != (b != C(0)); });
-    case SDK_FLOOR_DIVIDE:
-      if constexpr (kFloat) {
-        return L.binary<T, T>([](C a, C b) { return py_floordiv(a, b); });
-      } else if constexpr (!std::is_same_v<C, bool>) {
-        return L.binary<T, T>([](C a, C b) { return int_floordiv<C>(a, b); });
-      }
-      break;
-    case SDK_REMAINDER:
-      if constexpr (kFloat) {
-        return L.binary<T, T>([](C a, C b) { return py_fmod(a, b); });
-      } else if constexpr (!std::is_same_v<C, bool>) {
-        return L.binary<T, T>([](C a, C b) { return int_mod<C>(a, b); });
-      }
-      break;
-    case SDK_BITWISE_AND:
-      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a & b; });
-      break;
-    case SDK_BITWISE_OR:
-      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a | b; });
-      break;
-    case SDK_BITWISE_XOR:
-      if constexpr (!kFloat) return L.binary<T, T>([](C a, C b) { return a ^ b; });
-      break;
-    default:
-      if (binary_kernel_more<T, C>(op, L)) return;
-      break;
-  }
-  SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(dtype_of<T>()));
-}
-
-// Exponents that pow(tensor, scalar) computes without std::pow, as torch does.
-bool pow_special_exponent(double e) {
-  return e == 2 || e == 3 || e == 0.5 || e == -1 || e == -2 || e == 1 || e == 0;
-}
-
-// x ** e for a special exponent as a vectorizable unary loop; false if not handled.
-// float32 x^3 and x^-2 go through double so the result is rounded once.
-template <typename T>
-bool pow_scalar_kernel(const Launch& L, double e) {
-  using C = typename OpMath<T>::type;
-  if constexpr (std::is_same_v<C, bool>) {
-    return false;
-  } else if constexpr (std::is_floating_point_v<C>) {
-    constexpr bool kF32 = std::is_same_v<T, float>;
-    if (e == 2) {
-      L.unary<T, T>([](C x) { return x * x; });
-    } else if (e == 3) {
-      if constexpr (kF32) {
-        L.unary<T, T>([](C x) {
-          double d = x;
-          return static_cast<float>(d * d * d);
-        });
-      } else {
-        L.unary<T, T>([](C x) { return x * x * x; });
-      }
-    } else if (e == 0.5) {
-      // sqrt, as torch and numpy do: pow(-0, 0.5) is -0 and pow(-inf, 0.5) NaN there too.
-      L.unary<T, T>([](C x) { return std::sqrt(x); });
-    } else if (e == -1) {
-      L.unary<T, T>([](C x) { return C(1) / x; });
-    } else if (e == -2) {
-      if constexpr (kF32) {
-        L.unary<T, T>([](C x) {
-          double d = x;
-          return static_cast<float>(1.0 / (d * d));
-        });
-      } else {
-        L.unary<T, T>([](C x) { return C(1) / (x * x); });
-      }
-    } else if (e == 1) {
-      L.unary<T, T>([](C x) { return x; });
-    } else if (e == 0) {
-      L.unary<T, T>([](C) { return C(1); });
-    } else {
-      return false;
-    }
-    return true;
-  } else {
-    // Wrapping products in an unsigned type at least as wide as int (no UB).
-    using U = std::conditional_t<(sizeof(C) < 4), uint32_t, std::make_unsigned_t<C>>;
-    if (e == 2) {
-      L.unary<T, T>([](C x) {
-        U u = static_cast<U>(x);
-        return static_cast<C>(u * u);
-      });
-    } else if (e == 3) {
-      L.unary<T, T>([](C x) {
-        U u = static_cast<U>(x);
-        return static_cast<C>(u * u * u);
-      });
-    } else if (e == 1) {
-      L.unary<T, T>([](C x) { return x; });
-    } else if (e == 0) {
-      L.unary<T, T>([](C) { return C(1); });
-    } else {
-      return false;
-    }
-    return true;
-  }
+  SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(compute));
 }
 
 // True if any element of t is zero (integer division checks).
@@ -434,7 +128,7 @@ void binary_tensors(int op, const TensorImpl& ta, const TensorImpl& tb, sdk_tens
   } else if (o.numel > 0) {
     TensorIter it;
     Launch L = make_launch(o, {ia, ib}, it, binary_name(op));
-    SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
+    binary_kernel(op, ty.compute, L);
   }
   plan.finish(result);
 }
@@ -466,11 +160,9 @@ void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s, bool 
   TensorImpl& o = *plan.target;
   if (op == SDK_POW && !scalar_first && o.numel > 0 && !cuda::is_cuda(o) &&
       pow_special_exponent(scalar_as<double>(s))) {
-    bool done = false;
     TensorIter it;
     Launch L = make_launch(o, {ia}, it, "pow");
-    SDK_DISPATCH_ALL(ty.compute, "pow",
-                     [&] { done = pow_scalar_kernel<scalar_t>(L, scalar_as<double>(s)); });
+    bool done = pow_scalar(ty.compute, L, scalar_as<double>(s));
     if (done) {
       plan.finish(result);
       return;
@@ -482,7 +174,7 @@ void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s, bool 
     TensorIter it;
     Launch L = make_launch(o, {ia}, it, binary_name(op));
     insert_constant(L, scalar_first ? 1 : 2, buf);
-    SDK_DISPATCH_ALL(ty.compute, binary_name(op), [&] { binary_kernel<scalar_t>(op, L); });
+    binary_kernel(op, ty.compute, L);
   }
   plan.finish(result);
 }
