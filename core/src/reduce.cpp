@@ -169,6 +169,63 @@ SDK_K2_AVX2 void combine_rows4_avx2(A* acc, const T* const* rows, int64_t m) {
 }
 #endif
 
+#if defined(__x86_64__)
+// float/double sums of up to kBlock elements in AVX-512: four vector accumulators (the adds'
+// latency, not the loads, limits one accumulator), a masked tail and an in-register fold.
+// The generic loop's 16 scalar accumulators go through the stack at the end.
+#if defined(__GNUC__) && !defined(__clang__)  // gcc 12's false positive, as in kernel_util.h
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+template <typename A>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  static constexpr int W = 16;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_ps(); }
+  SDK_K2_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
+  SDK_K2_AVX512 static V load_tail(const float* p, int64_t k) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  SDK_K2_AVX512 static float total(V a) { return _mm512_reduce_add_ps(a); }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  static constexpr int W = 8;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_pd(); }
+  SDK_K2_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
+  SDK_K2_AVX512 static V load_tail(const double* p, int64_t k) {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  SDK_K2_AVX512 static double total(V a) { return _mm512_reduce_add_pd(a); }
+};
+
+template <typename A>
+SDK_K2_AVX512 A sum_block_avx512(const A* p, int64_t n) {
+  using Z = Zmm<A>;
+  constexpr int W = Z::W;
+  typename Z::V a0 = Z::zero(), a1 = Z::zero(), a2 = Z::zero(), a3 = Z::zero();
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    a0 = Z::add(a0, Z::load(p + i));
+    a1 = Z::add(a1, Z::load(p + i + W));
+    a2 = Z::add(a2, Z::load(p + i + 2 * W));
+    a3 = Z::add(a3, Z::load(p + i + 3 * W));
+  }
+  for (; i + W <= n; i += W) a0 = Z::add(a0, Z::load(p + i));
+  if (i < n) a1 = Z::add(a1, Z::load_tail(p + i, n - i));
+  return Z::total(Z::add(Z::add(a0, a1), Z::add(a2, a3)));
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
 template <typename Op, typename A, typename T>
 inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
 #if defined(__x86_64__)
@@ -199,6 +256,10 @@ A reduce_contig(const T* p, int64_t n) {
     return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
   }
 #if defined(__x86_64__)
+  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
+                std::is_floating_point_v<A>) {
+    if (has_avx512()) return sum_block_avx512<A>(p, n);
+  }
   if (has_avx2()) return reduce_block_avx2<Op, A>(p, n);
 #endif
   return reduce_block_base<Op, A>(p, n);
