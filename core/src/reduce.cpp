@@ -442,7 +442,10 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
                [&](int64_t b, int64_t e) {
                  Walker kw(p.kept, b);
                  for (int64_t o = b; o < e; ++o, kw.next()) {
-                   out[kw.out] = finish(tree.eval<Op, A>(base + kw.in, root), job.mean, job.count);
+                   // One row per output: the tree is reduce_contig's own (no walker needed).
+                   const A v = red_outer.empty() ? reduce_contig<Op, A>(base + kw.in, tree.n)
+                                                 : tree.eval<Op, A>(base + kw.in, root);
+                   out[kw.out] = finish(v, job.mean, job.count);
                  }
                });
 }
