@@ -438,7 +438,7 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
     }
     return;
   }
-  parallel_for(0, p.out_numel, std::max<int64_t>(1, kParallelMin / 4 / work),
+  parallel_for(0, p.out_numel, std::max<int64_t>(1, kParallelMin / 2 / work),
                [&](int64_t b, int64_t e) {
                  Walker kw(p.kept, b);
                  for (int64_t o = b; o < e; ++o, kw.next()) {

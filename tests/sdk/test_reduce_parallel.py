@@ -193,3 +193,36 @@ def test_float32_exp_sigmoid_accuracy_and_special_values(op, rng, threads):
                 got[~np.isfinite(r)], r[~np.isfinite(r)].astype(np.float32)
             )
             assert np.array_equal(np.isnan(got), np.isnan(r))
+
+
+def test_argmax_argmin_of_a_long_run_on_threads(rng, threads):
+    a = rng.standard_normal(1_000_003).astype(np.float32)
+    a[[500_000, 900_000]] = a.max() + 1  # a tie: the first index wins
+    a[[300_000, 950_000]] = a.min() - 1
+    t = sdk.from_numpy(a)
+    with_nan = a.copy()
+    with_nan[[700_000, 800_000]] = np.nan  # the first NaN wins, as in torch
+    tn = sdk.from_numpy(with_nan)
+    for n in THREADS:
+        threads(n)
+        assert (t.argmax().item(), t.argmin().item()) == (500_000, 300_000), n
+        assert (tn.argmax().item(), tn.argmin().item()) == (700_000, 700_000), n
+        v, i = tn.max(0)
+        assert np.isnan(v.item()) and i.item() == 700_000
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1], ids=str)
+def test_var_std_on_threads_against_float64(dim, rng, threads):
+    m = (rng.standard_normal((3, 400_000)) * 2 + 5).astype(np.float32)  # mean far from 0
+    t = sdk.from_numpy(m)
+    ref = m.astype(np.float64).var(axis=dim, ddof=1)
+    per_thread = []
+    for n in THREADS:
+        threads(n)
+        got = (t.var() if dim is None else t.var(dim)).numpy()
+        np.testing.assert_allclose(got, ref, rtol=1e-6)
+        std = (t.std() if dim is None else t.std(dim)).numpy()
+        np.testing.assert_allclose(std, np.sqrt(ref), rtol=1e-6)
+        per_thread.append(got)
+    for got in per_thread[1:]:  # pieces of fixed size, combined in order
+        assert np.array_equal(got, per_thread[0])
