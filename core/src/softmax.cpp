@@ -21,7 +21,7 @@ constexpr int64_t kSplitRow = int64_t(1) << 16;
 // Columns handled together along a non-last dim (their max and sum stay in L1).
 constexpr int64_t kColBlock = 1024;
 // Elements of work below which a parallel task is not worth a thread.
-constexpr int64_t kGrain = 16384;
+constexpr int64_t kGrain = 32768;
 
 // Sum of e^(x[i] - m), stored to y unless y is null; block sums kept in double.
 inline double exp_sum(const float* x, float* y, int64_t n, float m) {
