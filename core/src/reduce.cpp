@@ -376,8 +376,9 @@ struct RowTree {
   template <typename Op, typename A, typename T>
   A eval(const T* base, const Node& nd) const {
     Node a, b;
-    // A whole row is left to reduce_contig: it splits the same way (and max/min take SIMD).
-    if (!(nd.r1 - nd.r0 == 1 && nd.len == n) && split(nd, a, b)) {
+    // One row (or part of one) is left to reduce_contig: it halves the same way as split()
+    // (and float max/min take one SIMD pass).
+    if (nd.r1 - nd.r0 > 1 && split(nd, a, b)) {
       return Op::combine(eval<Op, A>(base, a), eval<Op, A>(base, b));
     }
     return leaf<Op, A>(base, nd);
