@@ -45,6 +45,16 @@ inline void subtract(const double* x, double* y, int64_t n, double s) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] - s;
 }
 
+// Max of a row (NaN if any is NaN). Rows are often short: the AVX-512 form's masked tail
+// beats minmax_contig's scalar remainder of up to 63 elements.
+inline float row_max(const float* x, int64_t n) {
+#if defined(__x86_64__)
+  if (vs::has_avx512()) return vs::max_avx512(x, n);
+#endif
+  return minmax_contig<false>(x, n);
+}
+inline double row_max(const double* x, int64_t n) { return minmax_contig<false>(x, n); }
+
 // The shift of a row whose max is m: an all -inf row keeps 0 (0/0 gives NaN, as in torch).
 template <typename A>
 inline A shift_of(A m) {
@@ -64,7 +74,7 @@ inline void finish_row(const A* x, A* y, int64_t n, A m, double sum) {
 // One contiguous row of n: y = softmax(x) or log_softmax(x), computed in A.
 template <bool kLog, typename A>
 void softmax_row(const A* __restrict x, A* __restrict y, int64_t n) {
-  A m = minmax_contig<false>(x, n);
+  A m = row_max(x, n);
   if (m != m) {  // a NaN anywhere makes the whole row NaN, as in torch
     for (int64_t i = 0; i < n; ++i) y[i] = A(NAN);
     return;
@@ -89,8 +99,7 @@ void softmax_row_split(const A* x, A* y, int64_t n, int64_t nc) {
     });
   };
   for (int64_t c = 0; c < nc; ++c) part_max[c] = -INFINITY;
-  each(
-      [&](int64_t c, int64_t lo, int64_t len) { part_max[c] = minmax_contig<false>(x + lo, len); });
+  each([&](int64_t c, int64_t lo, int64_t len) { part_max[c] = row_max(x + lo, len); });
   A m = part_max[0];
   for (int64_t c = 1; c < nc; ++c)
     m = (part_max[c] > m || part_max[c] != part_max[c]) ? part_max[c] : m;

@@ -164,6 +164,29 @@ SDK_VS_AVX512 inline void sub_avx512(const float* x, float* y, int64_t n, float 
   map512(x, y, n, Sub512{_mm512_set1_ps(s)});
 }
 
+// Max of x[0, n), n >= 1; NaN when any element is NaN (tracked on the side: max_ps drops a
+// NaN in its first operand). The tail is a masked load, not a scalar loop.
+SDK_VS_AVX512 inline float max_avx512(const float* x, int64_t n) {
+  const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
+  __m512 m0 = lowest, m1 = lowest;
+  __mmask16 nan = 0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+    m0 = _mm512_max_ps(m0, a);
+    m1 = _mm512_max_ps(m1, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
+    __m512 v = _mm512_mask_loadu_ps(lowest, k, x + i);
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    m0 = _mm512_max_ps(m0, v);
+  }
+  if (nan) return __builtin_nanf("");
+  return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
 // y[j] = e^(x[j] - m[j]) and s[j] += y[j]: one row of a softmax over a non-last dim.
 SDK_VS_AVX512 inline void exp_sub_acc_avx512(const float* x, const float* m, float* y, float* s,
                                              int64_t n) {
