@@ -13,6 +13,7 @@
 #include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
 #include "op_names.h"
+#include "vec_simd.h"
 
 namespace sdk::detail::k2 {
 namespace {
@@ -249,6 +250,12 @@ template <typename Op, typename A, typename T>
 A reduce_contig(const T* p, int64_t n) {
   if constexpr (Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>) {
     if (n == 0) return Op::init();
+#if defined(__x86_64__)
+    // float rows: a masked tail instead of minmax_contig's scalar remainder (up to 63 elements).
+    if constexpr (std::is_same_v<A, float>) {
+      if (has_avx512()) return vs::extremum_avx512<(Op::kMinMax < 0)>(p, n);
+    }
+#endif
     return minmax_contig<(Op::kMinMax < 0)>(p, n);
   }
   if (n > kBlock) {

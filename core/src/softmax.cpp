@@ -49,7 +49,7 @@ inline void subtract(const double* x, double* y, int64_t n, double s) {
 // beats minmax_contig's scalar remainder of up to 63 elements.
 inline float row_max(const float* x, int64_t n) {
 #if defined(__x86_64__)
-  if (vs::has_avx512()) return vs::max_avx512(x, n);
+  if (vs::has_avx512()) return vs::extremum_avx512<false>(x, n);
 #endif
   return minmax_contig<false>(x, n);
 }

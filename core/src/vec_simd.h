@@ -164,27 +164,35 @@ SDK_VS_AVX512 inline void sub_avx512(const float* x, float* y, int64_t n, float 
   map512(x, y, n, Sub512{_mm512_set1_ps(s)});
 }
 
-// Max of x[0, n), n >= 1; NaN when any element is NaN (tracked on the side: max_ps drops a
-// NaN in its first operand). The tail is a masked load, not a scalar loop.
-SDK_VS_AVX512 inline float max_avx512(const float* x, int64_t n) {
-  const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
-  __m512 m0 = lowest, m1 = lowest;
+// Max (kMin false) or min of x[0, n), n >= 1; NaN when any element is NaN (tracked on the
+// side: max_ps/min_ps drop a NaN in their first operand). The tail is a masked load, not a
+// scalar loop.
+template <bool kMin>
+SDK_VS_AVX512 inline __m512 pick512(__m512 a, __m512 b) {
+  return kMin ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
+}
+template <bool kMin>
+SDK_VS_AVX512 inline float extremum_avx512(const float* x, int64_t n) {
+  const __m512 fill = _mm512_set1_ps(kMin ? __builtin_inff() : -__builtin_inff());
+
+  __m512 m0 = fill, m1 = fill;
   __mmask16 nan = 0;
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
     nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
-    m0 = _mm512_max_ps(m0, a);
-    m1 = _mm512_max_ps(m1, b);
+    m0 = pick512<kMin>(m0, a);
+    m1 = pick512<kMin>(m1, b);
   }
   for (; i < n; i += 16) {
     __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
-    __m512 v = _mm512_mask_loadu_ps(lowest, k, x + i);
+    __m512 v = _mm512_mask_loadu_ps(fill, k, x + i);
     nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    m0 = _mm512_max_ps(m0, v);
+    m0 = pick512<kMin>(m0, v);
   }
   if (nan) return __builtin_nanf("");
-  return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+  m0 = pick512<kMin>(m0, m1);
+  return kMin ? _mm512_reduce_min_ps(m0) : _mm512_reduce_max_ps(m0);
 }
 
 // y[j] = e^(x[j] - m[j]) and s[j] += y[j]: one row of a softmax over a non-last dim.
