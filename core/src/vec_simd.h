@@ -175,14 +175,17 @@ template <bool kMin>
 SDK_VS_AVX512 inline float extremum_avx512(const float* x, int64_t n) {
   const __m512 fill = _mm512_set1_ps(kMin ? __builtin_inff() : -__builtin_inff());
 
-  __m512 m0 = fill, m1 = fill;
+  __m512 m0 = fill, m1 = fill, m2 = fill, m3 = fill;  // four: max's latency, not loads, limits
   __mmask16 nan = 0;
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
+  for (; i + 64 <= n; i += 64) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-    nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q);
+    __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);
+    nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, d, _CMP_UNORD_Q);
     m0 = pick512<kMin>(m0, a);
     m1 = pick512<kMin>(m1, b);
+    m2 = pick512<kMin>(m2, c);
+    m3 = pick512<kMin>(m3, d);
   }
   for (; i < n; i += 16) {
     __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
@@ -191,7 +194,7 @@ SDK_VS_AVX512 inline float extremum_avx512(const float* x, int64_t n) {
     m0 = pick512<kMin>(m0, v);
   }
   if (nan) return __builtin_nanf("");
-  m0 = pick512<kMin>(m0, m1);
+  m0 = pick512<kMin>(pick512<kMin>(m0, m1), pick512<kMin>(m2, m3));
   return kMin ? _mm512_reduce_min_ps(m0) : _mm512_reduce_max_ps(m0);
 }
 
