@@ -1,10 +1,12 @@
 """The fused elementwise kernels added with ABI 1.3 against the composites of older ops they
 replace (what a user, or this package before, had to write) and against numpy, on one thread.
 
-    python benchmarks/bench_elementwise.py [--n 1000000] [--repeat 5]
+    python benchmarks/bench_elementwise.py [--n 1000000] [--repeat 5] [--sweep]
 
 Prints a table of microseconds per call (best of the repeats) and the speedup of the fused
 kernel over the composite. No goal is asserted: these numbers document the kernels.
+--sweep instead times exp and sigmoid at 1K..64M elements, sdk at one thread and at its default,
+beside numpy and torch (when installed) at their defaults.
 """
 
 from __future__ import annotations
@@ -52,11 +54,66 @@ def best_us(fn: object, number: int, repeat: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
+def best_each(fns: list, repeat: int) -> list:
+    """Best microseconds per call of each callable, their repeats taken in turn (A B C A B C)."""
+    timers = [timeit.Timer(fn) for fn in fns]
+    loops = [max(1, t.autorange()[0] // 10) for t in timers]
+    out = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, (t, n) in enumerate(zip(timers, loops)):
+            out[i] = min(out[i], t.timeit(n) / n * 1e6)
+    return out
+
+
+def sweep(repeat: int) -> None:
+    import os
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    default = sdk.get_num_threads()
+    print(f"load {os.getloadavg()[0]:.2f}; sdk default threads {default}; numpy, torch at theirs")
+    print("| op | n | sdk 1 thread (us) | sdk default (us) | numpy (us) | torch (us) |"
+          " 1 thread / best other | default / best other |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for n in (1_000, 65_536, 1 << 20, 1 << 22, 1 << 24, 1 << 26):
+        a_np = rng.standard_normal(n).astype(np.float32)
+        a, a_t = sdk.from_numpy(a_np), (torch.from_numpy(a_np) if torch is not None else None)
+        for name, f, ref, tf in (
+            ("exp", sdk.exp, np.exp, torch.exp if torch else None),
+            (
+                "sigmoid",
+                sdk.sigmoid,
+                lambda v: 1 / (1 + np.exp(-v)),
+                torch.sigmoid if torch else None,
+            ),
+        ):
+            reps = repeat if n <= 1 << 22 else 2
+            sdk.set_num_threads(1)
+            one = best_each([lambda f=f, a=a: f(a)], reps)[0]
+            sdk.set_num_threads(default)
+            fns = [lambda f=f, a=a: f(a), lambda ref=ref, a_np=a_np: ref(a_np)]
+            if tf is not None:
+                fns.append(lambda tf=tf, a_t=a_t: tf(a_t))
+            got = best_each(fns, reps)
+            best = min(got[1:])
+            t_t = f"{got[2]:.1f}" if tf is not None else "-"
+            print(f"| {name} | {n} | {one:.1f} | {got[0]:.1f} | {got[1]:.1f} | {t_t} |"
+                  f" {one / best:.2f} | {got[0] / best:.2f} |")  # fmt: skip
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, nargs="*", default=[1000, 1_000_000])
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument(
+        "--sweep", action="store_true", help="exp/sigmoid at 1K..64M, 1 and default threads"
+    )
     args = p.parse_args()
+    if args.sweep:
+        return sweep(args.repeat)
     sdk.set_num_threads(1)
     print("| op | n | fused (us) | composite (us) | numpy (us) | fused vs composite |")
     print("|---|---|---|---|---|---|")

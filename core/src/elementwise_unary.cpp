@@ -6,6 +6,7 @@
 #include "elementwise.h"
 #include "op_names.h"
 #include "special_math.h"
+#include "vec_simd.h"
 
 namespace sdk::detail {
 namespace {
@@ -110,6 +111,26 @@ SDK_INLINE C sigmoid_c(C x) {
     return C(1) / (C(1) + std::exp(-x));
   }
 }
+
+// float32 exp and sigmoid: contiguous runs go to the AVX-512 loops of vec_simd.h when the CPU
+// has them (half the instructions of the auto-vectorised form); other runs use `f`.
+#if defined(__x86_64__)
+template <typename T, typename Block, typename F>
+bool float_simd_unary(const Launch& L, Block block, F f) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!vs::has_avx512()) return false;
+    L.run([block, f](char** p, const int64_t* s, int64_t m) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+        block(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), m);
+      } else {
+        unary_loop<float, float>(p, s, m, f);
+      }
+    });
+    return true;
+  }
+  return false;
+}
+#endif
 
 // x * tanh(softplus(x)) with tanh(log(1 + e)) = n / (n + 2), n = e (e + 2), e = exp(x): one
 // exp, no cancellation for negative x; above 20 the factor rounds to 1.
@@ -218,6 +239,9 @@ void unary_kernel(int op, const Launch& L) {
   if constexpr (kFloat) {
     switch (op) {
       case SDK_EXP:
+#if defined(__x86_64__)
+        if (float_simd_unary<T>(L, vs::exp_avx512, [](float x) { return vm::exp_f32(x); })) return;
+#endif
         return L.unary<T, T>([](C x) { return exp_c(x); });
       case SDK_LOG:
         return L.unary<T, T>([](C x) { return std::log(x); });
@@ -232,6 +256,10 @@ void unary_kernel(int op, const Launch& L) {
       case SDK_TANH:
         return L.unary<T, T>([](C x) { return tanh_c(x); });
       case SDK_SIGMOID:
+#if defined(__x86_64__)
+        if (float_simd_unary<T>(L, vs::sigmoid_avx512, [](float x) { return vm::sigmoid_f32(x); }))
+          return;
+#endif
         return L.unary<T, T>([](C x) { return sigmoid_c(x); });
       case SDK_GELU:
         return L.unary<T, T>(

@@ -13,6 +13,7 @@
 #include "cuda/glue/cuda_glue.h"
 #include "kernel_util.h"
 #include "op_names.h"
+#include "vec_simd.h"
 
 namespace sdk::detail::k2 {
 namespace {
@@ -169,6 +170,63 @@ SDK_K2_AVX2 void combine_rows4_avx2(A* acc, const T* const* rows, int64_t m) {
 }
 #endif
 
+#if defined(__x86_64__)
+// float/double sums of up to kBlock elements in AVX-512: four vector accumulators (the adds'
+// latency, not the loads, limits one accumulator), a masked tail and an in-register fold.
+// The generic loop's 16 scalar accumulators go through the stack at the end.
+#if defined(__GNUC__) && !defined(__clang__)  // gcc 12's false positive, as in kernel_util.h
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+template <typename A>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  static constexpr int W = 16;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_ps(); }
+  SDK_K2_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
+  SDK_K2_AVX512 static V load_tail(const float* p, int64_t k) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  SDK_K2_AVX512 static float total(V a) { return _mm512_reduce_add_ps(a); }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  static constexpr int W = 8;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_pd(); }
+  SDK_K2_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
+  SDK_K2_AVX512 static V load_tail(const double* p, int64_t k) {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  SDK_K2_AVX512 static double total(V a) { return _mm512_reduce_add_pd(a); }
+};
+
+template <typename A>
+SDK_K2_AVX512 A sum_block_avx512(const A* p, int64_t n) {
+  using Z = Zmm<A>;
+  constexpr int W = Z::W;
+  typename Z::V a0 = Z::zero(), a1 = Z::zero(), a2 = Z::zero(), a3 = Z::zero();
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    a0 = Z::add(a0, Z::load(p + i));
+    a1 = Z::add(a1, Z::load(p + i + W));
+    a2 = Z::add(a2, Z::load(p + i + 2 * W));
+    a3 = Z::add(a3, Z::load(p + i + 3 * W));
+  }
+  for (; i + W <= n; i += W) a0 = Z::add(a0, Z::load(p + i));
+  if (i < n) a1 = Z::add(a1, Z::load_tail(p + i, n - i));
+  return Z::total(Z::add(Z::add(a0, a1), Z::add(a2, a3)));
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
 template <typename Op, typename A, typename T>
 inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
 #if defined(__x86_64__)
@@ -192,6 +250,12 @@ template <typename Op, typename A, typename T>
 A reduce_contig(const T* p, int64_t n) {
   if constexpr (Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>) {
     if (n == 0) return Op::init();
+#if defined(__x86_64__)
+    // float rows: a masked tail instead of minmax_contig's scalar remainder (up to 63 elements).
+    if constexpr (std::is_same_v<A, float>) {
+      if (has_avx512()) return vs::extremum_avx512<(Op::kMinMax < 0)>(p, n);
+    }
+#endif
     return minmax_contig<(Op::kMinMax < 0)>(p, n);
   }
   if (n > kBlock) {
@@ -199,6 +263,10 @@ A reduce_contig(const T* p, int64_t n) {
     return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
   }
 #if defined(__x86_64__)
+  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
+                std::is_floating_point_v<A>) {
+    if (has_avx512()) return sum_block_avx512<A>(p, n);
+  }
   if (has_avx2()) return reduce_block_avx2<Op, A>(p, n);
 #endif
   return reduce_block_base<Op, A>(p, n);
@@ -269,48 +337,151 @@ struct Job {
   int64_t count = 0;
 };
 
+// Work (elements) below which a reduction stays on the calling thread.
+constexpr int64_t kParallelMin = int64_t(1) << 17;
+
+// The pairwise tree of one output's reduction: rows [r0, r1) of the reduced
+// outer dims, each a contiguous run of n, or (len < n) the part [off, off + len)
+// of the single row r0. Rows halve down to kBlock elements' worth, then a row
+// halves as reduce_contig does. Serial and parallel evaluation walk the same
+// tree, so a sum does not depend on the thread count.
+struct Node {
+  int64_t r0, r1, off, len;
+};
+
+struct RowTree {
+  const std::vector<Dim>& outer;  // the reduced dims above the contiguous one
+  int64_t n;                      // length of each contiguous row
+  int64_t leaf_rows() const { return std::max<int64_t>(1, kBlock / std::max<int64_t>(1, n)); }
+  bool split(const Node& nd, Node& a, Node& b) const {
+    if (nd.r1 - nd.r0 > leaf_rows()) {
+      const int64_t mid = nd.r0 + (nd.r1 - nd.r0) / 2;
+      a = {nd.r0, mid, 0, n};
+      b = {mid, nd.r1, 0, n};
+      return true;
+    }
+    if (nd.r1 - nd.r0 == 1 && nd.len > kBlock) {
+      const int64_t h = (nd.len / 2) & ~int64_t(15);
+      a = {nd.r0, nd.r1, nd.off, h};
+      b = {nd.r0, nd.r1, nd.off + h, nd.len - h};
+      return true;
+    }
+    return false;
+  }
+  // A node that is not split further: one run, or a few short rows combined in order.
+  template <typename Op, typename A, typename T>
+  A leaf(const T* base, const Node& nd) const {
+    Walker rw(outer, nd.r0);
+    if (nd.r1 - nd.r0 == 1) return reduce_contig<Op, A>(base + rw.in + nd.off, nd.len);
+    A acc = reduce_contig<Op, A>(base + rw.in, n);
+    rw.next();
+    for (int64_t r = nd.r0 + 1; r < nd.r1; ++r, rw.next()) {
+      acc = Op::combine(acc, reduce_contig<Op, A>(base + rw.in, n));
+    }
+    return acc;
+  }
+  template <typename Op, typename A, typename T>
+  A eval(const T* base, const Node& nd) const {
+    Node a, b;
+    // One row (or part of one) is left to reduce_contig: it halves the same way as split()
+    // (and float max/min take one SIMD pass).
+    if (nd.r1 - nd.r0 > 1 && split(nd, a, b)) {
+      return Op::combine(eval<Op, A>(base, a), eval<Op, A>(base, b));
+    }
+    return leaf<Op, A>(base, nd);
+  }
+  // The nodes at `depth` (or above, where a node does not split), in order.
+  void leaves(const Node& nd, int depth, std::vector<Node>& out) const {
+    Node a, b;
+    if (depth > 0 && split(nd, a, b)) {
+      leaves(a, depth - 1, out);
+      leaves(b, depth - 1, out);
+    } else {
+      out.push_back(nd);
+    }
+  }
+  // Combine leaf values back up the tree that leaves() walked.
+  template <typename Op, typename A>
+  A rebuild(const Node& nd, int depth, const A* vals, size_t& next) const {
+    Node a, b;
+    if (depth > 0 && split(nd, a, b)) {
+      A x = rebuild<Op, A>(a, depth - 1, vals, next);
+      return Op::combine(x, rebuild<Op, A>(b, depth - 1, vals, next));
+    }
+    return vals[next++];
+  }
+};
+
+// One output over the whole tree with the leaves spread across threads.
+template <typename Op, typename A, typename T>
+A reduce_tree_parallel(const T* base, const RowTree& tree, const Node& root, int64_t nt) {
+  int depth = 2;  // about 4 leaves per thread: balance with little combining
+  while ((int64_t(1) << depth) < 4 * nt && depth < 12) ++depth;
+  std::vector<Node> nodes;
+  tree.leaves(root, depth, nodes);
+  std::unique_ptr<A[]> vals(new A[nodes.size()]);  // not vector<A>: A may be bool
+  parallel_for(0, int64_t(nodes.size()), 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) vals[i] = tree.eval<Op, A>(base, nodes[i]);
+  });
+  size_t next = 0;
+  return tree.rebuild<Op, A>(root, depth, vals.get(), next);
+}
+
 template <typename Op, typename A, typename T>
 void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
-  std::vector<Dim> red_outer(p.red.begin(), p.red.end() - 1);
-  const int64_t n = p.red.back().size;
+  const std::vector<Dim> red_outer(p.red.begin(), p.red.end() - 1);
+  const RowTree tree{red_outer, p.red.back().size};
   int64_t n_outer = 1;
   for (const Dim& d : red_outer) n_outer *= d.size;
-  // One long contiguous reduction: split it across threads, combine in order.
+  const Node root{0, n_outer, 0, tree.n};
+  const int64_t work = std::max<int64_t>(1, tree.n * n_outer);
   // The thread count is read once: another thread may change it meanwhile.
-  const int64_t nthreads = get_num_threads();
-  if (p.out_numel == 1 && red_outer.empty() && n >= (int64_t(1) << 18) && nthreads > 1) {
-    const int64_t nchunks = std::min<int64_t>(nthreads, 16);
-    A part[16];
-    // Round the chunk length up (to whole cache lines): nchunks * step must cover all n.
-    const int64_t step = ((n + nchunks - 1) / nchunks + 15) & ~int64_t(15);
-    parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) {
-        int64_t lo = std::min(n, c * step), hi = std::min(n, lo + step);
-        part[c] = reduce_contig<Op, A>(base + lo, hi - lo);
-      }
-    });
-    A acc = part[0];
-    for (int64_t c = 1; c < nchunks; ++c) acc = Op::combine(acc, part[c]);
-    out[0] = finish(acc, job.mean, job.count);
+  const int64_t nt = get_num_threads();
+  // Fewer outputs than threads: each output's tree is split across the threads instead.
+  if (nt > 1 && p.out_numel < nt && work >= kParallelMin && !in_parallel_region()) {
+    Walker kw(p.kept, 0);
+    for (int64_t o = 0; o < p.out_numel; ++o, kw.next()) {
+      out[kw.out] =
+          finish(reduce_tree_parallel<Op, A>(base + kw.in, tree, root, nt), job.mean, job.count);
+    }
     return;
   }
-  const int64_t work = std::max<int64_t>(1, n * n_outer);
-  parallel_for(0, p.out_numel, std::max<int64_t>(1, 32768 / work), [&](int64_t b, int64_t e) {
-    Walker kw(p.kept, b);
-    for (int64_t o = b; o < e; ++o, kw.next()) {
-      A acc;
-      if (red_outer.empty()) {
-        acc = reduce_contig<Op, A>(base + kw.in, n);
-      } else {
-        acc = Op::init();
-        Walker rw(red_outer, 0);
-        for (int64_t r = 0; r < n_outer; ++r, rw.next()) {
-          acc = Op::combine(acc, reduce_contig<Op, A>(base + kw.in + rw.in, n));
-        }
-      }
-      out[kw.out] = finish(acc, job.mean, job.count);
+  parallel_for(0, p.out_numel, std::max<int64_t>(1, kParallelMin / 2 / work),
+               [&](int64_t b, int64_t e) {
+                 Walker kw(p.kept, b);
+                 for (int64_t o = b; o < e; ++o, kw.next()) {
+                   // One row per output: the tree is reduce_contig's own (no walker needed).
+                   const A v = red_outer.empty() ? reduce_contig<Op, A>(base + kw.in, tree.n)
+                                                 : tree.eval<Op, A>(base + kw.in, root);
+                   out[kw.out] = finish(v, job.mean, job.count);
+                 }
+               });
+}
+
+// Rows combined per block (bounds float error growth) and blocks per partial row.
+constexpr int64_t kRowBlock = 128;
+constexpr int64_t kSuperRows = 8 * kRowBlock;
+
+// dst[0, len) = the reduction of reduced rows [r0, r1) of one column block: blocks of
+// kRowBlock rows combined four rows at a time, each block then folded into dst.
+template <typename Op, typename A, typename T>
+void column_partial(const T* col, const std::vector<Dim>& red, int64_t r0, int64_t r1, int64_t len,
+                    A* dst, A* blk) {
+  std::fill(dst, dst + len, Op::init());
+  Walker rw(red, r0);
+  for (int64_t b0 = r0; b0 < r1; b0 += kRowBlock) {
+    const int64_t b1 = std::min(r1, b0 + kRowBlock);
+    A* into = (b0 == r0) ? dst : blk;  // the first block goes straight into dst
+    if (into == blk) std::fill(blk, blk + len, Op::init());
+    int64_t r = b0;
+    for (; r + 4 <= b1; r += 4) {
+      const T* rows[4];
+      for (int k = 0; k < 4; ++k, rw.next()) rows[k] = col + rw.in;
+      combine_rows4<Op>(into, rows, len);
     }
-  });
+    for (; r < b1; ++r, rw.next()) combine_row<Op>(into, col + rw.in, len);
+    if (into == blk) combine_row<Op>(dst, blk, len);
+  }
 }
 
 template <typename Op, typename A, typename T>
@@ -325,42 +496,52 @@ void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
   // when there are few outer rows.
   int64_t cb = sizeof(A) >= 8 ? 1024 : 2048;
   const int64_t nt = get_num_threads();
-  if (n_ko < nt && nr * m >= 65536) {
+  if (n_ko < nt && nr * m >= kParallelMin) {
     cb = std::min(cb, std::max<int64_t>(64, ((m + nt - 1) / nt + 15) & ~int64_t(15)));
   }
   const int64_t ncb = (m + cb - 1) / cb;
+  const int64_t nsb = (nr + kSuperRows - 1) / kSuperRows;  // partial rows per column block
+  // Too few column blocks for the threads: the reduced rows are split instead.
+  const bool split_rows = nt > 1 && n_ko * ncb < nt && nsb > 1 &&
+                          nr * std::min(cb, m) >= kParallelMin && !in_parallel_region();
   const int64_t per_task = std::max<int64_t>(1, std::min(cb, m) * nr);
-  parallel_for(0, n_ko * ncb, std::max<int64_t>(1, 65536 / per_task), [&](int64_t b, int64_t e) {
-    std::unique_ptr<A[]> acc_buf(new A[cb]), blk_buf(new A[cb]);
-    A* acc = acc_buf.get();
-    A* blk = blk_buf.get();
-    for (int64_t t = b; t < e; ++t) {
-      Walker kw(kept_outer, t / ncb);
-      const int64_t j0 = (t % ncb) * cb, len = std::min(cb, m - j0);
-      std::fill(acc, acc + len, Op::init());
-      Walker rw(p.red, 0);
-      const T* col = base + kw.in + j0;
-      // Rows are combined in blocks of 128 first, which bounds float error growth.
-      for (int64_t r0 = 0; r0 < nr; r0 += 128) {
-        const int64_t r1 = std::min(nr, r0 + 128);
-        A* dst = acc;
-        if (nr > 128) {
-          dst = blk;
-          std::fill(blk, blk + len, Op::init());
+  auto task = [&](int64_t t, A* acc, A* part, A* blk, bool parallel) {
+    Walker kw(kept_outer, t / ncb);
+    const int64_t j0 = (t % ncb) * cb, len = std::min(cb, m - j0);
+    const T* col = base + kw.in + j0;
+    // acc = init combined in order with each partial row of kSuperRows rows; the
+    // parallel form computes the same partials on several threads first.
+    std::fill(acc, acc + len, Op::init());
+    if (parallel) {
+      parallel_for(0, nsb, 1, [&](int64_t b, int64_t e) {
+        std::unique_ptr<A[]> tblk(new A[len]);
+        for (int64_t s = b; s < e; ++s) {
+          column_partial<Op>(col, p.red, s * kSuperRows, std::min(nr, (s + 1) * kSuperRows), len,
+                             part + s * len, tblk.get());
         }
-        int64_t r = r0;
-        for (; r + 4 <= r1; r += 4) {
-          const T* rows[4];
-          for (int k = 0; k < 4; ++k, rw.next()) rows[k] = col + rw.in;
-          combine_rows4<Op>(dst, rows, len);
-        }
-        for (; r < r1; ++r, rw.next()) combine_row<Op>(dst, col + rw.in, len);
-        if (nr > 128) combine_row<Op>(acc, blk, len);
+      });
+      for (int64_t s = 0; s < nsb; ++s) combine_row<Op>(acc, part + s * len, len);
+    } else {
+      for (int64_t s = 0; s < nsb; ++s) {
+        column_partial<Op>(col, p.red, s * kSuperRows, std::min(nr, (s + 1) * kSuperRows), len,
+                           part, blk);
+        combine_row<Op>(acc, part, len);
       }
-      A* o = out + kw.out + j0 * inner.out;
-      for (int64_t j = 0; j < len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
     }
-  });
+    A* o = out + kw.out + j0 * inner.out;
+    for (int64_t j = 0; j < len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
+  };
+  if (split_rows) {
+    const int64_t w = std::min(cb, m);
+    std::unique_ptr<A[]> acc(new A[w]), part(new A[nsb * w]);
+    for (int64_t t = 0; t < n_ko * ncb; ++t) task(t, acc.get(), part.get(), nullptr, true);
+    return;
+  }
+  parallel_for(0, n_ko * ncb, std::max<int64_t>(1, kParallelMin / 2 / per_task),
+               [&](int64_t b, int64_t e) {
+                 std::unique_ptr<A[]> acc(new A[cb]), part(new A[cb]), blk(new A[cb]);
+                 for (int64_t t = b; t < e; ++t) task(t, acc.get(), part.get(), blk.get(), false);
+               });
 }
 
 // Reduce x (T elements) into out (A elements, contiguous over kept dims).

@@ -41,29 +41,78 @@ inline bool better(A v, A best) {
   return kMin ? (v < best || nan_of(v)) : (v > best || nan_of(v));
 }
 
+// Index and value of the extremum of p[0, n) (contiguous), by the rule of better().
+template <bool kMin, typename A, typename T>
+void extremum_run(const T* p, int64_t n, A& best, int64_t& at) {
+  best = convert<A>(p[0]);
+  at = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    A v = convert<A>(p[i]);
+    if (better<kMin>(v, best)) {
+      best = v;
+      at = i;
+    }
+  }
+}
+
+// Elements per piece when one long run is split across threads (fixed, so the answer is
+// the same at any thread count; ties and NaNs resolve to the first, as serially).
+constexpr int64_t kPiece = int64_t(1) << 16;
+
+// A single long run (outer == 1, inner == 1): pieces on threads, combined in order.
+template <bool kMin, typename T>
+void extremum_long(const T* p, int64_t r, T* values, int64_t* indices) {
+  using A = typename OpMath<T>::type;
+  const int64_t np = (r + kPiece - 1) / kPiece;
+  std::unique_ptr<A[]> best(new A[np]);
+  std::unique_ptr<int64_t[]> at(new int64_t[np]);
+  parallel_for(0, np, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      extremum_run<kMin>(p + k * kPiece, std::min(kPiece, r - k * kPiece), best[k], at[k]);
+    }
+  });
+  A v = best[0];
+  int64_t i = at[0];
+  for (int64_t k = 1; k < np; ++k) {
+    if (better<kMin>(best[k], v)) {
+      v = best[k];
+      i = k * kPiece + at[k];
+    }
+  }
+  if (values) values[0] = convert<T>(v);
+  indices[0] = i;
+}
+
 // values (may be null) and indices of the extremum over r for each (outer, inner).
 template <bool kMin, typename T>
 void extremum_kernel(const Split& s, T* values, int64_t* indices) {
   using A = typename OpMath<T>::type;
   const T* base = static_cast<const T*>(s.c->data());
   const int64_t r = s.r, inner = s.inner;
+  if (s.outer == 1 && inner == 1 && r >= 2 * kPiece && get_num_threads() > 1) {
+    return extremum_long<kMin>(base, r, values, indices);
+  }
   parallel_for(0, s.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, r * inner)),
                [&](int64_t b, int64_t e) {
                  std::unique_ptr<A[]> best(new A[inner]);
                  std::unique_ptr<int64_t[]> bi(new int64_t[inner]);
                  for (int64_t o = b; o < e; ++o) {
                    const T* p = base + o * r * inner;
-                   for (int64_t j = 0; j < inner; ++j) {
-                     best[j] = convert<A>(p[j]);
-                     bi[j] = 0;
-                   }
-                   for (int64_t i = 1; i < r; ++i) {
-                     const T* row = p + i * inner;
+                   if (inner == 1) {
+                     extremum_run<kMin>(p, r, best[0], bi[0]);
+                   } else {
                      for (int64_t j = 0; j < inner; ++j) {
-                       A v = convert<A>(row[j]);
-                       if (better<kMin>(v, best[j])) {
-                         best[j] = v;
-                         bi[j] = i;
+                       best[j] = convert<A>(p[j]);
+                       bi[j] = 0;
+                     }
+                     for (int64_t i = 1; i < r; ++i) {
+                       const T* row = p + i * inner;
+                       for (int64_t j = 0; j < inner; ++j) {
+                         A v = convert<A>(row[j]);
+                         if (better<kMin>(v, best[j])) {
+                           best[j] = v;
+                           bi[j] = i;
+                         }
                        }
                      }
                    }
@@ -113,25 +162,61 @@ void extremum(const TensorImpl& x, int64_t dim, bool keepdim, bool is_min, bool 
   });
 }
 
+// Sum of p[i] (mean == 0, squares false) or of (p[i] - mean)^2 over [0, n), in double with
+// eight accumulators: a single one would wait on each add's latency.
+template <bool kSquares, typename T>
+double sum_d(const T* p, int64_t n, double mean) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) {
+      double v = convert<double>(p[i + j]) - mean;
+      acc[j] += kSquares ? v * v : v;
+    }
+  }
+  for (; i < n; ++i) {
+    double v = convert<double>(p[i]) - mean;
+    acc[0] += kSquares ? v * v : v;
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+// sum_d over a row in pieces of kPiece, on threads when the row is long; pieces are
+// combined in order, so the result does not depend on the thread count.
+template <bool kSquares, typename T>
+double sum_d_pieces(const T* p, int64_t n, double mean, bool parallel) {
+  const int64_t np = (n + kPiece - 1) / kPiece;
+  std::vector<double> part(np);
+  auto run = [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      part[k] = sum_d<kSquares>(p + k * kPiece, std::min(kPiece, n - k * kPiece), mean);
+    }
+  };
+  parallel ? parallel_for(0, np, 1, run) : run(0, np);
+  double s = 0;
+  for (double v : part) s += v;
+  return s;
+}
+
 // Two-pass variance of each contiguous row of length r (in double).
 template <typename T>
 void var_kernel(const T* base, int64_t rows, int64_t r, double correction, bool take_sqrt, T* out) {
   const double div = std::max(0.0, double(r) - correction);
+  // Fewer rows than threads: each long row is split across the threads instead.
+  const bool split = rows < get_num_threads() && r >= 2 * kPiece;
+  auto one = [&](int64_t o) {
+    const T* p = base + o * r;
+    const double mean = sum_d_pieces<false>(p, r, 0.0, split) / double(r);
+    const double v = sum_d_pieces<true>(p, r, mean, split) / div;
+    out[o] = convert<T>(take_sqrt ? std::sqrt(v) : v);
+  };
+  if (split) {
+    for (int64_t o = 0; o < rows; ++o) one(o);
+    return;
+  }
   parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, r)),
                [&](int64_t b, int64_t e) {
-                 for (int64_t o = b; o < e; ++o) {
-                   const T* p = base + o * r;
-                   double sum = 0;
-                   for (int64_t i = 0; i < r; ++i) sum += convert<double>(p[i]);
-                   double mean = sum / double(r);
-                   double ss = 0;
-                   for (int64_t i = 0; i < r; ++i) {
-                     double dv = convert<double>(p[i]) - mean;
-                     ss += dv * dv;
-                   }
-                   double v = ss / div;
-                   out[o] = convert<T>(take_sqrt ? std::sqrt(v) : v);
-                 }
+                 for (int64_t o = b; o < e; ++o) one(o);
                });
 }
 

@@ -1,144 +1,231 @@
 // core/src/softmax.cpp: softmax and log_softmax along one dim (max-shifted, float types only).
+//
+// Along the last dim each row is contiguous: max, exp-and-sum, then scale (or
+// subtract), each pass a SIMD loop over the row; rows go to threads, and a
+// row too long for one thread is itself split in three parallel passes.
+// Along another dim the slab (r x inner) is walked row by row over blocks of
+// columns, with a running max and sum per column, so every access stays
+// contiguous.
 #include <cmath>
 #include <memory>
 
 #include "kernel_util.h"
 #include "vec_math.h"
+#include "vec_simd.h"
 
 namespace sdk::detail::k2 {
 namespace {
 
-#if defined(__SSE2__)
-// e^x for x <= 0 (x - max in softmax), 4 lanes of SSE2: x = n*ln2 + r with
-// |r| <= ln2/2, e^r by a degree-7 polynomial, 2^n from exponent bits in two
-// halves so subnormal results stay right. Written with intrinsics because
-// the compiler does not vectorise selects under the default trapping-math.
-inline __m128 exp_nonpos_ps(__m128 x) {
-  const __m128 kRound = _mm_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  x = _mm_max_ps(_mm_set1_ps(-104.0f), x);         // second operand: NaN passes through
-  __m128 n =
-      _mm_sub_ps(_mm_add_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504088896341f)), kRound), kRound);
-  __m128 r = _mm_sub_ps(x, _mm_mul_ps(n, _mm_set1_ps(0.693145751953125f)));
-  r = _mm_sub_ps(r, _mm_mul_ps(n, _mm_set1_ps(1.42860682030941723212e-6f)));
-  __m128 p = _mm_set1_ps(1.0f / 5040.0f);
-  const float coef[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
-  for (float c : coef) p = _mm_add_ps(_mm_mul_ps(p, r), _mm_set1_ps(c));
-  __m128i ni = _mm_cvttps_epi32(n);
-  __m128i h1 = _mm_srai_epi32(ni, 1);
-  __m128i h2 = _mm_sub_epi32(ni, h1);
-  const __m128i bias = _mm_set1_epi32(127);
-  __m128 s1 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(h1, bias), 23));
-  __m128 s2 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(h2, bias), 23));
-  __m128 res = _mm_mul_ps(_mm_mul_ps(p, s1), s2);
-  return _mm_andnot_ps(_mm_cmple_ps(x, _mm_set1_ps(-103.97f)), res);  // underflow to 0
-}
-#endif
+// Rows at least this long are split across threads when there are fewer rows than threads.
+constexpr int64_t kSplitRow = int64_t(1) << 16;
+// Columns handled together along a non-last dim (their max and sum stay in L1).
+constexpr int64_t kColBlock = 1024;
+// Elements of work below which a parallel task is not worth a thread.
+constexpr int64_t kGrain = 32768;
 
-#if defined(__x86_64__)
-// The same e^x for x <= 0, 8 lanes of AVX2 + FMA.
-SDK_K2_AVX2 inline __m256 exp_nonpos_ps256(__m256 x) {
-  const __m256 kRound = _mm256_set1_ps(12582912.0f);
-  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
-  __m256 n =
-      _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kRound), kRound);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860682030941723212e-6f), r);
-  __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  __m256i ni = _mm256_cvttps_epi32(n);
-  __m256i h1 = _mm256_srai_epi32(ni, 1);
-  __m256i h2 = _mm256_sub_epi32(ni, h1);
-  const __m256i bias = _mm256_set1_epi32(127);
-  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h1, bias), 23));
-  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h2, bias), 23));
-  __m256 res = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-103.97f), _CMP_LE_OQ), res);
+// Sum of e^(x[i] - m), stored to y unless y is null; block sums kept in double.
+inline double exp_sum(const float* x, float* y, int64_t n, float m) {
+  return vs::exp_shift_sum(x, y, n, m);
 }
-
-// y = e^(x - m) over the multiple-of-8 prefix; returns the count done.
-SDK_K2_AVX2 inline int64_t exp_shifted_avx2(const float* x, float* y, int64_t n, float m) {
-  const __m256 mv = _mm256_set1_ps(m);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(y + i, exp_nonpos_ps256(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv)));
+inline double exp_sum(const double* x, double* y, int64_t n, double m) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = std::exp(x[i] - m);
+    if (y) y[i] = v;
+    s += v;
   }
-  return i;
+  return s;
 }
-#endif
+inline void scale(const float* x, float* y, int64_t n, float s) { vs::scale_row(x, y, n, s); }
+inline void scale(const double* x, double* y, int64_t n, double s) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * s;
+}
+inline void subtract(const float* x, float* y, int64_t n, float s) { vs::sub_row(x, y, n, s); }
+inline void subtract(const double* x, double* y, int64_t n, double s) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - s;
+}
 
-// y[i] = e^(x[i] - m) for i < n.
-inline void exp_shifted(const float* x, float* y, int64_t n, float m) {
-  int64_t i = 0;
+// Max of a row (NaN if any is NaN). Rows are often short: the AVX-512 form's masked tail
+// beats minmax_contig's scalar remainder of up to 63 elements.
+inline float row_max(const float* x, int64_t n) {
 #if defined(__x86_64__)
-  if (has_avx2()) i = exp_shifted_avx2(x, y, n, m);
+  if (vs::has_avx512()) return vs::extremum_avx512<false>(x, n);
 #endif
-#if defined(__SSE2__)
-  const __m128 mv = _mm_set1_ps(m);
-  for (; i + 4 <= n; i += 4)
-    _mm_storeu_ps(y + i, exp_nonpos_ps(_mm_sub_ps(_mm_loadu_ps(x + i), mv)));
-#endif
-  for (; i < n; ++i) y[i] = vm::exp_f32(x[i] - m);
+  return minmax_contig<false>(x, n);
 }
-inline void exp_shifted(const double* x, double* y, int64_t n, double m) {
-  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - m);
+inline double row_max(const double* x, int64_t n) { return minmax_contig<false>(x, n); }
+
+// The shift of a row whose max is m: an all -inf row keeps 0 (0/0 gives NaN, as in torch).
+template <typename A>
+inline A shift_of(A m) {
+  return (std::isinf(m) && m < 0) ? A(0) : m;
+}
+
+// y from x given the row's shift m and its sum of e^(x - m) (already in y unless kLog).
+template <bool kLog, typename A>
+inline void finish_row(const A* x, A* y, int64_t n, A m, double sum) {
+  if constexpr (kLog) {
+    subtract(x, y, n, static_cast<A>(double(m) + std::log(sum)));
+  } else {
+    scale(y, y, n, static_cast<A>(1.0 / sum));
+  }
 }
 
 // One contiguous row of n: y = softmax(x) or log_softmax(x), computed in A.
-// Separate simple loops (max, exp, sum, scale) so each one vectorises.
 template <bool kLog, typename A>
 void softmax_row(const A* __restrict x, A* __restrict y, int64_t n) {
-  A m = minmax_contig<false>(x, n);
+  A m = row_max(x, n);
   if (m != m) {  // a NaN anywhere makes the whole row NaN, as in torch
     for (int64_t i = 0; i < n; ++i) y[i] = A(NAN);
     return;
   }
-  if (std::isinf(m) && m < 0) m = 0;  // all -inf: 0/0 gives NaN, as in torch
-  exp_shifted(x, y, n, m);
-  const A sum = sum_contig16(y, n);
-  if constexpr (kLog) {
-    const A shift = m + std::log(sum);
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-  } else {
-    const A inv = A(1) / sum;
-    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-  }
+  m = shift_of(m);
+  finish_row<kLog>(x, y, n, m, exp_sum(x, kLog ? nullptr : y, n, m));
 }
 
+// One long row split into `nc` pieces, each pass parallel; partial results are combined in
+// piece order, so the result depends only on the thread count.
+template <bool kLog, typename A>
+void softmax_row_split(const A* x, A* y, int64_t n, int64_t nc) {
+  std::vector<A> part_max(nc);
+  std::vector<double> part_sum(nc);
+  const int64_t step = ((n + nc - 1) / nc + 15) & ~int64_t(15);
+  auto each = [&](const auto& fn) {
+    parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        const int64_t lo = std::min(n, c * step), hi = std::min(n, lo + step);
+        if (hi > lo) fn(c, lo, hi - lo);
+      }
+    });
+  };
+  for (int64_t c = 0; c < nc; ++c) part_max[c] = -INFINITY;
+  each([&](int64_t c, int64_t lo, int64_t len) { part_max[c] = row_max(x + lo, len); });
+  A m = part_max[0];
+  for (int64_t c = 1; c < nc; ++c)
+    m = (part_max[c] > m || part_max[c] != part_max[c]) ? part_max[c] : m;
+  if (m != m) {
+    each([&](int64_t, int64_t lo, int64_t len) { std::fill(y + lo, y + lo + len, A(NAN)); });
+    return;
+  }
+  m = shift_of(m);
+  each([&](int64_t c, int64_t lo, int64_t len) {
+    part_sum[c] = exp_sum(x + lo, kLog ? nullptr : y + lo, len, m);
+  });
+  double sum = 0;
+  for (int64_t c = 0; c < nc; ++c) sum += part_sum[c];
+  each([&](int64_t, int64_t lo, int64_t len) { finish_row<kLog>(x + lo, y + lo, len, m, sum); });
+}
+
+// Softmax of `rows` contiguous rows of r (the last dim).
 template <bool kLog, typename T>
-void softmax_kernel(const T* base, T* out, int64_t outer, int64_t r, int64_t inner) {
+void softmax_rows(const T* base, T* out, int64_t rows, int64_t r) {
   using A = typename OpMath<T>::type;
   constexpr bool kDirect = std::is_same_v<A, T>;
-  const int64_t slab = r * inner;
-  parallel_for(0, outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, slab)),
+  if constexpr (kDirect) {
+    const int64_t nt = get_num_threads();
+    if (rows < nt && r >= kSplitRow && !in_parallel_region()) {
+      const int64_t nc = std::min<int64_t>(nt, r / (kSplitRow / 2));
+      for (int64_t o = 0; o < rows; ++o) softmax_row_split<kLog>(base + o * r, out + o * r, r, nc);
+      return;
+    }
+  }
+  parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, r)),
                [&](int64_t b, int64_t e) {
-                 // Halves and strided (inner > 1) slabs go through a row buffer in A.
-                 std::unique_ptr<A[]> xin, yout;
-                 if (!kDirect || inner > 1) {
-                   xin.reset(new A[r]);
-                   yout.reset(new A[r]);
-                 }
-                 for (int64_t o = b; o < e; ++o) {
-                   const T* xs = base + o * slab;
-                   T* ys = out + o * slab;
-                   for (int64_t j = 0; j < inner; ++j) {
-                     if constexpr (kDirect) {
-                       if (inner == 1) {
-                         softmax_row<kLog, A>(xs, ys, r);
-                         continue;
-                       }
-                     }
-                     for (int64_t i = 0; i < r; ++i) xin[i] = convert<A>(xs[i * inner + j]);
+                 if constexpr (kDirect) {
+                   for (int64_t o = b; o < e; ++o)
+                     softmax_row<kLog, A>(base + o * r, out + o * r, r);
+                 } else {  // halves: through a row buffer in float
+                   std::unique_ptr<A[]> xin(new A[r]), yout(new A[r]);
+                   for (int64_t o = b; o < e; ++o) {
+                     for (int64_t i = 0; i < r; ++i) xin[i] = convert<A>(base[o * r + i]);
                      softmax_row<kLog, A>(xin.get(), yout.get(), r);
-                     for (int64_t i = 0; i < r; ++i) ys[i * inner + j] = convert<T>(yout[i]);
+                     for (int64_t i = 0; i < r; ++i) out[o * r + i] = convert<T>(yout[i]);
                    }
                  }
                });
+}
+
+inline float exp_np(float v) { return vm::exp_nonpos_f32(v); }
+inline double exp_np(double v) { return std::exp(v); }
+
+// Softmax over the r rows of one block of len columns (row stride `inner`); m, s: len
+// accumulators in A, sd: len doubles, buf: len elements of scratch for halves.
+template <bool kLog, typename T, typename A>
+void softmax_cols(const T* x, T* y, int64_t r, int64_t inner, int64_t len, A* m, A* s, double* sd,
+                  A* buf) {
+  constexpr bool kDirect = std::is_same_v<A, T>;
+  constexpr bool kStore = kDirect && std::is_same_v<A, float> && !kLog;
+  auto row = [&](int64_t i) -> const A* {
+    if constexpr (kDirect) {
+      return x + i * inner;
+    } else {
+      for (int64_t j = 0; j < len; ++j) buf[j] = convert<A>(x[i * inner + j]);
+      return buf;
+    }
+  };
+  const A* p0 = row(0);
+  std::copy(p0, p0 + len, m);
+  for (int64_t i = 1; i < r; ++i) {
+    const A* p = row(i);
+    for (int64_t j = 0; j < len; ++j) m[j] = (p[j] > m[j] || p[j] != p[j]) ? p[j] : m[j];
+  }
+  for (int64_t j = 0; j < len; ++j) m[j] = shift_of(m[j]);
+  std::fill(sd, sd + len, 0.0);
+  // Float partial sums over at most 256 rows at a time, then into doubles: accurate for any r.
+  for (int64_t i0 = 0; i0 < r; i0 += 256) {
+    std::fill(s, s + len, A(0));
+    for (int64_t i = i0; i < std::min(r, i0 + 256); ++i) {
+      if constexpr (kStore) {
+        vs::exp_sub_acc(x + i * inner, m, y + i * inner, s, len);
+      } else {
+        const A* p = row(i);
+        for (int64_t j = 0; j < len; ++j) s[j] += exp_np(p[j] - m[j]);
+      }
+    }
+    for (int64_t j = 0; j < len; ++j) sd[j] += double(s[j]);
+  }
+  if constexpr (kLog) {
+    for (int64_t j = 0; j < len; ++j) s[j] = static_cast<A>(double(m[j]) + std::log(sd[j]));
+    for (int64_t i = 0; i < r; ++i) {
+      const A* p = row(i);
+      T* q = y + i * inner;
+      for (int64_t j = 0; j < len; ++j) q[j] = convert<T>(p[j] - s[j]);
+    }
+  } else {
+    for (int64_t j = 0; j < len; ++j) s[j] = static_cast<A>(1.0 / sd[j]);
+    for (int64_t i = 0; i < r; ++i) {
+      T* q = y + i * inner;
+      if constexpr (kStore) {
+        for (int64_t j = 0; j < len; ++j) q[j] *= s[j];
+      } else {
+        const A* p = row(i);
+        for (int64_t j = 0; j < len; ++j) q[j] = convert<T>(exp_np(p[j] - m[j]) * s[j]);
+      }
+    }
+  }
+}
+
+// Softmax along a dim that is not the last: outer slabs of r x inner, in column blocks.
+template <bool kLog, typename T>
+void softmax_inner(const T* base, T* out, int64_t outer, int64_t r, int64_t inner) {
+  using A = typename OpMath<T>::type;
+  int64_t cb = std::min(kColBlock, inner);
+  const int64_t nt = get_num_threads();
+  if (outer * ((inner + cb - 1) / cb) < nt && r * inner >= kGrain) {
+    cb = std::min(cb, std::max<int64_t>(16, ((inner + nt - 1) / nt + 15) & ~int64_t(15)));
+  }
+  const int64_t nb = (inner + cb - 1) / cb;
+  const int64_t per_task = std::max<int64_t>(1, r * cb);
+  parallel_for(0, outer * nb, std::max<int64_t>(1, kGrain / per_task), [&](int64_t b, int64_t e) {
+    std::unique_ptr<A[]> m(new A[cb]), s(new A[cb]), buf(new A[cb]);
+    std::unique_ptr<double[]> sd(new double[cb]);
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / nb, j0 = (t % nb) * cb, len = std::min(cb, inner - j0);
+      const int64_t off = o * r * inner + j0;
+      softmax_cols<kLog, T, A>(base + off, out + off, r, inner, len, m.get(), s.get(), sd.get(),
+                               buf.get());
+    }
+  });
 }
 
 Ref softmax_impl(const TensorImpl& x, int64_t dim, bool log, const char* op) {
@@ -157,10 +244,11 @@ Ref softmax_impl(const TensorImpl& x, int64_t dim, bool log, const char* op) {
   SDK_DISPATCH_FLOATING(x.dtype, op, [&] {
     const scalar_t* in = static_cast<const scalar_t*>(c->data());
     scalar_t* o = static_cast<scalar_t*>(res->data());
-    if (log) {
-      softmax_kernel<true>(in, o, outer, r, inner);
+    if (inner == 1) {
+      log ? softmax_rows<true>(in, o, outer, r) : softmax_rows<false>(in, o, outer, r);
     } else {
-      softmax_kernel<false>(in, o, outer, r, inner);
+      log ? softmax_inner<true>(in, o, outer, r, inner)
+          : softmax_inner<false>(in, o, outer, r, inner);
     }
   });
   return res;

@@ -1,0 +1,314 @@
+// core/src/vec_simd.h: float32 exp/sigmoid loops and softmax row passes in AVX-512 and AVX2.
+//
+// The auto-vectorised forms in vec_math.h need a compare and a blend per
+// clamp or special case; AVX-512's scalef builds 2^n * p with one rounding
+// (overflow to inf, underflow through the subnormals, NaN passing through),
+// which halves the instruction count of exp. Callers test has_avx512() /
+// has_avx2() and fall back to vec_math.h otherwise. Only softmax.cpp and
+// elementwise_unary.cpp include this (immintrin.h is a heavy header).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "vec_math.h"
+
+namespace sdk::detail::vs {
+
+#if defined(__x86_64__)
+// gcc 12 warns inside its own avx512fintrin.h (the `__Y = __Y` of _mm512_undefined_ps) wherever
+// an AVX-512 intrinsic is inlined; a known false positive, fixed in gcc 13.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define SDK_VS_AVX512 __attribute__((target("avx512f")))
+#define SDK_VS_AVX2 __attribute__((target("avx2,fma")))
+
+inline bool has_avx512() {
+  static const bool v = __builtin_cpu_supports("avx512f");
+  return v;
+}
+inline bool has_avx2() {
+  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return v;
+}
+
+// e^r for |r| <= ln2/2: degree-7 Taylor polynomial (truncation < 1e-8 relative).
+SDK_VS_AVX512 inline __m512 exp_poly512(__m512 r) {
+  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+}
+
+// e^x of x already clamped to [-104, 89] (or NaN): x = n ln2 + r, 2^n by scalef.
+SDK_VS_AVX512 inline __m512 exp_clamped512(__m512 x) {
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723212e-6f), r);
+  return _mm512_scalef_ps(exp_poly512(r), n);
+}
+
+// e^x for any x. max/min return their second operand when either is NaN, so
+// NaN passes the clamps; -104 and 89 are past the underflow and overflow points.
+SDK_VS_AVX512 inline __m512 exp512(__m512 x) {
+  x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
+  x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
+  return exp_clamped512(x);
+}
+
+// e^x for x <= 0 or NaN (softmax's x - max).
+SDK_VS_AVX512 inline __m512 exp_nonpos512(__m512 x) {
+  return exp_clamped512(_mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+}
+
+// 1/(1+e) for e = e^{-|x|} in (0, 1], then e/(1+e) where x < 0 (accurate tiny results).
+// rcp14 and one Newton step: about 2^-28 relative before the final rounding.
+SDK_VS_AVX512 inline __m512 sigmoid512(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 ax = _mm512_abs_ps(x);
+  __m512 e = exp_nonpos512(_mm512_sub_ps(_mm512_setzero_ps(), ax));
+  __m512 d = _mm512_add_ps(one, e);
+  __m512 inv = _mm512_rcp14_ps(d);
+  inv = _mm512_fmadd_ps(inv, _mm512_fnmadd_ps(d, inv, one), inv);
+  __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  return _mm512_mask_mul_ps(inv, neg, e, inv);
+}
+
+inline __mmask16 tail_mask(int64_t k) { return static_cast<__mmask16>((1u << k) - 1u); }
+
+// y[i] = f(x[i]) for i < n with a 16-lane kernel; the tail through masked loads and stores.
+template <typename F>
+SDK_VS_AVX512 inline void map512(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    _mm512_storeu_ps(y + i, f(a));
+    _mm512_storeu_ps(y + i + 16, f(b));
+  }
+  for (; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
+    _mm512_mask_storeu_ps(y + i, k, f(_mm512_maskz_loadu_ps(k, x + i)));
+  }
+}
+
+// The element functions of map512 (functors: a lambda's function-pointer thunk would
+// lack the target attribute).
+struct Exp512 {
+  SDK_VS_AVX512 __m512 operator()(__m512 v) const { return exp512(v); }
+};
+struct Sigmoid512 {
+  SDK_VS_AVX512 __m512 operator()(__m512 v) const { return sigmoid512(v); }
+};
+struct Mul512 {
+  __m512 s;
+  SDK_VS_AVX512 __m512 operator()(__m512 v) const { return _mm512_mul_ps(v, s); }
+};
+struct Sub512 {
+  __m512 s;
+  SDK_VS_AVX512 __m512 operator()(__m512 v) const { return _mm512_sub_ps(v, s); }
+};
+
+SDK_VS_AVX512 inline void exp_avx512(const float* x, float* y, int64_t n) {
+  map512(x, y, n, Exp512{});
+}
+SDK_VS_AVX512 inline void sigmoid_avx512(const float* x, float* y, int64_t n) {
+  map512(x, y, n, Sigmoid512{});
+}
+
+// Sum of e^(x[i] - m), also stored to y when y is not null. Blocks of 4096 are
+// summed in float lanes, the block sums in double: accurate for rows of any length.
+SDK_VS_AVX512 inline double exp_shift_sum_avx512(const float* x, float* y, int64_t n, float m) {
+  const __m512 mv = _mm512_set1_ps(m);
+  double total = 0;
+  for (int64_t b = 0; b < n; b += 4096) {
+    const int64_t e = n - b < 4096 ? n : b + 4096;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    int64_t i = b;
+    for (; i + 32 <= e; i += 32) {
+      __m512 v0 = exp_nonpos512(_mm512_sub_ps(_mm512_loadu_ps(x + i), mv));
+      __m512 v1 = exp_nonpos512(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), mv));
+      if (y) {
+        _mm512_storeu_ps(y + i, v0);
+        _mm512_storeu_ps(y + i + 16, v1);
+      }
+      acc0 = _mm512_add_ps(acc0, v0);
+      acc1 = _mm512_add_ps(acc1, v1);
+    }
+    for (; i < e; i += 16) {
+      __mmask16 k = e - i >= 16 ? __mmask16(0xFFFF) : tail_mask(e - i);
+      __m512 v = exp_nonpos512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mv));
+      if (y) _mm512_mask_storeu_ps(y + i, k, v);
+      acc0 = _mm512_mask_add_ps(acc0, k, acc0, v);
+    }
+    total += double(_mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)));
+  }
+  return total;
+}
+
+// y[i] = x[i] * s (in place when x == y) and y[i] = x[i] - s.
+SDK_VS_AVX512 inline void scale_avx512(const float* x, float* y, int64_t n, float s) {
+  map512(x, y, n, Mul512{_mm512_set1_ps(s)});
+}
+SDK_VS_AVX512 inline void sub_avx512(const float* x, float* y, int64_t n, float s) {
+  map512(x, y, n, Sub512{_mm512_set1_ps(s)});
+}
+
+// Max (kMin false) or min of x[0, n), n >= 1; NaN when any element is NaN (tracked on the
+// side: max_ps/min_ps drop a NaN in their first operand). The tail is a masked load, not a
+// scalar loop.
+template <bool kMin>
+SDK_VS_AVX512 inline __m512 pick512(__m512 a, __m512 b) {
+  return kMin ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
+}
+template <bool kMin>
+SDK_VS_AVX512 inline float extremum_avx512(const float* x, int64_t n) {
+  const __m512 fill = _mm512_set1_ps(kMin ? __builtin_inff() : -__builtin_inff());
+
+  __m512 m0 = fill, m1 = fill, m2 = fill, m3 = fill;  // four: max's latency, not loads, limits
+  __mmask16 nan = 0;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);
+    nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, d, _CMP_UNORD_Q);
+    m0 = pick512<kMin>(m0, a);
+    m1 = pick512<kMin>(m1, b);
+    m2 = pick512<kMin>(m2, c);
+    m3 = pick512<kMin>(m3, d);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
+    __m512 v = _mm512_mask_loadu_ps(fill, k, x + i);
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    m0 = pick512<kMin>(m0, v);
+  }
+  if (nan) return __builtin_nanf("");
+  m0 = pick512<kMin>(pick512<kMin>(m0, m1), pick512<kMin>(m2, m3));
+  return kMin ? _mm512_reduce_min_ps(m0) : _mm512_reduce_max_ps(m0);
+}
+
+// y[j] = e^(x[j] - m[j]) and s[j] += y[j]: one row of a softmax over a non-last dim.
+SDK_VS_AVX512 inline void exp_sub_acc_avx512(const float* x, const float* m, float* y, float* s,
+                                             int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : tail_mask(n - i);
+    __m512 v = exp_nonpos512(
+        _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), _mm512_maskz_loadu_ps(k, m + i)));
+    _mm512_mask_storeu_ps(y + i, k, v);
+    _mm512_mask_storeu_ps(s + i, k, _mm512_add_ps(_mm512_maskz_loadu_ps(k, s + i), v));
+  }
+}
+
+// The AVX2 e^x for x <= 0 (or NaN): 2^n from exponent bits in two halves, so
+// subnormal results stay right; results below the underflow point are zeroed.
+SDK_VS_AVX2 inline __m256 exp_nonpos256(__m256 x) {
+  const __m256 kRound = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds
+  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);      // second operand: NaN passes through
+  __m256 n =
+      _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kRound), kRound);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860682030941723212e-6f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  __m256i ni = _mm256_cvttps_epi32(n);
+  __m256i h1 = _mm256_srai_epi32(ni, 1);
+  __m256i h2 = _mm256_sub_epi32(ni, h1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h1, bias), 23));
+  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h2, bias), 23));
+  __m256 res = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+  return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-103.97f), _CMP_LE_OQ), res);
+}
+
+// exp_shift_sum over the multiple-of-8 prefix in AVX2; returns the count done.
+SDK_VS_AVX2 inline int64_t exp_shift_sum_avx2(const float* x, float* y, int64_t n, float m,
+                                              double* total) {
+  const __m256 mv = _mm256_set1_ps(m);
+  int64_t i = 0;
+  for (int64_t b = 0; b + 8 <= n; b += 4096) {
+    const int64_t e = n - b < 4096 ? (n & ~int64_t(7)) : b + 4096;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (i = b; i + 16 <= e; i += 16) {
+      __m256 v0 = exp_nonpos256(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+      __m256 v1 = exp_nonpos256(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), mv));
+      if (y) {
+        _mm256_storeu_ps(y + i, v0);
+        _mm256_storeu_ps(y + i + 8, v1);
+      }
+      acc0 = _mm256_add_ps(acc0, v0);
+      acc1 = _mm256_add_ps(acc1, v1);
+    }
+    for (; i + 8 <= e; i += 8) {
+      __m256 v = exp_nonpos256(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+      if (y) _mm256_storeu_ps(y + i, v);
+      acc0 = _mm256_add_ps(acc0, v);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, _mm256_add_ps(acc0, acc1));
+    float s = 0;
+    for (float l : lanes) s += l;
+    *total += double(s);
+  }
+  return i;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+// Portable fallbacks (and tails) of the row passes above.
+inline double exp_shift_sum(const float* x, float* y, int64_t n, float m) {
+  int64_t i = 0;
+  double total = 0;
+#if defined(__x86_64__)
+  if (has_avx512()) return exp_shift_sum_avx512(x, y, n, m);
+  if (has_avx2()) i = exp_shift_sum_avx2(x, y, n, m, &total);
+#endif
+  float part = 0;
+  for (; i < n; ++i) {
+    float v = vm::exp_nonpos_f32(x[i] - m);
+    if (y) y[i] = v;
+    part += v;
+  }
+  return total + double(part);
+}
+inline void scale_row(const float* x, float* y, int64_t n, float s) {
+#if defined(__x86_64__)
+  if (has_avx512()) return scale_avx512(x, y, n, s);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * s;
+}
+inline void sub_row(const float* x, float* y, int64_t n, float s) {
+#if defined(__x86_64__)
+  if (has_avx512()) return sub_avx512(x, y, n, s);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - s;
+}
+inline void exp_sub_acc(const float* x, const float* m, float* y, float* s, int64_t n) {
+#if defined(__x86_64__)
+  if (has_avx512()) return exp_sub_acc_avx512(x, m, y, s, n);
+#endif
+  for (int64_t j = 0; j < n; ++j) {
+    y[j] = vm::exp_nonpos_f32(x[j] - m[j]);
+    s[j] += y[j];
+  }
+}
+
+}  // namespace sdk::detail::vs
