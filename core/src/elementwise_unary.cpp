@@ -231,94 +231,107 @@ bool unary_int_more(int op, const Launch& L) {
   return false;
 }
 
+// The float ops of unary_kernel; *done is false when `op` is not one of them.
+template <typename T, typename C>
+void unary_float(int op, const Launch& L, bool* done) {
+  *done = true;
+  switch (op) {
+    case SDK_EXP:
+#if defined(__x86_64__)
+      if (float_simd_unary<T>(L, vs::exp_avx512, [](float x) { return vm::exp_f32(x); })) return;
+#endif
+      return L.unary<T, T>([](C x) { return exp_c(x); });
+    case SDK_LOG:
+      return L.unary<T, T>([](C x) { return std::log(x); });
+    case SDK_SQRT:
+      return L.unary<T, T>([](C x) { return std::sqrt(x); });
+    case SDK_RSQRT:
+      return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
+    case SDK_SIN:
+      return L.unary<T, T>([](C x) { return std::sin(x); });
+    case SDK_COS:
+      return L.unary<T, T>([](C x) { return std::cos(x); });
+    case SDK_TANH:
+      return L.unary<T, T>([](C x) { return tanh_c(x); });
+    case SDK_SIGMOID:
+#if defined(__x86_64__)
+      if (float_simd_unary<T>(L, vs::sigmoid_avx512, [](float x) { return vm::sigmoid_f32(x); }))
+        return;
+#endif
+      return L.unary<T, T>([](C x) { return sigmoid_c(x); });
+    case SDK_GELU:
+      return L.unary<T, T>(
+          [](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))); });
+    case SDK_RECIPROCAL:
+      return L.unary<T, T>([](C x) { return C(1) / x; });
+    case SDK_LOG1P:
+      return L.unary<T, T>([](C x) { return std::log1p(x); });
+    case SDK_EXPM1:
+      return L.unary<T, T>([](C x) { return std::expm1(x); });
+    case SDK_ERF:
+      return L.unary<T, T>([](C x) { return std::erf(x); });
+    case SDK_FLOOR:
+      return L.unary<T, T>([](C x) { return std::floor(x); });
+    case SDK_CEIL:
+      return L.unary<T, T>([](C x) { return std::ceil(x); });
+    case SDK_ROUND:  // half to even, like torch and numpy
+      return L.unary<T, T>([](C x) { return std::nearbyint(x); });
+    case SDK_SIGN:
+      return L.unary<T, T>([](C x) { return x > 0 ? C(1) : (x < 0 ? C(-1) : x); });
+    case SDK_ABS:
+      return L.unary<T, T>([](C x) { return std::fabs(x); });
+    case SDK_RELU:
+      return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
+    default:
+      *done = unary_float_more<T, C>(op, L);
+  }
+}
+
+// The integer and bool ops of unary_kernel; *done is false when `op` is not one of them.
+template <typename T, typename C>
+void unary_int(int op, const Launch& L, bool* done) {
+  constexpr bool kBool = std::is_same_v<C, bool>;
+  *done = true;
+  switch (op) {
+    case SDK_FLOOR:
+    case SDK_CEIL:
+    case SDK_ROUND:
+      return L.unary<T, T>([](C x) { return x; });
+    case SDK_SIGN:
+      if constexpr (kBool)
+        return L.unary<T, T>([](C x) { return x; });
+      else
+        return L.unary<T, T>([](C x) { return C((x > 0) - (x < 0)); });
+    case SDK_ABS:
+      if constexpr (kBool || std::is_unsigned_v<C>)
+        return L.unary<T, T>([](C x) { return x; });
+      else
+        return L.unary<T, T>([](C x) { return x < 0 ? C(-x) : x; });
+    case SDK_RELU:
+      if constexpr (kBool || std::is_unsigned_v<C>)
+        return L.unary<T, T>([](C x) { return x; });
+      else
+        return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
+    case SDK_BITWISE_NOT:
+      if constexpr (kBool)
+        return L.unary<T, T>([](C x) { return !x; });
+      else
+        return L.unary<T, T>([](C x) { return C(~x); });
+    default:
+      *done = unary_int_more<T, C>(op, L);
+  }
+}
+
 template <typename T>
 void unary_kernel(int op, const Launch& L) {
   using C = typename OpMath<T>::type;
-  constexpr bool kFloat = std::is_floating_point_v<C>;
   constexpr bool kBool = std::is_same_v<C, bool>;
-  if constexpr (kFloat) {
-    switch (op) {
-      case SDK_EXP:
-#if defined(__x86_64__)
-        if (float_simd_unary<T>(L, vs::exp_avx512, [](float x) { return vm::exp_f32(x); })) return;
-#endif
-        return L.unary<T, T>([](C x) { return exp_c(x); });
-      case SDK_LOG:
-        return L.unary<T, T>([](C x) { return std::log(x); });
-      case SDK_SQRT:
-        return L.unary<T, T>([](C x) { return std::sqrt(x); });
-      case SDK_RSQRT:
-        return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
-      case SDK_SIN:
-        return L.unary<T, T>([](C x) { return std::sin(x); });
-      case SDK_COS:
-        return L.unary<T, T>([](C x) { return std::cos(x); });
-      case SDK_TANH:
-        return L.unary<T, T>([](C x) { return tanh_c(x); });
-      case SDK_SIGMOID:
-#if defined(__x86_64__)
-        if (float_simd_unary<T>(L, vs::sigmoid_avx512, [](float x) { return vm::sigmoid_f32(x); }))
-          return;
-#endif
-        return L.unary<T, T>([](C x) { return sigmoid_c(x); });
-      case SDK_GELU:
-        return L.unary<T, T>(
-            [](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))); });
-      case SDK_RECIPROCAL:
-        return L.unary<T, T>([](C x) { return C(1) / x; });
-      case SDK_LOG1P:
-        return L.unary<T, T>([](C x) { return std::log1p(x); });
-      case SDK_EXPM1:
-        return L.unary<T, T>([](C x) { return std::expm1(x); });
-      case SDK_ERF:
-        return L.unary<T, T>([](C x) { return std::erf(x); });
-      case SDK_FLOOR:
-        return L.unary<T, T>([](C x) { return std::floor(x); });
-      case SDK_CEIL:
-        return L.unary<T, T>([](C x) { return std::ceil(x); });
-      case SDK_ROUND:  // half to even, like torch and numpy
-        return L.unary<T, T>([](C x) { return std::nearbyint(x); });
-      case SDK_SIGN:
-        return L.unary<T, T>([](C x) { return x > 0 ? C(1) : (x < 0 ? C(-1) : x); });
-      case SDK_ABS:
-        return L.unary<T, T>([](C x) { return std::fabs(x); });
-      case SDK_RELU:
-        return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
-      default:
-        if (unary_float_more<T, C>(op, L)) return;
-        break;
-    }
-  } else {
-    switch (op) {
-      case SDK_FLOOR:
-      case SDK_CEIL:
-      case SDK_ROUND:
-        return L.unary<T, T>([](C x) { return x; });
-      case SDK_SIGN:
-        if constexpr (kBool)
-          return L.unary<T, T>([](C x) { return x; });
-        else
-          return L.unary<T, T>([](C x) { return C((x > 0) - (x < 0)); });
-      case SDK_ABS:
-        if constexpr (kBool || std::is_unsigned_v<C>)
-          return L.unary<T, T>([](C x) { return x; });
-        else
-          return L.unary<T, T>([](C x) { return x < 0 ? C(-x) : x; });
-      case SDK_RELU:
-        if constexpr (kBool || std::is_unsigned_v<C>)
-          return L.unary<T, T>([](C x) { return x; });
-        else
-          return L.unary<T, T>([](C x) { return x < 0 ? C(0) : x; });
-      case SDK_BITWISE_NOT:
-        if constexpr (kBool)
-          return L.unary<T, T>([](C x) { return !x; });
-        else
-          return L.unary<T, T>([](C x) { return C(~x); });
-      default:
-        if (unary_int_more<T, C>(op, L)) return;
-        break;
-    }
-  }
+  bool done = false;
+  if constexpr (std::is_floating_point_v<C>)
+    unary_float<T, C>(op, L, &done);
+  else
+    unary_int<T, C>(op, L, &done);
+  if (done) return;
   if constexpr (!kBool) {
     if (op == SDK_NEG) return L.unary<T, T>([](C x) { return C(-x); });
     if (op == SDK_SQUARE) return L.unary<T, T>([](C x) { return C(x * x); });

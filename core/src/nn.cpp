@@ -105,7 +105,7 @@ void ln_backward(const T* dy, const T* x, const typename OpMath<T>::type* mean,
                  const typename OpMath<T>::type* rstd, const T* w, T* dx, T* dw, T* db, int64_t m,
                  int64_t n) {
   using A = typename OpMath<T>::type;
-  int64_t chunks = in_parallel_region() ? 1 : std::min<int64_t>(get_num_threads(), m);
+  int64_t chunks = in_parallel_region() ? 1 : std::min<int64_t>(max_concurrency(), m);
   if (m * n < 32768) chunks = 1;
   chunks = std::max<int64_t>(chunks, 1);
   std::vector<A> pw((dw ? chunks * n : 0), A(0)), pb((db ? chunks * n : 0), A(0));

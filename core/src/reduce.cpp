@@ -436,7 +436,7 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
   const Node root{0, n_outer, 0, tree.n};
   const int64_t work = std::max<int64_t>(1, tree.n * n_outer);
   // The thread count is read once: another thread may change it meanwhile.
-  const int64_t nt = get_num_threads();
+  const int64_t nt = max_concurrency();
   // Fewer outputs than threads: each output's tree is split across the threads instead.
   if (nt > 1 && p.out_numel < nt && work >= kParallelMin && !in_parallel_region()) {
     Walker kw(p.kept, 0);
@@ -495,7 +495,7 @@ void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
   // Column blocks keep the accumulator row in L1 and give threads work
   // when there are few outer rows.
   int64_t cb = sizeof(A) >= 8 ? 1024 : 2048;
-  const int64_t nt = get_num_threads();
+  const int64_t nt = max_concurrency();
   if (n_ko < nt && nr * m >= kParallelMin) {
     cb = std::min(cb, std::max<int64_t>(64, ((m + nt - 1) / nt + 15) & ~int64_t(15)));
   }

@@ -89,7 +89,7 @@ void extremum_kernel(const Split& s, T* values, int64_t* indices) {
   using A = typename OpMath<T>::type;
   const T* base = static_cast<const T*>(s.c->data());
   const int64_t r = s.r, inner = s.inner;
-  if (s.outer == 1 && inner == 1 && r >= 2 * kPiece && get_num_threads() > 1) {
+  if (s.outer == 1 && inner == 1 && r >= 2 * kPiece && max_concurrency() > 1) {
     return extremum_long<kMin>(base, r, values, indices);
   }
   parallel_for(0, s.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, r * inner)),
@@ -203,7 +203,7 @@ template <typename T>
 void var_kernel(const T* base, int64_t rows, int64_t r, double correction, bool take_sqrt, T* out) {
   const double div = std::max(0.0, double(r) - correction);
   // Fewer rows than threads: each long row is split across the threads instead.
-  const bool split = rows < get_num_threads() && r >= 2 * kPiece;
+  const bool split = rows < max_concurrency() && r >= 2 * kPiece;
   auto one = [&](int64_t o) {
     const T* p = base + o * r;
     const double mean = sum_d_pieces<false>(p, r, 0.0, split) / double(r);

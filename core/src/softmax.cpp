@@ -122,7 +122,7 @@ void softmax_rows(const T* base, T* out, int64_t rows, int64_t r) {
   using A = typename OpMath<T>::type;
   constexpr bool kDirect = std::is_same_v<A, T>;
   if constexpr (kDirect) {
-    const int64_t nt = get_num_threads();
+    const int64_t nt = max_concurrency();
     if (rows < nt && r >= kSplitRow && !in_parallel_region()) {
       const int64_t nc = std::min<int64_t>(nt, r / (kSplitRow / 2));
       for (int64_t o = 0; o < rows; ++o) softmax_row_split<kLog>(base + o * r, out + o * r, r, nc);
@@ -210,7 +210,7 @@ template <bool kLog, typename T>
 void softmax_inner(const T* base, T* out, int64_t outer, int64_t r, int64_t inner) {
   using A = typename OpMath<T>::type;
   int64_t cb = std::min(kColBlock, inner);
-  const int64_t nt = get_num_threads();
+  const int64_t nt = max_concurrency();
   if (outer * ((inner + cb - 1) / cb) < nt && r * inner >= kGrain) {
     cb = std::min(cb, std::max<int64_t>(16, ((inner + nt - 1) / nt + 15) & ~int64_t(15)));
   }
