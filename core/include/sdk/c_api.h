@@ -837,15 +837,15 @@ SDK_API int32_t sdk_get_num_threads(void);
 
 /*! \brief What sdk_get_parallel_info reports (torch.__config__.parallel_info's facts). */
 typedef enum sdk_parallel_key {
-  SDK_PARALLEL_NUM_THREADS = 0,       /*!< sdk_get_num_threads() */
-  SDK_PARALLEL_MAX_CONCURRENCY = 1,   /*!< threads that run at once: min(threads, CPUs) */
-  SDK_PARALLEL_USABLE_CPUS = 2,       /*!< the affinity mask's CPUs, capped by a cgroup quota */
-  SDK_PARALLEL_PHYSICAL_CORES = 3,    /*!< physical cores among those CPUs */
-  SDK_PARALLEL_POOL_WORKERS = 4,      /*!< pool threads started (the caller not counted) */
-  SDK_PARALLEL_BLAS_THREADS = 5,      /*!< the BLAS's thread count now (loads the BLAS) */
-  SDK_PARALLEL_BLAS_IN_REGION = 6,    /*!< the BLAS's thread count read inside a parallel
-                                           region (runs one; 1 is what a region sets) */
-  SDK_PARALLEL_BLAS_ON_POOL = 7       /*!< 1 when the BLAS runs its threads on the pool */
+  SDK_PARALLEL_NUM_THREADS = 0,     /*!< sdk_get_num_threads() */
+  SDK_PARALLEL_MAX_CONCURRENCY = 1, /*!< threads that run at once: min(threads, CPUs) */
+  SDK_PARALLEL_USABLE_CPUS = 2,     /*!< the affinity mask's CPUs, capped by a cgroup quota */
+  SDK_PARALLEL_PHYSICAL_CORES = 3,  /*!< physical cores among those CPUs */
+  SDK_PARALLEL_POOL_WORKERS = 4,    /*!< pool threads started (the caller not counted) */
+  SDK_PARALLEL_BLAS_THREADS = 5,    /*!< the BLAS's thread count now (loads the BLAS) */
+  SDK_PARALLEL_BLAS_IN_REGION = 6,  /*!< the BLAS's thread count read inside a parallel
+                                         region (runs one; 1 is what a region sets) */
+  SDK_PARALLEL_BLAS_ON_POOL = 7     /*!< 1 when the BLAS runs its threads on the pool */
 } sdk_parallel_key;
 /*! \brief One fact about the threading (`key`, an sdk_parallel_key) into *out (ABI 1.6);
  *  SDK_ERROR_VALUE for an unknown key, SDK_ERROR_RUNTIME when the BLAS cannot load. */
