@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu_features.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -265,16 +267,9 @@ struct SseD {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-// Run-time check: the library is built for baseline x86-64; hot loops have AVX2 copies.
-inline bool has_avx2() {
-  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return v;
-}
-
-inline bool has_avx512() {
-  static const bool v = __builtin_cpu_supports("avx512f");
-  return v;
-}
+// Run-time choice of the loops below (cpu_features.h, SDK_CPU_CAPABILITY caps it).
+using sdk::detail::has_avx2;
+using sdk::detail::has_avx512;
 
 // Horizontal max/min and NaN masks of the AVX2 and AVX-512 registers.
 #define SDK_K2_LANES(NAME, TARGET, A, V, W, ST)                                 \

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #endif
 
+#include "cpu_features.h"
 #include "vec_math.h"
 
 namespace sdk::detail::vs {
@@ -29,14 +30,8 @@ namespace sdk::detail::vs {
 #define SDK_VS_AVX512 __attribute__((target("avx512f")))
 #define SDK_VS_AVX2 __attribute__((target("avx2,fma")))
 
-inline bool has_avx512() {
-  static const bool v = __builtin_cpu_supports("avx512f");
-  return v;
-}
-inline bool has_avx2() {
-  static const bool v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return v;
-}
+using sdk::detail::has_avx2;  // cpu_features.h (SDK_CPU_CAPABILITY caps them)
+using sdk::detail::has_avx512;
 
 // e^r for |r| <= ln2/2: degree-7 Taylor polynomial (truncation < 1e-8 relative).
 SDK_VS_AVX512 inline __m512 exp_poly512(__m512 r) {

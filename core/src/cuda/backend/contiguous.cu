@@ -8,48 +8,12 @@
 #include "common.h"
 #include "device_util.cuh"
 #include "fast_path.h"
+#include "fast_types.cuh"
 
 namespace sdk::cuda {
 namespace {
 
 constexpr int kThreads = 128;
-
-// Storage type <-> math type (float for 16/32-bit floats, double for float64).
-template <typename T>
-struct Math {
-  using type = float;
-};
-template <>
-struct Math<double> {
-  using type = double;
-};
-__device__ __forceinline__ float to_math(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_math(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float to_math(float v) { return v; }
-__device__ __forceinline__ double to_math(double v) { return v; }
-template <typename T>
-__device__ __forceinline__ T from_math(typename Math<T>::type v);
-template <>
-__device__ __forceinline__ __half from_math<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_math<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-template <>
-__device__ __forceinline__ float from_math<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ double from_math<double>(double v) {
-  return v;
-}
-
-template <typename T, int VEC>
-struct alignas(sizeof(T) * VEC) Vec {
-  T v[VEC];
-};
 
 // Vectors per thread: 64 bytes of each operand in flight per thread.
 template <int VEC>
@@ -75,7 +39,7 @@ __device__ __forceinline__ void load_tile(const sdk_cuda_operand& o, uint32_t fi
 #pragma unroll
   for (int u = 0; u < U; ++u) {
 #pragma unroll
-    for (int j = 0; j < VEC; ++j) x[u * VEC + j] = to_math(raw[u].v[j]);
+    for (int j = 0; j < VEC; ++j) x[u * VEC + j] = widen(raw[u].v[j]);
   }
 }
 
@@ -92,7 +56,7 @@ __device__ __forceinline__ void full_tile(const sdk_cuda_iter& it, const F& f, u
   for (int u = 0; u < U; ++u) {
 #pragma unroll
     for (int j = 0; j < VEC; ++j) {
-      out[u].v[j] = from_math<T>(f.template apply<C>(x, u * VEC + j, it));
+      out[u].v[j] = narrow<T>(f.template apply<C>(x, u * VEC + j, it));
     }
   }
   Vec<T, VEC>* po = reinterpret_cast<Vec<T, VEC>*>(it.ops[0].data) + first;
@@ -110,9 +74,9 @@ __device__ __forceinline__ void partial_tile(const sdk_cuda_iter& it, const F& f
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
       const sdk_cuda_operand& o = it.ops[k + 1];
-      x[k][0] = o.is_scalar ? static_cast<C>(o.f) : to_math(reinterpret_cast<const T*>(o.data)[i]);
+      x[k][0] = o.is_scalar ? static_cast<C>(o.f) : widen(reinterpret_cast<const T*>(o.data)[i]);
     }
-    reinterpret_cast<T*>(it.ops[0].data)[i] = from_math<T>(f.template apply<C>(x, 0, it));
+    reinterpret_cast<T*>(it.ops[0].data)[i] = narrow<T>(f.template apply<C>(x, 0, it));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "device_util.cuh"
 #include "fast_path.h"
+#include "fast_types.cuh"
 
 namespace sdk::cuda {
 namespace {
@@ -15,24 +16,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kAcc = 4;  // independent accumulators (vectors in flight) per thread
-
-template <typename T>
-struct Acc {
-  using type = float;
-};
-template <>
-struct Acc<double> {
-  using type = double;
-};
-__device__ __forceinline__ float widen(__half v) { return __half2float(v); }
-__device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float widen(float v) { return v; }
-__device__ __forceinline__ double widen(double v) { return v; }
-
-template <typename T, int VEC>
-struct alignas(sizeof(T) * VEC) Vec {
-  T v[VEC];
-};
 
 // The op's start value: 0 for sums, -inf/+inf for amax/amin (NaN still wins in combine).
 template <typename A>
@@ -71,9 +54,9 @@ __device__ __forceinline__ void store_out(const sdk_cuda_reduce_desc& d, int64_t
 
 // Elements [begin, end) of p strided by `step` vectors from `first`: kAcc loads in flight.
 template <typename T, int VEC>
-__device__ __forceinline__ typename Acc<T>::type run_reduce(int op, const T* p, int64_t n,
-                                                            int64_t first, int64_t step) {
-  using A = typename Acc<T>::type;
+__device__ __forceinline__ typename Math<T>::type run_reduce(int op, const T* p, int64_t n,
+                                                             int64_t first, int64_t step) {
+  using A = typename Math<T>::type;
   A acc[kAcc];
 #pragma unroll
   for (int a = 0; a < kAcc; ++a) acc[a] = start_of<A>(op);
@@ -110,8 +93,8 @@ __device__ __forceinline__ typename Acc<T>::type run_reduce(int op, const T* p, 
 // Full reduction, first pass: block b's partial into part[b]; with one block, the result.
 template <typename T, int VEC, int OP>
 __global__ void __launch_bounds__(kThreads)
-    full_kernel(sdk_cuda_reduce_desc d, int64_t n, typename Acc<T>::type* part) {
-  using A = typename Acc<T>::type;
+    full_kernel(sdk_cuda_reduce_desc d, int64_t n, typename Math<T>::type* part) {
+  using A = typename Math<T>::type;
   const int64_t first = blockIdx.x * int64_t{kThreads} + threadIdx.x;
   A v = run_reduce<T, VEC>(OP, reinterpret_cast<const T*>(d.in), n, first,
                            int64_t{gridDim.x} * kThreads);
@@ -138,7 +121,7 @@ __global__ void __launch_bounds__(kThreads)
 template <typename T, int VEC, int OP>
 __global__ void __launch_bounds__(kThreads)
     inner_kernel(sdk_cuda_reduce_desc d, int64_t rows, int64_t cols) {
-  using A = typename Acc<T>::type;
+  using A = typename Math<T>::type;
   const int lane = threadIdx.x % 32;
   const int64_t warps = int64_t{gridDim.x} * kWarps;
   for (int64_t r = blockIdx.x * int64_t{kWarps} + threadIdx.x / 32; r < rows; r += warps) {
@@ -155,8 +138,8 @@ __global__ void __launch_bounds__(kThreads)
 template <typename T, int OP>
 __global__ void __launch_bounds__(kThreads)
     outer_kernel(sdk_cuda_reduce_desc d, int64_t rows, int64_t cols, int64_t per,
-                 typename Acc<T>::type* part) {
-  using A = typename Acc<T>::type;
+                 typename Math<T>::type* part) {
+  using A = typename Math<T>::type;
   __shared__ A sh[kWarps][32];
   const int64_t c = blockIdx.x * int64_t{32} + threadIdx.x % 32;
   const int y = threadIdx.x / 32;
@@ -214,7 +197,7 @@ int full_grid(int device) {
 
 template <typename T, int VEC, int OP>
 void launch_full(const sdk_cuda_reduce_desc& d, int64_t n, cudaStream_t s) {
-  using A = typename Acc<T>::type;
+  using A = typename Math<T>::type;
   int64_t blocks = (n + int64_t{kThreads} * VEC * kAcc - 1) / (int64_t{kThreads} * VEC * kAcc);
   const int cap = full_grid(d.device);
   if (blocks > cap) blocks = cap;
@@ -238,7 +221,7 @@ void launch_inner(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cud
 
 template <typename T, int OP>
 void launch_outer(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cudaStream_t s) {
-  using A = typename Acc<T>::type;
+  using A = typename Math<T>::type;
   const int64_t gx = (cols + 31) / 32;
   // Split the rows when the columns alone give too few blocks to fill the GPU.
   int64_t gy = full_grid(d.device) / gx;
