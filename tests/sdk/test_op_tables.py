@@ -97,10 +97,9 @@ def test_derivative_rows_cover_exactly_the_differentiable_ops():
 
 
 def test_every_op_has_a_cpu_and_a_cuda_kernel(header):
-    """Each op's code is a `case` of the CPU kernels and of the CUDA device code (which the
-    host-memory test backend shares)."""
-    cpu = (REPO / "core/src/elementwise_unary.cpp").read_text()
-    cpu += (REPO / "core/src/elementwise.cpp").read_text()
+    """Each op's code is a `case` of the CPU kernels (the elementwise*.cpp files, split by op
+    family) and of the CUDA device code (which the host-memory test backend shares)."""
+    cpu = "".join(p.read_text() for p in sorted((REPO / "core/src").glob("elementwise*.cpp")))
     cuda = (REPO / "core/src/cuda/backend/device_util.cuh").read_text()
     for macro in ("SDK_UNARY_OPS", "SDK_BINARY_OPS"):
         for NAME, _, _ in header_table(header, macro):
