@@ -9,47 +9,21 @@ import sys
 from pathlib import Path
 
 import cpp_extension
+from tests._imports import imports_of, package_modules
 
 PACKAGE = Path(cpp_extension.__file__).parent
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _is_module(dotted: str) -> bool:
-    target = PACKAGE.parent.joinpath(*dotted.split("."))
-    return target.with_suffix(".py").exists() or (target / "__init__.py").exists()
-
-
-def _imports(path: Path) -> set[str]:
-    """The package's modules that `path` imports, anywhere in the file."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("cpp_extension")}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
-            if not base.startswith("cpp_extension"):
-                continue
-            for alias in node.names:  # `from pkg import mod` depends on mod, not on pkg
-                sub = f"{base}.{alias.name}"
-                found.add(sub if _is_module(sub) else base)
-    found.discard(name)
-    return found
+MODULES = package_modules(PACKAGE)
 
 
 def import_graph() -> dict[str, set[str]]:
-    return {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+    """{module: the package's modules it imports, anywhere in the file}."""
+    known = set(MODULES)
+    return {
+        m: {t for t, _, _ in imports_of(m, p, known, "cpp_extension")} - {m}
+        for m, p in MODULES.items()
+    }
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -16,6 +16,7 @@ import pathlib
 import pytest
 
 import sdk
+from tests._imports import imports_of, package_modules
 from tests._support import run_python
 
 SDK = pathlib.Path(sdk.__file__).parent
@@ -77,47 +78,13 @@ BY_NAME = {
 }
 
 
-def _modules() -> dict[str, pathlib.Path]:
-    out = {}
-    for p in SDK.rglob("*.py"):
-        rel = p.relative_to(SDK.parent).with_suffix("")
-        if "csrc" in rel.parts[1:-1]:
-            continue
-        parts = list(rel.parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = p
-    return out
-
-
-MODULES = _modules()
+MODULES = package_modules(SDK, skip_folder="csrc")
 KNOWN = set(MODULES) | {"sdk._C"}
 
 
 def _imports(mod: str, path: pathlib.Path) -> list[tuple[str, int, bool]]:
     """(imported sdk module, line, inside a function) for every import in `mod`."""
-    is_pkg = path.name == "__init__.py"
-    pkg = mod if is_pkg else mod.rpartition(".")[0]
-    tree = ast.parse(path.read_text())
-    top = {id(n) for n in tree.body}
-    out = []
-    for node in ast.walk(tree):
-        targets = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
-                base_mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                base_mod = node.module or ""
-            for a in node.names:  # `from pkg import sub` imports the submodule pkg.sub
-                sub = f"{base_mod}.{a.name}"
-                targets.append(sub if sub in KNOWN else base_mod)
-        for t in targets:
-            if t == "sdk" or t.startswith("sdk."):
-                out.append((t, node.lineno, id(node) not in top))
-    return out
+    return imports_of(mod, path, KNOWN, "sdk")
 
 
 def _layer(mod: str) -> int:
