@@ -23,9 +23,14 @@ BUILD_LOG="$VENV/sdk-install.log"
 echo "== building and installing the SDK (editable, extras: ${EXTRAS:-none}); log: $BUILD_LOG"
 # With no GPU here the CUDA backend is only compiled and linked (its tests run a host-memory
 # stand-in): one architecture with PTX does that in a fraction of nvcc's time for all of them.
-# An arch list the caller set, or a visible GPU, keeps setup.py's own choice.
+# An arch list the caller set, or a visible GPU, keeps setup.py's own choice. The choice is
+# exported, so that later builds from this checkout in the same run (the test suite's
+# `pip wheel .`) reuse this build's CUDA objects instead of compiling every architecture.
 ARCHS=${SDK_CUDA_ARCH_LIST:-${TORCH_CUDA_ARCH_LIST:-}}
-if [ -z "$ARCHS" ] && ! compgen -G '/dev/nvidia[0-9]*' >/dev/null; then ARCHS="9.0+PTX"; fi
+if [ -z "$ARCHS" ] && ! compgen -G '/dev/nvidia[0-9]*' >/dev/null; then
+  ARCHS="9.0+PTX"
+  export SDK_CUDA_ARCH_LIST=$ARCHS
+fi
 SDK_CUDA_ARCH_LIST=$ARCHS "$VPY" -m pip install -v --no-build-isolation -e "$REPO${EXTRAS:+[$EXTRAS]}" \
   >"$BUILD_LOG" 2>&1 </dev/null &
 PIP_PID=$!
