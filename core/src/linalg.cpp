@@ -113,6 +113,16 @@ void gemm_blocked(const T* a, int64_t ars, int64_t acs, const T* b, int64_t brs,
                });
 }
 
+// The step between consecutive offsets when they all share one (>= 0), else -1.
+int64_t evenly_spaced(const std::vector<int64_t>& off) {
+  const int64_t step = off.size() > 1 ? off[1] - off[0] : 0;
+  if (step < 0) return -1;
+  for (size_t i = 1; i < off.size(); ++i) {
+    if (off[i] - off[i - 1] != step) return -1;
+  }
+  return step;
+}
+
 // C (nbatch x n x m, contiguous) = alpha * A @ B + beta * C.
 void batched_gemm(Operand a, Operand b, TensorImpl& c, int64_t nbatch, sdk_scalar alpha,
                   sdk_scalar beta, const char* op) {
@@ -121,16 +131,19 @@ void batched_gemm(Operand a, Operand b, TensorImpl& c, int64_t nbatch, sdk_scala
   if (nbatch == 0 || n == 0 || m == 0) return;
   const int64_t isz = c.itemsize();
   char* cbase = static_cast<char*>(c.data());
-  if (cuda::is_cuda(c)) {  // one gemm per batch, on views
+  if (cuda::is_cuda(c)) {  // one batched gemm when the batches are evenly spaced, else one each
     std::vector<int64_t> ao = batch_offsets(a, nbatch), bo = batch_offsets(b, nbatch);
-    for (int64_t i = 0; i < nbatch; ++i) {
+    const int64_t a_bs = evenly_spaced(ao), b_bs = evenly_spaced(bo);
+    const bool one_call = a_bs >= 0 && b_bs >= 0;
+    for (int64_t i = 0; i < (one_call ? 1 : nbatch); ++i) {
       int64_t asz[2] = {n, k}, ast[2] = {a.rs(), a.cs()};
       int64_t bsz[2] = {k, m}, bst[2] = {b.rs(), b.cs()};
       int64_t csz[2] = {n, m};
       Ref av = make_view(*a.t, 2, asz, ast, a.t->offset + ao[i]);
       Ref bv = make_view(*b.t, 2, bsz, bst, b.t->offset + bo[i]);
       Ref cv = make_view(c, 2, csz, nullptr, c.offset + i * n * m);
-      cuda::gemm(*cv, *av, *bv, scalar_as<double>(alpha), scalar_as<double>(beta));
+      cuda::gemm(*cv, *av, *bv, scalar_as<double>(alpha), scalar_as<double>(beta),
+                 one_call ? nbatch : 1, a_bs, b_bs);
     }
     return;
   }

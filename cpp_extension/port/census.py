@@ -417,11 +417,9 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "on the CPU (a std::map keyed by a row's values)",
     ),
     (
-        r"\.record_stream\(\)|c10::cuda::CUDACachingAllocator::recordStream",
-        "the CUDA allocator reuses a freed block only on its allocation stream and keeps no "
-        "cross-stream record, so record_stream cannot be honored: keep a reference to the "
-        "tensor until the other stream is done with it (synchronize it, or wait on an event "
-        "recorded there, before dropping the tensor)",
+        r"c10::cuda::CUDACachingAllocator::recordStream",
+        "no allocator object to record a DataPtr on: call record_stream(stream) on the "
+        "tensor that owns the memory (sdk::Tensor::record_stream)",
     ),
     (
         r"c10::cuda::CUDACachingAllocator::get",

@@ -293,8 +293,7 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("schema:int[][]", "schema", "int[] of their lengths"),
         (".set_()", "method", "no storage handles"),
         ("at::unique_dim", "name", "deduplicate the rows"),
-        (".record_stream()", "method", "keep a reference to the tensor"),
-        ("c10::cuda::CUDACachingAllocator::recordStream", "name", "cross-stream record"),
+        ("c10::cuda::CUDACachingAllocator::recordStream", "name", "Tensor::record_stream"),
         ("c10::cuda::CUDACachingAllocator::get", "name", "raw_alloc"),
         ("at::cuda::getCurrentCUDABlasLtHandle", "name", "cublasLtCreate"),
     ],
@@ -316,6 +315,13 @@ def test_refusals_name_their_reason(name, kind, reason):
 )
 def test_ordinary_names_are_not_refused(name, kind):
     assert _port_census.refusal(name, kind) is None
+
+
+def test_record_stream_is_a_counterpart_not_a_refusal():
+    census = _census([[".record_stream()", "method", 0, 0, 2, 1, 1]])
+    status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
+    assert status[".record_stream()"] == "counterpart"
+    assert _port_census.refusal(".record_stream()", "method") is None
 
 
 def test_coverage_counts_the_repositories_ready_to_port():

@@ -107,6 +107,11 @@ bool blas_handle() {
 }  // namespace
 
 // The CUDA library data types of dtypes, as ints (and the error for one CUDA has none of).
+// torch's idiom: x's memory is used on `stream` too (on device 0; a CPU tensor is refused).
+void record_on_stream(const sdk::Tensor& x, uint64_t stream) {
+  x.record_stream(sdk::cuda::getStreamFromExternal(reinterpret_cast<cudaStream_t>(stream), 0));
+}
+
 std::vector<int> cuda_data_types(bool with_bool) {
   std::vector<int> out;
   for (sdk::ScalarType t : {sdk::kFloat, sdk::kDouble, sdk::kHalf, sdk::kBFloat16, sdk::kInt,
@@ -119,6 +124,7 @@ std::vector<int> cuda_data_types(bool with_bool) {
 
 PYBIND11_MODULE(SDK_EXTENSION_NAME, m) {
   m.def("cuda_data_types", &cuda_data_types);
+  m.def("record_on_stream", &record_on_stream);
   m.def("optional_guard_without_device", &optional_guard_without_device);
   m.def("optional_guard_on_cpu", &optional_guard_on_cpu);
   m.def("unrecorded_event", &unrecorded_event);

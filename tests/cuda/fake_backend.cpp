@@ -28,11 +28,11 @@ sdk_cuda_allocator_stats g_stats{};
 
 // The plans the real backend would have chosen for the last calls (read by the tests
 // through sdk_fake_last_plans): elementwise path, vector width and launches; reduction
-// path, vector width, rows and cols; gemm route.
+// path, vector width, rows and cols; gemm route and batch; and how many gemm calls so far.
 struct Plans {
   int64_t ew_path = -1, ew_vec = 0, ew_launches = 0;
   int64_t red_path = -1, red_vec = 0, red_rows = 0, red_cols = 0;
-  int64_t gemm_route = -1;
+  int64_t gemm_route = -1, gemm_batch = 0, gemm_calls = 0;
 };
 Plans g_plans;
 // record_stream calls: pointer -> streams (cleared when the block is freed).
@@ -315,7 +315,7 @@ int reduce(const sdk_cuda_reduce_desc* d) {
 }
 
 template <typename A>
-void gemm_t(const sdk_cuda_gemm_desc& d) {
+void gemm_one(const sdk_cuda_gemm_desc& d) {
   int64_t isz = elem_size(d.dtype);
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t j = 0; j < d.n; ++j) {
@@ -332,10 +332,20 @@ void gemm_t(const sdk_cuda_gemm_desc& d) {
   }
 }
 
+// Each product of a batch alone, as the real backend does without strided-batched cuBLAS.
+template <typename A>
+void gemm_t(const sdk_cuda_gemm_desc& d) {
+  for (int64_t i = 0; i < sdk::cuda::gemm::batch_of(d); ++i) {
+    gemm_one<A>(sdk::cuda::gemm::product(d, i, elem_size(d.dtype)));
+  }
+}
+
 int fake_gemm(const sdk_cuda_gemm_desc* d) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_plans.gemm_route = sdk::cuda::gemm::plan_gemm(*d, true).route;  // as with cuBLAS loaded
+    g_plans.gemm_batch = sdk::cuda::gemm::batch_of(*d);
+    ++g_plans.gemm_calls;
   }
   if (!is_float_dtype(d->dtype)) return fail(SDK_ERROR_TYPE, "mm on CUDA: floating dtypes only");
   if (d->dtype == SDK_FLOAT64) {
@@ -363,12 +373,12 @@ int scan(const sdk_cuda_scan_desc* d) {
 
 }  // namespace
 
-// The recorded plans as 8 int64 values (Plans' order), for ctypes.
+// The recorded plans as 10 int64 values (Plans' order), for ctypes.
 extern "C" __attribute__((visibility("default"))) void sdk_fake_last_plans(int64_t* out) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const Plans& p = g_plans;
-  const int64_t v[8] = {p.ew_path, p.ew_vec,   p.ew_launches, p.red_path,
-                        p.red_vec, p.red_rows, p.red_cols,    p.gemm_route};
+  const int64_t v[10] = {p.ew_path,  p.ew_vec,   p.ew_launches, p.red_path,   p.red_vec,
+                         p.red_rows, p.red_cols, p.gemm_route,  p.gemm_batch, p.gemm_calls};
   std::memcpy(out, v, sizeof(v));
 }
 

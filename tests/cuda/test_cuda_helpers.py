@@ -43,6 +43,21 @@ def test_cuda_data_types_need_no_device(helpers):
         helpers.cuda_data_types(True)
 
 
+def test_record_stream_refuses_a_cpu_tensor(helpers):
+    with pytest.raises(ValueError, match="record_stream: expected a CUDA tensor"):
+        helpers.record_on_stream(sdk.ones(3), 0)
+
+
+@on_gpu
+def test_record_stream_on_a_pool_stream(helpers):
+    x = sdk.ones(1024, device="cuda")
+    (streams, _) = helpers.pool_streams(1, False)
+    helpers.record_on_stream(x, streams[0])  # held until that stream's work is done when freed
+    del x
+    sdk.cuda.synchronize()
+    assert float(sdk.ones(1024, device="cuda").sum().item()) == 1024.0
+
+
 def test_optional_guard_and_unrecorded_event_need_no_device(helpers):
     assert helpers.optional_guard_without_device() is True
     assert helpers.unrecorded_event() == (False, True, False)

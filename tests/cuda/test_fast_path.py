@@ -47,13 +47,17 @@ GEMM = {
     "f32": "m @ m.t()",
     "f64": "m.double() @ m.t().double()",
     "strided_cols": "m[:, ::2] @ m[:, ::2].t()",
+    "bmm": "m.reshape(4, 16, 48) @ m.reshape(4, 48, 16)",
+    "bmm_f16": "m.reshape(4, 16, 48).half() @ m.reshape(4, 48, 16).half()",
+    "bmm_repeated": "m[:16, :48] @ m.reshape(4, 48, 16)",
+    "bmm_uneven": "m.reshape(2, 2, 16, 48).transpose(0, 1) @ m[:48, :16]",
 }
 
 SCRIPT = """
 import ctypes, json, os
 import sdk
 lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
-buf = (ctypes.c_int64 * 8)()
+buf = (ctypes.c_int64 * 10)()
 def plans(expr):
     x = sdk.arange(4096, dtype=sdk.float32).cuda() / 4096
     m = sdk.arange(64 * 48, dtype=sdk.float32).reshape(64, 48).cuda() / 100
@@ -63,7 +67,7 @@ def plans(expr):
     before = list(buf)
     eval(expr)
     lib.sdk_fake_last_plans(buf)
-    return list(buf)
+    return list(buf)[:9] + [buf[9] - before[9]]  # the last: gemm calls made by expr
 print(json.dumps({k: plans(v) for k, v in CASES.items()}))
 """
 
@@ -136,6 +140,20 @@ def test_reduction_path_choice(recorded, case, path, vec, rows, cols):
 def test_gemm_route(recorded, case, route):
     # 2: cublasGemmEx with float accumulation; 1: cublasSgemm/Dgemm; 0: the naive kernel
     assert recorded[f"g_{case}"][7] == route, recorded[f"g_{case}"]
+    assert recorded[f"g_{case}"][8:] == [1, 1], recorded[f"g_{case}"]  # one product, one call
+
+
+@pytest.mark.parametrize(
+    ("case", "route", "batch", "calls"),
+    [
+        ("bmm", 1, 4, 1),  # cublasSgemmStridedBatched
+        ("bmm_f16", 2, 4, 1),  # cublasGemmStridedBatchedEx
+        ("bmm_repeated", 1, 4, 1),  # a repeated: batch stride 0
+        ("bmm_uneven", 1, 1, 4),  # batch offsets 0, 2, 1, 3 (x 768 elements): one call each
+    ],
+)
+def test_batched_gemm_is_one_call(recorded, case, route, batch, calls):
+    assert recorded[f"g_{case}"][7:] == [route, batch, calls], recorded[f"g_{case}"]
 
 
 def split(lib, numel, limit):
@@ -201,7 +219,7 @@ TF32_SCRIPT = """
 import ctypes, os
 import sdk
 lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
-buf = (ctypes.c_int64 * 8)()
+buf = (ctypes.c_int64 * 10)()
 m = sdk.ones(8, 8).cuda()
 def route():
     m @ m

@@ -148,6 +148,23 @@ def test_mm_addmm(dtype):
     np.testing.assert_allclose(host(got), 0.5 * bias + 2.0 * (a @ b), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batched_matmul(dtype):
+    """Evenly spaced batches (one backend call), a repeated operand (batch stride 0) and
+    batches a transpose left unevenly spaced (one call per product) give numpy's products."""
+    a = RNG.standard_normal((6, 5, 7)).astype(dtype)
+    b = RNG.standard_normal((6, 7, 3)).astype(dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(host(sdk.bmm(cuda(a), cuda(b))), a @ b, rtol=tol, atol=tol)
+    np.testing.assert_allclose(host(cuda(a[0]) @ cuda(b)), a[0] @ b, rtol=tol, atol=tol)
+    a4 = a.reshape(2, 3, 5, 7)
+    uneven = cuda(a4.transpose(1, 0, 2, 3).copy()).transpose(0, 1)  # batch offsets 0, 3, 1, ...
+    np.testing.assert_allclose(host(uneven @ cuda(b[:1])), a4 @ b[0], rtol=tol, atol=tol)
+    c = RNG.standard_normal((6, 5, 3)).astype(dtype)
+    got = sdk.baddbmm(cuda(c), cuda(a), cuda(b), beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(host(got), 0.5 * c + 2.0 * (a @ b), rtol=tol, atol=tol)
+
+
 def test_mixed_devices_are_refused():
     with pytest.raises(RuntimeError, match="same device"):
         cuda([1.0]) + sdk.tensor([1.0])

@@ -445,6 +445,11 @@ class Tensor {
   /*! \brief Host memory is never page-locked here; pin_memory() returns the tensor itself. */
   bool is_pinned() const { return false; }
   Tensor pin_memory() const { return *this; }
+  /*! \brief torch's record_stream: this CUDA tensor is used on `s` (a cuda::CUDAStream) too. */
+  template <class S>
+  void record_stream(const S& s) const {
+    detail::check_status(sdk_cuda_record_stream(checked(), s.stream()), "record_stream");
+  }
   Tensor bfloat16() const { return to(ScalarType::BFloat16); }
   /*! \brief New tensors with this tensor's dtype and device unless `options` say otherwise. */
   Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;

@@ -14,7 +14,7 @@
 
 #include "sdk/c_api.h"
 
-#define SDK_CUDA_BACKEND_VERSION 3
+#define SDK_CUDA_BACKEND_VERSION 4
 /* Dims of an elementwise problem after merging contiguous dims. */
 #define SDK_CUDA_MAX_DIMS 16
 #define SDK_CUDA_MAX_OPERANDS 4
@@ -83,7 +83,9 @@ typedef struct {
 } sdk_cuda_reduce_desc;
 
 /* c (m x n) = alpha * a (m x k) @ b (k x n) + beta * c; strides in elements.
- * beta == 0 never reads c. */
+ * beta == 0 never reads c. With batch > 1 (version 4), `batch` such products in one call:
+ * product i reads a + i * a_bs and b + i * b_bs and writes c + i * c_bs (element strides;
+ * 0 repeats an operand). batch 0 or 1: one product. */
 typedef struct {
   int32_t dtype;
   int32_t device;
@@ -97,6 +99,8 @@ typedef struct {
   double alpha, beta;
   int32_t allow_tf32; /* float32 may use TF32 tensor cores (version 3) */
   int32_t reserved;
+  int64_t batch; /* version 4 */
+  int64_t a_bs, b_bs, c_bs;
 } sdk_cuda_gemm_desc;
 
 /* A running sum (op SDK_SUM) or product (SDK_PROD) along the middle dim of contiguous

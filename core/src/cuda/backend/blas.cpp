@@ -31,6 +31,17 @@ using DgemmFn = int (*)(Handle, int, int, int, int, int, const double*, const do
 //              C, Ctype, ldc, computeType, algo)
 using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int,
                          const void*, int, int, const void*, void*, int, int, int, int);
+// The strided-batched forms: each operand's pointer and ld are followed by its batch stride
+// (long long, elements), and batchCount follows C's (computeType and algo after it for Ex).
+using SgemmBatchedFn = int (*)(Handle, int, int, int, int, int, const float*, const float*, int,
+                               long long, const float*, int, long long, const float*, float*, int,
+                               long long, int);
+using DgemmBatchedFn = int (*)(Handle, int, int, int, int, int, const double*, const double*, int,
+                               long long, const double*, int, long long, const double*, double*,
+                               int, long long, int);
+using GemmBatchedExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int,
+                                long long, const void*, int, int, long long, const void*, void*,
+                                int, int, long long, int, int, int);
 
 struct Cublas {
   bool ok = false;
@@ -40,6 +51,10 @@ struct Cublas {
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
   GemmExFn gemm_ex = nullptr;  // optional: float16/bfloat16 use the naive kernel without it
+  // optional: without them a batch is one call per product
+  SgemmBatchedFn sgemm_batched = nullptr;
+  DgemmBatchedFn dgemm_batched = nullptr;
+  GemmBatchedExFn gemm_batched_ex = nullptr;
 };
 
 Cublas load_cublas() {
@@ -57,6 +72,9 @@ Cublas load_cublas() {
   c.sgemm = reinterpret_cast<SgemmFn>(dlsym(lib, "cublasSgemm_v2"));
   c.dgemm = reinterpret_cast<DgemmFn>(dlsym(lib, "cublasDgemm_v2"));
   c.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib, "cublasGemmEx"));
+  c.sgemm_batched = reinterpret_cast<SgemmBatchedFn>(dlsym(lib, "cublasSgemmStridedBatched"));
+  c.dgemm_batched = reinterpret_cast<DgemmBatchedFn>(dlsym(lib, "cublasDgemmStridedBatched"));
+  c.gemm_batched_ex = reinterpret_cast<GemmBatchedExFn>(dlsym(lib, "cublasGemmStridedBatchedEx"));
   c.ok = c.create && c.set_stream && c.sgemm && c.dgemm;
   return c;
 }
@@ -129,34 +147,62 @@ void bind_stream(Handle h, int device, cudaStream_t s) {
   if (st != 0) fail(SDK_ERROR_RUNTIME, "cublasSetWorkspace failed with status ", st);
 }
 
-int run_sgemm_dgemm(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
-  int m = static_cast<int>(d.n), n = static_cast<int>(d.m), k = static_cast<int>(d.k);
-  int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
+// One product, or all of d's in one strided-batched call (`batched`).
+int run_sgemm_dgemm(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p, bool batched) {
+  const int m = static_cast<int>(d.n), n = static_cast<int>(d.m), k = static_cast<int>(d.k);
+  const int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
+  const int lda = static_cast<int>(p.a.ld), ldb = static_cast<int>(p.b.ld);
+  const int count = static_cast<int>(gemm::batch_of(d));
   // C^T = B^T A^T: the first cuBLAS operand is b, the second a.
   if (d.dtype == SDK_FLOAT32) {
-    float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
-    return cublas().sgemm(h, p.b.trans, p.a.trans, m, n, k, &alpha,
-                          reinterpret_cast<const float*>(d.b), static_cast<int>(p.b.ld),
-                          reinterpret_cast<const float*>(d.a), static_cast<int>(p.a.ld), &beta,
-                          reinterpret_cast<float*>(d.c), ldc);
+    const float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
+    const auto* a = reinterpret_cast<const float*>(d.a);
+    const auto* b = reinterpret_cast<const float*>(d.b);
+    auto* c = reinterpret_cast<float*>(d.c);
+    if (batched) {
+      return cublas().sgemm_batched(h, p.b.trans, p.a.trans, m, n, k, &alpha, b, ldb, d.b_bs, a,
+                                    lda, d.a_bs, &beta, c, ldc, d.c_bs, count);
+    }
+    return cublas().sgemm(h, p.b.trans, p.a.trans, m, n, k, &alpha, b, ldb, a, lda, &beta, c, ldc);
   }
-  return cublas().dgemm(h, p.b.trans, p.a.trans, m, n, k, &d.alpha,
-                        reinterpret_cast<const double*>(d.b), static_cast<int>(p.b.ld),
-                        reinterpret_cast<const double*>(d.a), static_cast<int>(p.a.ld), &d.beta,
-                        reinterpret_cast<double*>(d.c), ldc);
+  const auto* a = reinterpret_cast<const double*>(d.a);
+  const auto* b = reinterpret_cast<const double*>(d.b);
+  auto* c = reinterpret_cast<double*>(d.c);
+  if (batched) {
+    return cublas().dgemm_batched(h, p.b.trans, p.a.trans, m, n, k, &d.alpha, b, ldb, d.b_bs, a,
+                                  lda, d.a_bs, &d.beta, c, ldc, d.c_bs, count);
+  }
+  return cublas().dgemm(h, p.b.trans, p.a.trans, m, n, k, &d.alpha, b, ldb, a, lda, &d.beta, c,
+                        ldc);
 }
 
 // float16/bfloat16: tensor cores with float accumulation and float alpha/beta; float32
-// with TF32 tensor cores when the user allowed them.
-int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
+// with TF32 tensor cores when the user allowed them. One product or a strided batch.
+int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p, bool batched) {
   const bool tf32 = p.route == gemm::kGemmExTf32;
   const int type = tf32 ? gemm::kR32F : d.dtype == SDK_FLOAT16 ? gemm::kR16F : gemm::kR16BF;
+  const int compute = tf32 ? gemm::kComputeTf32 : gemm::kComputeF32;
   const float alpha = static_cast<float>(d.alpha), beta = static_cast<float>(d.beta);
+  const int m = static_cast<int>(d.n), n = static_cast<int>(d.m), k = static_cast<int>(d.k);
   const int ldc = static_cast<int>(d.c_rs < 1 ? 1 : d.c_rs);
-  return cublas().gemm_ex(h, p.b.trans, p.a.trans, static_cast<int>(d.n), static_cast<int>(d.m),
-                          static_cast<int>(d.k), &alpha, d.b, type, static_cast<int>(p.b.ld), d.a,
-                          type, static_cast<int>(p.a.ld), &beta, d.c, type, ldc,
-                          tf32 ? gemm::kComputeTf32 : gemm::kComputeF32, gemm::kAlgoDefault);
+  const int lda = static_cast<int>(p.a.ld), ldb = static_cast<int>(p.b.ld);
+  if (batched) {
+    return cublas().gemm_batched_ex(h, p.b.trans, p.a.trans, m, n, k, &alpha, d.b, type, ldb,
+                                    d.b_bs, d.a, type, lda, d.a_bs, &beta, d.c, type, ldc, d.c_bs,
+                                    static_cast<int>(gemm::batch_of(d)), compute,
+                                    gemm::kAlgoDefault);
+  }
+  return cublas().gemm_ex(h, p.b.trans, p.a.trans, m, n, k, &alpha, d.b, type, ldb, d.a, type, lda,
+                          &beta, d.c, type, ldc, compute, gemm::kAlgoDefault);
+}
+
+// Whether this cuBLAS does route p's batches in one call.
+bool has_batched(const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
+  if (p.route == gemm::kGemmEx16 || p.route == gemm::kGemmExTf32) {
+    return cublas().gemm_batched_ex != nullptr;
+  }
+  return d.dtype == SDK_FLOAT32 ? cublas().sgemm_batched != nullptr
+                                : cublas().dgemm_batched != nullptr;
 }
 
 }  // namespace
@@ -168,8 +214,15 @@ bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
   if (ex && !cublas().gemm_ex) return false;
   Handle h = handle_for(d.device);
   bind_stream(h, d.device, s);
-  int st = ex ? run_gemm_ex(h, d, p) : run_sgemm_dgemm(h, d, p);
-  if (st != 0) fail(SDK_ERROR_RUNTIME, "cuBLAS gemm failed with status ", st);
+  const int64_t count = gemm::batch_of(d);
+  const bool one_call = count == 1 || has_batched(d, p);
+  const int64_t isz = d.dtype == SDK_FLOAT64 ? 8 : d.dtype == SDK_FLOAT32 ? 4 : 2;
+  for (int64_t i = 0; i < (one_call ? 1 : count); ++i) {
+    const sdk_cuda_gemm_desc di = one_call ? d : gemm::product(d, i, isz);
+    const bool batched = one_call && count > 1;
+    const int st = ex ? run_gemm_ex(h, di, p, batched) : run_sgemm_dgemm(h, di, p, batched);
+    if (st != 0) fail(SDK_ERROR_RUNTIME, "cuBLAS gemm failed with status ", st);
+  }
   return true;
 }
 

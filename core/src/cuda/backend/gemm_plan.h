@@ -43,6 +43,19 @@ inline Layout layout_of(int64_t r, int64_t c, int64_t rs, int64_t cs) {
 
 inline bool fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
 
+// How many products d asks for (batch 0 and 1 both mean one).
+inline int64_t batch_of(const sdk_cuda_gemm_desc& d) { return d.batch > 1 ? d.batch : 1; }
+
+// Product i of d alone, as a one-product desc (`isz`: bytes per element).
+inline sdk_cuda_gemm_desc product(const sdk_cuda_gemm_desc& d, int64_t i, int64_t isz) {
+  sdk_cuda_gemm_desc one = d;
+  one.a += i * d.a_bs * isz;
+  one.b += i * d.b_bs * isz;
+  one.c += i * d.c_bs * isz;
+  one.batch = 1;
+  return one;
+}
+
 struct Plan {
   int route;
   Layout a, b;
@@ -60,9 +73,11 @@ inline Plan plan_gemm(const sdk_cuda_gemm_desc& d, bool have_cublas) {
   p.b = layout_of(d.k, d.n, d.b_rs, d.b_cs);
   if (!p.a.ok || !p.b.ok) return p;
   if (!fits_int(d.m) || !fits_int(d.n) || !fits_int(d.k) || !fits_int(p.a.ld) ||
-      !fits_int(p.b.ld) || !fits_int(d.c_rs)) {
+      !fits_int(p.b.ld) || !fits_int(d.c_rs) || !fits_int(batch_of(d))) {
     return p;
   }
+  // batches: cuBLAS takes nonnegative strides, and the outputs must not overlap
+  if (batch_of(d) > 1 && (d.a_bs < 0 || d.b_bs < 0 || d.c_bs < (d.m - 1) * d.c_rs + d.n)) return p;
   p.route = half ? kGemmEx16 : (d.dtype == SDK_FLOAT32 && d.allow_tf32 ? kGemmExTf32 : kSgemmD);
   return p;
 }

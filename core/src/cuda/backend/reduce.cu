@@ -146,20 +146,24 @@ void launch_reduce_as(const sdk_cuda_reduce_desc& d, cudaStream_t s) {
   cache_free(scratch);
 }
 
-// c = alpha * a @ b + beta * c, one thread per output; accumulates in A.
+// c = alpha * a @ b + beta * c for each of d's products, one thread per output; accumulates
+// in A.
 template <typename A>
 __global__ void gemm_kernel(sdk_cuda_gemm_desc d) {
-  int64_t total = d.m * d.n;
+  const int64_t per = d.m * d.n, total = per * (d.batch > 1 ? d.batch : 1);
+  const int64_t isz = elem_size(d.dtype);
   for (int64_t idx = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; idx < total;
        idx += int64_t{gridDim.x} * blockDim.x) {
-    int64_t i = idx / d.n, j = idx % d.n;
+    const int64_t batch = idx / per, i = idx % per / d.n, j = idx % d.n;
+    const char* a = d.a + batch * d.a_bs * isz;
+    const char* b = d.b + batch * d.b_bs * isz;
     A acc = 0;
     for (int64_t k = 0; k < d.k; ++k) {
-      A x = load_as<A>(d.a + (i * d.a_rs + k * d.a_cs) * elem_size(d.dtype), d.dtype);
-      A y = load_as<A>(d.b + (k * d.b_rs + j * d.b_cs) * elem_size(d.dtype), d.dtype);
+      A x = load_as<A>(a + (i * d.a_rs + k * d.a_cs) * isz, d.dtype);
+      A y = load_as<A>(b + (k * d.b_rs + j * d.b_cs) * isz, d.dtype);
       acc += x * y;
     }
-    char* pc = d.c + (i * d.c_rs + j * d.c_cs) * elem_size(d.dtype);
+    char* pc = d.c + (batch * d.c_bs + i * d.c_rs + j * d.c_cs) * isz;
     A r = A(d.alpha) * acc;
     if (d.beta != 0.0) r += A(d.beta) * load_as<A>(pc, d.dtype);
     store_as<A>(pc, d.dtype, r);
@@ -179,7 +183,7 @@ void launch_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s) {
 }
 
 void launch_naive_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
-  int64_t total = d.m * d.n;
+  const int64_t total = d.m * d.n * (d.batch > 1 ? d.batch : 1);
   if (total <= 0) return;
   if (!is_float_dtype(d.dtype)) {
     fail(SDK_ERROR_TYPE, "mm on CUDA: only floating dtypes are supported");

@@ -55,8 +55,11 @@ void ternary(int op, TensorImpl& out, const TernaryInput (&in)[3], sdk_dtype com
 void masked_fill(TensorImpl& out, const TensorImpl& t, const TensorImpl& mask, const sdk_scalar& v);
 // acc <- reduction of x over the dims where mask is true (acc holds the kept dims in order).
 void reduce(int op, const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc);
-// c <- alpha * a @ b + beta * c for 2-D a (m x k), b (k x n), c (m x n) of one float dtype.
-void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta);
+// c <- alpha * a @ b + beta * c for 2-D a (m x k), b (k x n), c (m x n) of one float dtype;
+// with batch > 1, that many products in one backend call: a's and b's next ones a_bs and b_bs
+// elements on (0 repeats one), c's right after c.
+void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta,
+          int64_t batch = 1, int64_t a_bs = 0, int64_t b_bs = 0);
 // out <- running sum (op SDK_SUM) or product (SDK_PROD) of `in` along the middle dim of
 // (outer, n, inner); both contiguous, of one dtype, on one CUDA device.
 void scan(int op, TensorImpl& out, const TensorImpl& in, int64_t outer, int64_t n, int64_t inner);

@@ -351,7 +351,10 @@ void scan(int op, TensorImpl& out, const TensorImpl& in, int64_t outer, int64_t 
   call(backend().scan(&d));
 }
 
-void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta) {
+// c, a, b: the first product's 2-D views; `batch` products in all, a's and b's further ones
+// a_bs and b_bs elements apart (0 repeats one), c's contiguous after c.
+void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha, double beta,
+          int64_t batch, int64_t a_bs, int64_t b_bs) {
   check_same_device("mm", {&c, &a, &b});
   SDK_REQUIRE(a.ndim == 2 && b.ndim == 2 && c.ndim == 2, SDK_ERROR_VALUE,
               "mm: CUDA gemm expects 2-D operands");
@@ -376,7 +379,11 @@ void gemm(TensorImpl& c, const TensorImpl& a, const TensorImpl& b, double alpha,
   d.alpha = alpha;
   d.beta = beta;
   d.allow_tf32 = allow_tf32() ? 1 : 0;
-  if (d.m == 0 || d.n == 0) return;
+  d.batch = batch;
+  d.a_bs = a_bs;
+  d.b_bs = b_bs;
+  d.c_bs = d.m * d.n;
+  if (d.m == 0 || d.n == 0 || batch == 0) return;
   call(backend().gemm(&d));
 }
 
