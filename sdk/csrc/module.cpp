@@ -401,10 +401,10 @@ int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
 
 // sdk._C.<attr>: {torch name: (differentiable, inplace, bool_result)} of one facts table.
 template <size_t N>
-int add_facts_table(PyObject* m, const char* attr, const OpFacts (&facts)[N]) {
+int add_facts_table(PyObject* m, const char* attr, const sdkpy::OpFacts (&facts)[N]) {
   PyObject* table = PyDict_New();
   if (!table) return -1;
-  for (const OpFacts& f : facts) {
+  for (const sdkpy::OpFacts& f : facts) {
     PyObject* v = Py_BuildValue("(NNN)", PyBool_FromLong(f.differentiable),
                                 PyBool_FromLong(f.inplace), PyBool_FromLong(f.bool_result));
     if (!v || PyDict_SetItemString(table, f.name, v) < 0) {
