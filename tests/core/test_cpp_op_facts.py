@@ -1,6 +1,7 @@
 """The C++ API's elementwise functions follow the per-op facts of c_api.h (SDK_UNARY_OP_FACTS,
-SDK_BINARY_OP_FACTS): an op whose result is bool has no in-place form (no isnan_(), no eq_()),
-every other op has one, and facts that disagree with their op table do not compile."""
+SDK_BINARY_OP_FACTS): an op has an in-place form where torch has one (eq_, logical_not_) and
+wherever its result is not bool, none otherwise (no isnan_()), and facts that disagree with
+their op table do not compile."""
 
 from __future__ import annotations
 
@@ -49,13 +50,13 @@ struct free_{name}<T, std::void_t<decltype({name}_({free_args}))>> : std::true_t
 """
 
 
-def test_inplace_forms_exist_exactly_for_non_bool_results(tmp_path):
+def test_inplace_forms_exist_exactly_where_the_facts_give_them(tmp_path):
     lines = ["#include <type_traits>", "#include <utility>", '#include "sdk/all.h"']
     checks = []
     for macro, kind in FACTS.items():
-        for _, name, _, _, bool_result in facts_rows(macro):
+        for _, name, _, inplace, bool_result in facts_rows(macro):
             lines.append(_detector(name, kind))
-            want = "false" if bool_result else "true"
+            want = "true" if inplace or not bool_result else "false"
             checks.append(
                 f'static_assert(method_{name}<sdk::Tensor>::value == {want}, "Tensor::{name}_");'
             )
@@ -72,6 +73,13 @@ def test_the_bool_result_ops_are_the_expected_ones():
     bool_ops = {n for m in FACTS for _, n, _, _, b in facts_rows(m) if b}
     assert {"isnan", "isinf", "logical_not", "eq", "lt", "logical_and"} <= bool_ops
     assert not {"exp", "bitwise_not", "gelu", "add", "bitwise_and"} & bool_ops
+    # torch's in-place forms of bool-result ops (they write in self's dtype); none for isnan
+    inplace = {n for m in FACTS for _, n, _, i, b in facts_rows(m) if i and b}
+    assert inplace == {"logical_not", "eq", "ne", "lt", "le", "gt", "ge"} | {
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+    }
 
 
 def test_an_in_place_call_of_a_bool_op_does_not_compile(tmp_path):

@@ -87,14 +87,14 @@ def test_the_binding_exports_the_facts_of_every_op_in_table_order(header, macro)
     assert exported == {t: f for _, t, f in facts}
 
 
-def test_bool_results_are_bool_and_have_no_inplace_form():
+def test_bool_results_are_bool_and_not_differentiable():
     """The bool_result fact is what the kernels do: bool from float inputs, and only then."""
-    for name, (differentiable, inplace, bool_result) in _ops_math.FACTS.items():
+    for name, (differentiable, _inplace, bool_result) in _ops_math.FACTS.items():
         x = sdk.tensor([3, -1, 2]) if name.startswith("bitwise") else sdk.tensor([0.5, -1.0, 2.0])
         args = (x,) if name in _C.UNARY_OPS else (x, x)
         assert (getattr(sdk, name)(*args).dtype == sdk.bool) == bool_result, name
         if bool_result:
-            assert not differentiable and not inplace, name
+            assert not differentiable, name
 
 
 def test_every_elementwise_op_is_a_function_and_a_method():
@@ -105,8 +105,28 @@ def test_every_elementwise_op_is_a_function_and_a_method():
         inplace = getattr(sdk.Tensor, name + "_", None)
         assert (inplace is not None) == _ops_math.has_inplace(name), name
         assert inplace is None or inplace is getattr(_ops_math, name + "_"), name
-    assert not hasattr(sdk.Tensor, "isnan_") and not hasattr(sdk.Tensor, "eq_")
+    assert not hasattr(sdk.Tensor, "isnan_") and hasattr(sdk.Tensor, "eq_")
     assert sdk.Tensor.exp_ is _ops_math.exp_ and sdk.Tensor.add_ is _ops_math.add_
+
+
+def test_inplace_bool_ops_write_in_self_dtype_as_torch():
+    """torch's eq_, logical_not_, logical_and_ write 1/0 in self's dtype; atan2_ and
+    bitwise_and_ are torch's in-place methods too."""
+    x = sdk.tensor([1.0, 2.0, 0.0])
+    r = x.eq_(sdk.tensor([1.0, 0.0, 0.0]))
+    assert r is x and x.dtype == sdk.float32 and x.tolist() == [1.0, 0.0, 1.0]
+    assert x.logical_not_().tolist() == [0.0, 1.0, 0.0]
+    assert x.lt_(0.5).tolist() == [1.0, 0.0, 1.0]
+    y = sdk.tensor([5, 6, 7])
+    assert y.logical_and_(sdk.tensor([1, 0, 1])).tolist() == [1, 0, 1] and y.dtype == sdk.int64
+    assert sdk.tensor([6, 5]).bitwise_and_(3).tolist() == [2, 1]
+    np.testing.assert_allclose(
+        sdk.tensor([1.0, -1.0]).atan2_(sdk.tensor([1.0, 1.0])).numpy(),
+        np.arctan2([1, -1], 1),
+        rtol=1e-6,
+    )
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        sdk.ones(2, requires_grad=True).eq_(1.0)
 
 
 @pytest.mark.parametrize("name", sorted(_C.UNARY_OPS))

@@ -492,9 +492,10 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
  * X(NAME, name, differentiable, inplace, bool_result), each fact 0 or 1:
  *   differentiable  sdk's autograd records the op (its formula is a row of
  *                   sdk/autograd/derivatives.py); 0 for ops whose result is bool or integer;
- *   inplace         sdk.Tensor has the in-place method name_ (where torch's Python API does);
- *   bool_result     the result is bool whatever the inputs; such an op has no in-place form,
- *                   in the C++ API either (every other op has name_ there).
+ *   inplace         the op has torch's in-place form name_ (sdk.Tensor and the C++ API); a
+ *                   bool result is then written in self's dtype, as torch's eq_ does;
+ *   bool_result     the result is bool whatever the inputs; without `inplace` such an op has
+ *                   no in-place form (no isnan_()); the C++ API gives every other op name_.
  * The op tables keep their X(NAME, name, code) shape (code that expands them stays valid);
  * these rows are what the C++ API (sdk/op_table.h) and sdk._C (UNARY_OP_FACTS,
  * BINARY_OP_FACTS) derive the rest from, and sdk's Python functions and Tensor methods follow
@@ -515,7 +516,7 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(SIGMOID, sigmoid, 1, 1, 0)         \
   X(RELU, relu, 1, 1, 0)               \
   X(GELU, gelu, 1, 0, 0)               \
-  X(LOGICAL_NOT, logical_not, 0, 0, 1) \
+  X(LOGICAL_NOT, logical_not, 0, 1, 1) \
   X(SIGN, sign, 1, 1, 0)               \
   X(RECIPROCAL, reciprocal, 1, 1, 0)   \
   X(SQUARE, square, 1, 1, 0)           \
@@ -525,7 +526,7 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(CEIL, ceil, 1, 1, 0)               \
   X(ROUND, round, 1, 1, 0)             \
   X(ERF, erf, 1, 1, 0)                 \
-  X(BITWISE_NOT, bitwise_not, 0, 0, 0) \
+  X(BITWISE_NOT, bitwise_not, 0, 1, 0) \
   X(TAN, tan, 1, 1, 0)                 \
   X(ASIN, asin, 1, 1, 0)               \
   X(ACOS, acos, 1, 1, 0)               \
@@ -559,21 +560,21 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(POW, pow, 1, 1, 0)                   \
   X(MAXIMUM, maximum, 1, 0, 0)           \
   X(MINIMUM, minimum, 1, 0, 0)           \
-  X(EQ, eq, 0, 0, 1)                     \
-  X(NE, ne, 0, 0, 1)                     \
-  X(LT, lt, 0, 0, 1)                     \
-  X(LE, le, 0, 0, 1)                     \
-  X(GT, gt, 0, 0, 1)                     \
-  X(GE, ge, 0, 0, 1)                     \
-  X(LOGICAL_AND, logical_and, 0, 0, 1)   \
-  X(LOGICAL_OR, logical_or, 0, 0, 1)     \
-  X(LOGICAL_XOR, logical_xor, 0, 0, 1)   \
+  X(EQ, eq, 0, 1, 1)                     \
+  X(NE, ne, 0, 1, 1)                     \
+  X(LT, lt, 0, 1, 1)                     \
+  X(LE, le, 0, 1, 1)                     \
+  X(GT, gt, 0, 1, 1)                     \
+  X(GE, ge, 0, 1, 1)                     \
+  X(LOGICAL_AND, logical_and, 0, 1, 1)   \
+  X(LOGICAL_OR, logical_or, 0, 1, 1)     \
+  X(LOGICAL_XOR, logical_xor, 0, 1, 1)   \
   X(FLOOR_DIVIDE, floor_divide, 1, 1, 0) \
   X(REMAINDER, remainder, 1, 1, 0)       \
-  X(BITWISE_AND, bitwise_and, 0, 0, 0)   \
-  X(BITWISE_OR, bitwise_or, 0, 0, 0)     \
-  X(BITWISE_XOR, bitwise_xor, 0, 0, 0)   \
-  X(ATAN2, atan2, 1, 0, 0)               \
+  X(BITWISE_AND, bitwise_and, 0, 1, 0)   \
+  X(BITWISE_OR, bitwise_or, 0, 1, 0)     \
+  X(BITWISE_XOR, bitwise_xor, 0, 1, 0)   \
+  X(ATAN2, atan2, 1, 1, 0)               \
   X(FMOD, fmod, 1, 1, 0)                 \
   X(HYPOT, hypot, 1, 1, 0)               \
   X(COPYSIGN, copysign, 1, 1, 0)         \

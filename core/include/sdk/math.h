@@ -63,8 +63,8 @@ SDK_UNARY_OPS(SDK_DETAIL_DEFINE_UNARY)
 
 // In place (self = op(self)), for the ops whose result is not bool (SDK_UNARY_OP_FACTS).
 #define SDK_DETAIL_DEFINE_UNARY_(NAME, name, differentiable, inplace, bool_result)    \
-  SDK_DETAIL_UNLESS(                                                                  \
-      bool_result, inline const Tensor& name##_(const Tensor& self) {                 \
+  SDK_DETAIL_IF_INPLACE(                                                              \
+      inplace, bool_result, inline const Tensor& name##_(const Tensor& self) {        \
         return detail::finish_inplace(                                                \
             self, sdk_unary(SDK_##NAME, self.get(), self.get(), nullptr), #name "_"); \
       })

@@ -7,16 +7,21 @@
 // X(NAME, name, code) per op, and their facts tables SDK_UNARY_OP_FACTS and
 // SDK_BINARY_OP_FACTS, one line X(NAME, name, differentiable, inplace, bool_result) per op.
 // Each op gets a function sdk::name, an out variant sdk::name_out and a method (math.h,
-// tensor_methods.h); an op whose result is not bool by nature also gets an in-place function
-// sdk::name_ and method Tensor::name_ (so there is no isnan_() or eq_()). add and sub also
-// take alpha (written out by hand in math.h).
+// tensor_methods.h). The in-place function sdk::name_ and method Tensor::name_ exist where
+// torch has them (inplace 1: eq_, logical_not_, bitwise_and_, ... write into self's dtype as
+// torch's do) and for every op whose result is not bool (torch's ATen keeps silu_, mish_ and
+// the like as functions); a bool-result op without torch's in-place form has none (no
+// isnan_()). add and sub also take alpha (written out by hand in math.h).
 #include "sdk/c_api.h"
 
-// SDK_DETAIL_UNLESS(flag, tokens...): the tokens when flag is 0, nothing when it is 1 (a fact
-// of the tables is the literal 0 or 1).
-#define SDK_DETAIL_UNLESS_0(...) __VA_ARGS__
-#define SDK_DETAIL_UNLESS_1(...)
-#define SDK_DETAIL_UNLESS(flag, ...) SDK_DETAIL_UNLESS_##flag(__VA_ARGS__)
+// SDK_DETAIL_IF_INPLACE(inplace, bool_result, tokens...): the tokens when the op has a C++
+// in-place form (see above), nothing otherwise; a fact of the tables is the literal 0 or 1.
+#define SDK_DETAIL_IF_INPLACE_00(...) __VA_ARGS__
+#define SDK_DETAIL_IF_INPLACE_01(...)
+#define SDK_DETAIL_IF_INPLACE_10(...) __VA_ARGS__
+#define SDK_DETAIL_IF_INPLACE_11(...) __VA_ARGS__
+#define SDK_DETAIL_IF_INPLACE(inplace, bool_result, ...) \
+  SDK_DETAIL_IF_INPLACE_##inplace##bool_result(__VA_ARGS__)
 
 namespace sdk::detail::op_facts_check {
 // Each facts table must list the ops of its op table, by the same names, in code order: the

@@ -393,12 +393,12 @@ class Tensor {
   SDK_BINARY_OPS(SDK_DETAIL_DECLARE_BINARY)
 #undef SDK_DETAIL_DECLARE_BINARY
 #define SDK_DETAIL_DECLARE_UNARY_(NAME, name, differentiable, inplace, bool_result) \
-  SDK_DETAIL_UNLESS(bool_result, const Tensor& name##_() const;)
+  SDK_DETAIL_IF_INPLACE(inplace, bool_result, const Tensor& name##_() const;)
   SDK_UNARY_OP_FACTS(SDK_DETAIL_DECLARE_UNARY_)
 #undef SDK_DETAIL_DECLARE_UNARY_
-#define SDK_DETAIL_DECLARE_BINARY_(NAME, name, differentiable, inplace, bool_result) \
-  SDK_DETAIL_UNLESS(bool_result, const Tensor& name##_(const Tensor& other) const;   \
-                    const Tensor& name##_(const Scalar& other) const;)
+#define SDK_DETAIL_DECLARE_BINARY_(NAME, name, differentiable, inplace, bool_result)            \
+  SDK_DETAIL_IF_INPLACE(inplace, bool_result, const Tensor& name##_(const Tensor& other) const; \
+                        const Tensor& name##_(const Scalar& other) const;)
   SDK_BINARY_OP_FACTS(SDK_DETAIL_DECLARE_BINARY_)
 #undef SDK_DETAIL_DECLARE_BINARY_
   // add and sub with alpha (without it they are generated above)

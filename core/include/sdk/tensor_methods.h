@@ -210,18 +210,19 @@ SDK_BINARY_OPS(SDK_DETAIL_METHOD_BINARY)
 #undef SDK_DETAIL_METHOD_BINARY
 // In-place methods, for the ops whose result is not bool (the facts tables' last column).
 #define SDK_DETAIL_METHOD_UNARY_(NAME, name, differentiable, inplace, bool_result) \
-  SDK_DETAIL_UNLESS(                                                               \
-      bool_result, inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); })
+  SDK_DETAIL_IF_INPLACE(                                                           \
+      inplace, bool_result,                                                        \
+      inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); })
 SDK_UNARY_OP_FACTS(SDK_DETAIL_METHOD_UNARY_)
 #undef SDK_DETAIL_METHOD_UNARY_
 #define SDK_DETAIL_METHOD_BINARY_(NAME, name, differentiable, inplace, bool_result)              \
-  SDK_DETAIL_UNLESS(                                                                             \
-      bool_result, inline const Tensor& Tensor::name##_(const Tensor& o) const {                 \
+  SDK_DETAIL_IF_INPLACE(                                                                         \
+      inplace, bool_result, inline const Tensor& Tensor::name##_(const Tensor& o) const {        \
         return detail::finish_inplace(                                                           \
             *this, sdk_binary(SDK_##NAME, get(), o.get(), get(), nullptr), #name "_");           \
       })                                                                                         \
-  SDK_DETAIL_UNLESS(                                                                             \
-      bool_result, inline const Tensor& Tensor::name##_(const Scalar& o) const {                 \
+  SDK_DETAIL_IF_INPLACE(                                                                         \
+      inplace, bool_result, inline const Tensor& Tensor::name##_(const Scalar& o) const {        \
         return detail::finish_inplace(                                                           \
             *this, sdk_binary_scalar(SDK_##NAME, get(), o.raw(), 0, get(), nullptr), #name "_"); \
       })
