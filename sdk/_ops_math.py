@@ -27,21 +27,25 @@ _binary = _C.binary
 _unary = _C.unary
 _needs_grad = needs_grad
 
-# The C ABI's op tables (SDK_UNARY_OPS, SDK_BINARY_OPS in sdk/c_api.h): torch name -> code.
-# Each op of a table is a function below (one line: `neg = _make_unary("neg")`) and a Tensor
-# method; tests/sdk/test_op_tables.py checks that none is missing.
+# The C ABI's op tables (SDK_UNARY_OPS, SDK_BINARY_OPS in sdk/c_api.h): torch name -> code,
+# and their facts (SDK_UNARY_OP_FACTS, SDK_BINARY_OP_FACTS): torch name -> (differentiable,
+# inplace, bool_result). Each op of a table is a function of this module and sdk, and a Tensor
+# method, made from the tables below (_table_ops); tests/sdk/test_op_tables.py checks them.
 UNARY: dict[str, int] = _C.UNARY_OPS
 BINARY: dict[str, int] = _C.BINARY_OPS
+FACTS: dict[str, tuple[bool, bool, bool]] = {**_C.UNARY_OP_FACTS, **_C.BINARY_OP_FACTS}
 _ADD, _SUB, _MUL, _DIV = (BINARY[n] for n in ("add", "sub", "mul", "div"))
 _GELU = UNARY["gelu"]
-# Ops without a derivative (their results are bool or integer); every other op of the tables
-# has a row in sdk/autograd/derivatives.py.
-_NON_DIFF = {"logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isnan",
-             "isinf", "isfinite", "isposinf", "isneginf"}  # fmt: skip
-# Unary ops without an in-place form (Tensor.<name>_), as in torch.
-_NO_INPLACE = {"gelu", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
-               "isneginf", "silu", "mish"}  # fmt: skip
+
+
+def differentiable(name: str) -> bool:
+    """Whether the table op `name` has a derivative (a row of sdk/autograd/derivatives.py)."""
+    return FACTS[name][0]
+
+
+def has_inplace(name: str) -> bool:
+    """Whether the table op `name` has an in-place form Tensor.<name>_."""
+    return FACTS[name][1]
 
 
 def _no_out_grad(op: str, *args: Any) -> None:
@@ -69,7 +73,7 @@ def _number(v: Any, op: str, arg: str, optional: bool = False) -> Any:
 
 def _make_unary(name: str) -> Callable[..., Tensor]:
     code = UNARY[name]
-    diff = name not in _NON_DIFF
+    diff = differentiable(name)
 
     def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is not None:
@@ -101,97 +105,11 @@ def _make_unary_(name: str) -> Callable[[Tensor], Tensor]:
     return op_
 
 
-neg = _make_unary("neg")
-negative = neg
-abs = _make_unary("abs")
-exp = _make_unary("exp")
-log = _make_unary("log")
-sqrt = _make_unary("sqrt")
-rsqrt = _make_unary("rsqrt")
-sin = _make_unary("sin")
-cos = _make_unary("cos")
-tanh = _make_unary("tanh")
-sigmoid = _make_unary("sigmoid")
-relu = _make_unary("relu")
-logical_not = _make_unary("logical_not")
-sign = _make_unary("sign")
-reciprocal = _make_unary("reciprocal")
-square = _make_unary("square")
-log1p = _make_unary("log1p")
-expm1 = _make_unary("expm1")
-floor = _make_unary("floor")
-ceil = _make_unary("ceil")
-round = _make_unary("round")
-erf = _make_unary("erf")
-bitwise_not = _make_unary("bitwise_not")
-tan = _make_unary("tan")
-asin = _make_unary("asin")
-acos = _make_unary("acos")
-atan = _make_unary("atan")
-sinh = _make_unary("sinh")
-cosh = _make_unary("cosh")
-asinh = _make_unary("asinh")
-acosh = _make_unary("acosh")
-atanh = _make_unary("atanh")
-log2 = _make_unary("log2")
-log10 = _make_unary("log10")
-exp2 = _make_unary("exp2")
-trunc = _make_unary("trunc")
-frac = _make_unary("frac")
-isnan = _make_unary("isnan")
-isinf = _make_unary("isinf")
-isfinite = _make_unary("isfinite")
-isposinf = _make_unary("isposinf")
-isneginf = _make_unary("isneginf")
-silu = _make_unary("silu")
-mish = _make_unary("mish")
-erfc = _make_unary("erfc")
-erfinv = _make_unary("erfinv")
-
-# In-place forms (Tensor.<name>_) of the unary ops outside _NO_INPLACE.
-neg_ = _make_unary_("neg")
-abs_ = _make_unary_("abs")
-exp_ = _make_unary_("exp")
-log_ = _make_unary_("log")
-sqrt_ = _make_unary_("sqrt")
-rsqrt_ = _make_unary_("rsqrt")
-sin_ = _make_unary_("sin")
-cos_ = _make_unary_("cos")
-tanh_ = _make_unary_("tanh")
-sigmoid_ = _make_unary_("sigmoid")
-relu_ = _make_unary_("relu")
-sign_ = _make_unary_("sign")
-reciprocal_ = _make_unary_("reciprocal")
-square_ = _make_unary_("square")
-log1p_ = _make_unary_("log1p")
-expm1_ = _make_unary_("expm1")
-floor_ = _make_unary_("floor")
-ceil_ = _make_unary_("ceil")
-round_ = _make_unary_("round")
-erf_ = _make_unary_("erf")
-tan_ = _make_unary_("tan")
-asin_ = _make_unary_("asin")
-acos_ = _make_unary_("acos")
-atan_ = _make_unary_("atan")
-sinh_ = _make_unary_("sinh")
-cosh_ = _make_unary_("cosh")
-asinh_ = _make_unary_("asinh")
-acosh_ = _make_unary_("acosh")
-atanh_ = _make_unary_("atanh")
-log2_ = _make_unary_("log2")
-log10_ = _make_unary_("log10")
-exp2_ = _make_unary_("exp2")
-trunc_ = _make_unary_("trunc")
-frac_ = _make_unary_("frac")
-erfc_ = _make_unary_("erfc")
-erfinv_ = _make_unary_("erfinv")
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU: exact (erf) form, or the tanh approximation with approximate='tanh'."""
     if approximate == "tanh":
         inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
-        return 0.5 * input * (1.0 + tanh(inner))
+        return 0.5 * input * (1.0 + _MADE["tanh"](inner))
     if approximate != "none":
         raise _C.InvalidArgumentError(
             f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}"
@@ -223,7 +141,7 @@ def _operands(name: str, input: Any, other: Any) -> tuple:
 
 def _make_binary(name: str) -> Callable[..., Tensor]:
     code = BINARY[name]
-    diff = name not in _NON_DIFF
+    diff = differentiable(name)
 
     def op(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         if out is None and isinstance(input, TensorBase) and isinstance(other, _OK):
@@ -246,32 +164,69 @@ def _make_binary(name: str) -> Callable[..., Tensor]:
     return op
 
 
-mul = _make_binary("mul")
-multiply = mul
-pow = _make_binary("pow")
-maximum = _make_binary("maximum")
-minimum = _make_binary("minimum")
-atan2 = _make_binary("atan2")
-floor_divide = _make_binary("floor_divide")
-remainder = _make_binary("remainder")
-eq = _make_binary("eq")
-ne = _make_binary("ne")
-lt = _make_binary("lt")
-le = _make_binary("le")
-gt = _make_binary("gt")
-ge = _make_binary("ge")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and = _make_binary("logical_and")
-logical_or = _make_binary("logical_or")
-logical_xor = _make_binary("logical_xor")
-bitwise_and = _make_binary("bitwise_and")
-bitwise_or = _make_binary("bitwise_or")
-bitwise_xor = _make_binary("bitwise_xor")
-fmod = _make_binary("fmod")
-hypot = _make_binary("hypot")
-copysign = _make_binary("copysign")
-logaddexp = _make_binary("logaddexp")
-xlogy = _make_binary("xlogy")
+def _make_binary_(name: str) -> Callable[..., Tensor]:
+    code = BINARY[name]
+
+    def op_(self: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
+        if not isinstance(other, _OK):
+            other = operand(other, name + "_", "other")
+        g = needs_grad(self, other)
+        if g:
+            check_inplace(self)
+        if alpha != 1:
+            if name not in ("add", "sub"):
+                raise TypeError(f"{name}_() got an unexpected keyword argument 'alpha'")
+            other = (
+                _C.binary(_MUL, other, alpha) if isinstance(other, TensorBase) else other * alpha
+            )
+        attrs = {"alpha": alpha} if alpha != 1 else {}
+        if g and name == "mul" and isinstance(other, TensorBase) and other._requires_grad:
+            attrs["old"] = _C.clone(self)  # d/d(other) needs self's value before the write
+        if g:
+            write_inplace(name + "_", self, (other,), lambda: _C.binary(code, self, other, self),
+                          **attrs)  # fmt: skip
+        else:
+            _C.binary(code, self, other, self)
+        return self
+
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op_
+
+
+# ------------------------------------------------------------------------------ the tables' ops
+
+# Ops of the tables written out in this module because they take more arguments (gelu's
+# approximate, add's and sub's alpha, div's rounding_mode); every other op's function, and its
+# in-place form where its facts allow one, is made here from the tables.
+_WRITTEN_OUT = {"gelu", "add", "sub", "div", "div_"}
+
+
+def _table_ops() -> dict[str, Callable[..., Tensor]]:
+    ops: dict[str, Callable[..., Tensor]] = {}
+    for table, make, make_ in (
+        (UNARY, _make_unary, _make_unary_),
+        (BINARY, _make_binary, _make_binary_),
+    ):
+        for name in table:
+            ops[name] = make(name)
+            if has_inplace(name):
+                ops[name + "_"] = make_(name)
+    return {name: fn for name, fn in ops.items() if name not in _WRITTEN_OUT}
+
+
+_MADE = _table_ops()
+globals().update(_MADE)
+# Every table op's function and in-place function (made above or written out here), by name:
+# sdk binds the functions, Tensor all of them (sdk/_tensor.py).
+TABLE_FUNCTIONS = (*UNARY, *BINARY)
+TABLE_INPLACE = tuple(name + "_" for name in TABLE_FUNCTIONS if has_inplace(name))
+
+negative = _MADE["neg"]
+multiply = _MADE["mul"]
+greater, greater_equal, less, less_equal, not_equal = (
+    _MADE[n] for n in ("gt", "ge", "lt", "le", "ne")
+)
 
 
 def add(input: Any, other: Any, *, alpha: Number = 1, out: Tensor | None = None) -> Tensor:
@@ -493,47 +448,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 # ------------------------------------------------------------------------------ in place
 
 
-def _make_binary_(name: str) -> Callable[..., Tensor]:
-    code = BINARY[name]
-
-    def op_(self: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
-        if not isinstance(other, _OK):
-            other = operand(other, name + "_", "other")
-        g = needs_grad(self, other)
-        if g:
-            check_inplace(self)
-        if alpha != 1:
-            if name not in ("add", "sub"):
-                raise TypeError(f"{name}_() got an unexpected keyword argument 'alpha'")
-            other = (
-                _C.binary(_MUL, other, alpha) if isinstance(other, TensorBase) else other * alpha
-            )
-        attrs = {"alpha": alpha} if alpha != 1 else {}
-        if g and name == "mul" and isinstance(other, TensorBase) and other._requires_grad:
-            attrs["old"] = _C.clone(self)  # d/d(other) needs self's value before the write
-        if g:
-            write_inplace(name + "_", self, (other,), lambda: _C.binary(code, self, other, self),
-                          **attrs)  # fmt: skip
-        else:
-            _C.binary(code, self, other, self)
-        return self
-
-    op_.__name__ = op_.__qualname__ = name + "_"
-    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
-    return op_
-
-
-add_ = _make_binary_("add")
-sub_ = _make_binary_("sub")
-mul_ = _make_binary_("mul")
-_div_ = _make_binary_("div")
-pow_ = _make_binary_("pow")
-floor_divide_ = _make_binary_("floor_divide")
-remainder_ = _make_binary_("remainder")
-fmod_ = _make_binary_("fmod")
-hypot_ = _make_binary_("hypot")
-copysign_ = _make_binary_("copysign")
-xlogy_ = _make_binary_("xlogy")
+_div_ = _make_binary_("div")  # div_ without rounding_mode
 
 
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -711,14 +626,14 @@ def _inplace(method: str) -> Callable[[Tensor, Any], Tensor]:
 FALLBACKS = {
     "add": add,
     "sub": lambda a, b: rsub(b, a) if not isinstance(a, TensorBase) and is_number(a) else sub(a, b),
-    "mul": mul,
+    "mul": _MADE["mul"],
     "div": div,
-    "floor_divide": floor_divide,
-    "remainder": remainder,
-    "pow": pow,
+    "floor_divide": _MADE["floor_divide"],
+    "remainder": _MADE["remainder"],
+    "pow": _MADE["pow"],
     "matmul": lambda a, b: matmul(_mat_operand(a), _mat_operand(b)),
-    "neg": neg,
-    "abs": abs,
+    "neg": _MADE["neg"],
+    "abs": _MADE["abs"],
     "iadd": _inplace("add_"),
     "isub": _inplace("sub_"),
     "imul": _inplace("mul_"),
@@ -726,9 +641,9 @@ FALLBACKS = {
     "ifloordiv": _inplace("floor_divide_"),
     "imod": _inplace("remainder_"),
     "ipow": _inplace("pow_"),
-    "bitwise_and": bitwise_and,
-    "bitwise_or": bitwise_or,
-    "bitwise_xor": bitwise_xor,
+    "bitwise_and": _MADE["bitwise_and"],
+    "bitwise_or": _MADE["bitwise_or"],
+    "bitwise_xor": _MADE["bitwise_xor"],
 }
 
 

@@ -39,7 +39,23 @@ def _graph() -> Any:
     return _autograd_link.autograd().graph
 
 
-class Tensor(_C.TensorBase):
+# The ops of the C ABI's op tables as methods: each op's function and, where the op's facts
+# allow one, its in-place form (sdk._ops_math makes them from the tables, so a new op of the
+# tables is a method without a line here). Tensor's own body binds every other method.
+_TableOps = type(
+    "_TableOps",
+    (),
+    {
+        "__slots__": (),
+        "__module__": __name__,
+        **{
+            n: getattr(_ops_math, n) for n in (*_ops_math.TABLE_FUNCTIONS, *_ops_math.TABLE_INPLACE)
+        },
+    },
+)
+
+
+class Tensor(_TableOps, _C.TensorBase):
     """A strided view of typed memory, with autograd state (see sdk.autograd)."""
 
     __slots__ = ()
@@ -315,124 +331,14 @@ class Tensor(_C.TensorBase):
     # Each is the public function itself (self is its first argument): Tensor.flip is
     # sdk.flip, defined in the module named here (tests/sdk/test_layers.py checks this).
 
-    # Elementwise ops of the C ABI's tables (sdk._ops_math)
-    neg = _ops_math.neg
-    abs = _ops_math.abs
-    exp = _ops_math.exp
-    log = _ops_math.log
-    sqrt = _ops_math.sqrt
-    rsqrt = _ops_math.rsqrt
-    sin = _ops_math.sin
-    cos = _ops_math.cos
-    tanh = _ops_math.tanh
-    sigmoid = _ops_math.sigmoid
-    relu = _ops_math.relu
-    gelu = _ops_math.gelu
-    logical_not = _ops_math.logical_not
-    sign = _ops_math.sign
-    reciprocal = _ops_math.reciprocal
-    square = _ops_math.square
-    log1p = _ops_math.log1p
-    expm1 = _ops_math.expm1
-    floor = _ops_math.floor
-    ceil = _ops_math.ceil
-    round = _ops_math.round
-    erf = _ops_math.erf
-    bitwise_not = _ops_math.bitwise_not
-    tan = _ops_math.tan
-    asin = _ops_math.asin
-    acos = _ops_math.acos
-    atan = _ops_math.atan
-    sinh = _ops_math.sinh
-    cosh = _ops_math.cosh
-    asinh = _ops_math.asinh
-    acosh = _ops_math.acosh
-    atanh = _ops_math.atanh
-    log2 = _ops_math.log2
-    log10 = _ops_math.log10
-    exp2 = _ops_math.exp2
-    trunc = _ops_math.trunc
-    frac = _ops_math.frac
-    isnan = _ops_math.isnan
-    isinf = _ops_math.isinf
-    isfinite = _ops_math.isfinite
-    isposinf = _ops_math.isposinf
-    isneginf = _ops_math.isneginf
-    silu = _ops_math.silu
-    mish = _ops_math.mish
-    erfc = _ops_math.erfc
-    erfinv = _ops_math.erfinv
-    add = _ops_math.add
-    sub = _ops_math.sub
-    mul = _ops_math.mul
-    div = _ops_math.div
-    pow = _ops_math.pow
-    maximum = _ops_math.maximum
-    minimum = _ops_math.minimum
-    eq = _ops_math.eq
-    ne = _ops_math.ne
-    lt = _ops_math.lt
-    le = _ops_math.le
-    gt = _ops_math.gt
-    ge = _ops_math.ge
-    logical_and = _ops_math.logical_and
-    logical_or = _ops_math.logical_or
-    logical_xor = _ops_math.logical_xor
-    floor_divide = _ops_math.floor_divide
-    remainder = _ops_math.remainder
-    bitwise_and = _ops_math.bitwise_and
-    bitwise_or = _ops_math.bitwise_or
-    bitwise_xor = _ops_math.bitwise_xor
+    # The ops of the C ABI's tables and their in-place forms come from _TableOps (above).
+    # Shifts (sdk._ops_data)
     bitwise_left_shift = _ops_data.bitwise_left_shift
     bitwise_right_shift = _ops_data.bitwise_right_shift
     __lshift__ = _ops_data.bitwise_left_shift
     __rshift__ = _ops_data.bitwise_right_shift
-    atan2 = _ops_math.atan2
-    fmod = _ops_math.fmod
-    hypot = _ops_math.hypot
-    copysign = _ops_math.copysign
-    logaddexp = _ops_math.logaddexp
-    xlogy = _ops_math.xlogy
 
-    # In-place unary ops (self is overwritten)
-    neg_ = _ops_math.neg_
-    abs_ = _ops_math.abs_
-    exp_ = _ops_math.exp_
-    log_ = _ops_math.log_
-    sqrt_ = _ops_math.sqrt_
-    rsqrt_ = _ops_math.rsqrt_
-    sin_ = _ops_math.sin_
-    cos_ = _ops_math.cos_
-    tanh_ = _ops_math.tanh_
-    sigmoid_ = _ops_math.sigmoid_
-    relu_ = _ops_math.relu_
-    sign_ = _ops_math.sign_
-    reciprocal_ = _ops_math.reciprocal_
-    square_ = _ops_math.square_
-    log1p_ = _ops_math.log1p_
-    expm1_ = _ops_math.expm1_
-    floor_ = _ops_math.floor_
-    ceil_ = _ops_math.ceil_
-    round_ = _ops_math.round_
-    erf_ = _ops_math.erf_
-    tan_ = _ops_math.tan_
-    asin_ = _ops_math.asin_
-    acos_ = _ops_math.acos_
-    atan_ = _ops_math.atan_
-    sinh_ = _ops_math.sinh_
-    cosh_ = _ops_math.cosh_
-    asinh_ = _ops_math.asinh_
-    acosh_ = _ops_math.acosh_
-    atanh_ = _ops_math.atanh_
-    log2_ = _ops_math.log2_
-    log10_ = _ops_math.log10_
-    exp2_ = _ops_math.exp2_
-    trunc_ = _ops_math.trunc_
-    frac_ = _ops_math.frac_
-    erfc_ = _ops_math.erfc_
-    erfinv_ = _ops_math.erfinv_
-
-    # Arithmetic, comparison and in-place binary ops; matrix products
+    # Aliases of table ops, arithmetic, in-place ops; matrix products
     negative = _ops_math.negative
     subtract = _ops_math.subtract
     multiply = _ops_math.multiply
@@ -448,13 +354,6 @@ class Tensor(_C.TensorBase):
     clip = _ops_math.clip
     clamp_ = _ops_math.clamp_
     clip_ = clamp_
-    add_ = _ops_math.add_
-    sub_ = _ops_math.sub_
-    mul_ = _ops_math.mul_
-    div_ = _ops_math.div_
-    pow_ = _ops_math.pow_
-    floor_divide_ = _ops_math.floor_divide_
-    remainder_ = _ops_math.remainder_
     fill_ = _ops_math.fill_
     zero_ = _ops_math.zero_
     copy_ = _ops_math.copy_
@@ -473,10 +372,6 @@ class Tensor(_C.TensorBase):
     outer = _ops_math.outer
     ger = _ops_math.ger
     baddbmm = _ops_math.baddbmm
-    fmod_ = _ops_math.fmod_
-    hypot_ = _ops_math.hypot_
-    copysign_ = _ops_math.copysign_
-    xlogy_ = _ops_math.xlogy_
     true_divide_ = _ops_math.true_divide_
 
     # numpy's names and composite elementwise ops (sdk._ops_elementwise)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sdk/c_api.h"
+#include "sdk/op_table.h"  // its static_asserts: each facts table matches its op table
 
 namespace sdk::detail {
 

@@ -398,6 +398,28 @@ int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
   }
   return 0;
 }
+
+// sdk._C.<attr>: {torch name: (differentiable, inplace, bool_result)} of one facts table.
+template <size_t N>
+int add_facts_table(PyObject* m, const char* attr, const sdkpy::OpFacts (&facts)[N]) {
+  PyObject* table = PyDict_New();
+  if (!table) return -1;
+  for (const sdkpy::OpFacts& f : facts) {
+    PyObject* v = Py_BuildValue("(NNN)", PyBool_FromLong(f.differentiable),
+                                PyBool_FromLong(f.inplace), PyBool_FromLong(f.bool_result));
+    if (!v || PyDict_SetItemString(table, f.name, v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(table);
+      return -1;
+    }
+    Py_DECREF(v);
+  }
+  if (PyModule_AddObject(m, attr, table) < 0) {
+    Py_DECREF(table);
+    return -1;
+  }
+  return 0;
+}
 }  // namespace
 
 PyMODINIT_FUNC PyInit__C(void) {
@@ -429,7 +451,9 @@ PyMODINIT_FUNC PyInit__C(void) {
   }
   if (add_op_table(m, "UNARY_OPS", kUnaryNames) < 0 ||
       add_op_table(m, "BINARY_OPS", kBinaryNames) < 0 ||
-      add_op_table(m, "REDUCE_OPS", kReduceNames) < 0) {
+      add_op_table(m, "REDUCE_OPS", kReduceNames) < 0 ||
+      add_facts_table(m, "UNARY_OP_FACTS", kUnaryFacts) < 0 ||
+      add_facts_table(m, "BINARY_OP_FACTS", kBinaryFacts) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

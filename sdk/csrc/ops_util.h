@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "common.h"
+#include "sdk/op_table.h"  // the facts tables, checked against the op tables
 
 namespace sdkpy {
 
@@ -15,6 +16,19 @@ inline const char* const kUnaryNames[] = {SDK_UNARY_OPS(SDK_PY_OP_NAME)};
 inline const char* const kBinaryNames[] = {SDK_BINARY_OPS(SDK_PY_OP_NAME)};
 inline const char* const kReduceNames[] = {SDK_REDUCE_OPS(SDK_PY_OP_NAME)};
 #undef SDK_PY_OP_NAME
+
+// The per-op facts of the unary and binary tables (SDK_UNARY_OP_FACTS, ... in sdk/c_api.h),
+// indexed by code; module.cpp exports them as sdk._C.UNARY_OP_FACTS etc., from which sdk's
+// Python functions and Tensor methods are made.
+struct OpFacts {
+  const char* name;
+  bool differentiable, inplace, bool_result;
+};
+#define SDK_PY_OP_FACTS(NAME, name, differentiable, inplace, bool_result) \
+  OpFacts{#name, (differentiable) != 0, (inplace) != 0, (bool_result) != 0},
+inline const OpFacts kUnaryFacts[] = {SDK_UNARY_OP_FACTS(SDK_PY_OP_FACTS)};
+inline const OpFacts kBinaryFacts[] = {SDK_BINARY_OP_FACTS(SDK_PY_OP_FACTS)};
+#undef SDK_PY_OP_FACTS
 
 // Name of op code `op` in `names`, for error messages.
 template <size_t N>

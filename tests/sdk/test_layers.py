@@ -179,7 +179,9 @@ def test_public_tensor_methods_resolve_to_callables():
 
 
 def test_tensor_methods_are_bound_in_the_class_body():
-    """Grepping a method's name in sdk/_tensor.py lands on the line that binds it."""
+    """Grepping a method's name in sdk/_tensor.py lands on the line that binds it; the ops of
+    the C ABI's op tables are the exception: Tensor inherits them from _TableOps, made from the
+    tables (grep c_api.h's SDK_UNARY_OPS for those; tests/sdk/test_op_tables.py checks them)."""
     text = (SDK / "_tensor.py").read_text()
     cls = next(
         n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == "Tensor"

@@ -1,5 +1,6 @@
 """The op tables of the C ABI (SDK_UNARY_OPS, SDK_BINARY_OPS, SDK_REDUCE_OPS in sdk/c_api.h)
-are the one list of elementwise ops and reductions: everything else follows them, and these
+are the one list of elementwise ops and reductions, and their facts tables (SDK_UNARY_OP_FACTS,
+SDK_BINARY_OP_FACTS) the one place of each op's facts: everything else follows them, and these
 tests fail when something does not."""
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ def header_table(text: str, macro: str) -> list[tuple[str, str, int]]:
     return [(n, t, int(c)) for n, t, c in re.findall(r"X\((\w+), (\w+), (\d+)\)", body)]
 
 
+FACTS = {"SDK_UNARY_OP_FACTS": "UNARY_OP_FACTS", "SDK_BINARY_OP_FACTS": "BINARY_OP_FACTS"}
+
+
+def header_facts(text: str, macro: str) -> list[tuple[str, str, tuple[bool, bool, bool]]]:
+    """(NAME, name, (differentiable, inplace, bool_result)) of each line of a facts table."""
+    body = text[text.index(f"#define {macro}(X)") :]
+    body = body[: body.index("\n\n")]
+    rows = re.findall(r"X\((\w+), (\w+), ([01]), ([01]), ([01])\)", body)
+    return [(n, t, (d == "1", i == "1", b == "1")) for n, t, d, i, b in rows]
+
+
 def frozen_enum(text: str, enum: str) -> dict[str, int]:
     """NAME -> code of an enum written out in full (the frozen ABI 1.0 headers)."""
     body = text[: text.index(f"}} {enum};")]
@@ -65,13 +77,56 @@ def test_codes_never_change(header, macro):
     assert frozen and all(now.get(n) == c for n, c in frozen.items()), (frozen, now)
 
 
+@pytest.mark.parametrize("macro", FACTS)
+def test_the_binding_exports_the_facts_of_every_op_in_table_order(header, macro):
+    facts = header_facts(header, macro)
+    ops = header_table(header, macro.replace("_OP_FACTS", "_OPS"))
+    assert [(n, t) for n, t, _ in facts] == [(n, t) for n, t, _ in ops]
+    exported = getattr(_C, FACTS[macro])
+    assert list(exported) == [t for _, t, _ in facts]
+    assert exported == {t: f for _, t, f in facts}
+
+
+def test_bool_results_are_bool_and_not_differentiable():
+    """The bool_result fact is what the kernels do: bool from float inputs, and only then."""
+    for name, (differentiable, _inplace, bool_result) in _ops_math.FACTS.items():
+        x = sdk.tensor([3, -1, 2]) if name.startswith("bitwise") else sdk.tensor([0.5, -1.0, 2.0])
+        args = (x,) if name in _C.UNARY_OPS else (x, x)
+        assert (getattr(sdk, name)(*args).dtype == sdk.bool) == bool_result, name
+        if bool_result:
+            assert not differentiable, name
+
+
 def test_every_elementwise_op_is_a_function_and_a_method():
     for name in (*_ops_math.UNARY, *_ops_math.BINARY):
         fn = getattr(sdk, name)
         assert callable(fn) and name in sdk.__all__, name
         assert getattr(sdk.Tensor, name) is fn, name
-    for name in _ops_math.UNARY:
-        assert hasattr(sdk.Tensor, name + "_") == (name not in _ops_math._NO_INPLACE), name
+        inplace = getattr(sdk.Tensor, name + "_", None)
+        assert (inplace is not None) == _ops_math.has_inplace(name), name
+        assert inplace is None or inplace is getattr(_ops_math, name + "_"), name
+    assert not hasattr(sdk.Tensor, "isnan_") and hasattr(sdk.Tensor, "eq_")
+    assert sdk.Tensor.exp_ is _ops_math.exp_ and sdk.Tensor.add_ is _ops_math.add_
+
+
+def test_inplace_bool_ops_write_in_self_dtype_as_torch():
+    """torch's eq_, logical_not_, logical_and_ write 1/0 in self's dtype; atan2_ and
+    bitwise_and_ are torch's in-place methods too."""
+    x = sdk.tensor([1.0, 2.0, 0.0])
+    r = x.eq_(sdk.tensor([1.0, 0.0, 0.0]))
+    assert r is x and x.dtype == sdk.float32 and x.tolist() == [1.0, 0.0, 1.0]
+    assert x.logical_not_().tolist() == [0.0, 1.0, 0.0]
+    assert x.lt_(0.5).tolist() == [1.0, 0.0, 1.0]
+    y = sdk.tensor([5, 6, 7])
+    assert y.logical_and_(sdk.tensor([1, 0, 1])).tolist() == [1, 0, 1] and y.dtype == sdk.int64
+    assert sdk.tensor([6, 5]).bitwise_and_(3).tolist() == [2, 1]
+    np.testing.assert_allclose(
+        sdk.tensor([1.0, -1.0]).atan2_(sdk.tensor([1.0, 1.0])).numpy(),
+        np.arctan2([1, -1], 1),
+        rtol=1e-6,
+    )
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        sdk.ones(2, requires_grad=True).eq_(1.0)
 
 
 @pytest.mark.parametrize("name", sorted(_C.UNARY_OPS))
@@ -92,7 +147,7 @@ def test_each_binary_function_runs_its_own_code(name):
 
 def test_derivative_rows_cover_exactly_the_differentiable_ops():
     for name in (*_ops_math.UNARY, *_ops_math.BINARY):
-        differentiable = name not in _ops_math._NON_DIFF
+        differentiable = _ops_math.differentiable(name)
         assert (name in DERIVATIVES) == differentiable, name
 
 

@@ -487,6 +487,100 @@ SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes
   X(LOGADDEXP, logaddexp, 25)       \
   X(XLOGY, xlogy, 26)
 
+/*
+ * Per-op facts: a second table for each op table above, one row per op in the same order, as
+ * X(NAME, name, differentiable, inplace, bool_result), each fact 0 or 1:
+ *   differentiable  sdk's autograd records the op (its formula is a row of
+ *                   sdk/autograd/derivatives.py); 0 for ops whose result is bool or integer;
+ *   inplace         the op has torch's in-place form name_ (sdk.Tensor and the C++ API); a
+ *                   bool result is then written in self's dtype, as torch's eq_ does;
+ *   bool_result     the result is bool whatever the inputs; without `inplace` such an op has
+ *                   no in-place form (no isnan_()); the C++ API gives every other op name_.
+ * The op tables keep their X(NAME, name, code) shape (code that expands them stays valid);
+ * these rows are what the C++ API (sdk/op_table.h) and sdk._C (UNARY_OP_FACTS,
+ * BINARY_OP_FACTS) derive the rest from, and sdk's Python functions and Tensor methods follow
+ * sdk._C. A new op is a line at the end of its op table and a line at the end of its facts
+ * table; the C++ API refuses to compile when the two disagree.
+ */
+/*! \brief Facts of SDK_UNARY_OPS. */
+#define SDK_UNARY_OP_FACTS(X)          \
+  X(NEG, neg, 1, 1, 0)                 \
+  X(ABS, abs, 1, 1, 0)                 \
+  X(EXP, exp, 1, 1, 0)                 \
+  X(LOG, log, 1, 1, 0)                 \
+  X(SQRT, sqrt, 1, 1, 0)               \
+  X(RSQRT, rsqrt, 1, 1, 0)             \
+  X(SIN, sin, 1, 1, 0)                 \
+  X(COS, cos, 1, 1, 0)                 \
+  X(TANH, tanh, 1, 1, 0)               \
+  X(SIGMOID, sigmoid, 1, 1, 0)         \
+  X(RELU, relu, 1, 1, 0)               \
+  X(GELU, gelu, 1, 0, 0)               \
+  X(LOGICAL_NOT, logical_not, 0, 1, 1) \
+  X(SIGN, sign, 1, 1, 0)               \
+  X(RECIPROCAL, reciprocal, 1, 1, 0)   \
+  X(SQUARE, square, 1, 1, 0)           \
+  X(LOG1P, log1p, 1, 1, 0)             \
+  X(EXPM1, expm1, 1, 1, 0)             \
+  X(FLOOR, floor, 1, 1, 0)             \
+  X(CEIL, ceil, 1, 1, 0)               \
+  X(ROUND, round, 1, 1, 0)             \
+  X(ERF, erf, 1, 1, 0)                 \
+  X(BITWISE_NOT, bitwise_not, 0, 1, 0) \
+  X(TAN, tan, 1, 1, 0)                 \
+  X(ASIN, asin, 1, 1, 0)               \
+  X(ACOS, acos, 1, 1, 0)               \
+  X(ATAN, atan, 1, 1, 0)               \
+  X(SINH, sinh, 1, 1, 0)               \
+  X(COSH, cosh, 1, 1, 0)               \
+  X(ASINH, asinh, 1, 1, 0)             \
+  X(ACOSH, acosh, 1, 1, 0)             \
+  X(ATANH, atanh, 1, 1, 0)             \
+  X(LOG2, log2, 1, 1, 0)               \
+  X(LOG10, log10, 1, 1, 0)             \
+  X(EXP2, exp2, 1, 1, 0)               \
+  X(TRUNC, trunc, 1, 1, 0)             \
+  X(FRAC, frac, 1, 1, 0)               \
+  X(ISNAN, isnan, 0, 0, 1)             \
+  X(ISINF, isinf, 0, 0, 1)             \
+  X(ISFINITE, isfinite, 0, 0, 1)       \
+  X(ISPOSINF, isposinf, 0, 0, 1)       \
+  X(ISNEGINF, isneginf, 0, 0, 1)       \
+  X(SILU, silu, 1, 0, 0)               \
+  X(MISH, mish, 1, 0, 0)               \
+  X(ERFC, erfc, 1, 1, 0)               \
+  X(ERFINV, erfinv, 1, 1, 0)
+
+/*! \brief Facts of SDK_BINARY_OPS. */
+#define SDK_BINARY_OP_FACTS(X)           \
+  X(ADD, add, 1, 1, 0)                   \
+  X(SUB, sub, 1, 1, 0)                   \
+  X(MUL, mul, 1, 1, 0)                   \
+  X(DIV, div, 1, 1, 0)                   \
+  X(POW, pow, 1, 1, 0)                   \
+  X(MAXIMUM, maximum, 1, 0, 0)           \
+  X(MINIMUM, minimum, 1, 0, 0)           \
+  X(EQ, eq, 0, 1, 1)                     \
+  X(NE, ne, 0, 1, 1)                     \
+  X(LT, lt, 0, 1, 1)                     \
+  X(LE, le, 0, 1, 1)                     \
+  X(GT, gt, 0, 1, 1)                     \
+  X(GE, ge, 0, 1, 1)                     \
+  X(LOGICAL_AND, logical_and, 0, 1, 1)   \
+  X(LOGICAL_OR, logical_or, 0, 1, 1)     \
+  X(LOGICAL_XOR, logical_xor, 0, 1, 1)   \
+  X(FLOOR_DIVIDE, floor_divide, 1, 1, 0) \
+  X(REMAINDER, remainder, 1, 1, 0)       \
+  X(BITWISE_AND, bitwise_and, 0, 1, 0)   \
+  X(BITWISE_OR, bitwise_or, 0, 1, 0)     \
+  X(BITWISE_XOR, bitwise_xor, 0, 1, 0)   \
+  X(ATAN2, atan2, 1, 1, 0)               \
+  X(FMOD, fmod, 1, 1, 0)                 \
+  X(HYPOT, hypot, 1, 1, 0)               \
+  X(COPYSIGN, copysign, 1, 1, 0)         \
+  X(LOGADDEXP, logaddexp, 1, 0, 0)       \
+  X(XLOGY, xlogy, 1, 1, 0)
+
 #define SDK_DETAIL_OP_ENUM(NAME, name, code) SDK_##NAME = code,
 /*! \brief Unary op codes (SDK_UNARY_OPS). */
 typedef enum { SDK_UNARY_OPS(SDK_DETAIL_OP_ENUM) } sdk_unary_op;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "sdk/op_table.h"
 #include "sdk/ops.h"
 
 namespace sdk {
@@ -48,21 +49,27 @@ inline Scalar scalar_mul(const Scalar& a, const Scalar& b) {
 // Elementwise (generated from the op tables of c_api.h, see op_table.h)
 // ====================================================================================
 
-#define SDK_DETAIL_DEFINE_UNARY(NAME, name, code)                                         \
-  inline Tensor name(const Tensor& self) {                                                \
-    SDK_DETAIL_RETURN(#name, sdk_unary(code, self.get(), nullptr, &r_));                  \
-  }                                                                                       \
-  inline Tensor& name##_out(Tensor& out, const Tensor& self) {                            \
-    sdk_tensor* r = nullptr;                                                              \
-    detail::check_status(sdk_unary(code, self.get(), out.get(), &r), #name "_out");       \
-    return detail::finish_out(out, r);                                                    \
-  }                                                                                       \
-  inline const Tensor& name##_(const Tensor& self) {                                      \
-    return detail::finish_inplace(self, sdk_unary(code, self.get(), self.get(), nullptr), \
-                                  #name "_");                                             \
+#define SDK_DETAIL_DEFINE_UNARY(NAME, name, code)                                   \
+  inline Tensor name(const Tensor& self) {                                          \
+    SDK_DETAIL_RETURN(#name, sdk_unary(code, self.get(), nullptr, &r_));            \
+  }                                                                                 \
+  inline Tensor& name##_out(Tensor& out, const Tensor& self) {                      \
+    sdk_tensor* r = nullptr;                                                        \
+    detail::check_status(sdk_unary(code, self.get(), out.get(), &r), #name "_out"); \
+    return detail::finish_out(out, r);                                              \
   }
 SDK_UNARY_OPS(SDK_DETAIL_DEFINE_UNARY)
 #undef SDK_DETAIL_DEFINE_UNARY
+
+// In place (self = op(self)), for the ops whose result is not bool (SDK_UNARY_OP_FACTS).
+#define SDK_DETAIL_DEFINE_UNARY_(NAME, name, differentiable, inplace, bool_result)    \
+  SDK_DETAIL_IF_INPLACE(                                                              \
+      inplace, bool_result, inline const Tensor& name##_(const Tensor& self) {        \
+        return detail::finish_inplace(                                                \
+            self, sdk_unary(SDK_##NAME, self.get(), self.get(), nullptr), #name "_"); \
+      })
+SDK_UNARY_OP_FACTS(SDK_DETAIL_DEFINE_UNARY_)
+#undef SDK_DETAIL_DEFINE_UNARY_
 
 #define SDK_DETAIL_DEFINE_BINARY(NAME, name, code)                                                \
   inline Tensor name(const Tensor& self, const Tensor& other) {                                   \

@@ -383,19 +383,24 @@ class Tensor {
     return view(shape);
   }
 
-  // ---- elementwise (generated from the op tables, see op_table.h) ----------------------
-#define SDK_DETAIL_DECLARE_UNARY(NAME, name, code) \
-  Tensor name() const;                             \
-  const Tensor& name##_() const;
+  // ---- elementwise (from the op tables; in place unless the result is bool: op_table.h) --
+#define SDK_DETAIL_DECLARE_UNARY(NAME, name, code) Tensor name() const;
   SDK_UNARY_OPS(SDK_DETAIL_DECLARE_UNARY)
 #undef SDK_DETAIL_DECLARE_UNARY
 #define SDK_DETAIL_DECLARE_BINARY(NAME, name, code) \
   Tensor name(const Tensor& other) const;           \
-  Tensor name(const Scalar& other) const;           \
-  const Tensor& name##_(const Tensor& other) const; \
-  const Tensor& name##_(const Scalar& other) const;
+  Tensor name(const Scalar& other) const;
   SDK_BINARY_OPS(SDK_DETAIL_DECLARE_BINARY)
 #undef SDK_DETAIL_DECLARE_BINARY
+#define SDK_DETAIL_DECLARE_UNARY_(NAME, name, differentiable, inplace, bool_result) \
+  SDK_DETAIL_IF_INPLACE(inplace, bool_result, const Tensor& name##_() const;)
+  SDK_UNARY_OP_FACTS(SDK_DETAIL_DECLARE_UNARY_)
+#undef SDK_DETAIL_DECLARE_UNARY_
+#define SDK_DETAIL_DECLARE_BINARY_(NAME, name, differentiable, inplace, bool_result)            \
+  SDK_DETAIL_IF_INPLACE(inplace, bool_result, const Tensor& name##_(const Tensor& other) const; \
+                        const Tensor& name##_(const Scalar& other) const;)
+  SDK_BINARY_OP_FACTS(SDK_DETAIL_DECLARE_BINARY_)
+#undef SDK_DETAIL_DECLARE_BINARY_
   // add and sub with alpha (without it they are generated above)
   Tensor add(const Tensor& other, const Scalar& alpha) const;
   Tensor add(const Scalar& other, const Scalar& alpha) const;

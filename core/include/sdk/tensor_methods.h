@@ -7,6 +7,7 @@
 
 #include "sdk/elementwise.h"
 #include "sdk/math.h"
+#include "sdk/op_table.h"
 #include "sdk/ops.h"
 
 namespace sdk {
@@ -198,24 +199,35 @@ inline Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 // ---- elementwise ---------------------------------------------------------------------
-#define SDK_DETAIL_METHOD_UNARY(NAME, name, code)                 \
-  inline Tensor Tensor::name() const { return sdk::name(*this); } \
-  inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); }
+#define SDK_DETAIL_METHOD_UNARY(NAME, name, code) \
+  inline Tensor Tensor::name() const { return sdk::name(*this); }
 SDK_UNARY_OPS(SDK_DETAIL_METHOD_UNARY)
 #undef SDK_DETAIL_METHOD_UNARY
-#define SDK_DETAIL_METHOD_BINARY(NAME, name, code)                                         \
-  inline Tensor Tensor::name(const Tensor& o) const { return sdk::name(*this, o); }        \
-  inline Tensor Tensor::name(const Scalar& o) const { return sdk::name(*this, o); }        \
-  inline const Tensor& Tensor::name##_(const Tensor& o) const {                            \
-    return detail::finish_inplace(*this, sdk_binary(code, get(), o.get(), get(), nullptr), \
-                                  #name "_");                                              \
-  }                                                                                        \
-  inline const Tensor& Tensor::name##_(const Scalar& o) const {                            \
-    return detail::finish_inplace(                                                         \
-        *this, sdk_binary_scalar(code, get(), o.raw(), 0, get(), nullptr), #name "_");     \
-  }
+#define SDK_DETAIL_METHOD_BINARY(NAME, name, code)                                  \
+  inline Tensor Tensor::name(const Tensor& o) const { return sdk::name(*this, o); } \
+  inline Tensor Tensor::name(const Scalar& o) const { return sdk::name(*this, o); }
 SDK_BINARY_OPS(SDK_DETAIL_METHOD_BINARY)
 #undef SDK_DETAIL_METHOD_BINARY
+// In-place methods, for the ops whose result is not bool (the facts tables' last column).
+#define SDK_DETAIL_METHOD_UNARY_(NAME, name, differentiable, inplace, bool_result) \
+  SDK_DETAIL_IF_INPLACE(                                                           \
+      inplace, bool_result,                                                        \
+      inline const Tensor& Tensor::name##_() const { return sdk::name##_(*this); })
+SDK_UNARY_OP_FACTS(SDK_DETAIL_METHOD_UNARY_)
+#undef SDK_DETAIL_METHOD_UNARY_
+#define SDK_DETAIL_METHOD_BINARY_(NAME, name, differentiable, inplace, bool_result)              \
+  SDK_DETAIL_IF_INPLACE(                                                                         \
+      inplace, bool_result, inline const Tensor& Tensor::name##_(const Tensor& o) const {        \
+        return detail::finish_inplace(                                                           \
+            *this, sdk_binary(SDK_##NAME, get(), o.get(), get(), nullptr), #name "_");           \
+      })                                                                                         \
+  SDK_DETAIL_IF_INPLACE(                                                                         \
+      inplace, bool_result, inline const Tensor& Tensor::name##_(const Scalar& o) const {        \
+        return detail::finish_inplace(                                                           \
+            *this, sdk_binary_scalar(SDK_##NAME, get(), o.raw(), 0, get(), nullptr), #name "_"); \
+      })
+SDK_BINARY_OP_FACTS(SDK_DETAIL_METHOD_BINARY_)
+#undef SDK_DETAIL_METHOD_BINARY_
 
 inline Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
   return sdk::add(*this, o, alpha);
