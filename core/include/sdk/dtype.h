@@ -191,6 +191,21 @@ constexpr bool operator==(ScalarType a, TypeMeta b) { return a == b.toScalarType
 constexpr bool operator!=(ScalarType a, TypeMeta b) { return a != b.toScalarType(); }
 inline void str_append(std::string& s, TypeMeta t) { s += t.name(); }
 
+/*! \brief What the deprecated Tensor::type() returns (torch's DeprecatedTypeProperties,
+ *  still used by tutorial code as AT_DISPATCH_*(x.type(), ...)): converts to ScalarType. */
+class DeprecatedTypeProperties {
+ public:
+  constexpr DeprecatedTypeProperties(ScalarType t, bool cuda) : type_(t), cuda_(cuda) {}
+  constexpr operator ScalarType() const { return type_; }  // NOLINT: implicit like torch
+  constexpr ScalarType scalarType() const { return type_; }
+  constexpr bool is_cuda() const { return cuda_; }
+  constexpr const char* name() const { return toString(type_); }
+
+ private:
+  ScalarType type_;
+  bool cuda_;
+};
+
 /*! \brief The ScalarType of a TypeMeta (c10::typeMetaToScalarType). */
 constexpr ScalarType typeMetaToScalarType(TypeMeta t) { return t.toScalarType(); }
 /*! \brief The TypeMeta of a ScalarType (c10::scalarTypeToTypeMeta). */

@@ -33,21 +33,6 @@ class TensorIndex;  // sdk/indexing.h
 /*! \brief A list of tensors: a braced list {a, b} or a std::vector<Tensor>. */
 using TensorList = ArrayRef<Tensor>;
 
-/*! \brief What the deprecated Tensor::type() returns (torch's DeprecatedTypeProperties,
- *  still used by tutorial code as AT_DISPATCH_*(x.type(), ...)): converts to ScalarType. */
-class DeprecatedTypeProperties {
- public:
-  constexpr DeprecatedTypeProperties(ScalarType t, bool cuda) : type_(t), cuda_(cuda) {}
-  constexpr operator ScalarType() const { return type_; }  // NOLINT: implicit like torch
-  constexpr ScalarType scalarType() const { return type_; }
-  constexpr bool is_cuda() const { return cuda_; }
-  constexpr const char* name() const { return toString(type_); }
-
- private:
-  ScalarType type_;
-  bool cuda_;
-};
-
 /*! \brief A reference-counted tensor: copying retains the core handle, destruction
  *  releases it. A default-constructed Tensor is undefined (no handle). Method names and
  *  signatures follow ATen's Tensor. Methods on an undefined tensor throw sdk::Error. */
@@ -383,7 +368,7 @@ class Tensor {
     return view(shape);
   }
 
-  // ---- elementwise (from the op tables; in place unless the result is bool: op_table.h) --
+  // ---- elementwise (from the op tables and their facts, see op_table.h) ----------------
 #define SDK_DETAIL_DECLARE_UNARY(NAME, name, code) Tensor name() const;
   SDK_UNARY_OPS(SDK_DETAIL_DECLARE_UNARY)
 #undef SDK_DETAIL_DECLARE_UNARY
