@@ -493,7 +493,7 @@ class Library {
           uint32_t line, bool record_errors = false)
       : ns_(std::move(ns)), record_errors_(record_errors) {
     std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
-    if (key && detail::is_ignored_key(*key)) return;  // an IMPL block for Meta: nothing to do
+    if (key && detail::is_ignored_key(*key)) return;  // e.g. BackendSelect: nothing to do
     int32_t k = key ? static_cast<int32_t>(*key) : -1;
     sdk_library* lib = nullptr;
     if (!guard(sdk_library_open(kind, ns_.c_str(), k, source.c_str(), &lib), "")) return;
