@@ -293,9 +293,7 @@ def stage(binding: Path, test_dirs: tuple[str, ...] | None = None, flavor: Flavo
     _setup().copy_headers(root / "sdk" / "include")
     tests = root / "tests"
     tests.mkdir()
-    for module in (ROOT / "tests").glob(
-        "*.py"
-    ):  # conftest and the shared helpers, whatever they are
+    for module in (ROOT / "tests").glob("*.py"):  # conftest and the shared helpers, whatever they are
         shutil.copy2(module, tests / module.name)
     for sub in test_dirs:
         if (ROOT / "tests" / sub).is_dir():
