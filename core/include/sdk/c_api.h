@@ -1236,8 +1236,9 @@ SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* value
  * one (sdk_view, sdk_transpose, ...) are meta tensors too. sdk_op_call picks an op's Meta
  * kernel (key SDK_DISPATCH_META) when a tensor argument is a meta tensor, and while a Meta
  * kernel runs, every tensor the calling thread allocates is a meta tensor (whatever device
- * it names), so a kernel written as for real tensors (`sdk::empty({n}, sdk::kFloat)`)
- * computes its results' shapes and dtypes without memory. sdk.library's shape-function
+ * it names), so a kernel written as for real tensors
+ * (`sdk::empty({n}, sdk::dtype(sdk::kFloat))`) computes its results' shapes and dtypes
+ * without memory. sdk.library's shape-function
  * machinery (torch.compile, jax.jit, opcheck) calls it when no Python function is given.
  * Rationale: a Meta kernel reuses the shape checks of the real kernel in C++, and a null
  * data pointer (never a stand-in allocation smaller than the shape) makes a kernel that
