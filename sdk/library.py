@@ -129,7 +129,8 @@ class Library:
         with_keyset: bool = False,
     ) -> None:
         """Register the Python function `fn` as the kernel of `op_name` for `dispatch_key`
-        (default: the library's, or every device in a DEF/FRAGMENT library)."""
+        (default: the library's, or every device in a DEF/FRAGMENT library). A kernel for
+        "Meta" is the op's shape function (register_fake), as torch's Meta kernels are."""
         if with_keyset:
             raise NotImplementedError("Library.impl: with_keyset=True is not supported")
         name = op_name if isinstance(op_name, str) else _qualname(op_name)

@@ -6,6 +6,11 @@
 //   }
 //   SDK_LIBRARY_IMPL(myops, CPU, m) { m.impl("mymuladd", &mymuladd_cpu); }
 //   SDK_LIBRARY_IMPL(myops, CUDA, m) { m.impl("mymuladd", &mymuladd_cuda); }
+//   SDK_LIBRARY_IMPL(myops, Meta, m) { m.impl("mymuladd", &mymuladd_meta); }  // shapes only
+//
+// A Meta kernel (ABI 1.7) gets meta tensors (sizes, strides, dtype, no data) and returns
+// meta tensors made with sdk::empty / empty_like; it is the op's shape function for
+// torch.compile, jax.jit and opcheck when no Python one is registered (see c_api.h).
 //
 // Python calls sdk.ops.myops.mymuladd(a, b, 1.0); C++ calls
 // sdk::Dispatcher::singleton().findSchemaOrThrow("myops::mymuladd", "")
