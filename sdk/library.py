@@ -24,6 +24,7 @@ Gradients flow to tensor arguments, not to tensors inside list arguments.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import sys
@@ -106,8 +107,10 @@ class Library:
         key = _key(dispatch_key)
         if key == _C.DISPATCH_IGNORED and kind != "IMPL":
             raise ValueError(f"Library: only an IMPL library takes dispatch key {dispatch_key!r}")
-        # an IMPL library for a key the SDK never dispatches to (Meta): its kernels are dropped
+        # an IMPL library for a key the SDK never dispatches to (BackendSelect): kernels dropped
         ignored = key == _C.DISPATCH_IGNORED
+        self._key = key
+        self._fakes: list[str] = []  # shape functions registered as Meta kernels
         self._handle = None if ignored else _C.library_open(_KINDS[kind], ns, key, source)
 
     def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
@@ -126,7 +129,8 @@ class Library:
         with_keyset: bool = False,
     ) -> None:
         """Register the Python function `fn` as the kernel of `op_name` for `dispatch_key`
-        (default: the library's, or every device in a DEF/FRAGMENT library)."""
+        (default: the library's, or every device in a DEF/FRAGMENT library). A kernel for
+        "Meta" is the op's shape function (register_fake), as torch's Meta kernels are."""
         if with_keyset:
             raise NotImplementedError("Library.impl: with_keyset=True is not supported")
         name = op_name if isinstance(op_name, str) else _qualname(op_name)
@@ -134,10 +138,17 @@ class Library:
         if self._handle is None or key == _C.DISPATCH_IGNORED:
             return  # a key the SDK never dispatches to (see _KEYS)
         qualname = name if "::" in name else f"{self.ns}::{name}"
+        if (key if key >= 0 else self._key) == _C.DISPATCH_META:  # Python Meta kernel: a fake
+            register_fake(qualname, fn)
+            self._fakes.append(qualname)
+            return
         _C.library_impl(self._handle, name, key, _python_kernel(fn, qualname))
 
     def _destroy(self) -> None:
         """Remove everything this library registered."""
+        for qualname in self._fakes:
+            _FAKE.pop(qualname, None)
+        self._fakes.clear()
         if self._handle is not None:
             _C.library_close(self._handle)
 
@@ -321,15 +332,18 @@ _FAKE: dict[str, Callable] = {}
 
 
 def has_fake(op: Any) -> bool:
-    """Whether `op` has a shape function (registered, or implied: it returns nothing)."""
-    return _qualname(op) in _FAKE or not _handle(op).returns
+    """Whether `op` has a shape function: registered, a C++ Meta kernel, or implied (it
+    returns nothing)."""
+    handle = _handle(op)
+    return handle.name in _FAKE or not handle.returns or handle._has_kernel(_C.DISPATCH_META)
 
 
 def fake_call(op: Any, *args: Any, **kwargs: Any) -> Any:
     """Run the shape function of `op` on shape-only copies of the arguments: every tensor
     argument (an sdk.Tensor, a meta tensor, or anything with .shape and .dtype: numpy,
     torch and jax arrays, jax.ShapeDtypeStruct) becomes a meta tensor. Returns the op's
-    results as meta tensors (one, a tuple, or None), checked against the schema."""
+    results as meta tensors (one, a tuple, or None), checked against the schema. Without a
+    Python shape function, the op's C++ Meta kernel runs (SDK_LIBRARY_IMPL(ns, Meta, m))."""
     handle = _handle(op)
     bound = _bind(handle, args, kwargs)
     positional, keywords = [], {}
@@ -342,10 +356,12 @@ def fake_call(op: Any, *args: Any, **kwargs: Any) -> Any:
             keywords[a["name"]] = value
         else:
             positional.append(value)
-    if not handle.returns:
-        fn = _FAKE.get(handle.name)
-        return None if fn is None else fn(*positional, **keywords)
     fn = _FAKE.get(handle.name)
+    if fn is None and handle._has_kernel(_C.DISPATCH_META):
+        # the C++ Meta kernel on core meta tensors; its results come back as MetaTensors
+        fn = functools.partial(handle._call_meta, MetaTensor)
+    if not handle.returns:
+        return None if fn is None else fn(*positional, **keywords)
     if fn is None:
         raise NotImplementedError(
             f"{handle.name}: the op has no shape function, so it cannot run on shape-only "

@@ -19,7 +19,7 @@ void check_shape_args(int64_t ndim, const int64_t* sizes, const char* op) {
 }
 
 void check_device(sdk_device d, const char* op) {
-  if (d.type == SDK_CPU) return;
+  if (d.type == SDK_CPU || d.type == SDK_META) return;
   if (d.type == SDK_CUDA) return cuda::check_device(d, op);
   SDK_FAIL(SDK_ERROR_VALUE, op, ": unknown device type ", d.type);
 }
@@ -320,6 +320,28 @@ SDK_API sdk_status sdk_from_blob(void* data, int64_t ndim, const int64_t* sizes,
   }
   r->storage = wrap_storage(data, nbytes, device, deleter, ctx);
   *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_from_blob_repoint(sdk_tensor* t, void* data) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_from_blob_repoint";
+  const TensorImpl& x = checked(t, op, "t");
+  Storage& s = *x.storage;
+  SDK_REQUIRE(s.foreign && s.deleter == nullptr && s.device.type != SDK_META, SDK_ERROR_RUNTIME, op,
+              ": the tensor does not wrap memory without a deleter (sdk_from_blob)");
+  // one reference to the view, one view on the storage: nobody else sees the new address
+  SDK_REQUIRE(x.refcount.load(std::memory_order_acquire) == 1 &&
+                  s.refcount.load(std::memory_order_acquire) == 1 &&
+                  x.autograd_slot.load(std::memory_order_acquire) == nullptr,
+              SDK_ERROR_RUNTIME, op, ": the tensor or its memory is shared; wrap the new memory ",
+              "with sdk_from_blob instead");
+  if (s.nbytes > 0) {
+    check_not_null(data, op, "data");
+    check_address_span(data, 0, s.nbytes, op);
+  }
+  s.data = data;
+  s.version.fetch_add(1, std::memory_order_relaxed);
   SDK_SAFE_CALL_END;
 }
 

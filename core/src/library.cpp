@@ -142,17 +142,22 @@ std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* li
   return d;
 }
 
-// The device key for the tensors among `values` (CUDA when any is on a GPU).
+// The device key for the tensors among `values`: Meta when any is a meta tensor, else CUDA
+// when any is on a GPU, else CPU.
 int device_key(const std::vector<Value>& values) {
+  int key = SDK_DISPATCH_CPU;
+  auto see = [&key](const TensorImpl* t) {
+    int32_t type = t ? t->device().type : SDK_CPU;
+    if (type == SDK_META) key = SDK_DISPATCH_META;
+    if (type == SDK_CUDA && key == SDK_DISPATCH_CPU) key = SDK_DISPATCH_CUDA;
+  };
   for (const Value& v : values) {
-    if (v.tag == SDK_VALUE_TENSOR && v.tensor->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
+    if (v.tag == SDK_VALUE_TENSOR) see(v.tensor.get());
     if (v.tag == SDK_VALUE_TENSOR_LIST) {
-      for (const Ref& t : v.x().tensors) {
-        if (t && t->device().type == SDK_CUDA) return SDK_DISPATCH_CUDA;
-      }
+      for (const Ref& t : v.x().tensors) see(t.get());
     }
   }
-  return SDK_DISPATCH_CPU;
+  return key;
 }
 
 std::string kernels_listing(const sdk_op& op) {
@@ -236,12 +241,20 @@ void check_results(const Definition& d, int key, sdk_values* values) {
   for (size_t i = 0; i < want; ++i) coerce_value(s, s.returns[i], true, values->items[i]);
 }
 
+// Run the resolved kernel; a Meta kernel's allocations are meta tensors, whatever device
+// they name (c_api.h, "Meta tensors").
+sdk_status call_kernel(const Resolved& r, const sdk_op* op, sdk_values* values) {
+  if (r.key != SDK_DISPATCH_META) return r.kernel->fn(r.kernel->context, op, values);
+  MetaModeGuard meta(true);
+  return r.kernel->fn(r.kernel->context, op, values);
+}
+
 sdk_status run(const sdk_op* op, int key, sdk_values* values) {
   check_not_null(op, "sdk_op_call", "op");
   check_not_null(values, "sdk_op_call", "values");
   Resolved r = resolve(*op, key, &values->items);
   check_arguments(*r.def, values);
-  sdk_status st = r.kernel->fn(r.kernel->context, op, values);
+  sdk_status st = call_kernel(r, op, values);
   if (st != SDK_OK) return st;
   check_results(*r.def, r.key, values);
   return SDK_OK;

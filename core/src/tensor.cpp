@@ -59,8 +59,33 @@ void Storage::release() {
   delete this;
 }
 
+namespace {
+thread_local bool t_meta_mode = false;
+
+// A storage with a size and no memory: what every allocation makes on the meta device and
+// in meta mode. Released like any other (no deleter, no data: just the header).
+Storage* new_meta_storage(int64_t nbytes) {
+  Storage* s = new Storage();
+  s->nbytes = nbytes;
+  s->device = sdk_device{SDK_META, 0};
+  return s;
+}
+}  // namespace
+
+bool meta_mode() { return t_meta_mode; }
+MetaModeGuard::MetaModeGuard(bool on) : previous_(t_meta_mode) { t_meta_mode = on; }
+MetaModeGuard::~MetaModeGuard() { t_meta_mode = previous_; }
+
+void fail_meta_data() {
+  SDK_FAIL(SDK_ERROR_RUNTIME,
+           "a tensor on the meta device has sizes, strides and a dtype but no data: its "
+           "elements cannot be read or written (a Meta kernel computes shapes only; make its "
+           "results with sdk::empty / empty_like and leave data_ptr() to the real kernels)");
+}
+
 Storage* new_storage(int64_t nbytes, sdk_device device) {
   if (nbytes < 0) SDK_FAIL(SDK_ERROR_VALUE, "storage size must be >= 0, got ", nbytes);
+  if (device.type == SDK_META || t_meta_mode) return new_meta_storage(nbytes);
   // The first CUDA storage loads the backend (which installs its allocator), or fails
   // with "CUDA is not available: <reason>".
   if (device.type == SDK_CUDA) cuda::check_device(device, "allocate");
@@ -350,7 +375,13 @@ SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t) { return t ? to_impl(t)-
 SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t) {
   return t ? to_impl(t)->device() : sdk_device{0, 0};
 }
-SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t) { return t ? to_impl(t)->data() : nullptr; }
+// A meta tensor has no address: NULL, since a getter cannot fail (sdk::Tensor::data_ptr
+// raises for it; see sdk/tensor_base.h).
+SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t) {
+  if (!t || to_impl(t)->device().type == SDK_META) return nullptr;
+  return to_impl(t)->data();
+}
+SDK_API int32_t sdk_meta_mode_is_enabled(void) { return meta_mode() ? 1 : 0; }
 SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t) {
   return t ? to_impl(t)->storage->data : nullptr;
 }

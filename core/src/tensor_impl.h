@@ -236,12 +236,34 @@ inline void set_result(sdk_tensor** result, Ref r) {
   if (result) *result = r.release_handle();
 }
 
+// ---------------------------------------------------------------------------
+// Meta tensors: a storage on device SDK_META has no memory (data nullptr).
+// ---------------------------------------------------------------------------
+
+// RuntimeError: the elements of a meta tensor were asked for (TensorImpl::data), which every
+// op reading or writing elements does; the one gate that keeps kernels off a null pointer.
+[[noreturn]] void fail_meta_data();
+// Whether this thread runs a Meta kernel: new_storage then makes meta storages (tensor.cpp).
+bool meta_mode();
+// Sets meta mode for a scope (the dispatcher, around a Meta kernel) and restores it after.
+class MetaModeGuard {
+ public:
+  explicit MetaModeGuard(bool on);
+  ~MetaModeGuard();
+  MetaModeGuard(const MetaModeGuard&) = delete;
+  MetaModeGuard& operator=(const MetaModeGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Inline: both sit on every hot path.
 inline int64_t TensorImpl::itemsize() const {
   constexpr int8_t kSizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
   return (dtype >= 0 && dtype <= 9) ? kSizes[dtype] : 0;
 }
 inline void* TensorImpl::data() const {
+  if (__builtin_expect(storage->device.type == SDK_META, 0)) fail_meta_data();
   return static_cast<char*>(storage->data) + offset * itemsize();
 }
 

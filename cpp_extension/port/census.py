@@ -396,11 +396,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
     ),
     (
-        r"schema:impl:Meta",
-        "no Meta dispatch key: give the op its shape function from Python with "
-        "sdk.library.register_fake (the SDK's fake/meta registration)",
-    ),
-    (
         r"schema:int\[\]\[\]",
         "no nested int lists in op schemas: pass the lists as one int[] with an int[] of their "
         "lengths, or as a 2-D int64 Tensor",

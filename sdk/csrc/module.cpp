@@ -31,6 +31,15 @@ PyObject* wrap(sdk_tensor* h) {
     PyErr_SetString(PyExc_RuntimeError, "sdk core returned a NULL tensor");
     return nullptr;
   }
+  if (__builtin_expect(sdk_tensor_device(h).type == SDK_META, 0)) {
+    // a core meta tensor has no data for sdk.Tensor's methods to read: Meta kernels' results
+    // reach Python as sdk's meta tensors (OpHandle._call_meta), never this way
+    sdk_tensor_release(h);
+    PyErr_SetString(PyExc_RuntimeError,
+                    "a tensor on the meta device (no data) cannot become an sdk.Tensor; "
+                    "run Meta kernels through sdk.library.fake_call");
+    return nullptr;
+  }
   PyTypeObject* tp = module_state.tensor_class;
   PyObject* o = tp->tp_alloc(tp, 0);
   if (!o) {

@@ -9,8 +9,8 @@
 ``Tensor(a!)`` keeps its meaning) and gives it:
 - CPU (and CUDA, where the SDK op has a CUDA kernel) kernels that pass the tensors through
   DLPack both ways, without copying;
-- a fake implementation from the op's shape function (sdk.library.register_fake), which
-  torch.compile and torch.library.opcheck use;
+- a fake implementation from the op's shape function (sdk.library.register_fake, else its
+  C++ Meta kernel), which torch.compile and torch.library.opcheck use;
 - autograd from sdk.library.register_autograd: the same setup_context and backward, given
   torch tensors (calls of sdk.ops.<ns>.<op> inside them with torch tensors go to
   torch.ops.<ns>.<op>, so the backward is traced and differentiated by torch too).
@@ -23,12 +23,13 @@ imported inside the functions, so importing this module does not need it.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Callable
 
 import sdk
 from sdk import _C, _op_frameworks
 from sdk._ops_meta import MetaTensor
-from sdk.library import _AUTOGRAD_FNS, _FAKE, fake_call
+from sdk.library import _AUTOGRAD_FNS, fake_call, has_fake
 
 __all__ = ["register", "registered"]
 
@@ -78,47 +79,150 @@ def _register_op(torch: Any, lib: Any, handle: Any) -> None:
     lib.impl(name, kernel, "CPU")
     if handle._has_kernel(_C.DISPATCH_CUDA):
         lib.impl(name, kernel, "CUDA")
-    if qualname in _FAKE or not handle.returns:
+    if has_fake(handle):  # a Python shape function, a C++ Meta kernel, or no results
         torch.library.register_fake(qualname, _fake(torch, handle), lib=lib)
     if qualname in _AUTOGRAD_FNS:
         backward, setup_context = _AUTOGRAD_FNS[qualname]
         torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
     elif handle._has_kernel(_C.DISPATCH_AUTOGRAD):
-        backward, setup_context = _cpp_autograd(torch, handle)
+        backward, setup_context = _cpp_autograd(torch, lib, handle)
         torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
     packet = getattr(getattr(torch.ops, ns), name.split(".", 1)[0])
     op = getattr(packet, name.split(".", 1)[1]) if "." in name else packet
     _op_frameworks.register_redirect("torch", qualname, op)
 
 
-def _cpp_autograd(torch: Any, handle: Any) -> tuple[Callable, Callable]:
-    """torch autograd for an op whose derivative is a C++ Autograd kernel (sdk/autograd.h):
-    backward runs the op again under sdk's autograd on the saved inputs and asks sdk's
-    engine for the gradients. Eager only: a tracer cannot see into the C++ formula."""
+def _cpp_autograd(torch: Any, lib: Any, handle: Any) -> tuple[Callable, Callable]:
+    """torch autograd for an op whose derivative is a C++ Autograd kernel (sdk/autograd.h).
+    The backward is a torch op of its own, ``<op>_sdk_backward`` (the op's arguments, then the
+    outputs' gradients; one gradient per tensor argument back): its kernel runs the op again
+    under sdk's autograd on the saved inputs and asks sdk's engine for the gradients, and its
+    fake gives each gradient its input's shape, so torch.compile traces the backward as one
+    opaque call. Ops that mutate an argument or return more than tensors keep the eager-only
+    form (_eager_cpp_autograd)."""
+    rets_are_tensors = all(r["type"] == "Tensor" for r in handle.returns) and handle.returns
+    if any(a["is_write"] for a in handle.arguments) or not rets_are_tensors:
+        return _eager_cpp_autograd(torch, handle)
+    backward_op = _define_backward_op(torch, lib, handle)
+    grad_args = _gradient_arguments(handle)
+    n_in = len(handle.arguments)
+
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        outs = output if isinstance(output, tuple) else (output,)
+        ctx.sdk_values = [None if isinstance(x, torch.Tensor) else x for x in inputs]
+        saved = [x if isinstance(x, torch.Tensor) else None for x in inputs]
+        ctx.save_for_backward(*saved, *outs)
+
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        saved = ctx.saved_tensors
+        values = [t if t is not None else v for t, v in zip(saved[:n_in], ctx.sdk_values)]
+        outs = saved[n_in:]
+        gs = [torch.zeros_like(o) if g is None else g for g, o in zip(grads, outs)]
+        found = backward_op(*values, gs)
+        result: list = [None] * n_in
+        for k, i in enumerate(grad_args):
+            if ctx.needs_input_grad[i]:
+                result[i] = found[k]
+        return tuple(result)
+
+    return backward, setup_context
+
+
+def _gradient_arguments(handle: Any) -> list[int]:
+    """Indices of the arguments that can get a gradient: Tensor and Tensor? ones."""
+    return [i for i, a in enumerate(handle.arguments) if a["type"] in ("Tensor", "Tensor?")]
+
+
+def _define_backward_op(torch: Any, lib: Any, handle: Any) -> Any:
+    """Define ``<ns>::<op>_sdk_backward`` in torch (see _cpp_autograd) and return it."""
+    ns, name = handle.name.split("::", 1)
+    bw_name = name.replace(".", "_") + "_sdk_backward"
+    params = ", ".join(f"{_plain_type(a['type'])} {a['name']}" for a in handle.arguments)
+    lib.define(f"{bw_name}({params}, Tensor[] sdk_grads) -> Tensor[]")
+    grad_args = _gradient_arguments(handle)
+
+    def kernel(*args: Any) -> list:
+        *values, grads = args
+        needs = [i in grad_args and _differentiable(torch, v) for i, v in enumerate(values)]
+        found = _run_sdk_backward(torch, handle, values, grads, needs)
+        return [_grad_or_zeros(torch, found[i], values[i]) for i in grad_args]
+
+    def fake(*args: Any) -> list:
+        values = args[:-1]
+        return [_grad_or_zeros(torch, None, values[i], empty=True) for i in grad_args]
+
+    lib.impl(bw_name, kernel, "CPU")
+    if handle._has_kernel(_C.DISPATCH_CUDA):
+        lib.impl(bw_name, kernel, "CUDA")
+    torch.library.register_fake(f"{ns}::{bw_name}", fake, lib=lib)
+    return getattr(getattr(torch.ops, ns), bw_name).default
+
+
+def _plain_type(schema_type: str) -> str:
+    """A schema type without its alias annotation: "Tensor(a)" -> "Tensor"."""
+    return re.sub(r"\([^)]*\)", "", schema_type)
+
+
+def _differentiable(torch: Any, v: Any) -> bool:
+    return isinstance(v, torch.Tensor) and v.is_floating_point()
+
+
+def _grad_or_zeros(torch: Any, g: Any, like: Any, empty: bool = False) -> Any:
+    """A gradient for the backward op's Tensor[] result: g, else zeros (or, in the fake, an
+    empty tensor) shaped like the argument; a 0-element tensor for a None argument."""
+    if g is not None:
+        return g
+    if not isinstance(like, torch.Tensor):
+        return torch.empty(0)
+    return torch.empty_like(like) if empty else torch.zeros_like(like)
+
+
+def _run_sdk_backward(torch: Any, handle: Any, values: list, grads: list, needs: list) -> list:
+    """The gradients (torch tensors, or None) of the op's arguments marked in `needs`, from its
+    C++ Autograd kernel: the op runs again under sdk's autograd on the (torch) arguments."""
     names = [a["name"] for a in handle.arguments]
+    saved = [v if isinstance(v, torch.Tensor) else None for v in values]
+    plain = [None if isinstance(v, torch.Tensor) else v for v in values]
+    try:
+        args, leaves = _sdk_leaves(saved, plain, needs)
+        with sdk.enable_grad():
+            out = handle._call_key(_C.DISPATCH_AUTOGRAD, **dict(zip(names, args)))
+        outs = list(out) if isinstance(out, tuple) else [out]
+        g = [_C.import_zero_copy(x.detach().contiguous()) for x in grads]
+    except (RuntimeError, TypeError, BufferError) as e:
+        raise RuntimeError(
+            f"{handle.name}: its derivative is a C++ Autograd kernel, which runs on real "
+            f"tensors only ({e})"
+        ) from e
+    pairs = [(o, gi) for o, gi in zip(outs, g) if o.requires_grad]
+    wanted = [x for x in leaves if x is not None]
+    if not pairs or not wanted:
+        return [None] * len(values)
+    found = sdk.autograd.grad([o for o, _ in pairs], wanted, [gi for _, gi in pairs],
+                              allow_unused=True)  # fmt: skip
+    it = iter(found)
+    return [None if x is None else _grad_to_torch(torch, next(it)) for x in leaves]
+
+
+def _eager_cpp_autograd(torch: Any, handle: Any) -> tuple[Callable, Callable]:
+    """torch autograd from a C++ Autograd kernel, for ops _cpp_autograd cannot give a backward
+    op: backward runs sdk's engine directly. Eager only: a tracer cannot see into it."""
 
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         ctx.sdk_values = [None if isinstance(x, torch.Tensor) else x for x in inputs]
         ctx.save_for_backward(*[x if isinstance(x, torch.Tensor) else None for x in inputs])
 
     def backward(ctx: Any, *grads: Any) -> tuple:
+        saved = ctx.saved_tensors
+        values = [t if t is not None else v for t, v in zip(saved, ctx.sdk_values)]
         try:
-            values, leaves = _sdk_leaves(ctx.saved_tensors, ctx.sdk_values, ctx.needs_input_grad)
-            with sdk.enable_grad():
-                out = handle._call_key(_C.DISPATCH_AUTOGRAD, **dict(zip(names, values)))
-            outs = list(out) if isinstance(out, tuple) else [out]
-            g = [_C.import_zero_copy(x.detach().contiguous()) for x in grads]
-        except (RuntimeError, TypeError, BufferError) as e:
+            return tuple(_run_sdk_backward(torch, handle, values, list(grads),
+                                           list(ctx.needs_input_grad)))  # fmt: skip
+        except RuntimeError as e:
             raise RuntimeError(
-                f"{handle.name}: its derivative is a C++ Autograd kernel, which runs on real "
-                f"tensors only (not under torch.compile's tracing); register a Python formula "
-                f"with sdk.library.register_autograd to compile it ({e})"
+                f"{e}; not under torch.compile's tracing: register a Python formula with "
+                "sdk.library.register_autograd to compile it"
             ) from e
-        pairs = [(o, gi) for o, gi in zip(outs, g) if o.requires_grad]
-        found = sdk.autograd.grad([o for o, _ in pairs], [x for x in leaves if x is not None],
-                                  [gi for _, gi in pairs], allow_unused=True)  # fmt: skip
-        it = iter(found)
-        return tuple(None if x is None else _grad_to_torch(torch, next(it)) for x in leaves)
 
     return backward, setup_context
 

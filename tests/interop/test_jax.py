@@ -491,6 +491,35 @@ def test_handler_refuses_a_malformed_call(jtc, rng, sdk_call, message):
         jax.jit(lambda a, b: call(a, b, sdk_call=sdk_call))(a, b)
 
 
+def test_reused_handles_follow_each_calls_buffers_and_shapes(jtc, rng):
+    """The handler re-points the tensors it wrapped for a call site at the next call's buffers:
+    every call reads its own operands, also when the same site runs at other shapes."""
+    f = jax.jit(lambda a, b: jtc.muladd(a, b, 0.5))
+    for shape in [(4,), (4,), (2, 3), (4,), (2, 3)]:
+        a, b = _arrays(rng, *shape)
+        np.testing.assert_allclose(_np(f(a, b)), _np(a) * _np(b) + 0.5, rtol=1e-6)
+
+
+def test_a_tensor_a_kernel_keeps_is_never_re_pointed(cache, rng):
+    import sdk.interop.jax
+
+    kept = []
+
+    @sdk.library.custom_op("jaxkeep::keep_plus", mutates_args=())
+    def keep_plus(x: sdk.Tensor) -> sdk.Tensor:
+        kept.append((x, x.data_ptr()))  # holds the wrapped operand past the call
+        return x + 1.0
+
+    keep_plus.register_fake(lambda x: sdk.empty_like(x))
+    ops = sdk.interop.jax.register("jaxkeep")
+    f = jax.jit(lambda x: ops.keep_plus(x))
+    for _ in range(3):
+        (x,) = _arrays(rng, 8, n=1)
+        np.testing.assert_allclose(_np(f(x)), _np(x) + 1.0)
+    # each kept tensor still wraps the buffer it was called with
+    assert [t.data_ptr() for t, _ in kept] == [p for _, p in kept]
+
+
 def test_build_handler_gives_the_registered_library(jtc):
     import sdk.interop.jax
 

@@ -42,17 +42,17 @@ NAMES = header_names()
 def test_the_tables_hold_torchs_names():
     assert {n: c for n, c in NAMES.items() if c >= 0 and n[0].isupper()} == {
         "CPU": 0, "CUDA": 1, "Autograd": 2, "CompositeImplicitAutograd": 3,
-        "CompositeExplicitAutograd": 4, "AutogradCPU": 2, "AutogradCUDA": 2, "Math": 3,
-        "DefaultBackend": 4, "CompositeExplicitAutogradNonFunctional": 4,
+        "CompositeExplicitAutograd": 4, "Meta": 5, "AutogradCPU": 2, "AutogradCUDA": 2,
+        "Math": 3, "DefaultBackend": 4, "CompositeExplicitAutogradNonFunctional": 4,
     }  # fmt: skip
     assert NAMES["cpu"] == 0 and NAMES["cuda"] == 1 and NAMES["default"] == 4
-    assert NAMES["Meta"] == NAMES["BackendSelect"] == _C.DISPATCH_IGNORED < -1
+    assert NAMES["BackendSelect"] == _C.DISPATCH_IGNORED < -1
 
 
 def test_sdk_C_and_sdk_library_read_exactly_the_table():
     assert _C.DISPATCH_KEYS == NAMES
     assert {k: v for k, v in L._KEYS.items() if k} == NAMES
-    for key, code in (("CPU", 0), ("CUDA", 1), ("AUTOGRAD", 2)):
+    for key, code in (("CPU", 0), ("CUDA", 1), ("AUTOGRAD", 2), ("META", 5)):
         assert getattr(_C, f"DISPATCH_{key}") == code
 
 
@@ -72,14 +72,17 @@ def test_sdk_library_registers_a_kernel_for_every_name(op, name):
     lib.impl("f", lambda x: x + 1, name)
     code = NAMES[name]
     if code == _C.DISPATCH_IGNORED:  # accepted and dropped, as sdk/library.h does
-        assert not any(handle._has_kernel(k) for k in range(5))
+        assert not any(handle._has_kernel(k) for k in range(6))
         impl = L.Library(qualname.split("::")[0], "IMPL", name)
         impl.impl("f", lambda x: x)  # dropped too
-        assert not any(handle._has_kernel(k) for k in range(5))
+        assert not any(handle._has_kernel(k) for k in range(6))
         impl._destroy()
+    elif code == _C.DISPATCH_META:  # a Python Meta kernel is the op's shape function
+        assert not any(handle._has_kernel(k) for k in range(6))
+        assert L.has_fake(qualname)
     else:
         assert handle._has_kernel(code)
-        assert [k for k in range(5) if handle._has_kernel(k)] == [code]
+        assert [k for k in range(6) if handle._has_kernel(k)] == [code]
 
 
 @pytest.mark.parametrize("name", ["cpU", "Autograd_CPU", "XLA", "meta", "Undefined"])
@@ -94,9 +97,9 @@ def test_other_names_are_refused_with_the_list(op, name):
 
 
 def test_an_ignored_key_is_only_for_impl_libraries():
-    with pytest.raises(ValueError, match="only an IMPL library takes dispatch key 'Meta'"):
-        L.Library("k" + uuid.uuid4().hex[:10], "FRAGMENT", "Meta")
-    impl = L.Library("k" + uuid.uuid4().hex[:10], "IMPL", "Meta")
+    with pytest.raises(ValueError, match="only an IMPL library takes dispatch key 'BackendSelect'"):
+        L.Library("k" + uuid.uuid4().hex[:10], "FRAGMENT", "BackendSelect")
+    impl = L.Library("k" + uuid.uuid4().hex[:10], "IMPL", "BackendSelect")
     with pytest.raises(ValueError, match="cannot define ops"):
         impl.define("g(Tensor x) -> Tensor")
 

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 6
+#define SDK_ABI_VERSION_MINOR 7
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -161,10 +161,12 @@ SDK_API const char* sdk_dtype_name(sdk_dtype dtype);
 /*! \brief The dtype torch's promotion rules give to an op on a and b. */
 SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b);
 
-/*! \brief Device kinds; the values equal DLPack's device codes. */
+/*! \brief Device kinds; the values equal DLPack's device codes (SDK_META aside). */
 typedef enum {
-  SDK_CPU = 1, /*!< host memory */
-  SDK_CUDA = 2 /*!< CUDA device memory */
+  SDK_CPU = 1,   /*!< host memory */
+  SDK_CUDA = 2,  /*!< CUDA device memory */
+  SDK_META = 127 /*!< shape-only tensors, no data (ABI 1.7; see "Meta tensors" below): no
+                      DLPack code, the largest value sdk::DeviceType (int8_t) holds */
 } sdk_device_type;
 
 /*! \brief A device: kind and ordinal (0 for the CPU). */
@@ -221,7 +223,7 @@ SDK_API int64_t sdk_tensor_numel(const sdk_tensor* t);
 SDK_API sdk_dtype sdk_tensor_dtype(const sdk_tensor* t);
 /*! \brief Device. */
 SDK_API sdk_device sdk_tensor_device(const sdk_tensor* t);
-/*! \brief Address of element [0, ..., 0] (storage base + offset). */
+/*! \brief Address of element [0, ..., 0] (storage base + offset); NULL for a meta tensor. */
 SDK_API void* sdk_tensor_data_ptr(const sdk_tensor* t);
 /*! \brief Base address of the whole storage. */
 SDK_API void* sdk_tensor_storage_ptr(const sdk_tensor* t);
@@ -301,6 +303,20 @@ typedef void (*sdk_deleter)(void* data, void* ctx);
 SDK_API sdk_status sdk_from_blob(void* data, int64_t ndim, const int64_t* sizes,
                                  const int64_t* strides, sdk_dtype dtype, sdk_device device,
                                  sdk_deleter deleter, void* ctx, sdk_tensor** result);
+
+/* ---- Reusing a wrapped tensor (ABI 1.7) ---------------------------------- */
+
+/*! \brief Point `t`, a tensor made by sdk_from_blob with no deleter, at other memory of the
+ *  same extent: `data` takes the place of the address it wraps; sizes, strides, dtype,
+ *  device and the read-only mark stay. Allowed only while nothing else can see the change:
+ *  the caller holds the one reference to `t` and no other view shares its memory, and `t`
+ *  has no autograd state; otherwise SDK_ERROR_RUNTIME and nothing changes. Bumps the version
+ *  counter. Since ABI 1.7.
+ *  Rationale: a caller that wraps buffers of one fixed shape on every call (the XLA FFI
+ *  handler wraps each operand of each jitted call) keeps one handle per buffer slot and
+ *  re-points it, instead of making and freeing a tensor per buffer; the use-count checks
+ *  make a handle that a kernel kept (an alias, a saved tensor) never change under it. */
+SDK_API sdk_status sdk_from_blob_repoint(sdk_tensor* t, void* data);
 
 /* ========================================================================= */
 /* Random numbers                                                            */
@@ -1202,7 +1218,8 @@ SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t 
   X(CUDA, 1, CUDA, "the kernel for CUDA tensors")                                            \
   X(AUTOGRAD, 2, Autograd, "differentiation; calls a device kernel below")                   \
   X(COMPOSITE_IMPLICIT_AUTOGRAD, 3, CompositeImplicitAutograd, "any device, from other ops") \
-  X(COMPOSITE_EXPLICIT_AUTOGRAD, 4, CompositeExplicitAutograd, "any device (the default)")
+  X(COMPOSITE_EXPLICIT_AUTOGRAD, 4, CompositeExplicitAutograd, "any device (the default)")   \
+  X(META, 5, Meta, "shapes and dtypes only, for meta tensors (ABI 1.7)")
 
 /*! \brief X-macro helper: the enum constant of one SDK_DISPATCH_KEYS row. */
 #define SDK_DETAIL_DISPATCH_ENUM(key, code, name, meaning) SDK_DISPATCH_##key = code,
@@ -1304,6 +1321,26 @@ SDK_API sdk_status sdk_op_call(const sdk_op* op, sdk_values* values);
 SDK_API sdk_status sdk_op_call_key(const sdk_op* op, int32_t key, sdk_values* values);
 /*! \brief The key sdk_op_call picks for the arguments on `values`. */
 SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* values, int32_t* key);
+
+/* ---- Meta tensors and Meta kernels (ABI 1.7) ---------------------------- */
+/* A tensor on device SDK_META has sizes, strides, an offset and a dtype, and no data: its
+ * storage has no memory (sdk_tensor_data_ptr and sdk_tensor_storage_ptr give NULL; every op
+ * that would read or write elements fails with SDK_ERROR_RUNTIME naming the meta device).
+ * sdk_empty, sdk_empty_strided and sdk_empty_like make one for device SDK_META; views of
+ * one (sdk_view, sdk_transpose, ...) are meta tensors too. sdk_op_call picks an op's Meta
+ * kernel (key SDK_DISPATCH_META) when a tensor argument is a meta tensor, and while a Meta
+ * kernel runs, every tensor the calling thread allocates is a meta tensor (whatever device
+ * it names), so a kernel written as for real tensors
+ * (`sdk::empty({n}, sdk::dtype(sdk::kFloat))`) computes its results' shapes and dtypes
+ * without memory. sdk.library's shape-function
+ * machinery (torch.compile, jax.jit, opcheck) calls it when no Python function is given.
+ * Rationale: a Meta kernel reuses the shape checks of the real kernel in C++, and a null
+ * data pointer (never a stand-in allocation smaller than the shape) makes a kernel that
+ * touches data fail loudly instead of writing past memory it does not have. */
+
+/*! \brief 1 while the calling thread runs a Meta kernel (allocations make meta tensors),
+ *  else 0. Since ABI 1.7. */
+SDK_API int32_t sdk_meta_mode_is_enabled(void);
 
 /* ========================================================================= */
 /* Autograd from C and C++ (ABI 1.3)                                         */

@@ -13,20 +13,24 @@ namespace sdk {
 enum class DeviceType : int8_t {
   CPU = SDK_CPU,
   CUDA = SDK_CUDA,
-  /*! \brief One past the largest device type (arrays indexed by device type, as torch's). */
+  /*! \brief Shape-only tensors with no data (what a Meta kernel sees; ABI 1.7). */
+  Meta = SDK_META,
+  /*! \brief One past the largest device type with memory (arrays indexed by device type,
+   *  as torch's; Meta has none and lies beyond). */
   COMPILE_TIME_MAX_DEVICE_TYPES = SDK_CUDA + 1,
 };
 
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
+constexpr DeviceType kMeta = DeviceType::Meta;
 
 /*! \brief A device kind and ordinal. As in torch, index -1 means "no index" (always so for
  *  the CPU), and is sent to the core as 0. */
 class Device {
  public:
   constexpr Device(DeviceType type, int32_t index = -1)  // NOLINT: implicit like torch
-      : type_(type), index_(type == DeviceType::CPU ? -1 : index) {}
-  /*! \brief Parse "cpu", "cuda" or "cuda:N". */
+      : type_(type), index_(type == DeviceType::CPU || type == DeviceType::Meta ? -1 : index) {}
+  /*! \brief Parse "cpu", "cuda", "cuda:N" or "meta". */
   Device(const char* spec) : Device(parse(spec)) {}                 // NOLINT: implicit like torch
   Device(const std::string& spec) : Device(parse(spec.c_str())) {}  // NOLINT
 
@@ -35,9 +39,11 @@ class Device {
   constexpr bool has_index() const { return index_ >= 0; }
   constexpr bool is_cpu() const { return type_ == DeviceType::CPU; }
   constexpr bool is_cuda() const { return type_ == DeviceType::CUDA; }
-  /*! \brief "cpu" or "cuda:N". */
+  constexpr bool is_meta() const { return type_ == DeviceType::Meta; }
+  /*! \brief "cpu", "cuda:N" or "meta". */
   std::string str() const {
     if (is_cpu()) return "cpu";
+    if (is_meta()) return "meta";
     return has_index() ? "cuda:" + std::to_string(index_) : std::string("cuda");
   }
   /*! \brief The ABI struct. */
@@ -58,6 +64,7 @@ class Device {
     std::string s = spec ? spec : "";
     if (s == "cpu") return Device(DeviceType::CPU);
     if (s == "cuda") return Device(DeviceType::CUDA);
+    if (s == "meta") return Device(DeviceType::Meta);
     if (s.size() > 5 && s.compare(0, 5, "cuda:") == 0) {
       int32_t index = 0;
       for (size_t i = 5; i < s.size(); ++i) {
@@ -69,7 +76,7 @@ class Device {
       return Device(DeviceType::CUDA, index);
     }
     detail::throw_error(SDK_ERROR_VALUE,
-                        "invalid device string: '" + s + "' (expected cpu, cuda or cuda:N)");
+                        "invalid device string: '" + s + "' (expected cpu, cuda, cuda:N or meta)");
   }
 
   DeviceType type_;
@@ -77,12 +84,13 @@ class Device {
 };
 
 inline void str_append(std::string& s, const Device& d) { s += d.str(); }
-/*! \brief "CPU" / "CUDA", or "cpu" / "cuda" with lower_case (c10::DeviceTypeName). */
+/*! \brief "CPU" / "CUDA" / "META", or lower case with lower_case (c10::DeviceTypeName). */
 inline std::string DeviceTypeName(DeviceType type, bool lower_case = false) {
   if (type == DeviceType::CPU) return lower_case ? "cpu" : "CPU";
+  if (type == DeviceType::Meta) return lower_case ? "meta" : "META";
   return lower_case ? "cuda" : "CUDA";
 }
-inline void str_append(std::string& s, DeviceType t) { s += t == kCPU ? "cpu" : "cuda"; }
+inline void str_append(std::string& s, DeviceType t) { s += DeviceTypeName(t, true); }
 
 }  // namespace sdk
 

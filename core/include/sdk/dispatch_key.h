@@ -8,16 +8,15 @@
 #include "sdk/c_api.h"
 
 /*! \brief torch's other spellings of the keys of SDK_DISPATCH_KEYS: X(name, KEY). KEY IGNORED
- *  marks keys of tensors or dispatch steps the SDK does not have (shape-only meta tensors,
- *  backend selection): kernels registered for them are accepted and never called, so code
- *  written for torch registers unchanged. */
+ *  marks dispatch steps the SDK does not have (backend selection): kernels registered for
+ *  them are accepted and never called, so code written for torch registers unchanged. Meta
+ *  is a key of its own since ABI 1.7 (before, its kernels were dropped this way). */
 #define SDK_DISPATCH_KEY_ALIASES(X)                                      \
   X(AutogradCPU, AUTOGRAD)                                               \
   X(AutogradCUDA, AUTOGRAD)                                              \
   X(Math, COMPOSITE_IMPLICIT_AUTOGRAD)                                   \
   X(DefaultBackend, COMPOSITE_EXPLICIT_AUTOGRAD)                         \
   X(CompositeExplicitAutogradNonFunctional, COMPOSITE_EXPLICIT_AUTOGRAD) \
-  X(Meta, IGNORED)                                                       \
   X(BackendSelect, IGNORED)
 
 /*! \brief torch.library's device types, which its Python functions take where they take a

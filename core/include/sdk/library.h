@@ -6,6 +6,11 @@
 //   }
 //   SDK_LIBRARY_IMPL(myops, CPU, m) { m.impl("mymuladd", &mymuladd_cpu); }
 //   SDK_LIBRARY_IMPL(myops, CUDA, m) { m.impl("mymuladd", &mymuladd_cuda); }
+//   SDK_LIBRARY_IMPL(myops, Meta, m) { m.impl("mymuladd", &mymuladd_meta); }  // shapes only
+//
+// A Meta kernel (ABI 1.7) gets meta tensors (sizes, strides, dtype, no data) and returns
+// meta tensors made with sdk::empty / empty_like; it is the op's shape function for
+// torch.compile, jax.jit and opcheck when no Python one is registered (see c_api.h).
 //
 // Python calls sdk.ops.myops.mymuladd(a, b, 1.0); C++ calls
 // sdk::Dispatcher::singleton().findSchemaOrThrow("myops::mymuladd", "")
@@ -493,7 +498,7 @@ class Library {
           uint32_t line, bool record_errors = false)
       : ns_(std::move(ns)), record_errors_(record_errors) {
     std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
-    if (key && detail::is_ignored_key(*key)) return;  // an IMPL block for Meta: nothing to do
+    if (key && detail::is_ignored_key(*key)) return;  // e.g. BackendSelect: nothing to do
     int32_t k = key ? static_cast<int32_t>(*key) : -1;
     sdk_library* lib = nullptr;
     if (!guard(sdk_library_open(kind, ns_.c_str(), k, source.c_str(), &lib), "")) return;

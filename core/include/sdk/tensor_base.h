@@ -209,7 +209,8 @@ class Tensor {
   }
 
   // ---- data access ---------------------------------------------------------------------
-  void* data_ptr() const { return sdk_tensor_data_ptr(checked()); }
+  /*! \brief Address of element [0, ...]; throws for a meta tensor, which has no data. */
+  void* data_ptr() const { return data_or_throw("data_ptr"); }
   /*! \brief Base address and byte size of the whole storage behind this view. */
   void* storage_data_ptr() const { return sdk_tensor_storage_ptr(checked()); }
   int64_t storage_nbytes() const { return sdk_tensor_storage_nbytes(checked()); }
@@ -224,7 +225,7 @@ class Tensor {
   template <typename T>
   T* data_ptr() const {
     check_dtype(CppTypeToScalarType<T>::value, "data_ptr");
-    return static_cast<T*>(sdk_tensor_data_ptr(h_));
+    return static_cast<T*>(data_or_throw("data_ptr"));
   }
   template <typename T>
   const T* const_data_ptr() const {
@@ -242,7 +243,7 @@ class Tensor {
   TensorAccessor<T, N> accessor() const& {
     static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
     check_accessor(CppTypeToScalarType<T>::value, N, "accessor", false, true);
-    return TensorAccessor<T, N>(static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_),
+    return TensorAccessor<T, N>(static_cast<T*>(data_or_throw("accessor")), sdk_tensor_sizes(h_),
                                 sdk_tensor_strides(h_));
   }
   template <typename T, size_t N>
@@ -255,7 +256,8 @@ class Tensor {
     check_accessor(CppTypeToScalarType<T>::value, N, "packed_accessor",
                    sizeof(index_t) < sizeof(int64_t), false);
     return GenericPackedTensorAccessor<T, N, PtrTraits, index_t>(
-        static_cast<T*>(sdk_tensor_data_ptr(h_)), sdk_tensor_sizes(h_), sdk_tensor_strides(h_));
+        static_cast<T*>(data_or_throw("packed_accessor")), sdk_tensor_sizes(h_),
+        sdk_tensor_strides(h_));
   }
   /*! \brief torch's older spelling of generic_packed_accessor. */
   template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
@@ -670,8 +672,9 @@ class Tensor {
   /*! \brief Always false: sdk has no complex dtypes and no sparse layouts. */
   bool is_complex() const { return false; }
   bool is_sparse() const { return false; }
-  // The SDK has no meta, quantized or MKL-DNN tensors.
-  bool is_meta() const { return false; }
+  /*! \brief Whether this is a meta tensor (shapes only, no data: what a Meta kernel sees). */
+  bool is_meta() const { return sdk_tensor_device(checked()).type == SDK_META; }
+  // The SDK has no quantized or MKL-DNN tensors.
   bool is_quantized() const { return false; }
   bool is_mkldnn() const { return false; }
   bool is_mps() const { return false; }
@@ -758,6 +761,19 @@ class Tensor {
     detail::throw_error(SDK_ERROR_INDEX,
                         detail::concat(what, "(): dim ", d, " out of range for a ", n,
                                        "-d tensor (expected in [", -n, ", ", n - 1, "])"));
+  }
+  // The data pointer, or an sdk::Error for a meta tensor (the core gives NULL for one).
+  void* data_or_throw(const char* what) const {
+    sdk_tensor* h = checked();
+    if (SDK_UNLIKELY(sdk_tensor_device(h).type == SDK_META)) throw_meta_data(what);
+    return sdk_tensor_data_ptr(h);
+  }
+  [[noreturn]] SDK_NOINLINE static void throw_meta_data(const char* what) {
+    detail::throw_error(SDK_ERROR_RUNTIME,
+                        detail::concat(what,
+                                       "(): the tensor is on the meta device (sizes, strides "
+                                       "and a dtype, no data); a Meta kernel computes shapes "
+                                       "only and must not read or write elements"));
   }
   void check_writable(const char* what) const {
     if (SDK_UNLIKELY(sdk_tensor_is_read_only(checked()) != 0)) {

@@ -224,15 +224,64 @@ ffi::ErrorOr<sdk_tensor*> wrap(const Plan& plan, ffi::AnyBuffer buffer, bool rea
   return t;
 }
 
+// The tensors that wrapped each buffer slot of a plan's last call on this thread, kept for the
+// next call: slots [0, n_operands) are operands (read-only), the others results. A kept tensor
+// is re-pointed at the next call's buffer (sdk_from_blob_repoint) when the buffer has its
+// shape and dtype and nothing but this cache holds it, which saves making, marking and freeing
+// a tensor per buffer; one a kernel kept (an alias, a saved tensor) is left to it.
+class SlotCache {
+ public:
+  ~SlotCache() {
+    for (auto& entry : slots_)
+      for (sdk_tensor* t : entry.second) sdk_tensor_release(t);
+  }
+  // A NEW reference to a tensor wrapping `buffer` for slot `slot` of `plan`.
+  static ffi::ErrorOr<sdk_tensor*> take(const Plan& plan, size_t slot, ffi::AnyBuffer buffer,
+                                        bool read_only) {
+    std::vector<sdk_tensor*>& kept = instance().slots_[&plan];
+    if (kept.size() <= slot) kept.resize(slot + 1, nullptr);
+    sdk_tensor*& cached = kept[slot];
+    if (cached && fits(cached, buffer) && sdk_tensor_use_count(cached) == 1) {
+      if (sdk_from_blob_repoint(cached, buffer.untyped_data()) == SDK_OK) {
+        sdk_tensor_retain(cached);
+        return cached;
+      }
+      sdk_clear_last_error();  // its memory is shared: wrap the buffer afresh
+    }
+    auto t = wrap(plan, buffer, read_only);
+    if (!t.has_value()) return t;
+    sdk_tensor_release(cached);
+    cached = *t;
+    sdk_tensor_retain(cached);
+    return t;
+  }
+
+ private:
+  static SlotCache& instance() {
+    thread_local SlotCache cache;
+    return cache;
+  }
+  // Whether tensor t has buffer's dtype and shape (one plan may serve calls of several shapes).
+  static bool fits(const sdk_tensor* t, ffi::AnyBuffer buffer) {
+    auto dims = buffer.dimensions();
+    int64_t ndim = sdk_tensor_ndim(t);
+    return sdk_tensor_dtype(t) == sdk_dtype_of(buffer.element_type()) &&
+           ndim == static_cast<int64_t>(dims.size()) &&
+           std::equal(dims.begin(), dims.end(), sdk_tensor_sizes(t));
+  }
+  std::unordered_map<const Plan*, std::vector<sdk_tensor*>> slots_;
+};
+
 // Pushes one planned argument; operands and results are consumed through the cursors.
 ffi::Error push_arg(const Plan& plan, const PlanArg& a, ffi::RemainingArgs& args,
                     ffi::RemainingRets& rets, size_t* next_operand, sdk_values* values) {
   sdk_status st = SDK_OK;
   switch (a.kind) {
     case 't': {
-      auto buffer = args.get<ffi::AnyBuffer>((*next_operand)++);
+      size_t slot = (*next_operand)++;
+      auto buffer = args.get<ffi::AnyBuffer>(slot);
       if (!buffer.has_value()) return buffer.error();
-      auto t = wrap(plan, *buffer, true);
+      auto t = SlotCache::take(plan, slot, *buffer, true);
       if (!t.has_value()) return t.error();
       st = sdk_values_push_tensor_steal(values, *t);
       break;
@@ -242,7 +291,8 @@ ffi::Error push_arg(const Plan& plan, const PlanArg& a, ffi::RemainingArgs& args
       if (a.kind == 'w') ++*next_operand;  // aliased to the result buffer, which holds its value
       auto buffer = rets.get<ffi::AnyBuffer>(static_cast<size_t>(a.int_value));
       if (!buffer.has_value()) return buffer.error();
-      auto t = wrap(plan, **buffer, false);
+      size_t slot = static_cast<size_t>(plan.n_operands + a.int_value);
+      auto t = SlotCache::take(plan, slot, **buffer, false);
       if (!t.has_value()) return t.error();
       st = sdk_values_push_tensor_steal(values, *t);
       break;
@@ -251,12 +301,13 @@ ffi::Error push_arg(const Plan& plan, const PlanArg& a, ffi::RemainingArgs& args
       std::vector<sdk_tensor*> tensors;
       ffi::Error error = ffi::Error::Success();
       for (int64_t k = 0; k < a.int_value && error.success(); ++k) {
-        auto buffer = args.get<ffi::AnyBuffer>((*next_operand)++);
+        size_t slot = (*next_operand)++;
+        auto buffer = args.get<ffi::AnyBuffer>(slot);
         if (!buffer.has_value()) {
           error = buffer.error();
           break;
         }
-        auto t = wrap(plan, *buffer, true);
+        auto t = SlotCache::take(plan, slot, *buffer, true);
         if (!t.has_value()) {
           error = t.error();
           break;

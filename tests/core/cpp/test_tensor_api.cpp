@@ -105,6 +105,15 @@ void test_handles_and_metadata() {
          r1.slice(0, 2).storage_data_ptr() == r1.data_ptr());
   EXPECT(sdk::Device("cuda:1").index() == 1 && sdk::Device("cpu").is_cpu());
   EXPECT_ERROR(SDK_ERROR_VALUE, "tpu", sdk::Device("tpu"));
+  // meta tensors: sizes, strides, dtype, no data (ABI 1.7)
+  EXPECT(sdk::Device("meta").is_meta() && sdk::Device("meta").str() == "meta" &&
+         sdk::DeviceTypeName(sdk::kMeta, true) == "meta");
+  sdk::Tensor m = sdk::empty({2, 3}, sdk::device(sdk::kMeta));
+  EXPECT(m.is_meta() && !r1.is_meta() && m.size(1) == 3 && m.t().size(0) == 3);
+  EXPECT(sdk::empty_like(m).is_meta() && m.device().is_meta());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "meta device", m.data_ptr());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "meta device", m.data_ptr<float>());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "no data", m + 1);
 }
 
 void test_arithmetic() {
