@@ -114,6 +114,14 @@ inline std::string user_facing_message(const char* msg) {
   throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
 }
 
+// A meta tensor's data was asked for (data_ptr, accessors): it has none.
+[[noreturn]] SDK_NOINLINE inline void throw_meta_data(const char* what) {
+  throw_error(SDK_ERROR_RUNTIME, concat(what,
+                                        "(): the tensor is on the meta device (sizes, strides and "
+                                        "a dtype, no data); a Meta kernel computes shapes only "
+                                        "and must not read or write elements"));
+}
+
 /*! \brief Inside a catch block: the exception being handled as the thread's last core error,
  *  for code called through the C ABI (kernels, SDK_EXPORT functions). sdk::Error keeps its kind;
  *  the std exceptions that mean one (bad_alloc, out_of_range, invalid_argument) get it; any

@@ -765,15 +765,8 @@ class Tensor {
   // The data pointer, or an sdk::Error for a meta tensor (the core gives NULL for one).
   void* data_or_throw(const char* what) const {
     sdk_tensor* h = checked();
-    if (SDK_UNLIKELY(sdk_tensor_device(h).type == SDK_META)) throw_meta_data(what);
+    if (SDK_UNLIKELY(sdk_tensor_device(h).type == SDK_META)) detail::throw_meta_data(what);
     return sdk_tensor_data_ptr(h);
-  }
-  [[noreturn]] SDK_NOINLINE static void throw_meta_data(const char* what) {
-    detail::throw_error(SDK_ERROR_RUNTIME,
-                        detail::concat(what,
-                                       "(): the tensor is on the meta device (sizes, strides "
-                                       "and a dtype, no data); a Meta kernel computes shapes "
-                                       "only and must not read or write elements"));
   }
   void check_writable(const char* what) const {
     if (SDK_UNLIKELY(sdk_tensor_is_read_only(checked()) != 0)) {
