@@ -486,6 +486,7 @@ def test_handler_refuses_a_malformed_call(jtc, rng, sdk_call, message):
     import sdk.interop.jax
 
     a, b = _arrays(rng, 4)
+    sdk.interop.jax._ensure_target()  # registered at the first jitted op call, whichever test ran
     call = jax.ffi.ffi_call(sdk.interop.jax.TARGET, jax.ShapeDtypeStruct(a.shape, a.dtype))
     with pytest.raises(RuntimeError, match=message):
         jax.jit(lambda a, b: call(a, b, sdk_call=sdk_call))(a, b)

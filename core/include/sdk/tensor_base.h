@@ -764,11 +764,8 @@ class Tensor {
   }
   // The data pointer, or an sdk::Error for a meta tensor (the core gives NULL for one).
   void* data_or_throw(const char* what) const {
-    sdk_tensor* h = checked();
-    void* p = sdk_tensor_data_ptr(h);  // NULL for a meta tensor (and an empty one): asked then
-    if (SDK_UNLIKELY(p == nullptr) && sdk_tensor_device(h).type == SDK_META) {
-      detail::throw_meta_data(what);
-    }
+    void* p = sdk_tensor_data_ptr(checked());  // NULL for meta (and empty) tensors
+    if (SDK_UNLIKELY(p == nullptr) && is_meta()) detail::throw_meta_data(what);
     return p;
   }
   void check_writable(const char* what) const {
