@@ -50,4 +50,10 @@ bool int_list_value(PyObject* o, const char* op, const char* what, std::vector<i
 // `fn` and `what`) when it holds a NUL character, which the core would read as its end.
 const char* c_text(PyObject* o, const char* fn, const char* what);
 
+// A shape-only call (op_meta.cpp): push argument `o`, whose tensors must be sdk meta tensors
+// (they become core meta tensors); false with an exception set.
+bool push_meta_arg(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v);
+// Result i of a Meta kernel: tensors as make_meta(shape, dtype), other values as value_to_py.
+PyObject* meta_value_to_py(PyObject* make_meta, sdk_values* v, int64_t i);
+
 }  // namespace sdkpy
