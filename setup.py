@@ -37,22 +37,42 @@ CUDA_LIB_NAME = "libsdk_cuda.so"
 # core-side CUDA glue (no CUDA headers): loads the backend and routes CUDA tensors to it
 CUDA_GLUE_SOURCES = sorted((CORE_SRC / "cuda" / "glue").glob("*.cpp"))
 
+_TOOLING_LOCK = threading.Lock()  # the build threads load these files at the same time
+
+
+def _tooling(module: str):
+    """cpp_extension.<module> from this checkout: the package imports without sdk (its
+    modules import sdk only inside the functions that load an extension), so the build of
+    sdk itself can use its planner, ninja writer, toolchain and CUDA discovery."""
+    import importlib
+
+    with _TOOLING_LOCK:
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        loaded = importlib.import_module(f"cpp_extension.{module}")
+    if Path(loaded.__file__).resolve().parent != ROOT / "cpp_extension":
+        raise RuntimeError(
+            f"setup.py: cpp_extension was already imported from {loaded.__file__}, not from "
+            f"this checkout ({ROOT}); run the build in a fresh interpreter"
+        )
+    return loaded
+
+
+# Every compile's first flags come from one function (cpp_extension/_toolchain.py, base_flags);
+# the targets differ only in its arguments.
+_base_flags = _tooling("_toolchain").base_flags
+
 # -O3, not -O2: most of the compile time -O3 adds is the vectorizer, and gcc's -O2 does not
 # vectorize loops that need a run-time alias check, which every elementwise loop of the core
 # does (benchmarks/results/MEASUREMENTS.md, "First build of the core").
 CORE_OPT_LEVEL = "-O3"
 # Release flags that run on any x86-64; faster paths are picked at run time.
-CORE_CXXFLAGS = [
-    "-std=c++17",
-    CORE_OPT_LEVEL,
-    "-fPIC",
-    "-fvisibility=hidden",
-    "-fno-math-errno",
-    "-DSDK_CORE_BUILDING",
-    "-Wall",
-    "-Wextra",
-    "-Wno-unused-parameter",
-]
+CORE_CXXFLAGS = _base_flags(
+    opt=CORE_OPT_LEVEL,
+    hidden=True,
+    warnings=False,
+    extra=["-fno-math-errno", "-DSDK_CORE_BUILDING", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+)
 CORE_LDFLAGS = ["-shared", "-pthread", "-ldl", "-Wl,-soname," + CORE_LIB_NAME]
 
 
@@ -156,27 +176,6 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     build_library(build_dir, out_lib, sources, {"cxx": cflags, "ld": ldflags}, verbose=verbose)
 
 
-_TOOLING_LOCK = threading.Lock()  # the build threads load these files at the same time
-
-
-def _tooling(module: str):
-    """cpp_extension.<module> from this checkout: the package imports without sdk (its
-    modules import sdk only inside the functions that load an extension), so the build of
-    sdk itself can use its planner, ninja writer, toolchain and CUDA discovery."""
-    import importlib
-
-    with _TOOLING_LOCK:
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))
-        loaded = importlib.import_module(f"cpp_extension.{module}")
-    if Path(loaded.__file__).resolve().parent != ROOT / "cpp_extension":
-        raise RuntimeError(
-            f"setup.py: cpp_extension was already imported from {loaded.__file__}, not from "
-            f"this checkout ({ROOT}); run the build in a fresh interpreter"
-        )
-    return loaded
-
-
 def cuda_toolkit():
     """The CUDA toolkit to build the backend with, or None (SDK_WITH_CUDA=0, or none found)."""
     flag = os.environ.get("SDK_WITH_CUDA", "").strip().lower()
@@ -204,7 +203,7 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
     """Compile core/src/cuda/backend (host .cpp with c++, kernels with nvcc) into out_lib."""
     plan = _tooling("_plan")
     flags = plan.compile_flags(
-        cxx=["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall"],
+        cxx=_base_flags(hidden=True, warnings=False, extra=["-Wall"]),
         c=[],
         common=[f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"],
         user_nvcc=["-Xcompiler", "-fvisibility=hidden"],
@@ -404,7 +403,7 @@ binding = Extension(
     include_dirs=[str(CORE_INCLUDE)],
     libraries=["sdk_core"],
     runtime_library_dirs=["$ORIGIN/lib"],
-    extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden"],
+    extra_compile_args=_base_flags(opt="-O3", pic=False, hidden=True, warnings=False),
     language="c++",
 )
 

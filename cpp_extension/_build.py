@@ -192,7 +192,7 @@ def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
     base = _runtime.PYBIND11_BASE_FLAGS if req.bridge == "pybind11" else _toolchain.CXX_FLAGS
     flags = _plan.compile_flags(
         cxx=base,
-        c=["-std=c11", "-O2", "-fPIC", *_toolchain.WARNING_FLAGS],
+        c=_toolchain.C_FLAGS,
         common=[f"-DSDK_EXTENSION_NAME={req.name}", *(f"-I{d}" for d in includes)],
         user_cxx=req.extra_cflags,
         user_nvcc=req.extra_cuda_cflags,

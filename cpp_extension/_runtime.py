@@ -64,6 +64,9 @@ PCH_STUB = (
 
 # The flags load() compiles pybind11 extensions with before the include folders and the
 # user's flags (_build._flags); the installed runtime object is compiled with exactly these.
+# (CXX_FLAGS, from _toolchain.base_flags, then -fvisibility=hidden: after the warnings, not
+# where base_flags(hidden=True) puts it, since this order is what installed runtime objects,
+# precompiled headers and JIT cache keys were made with.)
 PYBIND11_BASE_FLAGS = [*CXX_FLAGS, "-fvisibility=hidden"]
 
 # The stub module: its entry point is compiled hidden; the signatures are the common ones of

@@ -168,8 +168,9 @@ class BuildExtension(build_ext):
         short = ext.name.split(".")[-1]
         dlink = bool(getattr(ext, "dlink", False))
         flags = _plan.compile_flags(
-            cxx=["-std=c++17", "-fvisibility=hidden", *_toolchain.WARNING_FLAGS],
-            c=["-std=c11", *_toolchain.WARNING_FLAGS],
+            # -O2 and -fPIC are in `common`, which nvcc gets too
+            cxx=_toolchain.base_flags(opt=None, pic=False, hidden=True),
+            c=_toolchain.base_flags("c", opt=None, pic=False),
             common=["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros],
             user_cxx=user_cxx,
             user_nvcc=user_nvcc,
