@@ -9,8 +9,11 @@ from pathlib import Path
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
-from . import _cuda, _ninja, _plan, _toolchain
+from . import _cuda
 from ._errors import format_build_failure
+from .builder import ninja as _ninja
+from .builder import plan as _plan
+from .builder import toolchain as _toolchain
 
 
 def _origin_relative(ext_name: str, folder: str) -> str:

@@ -1,5 +1,5 @@
 """The flags every C and C++ compile starts with come from one function,
-cpp_extension._toolchain.base_flags: the core, the CUDA backend's host code and sdk._C
+cpp_extension.builder.toolchain.base_flags: the core, the CUDA backend's host code and sdk._C
 (setup.py), JIT C and C++ builds, the pybind11 runtime object and BuildExtension. Each target's
 list is pinned here: JIT cache keys, the precompiled header and the installed runtime object
 compare flags as written, so changing one must be deliberate (it rebuilds those)."""
@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import _build, _plan, _runtime, _toolchain
+from cpp_extension.builder import jit as _build
+from cpp_extension.builder import plan as _plan
+from cpp_extension.builder import runtime as _runtime
+from cpp_extension.builder import toolchain as _toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 # setup.py loads cpp_extension from its own checkout (setup._tooling)
@@ -23,7 +26,7 @@ needs_setup_py = pytest.mark.skipif(
 )
 
 # Each target's first flags, as they were when base_flags replaced the lists written out in
-# setup.py, _toolchain.py, _setuptools.py and _build.py.
+# setup.py, builder/toolchain.py, _setuptools.py and builder/jit.py.
 PINNED = {
     "core": [
         "-std=c++17", "-O3", "-fPIC", "-fvisibility=hidden", "-fno-math-errno",

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._errors import BuildError
-from ._trust import FOLDER_MODE, read_no_follow, write_atomic  # by name: see _runtime.py
+from .._errors import BuildError
+from .trust import FOLDER_MODE, read_no_follow, write_atomic  # by name: see runtime.py
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 _CORE_LIB_NAME = "libsdk_core.so"
@@ -152,7 +152,7 @@ def compiler_command(language: str) -> list[str]:
 
 def _find_nvcc() -> str:
     """nvcc of the CUDA toolkit (see _cuda.find_cuda_toolkit for the search order)."""
-    from ._cuda import find_cuda_toolkit
+    from .._cuda import find_cuda_toolkit
 
     return find_cuda_toolkit().nvcc
 
@@ -160,14 +160,14 @@ def _find_nvcc() -> str:
 def cuda_home() -> str:
     """The CUDA toolkit's root: CUDA_HOME, CUDA_PATH, nvcc on PATH (symlinks and wrapper
     scripts resolved), /usr/local/cuda; BuildError naming every place looked at."""
-    from ._cuda import find_cuda_toolkit
+    from .._cuda import find_cuda_toolkit
 
     return find_cuda_toolkit().root
 
 
 def cuda_library_dir(home: str) -> str:
     """lib64, lib or targets/x86_64-linux/lib, whichever holds libcudart."""
-    from ._cuda import library_dir_of
+    from .._cuda import library_dir_of
 
     return library_dir_of(home)
 
