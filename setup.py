@@ -37,22 +37,42 @@ CUDA_LIB_NAME = "libsdk_cuda.so"
 # core-side CUDA glue (no CUDA headers): loads the backend and routes CUDA tensors to it
 CUDA_GLUE_SOURCES = sorted((CORE_SRC / "cuda" / "glue").glob("*.cpp"))
 
+_TOOLING_LOCK = threading.Lock()  # the build threads load these files at the same time
+
+
+def _tooling(module: str):
+    """cpp_extension.<module> from this checkout: the package imports without sdk (its
+    modules import sdk only inside the functions that load an extension), so the build of
+    sdk itself can use its planner, ninja writer, toolchain and CUDA discovery."""
+    import importlib
+
+    with _TOOLING_LOCK:
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        loaded = importlib.import_module(f"cpp_extension.{module}")
+    if not Path(loaded.__file__).resolve().is_relative_to(ROOT / "cpp_extension"):
+        raise RuntimeError(
+            f"setup.py: cpp_extension was already imported from {loaded.__file__}, not from "
+            f"this checkout ({ROOT}); run the build in a fresh interpreter"
+        )
+    return loaded
+
+
+# Every compile's first flags come from one function (cpp_extension/builder/toolchain.py, base_flags);
+# the targets differ only in its arguments.
+_base_flags = _tooling("builder.toolchain").base_flags
+
 # -O3, not -O2: most of the compile time -O3 adds is the vectorizer, and gcc's -O2 does not
 # vectorize loops that need a run-time alias check, which every elementwise loop of the core
 # does (benchmarks/results/MEASUREMENTS.md, "First build of the core").
 CORE_OPT_LEVEL = "-O3"
 # Release flags that run on any x86-64; faster paths are picked at run time.
-CORE_CXXFLAGS = [
-    "-std=c++17",
-    CORE_OPT_LEVEL,
-    "-fPIC",
-    "-fvisibility=hidden",
-    "-fno-math-errno",
-    "-DSDK_CORE_BUILDING",
-    "-Wall",
-    "-Wextra",
-    "-Wno-unused-parameter",
-]
+CORE_CXXFLAGS = _base_flags(
+    opt=CORE_OPT_LEVEL,
+    hidden=True,
+    warnings=False,
+    extra=["-fno-math-errno", "-DSDK_CORE_BUILDING", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+)
 CORE_LDFLAGS = ["-shared", "-pthread", "-ldl", "-Wl,-soname," + CORE_LIB_NAME]
 
 
@@ -66,7 +86,7 @@ def export_only(build_dir: Path, *patterns: str) -> str:
     first error message."""
     build_dir.mkdir(parents=True, exist_ok=True)
     script = build_dir / "exports.map"
-    _tooling("_ninja").write_if_changed(
+    _tooling("builder.ninja").write_if_changed(
         script, "{\n  global: " + " ".join(f"{p};" for p in patterns) + "\n  local: *;\n};\n"
     )
     return f"-Wl,--version-script={script}"
@@ -156,27 +176,6 @@ def build_core(build_dir: Path, out_lib: Path, verbose: bool = False, sanitize: 
     build_library(build_dir, out_lib, sources, {"cxx": cflags, "ld": ldflags}, verbose=verbose)
 
 
-_TOOLING_LOCK = threading.Lock()  # the build threads load these files at the same time
-
-
-def _tooling(module: str):
-    """cpp_extension.<module> from this checkout: the package imports without sdk (its
-    modules import sdk only inside the functions that load an extension), so the build of
-    sdk itself can use its planner, ninja writer, toolchain and CUDA discovery."""
-    import importlib
-
-    with _TOOLING_LOCK:
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))
-        loaded = importlib.import_module(f"cpp_extension.{module}")
-    if Path(loaded.__file__).resolve().parent != ROOT / "cpp_extension":
-        raise RuntimeError(
-            f"setup.py: cpp_extension was already imported from {loaded.__file__}, not from "
-            f"this checkout ({ROOT}); run the build in a fresh interpreter"
-        )
-    return loaded
-
-
 def cuda_toolkit():
     """The CUDA toolkit to build the backend with, or None (SDK_WITH_CUDA=0, or none found)."""
     flag = os.environ.get("SDK_WITH_CUDA", "").strip().lower()
@@ -202,9 +201,9 @@ def cuda_toolkit():
 
 def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = False) -> None:
     """Compile core/src/cuda/backend (host .cpp with c++, kernels with nvcc) into out_lib."""
-    plan = _tooling("_plan")
+    plan = _tooling("builder.plan")
     flags = plan.compile_flags(
-        cxx=["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall"],
+        cxx=_base_flags(hidden=True, warnings=False, extra=["-Wall"]),
         c=[],
         common=[f"-I{CORE_INCLUDE}", f"-I{toolkit.include_dir}"],
         user_nvcc=["-Xcompiler", "-fvisibility=hidden"],
@@ -235,8 +234,8 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
 
 def build_pybind11_runtime(build_dir: Path, lib_dir: Path) -> None:
     """pybind11's per-module runtime compiled once, for the flags load() uses by default
-    (cpp_extension/_runtime.py): first pybind11 builds link it instead of generating it."""
-    why_not = _tooling("_runtime").build_installed(str(CORE_INCLUDE), lib_dir, build_dir)
+    (cpp_extension/builder/runtime.py): first pybind11 builds link it instead of generating it."""
+    why_not = _tooling("builder.runtime").build_installed(str(CORE_INCLUDE), lib_dir, build_dir)
     if why_not:
         print(f"note: no pybind11_runtime.o, first pybind11 builds are slower: {why_not}")
 
@@ -252,10 +251,14 @@ def build_library(
 ) -> None:
     """Compile `sources` and link `out` with ninja in build_dir, incrementally (linked again
     also when an `implicit` input changes). The same planner as load() and BuildExtension
-    (cpp_extension/_plan.py): one object per source, flags per language ("cxx", "cuda"; the
+    (cpp_extension/builder/plan.py): one object per source, flags per language ("cxx", "cuda"; the
     link's "ld"), CXX and NVCC honoured, no compiler launcher. One ninja per build folder at a
     time (parallel development builds), under the same lock as load()'s builds."""
-    plan, ninja, lock = _tooling("_plan"), _tooling("_ninja"), _tooling("_lock")
+    plan, ninja, lock = (
+        _tooling("builder.plan"),
+        _tooling("builder.ninja"),
+        _tooling("builder.lock"),
+    )
     build_dir.mkdir(parents=True, exist_ok=True)
     names = [str(p) for p in sources]
     if not names:
@@ -265,7 +268,7 @@ def build_library(
     target = plan.Target(str(out), names, build_dir, flags, implicit=[str(p) for p in implicit])
     plan.add_target(graph, target, toolchain.cxx)
     ninja.write_if_changed(build_dir / "build.ninja", ninja.render(graph))
-    jobs = _tooling("_toolchain").default_jobs()
+    jobs = _tooling("builder.toolchain").default_jobs()
     with lock.file_lock(build_dir, exclusive=True):
         code, log = ninja.run(build_dir, jobs, verbose, out.name)
     (build_dir / "build.log").write_text(log)
@@ -323,7 +326,7 @@ class BuildWithCore(build_ext):
             _progress("waiting for pybind11's runtime object and the precompiled header")
         runtime.join()
         _progress("sdk._C, the Python binding")
-        hide = _tooling("_toolchain").HIDE_STATIC_LIBS  # as for extensions (see there)
+        hide = _tooling("builder.toolchain").HIDE_STATIC_LIBS  # as for extensions (see there)
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
             if hide not in ext.extra_link_args:
@@ -404,7 +407,7 @@ binding = Extension(
     include_dirs=[str(CORE_INCLUDE)],
     libraries=["sdk_core"],
     runtime_library_dirs=["$ORIGIN/lib"],
-    extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden"],
+    extra_compile_args=_base_flags(opt="-O3", pic=False, hidden=True, warnings=False),
     language="c++",
 )
 

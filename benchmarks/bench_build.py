@@ -113,7 +113,7 @@ def _measure(label, imports, load, repeat, cache_var) -> list[tuple[str, float, 
             env.setdefault("MAX_JOBS", "2")
             colds.append(_child(imports, load, env)["wall"])
             if cache_var == "SDK_EXTENSIONS_DIR":  # the cold build's background job ends first
-                from cpp_extension import _pch
+                from cpp_extension.builder import pch as _pch
 
                 _pch.wait_for_background_jobs(600, Path(cache))
             warm = _child(imports, load, env)

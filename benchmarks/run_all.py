@@ -167,7 +167,7 @@ def build_pair(
     With `source` (a copy of the extension's source), also two rebuilds after an edit of it:
     the first after the cold build, and a later one (the third build of the same cache).
     Between steps, the sdk's background job (the shared precompiled header, see
-    cpp_extension/_pch.py) is let finish, as it does while a user reads the first results:
+    cpp_extension/builder/pch.py) is let finish, as it does while a user reads the first results:
     it never runs during a measurement, and the folder is not deleted under it."""
     env = child_env({cache_var: cache} if cache else None)
     if cache is None:
@@ -175,7 +175,7 @@ def build_pair(
 
     def settle() -> None:
         if cache_var == "SDK_EXTENSIONS_DIR" and cache:
-            from cpp_extension import _pch
+            from cpp_extension.builder import pch as _pch
 
             _pch.wait_for_background_jobs(600, Path(cache))
 

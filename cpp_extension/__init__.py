@@ -14,9 +14,9 @@ import os
 from typing import Any
 
 from . import _remote  # noqa: F401  (makes what load() returns picklable; see _remote)
-from ._build import last_load_info
 from ._errors import BuildError, CacheError
 from ._jit import load, load_inline, load_library
+from .builder.jit import last_load_info
 
 __all__ = [
     "AnyPythonWheel",
@@ -87,7 +87,7 @@ def include_paths(
 ) -> list[str]:
     """Include folders for extensions: the sdk headers (torch_include_dirs: torch's name for
     the framework's own) and CUDA's for device_type="cuda"."""
-    from ._toolchain import cuda_home, sdk_paths
+    from .builder.toolchain import cuda_home, sdk_paths
 
     paths = [sdk_paths().include_dir] if torch_include_dirs else []
     if _device_cuda("include_paths", device_type, cuda):
@@ -103,7 +103,7 @@ def library_paths(
     cuda: bool = False,
 ) -> list[str]:
     """Library folders for extensions: the sdk core's and CUDA's for device_type="cuda"."""
-    from ._toolchain import cuda_home, cuda_library_dir, sdk_paths
+    from .builder.toolchain import cuda_home, cuda_library_dir, sdk_paths
 
     if cross_target_platform is not None:
         raise ValueError(
@@ -124,7 +124,7 @@ def load_ipython_extension(ipython) -> None:
 
 def get_default_build_root() -> str:
     """Where JIT builds are cached: $SDK_EXTENSIONS_DIR or <cache dir>/sdk_extensions."""
-    from ._cache import extensions_root
+    from .builder.cache import extensions_root
 
     return str(extensions_root())
 
@@ -132,7 +132,7 @@ def get_default_build_root() -> str:
 def is_ninja_available() -> bool:
     """Always true when the SDK is installed (ninja is a dependency); kept for torch users."""
     try:
-        from ._toolchain import ninja_executable
+        from .builder.toolchain import ninja_executable
 
         ninja_executable()
         return True
@@ -142,6 +142,6 @@ def is_ninja_available() -> bool:
 
 def verify_ninja_availability() -> None:
     """Raise BuildError (explaining the fix) if ninja is missing."""
-    from ._toolchain import ninja_executable
+    from .builder.toolchain import ninja_executable
 
     ninja_executable()

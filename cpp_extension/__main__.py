@@ -10,8 +10,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _cache, _plan, _toolchain
 from ._errors import BuildError
+from .builder import cache as _cache
+from .builder import plan as _plan
+from .builder import toolchain as _toolchain
 
 # Subcommands added by other modules: name -> (help, add_arguments(parser), run(args) -> int).
 # `new NAME` (project scaffolding) registers itself here when it lands.
@@ -20,7 +22,7 @@ EXTRA_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
 
 def _speedups(launcher: list[str]) -> str:
     """Which of the JIT's build speed-ups apply to a one-source pybind11 build here."""
-    from . import _pch
+    from .builder import pch as _pch
 
     toolchain = _plan.Toolchain({"cxx"}, identities=_cache.toolchains_file(), launcher=launcher)
     ident = toolchain.identity()
@@ -38,7 +40,7 @@ def _speedups(launcher: list[str]) -> str:
 def _runtime_line(ident: str) -> str:
     """Whether the installed pybind11 runtime object and precompiled header fit a default
     load() here."""
-    from . import _runtime
+    from .builder import runtime as _runtime
 
     paths = _toolchain.sdk_paths()
     flags = _runtime.installed_flags(paths.include_dir)
@@ -151,9 +153,9 @@ def _remove(entry: os.DirEntry) -> None:
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove cached builds, only ever inside the cache root (resolved first): `name` must be
     an extension name (a C identifier: no path, no '..', no pattern)."""
-    from . import _trust
     from ._errors import CacheError
     from ._loading import NAME
+    from .builder import trust as _trust
 
     if args.name is not None and not NAME.match(args.name):
         print(

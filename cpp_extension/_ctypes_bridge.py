@@ -23,8 +23,8 @@ import os
 import re
 from collections.abc import Callable
 
-from . import _toolchain
 from ._loading import check_registrations
+from .builder import toolchain as _toolchain
 
 SIG_PREFIX = "sdk_sig_"
 ABI_SYMBOL = "sdk_extension_abi_version"

@@ -8,10 +8,10 @@ import os
 import sys
 from typing import Any
 
-from ._build import inline_sources, jit_build, make_request, resolve_bridge
 from ._ctypes_bridge import ABI_SYMBOL, SIG_PREFIX
 from ._ctypes_bridge import load_library as load_ctypes
 from ._loading import import_pybind11
+from .builder.jit import inline_sources, jit_build, make_request, resolve_bridge
 
 
 def _refuse_sycl(fn: str, name: str, **given: Any) -> None:

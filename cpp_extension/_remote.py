@@ -36,11 +36,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from . import _build, _cache, _ctypes_bridge, _toolchain, _trust
-from ._build import _load_output, _output_name, _Request, jit_build, make_request
+from . import _ctypes_bridge
 from ._errors import BuildError, CacheError
 from ._jit import load
 from ._loading import NAME
+from .builder import cache as _cache
+from .builder import jit as _build
+from .builder import toolchain as _toolchain
+from .builder import trust as _trust
+from .builder.jit import _load_output, _output_name, _Request, jit_build, make_request
 
 FORMAT = "sdk.build-request"
 VERSION = 1

@@ -9,8 +9,11 @@ from pathlib import Path
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
-from . import _cuda, _ninja, _plan, _toolchain
+from . import _cuda
 from ._errors import format_build_failure
+from .builder import ninja as _ninja
+from .builder import plan as _plan
+from .builder import toolchain as _toolchain
 
 
 def _origin_relative(ext_name: str, folder: str) -> str:
@@ -168,8 +171,9 @@ class BuildExtension(build_ext):
         short = ext.name.split(".")[-1]
         dlink = bool(getattr(ext, "dlink", False))
         flags = _plan.compile_flags(
-            cxx=["-std=c++17", "-fvisibility=hidden", *_toolchain.WARNING_FLAGS],
-            c=["-std=c11", *_toolchain.WARNING_FLAGS],
+            # -O2 and -fPIC are in `common`, which nvcc gets too
+            cxx=_toolchain.base_flags(opt=None, pic=False, hidden=True),
+            c=_toolchain.base_flags("c", opt=None, pic=False),
             common=["-fPIC", "-O2", "-DNDEBUG", f"-DSDK_EXTENSION_NAME={short}", *incs, *macros],
             user_cxx=user_cxx,
             user_nvcc=user_nvcc,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C, _autograd_link, _blas_path, _ops_math  # noqa: F401  (_blas_path: see its docstring)
+from sdk import _C, _autograd_link, _blas_path, _ops_linalg, _ops_math  # noqa: F401  (_blas_path: see its docstring)
 from sdk._C import InvalidArgumentError, OutOfMemoryError, error_type
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
@@ -116,43 +116,43 @@ from sdk._ops_layout import (
 )
 from sdk._ops_linalg import (
     addbmm,
+    addmm,
     addmv,
+    baddbmm,
+    bmm,
     cdist,
     cholesky,
     cross,
     det,
+    dot,
+    einsum,
+    ger,
+    inner,
     inverse,
     linalg_cross,
     linalg_det,
     linalg_inv,
+    matmul,
+    mm,
+    mv,
+    outer,
     triangular_solve,
 )
 from sdk._ops_math import (
-    addmm,
-    baddbmm,
-    bmm,
     clamp,
     clamp_max,
     clamp_min,
     clip,
     divide,
-    dot,
-    einsum,
     elu,
-    ger,
     greater,
     greater_equal,
-    inner,
     less,
     less_equal,
     masked_fill,
-    matmul,
-    mm,
     multiply,
-    mv,
     negative,
     not_equal,
-    outer,
     rsub,
     subtract,
     true_divide,
@@ -182,12 +182,20 @@ from sdk._ops_reduce import (
     var,
     var_mean,
 )
+from sdk._ops_scan import (
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+)
 from sdk._ops_scatter import (
+    index_add,
     index_copy,
     index_fill,
     masked_scatter,
     masked_select,
     scatter,
+    scatter_add,
     scatter_reduce,
     take,
     take_along_dim,
@@ -206,7 +214,6 @@ from sdk._ops_shape import (
     flatten,
     gather,
     hstack,
-    index_add,
     index_select,
     moveaxis,
     movedim,
@@ -215,7 +222,6 @@ from sdk._ops_shape import (
     permute,
     ravel,
     reshape,
-    scatter_add,
     select,
     split,
     split_with_sizes,
@@ -232,10 +238,6 @@ from sdk._ops_shape import (
 )
 from sdk._ops_sort import (
     argsort,
-    cummax,
-    cummin,
-    cumprod,
-    cumsum,
     kthvalue,
     median,
     msort,
@@ -272,7 +274,7 @@ _C._set_python_types(_DTYPES, Size, device("cpu"), device)
 _from_handle = _C._from_handle
 
 
-_C._register_fallbacks(_ops_math.FALLBACKS)
+_C._register_fallbacks({**_ops_math.FALLBACKS, **_ops_linalg.FALLBACKS})
 
 
 def is_tensor(obj: _Any) -> bool:

@@ -42,6 +42,14 @@ def record(op: str, inputs: tuple, output: Any, **attrs: Any) -> Any:
     return _autograd(op).record(op, inputs, output, **attrs)
 
 
+def record_pair(op: str, input: Any, values: Any, indices: Any, kind: Any, **attrs: Any) -> Any:
+    """(values, indices) as `kind` (a torch.return_types-like namedtuple), recorded for
+    autograd (the gradient goes back through the indices): sort, topk, cummax, ..."""
+    if needs_grad(input):
+        record(op, (input,), (values, indices), **attrs)
+    return kind(values, indices)
+
+
 def write_inplace(op: str, self: Any, others: tuple, write: Callable[[], Any], **attrs: Any):
     """Run `write` (in-place `op` on self, e.g. "log_") and record it for autograd (only
     called when needs_grad said so, after check_inplace).

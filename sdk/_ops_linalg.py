@@ -1,21 +1,137 @@
-"""Linear algebra functions the C++ API has (cross, cdist, inverse, det, cholesky,
+"""Public linear-algebra functions: the core's products (mm, bmm, matmul, mv, dot, addmm,
+einsum) with autograd hooks, and those the C++ API adds (cross, cdist, inverse, det, cholesky,
 triangular_solve, addmv, addbmm), composed from differentiable ops (so autograd flows through
 them); the factorizations loop over columns, meant for the small matrices extensions use."""
 
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
+from typing import Any, Callable
 
 from sdk import _C
-from sdk._ops_common import tensor_arg, wrap_dim
+from sdk._ops_common import TensorBase, needs_grad, operand, record, tensor_arg, wrap_dim
 from sdk._ops_creation import eye
-from sdk._ops_math import where
+from sdk._ops_math import _no_out_grad, copy_, where
 from sdk._ops_shape import cat, stack
 
 Tensor = Any
+Number = Any
 
 triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+# ------------------------------------------------------------------------------ products
+
+
+def _make_mat(name: str, fn: Callable, arg: str) -> Callable[..., Tensor]:
+    def op(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if out is not None:
+            _no_out_grad(name, input, other)
+            return fn(input, other, out)
+        r = fn(input, other)
+        if needs_grad(input, other):
+            record(name, (input, other), r)
+        return r
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"torch.{name}(input, {arg}, *, out=None)"
+    return op
+
+
+mm = _make_mat("mm", _C.mm, "mat2")
+bmm = _make_mat("bmm", _C.bmm, "mat2")
+matmul = _make_mat("matmul", _C.matmul, "other")
+mv = _make_mat("mv", _C.mv, "vec")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors."""
+    r = _C.dot(input, tensor)
+    if needs_grad(input, tensor):
+        record("dot", (input, tensor), r)
+    return r
+
+
+inner = dot
+
+
+def addmm(
+    input: Tensor,
+    mat1: Tensor,
+    mat2: Tensor,
+    *,
+    beta: Number = 1,
+    alpha: Number = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2)."""
+    if out is not None:
+        _no_out_grad("addmm", input, mat1, mat2)
+        return _C.addmm(input, mat1, mat2, beta, alpha, out)
+    r = _C.addmm(input, mat1, mat2, beta, alpha)
+    if needs_grad(input, mat1, mat2):
+        record("addmm", (input, mat1, mat2), r, beta=beta, alpha=alpha)
+    return r
+
+
+def baddbmm(
+    input: Tensor,
+    batch1: Tensor,
+    batch2: Tensor,
+    *,
+    beta: Number = 1,
+    alpha: Number = 1,
+    out: Tensor | None = None,
+) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2) over a batch of matrices."""
+    prod = bmm(batch1, batch2)
+    if alpha != 1:
+        prod = prod * alpha
+    r = prod if beta == 0 else prod + (input if beta == 1 else input * beta)
+    if out is not None:
+        return copy_(out, r)
+    return r
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors."""
+    tensor_arg(input, "outer", "input")
+    tensor_arg(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise _C.InvalidArgumentError(
+            f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}"
+        )
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Sums of products in Einstein notation: einsum("ij,jk->ik", a, b). Operands may also
+    be given as one list. Repeated subscripts take diagonals; "..." stands for any dims."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    r = _C.einsum(equation, operands)
+    if needs_grad(*operands):
+        record("einsum", operands, r, equation=equation)
+    return r
+
+
+def _mat_operand(x: Any) -> Tensor:
+    if isinstance(x, TensorBase):
+        return x
+    y = operand(x, "matmul", "other")
+    if not isinstance(y, TensorBase):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(x).__name__}")
+    return y
+
+
+# The @ operator's autograd path (sdk._C's arithmetic slots call it when an operand needs grad).
+FALLBACKS = {"matmul": lambda a, b: matmul(_mat_operand(a), _mat_operand(b))}
+
+
+# ------------------------------------------------------------------------------ the C++ API's extras
 
 
 def _error(message: str) -> _C.InvalidArgumentError:

@@ -1,4 +1,4 @@
-"""Public elementwise and linear-algebra functions (torch names and arguments), with autograd hooks."""
+"""Public elementwise functions (torch names and arguments), with autograd hooks."""
 
 from __future__ import annotations
 
@@ -506,104 +506,6 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return self
 
 
-# ------------------------------------------------------------------------------ linalg
-
-
-def _make_mat(name: str, fn: Callable, arg: str) -> Callable[..., Tensor]:
-    def op(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-        if out is not None:
-            _no_out_grad(name, input, other)
-            return fn(input, other, out)
-        r = fn(input, other)
-        if needs_grad(input, other):
-            record(name, (input, other), r)
-        return r
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"torch.{name}(input, {arg}, *, out=None)"
-    return op
-
-
-mm = _make_mat("mm", _C.mm, "mat2")
-bmm = _make_mat("bmm", _C.bmm, "mat2")
-matmul = _make_mat("matmul", _C.matmul, "other")
-mv = _make_mat("mv", _C.mv, "vec")
-
-
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    """Inner product of two 1-D tensors."""
-    r = _C.dot(input, tensor)
-    if needs_grad(input, tensor):
-        record("dot", (input, tensor), r)
-    return r
-
-
-inner = dot
-
-
-def addmm(
-    input: Tensor,
-    mat1: Tensor,
-    mat2: Tensor,
-    *,
-    beta: Number = 1,
-    alpha: Number = 1,
-    out: Tensor | None = None,
-) -> Tensor:
-    """beta * input + alpha * (mat1 @ mat2)."""
-    if out is not None:
-        _no_out_grad("addmm", input, mat1, mat2)
-        return _C.addmm(input, mat1, mat2, beta, alpha, out)
-    r = _C.addmm(input, mat1, mat2, beta, alpha)
-    if needs_grad(input, mat1, mat2):
-        record("addmm", (input, mat1, mat2), r, beta=beta, alpha=alpha)
-    return r
-
-
-def baddbmm(
-    input: Tensor,
-    batch1: Tensor,
-    batch2: Tensor,
-    *,
-    beta: Number = 1,
-    alpha: Number = 1,
-    out: Tensor | None = None,
-) -> Tensor:
-    """beta * input + alpha * (batch1 @ batch2) over a batch of matrices."""
-    prod = bmm(batch1, batch2)
-    if alpha != 1:
-        prod = prod * alpha
-    r = prod if beta == 0 else prod + (input if beta == 1 else input * beta)
-    if out is not None:
-        return copy_(out, r)
-    return r
-
-
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """Outer product of two 1-D tensors."""
-    tensor_arg(input, "outer", "input")
-    tensor_arg(vec2, "outer", "vec2")
-    if input.ndim != 1 or vec2.ndim != 1:
-        raise _C.InvalidArgumentError(
-            f"outer: expected 1-D tensors, got shapes {list(input.shape)} and {list(vec2.shape)}"
-        )
-    return input.unsqueeze(1) * vec2.unsqueeze(0)
-
-
-ger = outer
-
-
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """Sums of products in Einstein notation: einsum("ij,jk->ik", a, b). Operands may also
-    be given as one list. Repeated subscripts take diagonals; "..." stands for any dims."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    r = _C.einsum(equation, operands)
-    if needs_grad(*operands):
-        record("einsum", operands, r, equation=equation)
-    return r
-
-
 def to_dtype(input: Tensor, dtype: Any, copy: bool = False) -> Tensor:
     """Cast (the same object when the dtype already matches and copy is False)."""
     r = _C.to_dtype(input, dtype, copy)
@@ -631,7 +533,6 @@ FALLBACKS = {
     "floor_divide": _MADE["floor_divide"],
     "remainder": _MADE["remainder"],
     "pow": _MADE["pow"],
-    "matmul": lambda a, b: matmul(_mat_operand(a), _mat_operand(b)),
     "neg": _MADE["neg"],
     "abs": _MADE["abs"],
     "iadd": _inplace("add_"),
@@ -649,15 +550,6 @@ FALLBACKS = {
 
 def is_number(x: Any) -> bool:
     return isinstance(x, (int, float, bool))
-
-
-def _mat_operand(x: Any) -> Tensor:
-    if isinstance(x, TensorBase):
-        return x
-    y = operand(x, "matmul", "other")
-    if not isinstance(y, TensorBase):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(x).__name__}")
-    return y
 
 
 # ------------------------------------------------------------------------------ value tests

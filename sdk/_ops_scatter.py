@@ -1,6 +1,6 @@
-"""Public scatter and index functions beyond gather/index_select: scatter, scatter_reduce,
-index_copy, index_fill, masked_select, masked_scatter, take, take_along_dim, with autograd
-hooks. In-place forms write through the core's `out == input` convention."""
+"""Public scatter and index functions beyond gather/index_select: scatter, scatter_add,
+scatter_reduce, index_add, index_copy, index_fill, masked_select, masked_scatter, take,
+take_along_dim, with autograd hooks. In-place forms write through the core's `out == input` convention."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sdk._ops_common import (
     tensor_arg,
     wrap_dim,
 )
-from sdk._ops_shape import broadcast_shapes
+from sdk._ops_shape import broadcast_shapes, clone
 
 Tensor = Any
 
@@ -79,6 +79,43 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
              reduce: str | None = None) -> Tensor:  # fmt: skip
     """In-place scatter; reduce='add' or 'multiply' accumulates instead of writing."""
     return _scatter("scatter_", self, dim, index, value if src is None else src, reduce, self)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """self[index[i][j]][j] += src[i][j] for dim 0, repeated indices accumulate."""
+    tensor_arg(self, "scatter_add_")
+    d = wrap_dim(dim, self.ndim, "scatter_add_")
+    g = needs_grad(self, src)
+    if g:
+        check_inplace(self)
+    _C.scatter_add_(self, d, index, src)
+    if g:
+        record("scatter_add_", (self, index, src), self, dim=d)
+    return self
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    out = clone(input)
+    return scatter_add_(out, dim, index, src)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """self.index_select(dim, index) += alpha * source, accumulating repeated indices."""
+    tensor_arg(self, "index_add_")
+    d = wrap_dim(dim, self.ndim, "index_add_")
+    g = needs_grad(self, source)
+    if g:
+        check_inplace(self)
+    src = source if alpha == 1 else _C.binary(_C.BINARY_OPS["mul"], source, alpha)
+    _C.index_add_(self, d, index, src)
+    if g:
+        record("index_add_", (self, index, source), self, dim=d, alpha=alpha)
+    return self
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    out = clone(input)
+    return index_add_(out, dim, index, source, alpha=alpha)
 
 
 def _scatter_reduce(op: str, input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str,

@@ -10,7 +10,6 @@ from sdk._dtype import contiguous_format
 from sdk._ops_common import (
     TensorBase,
     broadcast_shapes,
-    check_inplace,
     int_seq,
     needs_grad,
     record,
@@ -456,43 +455,6 @@ def gather(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None)
     if needs_grad(input):
         record("gather", (input, index), r, dim=d)
     return r
-
-
-def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """self[index[i][j]][j] += src[i][j] for dim 0, repeated indices accumulate."""
-    tensor_arg(self, "scatter_add_")
-    d = wrap_dim(dim, self.ndim, "scatter_add_")
-    g = needs_grad(self, src)
-    if g:
-        check_inplace(self)
-    _C.scatter_add_(self, d, index, src)
-    if g:
-        record("scatter_add_", (self, index, src), self, dim=d)
-    return self
-
-
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    out = clone(input)
-    return scatter_add_(out, dim, index, src)
-
-
-def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    """self.index_select(dim, index) += alpha * source, accumulating repeated indices."""
-    tensor_arg(self, "index_add_")
-    d = wrap_dim(dim, self.ndim, "index_add_")
-    g = needs_grad(self, source)
-    if g:
-        check_inplace(self)
-    src = source if alpha == 1 else _C.binary(_C.BINARY_OPS["mul"], source, alpha)
-    _C.index_add_(self, d, index, src)
-    if g:
-        record("index_add_", (self, index, source), self, dim=d, alpha=alpha)
-    return self
-
-
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    out = clone(input)
-    return index_add_(out, dim, index, source, alpha=alpha)
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:

@@ -1,5 +1,5 @@
-"""Public sorting and scan functions (sort, argsort, topk, kthvalue, median, cumsum, cumprod,
-cummax, cummin) with autograd hooks, and unique (built on sort)."""
+"""Public sorting functions (sort, argsort, topk, kthvalue, median) with autograd hooks, and
+unique (built on sort)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,11 @@ from sdk import _C
 from sdk._dtype import bool_
 from sdk._ops_common import (
     TensorBase,
-    check_inplace,
-    dtype_or_none,
     needs_grad,
     record,
+    record_pair,
     tensor_arg,
     wrap_dim,
-    write_inplace,
 )
 from sdk._ops_shape import cat
 
@@ -27,8 +25,6 @@ sort_result = namedtuple("sort", ["values", "indices"])
 topk_result = namedtuple("topk", ["values", "indices"])
 kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 median_result = namedtuple("median", ["values", "indices"])
-cummax_result = namedtuple("cummax", ["values", "indices"])
-cummin_result = namedtuple("cummin", ["values", "indices"])
 
 
 def _int(x: Any, op: str, arg: str) -> int:
@@ -39,21 +35,13 @@ def _int(x: Any, op: str, arg: str) -> int:
     return x
 
 
-def _pair(op: str, input: Tensor, values: Tensor, indices: Tensor, kind: Any, **attrs: Any):
-    """(values, indices) as `kind`, recorded for autograd (the gradient goes back through
-    the indices)."""
-    if needs_grad(input):
-        record(op, (input,), (values, indices), **attrs)
-    return kind(values, indices)
-
-
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """(values, indices) of input sorted along dim; NaN sorts above every number. The sort is
     always stable (equal values keep their order), whatever `stable` says."""
     tensor_arg(input, "sort")
     d = wrap_dim(dim, input.ndim, "sort")
     values, indices = _C.sort(input, d, bool(descending), bool(stable))
-    return _pair("sort", input, values, indices, sort_result, dim=d)
+    return record_pair("sort", input, values, indices, sort_result, dim=d)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
@@ -76,7 +64,7 @@ def topk(
     tensor_arg(input, "topk")
     d = wrap_dim(-1 if dim is None else dim, input.ndim, "topk")
     values, indices = _C.topk(input, _int(k, "topk", "k"), d, bool(largest), bool(sorted))
-    return _pair("topk", input, values, indices, topk_result, dim=d)
+    return record_pair("topk", input, values, indices, topk_result, dim=d)
 
 
 def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = False) -> Any:
@@ -85,7 +73,9 @@ def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = Fals
     tensor_arg(input, "kthvalue")
     d = wrap_dim(-1 if dim is None else dim, input.ndim, "kthvalue")
     values, indices = _C.kthvalue(input, _int(k, "kthvalue", "k"), d, bool(keepdim))
-    return _pair("kthvalue", input, values, indices, kthvalue_result, dim=d, keepdim=bool(keepdim))
+    return record_pair(
+        "kthvalue", input, values, indices, kthvalue_result, dim=d, keepdim=bool(keepdim)
+    )
 
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
@@ -102,70 +92,9 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
         return values
     d = wrap_dim(dim, input.ndim, "median")
     values, indices = _C.median_dim(input, d, bool(keepdim))
-    return _pair("median", input, values, indices, median_result, dim=d, keepdim=bool(keepdim))
-
-
-def _scan(op: str, input: Tensor, dim: int, dtype: Any, out: Any) -> Tensor:
-    tensor_arg(input, op)
-    d = wrap_dim(dim, input.ndim, op)
-    if out is not None:
-        if needs_grad(input):
-            raise RuntimeError(f"{op}(): out= does not support automatic differentiation")
-        return getattr(_C, op)(input, d, dtype_or_none(dtype), out)
-    r = getattr(_C, op)(input, d, dtype_or_none(dtype))
-    if needs_grad(input):
-        record(op, (input,), r, dim=d)
-    return r
-
-
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
-    """Running sum along dim; integer and bool inputs give int64 unless dtype is given."""
-    return _scan("cumsum", input, dim, dtype, out)
-
-
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
-    """Running product along dim; integer and bool inputs give int64 unless dtype is given."""
-    return _scan("cumprod", input, dim, dtype, out)
-
-
-def _scan_(op: str, self: Tensor, dim: int, dtype: Any) -> Tensor:
-    tensor_arg(self, op + "_")
-    d = wrap_dim(dim, self.ndim, op + "_")
-
-    def write() -> Any:
-        return getattr(_C, op)(self, d, dtype_or_none(dtype), self)
-
-    if not needs_grad(self):
-        return write()
-    check_inplace(self)
-    return write_inplace(op + "_", self, (), write, dim=d)
-
-
-def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place cumsum (the result is cast back to self's dtype)."""
-    return _scan_("cumsum", self, dim, dtype)
-
-
-def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """In-place cumprod (the result is cast back to self's dtype)."""
-    return _scan_("cumprod", self, dim, dtype)
-
-
-def _cum_extremum(op: str, input: Tensor, dim: int, kind: Any) -> Any:
-    tensor_arg(input, op)
-    d = wrap_dim(dim, input.ndim, op)
-    values, indices = getattr(_C, op)(input, d)
-    return _pair(op, input, values, indices, kind, dim=d)
-
-
-def cummax(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running max along dim (the last index of equal values)."""
-    return _cum_extremum("cummax", input, dim, cummax_result)
-
-
-def cummin(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running min along dim (the last index of equal values)."""
-    return _cum_extremum("cummin", input, dim, cummin_result)
+    return record_pair(
+        "median", input, values, indices, median_result, dim=d, keepdim=bool(keepdim)
+    )
 
 
 def _flag(value: Any, op: str, arg: str) -> bool:

@@ -19,9 +19,11 @@ from sdk import (
     _ops_data,
     _ops_elementwise,
     _ops_layout,
+    _ops_linalg,
     _ops_math,
     _ops_random,
     _ops_reduce,
+    _ops_scan,
     _ops_scatter,
     _ops_shape,
     _ops_sort,
@@ -358,20 +360,20 @@ class Tensor(_TableOps, _C.TensorBase):
     zero_ = _ops_math.zero_
     copy_ = _ops_math.copy_
     masked_fill_ = _ops_math.masked_fill_
-    mm = _ops_math.mm
-    bmm = _ops_math.bmm
-    matmul = _ops_math.matmul
-    mv = _ops_math.mv
-    dot = _ops_math.dot
-    inner = _ops_math.inner
-    addmm = _ops_math.addmm
+    mm = _ops_linalg.mm
+    bmm = _ops_linalg.bmm
+    matmul = _ops_linalg.matmul
+    mv = _ops_linalg.mv
+    dot = _ops_linalg.dot
+    inner = _ops_linalg.inner
+    addmm = _ops_linalg.addmm
     rsub = _ops_math.rsub
     elu = _ops_math.elu
     clamp_min = _ops_math.clamp_min
     clamp_max = _ops_math.clamp_max
-    outer = _ops_math.outer
-    ger = _ops_math.ger
-    baddbmm = _ops_math.baddbmm
+    outer = _ops_linalg.outer
+    ger = _ops_linalg.ger
+    baddbmm = _ops_linalg.baddbmm
     true_divide_ = _ops_math.true_divide_
 
     # numpy's names and composite elementwise ops (sdk._ops_elementwise)
@@ -458,10 +460,6 @@ class Tensor(_TableOps, _C.TensorBase):
     clone = _ops_shape.clone
     index_select = _ops_shape.index_select
     gather = _ops_shape.gather
-    scatter_add = _ops_shape.scatter_add
-    scatter_add_ = _ops_shape.scatter_add_
-    index_add = _ops_shape.index_add
-    index_add_ = _ops_shape.index_add_
     index_put_ = _indexing.index_put_
     index_put = _indexing.index_put
     nonzero = _ops_shape.nonzero
@@ -494,8 +492,12 @@ class Tensor(_TableOps, _C.TensorBase):
     # Scatter, index and mask ops (sdk._ops_scatter)
     scatter = _ops_scatter.scatter
     scatter_ = _ops_scatter.scatter_
+    scatter_add = _ops_scatter.scatter_add
+    scatter_add_ = _ops_scatter.scatter_add_
     scatter_reduce = _ops_scatter.scatter_reduce
     scatter_reduce_ = _ops_scatter.scatter_reduce_
+    index_add = _ops_scatter.index_add
+    index_add_ = _ops_scatter.index_add_
     index_copy = _ops_scatter.index_copy
     index_copy_ = _ops_scatter.index_copy_
     index_fill = _ops_scatter.index_fill
@@ -506,19 +508,19 @@ class Tensor(_TableOps, _C.TensorBase):
     take = _ops_scatter.take
     take_along_dim = _ops_scatter.take_along_dim
 
-    # Sorting, selection and scans (sdk._ops_sort)
+    # Sorting and selection (sdk._ops_sort), scans (sdk._ops_scan)
     sort = _ops_sort.sort
     argsort = _ops_sort.argsort
     msort = _ops_sort.msort
     topk = _ops_sort.topk
     kthvalue = _ops_sort.kthvalue
     median = _ops_sort.median
-    cumsum = _ops_sort.cumsum
-    cumprod = _ops_sort.cumprod
-    cumsum_ = _ops_sort.cumsum_
-    cumprod_ = _ops_sort.cumprod_
-    cummax = _ops_sort.cummax
-    cummin = _ops_sort.cummin
+    cumsum = _ops_scan.cumsum
+    cumprod = _ops_scan.cumprod
+    cumsum_ = _ops_scan.cumsum_
+    cumprod_ = _ops_scan.cumprod_
+    cummax = _ops_scan.cummax
+    cummin = _ops_scan.cummin
     unique = _ops_sort.unique
 
     # numpy / DLPack interop (sdk._interop) and in-place random fills (sdk._ops_creation)

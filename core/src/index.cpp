@@ -1,5 +1,5 @@
-// core/src/index.cpp: index_select, gather, scatter_add_, index_add_, advanced index/index_put_,
-// nonzero.
+// core/src/index.cpp: index_select, gather, advanced index/index_put_, nonzero (scatter_add_
+// and index_add_ are with the other scatters in scatter.cpp).
 #include "index_util.h"
 
 namespace sdk::detail::k2 {
@@ -49,45 +49,6 @@ Ref index_select_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index,
   return finish_out(res, out, op);
 }
 
-// Shape checks shared by gather and scatter_add_.
-void check_gather_shapes(const TensorImpl& t, int64_t d, const TensorImpl& index,
-                         const TensorImpl* src, const char* op) {
-  SDK_VALUE_CHECK(index.ndim == t.ndim, op,
-                  ": index must have the same number of dimensions as the input, got shapes ",
-                  shape_str(index), " and ", shape_str(t));
-  for (int64_t k = 0; k < t.ndim; ++k) {
-    SDK_VALUE_CHECK(k == d || index.sizes[k] <= t.sizes[k], op, ": index of shape ",
-                    shape_str(index), " is larger than the input of shape ", shape_str(t),
-                    " in dimension ", k);
-    if (src) {
-      SDK_VALUE_CHECK(index.sizes[k] <= src->sizes[k], op, ": index of shape ", shape_str(index),
-                      " is larger than src of shape ", shape_str(*src), " in dimension ", k);
-    }
-  }
-}
-
-// Walk the index shape with (index, a, b) operands; b's stride along d is 0
-// and `fn(idx_value, pa, pb)` applies one element where b is offset by the index.
-template <typename F>
-void walk_gather(const TensorImpl& index, const TensorImpl& a, const TensorImpl& b, int64_t d,
-                 const F& fn) {
-  Shape si = byte_strides(index), sa = byte_strides(a), sb = byte_strides(b);
-  if (b.ndim > 0) sb[d] = 0;
-  const int64_t* strides[3] = {si.data(), sa.data(), sb.data()};
-  char* bases[3] = {static_cast<char*>(index.data()), static_cast<char*>(a.data()),
-                    static_cast<char*>(b.data())};
-  const bool i64 = index.dtype == SDK_INT64;
-  nd_loop<3>(
-      index.ndim, index.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
-        for (int64_t i = 0; i < n; ++i) {
-          const char* ip = p[0] + i * st[0];
-          int64_t v =
-              i64 ? *reinterpret_cast<const int64_t*>(ip) : *reinterpret_cast<const int32_t*>(ip);
-          fn(v, p[1] + i * st[1], p[2] + i * st[2]);
-        }
-      });
-}
-
 Ref gather_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_tensor* out,
                 const char* op) {
   check_cpu(t, op, "t");
@@ -104,82 +65,6 @@ Ref gather_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_t
     copy_elem(pr, pt + v * dstride, isz);
   });
   return finish_out(res, out, op);
-}
-
-void scatter_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
-                 const char* op) {
-  check_cpu(t, op, "t");
-  check_writable(t, op);
-  check_cpu(src, op, "src");
-  check_index_dtype(index, op, "index");
-  SDK_TYPE_CHECK(t.dtype == src.dtype, op, ": expected t and src to have the same dtype, got ",
-                 describe(t), " and ", describe(src));
-  const int64_t d = wrap_dim(dim, t.ndim, op);
-  SDK_VALUE_CHECK(src.ndim == t.ndim, op,
-                  ": src must have the same number of dimensions as t, got shapes ", shape_str(src),
-                  " and ", shape_str(t));
-  check_gather_shapes(t, d, index, &src, op);
-  if (index.numel == 0) return;
-  const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
-  for (int64_t v : read_index(index)) check_range(v, size, d, op);  // no partial update
-  const int64_t dstride = (t.ndim == 0 ? 0 : t.strides[d]) * t.itemsize();
-  SDK_DISPATCH_ALL(t.dtype, op, [&] {
-    using A = typename OpMath<scalar_t>::type;
-    walk_gather(index, src, t, d, [&](int64_t v, char* ps, char* pt) {
-      scalar_t* q = reinterpret_cast<scalar_t*>(pt + v * dstride);
-      *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*reinterpret_cast<scalar_t*>(ps)));
-    });
-  });
-  t.bump_version();
-}
-
-void index_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
-               const char* op) {
-  check_cpu(t, op, "t");
-  check_writable(t, op);
-  check_cpu(src, op, "src");
-  check_index_dtype(index, op, "index");
-  SDK_VALUE_CHECK(index.ndim <= 1, op, ": index must be 1-D or 0-d, got shape ", shape_str(index));
-  SDK_TYPE_CHECK(t.dtype == src.dtype, op, ": expected t and src to have the same dtype, got ",
-                 describe(t), " and ", describe(src));
-  const int64_t d = wrap_dim(dim, t.ndim, op);
-  std::vector<int64_t> idx = read_index(index);
-  Shape want = shape_of(t);
-  if (t.ndim > 0) want[d] = int64_t(idx.size());
-  bool ok = shape_of(src) == want || (index.ndim == 0 && t.ndim > 0 && src.ndim == t.ndim - 1);
-  SDK_VALUE_CHECK(ok, op, ": src of shape ", shape_str(src), " does not match t of shape ",
-                  shape_str(t), " with dim ", d, " replaced by the ", idx.size(), " indices");
-  const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
-  for (int64_t v : idx) check_range(v, size, d, op);
-  // The dims other than d, with the strides of t and of src.
-  Shape rs, ts, ss;
-  const Shape tb = byte_strides(t);
-  Shape sb = byte_strides(src);
-  if (src.ndim == t.ndim - 1 && t.ndim > 0) sb.insert(sb.begin() + d, 0);
-  for (int64_t k = 0; k < t.ndim; ++k) {
-    if (k == d) continue;
-    rs.push_back(t.sizes[k]);
-    ts.push_back(tb[k]);
-    ss.push_back(sb[k]);
-  }
-  const int64_t tdst = t.ndim ? tb[d] : 0, sdst = t.ndim ? sb[d] : 0;
-  SDK_DISPATCH_ALL(t.dtype, op, [&] {
-    using A = typename OpMath<scalar_t>::type;
-    for (size_t i = 0; i < idx.size(); ++i) {
-      const int64_t* strides[2] = {ts.data(), ss.data()};
-      char* bases[2] = {static_cast<char*>(t.data()) + idx[i] * tdst,
-                        static_cast<char*>(src.data()) + int64_t(i) * sdst};
-      nd_loop<2>(int64_t(rs.size()), rs.data(), strides, bases,
-                 [](char* const* p, int64_t n, const int64_t* st) {
-                   for (int64_t j = 0; j < n; ++j) {
-                     scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
-                     const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
-                     *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
-                   }
-                 });
-    }
-  });
-  t.bump_version();
 }
 
 // Advanced indexing: offsets (elements, in t's strides) of the indexed
@@ -373,24 +258,6 @@ SDK_API sdk_status sdk_gather(const sdk_tensor* t, int64_t dim, const sdk_tensor
   const TensorImpl& ti = checked(index, op, "index");
   SDK_VALUE_CHECK(out || result, op, ": both out and result are NULL");
   set_result(result, gather_impl(tt, dim, ti, out, op));
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_scatter_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
-                                    const sdk_tensor* src) {
-  SDK_SAFE_CALL_BEGIN;
-  const char* op = "sdk_scatter_add_";
-  scatter_add(const_cast<TensorImpl&>(checked(t, op, "t")), dim, checked(index, op, "index"),
-              checked(src, op, "src"), op);
-  SDK_SAFE_CALL_END;
-}
-
-SDK_API sdk_status sdk_index_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
-                                  const sdk_tensor* src) {
-  SDK_SAFE_CALL_BEGIN;
-  const char* op = "sdk_index_add_";
-  index_add(const_cast<TensorImpl&>(checked(t, op, "t")), dim, checked(index, op, "index"),
-            checked(src, op, "src"), op);
   SDK_SAFE_CALL_END;
 }
 

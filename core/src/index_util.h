@@ -169,4 +169,43 @@ struct LineGrid {
   }
 };
 
+// Shape checks shared by gather and scatter_add_.
+inline void check_gather_shapes(const TensorImpl& t, int64_t d, const TensorImpl& index,
+                                const TensorImpl* src, const char* op) {
+  SDK_VALUE_CHECK(index.ndim == t.ndim, op,
+                  ": index must have the same number of dimensions as the input, got shapes ",
+                  shape_str(index), " and ", shape_str(t));
+  for (int64_t k = 0; k < t.ndim; ++k) {
+    SDK_VALUE_CHECK(k == d || index.sizes[k] <= t.sizes[k], op, ": index of shape ",
+                    shape_str(index), " is larger than the input of shape ", shape_str(t),
+                    " in dimension ", k);
+    if (src) {
+      SDK_VALUE_CHECK(index.sizes[k] <= src->sizes[k], op, ": index of shape ", shape_str(index),
+                      " is larger than src of shape ", shape_str(*src), " in dimension ", k);
+    }
+  }
+}
+
+// Walk the index shape with (index, a, b) operands; b's stride along d is 0
+// and `fn(idx_value, pa, pb)` applies one element where b is offset by the index.
+template <typename F>
+void walk_gather(const TensorImpl& index, const TensorImpl& a, const TensorImpl& b, int64_t d,
+                 const F& fn) {
+  Shape si = byte_strides(index), sa = byte_strides(a), sb = byte_strides(b);
+  if (b.ndim > 0) sb[d] = 0;
+  const int64_t* strides[3] = {si.data(), sa.data(), sb.data()};
+  char* bases[3] = {static_cast<char*>(index.data()), static_cast<char*>(a.data()),
+                    static_cast<char*>(b.data())};
+  const bool i64 = index.dtype == SDK_INT64;
+  nd_loop<3>(
+      index.ndim, index.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
+        for (int64_t i = 0; i < n; ++i) {
+          const char* ip = p[0] + i * st[0];
+          int64_t v =
+              i64 ? *reinterpret_cast<const int64_t*>(ip) : *reinterpret_cast<const int32_t*>(ip);
+          fn(v, p[1] + i * st[1], p[2] + i * st[2]);
+        }
+      });
+}
+
 }  // namespace sdk::detail::k2

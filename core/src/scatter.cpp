@@ -1,5 +1,5 @@
-// core/src/scatter.cpp: scatter, scatter_reduce, index_copy, index_fill, masked_select,
-// masked_scatter, take and repeat_interleave.
+// core/src/scatter.cpp: scatter, scatter_add_, scatter_reduce, index_add_, index_copy,
+// index_fill, masked_select, masked_scatter, take and repeat_interleave.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -108,6 +108,82 @@ void scatter_walk(TensorImpl& target, int64_t d, const TensorImpl& index, const 
       fn(tb + off[2] + v * g.along[2], sb + off[1] + j * g.along[1]);
     }
   });
+}
+
+void scatter_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
+                 const char* op) {
+  check_cpu(t, op, "t");
+  check_writable(t, op);
+  check_cpu(src, op, "src");
+  check_index_dtype(index, op, "index");
+  SDK_TYPE_CHECK(t.dtype == src.dtype, op, ": expected t and src to have the same dtype, got ",
+                 describe(t), " and ", describe(src));
+  const int64_t d = wrap_dim(dim, t.ndim, op);
+  SDK_VALUE_CHECK(src.ndim == t.ndim, op,
+                  ": src must have the same number of dimensions as t, got shapes ", shape_str(src),
+                  " and ", shape_str(t));
+  check_gather_shapes(t, d, index, &src, op);
+  if (index.numel == 0) return;
+  const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
+  for (int64_t v : read_index(index)) check_range(v, size, d, op);  // no partial update
+  const int64_t dstride = (t.ndim == 0 ? 0 : t.strides[d]) * t.itemsize();
+  SDK_DISPATCH_ALL(t.dtype, op, [&] {
+    using A = typename OpMath<scalar_t>::type;
+    walk_gather(index, src, t, d, [&](int64_t v, char* ps, char* pt) {
+      scalar_t* q = reinterpret_cast<scalar_t*>(pt + v * dstride);
+      *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*reinterpret_cast<scalar_t*>(ps)));
+    });
+  });
+  t.bump_version();
+}
+
+void index_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const TensorImpl& src,
+               const char* op) {
+  check_cpu(t, op, "t");
+  check_writable(t, op);
+  check_cpu(src, op, "src");
+  check_index_dtype(index, op, "index");
+  SDK_VALUE_CHECK(index.ndim <= 1, op, ": index must be 1-D or 0-d, got shape ", shape_str(index));
+  SDK_TYPE_CHECK(t.dtype == src.dtype, op, ": expected t and src to have the same dtype, got ",
+                 describe(t), " and ", describe(src));
+  const int64_t d = wrap_dim(dim, t.ndim, op);
+  std::vector<int64_t> idx = read_index(index);
+  Shape want = shape_of(t);
+  if (t.ndim > 0) want[d] = int64_t(idx.size());
+  bool ok = shape_of(src) == want || (index.ndim == 0 && t.ndim > 0 && src.ndim == t.ndim - 1);
+  SDK_VALUE_CHECK(ok, op, ": src of shape ", shape_str(src), " does not match t of shape ",
+                  shape_str(t), " with dim ", d, " replaced by the ", idx.size(), " indices");
+  const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
+  for (int64_t v : idx) check_range(v, size, d, op);
+  // The dims other than d, with the strides of t and of src.
+  Shape rs, ts, ss;
+  const Shape tb = byte_strides(t);
+  Shape sb = byte_strides(src);
+  if (src.ndim == t.ndim - 1 && t.ndim > 0) sb.insert(sb.begin() + d, 0);
+  for (int64_t k = 0; k < t.ndim; ++k) {
+    if (k == d) continue;
+    rs.push_back(t.sizes[k]);
+    ts.push_back(tb[k]);
+    ss.push_back(sb[k]);
+  }
+  const int64_t tdst = t.ndim ? tb[d] : 0, sdst = t.ndim ? sb[d] : 0;
+  SDK_DISPATCH_ALL(t.dtype, op, [&] {
+    using A = typename OpMath<scalar_t>::type;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      const int64_t* strides[2] = {ts.data(), ss.data()};
+      char* bases[2] = {static_cast<char*>(t.data()) + idx[i] * tdst,
+                        static_cast<char*>(src.data()) + int64_t(i) * sdst};
+      nd_loop<2>(int64_t(rs.size()), rs.data(), strides, bases,
+                 [](char* const* p, int64_t n, const int64_t* st) {
+                   for (int64_t j = 0; j < n; ++j) {
+                     scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
+                     const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
+                     *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
+                   }
+                 });
+    }
+  });
+  t.bump_version();
 }
 
 // scatter with src, or with `value` when src is null.
@@ -524,6 +600,24 @@ using namespace sdk::detail;
 using namespace sdk::detail::k2;
 
 extern "C" {
+
+SDK_API sdk_status sdk_scatter_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                    const sdk_tensor* src) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_scatter_add_";
+  scatter_add(const_cast<TensorImpl&>(checked(t, op, "t")), dim, checked(index, op, "index"),
+              checked(src, op, "src"), op);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_index_add_(sdk_tensor* t, int64_t dim, const sdk_tensor* index,
+                                  const sdk_tensor* src) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_index_add_";
+  index_add(const_cast<TensorImpl&>(checked(t, op, "t")), dim, checked(index, op, "index"),
+            checked(src, op, "src"), op);
+  SDK_SAFE_CALL_END;
+}
 
 SDK_API sdk_status sdk_scatter(const sdk_tensor* t, int64_t dim, const sdk_tensor* index,
                                const sdk_tensor* src, sdk_tensor* out, sdk_tensor** result) {

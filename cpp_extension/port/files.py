@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._trust import atomic_file
+from ..builder.trust import atomic_file
 
 MAX_REWRITE = 16 << 20  # bytes: a larger source is copied unchanged, not read into memory
 _OPEN_FLAGS = (

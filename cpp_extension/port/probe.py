@@ -68,8 +68,9 @@ class Diagnostic:
 def find_compilers(include_dir: str | None = None) -> Compilers | None:
     """The compilers and include folders a build of the port would use, or None when there
     is no C++ compiler (the caller notes that the probe was skipped)."""
-    from .. import _runtime, _toolchain
     from .._errors import BuildError
+    from ..builder import runtime as _runtime
+    from ..builder import toolchain as _toolchain
     from . import sdk_names as _port_names
 
     try:
@@ -108,8 +109,9 @@ def _precompiled(flags: list[str], cxx: list[str], include_dir: str) -> list[str
     """The -include flags of the shared precompiled <sdk/extension.h> for `flags` (the
     package ships the one of a default load()'s), or [] when it is not at hand. It changes
     nothing but the speed of the units that start with that header (half their time)."""
-    from .. import _pch, _toolchain
     from .._errors import CacheError
+    from ..builder import pch as _pch
+    from ..builder import toolchain as _toolchain
 
     if os.path.realpath(include_dir) != os.path.realpath(_toolchain.sdk_paths().include_dir):
         return []
@@ -128,7 +130,8 @@ def _precompiled(flags: list[str], cxx: list[str], include_dir: str) -> list[str
 
 
 def _tool_identity(argv: list[str]) -> str:
-    from .. import _cache, _toolchain
+    from ..builder import cache as _cache
+    from ..builder import toolchain as _toolchain
 
     return _toolchain.compiler_identity(argv, _cache.toolchains_file())
 
@@ -148,7 +151,7 @@ def _command(compilers: Compilers, rel: str, text: str, project_dirs: list[str])
         # -cuda: the front end parses host and device code and stops before code generation
         return [*compilers.nvcc, "-cuda", "-o", os.devnull, "--expt-relaxed-constexpr",
                 "-std=c++17", f"-DSDK_EXTENSION_NAME={_NAME}", *incs, *projects, rel]  # fmt: skip
-    from .._pch import starts_with_extension_header
+    from ..builder.pch import starts_with_extension_header
 
     more = [f"-I{d}" for d in compilers.include_dirs if f"-I{d}" not in compilers.cxx_flags]
     pch = compilers.pch if starts_with_extension_header(text.encode(errors="replace")) else []
@@ -242,8 +245,9 @@ def _relative(path: str, root: str) -> str:
 def _cache_folder() -> Path | None:
     """<JIT cache>/port/probe, checked and made by the cache's trust rules; None when it
     cannot be used (the probe then just runs every compile)."""
-    from .. import _cache, _trust
     from .._errors import CacheError
+    from ..builder import cache as _cache
+    from ..builder import trust as _trust
 
     try:
         return _trust.trusted_folders(_cache.extensions_root(), "port", "probe")
@@ -262,7 +266,7 @@ def _unit_key(compilers: Compilers, rel: str, text: str, headers_digest: str) ->
 def _cached(folder: Path | None, key: str) -> list[Diagnostic] | None:
     if folder is None:
         return None
-    from .. import _trust
+    from ..builder import trust as _trust
 
     try:
         data = json.loads(_trust.read_no_follow(folder / f"{key[:32]}.json"))
@@ -274,7 +278,7 @@ def _cached(folder: Path | None, key: str) -> list[Diagnostic] | None:
 def _store(folder: Path | None, key: str, found: list[Diagnostic]) -> None:
     if folder is None:
         return
-    from .. import _trust
+    from ..builder import trust as _trust
 
     try:
         _trust.write_atomic(folder / f"{key[:32]}.json", json.dumps([d.__dict__ for d in found]))
@@ -366,7 +370,7 @@ def _run(
     units: list[str], sources: dict[str, str], compilers: Compilers, jobs: int | None
 ) -> dict[str, list[Diagnostic]]:
     """Write the private copy, compile the units in parallel, parse their errors."""
-    from .. import _toolchain
+    from ..builder import toolchain as _toolchain
 
     tmp = tempfile.mkdtemp(prefix="sdk-port-probe-")
     try:

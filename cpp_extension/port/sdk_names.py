@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
-from .. import _trust
+from ..builder import trust as _trust
 
 # Comments, string and character literals (raw strings too): what the porter never rewrites.
 _SKIPPED = re.compile(
@@ -246,7 +246,7 @@ _SCAN_FIELDS = ("names", "namespace_names", "macros", "headers", "namespaces")
 
 
 def _cache_file(include_dir: str, fingerprint: tuple) -> Path:
-    from .. import _cache
+    from ..builder import cache as _cache
 
     key = hashlib.sha256(repr((SCAN_VERSION, include_dir, fingerprint)).encode()).hexdigest()
     return _cache.extensions_root() / "port" / f"headers-{key[:24]}.json"
@@ -296,7 +296,7 @@ def default_include_dir() -> str:
     override = os.environ.get("SDK_PORT_INCLUDE")
     if override:
         return override
-    from .. import _toolchain
+    from ..builder import toolchain as _toolchain
 
     return _toolchain.sdk_paths().include_dir
 

@@ -442,7 +442,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   // The module functions of every file; each name appears in one table only.
   PyMethodDef* const method_tables[] = {
       module_methods,     ops_elementwise_methods, ops_creation_methods, ops_views_methods,
-      ops_reduce_methods, ops_linalg_methods,      ops_struct_methods,   ops_nn_methods,
+      ops_reduce_methods, ops_linalg_methods,      ops_sort_methods,     ops_scan_methods,
+      ops_index_methods,  ops_scatter_methods,     ops_layout_methods,   ops_nn_methods,
       cuda_methods,       generator_methods,       interop_methods,      op_registry_methods,
       op_kernels_methods, autograd_methods};
   bool ok = add_error_types(m) == 0;

@@ -38,4 +38,11 @@ const char* name_of(const char* const (&names)[N], int64_t op, const char* dflt)
 
 inline int64_t numel(const sdk_tensor* t) { return t ? sdk_tensor_numel(t) : 0; }
 
+// (values, indices) of a two-result core call (sort, topk, cummax, ...).
+inline PyObject* result_pair(sdk_status st, sdk_tensor* v, sdk_tensor* i) {
+  if (st != SDK_OK) return raise_last_error();
+  std::vector<sdk_tensor*> rs{v, i};
+  return tuple_of(rs);
+}
+
 }  // namespace sdkpy

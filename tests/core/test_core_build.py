@@ -82,7 +82,7 @@ def test_build_core_writes_the_sources_in_that_order(setup_py, tmp_path, monkeyp
     # the same planner renders them in that order
     sys.path.insert(0, str(ROOT))
     try:
-        plan, ninja = setup_py._tooling("_plan"), setup_py._tooling("_ninja")
+        plan, ninja = setup_py._tooling("builder.plan"), setup_py._tooling("builder.ninja")
     finally:
         sys.path.remove(str(ROOT))
     names = [str(p) for p in seen["sources"]]

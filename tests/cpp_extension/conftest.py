@@ -26,7 +26,7 @@ def run_python(code: str, *, timeout: float = 300, check: bool = True, **env: st
 
 
 def _core_symbols() -> set[str]:
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
     from sdk.utils import elf as _elf
 
     path = _toolchain.sdk_paths().library_path

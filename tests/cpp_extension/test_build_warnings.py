@@ -39,7 +39,8 @@ def test_a_missing_return_fails_the_build_unless_the_user_allows_it(ext_dir, cap
 def test_build_extension_makes_return_type_an_error_before_the_users_flags(tmp_path):
     from setuptools import Distribution
 
-    from cpp_extension import BuildExtension, CppExtension, _plan
+    from cpp_extension import BuildExtension, CppExtension
+    from cpp_extension.builder import plan as _plan
 
     ext = CppExtension("pkg.m", ["m.cpp"], extra_compile_args=["-Wno-error=return-type"])
     cmd = BuildExtension(Distribution({"name": "pkg", "ext_modules": [ext]}))

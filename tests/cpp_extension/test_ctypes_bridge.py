@@ -9,7 +9,8 @@ import pytest
 
 import cpp_extension
 import sdk
-from cpp_extension import _ctypes_bridge, _toolchain
+from cpp_extension import _ctypes_bridge
+from cpp_extension.builder import toolchain as _toolchain
 from sdk.utils import elf as _elf
 from tests.cpp_extension.conftest import require_core, require_sdk_tensors
 

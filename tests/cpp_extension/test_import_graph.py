@@ -62,15 +62,16 @@ def test_the_checker_finds_a_cycle_through_a_function_level_import():
 
 def test_cpp_extension_has_no_import_cycle():
     graph = import_graph()
-    assert "cpp_extension._build" in graph and "cpp_extension._remote" in graph
-    assert "cpp_extension._build" in graph["cpp_extension._remote"]  # the graph sees edges
+    assert "cpp_extension.builder.jit" in graph and "cpp_extension._remote" in graph
+    assert "cpp_extension.builder.jit" in graph["cpp_extension._remote"]  # the graph sees edges
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
 def test_lower_layers_report_loads_to_the_layer_above():
     """_build and the ctypes bridge never import _remote; it installs itself in both."""
-    from cpp_extension import _build, _ctypes_bridge, _remote
+    from cpp_extension import _ctypes_bridge, _remote
+    from cpp_extension.builder import jit as _build
 
     assert isinstance(_build._OBSERVER, _remote._Shipper)
     assert _ctypes_bridge._REDUCER is _remote.reduce_library
@@ -99,3 +100,28 @@ def test_the_package_imports_without_sdk():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("imported ")
+
+
+# The front ends of cpp_extension: what users call (the package, the CLI, load(), BuildExtension,
+# the cell magic, pickling, scaffolding, wheels, the porter). The build subsystem serves them and
+# never imports one.
+FRONT_ENDS = {
+    "cpp_extension",
+    "cpp_extension.__main__",
+    "cpp_extension._jit",
+    "cpp_extension._setuptools",
+    "cpp_extension._remote",
+    "cpp_extension._ipython",
+    "cpp_extension._cell_functions",
+    "cpp_extension._new",
+    "cpp_extension._wheel",
+}
+
+
+def test_the_build_subsystem_never_imports_a_front_end():
+    graph = import_graph()
+    builder = {m for m in graph if m.startswith("cpp_extension.builder")}
+    assert {"cpp_extension.builder.plan", "cpp_extension.builder.jit"} <= builder
+    for module in sorted(builder):
+        upward = {t for t in graph[module] if t in FRONT_ENDS or t.startswith("cpp_extension.port")}
+        assert not upward, f"{module} imports {sorted(upward)}"

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from cpp_extension import _plan
+from cpp_extension.builder import plan as _plan
 from tests.cpp_extension.conftest import run_python, subprocess_env
 
 # A parallel region calls into the OpenMP runtime (GOMP_parallel with gcc): without the

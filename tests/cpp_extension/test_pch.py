@@ -13,7 +13,9 @@ import pybind11
 import pytest
 
 import cpp_extension
-from cpp_extension import _pch, _runtime, _toolchain
+from cpp_extension.builder import pch as _pch
+from cpp_extension.builder import runtime as _runtime
+from cpp_extension.builder import toolchain as _toolchain
 
 
 def test_only_sources_that_start_with_the_extension_header():
@@ -121,7 +123,7 @@ def _dynamic_symbols(path) -> set[str]:
 
 
 def _split_or_skip(ext_dir, monkeypatch):
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
     argv = _toolchain.compiler_command("cxx")
@@ -152,7 +154,7 @@ def _build_halves(tmp_path, ext_dir, name, text=HALVES, **kw):
 def test_a_first_build_links_the_installed_runtime_object(tmp_path, ext_dir, monkeypatch):
     """setup.py compiles pybind11's runtime for load()'s default flags into sdk/lib: the first
     build of a fresh cache links it first instead of generating pybind11's runtime."""
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     _split_or_skip(ext_dir, monkeypatch)
     lib_dir = Path(_toolchain.sdk_paths().library_dir)
@@ -250,7 +252,7 @@ def test_the_cache_runtime_object(tmp_path, ext_dir, monkeypatch):
 def test_a_damaged_installed_runtime_object_is_never_deleted(tmp_path, ext_dir, monkeypatch):
     """The installed object may sit in a read-only site-packages: a link that fails on it
     marks its key rejected in the cache and links without it; later builds skip it."""
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     _split_or_skip(ext_dir, monkeypatch)
     real = _toolchain.sdk_paths()
@@ -279,7 +281,7 @@ def test_a_damaged_installed_runtime_object_is_never_deleted(tmp_path, ext_dir, 
 def test_the_key_follows_header_contents_not_folders(tmp_path):
     """A package is built in one folder and installed in another: the key of the installed
     runtime object must not depend on where the headers are, only on what they say."""
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     include = _toolchain.sdk_paths().include_dir
     copy = tmp_path / "include"

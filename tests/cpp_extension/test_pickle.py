@@ -186,7 +186,7 @@ def test_another_abi_major_is_refused_naming_both_sides(ext_dir):
 
 def test_no_compiler_on_the_receiver_names_it_and_the_sender(ext_dir, monkeypatch):
     import sdk as _sdk  # noqa: F401  (the ABI comes from the loaded core)
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     abi = list(_toolchain.sdk_paths().abi)
     state = {**_state(), "abi": abi, "name": "pk_nocxx_" + uuid.uuid4().hex[:6]}

@@ -1,4 +1,4 @@
-"""The build planner (cpp_extension/_plan.py) shared by load(), BuildExtension and setup.py."""
+"""The build planner (cpp_extension/builder/plan.py) shared by load(), BuildExtension and setup.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import _build, _ninja, _plan, _toolchain
+from cpp_extension.builder import jit as _build
+from cpp_extension.builder import ninja as _ninja
+from cpp_extension.builder import plan as _plan
+from cpp_extension.builder import toolchain as _toolchain
 
 needs_cxx = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
 

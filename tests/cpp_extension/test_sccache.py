@@ -12,9 +12,10 @@ import uuid
 
 import pytest
 
-from cpp_extension import _pch, _toolchain
 from cpp_extension.__main__ import _speedups
 from cpp_extension._errors import BuildError
+from cpp_extension.builder import pch as _pch
+from cpp_extension.builder import toolchain as _toolchain
 from tests.cpp_extension.conftest import run_python
 
 GCC = "/usr/bin/c++: c++ (Debian 12.2.0-14) 12.2.0\nCopyright (C) 2022 Free Software Foundation"

@@ -11,7 +11,7 @@ import pytest
 
 import cpp_extension
 import sdk
-from cpp_extension import _toolchain
+from cpp_extension.builder import toolchain as _toolchain
 
 _IDENTS = Path(tempfile.gettempdir()) / "sdk_test_split_codegen_toolchains.json"
 

@@ -223,7 +223,7 @@ def test_tensor_type_dispatch_ports(tmp_path):
 @pytest.mark.skipif(_nvcc() is None, reason="nvcc not found")
 def test_cuda_kernel_nvcc_flags_allow_tutorial_kernel():
     # torch passes --expt-relaxed-constexpr: the tutorial's kernel calls fmax/fmin in device code
-    from cpp_extension import _build
+    from cpp_extension.builder import jit as _build
 
     req = _build.make_request(
         "qa_lltm_cuda", [str(LLTM_CUDA_CPP), str(PORT / "lltm_cuda_kernel.cu")],

@@ -215,7 +215,8 @@ def build_binding(verbose: bool = False, flavor: Flavor = ASAN) -> Path:
     build_dir.mkdir(parents=True, exist_ok=True)
     out = build_dir / ("_C" + sysconfig.get_config_var("EXT_SUFFIX"))
     includes = [f"-I{setup.CORE_INCLUDE}", f"-I{sysconfig.get_paths()['include']}"]
-    cflags = ["-std=c++17", "-fPIC", "-fvisibility=hidden", "-Wall", *includes]
+    base = setup._base_flags(opt=None, hidden=True, warnings=False, extra=["-Wall"])
+    cflags = [*base, *includes]  # the level comes from _sanitize_flags
     cflags += _sanitize_flags(flavor)
     ldflags = ["-shared", f"-L{flavor.core_lib.parent}", "-lsdk_core", "-Wl,-rpath,$ORIGIN/lib"]
     ldflags.append(f"-fsanitize={flavor.sanitize}")

@@ -266,36 +266,6 @@ def test_to_dtype(dst, rng, close):
     assert t.to("cpu") is t
 
 
-def test_matmul_family(rng, close):
-    a = rng.standard_normal((5, 3))
-    b = rng.standard_normal((3, 4))
-    for dtype in ["float32", "float64"]:
-        ta, tb = sdk.tensor(a.astype(dtype)), sdk.tensor(b.astype(dtype))
-        tol = 1e-5 if dtype == "float32" else 1e-12
-        close(sdk.mm(ta, tb), a @ b, rtol=tol, atol=tol, check_dtype=False)
-        close(ta @ tb, a @ b, rtol=tol, atol=tol, check_dtype=False)
-        close(ta.t().t() @ tb.t().t(), a @ b, rtol=tol, atol=tol, check_dtype=False)
-        close(sdk.matmul(ta, tb[:, 0]), a @ b[:, 0], rtol=tol, atol=tol, check_dtype=False)
-        close(sdk.mv(ta, tb[:, 1]), a @ b[:, 1], rtol=tol, atol=tol, check_dtype=False)
-        close(sdk.dot(tb[:, 0], tb[:, 1]), b[:, 0] @ b[:, 1], rtol=tol, atol=tol, check_dtype=False)
-        bias = sdk.tensor(np.ones(4, dtype))
-        close(
-            sdk.addmm(bias, ta, tb, beta=0.5, alpha=2),
-            0.5 + 2 * (a @ b),
-            rtol=tol,
-            atol=tol,
-            check_dtype=False,
-        )
-    x = rng.standard_normal((2, 5, 3)).astype(np.float32)
-    y = rng.standard_normal((2, 3, 4)).astype(np.float32)
-    close(sdk.bmm(sdk.tensor(x), sdk.tensor(y)), x @ y, rtol=1e-5, atol=1e-5)
-    close(sdk.tensor(x) @ sdk.tensor(y[0]), x @ y[0], rtol=1e-5, atol=1e-5)
-    out = sdk.empty(5, 4)
-    assert (
-        sdk.mm(sdk.tensor(a.astype(np.float32)), sdk.tensor(b.astype(np.float32)), out=out) is out
-    )
-
-
 def test_autograd_path_records(rng):
     x = sdk.tensor(rng.standard_normal((3,)), dtype=sdk.float64, requires_grad=True)
     y = (x * x + 2 * x - 1).exp().sum()

@@ -1,4 +1,4 @@
-"""scatter, scatter_reduce, index_copy, index_fill, masked_select, masked_scatter, take and
+"""scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill, masked_select, masked_scatter, take and
 take_along_dim against loop references in numpy: dtypes, negative dims, strided operands,
 in place and out of place, empty tensors, and bad input."""
 
@@ -355,3 +355,27 @@ def test_take_along_dim(rng):
     np.testing.assert_array_equal(flat.numpy(), a.reshape(-1)[[0, 14, 7]])
     with pytest.raises(ValueError, match="same number of dimensions"):
         sdk.take_along_dim(sdk.tensor(a), idx([0]), 1)
+
+
+def test_scatter_add_and_index_add_accumulate(rng, close):
+    z = sdk.zeros(3, 5)
+    src = rng.standard_normal((2, 5)).astype(np.float32)
+    sidx = np.array([[0, 1, 2, 0, 0], [0, 2, 2, 1, 0]])
+    ref = np.zeros((3, 5), np.float32)
+    for i in range(2):
+        for j in range(5):
+            ref[sidx[i, j], j] += src[i, j]
+    v = z._version
+    assert z.scatter_add_(0, sdk.tensor(sidx), sdk.tensor(src)) is z
+    assert z._version > v
+    close(z, ref, rtol=1e-6)
+    close(sdk.scatter_add(sdk.zeros(3, 5), 0, sdk.tensor(sidx), sdk.tensor(src)), ref, rtol=1e-6)
+    y = sdk.zeros(4, 5)
+    y.index_add_(0, sdk.tensor([0, 0, 2]), sdk.ones(3, 5), alpha=2)
+    ref = np.zeros((4, 5), np.float32)
+    np.add.at(ref, [0, 0, 2], 2.0)
+    close(y, ref)
+    close(
+        sdk.index_add(sdk.zeros(4, 5), 1, sdk.tensor([1]), sdk.ones(4, 1)),
+        np.eye(5, dtype=np.float32)[1][None].repeat(4, 0),
+    )

@@ -1,4 +1,4 @@
-"""The cache's paths as the kernel uses them (cpp_extension/_trust.py): ``..`` after another
+"""The cache's paths as the kernel uses them (cpp_extension/builder/trust.py): ``..`` after another
 user's link is followed as the kernel follows it, a POSIX ACL that lets another user write
 is seen, and ``python -m cpp_extension clean`` removes only what lies in the cache root."""
 
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cpp_extension import CacheError, _trust
+from cpp_extension import CacheError
+from cpp_extension.builder import trust as _trust
 from tests.cpp_extension.conftest import REPO, subprocess_env
 from tests.security.conftest import ATTACKER, as_attacker, needs_root
 

@@ -1,4 +1,4 @@
-"""The JIT cache's trust model (cpp_extension/_trust.py): load() uses only folders that are
+"""The JIT cache's trust model (cpp_extension/builder/trust.py): load() uses only folders that are
 this user's (or root's) and nobody else may write, creates its own with mode 0700, and never
 follows a symbolic link it did not make.
 
@@ -20,7 +20,9 @@ import pytest
 
 import cpp_extension
 import sdk
-from cpp_extension import CacheError, _cache, _trust
+from cpp_extension import CacheError
+from cpp_extension.builder import cache as _cache
+from cpp_extension.builder import trust as _trust
 from tests.cpp_extension.conftest import require_core, run_python
 from tests.security.conftest import ATTACKER, abi_version, as_attacker, compile_c, needs_root
 
@@ -71,7 +73,7 @@ def _load_in_child(name: str, root: Path) -> dict:
 
 
 def _flavor() -> str:
-    from cpp_extension import _toolchain
+    from cpp_extension.builder import toolchain as _toolchain
 
     return _cache.flavor(_toolchain.sdk_paths().abi[0])
 
@@ -273,7 +275,9 @@ def test_group_write_is_refused_unless_the_group_is_the_users_own(tmp_path, cach
 
 
 def _pch_key(name: str, source: str) -> str:
-    from cpp_extension import _build, _pch, _toolchain
+    from cpp_extension.builder import jit as _build
+    from cpp_extension.builder import pch as _pch
+    from cpp_extension.builder import toolchain as _toolchain
 
     texts = _build.inline_sources(name, [source], None, ["f"], "pybind11")
     req = _build.make_request(name, texts, inline=True, bridge="pybind11")

@@ -35,6 +35,11 @@ inline const sdk_tensor* const* handles(TensorList list) {
 }
 inline sdk_dtype opt_dtype(std::optional<ScalarType> d) { return d ? to_c(*d) : sdk_dtype(-1); }
 
+// (values, indices) of a two-result call.
+inline std::tuple<Tensor, Tensor> pair_of(sdk_tensor* values, sdk_tensor* indices) {
+  return std::tuple<Tensor, Tensor>(Tensor::steal(values), Tensor::steal(indices));
+}
+
 // out= semantics: a defined `out` receives the result; an undefined one is bound to a
 // freshly allocated result (so `Tensor out; sdk::mm_out(out, a, b);` also works).
 inline Tensor& finish_out(Tensor& out, sdk_tensor* result) {
@@ -481,17 +486,6 @@ inline Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Te
   sdk_tensor* r = nullptr;
   detail::check_status(sdk_gather(self.get(), dim, index.get(), out.get(), &r), "gather_out");
   return detail::finish_out(out, r);
-}
-inline Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor result = clone(self);
-  detail::check_status(sdk_scatter_add_(result.get(), dim, index.get(), src.get()), "scatter_add");
-  return result;
-}
-inline Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index,
-                        const Tensor& source) {
-  Tensor result = clone(self);
-  detail::check_status(sdk_index_add_(result.get(), dim, index.get(), source.get()), "index_add");
-  return result;
 }
 /*! \brief Advanced indexing by integer tensors over the first dims. */
 inline Tensor index(const Tensor& self, TensorList indices) {

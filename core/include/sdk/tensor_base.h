@@ -612,7 +612,7 @@ class Tensor {
                            const Scalar& value) const;
   Tensor nonzero() const;
 
-  // ---- sorting, scans, scatter/index, reordering (bodies in sdk/ops_struct.h) ----------
+  // ---- sorting, scans, scatter, reordering (bodies in sdk/sort.h, scan.h, scatter.h, layout.h) -
   /*! \brief (values, indices) sorted along dim; NaN above every number; always stable. */
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim,

@@ -479,22 +479,6 @@ inline Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 inline Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return sdk::gather(*this, dim, index);
 }
-inline Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return sdk::scatter_add(*this, dim, index, src);
-}
-inline const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index,
-                                          const Tensor& src) const {
-  return detail::finish_inplace(*this, sdk_scatter_add_(get(), dim, index.get(), src.get()),
-                                "scatter_add_");
-}
-inline Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source) const {
-  return sdk::index_add(*this, dim, index, source);
-}
-inline const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index,
-                                        const Tensor& source) const {
-  return detail::finish_inplace(*this, sdk_index_add_(get(), dim, index.get(), source.get()),
-                                "index_add_");
-}
 inline Tensor Tensor::index(TensorList indices) const { return sdk::index(*this, indices); }
 inline const Tensor& Tensor::index_put_(TensorList indices, const Tensor& values,
                                         bool accumulate) const {
@@ -554,8 +538,12 @@ inline bool Tensor::is_non_overlapping_and_dense() const {
 
 }  // namespace sdk
 
-// Sorting, scans, scatter/index and reordering: free functions and their method bodies.
-#include "sdk/ops_struct.h"
+// Sorting, scans, scatter/index and reordering: free functions and their method bodies, a
+// header per op family (sdk/ops_struct.h includes the four).
+#include "sdk/layout.h"
+#include "sdk/scan.h"
+#include "sdk/scatter.h"
+#include "sdk/sort.h"
 // Creation, random, counting and searching ops; linear algebra (and their method bodies).
 #include "sdk/linalg.h"
 #include "sdk/ops_data.h"

@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from ._errors import CacheError
+from .._errors import CacheError
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o666  # less the umask: the 0700 folders keep what is in them private

@@ -8,13 +8,13 @@ headers) into ``<cache root>/pch/<key>/sdk_extension.h.gch`` and force-included
 ``starts_with_extension_header``): the force-include then changes nothing but the speed (gcc
 falls back to the text header if it judges the .gch unusable).
 
-The package holds one for the flags a default ``load()`` uses, compressed (see _runtime.py):
+The package holds one for the flags a default ``load()`` uses, compressed (see runtime.py):
 the first build of a cache root with those flags unpacks it (~0.3 s) and uses it. For other
 flags no build waits for one. A build that finds none compiles without it and, once it has
 finished (run beside it, the job would slow it down), starts a detached background job at
 the lowest priority that makes it, under a lock so that only one job per key runs; the
 builds after use it. The same job then makes ``pybind11_runtime.o`` in that folder when the
-one installed with the package (``sdk/lib``, see _runtime.py) was not compiled under this
+one installed with the package (``sdk/lib``, see runtime.py) was not compiled under this
 key: split-codegen links put it first so that pybind11's runtime is not generated again.
 Every step writes its output atomically and never fails a build; a failure is remembered
 (``failed``, ``pybind11_runtime.failed``) so that it is not retried.
@@ -37,8 +37,12 @@ import uuid
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from . import _cache, _lock, _runtime, _toolchain, _trust
-from ._errors import CacheError
+from .._errors import CacheError
+from . import cache as _cache
+from . import lock as _lock
+from . import runtime as _runtime
+from . import toolchain as _toolchain
+from . import trust as _trust
 
 STUB = _runtime.PCH_STUB_NAME
 RUNTIME = _runtime.OBJECT_NAME

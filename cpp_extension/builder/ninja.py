@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # by name, not `from . import`: setup.py loads this file without its package
-from ._lock import parent_death_hook
-from ._toolchain import ninja_executable
+from .lock import parent_death_hook
+from .toolchain import ninja_executable
 
 _RULE_DESCRIPTION = {"cxx": "CXX", "c": "CC", "cuda": "NVCC"}
 
@@ -119,7 +119,7 @@ def write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    from ._trust import write_atomic
+    from .trust import write_atomic
 
     write_atomic(path, text)
 

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _cache, _lock, _ninja, _plan, _runtime, _toolchain, _trust
-from ._cpp_signature import pybind11_args
-from ._ctypes_bridge import load_library as load_ctypes
-from ._errors import (
+from .._cpp_signature import pybind11_args
+from .._ctypes_bridge import load_library as load_ctypes
+from .._errors import (
     BuildError,
     CacheError,
     cache_error,
@@ -22,7 +21,14 @@ from ._errors import (
     failed_command,
     format_build_failure,
 )
-from ._loading import NAME, import_pybind11
+from .._loading import NAME, import_pybind11
+from . import cache as _cache
+from . import lock as _lock
+from . import ninja as _ninja
+from . import plan as _plan
+from . import runtime as _runtime
+from . import toolchain as _toolchain
+from . import trust as _trust
 
 _LINE_ONE = "\n#line 1\n"  # after load_inline's implicit header: the user's string follows
 
@@ -182,17 +188,17 @@ def _toolchain_for(req: _Request) -> _plan.Toolchain:
 
 def _flags(req: _Request, toolchain: _plan.Toolchain) -> dict[str, list[str]]:
     """Per-language compile flags and the link flags ("ld"); the user's come last."""
-    from . import _cuda
+    from .. import _cuda
 
     includes = _include_dirs(req)
     toolkit = _cuda.find_cuda_toolkit() if req.with_cuda else None
     if toolkit is not None:
         includes.append(toolkit.include_dir)
-    # pybind11: the flags the installed runtime object was compiled with (see _runtime.py)
+    # pybind11: the flags the installed runtime object was compiled with (see runtime.py)
     base = _runtime.PYBIND11_BASE_FLAGS if req.bridge == "pybind11" else _toolchain.CXX_FLAGS
     flags = _plan.compile_flags(
         cxx=base,
-        c=["-std=c11", "-O2", "-fPIC", *_toolchain.WARNING_FLAGS],
+        c=_toolchain.C_FLAGS,
         common=[f"-DSDK_EXTENSION_NAME={req.name}", *(f"-I{d}" for d in includes)],
         user_cxx=req.extra_cflags,
         user_nvcc=req.extra_cuda_cflags,
@@ -361,7 +367,7 @@ def _build_locked(req, toolchain, flags, digest, output: Path, clean: bool = Fal
 def _plan_build(req, toolchain, flags, output: Path, allow_split: bool) -> _Build:
     """The ninja graph of the request: its target (see _plan), split code generation when
     it pays (see _toolchain.split_codegen_jobs) and the shared precompiled header."""
-    from . import _pch  # the shared precompiled <sdk/extension.h>, see _pch.py
+    from . import pch as _pch  # the shared precompiled <sdk/extension.h>, see pch.py
 
     sources = [
         str(req.build_dir / os.path.basename(p)) if req.write_sources else p for p, _ in req.sources
@@ -382,7 +388,7 @@ def _plan_build(req, toolchain, flags, output: Path, allow_split: bool) -> _Buil
         partitions = _toolchain.lto_partition_args(split)
         speed = toolchain.speed_args()
         link.ldflags = [*speed, *codegen, f"-flto={split}", *partitions, *link.ldflags]
-    # shared objects go first on the link line, so that their copies prevail (see _pch.py)
+    # shared objects go first on the link line, so that their copies prevail (see pch.py)
     attached = _pch.attach(graph, req.bridge, flags["cxx"], toolchain, bool(split))
     link.objects = [*attached.shared, *objects]
     return _Build(graph, link, objects, list(attached.shared), split, attached.start_job)
@@ -392,7 +398,7 @@ def _run_with_retries(req: _Request, build: _Build, clean: bool) -> tuple[int, s
     """Run ninja on `build`. A link that fails on a shared object runs again without it; a
     build that fails on damaged intermediates (a truncated object file, say, left by a full
     disk or a killed builder) once more from scratch, unless it started from scratch."""
-    from . import _pch
+    from . import pch as _pch
 
     _ninja.write_if_changed(req.build_dir / "build.ninja", _ninja.render(build.graph))
     code, log = _run_ninja(req)

@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import _trust
-from ._toolchain import TOOLCHAINS_FILE_NAME
+from . import trust as _trust
+from .toolchain import TOOLCHAINS_FILE_NAME
 
 STAMP_NAME = "build.stamp"
 # Bump when the build recipe changes in a way the other hash inputs do not show.

@@ -13,9 +13,9 @@ Two places keep one:
   package is built (setup.py) for the flags ``load()`` uses by default. This is what makes a
   first build fast: nothing has to be made for it.
 - ``<cache root>/pch/<key>/pybind11_runtime.o``, made in the background after a build whose
-  flags the installed one does not match (see _pch.py).
+  flags the installed one does not match (see pch.py).
 
-The precompiled header (see _pch.py) is ~140 MB, so the package holds it compressed
+The precompiled header (see pch.py) is ~140 MB, so the package holds it compressed
 (``sdk_extension.h.gch.zlib``, ~22 MB, key in ``sdk_extension.h.gch.key``): the first build
 of a cache root whose flags have its key unpacks it into the cache (~0.3 s) instead of parsing
 pybind11 (~2 s) and starting a job to make one.
@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 
 # names, not `from . import`: setup.py loads this file without its package
-from ._toolchain import (
+from .toolchain import (
     CXX_FLAGS,
     GCC_SPEED_ARGS,
     TOOLCHAINS_FILE_NAME,
@@ -50,7 +50,7 @@ from ._toolchain import (
     is_gcc,
     python_include_dirs,
 )
-from ._trust import atomic_file
+from .trust import atomic_file
 
 SOURCE_NAME = "pybind11_runtime.cpp"
 OBJECT_NAME = "pybind11_runtime.o"
@@ -64,12 +64,15 @@ PCH_STUB = (
 
 # The flags load() compiles pybind11 extensions with before the include folders and the
 # user's flags (_build._flags); the installed runtime object is compiled with exactly these.
+# (CXX_FLAGS, from _toolchain.base_flags, then -fvisibility=hidden: after the warnings, not
+# where base_flags(hidden=True) puts it, since this order is what installed runtime objects,
+# precompiled headers and JIT cache keys were made with.)
 PYBIND11_BASE_FLAGS = [*CXX_FLAGS, "-fvisibility=hidden"]
 
 # The stub module: its entry point is compiled hidden; the signatures are the common ones of
 # extensions (tensors, lists and tuples of them, scalars, strings), whose casters are then
 # shared too.
-SOURCE = """// compiled by cpp_extension once per key; see cpp_extension/_runtime.py
+SOURCE = """// compiled by cpp_extension once per key; see cpp_extension/builder/runtime.py
 #include <sdk/extension.h>
 
 #include <optional>

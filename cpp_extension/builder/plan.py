@@ -11,7 +11,7 @@ core's sources) to a Toolchain and Targets; this module turns them into one ninj
 - add_target(): the compile steps, CUDA's device link (relocatable device code) and the link.
 
 Nothing here runs a compiler or touches the cache: load()'s locking, retries and publishing
-are in _build.py, BuildExtension's setuptools glue in _setuptools.py.
+are in jit.py, BuildExtension's setuptools glue in cpp_extension/_setuptools.py.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # by name, not `from . import`: setup.py loads these files without the package (see there)
-from ._ninja import BuildPlan, CompileStep, LinkStep
-from ._toolchain import (
+from .ninja import BuildPlan, CompileStep, LinkStep
+from .toolchain import (
     GCC_SPEED_ARGS,
     HIDE_STATIC_LIBS,
     compiler_command,
@@ -162,7 +162,7 @@ def compile_flags(
         "cuda": [],
     }
     if with_cuda:
-        from ._cuda import nvcc_flags
+        from .._cuda import nvcc_flags
 
         device = [*(f for f in common if f != "-fPIC"), *user_nvcc]
         flags["cuda"] = nvcc_flags(device, nvcc=nvcc, rdc=rdc)
@@ -255,7 +255,7 @@ def add_target(graph: BuildPlan, target: Target, linker: list[str]) -> LinkStep:
         if lang == "cuda":
             cuda_objects.append(obj)
     if target.dlink and cuda_objects:
-        from ._cuda import dlink_flags
+        from .._cuda import dlink_flags
 
         dlinked = str(target.objdir / "dlink.o")
         device = ["-dlink", *dlink_flags(target.flags["cuda"]), "-Xcompiler", "-fPIC"]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # by name, not `from . import`: setup.py loads this file without its package
-from ._trust import FOLDER_MODE, open_no_follow, read_no_follow, write_atomic
+from .trust import FOLDER_MODE, open_no_follow, read_no_follow, write_atomic
 
 LOCK_NAME = ".lock"
 BUILDER_NAME = ".builder"
@@ -47,7 +47,7 @@ def file_lock(build_dir: Path, exclusive: bool) -> Iterator[None]:
     of the lock file is a CacheError (see _trust.open_no_follow)."""
     import fcntl
 
-    from ._errors import CacheError
+    from .._errors import CacheError
 
     lock = build_dir / LOCK_NAME
     try:

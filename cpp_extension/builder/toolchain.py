@@ -9,10 +9,11 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from ._errors import BuildError
-from ._trust import FOLDER_MODE, read_no_follow, write_atomic  # by name: see _runtime.py
+from .._errors import BuildError
+from .trust import FOLDER_MODE, read_no_follow, write_atomic  # by name: see runtime.py
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 _CORE_LIB_NAME = "libsdk_core.so"
@@ -96,8 +97,39 @@ def header_abi() -> tuple[int, int]:
 # without returning a value is undefined behaviour that shows only as a strange failure at
 # call time. The user's flags come later, so -Wno-error=return-type turns it off.
 WARNING_FLAGS = ["-Werror=return-type"]  # nvcc's: _cuda.NVCC_WARNING_FLAGS
-# Every JIT C++ compile starts with these; the user's flags come after them and win.
-CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", *WARNING_FLAGS]
+# The language standard of every C and C++ compile: the core's, the binding's, extensions'.
+STANDARDS = {"c++": "-std=c++17", "c": "-std=c11"}
+
+
+def base_flags(
+    language: str = "c++",
+    *,
+    opt: str | None = "-O2",
+    pic: bool = True,
+    hidden: bool = False,
+    extra: Sequence[str] = (),
+    warnings: bool = True,
+) -> list[str]:
+    """The flags a C or C++ compile starts with, for every target this repository builds: the
+    core and the CUDA backend's host code (setup.py), sdk._C, JIT builds (CXX_FLAGS, C_FLAGS,
+    _runtime.PYBIND11_BASE_FLAGS) and BuildExtension. The targets differ only in these
+    arguments; the order is fixed (standard, -O, -fPIC, hidden visibility, `extra`, the
+    warnings that are errors), because JIT cache keys and the precompiled header's and the
+    pybind11 runtime object's match compare flag lists as written."""
+    if language not in STANDARDS:
+        raise ValueError(
+            f"base_flags: language must be one of {sorted(STANDARDS)}, got {language!r}"
+        )
+    flags = [STANDARDS[language]]
+    flags += [opt] if opt else []
+    flags += ["-fPIC"] if pic else []
+    flags += ["-fvisibility=hidden"] if hidden else []
+    return [*flags, *extra, *(WARNING_FLAGS if warnings else [])]
+
+
+# Every JIT C++ (C) compile starts with these; the user's flags come after them and win.
+CXX_FLAGS = base_flags("c++")
+C_FLAGS = base_flags("c")
 
 
 def compiler_command(language: str) -> list[str]:
@@ -120,7 +152,7 @@ def compiler_command(language: str) -> list[str]:
 
 def _find_nvcc() -> str:
     """nvcc of the CUDA toolkit (see _cuda.find_cuda_toolkit for the search order)."""
-    from ._cuda import find_cuda_toolkit
+    from .._cuda import find_cuda_toolkit
 
     return find_cuda_toolkit().nvcc
 
@@ -128,14 +160,14 @@ def _find_nvcc() -> str:
 def cuda_home() -> str:
     """The CUDA toolkit's root: CUDA_HOME, CUDA_PATH, nvcc on PATH (symlinks and wrapper
     scripts resolved), /usr/local/cuda; BuildError naming every place looked at."""
-    from ._cuda import find_cuda_toolkit
+    from .._cuda import find_cuda_toolkit
 
     return find_cuda_toolkit().root
 
 
 def cuda_library_dir(home: str) -> str:
     """lib64, lib or targets/x86_64-linux/lib, whichever holds libcudart."""
-    from ._cuda import library_dir_of
+    from .._cuda import library_dir_of
 
     return library_dir_of(home)
 
