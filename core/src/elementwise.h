@@ -9,7 +9,8 @@
 
 // Hot contiguous loops are compiled for AVX2 and AVX-512 besides the baseline;
 // the loader picks one at run time (ifunc), so one binary runs on any x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(SDK_MULTIVERSION)
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SDK_MULTIVERSION __attribute__((target_clones("avx2", "avx512f", "default")))
 #else
 #define SDK_MULTIVERSION
@@ -203,8 +204,19 @@ struct Launch {
   int64_t n = 0;
   TensorIter* it = nullptr;
 
+  // The loop is compiled once, as the body of a function reached through a pointer; the
+  // drivers (flat split, iterator walk, threads) are compiled once for every loop. Inlined
+  // into each driver, every op's loop was compiled up to six times: most of the core's
+  // compile time (benchmarks/results/MEASUREMENTS.md, "First build of the core").
   template <typename Loop>
   void run(const Loop& loop) const {
+    run_erased([](const void* ctx, char** p, const int64_t* s,
+                  int64_t m) { (*static_cast<const Loop*>(ctx))(p, s, m); },
+               &loop);
+  }
+  using LoopFn = void (*)(const void* ctx, char** p, const int64_t* s, int64_t n);
+  __attribute__((noinline)) void run_erased(LoopFn fn, const void* ctx) const {
+    auto loop = [fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); };
     if (flat) {
       char* d[kIterMaxOps];
       for (int k = 0; k < nops; ++k) d[k] = data[k];
