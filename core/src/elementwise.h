@@ -194,6 +194,25 @@ SDK_INLINE void run_flat(int nops, char** data, const int64_t* isz, int64_t n, c
   });
 }
 
+// A loop over one inner run reached through a pointer, and the iterator walk that calls it:
+// compiled once in each file, not once (or twice, with threads) per op and dtype.
+using LoopFn = void (*)(const void* ctx, char** p, const int64_t* s, int64_t n);
+SDK_NOINLINE inline void for_each_fn(const TensorIter& it, LoopFn fn, const void* ctx,
+                                     int64_t grain) {
+  it.for_each([fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); }, grain);
+}
+template <typename Loop>
+LoopFn loop_fn() {
+  return [](const void* ctx, char** p, const int64_t* s, int64_t m) {
+    (*static_cast<const Loop*>(ctx))(p, s, m);
+  };
+}
+// it.for_each(loop, grain) with the walk compiled once.
+template <typename Loop>
+void for_each_erased(const TensorIter& it, const Loop& loop, int64_t grain = kParallelGrain) {
+  for_each_fn(it, loop_fn<Loop>(), &loop, grain);
+}
+
 // How a kernel reaches its operands: a flat contiguous run (hot path, no
 // iterator set-up) or a TensorIter over arbitrary strides.
 struct Launch {
@@ -210,20 +229,14 @@ struct Launch {
   // compile time (benchmarks/results/MEASUREMENTS.md, "First build of the core").
   template <typename Loop>
   void run(const Loop& loop) const {
-    run_erased([](const void* ctx, char** p, const int64_t* s,
-                  int64_t m) { (*static_cast<const Loop*>(ctx))(p, s, m); },
-               &loop);
+    run_erased(loop_fn<Loop>(), &loop);
   }
-  using LoopFn = void (*)(const void* ctx, char** p, const int64_t* s, int64_t n);
-  __attribute__((noinline)) void run_erased(LoopFn fn, const void* ctx) const {
+  SDK_NOINLINE void run_erased(LoopFn fn, const void* ctx) const {
+    if (!flat) return for_each_fn(*it, fn, ctx, kParallelGrain);
     auto loop = [fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); };
-    if (flat) {
-      char* d[kIterMaxOps];
-      for (int k = 0; k < nops; ++k) d[k] = data[k];
-      run_flat(nops, d, isz, n, loop);
-    } else {
-      it->for_each(loop);
-    }
+    char* d[kIterMaxOps];
+    for (int k = 0; k < nops; ++k) d[k] = data[k];
+    run_flat(nops, d, isz, n, loop);
   }
   // To <- fc(C a, C b), where C is the math type of Ti (float for halves).
   template <typename To, typename Ti, typename FC>
