@@ -197,8 +197,8 @@ SDK_INLINE void run_flat(int nops, char** data, const int64_t* isz, int64_t n, c
 // A loop over one inner run reached through a pointer, and the iterator walk that calls it:
 // compiled once in each file, not once (or twice, with threads) per op and dtype.
 using LoopFn = void (*)(const void* ctx, char** p, const int64_t* s, int64_t n);
-SDK_NOINLINE inline void for_each_fn(const TensorIter& it, LoopFn fn, const void* ctx,
-                                     int64_t grain) {
+SDK_COMPILED_ONCE inline void for_each_fn(const TensorIter& it, LoopFn fn, const void* ctx,
+                                          int64_t grain) {
   it.for_each([fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); }, grain);
 }
 template <typename Loop>
@@ -231,7 +231,7 @@ struct Launch {
   void run(const Loop& loop) const {
     run_erased(loop_fn<Loop>(), &loop);
   }
-  SDK_NOINLINE void run_erased(LoopFn fn, const void* ctx) const {
+  SDK_COMPILED_ONCE void run_erased(LoopFn fn, const void* ctx) const {
     if (!flat) return for_each_fn(*it, fn, ctx, kParallelGrain);
     auto loop = [fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); };
     char* d[kIterMaxOps];

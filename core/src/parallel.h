@@ -51,15 +51,15 @@ void run_team(int64_t n, void (*body)(void* ctx, int64_t i), void* ctx);
 // A function compiled once: never inlined into its callers, nor cloned for a constant argument
 // (a loop body passed by pointer would be inlined into such a clone).
 #if defined(__GNUC__) && !defined(__clang__)
-#define SDK_NOINLINE __attribute__((noinline, noclone))
+#define SDK_COMPILED_ONCE __attribute__((noinline, noclone))
 #else
-#define SDK_NOINLINE __attribute__((noinline))
+#define SDK_COMPILED_ONCE __attribute__((noinline))
 #endif
 
 // parallel_for's split, compiled once in each file: body(ctx, b, e) over the ranges.
 using RangeFn = void (*)(const void* ctx, int64_t b, int64_t e);
-SDK_NOINLINE inline void parallel_for_fn(int64_t begin, int64_t end, int64_t grain, RangeFn body,
-                                         const void* fn) {
+SDK_COMPILED_ONCE inline void parallel_for_fn(int64_t begin, int64_t end, int64_t grain,
+                                              RangeFn body, const void* fn) {
   if (end <= begin) return;
   int64_t n = end - begin;
   if (grain < 1) grain = 1;
