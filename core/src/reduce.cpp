@@ -670,8 +670,8 @@ Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim
   return s;
 }
 
-// sum and mean: native loops for the float types into float, double, and the 32- and 64-bit
-// integers into int64; prod (rarer): A's own type only.
+// sum and mean: native loops for the float types into float, double, and every integer type
+// and bool into int64; prod (rarer): A's own type only.
 template <template <typename> class OpT>
 void dispatch_arith(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
                     const Job& job, const char* op) {
@@ -693,8 +693,9 @@ void dispatch_arith(const TensorImpl& x, const std::vector<bool>& mask, TensorIm
                                                              static_cast<double*>(acc.data()), job);
     default:
       if constexpr (kSum) {
-        return reduce_some<OpT<int64_t>, OpT<int64_t>, int64_t, int64_t, int32_t>(
-            x, mask, static_cast<int64_t*>(acc.data()), job);
+        // bool and the narrow integers too: counting a mask, x.sum() of uint8 pixels
+        return reduce_some<OpT<int64_t>, OpT<int64_t>, int64_t, int64_t, int32_t, int16_t, int8_t,
+                           uint8_t, bool>(x, mask, static_cast<int64_t*>(acc.data()), job);
       } else {
         return reduce_some<OpT<int64_t>, OpT<int64_t>, int64_t, int64_t>(
             x, mask, static_cast<int64_t*>(acc.data()), job);
@@ -702,8 +703,8 @@ void dispatch_arith(const TensorImpl& x, const std::vector<bool>& mask, TensorIm
   }
 }
 
-// max/min: native loops for the floats and the 32- and 64-bit integers; the narrow integers
-// and bool reduce as int64 (exact) and are narrowed back.
+// max/min: native loops for the floats and the integers; bool reduces as int64 (exact) and is
+// narrowed back.
 template <template <typename> class OpT>
 void dispatch_minmax(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
                      const char* op) {
@@ -721,6 +722,12 @@ void dispatch_minmax(const TensorImpl& x, const std::vector<bool>& mask, TensorI
       return run_reduce<OpT<int64_t>, int64_t, int64_t>(x, mask, static_cast<int64_t*>(out), Job{});
     case SDK_INT32:
       return run_reduce<OpT<int32_t>, int32_t, int32_t>(x, mask, static_cast<int32_t*>(out), Job{});
+    case SDK_INT16:
+      return run_reduce<OpT<int16_t>, int16_t, int16_t>(x, mask, static_cast<int16_t*>(out), Job{});
+    case SDK_INT8:
+      return run_reduce<OpT<int8_t>, int8_t, int8_t>(x, mask, static_cast<int8_t*>(out), Job{});
+    case SDK_UINT8:  // images: x.amax() of uint8 pixels
+      return run_reduce<OpT<uint8_t>, uint8_t, uint8_t>(x, mask, static_cast<uint8_t*>(out), Job{});
     default:
       break;
   }
