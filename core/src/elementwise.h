@@ -9,7 +9,8 @@
 
 // Hot contiguous loops are compiled for AVX2 and AVX-512 besides the baseline;
 // the loader picks one at run time (ifunc), so one binary runs on any x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(SDK_MULTIVERSION)
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SDK_MULTIVERSION __attribute__((target_clones("avx2", "avx512f", "default")))
 #else
 #define SDK_MULTIVERSION
@@ -193,6 +194,25 @@ SDK_INLINE void run_flat(int nops, char** data, const int64_t* isz, int64_t n, c
   });
 }
 
+// A loop over one inner run reached through a pointer, and the iterator walk that calls it:
+// compiled once in each file, not once (or twice, with threads) per op and dtype.
+using LoopFn = void (*)(const void* ctx, char** p, const int64_t* s, int64_t n);
+SDK_COMPILED_ONCE inline void for_each_fn(const TensorIter& it, LoopFn fn, const void* ctx,
+                                          int64_t grain) {
+  it.for_each([fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); }, grain);
+}
+template <typename Loop>
+LoopFn loop_fn() {
+  return [](const void* ctx, char** p, const int64_t* s, int64_t m) {
+    (*static_cast<const Loop*>(ctx))(p, s, m);
+  };
+}
+// it.for_each(loop, grain) with the walk compiled once.
+template <typename Loop>
+void for_each_erased(const TensorIter& it, const Loop& loop, int64_t grain = kParallelGrain) {
+  for_each_fn(it, loop_fn<Loop>(), &loop, grain);
+}
+
 // How a kernel reaches its operands: a flat contiguous run (hot path, no
 // iterator set-up) or a TensorIter over arbitrary strides.
 struct Launch {
@@ -203,15 +223,20 @@ struct Launch {
   int64_t n = 0;
   TensorIter* it = nullptr;
 
+  // The loop is compiled once, as the body of a function reached through a pointer; the
+  // drivers (flat split, iterator walk, threads) are compiled once for every loop. Inlined
+  // into each driver, every op's loop was compiled up to six times: most of the core's
+  // compile time (benchmarks/results/MEASUREMENTS.md, "First build of the core").
   template <typename Loop>
   void run(const Loop& loop) const {
-    if (flat) {
-      char* d[kIterMaxOps];
-      for (int k = 0; k < nops; ++k) d[k] = data[k];
-      run_flat(nops, d, isz, n, loop);
-    } else {
-      it->for_each(loop);
-    }
+    run_erased(loop_fn<Loop>(), &loop);
+  }
+  SDK_COMPILED_ONCE void run_erased(LoopFn fn, const void* ctx) const {
+    if (!flat) return for_each_fn(*it, fn, ctx, kParallelGrain);
+    auto loop = [fn, ctx](char** p, const int64_t* s, int64_t m) { fn(ctx, p, s, m); };
+    char* d[kIterMaxOps];
+    for (int k = 0; k < nops; ++k) d[k] = data[k];
+    run_flat(nops, d, isz, n, loop);
   }
   // To <- fc(C a, C b), where C is the math type of Ti (float for halves).
   template <typename To, typename Ti, typename FC>

@@ -213,7 +213,7 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] {
       using Ti = scalar_t;
-      it.for_each([](char** p, const int64_t* s, int64_t n) {
+      for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
         unary_loop<To, Ti>(p, s, n, [](Ti v) { return cast_to<To>(v); });
       });
     });
@@ -241,7 +241,7 @@ void fill_tensor(TensorImpl& t, const sdk_scalar& v) {
   it.build({&t}, "fill_");
   SDK_DISPATCH_ALL(t.dtype, "fill_", [&] {
     scalar_t x = scalar_as<scalar_t>(v);
-    it.for_each([x](char** p, const int64_t* s, int64_t n) {
+    for_each_erased(it, [x](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(scalar_t)) {
         scalar_t* o = reinterpret_cast<scalar_t*>(p[0]);
         for (int64_t i = 0; i < n; ++i) o[i] = x;

@@ -48,24 +48,33 @@ void run_chunks(int64_t nchunks, void (*body)(void* ctx, int64_t chunk), void* c
 // do. body must not throw.
 void run_team(int64_t n, void (*body)(void* ctx, int64_t i), void* ctx);
 
-// fn(b, e) over [begin, end) split into at most max_concurrency() contiguous
-// ranges of at least `grain` elements; serial when small or nested.
-template <typename F>
-void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
+// A function compiled once: never inlined into its callers, nor cloned for a constant argument
+// (a loop body passed by pointer would be inlined into such a clone).
+#if defined(__GNUC__) && !defined(__clang__)
+#define SDK_COMPILED_ONCE __attribute__((noinline, noclone))
+#else
+#define SDK_COMPILED_ONCE __attribute__((noinline))
+#endif
+
+// parallel_for's split, compiled once in each file: body(ctx, b, e) over the ranges.
+using RangeFn = void (*)(const void* ctx, int64_t b, int64_t e);
+SDK_COMPILED_ONCE inline void parallel_for_fn(int64_t begin, int64_t end, int64_t grain,
+                                              RangeFn body, const void* fn) {
   if (end <= begin) return;
   int64_t n = end - begin;
   if (grain < 1) grain = 1;
   int nt = (n > grain) ? max_concurrency() : 1;
   if (nt <= 1 || in_parallel_region()) {
-    fn(begin, end);
+    body(fn, begin, end);
     return;
   }
   int64_t chunks = (n + grain - 1) / grain;
   if (chunks > nt) chunks = nt;
   struct Ctx {
-    const F* fn;
+    RangeFn body;
+    const void* fn;
     int64_t begin, n, chunks;
-  } ctx{&fn, begin, n, chunks};
+  } ctx{body, fn, begin, n, chunks};
   run_chunks(
       chunks,
       [](void* p, int64_t c) {
@@ -79,9 +88,20 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
           return x.begin + (off < x.n ? off : x.n);
         };
         int64_t b = bound(c), e = bound(c + 1);
-        if (b < e) (*x.fn)(b, e);
+        if (b < e) x.body(x.fn, b, e);
       },
       &ctx);
+}
+
+// fn(b, e) over [begin, end) split into at most max_concurrency() contiguous
+// ranges of at least `grain` elements; serial when small or nested. fn is compiled once, reached
+// through a pointer from the serial and the threaded paths alike (inlined into both, every
+// kernel was compiled twice).
+template <typename F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
+  parallel_for_fn(
+      begin, end, grain,
+      [](const void* f, int64_t b, int64_t e) { (*static_cast<const F*>(f))(b, e); }, &fn);
 }
 
 }  // namespace sdk::detail

@@ -96,6 +96,11 @@ struct AnyOp {
   static bool init() { return false; }
   static bool combine(bool a, bool b) { return a || b; }
 };
+// The float sum of inputs converted to A before the reduction (reduce_cast): it must add in
+// the order a loop over the original type did, which does not take sum_block_avx512 (that
+// fold only serves inputs already of type A).
+template <typename A>
+struct SumCastOp : SumOp<A> {};
 
 // Reduce n <= kBlock contiguous elements with 16 independent accumulators
 // (vectorisable), combined pairwise at the end.
@@ -568,6 +573,81 @@ void run_reduce(const TensorImpl& x, const std::vector<bool>& mask, A* out, cons
   }
 }
 
+// dst[i] = convert<A>(src[i * stride]) for i < n: one input run read into the A buffer.
+template <typename A, typename T>
+void load_run(const char* src, int64_t stride, A* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = convert<A>(*reinterpret_cast<const T*>(src + i * stride));
+}
+
+// x's elements converted to A into a fresh buffer, the dims of `p` laid out densely (the
+// contiguous dim of `p` stays the contiguous one), and p's input strides rewritten to it.
+// The walk over `p` is unchanged, so every output combines the same values in the same order.
+template <typename A>
+std::unique_ptr<A[]> gather_converted(const TensorImpl& x, Plan& p, bool inner) {
+  std::vector<Dim*> order;  // outermost first; the contiguous dim last
+  for (Dim& d : inner ? p.kept : p.red) order.push_back(&d);
+  for (Dim& d : inner ? p.red : p.kept) order.push_back(&d);
+  std::vector<Dim> src;  // the same dims with x's strides in bytes, output offset = position
+  int64_t total = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    src.insert(src.begin(), Dim{(*it)->size, (*it)->in * x.itemsize(), total});
+    (*it)->in = total;
+    total *= (*it)->size;
+  }
+  void (*load)(const char*, int64_t, A*, int64_t) = nullptr;
+  SDK_DISPATCH_ALL(x.dtype, "reduce", [&] { load = load_run<A, scalar_t>; });
+  std::unique_ptr<A[]> buf(new A[total]);
+  const Dim last = src.back();
+  src.pop_back();
+  int64_t rows = 1;
+  for (const Dim& d : src) rows *= d.size;
+  const char* base = static_cast<const char*>(x.data());
+  Walker w(src, 0);
+  for (int64_t r = 0; r < rows; ++r, w.next())
+    load(base + w.in, last.in, buf.get() + w.out, last.size);
+  return buf;
+}
+
+// Reduce x of any dtype through a copy converted to A (the dtypes with no loop of their own).
+template <typename Op, typename A>
+void reduce_cast(const TensorImpl& x, const std::vector<bool>& mask, A* out, const Job& job) {
+  Plan p = make_plan(x, mask);
+  if (p.out_numel == 0) return;
+  if (p.red_numel == 0) {
+    for (int64_t i = 0; i < p.out_numel; ++i) out[i] = finish(Op::init(), job.mean, job.count);
+    return;
+  }
+  if (p.red.empty()) p.red.push_back({1, 1, 0});
+  const bool inner = p.red.back().in == 1;
+  if (!inner && (p.kept.empty() || p.kept.back().in != 1)) {  // run_reduce copies these
+    Ref c = to_dtype(x, dtype_of<A>(), true);
+    return run_reduce<Op, A, A>(*c, mask, out, job);
+  }
+  std::unique_ptr<A[]> buf = gather_converted<A>(x, p, inner);
+  if (inner) {
+    inner_mode<Op>(static_cast<const A*>(buf.get()), p, out, job);
+  } else {
+    outer_mode<Op>(static_cast<const A*>(buf.get()), p, out, job);
+  }
+}
+
+// run_reduce for the input types `Native` (compiled loops of their own: the common ones);
+// any other goes through reduce_cast with CastOp. Each loop set compiled costs seconds of
+// build time (benchmarks/results/MEASUREMENTS.md, "First build of the core").
+template <typename Op, typename CastOp, typename A, typename... Native>
+void reduce_some(const TensorImpl& x, const std::vector<bool>& mask, A* out, const Job& job) {
+  bool done = false;
+  auto one = [&](auto tag) {
+    using T = decltype(tag);
+    if (done || x.dtype != dtype_of<T>()) return;
+    run_reduce<Op, A, T>(x, mask, out, job);
+    done = true;
+  };
+  (one(Native{}), ...);
+  if (!done) reduce_cast<CastOp, A>(x, mask, out, job);
+}
+
 // "sdk_reduce(sum)" and so on, for messages.
 const char* op_name(int32_t op) {
   static const auto* const kNames = [] {
@@ -590,38 +670,80 @@ Shape out_shape(const TensorImpl& x, const std::vector<bool>& mask, bool keepdim
   return s;
 }
 
+// sum and mean: native loops for the float types into float, double, and every integer type
+// and bool into int64; prod (rarer): A's own type only.
 template <template <typename> class OpT>
 void dispatch_arith(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
                     const Job& job, const char* op) {
-  SDK_DISPATCH_ALL(x.dtype, op, [&] {
-    using T = scalar_t;
-    switch (acc.dtype) {
-      case SDK_FLOAT32:
-        return run_reduce<OpT<float>, float, T>(x, mask, static_cast<float*>(acc.data()), job);
-      case SDK_FLOAT64:
-        return run_reduce<OpT<double>, double, T>(x, mask, static_cast<double*>(acc.data()), job);
-      default:
-        return run_reduce<OpT<int64_t>, int64_t, T>(x, mask, static_cast<int64_t*>(acc.data()),
-                                                    job);
-    }
-  });
+  constexpr bool kSum = std::is_same_v<OpT<float>, SumOp<float>>;
+  using CastF = std::conditional_t<kSum, SumCastOp<float>, OpT<float>>;
+  using CastD = std::conditional_t<kSum, SumCastOp<double>, OpT<double>>;
+  check_dtype(x.dtype, op);
+  switch (acc.dtype) {
+    case SDK_FLOAT32:
+      if constexpr (kSum) {
+        return reduce_some<OpT<float>, CastF, float, float, Half, BFloat16>(
+            x, mask, static_cast<float*>(acc.data()), job);
+      } else {
+        return reduce_some<OpT<float>, CastF, float, float>(x, mask,
+                                                            static_cast<float*>(acc.data()), job);
+      }
+    case SDK_FLOAT64:
+      return reduce_some<OpT<double>, CastD, double, double>(x, mask,
+                                                             static_cast<double*>(acc.data()), job);
+    default:
+      if constexpr (kSum) {
+        // bool and the narrow integers too: counting a mask, x.sum() of uint8 pixels
+        return reduce_some<OpT<int64_t>, OpT<int64_t>, int64_t, int64_t, int32_t, int16_t, int8_t,
+                           uint8_t, bool>(x, mask, static_cast<int64_t*>(acc.data()), job);
+      } else {
+        return reduce_some<OpT<int64_t>, OpT<int64_t>, int64_t, int64_t>(
+            x, mask, static_cast<int64_t*>(acc.data()), job);
+      }
+  }
 }
 
+// max/min: native loops for the floats and the integers; bool reduces as int64 (exact) and is
+// narrowed back.
 template <template <typename> class OpT>
 void dispatch_minmax(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
                      const char* op) {
-  SDK_DISPATCH_ALL(x.dtype, op, [&] {
-    using A = typename OpMath<scalar_t>::type;
-    run_reduce<OpT<A>, A, scalar_t>(x, mask, static_cast<A*>(acc.data()), Job{});
+  void* out = acc.data();
+  switch (x.dtype) {
+    case SDK_FLOAT32:
+      return run_reduce<OpT<float>, float, float>(x, mask, static_cast<float*>(out), Job{});
+    case SDK_FLOAT64:
+      return run_reduce<OpT<double>, double, double>(x, mask, static_cast<double*>(out), Job{});
+    case SDK_FLOAT16:
+      return run_reduce<OpT<float>, float, Half>(x, mask, static_cast<float*>(out), Job{});
+    case SDK_BFLOAT16:
+      return run_reduce<OpT<float>, float, BFloat16>(x, mask, static_cast<float*>(out), Job{});
+    case SDK_INT64:
+      return run_reduce<OpT<int64_t>, int64_t, int64_t>(x, mask, static_cast<int64_t*>(out), Job{});
+    case SDK_INT32:
+      return run_reduce<OpT<int32_t>, int32_t, int32_t>(x, mask, static_cast<int32_t*>(out), Job{});
+    case SDK_INT16:
+      return run_reduce<OpT<int16_t>, int16_t, int16_t>(x, mask, static_cast<int16_t*>(out), Job{});
+    case SDK_INT8:
+      return run_reduce<OpT<int8_t>, int8_t, int8_t>(x, mask, static_cast<int8_t*>(out), Job{});
+    case SDK_UINT8:  // images: x.amax() of uint8 pixels
+      return run_reduce<OpT<uint8_t>, uint8_t, uint8_t>(x, mask, static_cast<uint8_t*>(out), Job{});
+    default:
+      break;
+  }
+  std::unique_ptr<int64_t[]> wide(new int64_t[size_t(std::max<int64_t>(acc.numel, 1))]);
+  reduce_cast<OpT<int64_t>, int64_t>(x, mask, wide.get(), Job{});
+  SDK_DISPATCH_ALL(acc.dtype, op, [&] {
+    for (int64_t i = 0; i < acc.numel; ++i)
+      static_cast<scalar_t*>(out)[i] = convert<scalar_t>(wide[i]);
   });
 }
 
 template <typename Op>
 void dispatch_logical(const TensorImpl& x, const std::vector<bool>& mask, TensorImpl& acc,
                       const char* op) {
-  SDK_DISPATCH_ALL(x.dtype, op, [&] {
-    run_reduce<Op, bool, scalar_t>(x, mask, static_cast<bool*>(acc.data()), Job{});
-  });
+  check_dtype(x.dtype, op);
+  reduce_some<Op, Op, bool, bool>(x, mask, static_cast<bool*>(acc.data()), Job{});
 }
 
 // Accumulator dtype for sum/prod/mean producing `out_dtype`.

@@ -158,3 +158,35 @@ def test_max_min_of_unaligned_views_and_nan_anywhere(dtype, offset, n, rng):
         assert (a.max() if extreme > 0 else a.min()) == a[k]
         a[k] = np.nan
         assert np.isnan(t.amax().item()) and np.isnan(t.amin().item()), k
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced", "expanded"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_narrow_integers_reduce_exactly_in_every_layout(dtype, layout, dim, rng):
+    """Inputs with no reduction loop of their own are reduced through a converted copy in the
+    plan's order (reduce.cpp, reduce_cast): every layout must still give numpy's exact result,
+    the outer (dim=0 of a row-major input) and inner paths alike, and the copy-first one."""
+    lo = 0 if dtype in ("bool", "uint8") else -100
+    base = rng.integers(lo, 100, (60, 70)).astype(dtype)
+    view = {
+        "contiguous": lambda a: a,
+        "transposed": lambda a: a.T,
+        "sliced": lambda a: a[::3, 1::2],
+        "expanded": lambda a: a[:1],
+    }[layout]
+    src = sdk.from_numpy(base)
+    a, t = view(base), view(src)
+    if layout == "expanded":
+        a, t = np.broadcast_to(a, (50, 70)), t.expand(50, 70)
+    kw = {} if dim is None else {"axis": dim}
+    tk = () if dim is None else (dim,)
+    assert sdk.sum(t, *tk).numpy().tolist() == np.sum(a.astype(np.int64), **kw).tolist()
+    assert sdk.prod(t, *tk).numpy().tolist() == np.prod(a.astype(np.int64), **kw).tolist()
+    assert sdk.amax(t, *tk).numpy().tolist() == np.max(a, **kw).tolist()
+    assert sdk.amin(t, *tk).numpy().tolist() == np.min(a, **kw).tolist()
+    assert sdk.all(t, *tk).numpy().tolist() == np.all(a, **kw).tolist()
+    assert sdk.any(t, *tk).numpy().tolist() == np.any(a, **kw).tolist()
+    ref = np.sum(a.astype(np.float64), **kw)
+    got = sdk.sum(t, *tk, dtype=sdk.float64).numpy()
+    assert np.array_equal(got, ref)  # small integers: every float64 partial sum is exact
