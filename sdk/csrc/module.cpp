@@ -387,14 +387,14 @@ int add_error_types(PyObject* m) {
 }  // namespace sdkpy
 
 namespace {
-// sdk._C.<attr>: {torch name: code} of one op table of the C ABI.
-template <size_t N>
-int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
+// sdk._C.<attr>: a dict of n items, item i being key(i): value(i) (a new reference or NULL).
+template <typename Key, typename Value>
+int add_dict(PyObject* m, const char* attr, size_t n, Key key, Value value) {
   PyObject* table = PyDict_New();
   if (!table) return -1;
-  for (size_t code = 0; code < N; ++code) {
-    PyObject* v = PyLong_FromSize_t(code);
-    if (!v || PyDict_SetItemString(table, names[code], v) < 0) {
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* v = value(i);
+    if (!v || PyDict_SetItemString(table, key(i), v) < 0) {
       Py_XDECREF(v);
       Py_DECREF(table);
       return -1;
@@ -408,26 +408,24 @@ int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
   return 0;
 }
 
+// sdk._C.<attr>: {torch name: code} of one op table of the C ABI.
+template <size_t N>
+int add_op_table(PyObject* m, const char* attr, const char* const (&names)[N]) {
+  return add_dict(
+      m, attr, N, [&](size_t i) { return names[i]; },
+      [](size_t code) { return PyLong_FromSize_t(code); });
+}
+
 // sdk._C.<attr>: {torch name: (differentiable, inplace, bool_result)} of one facts table.
 template <size_t N>
 int add_facts_table(PyObject* m, const char* attr, const sdkpy::OpFacts (&facts)[N]) {
-  PyObject* table = PyDict_New();
-  if (!table) return -1;
-  for (const sdkpy::OpFacts& f : facts) {
-    PyObject* v = Py_BuildValue("(NNN)", PyBool_FromLong(f.differentiable),
-                                PyBool_FromLong(f.inplace), PyBool_FromLong(f.bool_result));
-    if (!v || PyDict_SetItemString(table, f.name, v) < 0) {
-      Py_XDECREF(v);
-      Py_DECREF(table);
-      return -1;
-    }
-    Py_DECREF(v);
-  }
-  if (PyModule_AddObject(m, attr, table) < 0) {
-    Py_DECREF(table);
-    return -1;
-  }
-  return 0;
+  return add_dict(
+      m, attr, N, [&](size_t i) { return facts[i].name; },
+      [&](size_t i) {
+        const sdkpy::OpFacts& f = facts[i];
+        return Py_BuildValue("(NNN)", PyBool_FromLong(f.differentiable), PyBool_FromLong(f.inplace),
+                             PyBool_FromLong(f.bool_result));
+      });
 }
 }  // namespace
 
