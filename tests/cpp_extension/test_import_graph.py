@@ -88,7 +88,8 @@ def test_the_package_imports_without_sdk():
         "            raise ImportError('sdk is not built yet')\n"
         "sys.meta_path.insert(0, NoSdk())\n"
         "import cpp_extension\n"
-        "from cpp_extension import _cuda, _lock, _ninja, _plan, _runtime, _toolchain\n"
+        "from cpp_extension import _cuda\n"
+        "from cpp_extension.builder import lock, ninja, plan, runtime, toolchain\n"
         "assert not any(m == 'sdk' or m.startswith('sdk.') for m in sys.modules)\n"
         "print('imported', len([m for m in sys.modules if m.startswith('cpp_extension')]))\n"
     )

@@ -204,15 +204,18 @@ void registration_with_tags_and_lists() {
   sdk::List<sdk::Tensor> xs({vec({1, 2}), vec({3, 4})});
   auto total = sdk::call_op<sdk::Tensor>("port_surface::sum_list", xs, sdk::List<int64_t>({1, 10}));
   EXPECT(values(total) == V({31, 42}));
-  // Meta kernels (shape-only tensors, which the SDK lacks) are accepted and never called.
+  // Meta kernels, in both spellings, run for meta tensors only: CPU calls keep the CPU kernel.
   sdk::Library meta(sdk::Library::IMPL, "port_surface", sdk::DispatchKey::Meta, __FILE__, __LINE__);
   meta.impl("twice", [](const sdk::List<int64_t>&) -> sdk::List<int64_t> { return {}; });
-  lib.impl("twice",
-           sdk::dispatch(sdk::DispatchKey::Meta,
-                         [](const sdk::List<int64_t>&) -> sdk::List<int64_t> { return {}; }));
+  lib.impl("sum_list", sdk::dispatch(sdk::DispatchKey::Meta, [](const sdk::List<sdk::Tensor>& ts,
+                                                                const sdk::List<int64_t>&) {
+             return sdk::empty_like(ts.get(0));
+           }));
   auto doubled =
       sdk::call_op<sdk::List<int64_t>>("port_surface::twice", sdk::List<int64_t>({1, 5}));
   EXPECT(doubled.vec() == std::vector<int64_t>({2, 10}));
+  total = sdk::call_op<sdk::Tensor>("port_surface::sum_list", xs, sdk::List<int64_t>({1, 10}));
+  EXPECT(values(total) == V({31, 42}));
 }
 
 void type_meta_and_arithmetic() {

@@ -1,0 +1,255 @@
+// core/src/reduce_kernels.h: the loops of reduce.cpp (one TU includes it): the combine ops
+// (sum, prod, max, min, all, any), the contiguous block and row reducers with their AVX2 and
+// AVX-512 copies, and the mean's finish. reduce.cpp plans the walk and calls them.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernel_util.h"
+#include "vec_simd.h"
+
+namespace sdk::detail::k2 {
+namespace {
+
+template <typename T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+template <typename A>
+struct SumOp {
+  static constexpr int kMinMax = 0;
+  static A init() { return A(0); }
+  static A combine(A a, A b) { return wrap_add(a, b); }  // integers wrap, as torch's
+};
+template <typename A>
+struct ProdOp {
+  static constexpr int kMinMax = 0;
+  static A init() { return A(1); }
+  static A combine(A a, A b) { return wrap_mul(a, b); }
+};
+template <typename A>
+struct MaxOp {
+  static constexpr int kMinMax = 1;
+  static A init() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::lowest();
+  }
+  static A combine(A a, A b) { return (b > a || is_nan(b)) ? b : a; }
+};
+template <typename A>
+struct MinOp {
+  static constexpr int kMinMax = -1;
+  static A init() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::max();
+  }
+  static A combine(A a, A b) { return (b < a || is_nan(b)) ? b : a; }
+};
+struct AllOp {
+  static constexpr int kMinMax = 0;
+  static bool init() { return true; }
+  static bool combine(bool a, bool b) { return a && b; }
+};
+struct AnyOp {
+  static constexpr int kMinMax = 0;
+  static bool init() { return false; }
+  static bool combine(bool a, bool b) { return a || b; }
+};
+// The float sum of inputs converted to A before the reduction (reduce_cast): it must add in
+// the order a loop over the original type did, which does not take sum_block_avx512 (that
+// fold only serves inputs already of type A).
+template <typename A>
+struct SumCastOp : SumOp<A> {};
+
+// Reduce n <= kBlock contiguous elements with 16 independent accumulators
+// (vectorisable), combined pairwise at the end.
+constexpr int64_t kBlock = 2048;
+template <typename Op, typename A, typename T>
+__attribute__((always_inline)) inline A reduce_block(const T* p, int64_t n) {
+  constexpr int L = 16;
+  if (n < 2 * L) {
+    A acc = Op::init();
+    for (int64_t i = 0; i < n; ++i) acc = Op::combine(acc, convert<A>(p[i]));
+    return acc;
+  }
+  A acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = convert<A>(p[j]);
+  int64_t i = L;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], convert<A>(p[i + j]));
+  }
+  for (; i < n; ++i) acc[0] = Op::combine(acc[0], convert<A>(p[i]));
+  for (int w = L / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) acc[j] = Op::combine(acc[j], acc[j + w]);
+  }
+  return acc[0];
+}
+
+// acc[j] = combine(acc[j], row[j]) for j < m: vectorised across the row.
+template <typename Op, typename A, typename T>
+__attribute__((always_inline)) inline void combine_row_body(A* __restrict acc,
+                                                            const T* __restrict row, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], convert<A>(row[j]));
+}
+
+// The same for four rows at once: a quarter of the accumulator loads and stores.
+template <typename Op, typename A, typename T>
+__attribute__((always_inline)) inline void combine_rows4_body(A* __restrict acc,
+                                                              const T* __restrict r0,
+                                                              const T* __restrict r1,
+                                                              const T* __restrict r2,
+                                                              const T* __restrict r3, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) {
+    A a = Op::combine(convert<A>(r0[j]), convert<A>(r1[j]));
+    A b = Op::combine(convert<A>(r2[j]), convert<A>(r3[j]));
+    acc[j] = Op::combine(acc[j], Op::combine(a, b));
+  }
+}
+
+// Baseline and AVX2 copies of the two leaf loops, picked at run time.
+template <typename Op, typename A, typename T>
+A reduce_block_base(const T* p, int64_t n) {
+  return reduce_block<Op, A>(p, n);
+}
+template <typename Op, typename A, typename T>
+void combine_row_base(A* __restrict acc, const T* __restrict row, int64_t m) {
+  combine_row_body<Op>(acc, row, m);
+}
+template <typename Op, typename A, typename T>
+void combine_rows4_base(A* acc, const T* const* rows, int64_t m) {
+  combine_rows4_body<Op>(acc, rows[0], rows[1], rows[2], rows[3], m);
+}
+#if defined(__x86_64__)
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 A reduce_block_avx2(const T* p, int64_t n) {
+  return reduce_block<Op, A>(p, n);
+}
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 void combine_row_avx2(A* __restrict acc, const T* __restrict row, int64_t m) {
+  combine_row_body<Op>(acc, row, m);
+}
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 void combine_rows4_avx2(A* acc, const T* const* rows, int64_t m) {
+  combine_rows4_body<Op>(acc, rows[0], rows[1], rows[2], rows[3], m);
+}
+#endif
+
+#if defined(__x86_64__)
+// float/double sums of up to kBlock elements in AVX-512: four vector accumulators (the adds'
+// latency, not the loads, limits one accumulator), a masked tail and an in-register fold.
+// The generic loop's 16 scalar accumulators go through the stack at the end.
+#if defined(__GNUC__) && !defined(__clang__)  // gcc 12's false positive, as in kernel_util.h
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+template <typename A>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  static constexpr int W = 16;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_ps(); }
+  SDK_K2_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
+  SDK_K2_AVX512 static V load_tail(const float* p, int64_t k) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  SDK_K2_AVX512 static float total(V a) { return _mm512_reduce_add_ps(a); }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  static constexpr int W = 8;
+  SDK_K2_AVX512 static V zero() { return _mm512_setzero_pd(); }
+  SDK_K2_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
+  SDK_K2_AVX512 static V load_tail(const double* p, int64_t k) {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << k) - 1u), p);
+  }
+  SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  SDK_K2_AVX512 static double total(V a) { return _mm512_reduce_add_pd(a); }
+};
+
+template <typename A>
+SDK_K2_AVX512 A sum_block_avx512(const A* p, int64_t n) {
+  using Z = Zmm<A>;
+  constexpr int W = Z::W;
+  typename Z::V a0 = Z::zero(), a1 = Z::zero(), a2 = Z::zero(), a3 = Z::zero();
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    a0 = Z::add(a0, Z::load(p + i));
+    a1 = Z::add(a1, Z::load(p + i + W));
+    a2 = Z::add(a2, Z::load(p + i + 2 * W));
+    a3 = Z::add(a3, Z::load(p + i + 3 * W));
+  }
+  for (; i + W <= n; i += W) a0 = Z::add(a0, Z::load(p + i));
+  if (i < n) a1 = Z::add(a1, Z::load_tail(p + i, n - i));
+  return Z::total(Z::add(Z::add(a0, a1), Z::add(a2, a3)));
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+template <typename Op, typename A, typename T>
+inline void combine_row(A* __restrict acc, const T* __restrict row, int64_t m) {
+#if defined(__x86_64__)
+  if (has_avx2()) return combine_row_avx2<Op>(acc, row, m);
+#endif
+  combine_row_base<Op>(acc, row, m);
+}
+
+template <typename Op, typename A, typename T>
+inline void combine_rows4(A* acc, const T* const* rows, int64_t m) {
+#if defined(__x86_64__)
+  if (has_avx2()) return combine_rows4_avx2<Op>(acc, rows, m);
+#endif
+  combine_rows4_base<Op>(acc, rows, m);
+}
+
+// Reduce n contiguous elements: blocks of kBlock, halves combined pairwise
+// above that, which keeps float32 sums accurate (error grows with log n, as
+// in a pairwise sum). Float max/min use the NaN-aware SIMD kernel.
+template <typename Op, typename A, typename T>
+A reduce_contig(const T* p, int64_t n) {
+  if constexpr (Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>) {
+    if (n == 0) return Op::init();
+#if defined(__x86_64__)
+    // float rows: a masked tail instead of minmax_contig's scalar remainder (up to 63 elements).
+    if constexpr (std::is_same_v<A, float>) {
+      if (has_avx512()) return vs::extremum_avx512<(Op::kMinMax < 0)>(p, n);
+    }
+#endif
+    return minmax_contig<(Op::kMinMax < 0)>(p, n);
+  }
+  if (n > kBlock) {
+    int64_t h = (n / 2) & ~int64_t(15);
+    return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
+  }
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
+                std::is_floating_point_v<A>) {
+    if (has_avx512()) return sum_block_avx512<A>(p, n);
+  }
+  if (has_avx2()) return reduce_block_avx2<Op, A>(p, n);
+#endif
+  return reduce_block_base<Op, A>(p, n);
+}
+
+template <typename A>
+inline A finish(A v, bool mean, int64_t count) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (mean) return v / static_cast<A>(count);
+  }
+  return v;
+}
+
+}  // namespace
+}  // namespace sdk::detail::k2
