@@ -19,7 +19,10 @@ import timeit
 
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
-DEFAULT_THREADS = "default" in sys.argv[sys.argv.index("--threads") + 1 :][:1]
+# `--threads default`: every library at its own default (else one thread each)
+DEFAULT_THREADS = "--threads" in sys.argv and sys.argv[sys.argv.index("--threads") + 1 :][:1] == [
+    "default"
+]
 
 try:
     import threadpoolctl
