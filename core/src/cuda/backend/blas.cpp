@@ -196,11 +196,9 @@ int run_gemm_ex(Handle h, const sdk_cuda_gemm_desc& d, const gemm::Plan& p, bool
                           &beta, d.c, type, ldc, compute, gemm::kAlgoDefault);
 }
 
-// Whether this cuBLAS does route p's batches in one call.
-bool has_batched(const sdk_cuda_gemm_desc& d, const gemm::Plan& p) {
-  if (p.route == gemm::kGemmEx16 || p.route == gemm::kGemmExTf32) {
-    return cublas().gemm_batched_ex != nullptr;
-  }
+// Whether this cuBLAS has the strided-batched form of the call d takes (GemmEx when `ex`).
+bool has_batched(const sdk_cuda_gemm_desc& d, bool ex) {
+  if (ex) return cublas().gemm_batched_ex != nullptr;
   return d.dtype == SDK_FLOAT32 ? cublas().sgemm_batched != nullptr
                                 : cublas().dgemm_batched != nullptr;
 }
@@ -215,7 +213,7 @@ bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s) {
   Handle h = handle_for(d.device);
   bind_stream(h, d.device, s);
   const int64_t count = gemm::batch_of(d);
-  const bool one_call = count == 1 || has_batched(d, p);
+  const bool one_call = count == 1 || has_batched(d, ex);
   const int64_t isz = d.dtype == SDK_FLOAT64 ? 8 : d.dtype == SDK_FLOAT32 ? 4 : 2;
   for (int64_t i = 0; i < (one_call ? 1 : count); ++i) {
     const sdk_cuda_gemm_desc di = one_call ? d : gemm::product(d, i, isz);
