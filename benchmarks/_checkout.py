@@ -16,4 +16,10 @@ if REPO not in sys.path:
 from tests._support import import_path, subprocess_env, use_tested_package  # noqa: E402
 
 use_tested_package()
-__all__ = ["REPO", "import_path", "subprocess_env"]
+
+# A cold build compiles: a compiler cache on the machine (torch's load() puts ccache in front of
+# the compiler whenever it is on PATH; the sdk steps its precompiled header and split code
+# generation aside for one) would time its hits or its own path instead of a first build.
+NO_COMPILER_CACHE = {"CCACHE_DISABLE": "1", "SDK_EXTENSIONS_NO_CCACHE": "1"}
+
+__all__ = ["NO_COMPILER_CACHE", "REPO", "import_path", "subprocess_env"]

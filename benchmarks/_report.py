@@ -124,7 +124,7 @@ def get(data: Any, *keys):
 def render_build(rep: Report, build: dict) -> None:
     g = GOALS
     rep.section(
-        "JIT build of the LLTM op (seconds, fresh processes, fresh cache dirs, the tutorial's load(name, sources) call)",
+        "JIT build of the LLTM op (seconds, fresh processes, fresh cache dirs, no compiler cache, the tutorial's load(name, sources) call)",
         f"cold pybind11 build <= {g['cold_pybind_s']} s and <= {g['cold_pybind_vs_torch']}x torch; "
         f"ctypes build <= {g['ctypes_build_s']} s; warm load <= {g['warm_load_s']} s",
         build,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from _checkout import import_path, subprocess_env  # noqa: E402  (the sdk under test)
+from _checkout import NO_COMPILER_CACHE, import_path, subprocess_env  # noqa: E402  (the sdk under test)
 
 PYBIND_SRC = """
 #include <{header}>
@@ -109,7 +109,7 @@ def _measure(label, imports, load, repeat, cache_var) -> list[tuple[str, float, 
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as cache:
             env = subprocess_env()
-            env[cache_var] = cache
+            env.update(NO_COMPILER_CACHE, **{cache_var: cache})
             env.setdefault("MAX_JOBS", "2")
             colds.append(_child(imports, load, env)["wall"])
             if cache_var == "SDK_EXTENSIONS_DIR":  # the cold build's background job ends first

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
 LLTM_DIR = REPO / "examples" / "lltm"
 sys.path.insert(0, str(BENCH))
-from _checkout import import_path  # noqa: E402  (the sdk under test, also for children)
+from _checkout import NO_COMPILER_CACHE, import_path  # noqa: E402  (the sdk under test, also for children)
 from _report import LLTM_SIZES, draw_chart, render  # noqa: E402  (tables, chart, goals)
 from bench_build import _child as timed_child  # noqa: E402  (fresh process: import/load/total/wall)
 
@@ -169,7 +169,7 @@ def build_pair(
     Between steps, the sdk's background job (the shared precompiled header, see
     cpp_extension/builder/pch.py) is let finish, as it does while a user reads the first results:
     it never runs during a measurement, and the folder is not deleted under it."""
-    env = child_env({cache_var: cache} if cache else None)
+    env = child_env({**NO_COMPILER_CACHE, cache_var: cache} if cache else NO_COMPILER_CACHE)
     if cache is None:
         env.pop(cache_var, None)
 

@@ -444,7 +444,9 @@ def arch_flags(user_flags: Sequence[str] = (), nvcc: str | None = None) -> list[
 
 # ----------------------------------------------------------------------------- flags
 
-_LAUNCHERS = {"ccache", "sccache", "distcc", "icecc"}
+# Compiler caches and distributors: programs that run the compiler named after them in CXX/CC
+# (builder.toolchain.split_launcher uses this too).
+LAUNCHERS = frozenset({"ccache", "sccache", "distcc", "icecc"})
 
 
 def host_compiler(environ: dict | None = None) -> str | None:
@@ -455,7 +457,7 @@ def host_compiler(environ: dict | None = None) -> str | None:
         if not value:
             continue
         for word in shlex.split(value):
-            if os.path.basename(word) in _LAUNCHERS or word.startswith("-"):
+            if os.path.basename(word) in LAUNCHERS or word.startswith("-"):
                 continue
             return shutil.which(word) or word
     return None

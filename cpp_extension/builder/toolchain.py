@@ -138,7 +138,8 @@ def compiler_command(language: str) -> list[str]:
         nvcc = os.environ.get("NVCC") or _find_nvcc()
         return [nvcc]
     env, default = ("CC", "cc") if language == "c" else ("CXX", "c++")
-    argv = shlex.split(os.environ.get(env, "") or default)
+    launcher, argv = split_launcher(shlex.split(os.environ.get(env, "")))
+    argv = argv or [default]
     exe = shutil.which(argv[0])
     if exe is None:
         pkg = "gcc" if language == "c" else "g++"
@@ -148,6 +149,21 @@ def compiler_command(language: str) -> list[str]:
             f"or point {env} at it (e.g. {env}=/usr/bin/{pkg})."
         )
     return [exe, *argv[1:]]
+
+
+def split_launcher(words: list[str]) -> tuple[list[str], list[str]]:
+    """CXX/CC's words as (launcher, compiler): `CXX="ccache g++"` names ccache as the launcher
+    and g++ as the compiler. The compiler alone gives the identity that the cache keys and the
+    installed runtime objects are made under, so a build with ccache in CXX and one with
+    ccache found on PATH agree; the launcher is used as compiler_launcher() says."""
+    if not words:
+        return [], []
+    from .._cuda import LAUNCHERS  # the facts module of compilers (not imported otherwise)
+
+    n = 0
+    while n < len(words) and os.path.basename(words[n]) in LAUNCHERS:
+        n += 1
+    return words[:n], words[n:]
 
 
 def _find_nvcc() -> str:
@@ -318,11 +334,14 @@ def lto_partition_args(jobs: int) -> list[str]:
 
 def compiler_launcher() -> list[str]:
     """The compiler cache put in front of compilers: SDK_EXTENSIONS_LAUNCHER (a program name
-    or path, e.g. sccache), else ccache or sccache when on PATH; none with
+    or path, e.g. sccache), else the one CXX starts with, else ccache or sccache when on PATH; none with
     SDK_EXTENSIONS_NO_CCACHE=1. BuildError when SDK_EXTENSIONS_LAUNCHER names no program."""
     if os.environ.get("SDK_EXTENSIONS_NO_CCACHE", "") not in ("", "0"):
         return []
     chosen = os.environ.get("SDK_EXTENSIONS_LAUNCHER", "")
+    if not chosen:  # a launcher written into CXX (`CXX="ccache g++"`) comes next
+        named = split_launcher(shlex.split(os.environ.get("CXX", "")))[0]
+        chosen = named[0] if named else ""
     if chosen:
         found = shutil.which(chosen)
         if not found:

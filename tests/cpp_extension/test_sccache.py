@@ -56,6 +56,29 @@ def test_the_launcher_variable_chooses_and_a_wrong_one_is_named(monkeypatch, tmp
     assert _toolchain.compiler_launcher() == []
 
 
+def test_a_launcher_written_into_cxx_is_the_launcher_not_the_compiler(monkeypatch):
+    # CXX="ccache c++" once made ccache the compiler: its identity then keyed the runtime
+    # object and header installed with the package, and no load() (which finds ccache as the
+    # launcher, and c++ as the compiler) ever matched them.
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_CCACHE", raising=False)
+    monkeypatch.delenv("SDK_EXTENSIONS_LAUNCHER", raising=False)
+    cache = shutil.which("ccache") or shutil.which("sccache")
+    if cache is None:
+        pytest.skip("neither ccache nor sccache is installed")
+    monkeypatch.setenv("CXX", f"{cache} c++ -m64")
+    assert _toolchain.compiler_command("cxx") == [shutil.which("c++"), "-m64"]
+    assert _toolchain.compiler_launcher() == [cache]
+    assert _toolchain.split_launcher(["ccache", "sccache", "g++"]) == (
+        ["ccache", "sccache"],
+        ["g++"],
+    )
+    assert _toolchain.split_launcher(["g++", "ccache"]) == ([], ["g++", "ccache"])
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_CCACHE", "1")
+    assert _toolchain.compiler_launcher() == []
+    monkeypatch.setenv("CXX", cache)  # a launcher alone names no compiler: the default one
+    assert _toolchain.compiler_command("cxx") == [shutil.which("c++")]
+
+
 SOURCE = r"""
 #include <sdk/export.h>
 SDK_EXPORT(dense, "(Tensor x) -> Tensor")
