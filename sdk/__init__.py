@@ -20,29 +20,19 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C, _autograd_link, _blas_path, _ops_linalg, _ops_math  # noqa: F401  (_blas_path: see its docstring)
+from sdk import _C, _autograd_link, _blas_path, _dtype, _ops_linalg, _ops_math  # noqa: F401  (_blas_path: see its docstring)
 from sdk._C import InvalidArgumentError, OutOfMemoryError, error_type
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
     Size,
-    bfloat16,
     contiguous_format,
     device,
     dtype,
-    float16,
-    float32,
-    float64,
     get_default_dtype,
-    int8,
-    int16,
-    int32,
-    int64,
     memory_format,
     preserve_format,
     set_default_dtype,
-    uint8,
 )
-from sdk._dtype import bool_ as bool  # noqa: A001  (torch's name)
 from sdk._finfo import finfo, iinfo
 from sdk._indexing import index_put
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
@@ -258,12 +248,8 @@ from sdk.grad_mode import (
 # The ops of the C ABI's tables, one function each, made by sdk._ops_math from the tables
 globals().update({name: getattr(_ops_math, name) for name in _ops_math.TABLE_FUNCTIONS})
 
-float = float32  # noqa: A001
-double = float64
-half = float16
-long = int64
-int = int32  # noqa: A001
-short = int16
+# The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
+globals().update(_dtype.TORCH_NAMES)
 cfloat = None  # no complex dtypes
 
 _C._set_tensor_class(Tensor)

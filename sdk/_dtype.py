@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sdk import _C
+
 __all__ = [
     "dtype",
     "device",
@@ -11,17 +13,9 @@ __all__ = [
     "contiguous_format",
     "preserve_format",
     "Size",
-    "bool_",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
+    # and each dtype by its attribute name (bool_, uint8, ..., float64): see DTYPES below
     "DTYPES",
+    "TORCH_NAMES",
     "get_default_dtype",
     "set_default_dtype",
     "as_dtype",
@@ -64,33 +58,35 @@ class dtype:
         return self
 
 
-bool_ = dtype(0, "bool", 1, False, False, "bool")
-uint8 = dtype(1, "uint8", 1, False, False, "uint8")
-int8 = dtype(2, "int8", 1, False, True, "int8")
-int16 = dtype(3, "int16", 2, False, True, "int16")
-int32 = dtype(4, "int32", 4, False, True, "int32")
-int64 = dtype(5, "int64", 8, False, True, "int64")
-float16 = dtype(6, "float16", 2, True, True, "float16")
-bfloat16 = dtype(7, "bfloat16", 2, True, True, None)
-float32 = dtype(8, "float32", 4, True, True, "float32")
-float64 = dtype(9, "float64", 8, True, True, "float64")
+def _from_row(name: str, row: tuple) -> dtype:
+    """The dtype of one SDK_DTYPES row, as sdk._C.DTYPES gives it: (code, Torch, itemsize,
+    DLPack kind, py_alias)."""
+    code, _torch, itemsize, kind, _alias = row
+    floating = kind in ("FLOAT", "BFLOAT")
+    numpy_name = None if kind == "BFLOAT" else name  # numpy has every other dtype by its name
+    return dtype(code, name, itemsize, floating, kind == "INT" or floating, numpy_name)
 
-DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 
-_BY_NAME = {d.name: d for d in DTYPES}
-_BY_NAME.update(
-    {
-        "float": float32,
-        "double": float64,
-        "half": float16,
-        "long": int64,
-        "int": int32,
-        "short": int16,
-        "bool_": bool_,
-    }
-)
+def _attribute(d: dtype) -> str:
+    """The module attribute of a dtype: its name, but bool_ for bool (the builtin keeps its
+    name in the modules that import this one)."""
+    return "bool_" if d.name == "bool" else d.name
 
-_default_dtype = float32
+
+# The dtypes, indexed by code: one per row of the C ABI's SDK_DTYPES, so the core, the C++ API
+# and sdk agree on every fact; each is also a module attribute (bool_, uint8, ..., float64).
+DTYPES = tuple(_from_row(name, row) for name, row in _C.DTYPES.items())
+globals().update({_attribute(d): d for d in DTYPES})
+__all__ += [_attribute(d) for d in DTYPES]
+
+# torch's names for the dtypes: each dtype's name and torch's other Python name of it
+# (torch.float), the sdk namespace's dtype attributes.
+TORCH_NAMES = {d.name: d for d in DTYPES}
+TORCH_NAMES.update({row[4]: DTYPES[row[0]] for row in _C.DTYPES.values() if row[4]})
+
+_BY_NAME = {**TORCH_NAMES, "bool_": TORCH_NAMES["bool"]}
+
+_default_dtype = TORCH_NAMES["float32"]
 
 
 def get_default_dtype() -> dtype:
@@ -114,9 +110,9 @@ def as_dtype(d: Any) -> dtype:
     if d is float:
         return _default_dtype
     if d is int:
-        return int64
+        return TORCH_NAMES["int64"]
     if d is bool:
-        return bool_
+        return TORCH_NAMES["bool"]
     if isinstance(d, str):
         try:
             return _BY_NAME[d]
@@ -177,7 +173,7 @@ def check_raw_tensor(raw: Any, d: dtype, shape: Any, where: str) -> tuple:
             f"{where}: byte count: shape {tuple(shape)} of {d.name} needs {nbytes} bytes, "
             f"the data has {len(raw)}"
         )
-    if d is bool_ and nbytes and not _only_bytes_0_1(raw):
+    if d.name == "bool" and nbytes and not _only_bytes_0_1(raw):
         raise ValueError(f"{where}: values: a bool tensor holds only the bytes 0 and 1")
     return tuple(shape)
 
@@ -222,9 +218,9 @@ def from_numpy_dtype(npd) -> dtype:
     for d in DTYPES:
         if d._np is not None and np.dtype(d._np) == npd:
             return d
+    known = [d.name for d in DTYPES if d._np is not None]
     raise TypeError(
-        f"can't convert numpy dtype {npd}: supported are bool, uint8, int8, int16, int32, "
-        "int64, float16, float32 and float64"
+        f"can't convert numpy dtype {npd}: supported are {', '.join(known[:-1])} and {known[-1]}"
     )
 
 

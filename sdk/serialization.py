@@ -279,7 +279,7 @@ def _read_tensor(node: dict, members: _Members) -> Any:
     return t
 
 
-_FLOATING = ("float16", "bfloat16", "float32", "float64")
+_FLOATING = frozenset(d.name for d in DTYPES if d.is_floating_point)
 _SCALARS = {"bool": bool, "int": int, "str": str}
 
 

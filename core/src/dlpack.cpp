@@ -23,47 +23,17 @@ void export_deleter(sdk_dl_managed_tensor_versioned* self) {
   delete h;
 }
 
+// A dtype's DLPack type is its SDK_DTYPES kind and width; each (kind, width) names one dtype.
 sdk_dl_dtype to_dl_dtype(sdk_dtype d) {
-  uint8_t bits = static_cast<uint8_t>(itemsize(d) * 8);
-  switch (d) {
-    case SDK_BOOL:
-      return {SDK_DL_BOOL, 8, 1};
-    case SDK_UINT8:
-      return {SDK_DL_UINT, 8, 1};
-    case SDK_BFLOAT16:
-      return {SDK_DL_BFLOAT, 16, 1};
-    default:
-      return {static_cast<uint8_t>(is_floating(d) ? SDK_DL_FLOAT : SDK_DL_INT), bits, 1};
-  }
+  return {kDtypeRows[d].kind, static_cast<uint8_t>(itemsize(d) * 8), 1};
 }
 
 sdk_dtype from_dl_dtype(sdk_dl_dtype t, const char* op) {
   if (t.lanes != 1) {
     SDK_FAIL(SDK_ERROR_TYPE, op, ": vector dtypes (lanes=", t.lanes, ") are not supported");
   }
-  switch (t.code) {
-    case SDK_DL_BOOL:
-      if (t.bits == 8) return SDK_BOOL;
-      break;
-    case SDK_DL_UINT:
-      if (t.bits == 8) return SDK_UINT8;
-      break;
-    case SDK_DL_INT:
-      if (t.bits == 8) return SDK_INT8;
-      if (t.bits == 16) return SDK_INT16;
-      if (t.bits == 32) return SDK_INT32;
-      if (t.bits == 64) return SDK_INT64;
-      break;
-    case SDK_DL_FLOAT:
-      if (t.bits == 16) return SDK_FLOAT16;
-      if (t.bits == 32) return SDK_FLOAT32;
-      if (t.bits == 64) return SDK_FLOAT64;
-      break;
-    case SDK_DL_BFLOAT:
-      if (t.bits == 16) return SDK_BFLOAT16;
-      break;
-    default:
-      break;
+  for (sdk_dtype d = 0; d < kNumDtypes; ++d) {
+    if (kDtypeRows[d].kind == t.code && itemsize(d) * 8 == t.bits) return d;
   }
   SDK_FAIL(SDK_ERROR_TYPE, op, ": unsupported DLPack dtype (code ", int(t.code), ", bits ",
            int(t.bits), ")");

@@ -1,13 +1,7 @@
-// core/src/dtype.cpp: dtype names, torch's type promotion rules and the dtype ABI functions.
+// core/src/dtype.cpp: torch's type promotion rules and the dtype ABI functions.
 #include "dtype.h"
 
 namespace sdk::detail {
-
-const char* dtype_name(sdk_dtype d) {
-  static const char* const kNames[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
-                                       "int64", "float16", "bfloat16", "float32", "float64"};
-  return is_valid_dtype(d) ? kNames[d] : nullptr;
-}
 
 // torch's lattice: bool < integers < floats; within integers uint8 and int8
 // meet at int16; within floats float16 and bfloat16 meet at float32.
@@ -61,7 +55,7 @@ using namespace sdk::detail;
 
 extern "C" {
 
-SDK_API int32_t sdk_dtype_count(void) { return SDK_FLOAT64 + 1; }
+SDK_API int32_t sdk_dtype_count(void) { return kNumDtypes; }
 SDK_API int64_t sdk_dtype_itemsize(sdk_dtype dtype) { return itemsize(dtype); }
 SDK_API const char* sdk_dtype_name(sdk_dtype dtype) { return dtype_name(dtype); }
 SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b) {

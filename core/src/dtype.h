@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <type_traits>
 
 #include "sdk/half.h"
@@ -27,49 +28,17 @@ struct BFloat16 {
   operator float() const { return bfloat16_to_float(bits); }
 };
 
-// C++ type of each dtype code.
+// C++ type of each dtype code (the cpp_type column of SDK_DTYPES; Half and BFloat16 are the
+// ones above).
 template <sdk_dtype D>
 struct CType;
-template <>
-struct CType<SDK_BOOL> {
-  using type = bool;
-};
-template <>
-struct CType<SDK_UINT8> {
-  using type = uint8_t;
-};
-template <>
-struct CType<SDK_INT8> {
-  using type = int8_t;
-};
-template <>
-struct CType<SDK_INT16> {
-  using type = int16_t;
-};
-template <>
-struct CType<SDK_INT32> {
-  using type = int32_t;
-};
-template <>
-struct CType<SDK_INT64> {
-  using type = int64_t;
-};
-template <>
-struct CType<SDK_FLOAT16> {
-  using type = Half;
-};
-template <>
-struct CType<SDK_BFLOAT16> {
-  using type = BFloat16;
-};
-template <>
-struct CType<SDK_FLOAT32> {
-  using type = float;
-};
-template <>
-struct CType<SDK_FLOAT64> {
-  using type = double;
-};
+#define SDK_DETAIL_CTYPE(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
+  template <>                                                               \
+  struct CType<SDK_##NAME> {                                                \
+    using type = cpp;                                                       \
+  };
+SDK_DTYPES(SDK_DETAIL_CTYPE)
+#undef SDK_DETAIL_CTYPE
 
 // Type used for arithmetic on an element type (halves compute in float).
 template <typename T>
@@ -118,33 +87,53 @@ inline C wrap_mul(C a, C b) {
   }
 }
 
-// dtype code of a C++ element type (the inverse of CType).
+// dtype code of a C++ element type (the inverse of CType), -1 for others.
 template <typename T>
 constexpr sdk_dtype dtype_of() {
-  if constexpr (std::is_same_v<T, bool>) return SDK_BOOL;
-  if constexpr (std::is_same_v<T, uint8_t>) return SDK_UINT8;
-  if constexpr (std::is_same_v<T, int8_t>) return SDK_INT8;
-  if constexpr (std::is_same_v<T, int16_t>) return SDK_INT16;
-  if constexpr (std::is_same_v<T, int32_t>) return SDK_INT32;
-  if constexpr (std::is_same_v<T, int64_t>) return SDK_INT64;
-  if constexpr (std::is_same_v<T, Half>) return SDK_FLOAT16;
-  if constexpr (std::is_same_v<T, BFloat16>) return SDK_BFLOAT16;
-  if constexpr (std::is_same_v<T, float>) return SDK_FLOAT32;
-  if constexpr (std::is_same_v<T, double>) return SDK_FLOAT64;
+#define SDK_DETAIL_DTYPE_OF(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
+  if constexpr (std::is_same_v<T, cpp>) return SDK_##NAME;
+  SDK_DTYPES(SDK_DETAIL_DTYPE_OF)
+#undef SDK_DETAIL_DTYPE_OF
   return -1;
 }
 
-constexpr bool is_valid_dtype(sdk_dtype d) { return d >= SDK_BOOL && d <= SDK_FLOAT64; }
-constexpr bool is_floating(sdk_dtype d) { return d >= SDK_FLOAT16 && d <= SDK_FLOAT64; }
+// The facts of each SDK_DTYPES row, indexed by code.
+struct DtypeRow {
+  const char* name;
+  int8_t itemsize;
+  uint8_t kind;  // sdk_dl_type_code
+};
+#define SDK_DETAIL_DTYPE_ROW(NAME, code, name, Torch, itemsize, kind, ...) \
+  DtypeRow{name, itemsize, SDK_DL_##kind},
+inline constexpr DtypeRow kDtypeRows[] = {SDK_DTYPES(SDK_DETAIL_DTYPE_ROW)};
+#undef SDK_DETAIL_DTYPE_ROW
+inline constexpr sdk_dtype kNumDtypes = static_cast<sdk_dtype>(std::size(kDtypeRows));
+// Code i is row i: the lookups below index kDtypeRows by code.
+constexpr bool dtype_rows_in_code_order() {
+  sdk_dtype i = 0;
+#define SDK_DETAIL_DTYPE_CODE(NAME, code, ...) \
+  if (SDK_##NAME != i++) return false;
+  SDK_DTYPES(SDK_DETAIL_DTYPE_CODE)
+#undef SDK_DETAIL_DTYPE_CODE
+  return true;
+}
+static_assert(dtype_rows_in_code_order(), "SDK_DTYPES rows must have the codes 0, 1, ... in order");
+
+constexpr bool is_valid_dtype(sdk_dtype d) { return d >= 0 && d < kNumDtypes; }
+constexpr bool is_floating(sdk_dtype d) {
+  return is_valid_dtype(d) &&
+         (kDtypeRows[d].kind == SDK_DL_FLOAT || kDtypeRows[d].kind == SDK_DL_BFLOAT);
+}
 constexpr bool is_integral(sdk_dtype d, bool include_bool) {
-  return (d >= SDK_UINT8 && d <= SDK_INT64) || (include_bool && d == SDK_BOOL);
+  if (!is_valid_dtype(d)) return false;
+  const uint8_t k = kDtypeRows[d].kind;
+  return k == SDK_DL_INT || k == SDK_DL_UINT || (include_bool && k == SDK_DL_BOOL);
 }
 // Inline: itemsize sits on every hot path (data(), allocation).
-inline int64_t itemsize(sdk_dtype d) {
-  constexpr int8_t kSizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return is_valid_dtype(d) ? kSizes[d] : 0;
+inline int64_t itemsize(sdk_dtype d) { return is_valid_dtype(d) ? kDtypeRows[d].itemsize : 0; }
+inline const char* dtype_name(sdk_dtype d) {
+  return is_valid_dtype(d) ? kDtypeRows[d].name : nullptr;
 }
-const char* dtype_name(sdk_dtype d);
 sdk_dtype promote(sdk_dtype a, sdk_dtype b);
 // promote() for two tensor operands, giving 0-dim tensors lower priority (torch's rule).
 sdk_dtype promote_operands(sdk_dtype a, bool a_zero_dim, sdk_dtype b, bool b_zero_dim);

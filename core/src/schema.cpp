@@ -58,19 +58,26 @@ const char* base_text(BaseType b) {
   return "?";
 }
 
-// dtype names a ScalarType default may use (torch's spellings).
-struct DtypeName {
-  const char* text;
-  sdk_dtype dtype;
-};
-constexpr DtypeName kDtypeNames[] = {
-    {"float", SDK_FLOAT32},     {"float32", SDK_FLOAT32}, {"double", SDK_FLOAT64},
-    {"float64", SDK_FLOAT64},   {"half", SDK_FLOAT16},    {"float16", SDK_FLOAT16},
-    {"bfloat16", SDK_BFLOAT16}, {"long", SDK_INT64},      {"int64", SDK_INT64},
-    {"int", SDK_INT32},         {"int32", SDK_INT32},     {"short", SDK_INT16},
-    {"int16", SDK_INT16},       {"char", SDK_INT8},       {"int8", SDK_INT8},
-    {"byte", SDK_UINT8},        {"uint8", SDK_UINT8},     {"bool", SDK_BOOL},
-};
+// Whether `text` is `torch_name` lowercased ("float" for Float).
+bool is_lowercase_of(const std::string& text, const char* torch_name) {
+  size_t i = 0;
+  for (; torch_name[i] != '\0'; ++i) {
+    const char c = torch_name[i];
+    const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (i >= text.size() || text[i] != lower) return false;
+  }
+  return i == text.size();
+}
+
+// The dtype a ScalarType default names, -1 for none: its Python name or its ScalarType name
+// lowercased (float32 or float), from SDK_DTYPES, as torch's schemas spell them.
+sdk_dtype dtype_of_name(const std::string& text) {
+#define SDK_DETAIL_DTYPE_NAMED(NAME, code, name, Torch, ...) \
+  if (text == name || is_lowercase_of(text, #Torch)) return SDK_##NAME;
+  SDK_DTYPES(SDK_DETAIL_DTYPE_NAMED)
+#undef SDK_DETAIL_DTYPE_NAMED
+  return -1;
+}
 
 class Parser {
  public:
@@ -519,14 +526,10 @@ class Parser {
         v.x().s = tok.substr(1, tok.size() - 2);
         return;
       case BaseType::ScalarType:
-        for (const DtypeName& d : kDtypeNames) {
-          if (tok == d.text) {
-            v.tag = SDK_VALUE_SCALAR_TYPE;
-            v.i = d.dtype;
-            return;
-          }
-        }
-        bad();
+        v.i = dtype_of_name(tok);
+        if (v.i < 0) bad();
+        v.tag = SDK_VALUE_SCALAR_TYPE;
+        return;
       case BaseType::Device:
         if (tok == "\"cpu\"" || tok == "'cpu'" || tok == "cpu") {
           v.tag = SDK_VALUE_DEVICE;

@@ -1,6 +1,8 @@
 // sdk/csrc/module.cpp: module init and state, grad mode, errors, result wrapping, the capsule.
 // Also the registration of sdk's Python types (_set_tensor_class, _set_python_types); the
 // capsule is sdk/python.h's table of entry points for compiled extensions.
+#include <iterator>
+
 #include "args.h"
 #include "common.h"
 #include "ops_util.h"
@@ -427,6 +429,25 @@ int add_facts_table(PyObject* m, const char* attr, const sdkpy::OpFacts (&facts)
                              PyBool_FromLong(f.bool_result));
       });
 }
+
+// sdk._C.DTYPES: {name: (code, Torch, itemsize, kind, py_alias)} of SDK_DTYPES, in code order,
+// with kind the DLPack kind's name ("FLOAT"); sdk._dtype makes the dtype objects from it.
+int add_dtypes_table(PyObject* m) {
+  struct Row {
+    const char *name, *torch, *kind, *py_alias;
+    int code, itemsize;
+  };
+#define SDK_PY_DTYPE_ROW(NAME, code, name, Torch, itemsize, kind, cpp, py_alias) \
+  Row{name, #Torch, #kind, py_alias, code, itemsize},
+  static const Row kRows[] = {SDK_DTYPES(SDK_PY_DTYPE_ROW)};
+#undef SDK_PY_DTYPE_ROW
+  return add_dict(
+      m, "DTYPES", std::size(kRows), [&](size_t i) { return kRows[i].name; },
+      [&](size_t i) {
+        const Row& r = kRows[i];
+        return Py_BuildValue("(isiss)", r.code, r.torch, r.itemsize, r.kind, r.py_alias);
+      });
+}
 }  // namespace
 
 PyMODINIT_FUNC PyInit__C(void) {
@@ -461,7 +482,7 @@ PyMODINIT_FUNC PyInit__C(void) {
       add_op_table(m, "BINARY_OPS", kBinaryNames) < 0 ||
       add_op_table(m, "REDUCE_OPS", kReduceNames) < 0 ||
       add_facts_table(m, "UNARY_OP_FACTS", kUnaryFacts) < 0 ||
-      add_facts_table(m, "BINARY_OP_FACTS", kBinaryFacts) < 0) {
+      add_facts_table(m, "BINARY_OP_FACTS", kBinaryFacts) < 0 || add_dtypes_table(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -1,10 +1,12 @@
 // sdk/csrc/tensor_type.cpp: the _C.TensorBase type: lifetime, attributes, element access.
 // Also the conversions (item, tolist, bool/int/float); its arithmetic slots are in
 // number_slots.cpp.
+#include <array>
 #include <cstring>
 
 #include "args.h"
 #include "common.h"
+#include "sdk/dtype.h"
 
 using namespace sdkpy;
 
@@ -155,29 +157,26 @@ PyObject* get_use_count(PyObject* self, void*) {
   return PyLong_FromLongLong(sdk_tensor_use_count(tensor_object(self)->handle));
 }
 
+// numpy's typestr of a dtype ("<f4": byte order, kind letter, itemsize), from its SDK_DTYPES
+// row; nullptr for bfloat16 (numpy has no such type) and unknown codes.
 const char* typestr(sdk_dtype dt) {
-  switch (dt) {
-    case SDK_BOOL:
-      return "|b1";
-    case SDK_UINT8:
-      return "|u1";
-    case SDK_INT8:
-      return "|i1";
-    case SDK_INT16:
-      return "<i2";
-    case SDK_INT32:
-      return "<i4";
-    case SDK_INT64:
-      return "<i8";
-    case SDK_FLOAT16:
-      return "<f2";
-    case SDK_FLOAT32:
-      return "<f4";
-    case SDK_FLOAT64:
-      return "<f8";
-    default:
-      return nullptr;
-  }
+  using Str = std::array<char, 4>;
+  static const auto kTypestrs = [] {
+    std::array<Str, sdk::detail::kDtypeCount> strs{};
+    for (int i = 0; i < sdk::detail::kDtypeCount; ++i) {
+      const sdk::detail::DtypeFacts& f = sdk::detail::kDtypeFacts[i];
+      const char letter = f.kind == SDK_DL_BOOL    ? 'b'
+                          : f.kind == SDK_DL_UINT  ? 'u'
+                          : f.kind == SDK_DL_INT   ? 'i'
+                          : f.kind == SDK_DL_FLOAT ? 'f'
+                                                   : '\0';
+      const char order = f.itemsize == 1 ? '|' : '<';
+      if (letter) strs[i] = Str{order, letter, static_cast<char>('0' + f.itemsize), '\0'};
+    }
+    return strs;
+  }();
+  if (dt < 0 || dt >= sdk::detail::kDtypeCount || kTypestrs[dt][0] == '\0') return nullptr;
+  return kTypestrs[dt].data();
 }
 
 // numpy's array interface (v3): np.asarray(t) shares memory and keeps `t` alive.
@@ -416,7 +415,7 @@ PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t) {
 PyObject* m_is_floating_point(PyObject* self, PyObject*) {
   if (!has_data_or_raise(self)) return nullptr;
   sdk_dtype dt = sdk_tensor_dtype(tensor_object(self)->handle);
-  return PyBool_FromLong(dt >= SDK_FLOAT16 && dt <= SDK_FLOAT64);
+  return PyBool_FromLong(sdk::isFloatingType(sdk::from_c_dtype(dt)));
 }
 PyObject* m_bump_version(PyObject* self, PyObject*) {
   if (!has_data_or_raise(self)) return nullptr;

@@ -135,19 +135,41 @@ SDK_API sdk_status sdk_abi_check(uint32_t major, uint32_t minor);
 /* Data types, devices, scalars                                              */
 /* ========================================================================= */
 
-/*! \brief Element types. */
-typedef enum {
-  SDK_BOOL = 0,     /*!< bool, one byte holding 0 or 1 */
-  SDK_UINT8 = 1,    /*!< uint8_t */
-  SDK_INT8 = 2,     /*!< int8_t */
-  SDK_INT16 = 3,    /*!< int16_t */
-  SDK_INT32 = 4,    /*!< int32_t */
-  SDK_INT64 = 5,    /*!< int64_t */
-  SDK_FLOAT16 = 6,  /*!< IEEE 754 binary16 */
-  SDK_BFLOAT16 = 7, /*!< bfloat16: the upper half of a float32 */
-  SDK_FLOAT32 = 8,  /*!< float */
-  SDK_FLOAT64 = 9   /*!< double */
-} sdk_dtype_code;
+/*
+ * The dtypes, the one list of them: one row per dtype, codes 0, 1, ... in order, as
+ * X(NAME, code, name, Torch, itemsize, kind, cpp_type, py_alias):
+ *   NAME, code  the enum constant SDK_<NAME> = code (fixed, as every enum value: rule 4);
+ *   name        sdk's and torch's Python name ("float32"), what sdk_dtype_name returns;
+ *   Torch       torch's ScalarType name: sdk::ScalarType::Torch and sdk::kTorch in C++ (kFloat);
+ *               lowercased, the other name a schema may use ("ScalarType dt=float");
+ *   itemsize    bytes per element;
+ *   kind        the DLPack type code SDK_DL_<kind> (sdk_dl_type_code, below): BOOL, UINT, INT,
+ *               FLOAT, or BFLOAT (a float32's upper half; numpy has no such type). Floating
+ *               means FLOAT or BFLOAT; signed means INT or floating;
+ *   cpp_type    the C++ element type (Half and BFloat16 are the 16-bit floats of sdk/half.h);
+ *   py_alias    torch's other Python name for it (torch.float), or "".
+ * Rationale: the core, the C++ API (sdk/dtype.h), sdk._C.DTYPES (from which sdk makes its dtype
+ * objects) and the schema parser all read these rows, so each fact is written once; a new dtype
+ * is a row at the end, its promotion rule (sdk_promote_types) and the kernels that take it.
+ */
+/*! \brief The dtypes (see above). */
+#define SDK_DTYPES(X)                                           \
+  X(BOOL, 0, "bool", Bool, 1, BOOL, bool, "")                   \
+  X(UINT8, 1, "uint8", Byte, 1, UINT, uint8_t, "")              \
+  X(INT8, 2, "int8", Char, 1, INT, int8_t, "")                  \
+  X(INT16, 3, "int16", Short, 2, INT, int16_t, "short")         \
+  X(INT32, 4, "int32", Int, 4, INT, int32_t, "int")             \
+  X(INT64, 5, "int64", Long, 8, INT, int64_t, "long")           \
+  X(FLOAT16, 6, "float16", Half, 2, FLOAT, Half, "half")        \
+  X(BFLOAT16, 7, "bfloat16", BFloat16, 2, BFLOAT, BFloat16, "") \
+  X(FLOAT32, 8, "float32", Float, 4, FLOAT, float, "float")     \
+  X(FLOAT64, 9, "float64", Double, 8, FLOAT, double, "double")
+
+/*! \brief X-macro helper: the enum constant of one SDK_DTYPES row. */
+#define SDK_DETAIL_DTYPE_ENUM(NAME, code, ...) SDK_##NAME = code,
+
+/*! \brief Element types (SDK_DTYPES). */
+typedef enum { SDK_DTYPES(SDK_DETAIL_DTYPE_ENUM) } sdk_dtype_code;
 
 /*! \brief A dtype: one of sdk_dtype_code (as int32_t). */
 typedef int32_t sdk_dtype;

@@ -11,31 +11,21 @@
 
 namespace sdk {
 
-/*! \brief Element types; values equal the ABI's sdk_dtype codes. Names follow torch. */
+/*! \brief Element types; values equal the ABI's sdk_dtype codes. Names follow torch (the Torch
+ *  column of SDK_DTYPES in sdk/c_api.h, which this header reads every fact from). */
 enum class ScalarType : int8_t {
-  Bool = SDK_BOOL,
-  Byte = SDK_UINT8,
-  Char = SDK_INT8,
-  Short = SDK_INT16,
-  Int = SDK_INT32,
-  Long = SDK_INT64,
-  Half = SDK_FLOAT16,
-  BFloat16 = SDK_BFLOAT16,
-  Float = SDK_FLOAT32,
-  Double = SDK_FLOAT64,
-  Undefined = -1
+#define SDK_DETAIL_SCALAR_TYPE(NAME, code, name, Torch, ...) Torch = SDK_##NAME,
+  SDK_DTYPES(SDK_DETAIL_SCALAR_TYPE)
+#undef SDK_DETAIL_SCALAR_TYPE
+      Undefined = -1
 };
 
-constexpr ScalarType kBool = ScalarType::Bool;
-constexpr ScalarType kByte = ScalarType::Byte;
-constexpr ScalarType kChar = ScalarType::Char;
-constexpr ScalarType kShort = ScalarType::Short;
-constexpr ScalarType kInt = ScalarType::Int;
-constexpr ScalarType kLong = ScalarType::Long;
-constexpr ScalarType kHalf = ScalarType::Half;
-constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
-constexpr ScalarType kFloat = ScalarType::Float;
-constexpr ScalarType kDouble = ScalarType::Double;
+// kBool, kByte, ..., kDouble: one per row.
+#define SDK_DETAIL_SCALAR_CONST(NAME, code, name, Torch, ...) \
+  constexpr ScalarType k##Torch = ScalarType::Torch;
+SDK_DTYPES(SDK_DETAIL_SCALAR_CONST)
+#undef SDK_DETAIL_SCALAR_CONST
+// torch's spellings after the Python names.
 constexpr ScalarType kUInt8 = ScalarType::Byte;
 constexpr ScalarType kInt8 = ScalarType::Char;
 constexpr ScalarType kInt16 = ScalarType::Short;
@@ -45,68 +35,59 @@ constexpr ScalarType kFloat16 = ScalarType::Half;
 constexpr ScalarType kFloat32 = ScalarType::Float;
 constexpr ScalarType kFloat64 = ScalarType::Double;
 
+namespace detail {
+/*! \brief One SDK_DTYPES row, indexed by code. */
+struct DtypeFacts {
+  const char* name;
+  int64_t itemsize;
+  int kind;  // sdk_dl_type_code
+};
+#define SDK_DETAIL_DTYPE_FACTS(NAME, code, name, Torch, itemsize, kind, ...) \
+  DtypeFacts{name, itemsize, SDK_DL_##kind},
+inline constexpr DtypeFacts kDtypeFacts[] = {SDK_DTYPES(SDK_DETAIL_DTYPE_FACTS)};
+#undef SDK_DETAIL_DTYPE_FACTS
+inline constexpr int kDtypeCount = static_cast<int>(sizeof(kDtypeFacts) / sizeof(kDtypeFacts[0]));
+constexpr bool dtype_codes_are_indices() {
+  int i = 0;
+#define SDK_DETAIL_DTYPE_CODE(NAME, code, ...) \
+  if (SDK_##NAME != i++) return false;
+  SDK_DTYPES(SDK_DETAIL_DTYPE_CODE)
+#undef SDK_DETAIL_DTYPE_CODE
+  return true;
+}
+static_assert(dtype_codes_are_indices(), "SDK_DTYPES rows must have the codes 0, 1, ... in order");
+/*! \brief The row of `t`, or nullptr for Undefined (and any code without a row). */
+constexpr const DtypeFacts* dtype_facts(ScalarType t) {
+  const int i = static_cast<int>(t);
+  return i >= 0 && i < kDtypeCount ? &kDtypeFacts[i] : nullptr;
+}
+}  // namespace detail
+
 /*! \brief The ABI code of a ScalarType. */
 constexpr sdk_dtype to_c(ScalarType t) { return static_cast<sdk_dtype>(t); }
 /*! \brief The ScalarType of an ABI dtype code. */
 constexpr ScalarType from_c_dtype(sdk_dtype d) {
-  return (d >= SDK_BOOL && d <= SDK_FLOAT64) ? static_cast<ScalarType>(d) : ScalarType::Undefined;
+  return (d >= 0 && d < detail::kDtypeCount) ? static_cast<ScalarType>(d) : ScalarType::Undefined;
 }
 
 /*! \brief The dtype's name as the Python side spells it ("float32"). */
 constexpr const char* toString(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "bool";
-    case ScalarType::Byte:
-      return "uint8";
-    case ScalarType::Char:
-      return "int8";
-    case ScalarType::Short:
-      return "int16";
-    case ScalarType::Int:
-      return "int32";
-    case ScalarType::Long:
-      return "int64";
-    case ScalarType::Half:
-      return "float16";
-    case ScalarType::BFloat16:
-      return "bfloat16";
-    case ScalarType::Float:
-      return "float32";
-    case ScalarType::Double:
-      return "float64";
-    default:
-      return "undefined";
-  }
+  return detail::dtype_facts(t) ? detail::dtype_facts(t)->name : "undefined";
 }
 
 /*! \brief Bytes per element. */
 constexpr int64_t elementSize(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-    case ScalarType::Byte:
-    case ScalarType::Char:
-      return 1;
-    case ScalarType::Short:
-    case ScalarType::Half:
-    case ScalarType::BFloat16:
-      return 2;
-    case ScalarType::Int:
-    case ScalarType::Float:
-      return 4;
-    case ScalarType::Long:
-    case ScalarType::Double:
-      return 8;
-    default:
-      return 0;
-  }
+  return detail::dtype_facts(t) ? detail::dtype_facts(t)->itemsize : 0;
 }
 
 constexpr bool isFloatingType(ScalarType t) {
-  return t == kHalf || t == kBFloat16 || t == kFloat || t == kDouble;
+  return detail::dtype_facts(t) && (detail::dtype_facts(t)->kind == SDK_DL_FLOAT ||
+                                    detail::dtype_facts(t)->kind == SDK_DL_BFLOAT);
 }
 constexpr bool isIntegralType(ScalarType t, bool includeBool) {
-  return (t >= kByte && t <= kLong) || (includeBool && t == kBool);
+  const detail::DtypeFacts* f = detail::dtype_facts(t);
+  return f && (f->kind == SDK_DL_INT || f->kind == SDK_DL_UINT ||
+               (includeBool && f->kind == SDK_DL_BOOL));
 }
 constexpr bool isComplexType(ScalarType) { return false; }
 
@@ -120,16 +101,10 @@ struct CppTypeToScalarType;
   struct CppTypeToScalarType<cpp> {                     \
     static constexpr ScalarType value = ScalarType::st; \
   };
-SDK_DETAIL_CPP_TYPE(bool, Bool)
-SDK_DETAIL_CPP_TYPE(uint8_t, Byte)
-SDK_DETAIL_CPP_TYPE(int8_t, Char)
-SDK_DETAIL_CPP_TYPE(int16_t, Short)
-SDK_DETAIL_CPP_TYPE(int32_t, Int)
-SDK_DETAIL_CPP_TYPE(int64_t, Long)
-SDK_DETAIL_CPP_TYPE(Half, Half)
-SDK_DETAIL_CPP_TYPE(BFloat16, BFloat16)
-SDK_DETAIL_CPP_TYPE(float, Float)
-SDK_DETAIL_CPP_TYPE(double, Double)
+#define SDK_DETAIL_CPP_TYPE_ROW(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
+  SDK_DETAIL_CPP_TYPE(cpp, Torch)
+SDK_DTYPES(SDK_DETAIL_CPP_TYPE_ROW)
+#undef SDK_DETAIL_CPP_TYPE_ROW
 #undef SDK_DETAIL_CPP_TYPE
 template <typename T>
 struct CppTypeToScalarType<const T> : CppTypeToScalarType<T> {};
@@ -142,16 +117,10 @@ struct ScalarTypeToCPPType;
   struct ScalarTypeToCPPType<ScalarType::st> { \
     using type = cpp;                          \
   };
-SDK_DETAIL_ST_TYPE(bool, Bool)
-SDK_DETAIL_ST_TYPE(uint8_t, Byte)
-SDK_DETAIL_ST_TYPE(int8_t, Char)
-SDK_DETAIL_ST_TYPE(int16_t, Short)
-SDK_DETAIL_ST_TYPE(int32_t, Int)
-SDK_DETAIL_ST_TYPE(int64_t, Long)
-SDK_DETAIL_ST_TYPE(Half, Half)
-SDK_DETAIL_ST_TYPE(BFloat16, BFloat16)
-SDK_DETAIL_ST_TYPE(float, Float)
-SDK_DETAIL_ST_TYPE(double, Double)
+#define SDK_DETAIL_ST_TYPE_ROW(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
+  SDK_DETAIL_ST_TYPE(cpp, Torch)
+SDK_DTYPES(SDK_DETAIL_ST_TYPE_ROW)
+#undef SDK_DETAIL_ST_TYPE_ROW
 #undef SDK_DETAIL_ST_TYPE
 template <ScalarType S>
 using ScalarTypeToCPPTypeT = typename ScalarTypeToCPPType<S>::type;

@@ -20,16 +20,10 @@
 namespace sdk {
 namespace headeronly {
 
-using sdk::kBFloat16;
-using sdk::kBool;
-using sdk::kByte;
-using sdk::kChar;
-using sdk::kDouble;
-using sdk::kFloat;
-using sdk::kHalf;
-using sdk::kInt;
-using sdk::kLong;
-using sdk::kShort;
+// kBool, kByte, ..., kDouble: one per SDK_DTYPES row.
+#define SDK_DETAIL_HEADERONLY_DTYPE(NAME, code, name, Torch, ...) using sdk::k##Torch;
+SDK_DTYPES(SDK_DETAIL_HEADERONLY_DTYPE)
+#undef SDK_DETAIL_HEADERONLY_DTYPE
 using sdk::ScalarType;
 
 using sdk::DeviceType;
