@@ -1,5 +1,7 @@
 // core/src/elementwise_unary.cpp: sdk_unary (all unary ops) and sdk_elu.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "cuda/glue/cuda_glue.h"
@@ -112,18 +114,24 @@ SDK_INLINE C sigmoid_c(C x) {
   }
 }
 
-// float32 exp and sigmoid: contiguous runs go to the AVX-512 loops of vec_simd.h when the CPU
-// has them (half the instructions of the auto-vectorised form); other runs use `f`.
+// float32 exp, tanh and sigmoid: the AVX-512 loops of vec_simd.h when the CPU has them (half
+// the instructions of the auto-vectorised form). Strided runs go through a small buffer, so a
+// value's result does not depend on the layout it came in.
 #if defined(__x86_64__)
-template <typename T, typename Block, typename F>
-bool float_simd_unary(const Launch& L, Block block, F f) {
+template <typename T>
+bool float_simd_unary(const Launch& L, void (*block)(const float*, float*, int64_t)) {
   if constexpr (std::is_same_v<T, float>) {
     if (!vs::has_avx512()) return false;
-    L.run([block, f](char** p, const int64_t* s, int64_t m) {
+    L.run([block](char** p, const int64_t* s, int64_t m) {
       if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-        block(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), m);
-      } else {
-        unary_loop<float, float>(p, s, m, f);
+        return block(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), m);
+      }
+      float buf[256];
+      for (int64_t i = 0; i < m; i += 256) {
+        const int64_t k = std::min<int64_t>(256, m - i);
+        for (int64_t j = 0; j < k; ++j) std::memcpy(&buf[j], p[1] + (i + j) * s[1], sizeof(float));
+        block(buf, buf, k);
+        for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &buf[j], sizeof(float));
       }
     });
     return true;
@@ -238,7 +246,7 @@ void unary_float(int op, const Launch& L, bool* done) {
   switch (op) {
     case SDK_EXP:
 #if defined(__x86_64__)
-      if (float_simd_unary<T>(L, vs::exp_avx512, [](float x) { return vm::exp_f32(x); })) return;
+      if (float_simd_unary<T>(L, vs::exp_avx512)) return;
 #endif
       return L.unary<T, T>([](C x) { return exp_c(x); });
     case SDK_LOG:
@@ -252,11 +260,13 @@ void unary_float(int op, const Launch& L, bool* done) {
     case SDK_COS:
       return L.unary<T, T>([](C x) { return std::cos(x); });
     case SDK_TANH:
+#if defined(__x86_64__)
+      if (float_simd_unary<T>(L, vs::tanh_avx512)) return;
+#endif
       return L.unary<T, T>([](C x) { return tanh_c(x); });
     case SDK_SIGMOID:
 #if defined(__x86_64__)
-      if (float_simd_unary<T>(L, vs::sigmoid_avx512, [](float x) { return vm::sigmoid_f32(x); }))
-        return;
+      if (float_simd_unary<T>(L, vs::sigmoid_avx512)) return;
 #endif
       return L.unary<T, T>([](C x) { return sigmoid_c(x); });
     case SDK_GELU:

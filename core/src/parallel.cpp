@@ -59,9 +59,22 @@ void blas_region(bool entering) {
 }
 
 // Spin this long for the last chunks before sleeping: a chunk is short, a wake-up is not.
-constexpr auto kSpin = std::chrono::microseconds(20);
+constexpr auto kSpin = std::chrono::microseconds(50);
+// A worker that finished a job watches for the next one this long before it sleeps: ops run
+// back to back (a model's forward, a benchmark's loop) then find it awake, where waking a
+// sleeping thread costs tens of microseconds (an idle virtual CPU most of all). Short enough
+// that nothing is runnable a millisecond after the last region.
+constexpr auto kIdleSpin = std::chrono::microseconds(50);
+// Jobs of at most this many chunks claim them one by one, each participant its own first.
+constexpr int64_t kOwnedChunks = 64;
 
-// One job at a time; workers sleep on a condition variable between jobs (they never spin).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// One job at a time; workers sleep on a condition variable between jobs, after a short spin.
 class Pool {
  public:
   explicit Pool(int nworkers) {
@@ -71,6 +84,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> g(mu_);
       stop_ = true;
+      stop_flag_.store(true, std::memory_order_relaxed);
     }
     cv_.notify_all();
     for (auto& w : workers_) w.join();
@@ -85,11 +99,13 @@ class Pool {
     Job job;
     {
       std::lock_guard<std::mutex> g(mu_);
-      job = Job{body, ctx, nchunks, ++generation_ & kGenMask, team};
+      ++generation_;
+      job = Job{body, ctx, nchunks, generation_ & kGenMask, generation_, team};
       job_ = job;
       done_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
       next_.store(job.gen << 32, std::memory_order_release);
+      posted_.store(generation_, std::memory_order_release);  // (spinning workers look here)
     }
     if (team) {
       cv_.notify_all();  // (a worker past the team finds nothing and sleeps again)
@@ -99,7 +115,7 @@ class Pool {
     if (team) {
       run_one(job, 0);
     } else {
-      work(job);
+      work(job, 0);
     }
     wait_done(nchunks);
     std::exception_ptr err;
@@ -118,11 +134,19 @@ class Pool {
   // compare-and-swap, so a worker that wakes late for a finished job claims nothing from the
   // next one (a plain counter would let it run a chunk twice or skip one). A team job cannot
   // finish without each member's chunk, so a member never sees a later job's copy.
+  //
+  // A job of at most kOwnedChunks chunks instead claims each chunk through its own flag, which
+  // holds the (64-bit, never reused) generation that last claimed it: participant p (0 the
+  // caller, worker i is i + 1) takes chunks p, p + P, ... first, then any left over. So a
+  // thread reduces the same part of an array in op after op (its cache still holds it), and a
+  // late thread's part is taken by the others. A late worker of a finished job finds every flag
+  // at or past its generation and claims nothing.
   struct Job {
     void (*body)(void*, int64_t) = nullptr;
     void* ctx = nullptr;
     int64_t nchunks = 0;
-    uint64_t gen = 0;
+    uint64_t gen = 0;    // 32 bits, for next_
+    uint64_t gen64 = 0;  // for the chunk flags
     bool team = false;
   };
   static constexpr uint64_t kGenMask = 0xFFFFFFFFu;
@@ -165,24 +189,53 @@ class Pool {
       done_cv_.notify_all();
     }
   }
-  void work(const Job& job) {
+  bool claim_owned(const Job& job, int64_t c) {
+    uint64_t v = owned_[c].load(std::memory_order_acquire);
+    return v < job.gen64 &&
+           owned_[c].compare_exchange_strong(v, job.gen64, std::memory_order_acq_rel);
+  }
+  void work(const Job& job, int64_t me) {
     int64_t c;
-    while (claim(job, &c)) run_one(job, c);
+    if (job.nchunks > kOwnedChunks) {
+      while (claim(job, &c)) run_one(job, c);
+      return;
+    }
+    const int64_t parts = size() + 1;
+    for (c = me; c < job.nchunks; c += parts) {
+      if (claim_owned(job, c)) run_one(job, c);
+    }
+    for (c = 0; c < job.nchunks; ++c) {
+      if (c % parts != me && claim_owned(job, c)) run_one(job, c);
+    }
+  }
+  // Watch for a job newer than `seen` for kIdleSpin; true when one was posted.
+  bool spin_for_job(uint64_t seen) {
+    auto until = std::chrono::steady_clock::now() + kIdleSpin;
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (posted_.load(std::memory_order_acquire) != seen) return true;
+        cpu_relax();
+      }
+      if (stop_flag_.load(std::memory_order_relaxed)) return false;
+      if (std::chrono::steady_clock::now() > until) return false;
+    }
   }
   void loop(int index) {
     pthread_setname_np(pthread_self(), "sdk-pool");
-    uint64_t seen = 0;
+    uint64_t seen = 0, seen64 = 0;
     for (;;) {
       Job job;
+      spin_for_job(seen64);
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return stop_ || (job_.gen != seen && job_.body != nullptr); });
         if (stop_) return;
         job = job_;
         seen = job.gen;
+        seen64 = job.gen64;
       }
       if (!job.team) {
-        work(job);
+        work(job, index + 1);
       } else if (index + 1 < job.nchunks) {
         run_one(job, index + 1);
       }
@@ -198,6 +251,9 @@ class Pool {
   Job job_;  // the current job (body NULL between jobs); guarded by mu_
   std::atomic<uint64_t> next_{0};
   std::atomic<int64_t> done_{0};
+  std::atomic<uint64_t> posted_{0};  // generation_ of the last job posted
+  std::atomic<bool> stop_flag_{false};
+  std::atomic<uint64_t> owned_[kOwnedChunks] = {};  // see Job
   std::exception_ptr error_;
 };
 

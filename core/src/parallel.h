@@ -80,11 +80,12 @@ SDK_COMPILED_ONCE inline void parallel_for_fn(int64_t begin, int64_t end, int64_
       [](void* p, int64_t c) {
         const Ctx& x = *static_cast<const Ctx*>(p);
         // Balanced split; boundaries rounded to 16 elements so chunks do not share cache lines
-        // of a contiguous float output.
+        // of a contiguous float output, where chunks are long enough to stay balanced (a
+        // split of a few rows or tasks rounded so would give all of them to chunk 0).
         auto bound = [&](int64_t k) {
           if (k == x.chunks) return x.begin + x.n;
           int64_t off = x.n * k / x.chunks;
-          off = (off + 15) & ~int64_t(15);
+          if (x.n >= 64 * x.chunks) off = (off + 15) & ~int64_t(15);
           return x.begin + (off < x.n ? off : x.n);
         };
         int64_t b = bound(c), e = bound(c + 1);

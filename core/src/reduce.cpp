@@ -180,7 +180,9 @@ struct RowTree {
   }
 };
 
-// One output over the whole tree with the leaves spread across threads.
+// One output over the whole tree with the leaves spread across threads: one pool chunk per
+// leaf, so a thread that falls behind loses single leaves to the others, and a thread takes
+// the same leaves call after call (the pool's chunk order), which its cache may still hold.
 template <typename Op, typename A, typename T>
 A reduce_tree_parallel(const T* base, const RowTree& tree, const Node& root, int64_t nt) {
   int depth = 2;  // about 4 leaves per thread: balance with little combining
@@ -188,9 +190,19 @@ A reduce_tree_parallel(const T* base, const RowTree& tree, const Node& root, int
   std::vector<Node> nodes;
   tree.leaves(root, depth, nodes);
   std::unique_ptr<A[]> vals(new A[nodes.size()]);  // not vector<A>: A may be bool
-  parallel_for(0, int64_t(nodes.size()), 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) vals[i] = tree.eval<Op, A>(base, nodes[i]);
-  });
+  struct Ctx {
+    const T* base;
+    const RowTree* tree;
+    const Node* nodes;
+    A* vals;
+  } ctx{base, &tree, nodes.data(), vals.get()};
+  run_chunks(
+      int64_t(nodes.size()),
+      [](void* p, int64_t i) {
+        const Ctx& c = *static_cast<const Ctx*>(p);
+        c.vals[i] = c.tree->template eval<Op, A>(c.base, c.nodes[i]);
+      },
+      &ctx);
   size_t next = 0;
   return tree.rebuild<Op, A>(root, depth, vals.get(), next);
 }

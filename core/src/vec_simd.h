@@ -80,6 +80,38 @@ SDK_VS_AVX512 inline __m512 sigmoid512(__m512 x) {
   return _mm512_mask_mul_ps(inv, neg, e, inv);
 }
 
+// tanh(|x|) = -m / (m + 2), m = e^{-2|x|} - 1 in (-1, 0] (no overflow, no cancellation near
+// 0: m ~ -2|x|), the sign of x put back at the end. m = 2^n (e^r - 1) + (2^n - 1) with
+// e^r - 1 = r + r^2 q(r) (degree-8 Taylor), 2^n by scalef (n below -24 gives m = -1: tanh 1).
+// The same arithmetic as vm::tanh_f32 with roundscale/scalef in place of its compare-and-blend
+// clamps and integer exponent building: the same results, a sixth fewer instructions.
+SDK_VS_AVX512 inline __m512 tanh512(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  // -2|x| clamped at -88 (tanh is 1 in float far before); max_ps keeps a NaN x (2nd operand).
+  __m512 t =
+      _mm512_max_ps(_mm512_set1_ps(-88.0f), _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(-2.0f)));
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(1.44269504088896341f)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), t);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723212e-6f), r);
+  __m512 q = _mm512_set1_ps(1.0f / 40320.0f);
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 5040.0f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 720.0f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 120.0f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 24.0f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 6.0f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.5f));
+  __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);  // e^r - 1
+  __m512 s = _mm512_scalef_ps(one, n);                    // 2^n, exact
+  __m512 m = _mm512_fmadd_ps(s, p, _mm512_sub_ps(s, one));
+  __m512 y = _mm512_div_ps(m, _mm512_add_ps(m, _mm512_set1_ps(2.0f)));  // -tanh|x| (+0 at 0)
+  // |y| with the sign of x: tanh(-0) = -0, a NaN stays NaN. (0xD8: bits of x where the mask
+  // is set, of y elsewhere.)
+  const __m512i sign = _mm512_set1_epi32(int(0x80000000u));
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_abs_ps(y)),
+                                                       _mm512_castps_si512(x), sign, 0xD8));
+}
+
 inline __mmask16 tail_mask(int64_t k) { return static_cast<__mmask16>((1u << k) - 1u); }
 
 // y[i] = f(x[i]) for i < n with a 16-lane kernel; the tail through masked loads and stores.
@@ -105,6 +137,9 @@ struct Exp512 {
 struct Sigmoid512 {
   SDK_VS_AVX512 __m512 operator()(__m512 v) const { return sigmoid512(v); }
 };
+struct Tanh512 {
+  SDK_VS_AVX512 __m512 operator()(__m512 v) const { return tanh512(v); }
+};
 struct Mul512 {
   __m512 s;
   SDK_VS_AVX512 __m512 operator()(__m512 v) const { return _mm512_mul_ps(v, s); }
@@ -119,6 +154,9 @@ SDK_VS_AVX512 inline void exp_avx512(const float* x, float* y, int64_t n) {
 }
 SDK_VS_AVX512 inline void sigmoid_avx512(const float* x, float* y, int64_t n) {
   map512(x, y, n, Sigmoid512{});
+}
+SDK_VS_AVX512 inline void tanh_avx512(const float* x, float* y, int64_t n) {
+  map512(x, y, n, Tanh512{});
 }
 
 // Sum of e^(x[i] - m), also stored to y when y is not null. Blocks of 4096 are

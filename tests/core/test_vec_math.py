@@ -109,3 +109,51 @@ def test_pow_special_strided_and_inplace():
     np.testing.assert_allclose(t.numpy(), x.astype(np.float64) ** 3, rtol=1e-7)
     b = sdk.from_numpy(np.array([True, False]))
     assert (b**2).numpy().tolist() == [1, 0]
+
+
+def _float32_range(step: int = 4099) -> np.ndarray:
+    """Every `step`-th float32 bit pattern (both signs, subnormals, huge values, infinities,
+    NaNs) and the edges: +-0, the smallest subnormal, the smallest normal."""
+    bits = np.arange(0, 1 << 32, step, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0.0, -0.0, 1e-45, -1e-45, 1.1754944e-38, -1.1754944e-38], np.float32)
+    return np.concatenate([bits.view(np.float32), edges])
+
+
+@pytest.mark.parametrize(
+    "name,fn,ref,bound",
+    [
+        ("tanh", lambda t: t.tanh(), np.tanh, 3.0),
+        ("exp", lambda t: t.exp(), np.exp, 2.0),
+        ("sigmoid", lambda t: t.sigmoid(), _sigmoid64, 3.0),
+    ],
+)
+def test_float32_math_ulp_over_the_whole_range(name, fn, ref, bound):
+    x = _float32_range()
+    got = fn(sdk.from_numpy(x.copy())).numpy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = ref(x.astype(np.float64))
+        finite = np.isfinite(x) & (np.abs(want) <= np.finfo(np.float32).max)
+    err = _ulp_error(got[finite], want[finite])
+    worst = int(np.argmax(err))
+    assert err[worst] <= bound, f"{name}({x[finite][worst]!r}) = {got[finite][worst]!r}"
+    # Overflow to inf (exp), NaN in NaN out, the infinities' limits, the sign of zero.
+    assert np.isnan(got[np.isnan(x)]).all()
+    with np.errstate(over="ignore"):
+        big = np.isfinite(x) & ~finite
+    assert (got[big] == np.inf).all()
+    inf = np.array([np.inf, -np.inf, 0.0, -0.0], np.float32)
+    out = fn(sdk.from_numpy(inf)).numpy()
+    np.testing.assert_array_equal(out, ref(inf.astype(np.float64)).astype(np.float32))
+    if name == "tanh":
+        assert np.signbit(out[3]) and not np.signbit(out[2])
+
+
+@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid"])
+def test_float32_math_same_whatever_the_layout(name):
+    # Strided runs (a transpose, a step) give the values of the contiguous run, bit for bit.
+    x = np.random.default_rng(7).uniform(-20, 20, (300, 257)).astype(np.float32)
+    t = sdk.from_numpy(x.copy())
+    fn = getattr(sdk, name)
+    whole = fn(t).numpy()
+    np.testing.assert_array_equal(fn(t.t()).numpy(), whole.T)
+    np.testing.assert_array_equal(fn(t[:, ::3]).numpy(), whole[:, ::3])
