@@ -150,6 +150,15 @@ def run_folder(tmp_path_factory, name: str) -> Path:
     return folder
 
 
+def run_token(tmp_path_factory) -> str:
+    """12 hex digits unique to this pytest run and the same in each of its workers: a name
+    (an op namespace, a module) that must not meet an earlier run's, yet lets the workers
+    share one build of it."""
+    import hashlib
+
+    return hashlib.sha256(str(run_folder(tmp_path_factory, "")).encode()).hexdigest()[:12]
+
+
 def build_once(folder: Path, build: Callable[[Path], Path]) -> Path:
     """`build(folder)`'s result, built once per run under an exclusive lock on `folder` (a
     `run_folder`): later callers, in any worker or test file, wait for it and reuse it. A
