@@ -12,6 +12,7 @@ importable while `sdk` and `cpp_extension` resolve to the installed package.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import sys
 import sysconfig
 import tempfile
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,3 +136,38 @@ def run_python(
             f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         )
     return proc
+
+
+def run_folder(tmp_path_factory, name: str) -> Path:
+    """The folder `name` that every xdist worker of this pytest run shares (under the run's
+    base temp folder, above each worker's own): an extension one worker builds there, through
+    load()'s cache lock, the other loads instead of building it again."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # .../pytest-N/popen-gwK: the run's folder is the parent
+    folder = base / "shared" / name
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def run_token(tmp_path_factory) -> str:
+    """12 hex digits unique to this pytest run and the same in each of its workers: a name
+    (an op namespace, a module) that must not meet an earlier run's, yet lets the workers
+    share one build of it."""
+    import hashlib
+
+    return hashlib.sha256(str(run_folder(tmp_path_factory, "")).encode()).hexdigest()[:12]
+
+
+def build_once(folder: Path, build: Callable[[Path], Path]) -> Path:
+    """`build(folder)`'s result, built once per run under an exclusive lock on `folder` (a
+    `run_folder`): later callers, in any worker or test file, wait for it and reuse it. A
+    build that fails or skips records nothing, so the next caller tries (and fails) again."""
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / ".built"
+        if done.is_file():
+            return Path(done.read_text())
+        out = build(folder)
+        done.write_text(str(out))
+        return out

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests._support import import_path, include_dir, lib_dir, subprocess_env
+from tests._support import (
+    build_once,
+    import_path,
+    include_dir,
+    lib_dir,
+    run_folder,
+    subprocess_env,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = include_dir()
@@ -87,25 +94,29 @@ def _run(cmd: list[str], cwd: Path | None = None, env: dict | None = None, timeo
 @pytest.fixture(scope="module")
 def cpp_program(tmp_path_factory) -> Path:
     _require_core()
-    exe = tmp_path_factory.mktemp("cpp_api") / "test_tensor_api"
-    _run(
-        [
-            _cxx(),
-            "-std=c++17",
-            "-O1",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            f"-I{INCLUDE}",
-            str(CPP / "test_tensor_api.cpp"),
-            "-o",
-            str(exe),
-            f"-L{LIBDIR}",
-            "-lsdk_core",
-            f"-Wl,-rpath,{LIBDIR}",
-        ]
-    )
-    return exe
+
+    def build(folder: Path) -> Path:
+        exe = folder / "test_tensor_api"
+        _run(
+            [
+                _cxx(),
+                "-std=c++17",
+                "-O1",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                f"-I{INCLUDE}",
+                str(CPP / "test_tensor_api.cpp"),
+                "-o",
+                str(exe),
+                f"-L{LIBDIR}",
+                "-lsdk_core",
+                f"-Wl,-rpath,{LIBDIR}",
+            ]
+        )
+        return exe
+
+    return build_once(run_folder(tmp_path_factory, "cpp_api_program"), build)
 
 
 def test_cpp_program_passes(cpp_program: Path) -> None:
@@ -298,37 +309,40 @@ def ext_dir(tmp_path_factory) -> Path:
     problem = _sdk_capsule_problem()
     if problem:
         pytest.skip(f"sdk is not importable with its capsule yet: {problem}")
-    out = tmp_path_factory.mktemp("ext_module")
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    base = [
-        _cxx(),
-        "-std=c++17",
-        "-O1",
-        "-shared",
-        "-fPIC",
-        "-fvisibility=hidden",
-        "-Wall",
-        "-Wextra",
-        f"-I{INCLUDE}",
-        f"-I{pybind11.get_include()}",
-        f"-I{sysconfig.get_paths()['include']}",
-        str(CPP / "ext_module.cpp"),
-        f"-L{LIBDIR}",
-        "-lsdk_core",
-        f"-Wl,-rpath,{LIBDIR}",
-    ]
-    _run(base + ["-DSDK_EXTENSION_NAME=ext_module", "-o", str(out / f"ext_module{suffix}")])
-    # The same module without the import hook: no translator, no import-time check.
-    _run(
-        base
-        + [
-            "-DSDK_EXTENSION_NAME=ext_plain",
-            "-DSDK_NO_IMPORT_HOOK",
-            "-o",
-            str(out / f"ext_plain{suffix}"),
+
+    def build(out: Path) -> Path:
+        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        base = [
+            _cxx(),
+            "-std=c++17",
+            "-O1",
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-Wall",
+            "-Wextra",
+            f"-I{INCLUDE}",
+            f"-I{pybind11.get_include()}",
+            f"-I{sysconfig.get_paths()['include']}",
+            str(CPP / "ext_module.cpp"),
+            f"-L{LIBDIR}",
+            "-lsdk_core",
+            f"-Wl,-rpath,{LIBDIR}",
         ]
-    )
-    return out
+        _run(base + ["-DSDK_EXTENSION_NAME=ext_module", "-o", str(out / f"ext_module{suffix}")])
+        # The same module without the import hook: no translator, no import-time check.
+        _run(
+            base
+            + [
+                "-DSDK_EXTENSION_NAME=ext_plain",
+                "-DSDK_NO_IMPORT_HOOK",
+                "-o",
+                str(out / f"ext_plain{suffix}"),
+            ]
+        )
+        return out
+
+    return build_once(run_folder(tmp_path_factory, "cpp_api_ext_module"), build)
 
 
 def _run_python(ext_dir: Path, code: str) -> subprocess.CompletedProcess:

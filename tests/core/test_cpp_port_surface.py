@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._support import build_once, run_folder
 from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _nvcc, _require_core, _run
 
 NEW_HEADERS = [
@@ -38,18 +39,28 @@ def _syntax(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedPro
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
 
 
+def _program(tmp_path_factory, program: str) -> Path:
+    """tests/core/cpp/<program>.cpp built once per run (the tail program serves two tests)."""
+    _require_core()
+
+    def build(folder: Path) -> Path:
+        exe = folder / program
+        _run(
+            [
+                _cxx(), *STRICT, "-O1", str(CPP / f"{program}.cpp"), "-o", str(exe),
+                f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
+            ]
+        )  # fmt: skip
+        return exe
+
+    return build_once(run_folder(tmp_path_factory, program), build)
+
+
 @pytest.mark.parametrize(
     "program", ["test_port_surface_api", "test_port_names_api", "test_port_tail_api"]
 )
-def test_cpp_program_passes(program: str, tmp_path: Path) -> None:
-    _require_core()
-    exe = tmp_path / program
-    _run(
-        [
-            _cxx(), *STRICT, "-O1", str(CPP / f"{program}.cpp"), "-o", str(exe),
-            f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
-        ]
-    )  # fmt: skip
+def test_cpp_program_passes(program: str, tmp_path_factory) -> None:
+    exe = _program(tmp_path_factory, program)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 failures" in proc.stdout, proc.stdout
@@ -57,15 +68,7 @@ def test_cpp_program_passes(program: str, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tail_program(tmp_path_factory) -> Path:
-    _require_core()
-    exe = tmp_path_factory.mktemp("tail") / "test_port_tail_api"
-    _run(
-        [
-            _cxx(), *STRICT, "-O1", str(CPP / "test_port_tail_api.cpp"), "-o", str(exe),
-            f"-L{LIBDIR}", "-lsdk_core", f"-Wl,-rpath,{LIBDIR}",
-        ]
-    )  # fmt: skip
-    return exe
+    return _program(tmp_path_factory, "test_port_tail_api")
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])

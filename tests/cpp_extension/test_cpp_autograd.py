@@ -13,6 +13,7 @@ import pytest
 
 import sdk
 from cpp_extension import load_inline
+from tests._support import run_folder, run_token
 
 SOURCE = r"""
 #include <sdk/extension.h>
@@ -155,9 +156,9 @@ FUNCS = [
 
 @pytest.fixture(scope="module")
 def ext(tmp_path_factory):
-    ns = "ag" + uuid.uuid4().hex[:8]
+    ns = "ag" + run_token(tmp_path_factory)[:8]  # one build for all workers of the run
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cpp_autograd")))
     m = load_inline(f"cpp_autograd_{ns}", cpp_sources=SOURCE.replace("{NS}", ns), functions=FUNCS)
     mp.undo()
     m.ns = ns

@@ -10,6 +10,7 @@ import pytest
 import sdk
 import sdk.nn.functional as F
 from cpp_extension import load_inline
+from tests._support import run_folder
 
 SOURCE = r"""
 #include <sdk/extension.h>
@@ -89,7 +90,7 @@ Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor
 @pytest.fixture(scope="module")
 def ext(tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cpp_layers")))
     m = load_inline(
         "cpp_layers",
         cpp_sources=SOURCE,

@@ -70,28 +70,6 @@ def test_key_ignores_the_extension_name_only(tmp_path, monkeypatch):
     assert "-x c++-header" in cmd and "SDK_EXTENSION_NAME" not in cmd and "failed" in cmd
 
 
-def test_later_extensions_compile_with_the_shared_pch(tmp_path, ext_dir):
-    src = (
-        "// a comment first is fine\n#include <sdk/extension.h>\n"
-        "int twice(int x) { return 2 * x; }\n"
-        'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("twice", &twice); }\n'
-    )
-    flags = ["-Winvalid-pch"]  # gcc says so in the build log if it refuses the .gch
-    for name in ("pch_a", "pch_b"):
-        (tmp_path / f"{name}.cpp").write_text(src)
-    a = cpp_extension.load("pch_a", [str(tmp_path / "pch_a.cpp")], extra_cflags=flags)
-    assert _pch.wait_for_background_jobs(300), "the background job never ended"
-    if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
-        pytest.skip("no precompiled header was made (compiler is not gcc, or one job only)")
-    b = cpp_extension.load("pch_b", [str(tmp_path / "pch_b.cpp")], extra_cflags=flags)
-    build_dir = ext_dir / next(ext_dir.glob("py*")).name / "pch_b"
-    ninja = (build_dir / "build.ninja").read_text()
-    assert "-include" in ninja
-    assert "--param=ggc-min-heapsize=" in ninja  # gcc: fewer garbage collections
-    assert "invalid" not in (build_dir / "build.log").read_text()
-    assert a.twice(2) == 4 and b.twice(21) == 42
-
-
 def test_only_the_most_recently_used_headers_are_kept(tmp_path, monkeypatch):
     """Each flag set (and each sdk upgrade) makes a new ~140 MB .gch; old ones are deleted."""
     monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path))
@@ -221,30 +199,72 @@ def test_no_build_waits_for_the_shared_header(tmp_path, ext_dir, monkeypatch):
     assert "-include" in (folder / "build.ninja").read_text()
 
 
-def test_the_cache_runtime_object(tmp_path, ext_dir, monkeypatch):
+# Flags that neither installed object fits: a first build starts the background job.
+SETTLED = {"extra_cflags": ["-DCACHE_RUNTIME=1", "-Winvalid-pch"]}  # gcc logs a refused .gch
+COMMENT_FIRST = "// a comment first is fine\n" + HALVES
+
+
+@pytest.fixture(scope="module")
+def settled(tmp_path_factory):
+    """(folder, cache): a cache whose first build, with flags neither installed object fits,
+    started the background job (.gch, runtime object), and the job has ended. The tests of
+    what later builds do with the job's files share it: a first build and a job cost ~30 s."""
+    tmp = tmp_path_factory.mktemp("settled")
+    cache = tmp / "ext_cache"
+    with pytest.MonkeyPatch.context() as mp:
+        _cache_env(mp, cache)
+        _build_halves(tmp, cache, "first", COMMENT_FIRST, **SETTLED)
+        assert _pch.wait_for_background_jobs(300), "the background job never ended"
+    return tmp, cache
+
+
+def _cache_env(mp, cache) -> None:
+    """What the ext_dir fixture sets, for `cache`, and split code generation allowed."""
+    mp.setenv("SDK_EXTENSIONS_DIR", str(cache))
+    mp.setenv("MAX_JOBS", "2")
+    mp.setenv("SDK_EXTENSIONS_NO_CCACHE", "1")
+    mp.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
+
+
+def _settled_gch(settled, monkeypatch) -> Path:
+    """The settled cache's .gch (skip where the job made none), with its cache in the env."""
+    tmp, cache = settled
+    _cache_env(monkeypatch, cache)
+    made = list((cache / "pch").glob("*/sdk_extension.h.gch"))
+    if not made:
+        pytest.skip("no precompiled header was made (compiler is not gcc, or one job only)")
+    return made[0]
+
+
+def test_later_extensions_compile_with_the_shared_pch(settled, monkeypatch):
+    _settled_gch(settled, monkeypatch)
+    tmp, cache = settled
+    folder, _ = _build_halves(tmp, cache, "pch_b", COMMENT_FIRST, **SETTLED)
+    ninja = (folder / "build.ninja").read_text()
+    assert "-include" in ninja
+    assert "--param=ggc-min-heapsize=" in ninja  # gcc: fewer garbage collections
+    assert "invalid" not in (folder / "build.log").read_text()
+
+
+def test_the_cache_runtime_object(settled, monkeypatch):
     """For flags the installed object does not fit, the background job makes one in the
     cache; split-codegen links put it first. It is not an intermediate of any extension;
     a damaged one is dropped."""
-    _split_or_skip(ext_dir, monkeypatch)
-    flags = {"extra_cflags": ["-DCACHE_RUNTIME=1"]}
-    _build_halves(tmp_path, ext_dir, "rt_a", **flags)  # starts the job: .gch, runtime object
-    assert _pch.wait_for_background_jobs(300)
-    pch_dirs = list((ext_dir / "pch").glob("*"))
-    if not list((ext_dir / "pch").glob("*/sdk_extension.h.gch")):
-        pytest.skip("no precompiled header was made")
-    runtime = pch_dirs[0] / _pch.RUNTIME
+    tmp, cache = settled
+    _split_or_skip(tmp, monkeypatch)
+    runtime = _settled_gch(settled, monkeypatch).parent / _pch.RUNTIME
     assert runtime.is_file()
-    folder, link = _build_halves(tmp_path, ext_dir, "rt_c", keep_intermediates=False, **flags)
+    folder, link = _build_halves(tmp, cache, "rt_c", keep_intermediates=False, **SETTLED)
     assert link.split(": link ")[1].startswith(str(runtime))  # first: its copies prevail
     exported = _dynamic_symbols(folder / "rt_c.so")
     assert "PyInit_rt_c" in exported and not any("runtime_stub" in s for s in exported)
     assert runtime.is_file()  # keep_intermediates=False removes the extension's own objects only
     # a source with a macro before the header may compile pybind11 differently: not shared
-    _, link = _build_halves(tmp_path, ext_dir, "rt_d", "#define RT_D 1\n" + HALVES, **flags)
+    _, link = _build_halves(tmp, cache, "rt_d", "#define RT_D 1\n" + HALVES, **SETTLED)
     assert str(runtime) not in link
     # a damaged runtime object: the link fails on it, it is deleted, the link runs without it
     runtime.write_bytes(runtime.read_bytes()[:100])
-    folder, _ = _build_halves(tmp_path, ext_dir, "rt_e", **flags)
+    folder, _ = _build_halves(tmp, cache, "rt_e", **SETTLED)
     assert not runtime.exists()
     assert "PyInit_rt_e" in _dynamic_symbols(folder / "rt_e.so")
 
@@ -266,6 +286,11 @@ def test_a_damaged_installed_runtime_object_is_never_deleted(tmp_path, ext_dir, 
         pytest.skip("no installed runtime object")
     (lib / _runtime.KEY_NAME).write_text(key_file.read_text())
     key = _runtime.installed_record(str(lib))["key"]
+    # the installed header too, as in a real install: both builds compile with it, and what
+    # is checked (the damaged object is kept, rejected once, skipped after) is the same
+    for name in (_runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME):
+        if Path(real.library_dir, name).is_file():
+            shutil.copyfile(Path(real.library_dir, name), lib / name)
     damaged = lib / _runtime.OBJECT_NAME
     damaged.write_bytes(Path(real.library_dir, _runtime.OBJECT_NAME).read_bytes()[:100])
     paths = _toolchain.SdkPaths(real.include_dir, str(lib / "libsdk_core.so"), real.abi)

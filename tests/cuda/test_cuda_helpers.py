@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import sdk
+from tests._support import run_folder
 from tests.cuda.conftest import TEST_ARCH, gpu_available, require_nvcc
 
 SOURCE = Path(__file__).resolve().parent / "cuda_helpers.cu"
@@ -26,7 +27,7 @@ def helpers(tmp_path_factory):
     import cpp_extension
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cuda_helpers")))
     mp.setenv("SDK_CUDA_ARCH_LIST", TEST_ARCH)
     mp.setenv("MAX_JOBS", "2")
     try:

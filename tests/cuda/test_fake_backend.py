@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from tests._support import build_once, run_folder
 from tests.cuda.conftest import REPO, build_fake_backend, gpu_available, subprocess_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 @pytest.fixture(scope="module")
 def fake_backend(tmp_path_factory):
-    return build_fake_backend(tmp_path_factory.mktemp("fake"))
+    return build_once(run_folder(tmp_path_factory, "fake_backend"), build_fake_backend)
 
 
 @pytest.mark.skipif(gpu_available(), reason="a real GPU is visible: test_gpu.py runs on it")

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tests._support import build_once, run_folder
 from tests.cuda.conftest import build_fake_backend, gpu_available, run_python
 
 pytestmark = pytest.mark.skipif(gpu_available(), reason="a real GPU is visible")
@@ -74,7 +75,7 @@ print(json.dumps({k: plans(v) for k, v in CASES.items()}))
 
 @pytest.fixture(scope="module")
 def fake(tmp_path_factory):
-    return build_fake_backend(tmp_path_factory.mktemp("fake_plans"))
+    return build_once(run_folder(tmp_path_factory, "fake_backend"), build_fake_backend)
 
 
 @pytest.fixture(scope="module")

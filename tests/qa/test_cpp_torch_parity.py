@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import sdk
+from tests._support import run_folder
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -83,7 +84,7 @@ cholesky triangular_solve mode unique""".split()
 def ext(tmp_path_factory):
     from cpp_extension import load_inline
 
-    folder = tmp_path_factory.mktemp("cpp_torch_parity")
+    folder = run_folder(tmp_path_factory, "cpp_torch_parity")  # one build for all workers
     return load_inline("cpp_torch_parity", SOURCE, functions=NAMES, build_directory=folder)
 
 

@@ -12,18 +12,18 @@ import traceback
 
 import pytest
 
-from tests._support import REPO, subprocess_env  # noqa: F401
+from tests._support import REPO, run_folder, subprocess_env  # noqa: F401
 
 
 @pytest.fixture(scope="module")
 def extensions(tmp_path_factory):
     """Both test extensions, built once per module into a private SDK_EXTENSIONS_DIR that
-    all modules of the session share (so the second module loads from that cache)."""
+    all modules and workers of the run share (the others load from that cache)."""
     if shutil.which(os.environ.get("CXX", "c++")) is None:
         pytest.skip("no C++ compiler to build the test extensions")
     from tests.reliability._extensions import build
 
-    return build(tmp_path_factory.getbasetemp() / "reliability_ext_cache")
+    return build(run_folder(tmp_path_factory, "reliability_ext_cache"))
 
 
 def run_module(module: str, *args: str, timeout: float = 180, **env: str) -> dict:
