@@ -1,7 +1,7 @@
 """DataLoader faults never hang the main process: a worker killed while it sends, batches and
 exceptions that cannot be pickled, a worker stuck past `timeout`, errors in user code,
 Ctrl-C, persistent workers, and workers outliving a killed main process. Each scenario
-(tests/sdk/dataloader_faults.py) runs in its own interpreter and session, killed at a bound
+(tests/sdk/data/dataloader_faults.py) runs in its own interpreter and session, killed at a bound
 if it hangs."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 import pytest
 
 from tests._support import import_path, subprocess_env
-from tests.sdk.dataloader_faults import gone
+from tests.sdk.data.dataloader_faults import gone
 
 BOUND_S = 60  # a hang guard for a whole scenario on a loaded machine, not a timing
 ORPHAN_BOUND_S = 20  # how long workers may outlive a killed main process (they take < 1 s)
@@ -39,7 +39,7 @@ class Scenario:
     def __init__(self, folder, name: str, *args: str, pipe: bool = False) -> None:
         self.label = f"{name}{args}"
         self.out = folder / f"{name}-{'-'.join(args)}.out"
-        code = f"from tests.sdk.dataloader_faults import run; run({name!r}, *{args!r})"
+        code = f"from tests.sdk.data.dataloader_faults import run; run({name!r}, *{args!r})"
         # Output goes to a file unless read as it comes: a worker left behind holding a
         # pipe would keep a reader of the pipe waiting.
         with open(self.out, "w") as f:

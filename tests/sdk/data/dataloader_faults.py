@@ -1,5 +1,5 @@
 """Fault scenarios for DataLoader workers, each run in a fresh interpreter by
-test_utils_data_faults.py (`python -c "...; run(name, *args)"`), so that one that hangs is
+test_dataloader_faults.py (`python -c "...; run(name, *args)"`), so that one that hangs is
 killed by the test's timeout instead of hanging the suite. A scenario prints what it saw
 and exits 0, or fails with an AssertionError."""
 
