@@ -13,6 +13,7 @@ import pytest
 from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _nvcc, _require_core, _run
 
 NEW_HEADERS = [
+    "boxing.h",
     "containers.h",
     "context.h",
     "cuda_guard.h",
