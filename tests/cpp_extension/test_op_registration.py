@@ -14,6 +14,7 @@ import sdk.library as L
 from cpp_extension import load, load_inline
 
 ALL_TYPES = r"""
+#include <sdk/containers.h>
 #include <sdk/library.h>
 
 using sdk::Tensor;
@@ -52,6 +53,17 @@ Tensor via_python(const Tensor& x) {
       .call(x, 10.0);
 }
 
+// int[][] as torch's List<List<int64_t>> (sdk/containers.h): each list doubled
+sdk::List<sdk::List<int64_t>> doubled(const sdk::List<sdk::List<int64_t>>& g) {
+  sdk::List<sdk::List<int64_t>> out;
+  for (const sdk::List<int64_t>& l : g) {
+    sdk::List<int64_t> d;
+    for (int64_t v : l) d.push_back(2 * v);
+    out.push_back(d);
+  }
+  return out;
+}
+
 SDK_LIBRARY({NS}, m) {
   m.def("echo(Tensor t, Tensor? ot, Tensor[] ts, Tensor?[] ots, int i, int[] il, float f, "
         "float[] fl, bool b, bool[] bl, str s, Scalar sc, ScalarType dt, ScalarType? odt, "
@@ -60,6 +72,7 @@ SDK_LIBRARY({NS}, m) {
   m.def("twice", &twice);  // schema inferred: twice(Tensor _0) -> Tensor
   m.def("groups(Tensor x, int[][] g, int[][]? og=None) -> (int[], int[][])");
   m.def("groups_inferred", &groups);
+  m.def("doubled", &doubled);
   m.def("via_python(Tensor x) -> Tensor");
 }
 SDK_LIBRARY_IMPL({NS}, CPU, m) {
@@ -123,6 +136,8 @@ def test_int_list_lists_round_trip_through_a_cpp_kernel(cpp_ops):
     assert ops.groups(sdk.ones(1), [[1, 2], [3], []]) == ([3, 3, 0], [[], [3], [1, 2]])
     assert ops.groups(sdk.ones(1), ((4, 5), (6,)), og=[[1], [2, 3]]) == ([9, 6, 2], [[6], [4, 5]])
     assert ops.groups(sdk.ones(1), []) == ([], [])
+    assert ops.doubled([[1, 2], [], [3]]) == [[2, 4], [], [6]]
+    assert ops.doubled.schema == f"{cpp_ops}::doubled(int[][] _0) -> int[][]"
     assert ops.groups_inferred(sdk.ones(1), [[7, -1]], None) == ([6], [[7, -1]])
     assert ops.groups_inferred.schema == (
         f"{cpp_ops}::groups_inferred(Tensor _0, int[][] _1, int[][]? _2) -> (int[], int[][])"
