@@ -270,6 +270,7 @@ class Parser {
       if (std::isdigit(static_cast<unsigned char>(peek()))) ty.list_size = parse_list_size();
       expect(']');
       ty.list = true;
+      parse_nested_list(ty);
       if (ty.optional) {
         if (ty.base != BaseType::Tensor) fail("only Tensor?[] may hold optional elements");
         ty.optional = false;
@@ -283,6 +284,18 @@ class Parser {
       }
     }
     if (ty.base == BaseType::Generator && !ty.optional) fail("a Generator must be optional");
+  }
+
+  // A second "[]" after a list type: int[][] (and SymInt[][]), unsized lists of any lengths.
+  void parse_nested_list(Type& ty) {
+    skip_space();
+    if (peek() != '[') return;
+    ++pos_;
+    expect(']');
+    if (ty.base != BaseType::Int || ty.optional || ty.list_size >= 0) {
+      fail("only int[][] may be a list of lists");
+    }
+    ty.nested = true;
   }
 
   Argument parse_argument(bool is_return) {
@@ -424,6 +437,8 @@ class Parser {
       if (!a.type.optional)
         fail("default None of argument '" + a.name + "' needs an optional type");
       a.default_value = Value::none();
+    } else if (a.type.nested) {  // as torch's parser: no list of lists is written as a default
+      fail("argument '" + a.name + "' of type int[][] takes no default but None");
     } else if (a.type.list) {
       parse_list_default(a, tok);
     } else {
@@ -545,6 +560,7 @@ class Parser {
 };
 
 int32_t value_tag_of(const Type& ty) {
+  if (ty.nested) return SDK_VALUE_INT_LIST_LIST;
   if (ty.list) {
     switch (ty.base) {
       case BaseType::Int:
@@ -583,6 +599,7 @@ std::string Type::str() const {
   std::string s = base_text(base);
   if (optional_elements) s += "?";
   if (list) s += list_size >= 0 ? "[" + std::to_string(list_size) + "]" : "[]";
+  if (nested) s += "[]";
   if (optional) s += "?";
   return s;
 }
@@ -670,6 +687,8 @@ const char* value_tag_name(int32_t tag) {
       return "bool[]";
     case SDK_VALUE_TENSOR_LIST:
       return "Tensor[]";
+    case SDK_VALUE_INT_LIST_LIST:
+      return "int[][]";
     default:
       return "an unknown value";
   }
@@ -687,6 +706,10 @@ void coerce_value(const Schema& schema, const Argument& arg, bool is_return, Val
   if (v.tag == SDK_VALUE_NONE) {
     if (ty.optional || ty.base == BaseType::Generator) return;
     wrong("None");
+  }
+  if (ty.nested) {
+    if (v.tag != SDK_VALUE_INT_LIST_LIST) wrong(value_tag_name(v.tag));
+    return;
   }
   if (ty.list) {
     int32_t want = value_tag_of(ty);

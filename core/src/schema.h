@@ -42,6 +42,7 @@ struct Type {
   bool list = false;               // T[] or T[N]
   int64_t list_size = -1;          // N of T[N]; -1 when unsized
   bool optional_elements = false;  // Tensor?[]
+  bool nested = false;             // int[][]: a list of int lists (only int nests, as in torch)
   std::string str() const;         // as written in a schema: "Tensor?[]", "int[2]"
 };
 

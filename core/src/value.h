@@ -14,7 +14,8 @@ namespace sdk::detail {
 // small (a call moves a few of them).
 struct ValueExtra {
   std::string s;                     // STRING
-  std::vector<int64_t> ints;         // INT_LIST
+  std::vector<int64_t> ints;         // INT_LIST; INT_LIST_LIST's lists, one after another
+  std::vector<int64_t> lengths;      // INT_LIST_LIST: the length of each list
   std::vector<double> floats;        // FLOAT_LIST
   std::vector<int32_t> bools;        // BOOL_LIST (0/1)
   std::vector<Ref> tensors;          // TENSOR_LIST (null entries for Tensor?[])

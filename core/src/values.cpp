@@ -1,5 +1,6 @@
 // core/src/values.cpp: boxed values (sdk_values), the arguments and results of an op call
 // through the C ABI: push, read and take them by index and tag.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -188,6 +189,26 @@ SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_ten
   SDK_SAFE_CALL_END;
 }
 
+SDK_API sdk_status sdk_values_push_int_list_list(sdk_values* values, const int64_t* data,
+                                                 const int64_t* lengths, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* fn = "sdk_values_push_int_list_list";
+  check_list(lengths, n, fn);
+  int64_t total = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    SDK_VALUE_CHECK(lengths[k] >= 0, fn, ": list ", k, " has a negative length ", lengths[k]);
+    SDK_VALUE_CHECK(lengths[k] <= INT64_MAX - total, fn, ": the lengths overflow int64");
+    total += lengths[k];
+  }
+  check_list(data, total, fn);
+  Value x;
+  x.tag = SDK_VALUE_INT_LIST_LIST;
+  if (n > 0) x.x().lengths.assign(lengths, lengths + n);
+  if (total > 0) x.x().ints.assign(data, data + total);
+  push(values, std::move(x), fn);
+  SDK_SAFE_CALL_END;
+}
+
 SDK_API sdk_status sdk_values_push_tensor_steal(sdk_values* values, sdk_tensor* t) {
   Ref owned(to_impl(t));  // adopted now: released if the push fails
   SDK_SAFE_CALL_BEGIN;
@@ -335,6 +356,21 @@ SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t 
   const Value& x = typed(values, i, SDK_VALUE_TENSOR_LIST, "sdk_values_get_tensor_list");
   *data = x.x().handles.data();
   *n = static_cast<int64_t>(x.x().handles.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_int_list_list(const sdk_values* values, int64_t i,
+                                                const int64_t** data, const int64_t** lengths,
+                                                int64_t* n) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* fn = "sdk_values_get_int_list_list";
+  check_not_null(data, fn, "data");
+  check_not_null(lengths, fn, "lengths");
+  check_not_null(n, fn, "n");
+  const Value& x = typed(values, i, SDK_VALUE_INT_LIST_LIST, fn);
+  *data = x.x().ints.data();
+  *lengths = x.x().lengths.data();
+  *n = static_cast<int64_t>(x.x().lengths.size());
   SDK_SAFE_CALL_END;
 }
 

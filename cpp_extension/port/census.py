@@ -396,11 +396,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
     ),
     (
-        r"schema:int\[\]\[\]",
-        "no nested int lists in op schemas: pass the lists as one int[] with an int[] of their "
-        "lengths, or as a 2-D int64 Tensor",
-    ),
-    (
         r"\.set_\(\)",
         "a tensor cannot take another's storage in place (the C ABI has no storage handles): "
         "return the new tensor, or resize_() and copy_() into the old one",

@@ -148,6 +148,26 @@ bool push_int_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_val
   return pushed(sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size())));
 }
 
+// int[][]: a sequence of sequences of int64 (lists or tuples, each of any length), pushed as
+// their ints one list after another and the lists' lengths.
+bool push_int_list_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
+  if (is_tensor(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
+    return kind_error(site, a, o);
+  OwnedRef lists(PySequence_Tuple(o));  // a copy: an item's __index__ may change `o`
+  if (!lists.p) return false;
+  std::string who = site.result ? std::string("the Python kernel's int[][] result")
+                                : std::string("argument '") + a.name + "'";
+  std::vector<int64_t> flat, lengths, xs;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(lists.p); ++k) {
+    std::string what = who + " item " + std::to_string(k);
+    if (!int_list_value(PyTuple_GET_ITEM(lists.p, k), site.op, what.c_str(), &xs)) return false;
+    lengths.push_back(static_cast<int64_t>(xs.size()));
+    flat.insert(flat.end(), xs.begin(), xs.end());
+  }
+  return pushed(sdk_values_push_int_list_list(v, flat.data(), lengths.data(),
+                                              static_cast<int64_t>(lengths.size())));
+}
+
 // float[] and bool[]: an argument's items are checked as torch checks them; a kernel's result
 // items are read by __float__ and truth (numpy scalars, computed values).
 bool push_number_list(const ValueSite& site, const ArgPlan& a, PyObject* const* items, Py_ssize_t n,
@@ -250,6 +270,16 @@ PyObject* list_to_py(sdk_values* v, int64_t i, int32_t tag) {
     sdk_values_get_bool_list(v, i, &d, &n);
     return list_of(d, n, [](auto x) { return PyBool_FromLong(x); });
   }
+  if (tag == SDK_VALUE_INT_LIST_LIST) {
+    const int64_t* d = nullptr;
+    const int64_t* lengths = nullptr;
+    sdk_values_get_int_list_list(v, i, &d, &lengths, &n);
+    return list_of(lengths, n, [&d](int64_t len) {
+      PyObject* l = list_of(d, len, [](auto x) { return PyLong_FromLongLong(x); });
+      d += len;
+      return l;
+    });
+  }
   sdk_tensor* const* d = nullptr;  // SDK_VALUE_TENSOR_LIST
   sdk_values_get_tensor_list(v, i, &d, &n);
   return list_of(d, n, [](sdk_tensor* t) {
@@ -309,6 +339,8 @@ bool push_value(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values
       return push_device(o, v);
     case SDK_VALUE_INT_LIST:
       return push_int_list(site, a, o, v);
+    case SDK_VALUE_INT_LIST_LIST:
+      return push_int_list_list(site, a, o, v);
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST:
     case SDK_VALUE_TENSOR_LIST:
@@ -368,6 +400,7 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST:
     case SDK_VALUE_TENSOR_LIST:
+    case SDK_VALUE_INT_LIST_LIST:
       return list_to_py(v, i, tag);
     default:
       PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");

@@ -14,6 +14,7 @@ from tests._support import build_once, run_folder
 from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _nvcc, _require_core, _run
 
 NEW_HEADERS = [
+    "boxing.h",
     "containers.h",
     "context.h",
     "cuda_guard.h",

@@ -14,6 +14,7 @@ import sdk.library as L
 from cpp_extension import load, load_inline
 
 ALL_TYPES = r"""
+#include <sdk/containers.h>
 #include <sdk/library.h>
 
 using sdk::Tensor;
@@ -31,6 +32,19 @@ echo(const Tensor& t, std::optional<Tensor> ot, std::vector<Tensor> ts,
 
 Tensor twice(const Tensor& x) { return x * 2; }
 
+// int[][]: the lists' sums, and the lists back reversed (each of any length, as in torch)
+std::tuple<std::vector<int64_t>, std::vector<std::vector<int64_t>>> groups(
+    const Tensor& x, std::vector<std::vector<int64_t>> g, std::optional<std::vector<std::vector<int64_t>>> og) {
+  std::vector<int64_t> sums;
+  for (const auto& l : g) {
+    int64_t s = 0;
+    for (int64_t v : l) s += v;
+    sums.push_back(s);
+  }
+  if (og) sums.push_back(static_cast<int64_t>(og->size()));
+  return {sums, std::vector<std::vector<int64_t>>(g.rbegin(), g.rend())};
+}
+
 // a C++ kernel calling an op defined in Python, through the dispatcher
 Tensor via_python(const Tensor& x) {
   return sdk::Dispatcher::singleton()
@@ -39,16 +53,31 @@ Tensor via_python(const Tensor& x) {
       .call(x, 10.0);
 }
 
+// int[][] as torch's List<List<int64_t>> (sdk/containers.h): each list doubled
+sdk::List<sdk::List<int64_t>> doubled(const sdk::List<sdk::List<int64_t>>& g) {
+  sdk::List<sdk::List<int64_t>> out;
+  for (const sdk::List<int64_t>& l : g) {
+    sdk::List<int64_t> d;
+    for (int64_t v : l) d.push_back(2 * v);
+    out.push_back(d);
+  }
+  return out;
+}
+
 SDK_LIBRARY({NS}, m) {
   m.def("echo(Tensor t, Tensor? ot, Tensor[] ts, Tensor?[] ots, int i, int[] il, float f, "
         "float[] fl, bool b, bool[] bl, str s, Scalar sc, ScalarType dt, ScalarType? odt, "
         "Device dev, *, int kw=0) -> (Tensor, Tensor?, Tensor[], int, int[], float, bool, str, "
         "Scalar, ScalarType, Device)");
   m.def("twice", &twice);  // schema inferred: twice(Tensor _0) -> Tensor
+  m.def("groups(Tensor x, int[][] g, int[][]? og=None) -> (int[], int[][])");
+  m.def("groups_inferred", &groups);
+  m.def("doubled", &doubled);
   m.def("via_python(Tensor x) -> Tensor");
 }
 SDK_LIBRARY_IMPL({NS}, CPU, m) {
   m.impl("echo", &echo);
+  m.impl("groups", &groups);
   m.impl("via_python", &via_python);
 }
 """
@@ -100,6 +129,28 @@ def test_inferred_schema_numpy_inputs_and_cpp_calling_python(cpp_ops):
     assert ops.twice.schema == f"{cpp_ops}::twice(Tensor _0) -> Tensor"
     np.testing.assert_array_equal(ops.twice(np.arange(3.0)).numpy(), [0.0, 2.0, 4.0])
     np.testing.assert_array_equal(ops.via_python(sdk.ones(2)).numpy(), [11.0, 11.0])
+
+
+def test_int_list_lists_round_trip_through_a_cpp_kernel(cpp_ops):
+    ops = getattr(sdk.ops, cpp_ops)
+    assert ops.groups(sdk.ones(1), [[1, 2], [3], []]) == ([3, 3, 0], [[], [3], [1, 2]])
+    assert ops.groups(sdk.ones(1), ((4, 5), (6,)), og=[[1], [2, 3]]) == ([9, 6, 2], [[6], [4, 5]])
+    assert ops.groups(sdk.ones(1), []) == ([], [])
+    assert ops.doubled([[1, 2], [], [3]]) == [[2, 4], [], [6]]
+    assert ops.doubled.schema == f"{cpp_ops}::doubled(int[][] _0) -> int[][]"
+    assert ops.groups_inferred(sdk.ones(1), [[7, -1]], None) == ([6], [[7, -1]])
+    assert ops.groups_inferred.schema == (
+        f"{cpp_ops}::groups_inferred(Tensor _0, int[][] _1, int[][]? _2) -> (int[], int[][])"
+    )
+    assert ops.groups.schema == (
+        f"{cpp_ops}::groups(Tensor x, int[][] g, int[][]? og=None) -> (int[], int[][])"
+    )
+    with pytest.raises(TypeError, match=r"argument 'g' item 1 must be a list of ints"):
+        ops.groups(sdk.ones(1), [[1], 2])
+    with pytest.raises(
+        TypeError, match=r"argument 'g' item 0 must be a list of ints .*item 1 is float"
+    ):
+        ops.groups(sdk.ones(1), [[1, 2.5]])
 
 
 def test_pybind11_module_with_registrations_and_cpp_callers(tmp_path, monkeypatch):

@@ -289,7 +289,6 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
         (".unsafeGetTensorImpl()", "method", "TensorImpl"),
         ("at::cuda::philox::unpack", "name", "random generator"),
-        ("schema:int[][]", "schema", "int[] of their lengths"),
         (".set_()", "method", "no storage handles"),
         ("at::unique_dim", "name", "deduplicate the rows"),
         ("c10::cuda::CUDACachingAllocator::recordStream", "name", "Tensor::record_stream"),
@@ -311,6 +310,7 @@ def test_refusals_name_their_reason(name, kind, reason):
         ("torch/extension.h", "header"),
         ("at::nativeish", "name"),
         ("schema:impl:Meta", "schema"),  # C++ Meta kernels since ABI 1.7
+        ("schema:int[][]", "schema"),  # int[][] arguments since ABI 1.8
     ],
 )
 def test_ordinary_names_are_not_refused(name, kind):
@@ -322,6 +322,13 @@ def test_record_stream_is_a_counterpart_not_a_refusal():
     status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
     assert status[".record_stream()"] == "counterpart"
     assert _port_census.refusal(".record_stream()", "method") is None
+
+
+def test_int_list_list_schemas_are_a_counterpart_not_a_refusal():
+    census = _census([["schema:int[][]", "schema", 3, 2, 0, 0, 2]])
+    status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
+    assert status["schema:int[][]"] == "counterpart"
+    assert _port_census.schema_probe("schema:int[][]") == ("", "probe(int[][] x) -> ()")
 
 
 def test_coverage_counts_the_repositories_ready_to_port():

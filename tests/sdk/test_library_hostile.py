@@ -308,3 +308,28 @@ def test_a_list_emptied_by_its_items_getattr_is_read_from_a_snapshot():
     with pytest.raises(ValueError, match="non-empty list"):
         sdk.ops.__getattr__(n).total(items)
     assert sdk.ops.__getattr__(n).total([sdk.ones(2), sdk.ones(2)]).tolist() == [2.0, 2.0]
+
+
+def test_int_list_lists_through_the_c_abi():
+    # sdk_values_push/get_int_list_list (ABI 1.8): ints one list after another, the lengths
+    core = _core()
+    i64p = ctypes.POINTER(ctypes.c_int64)
+    core.sdk_values_push_int_list_list.argtypes = [ctypes.c_void_p, i64p, i64p, ctypes.c_int64]
+    core.sdk_values_get_int_list_list.argtypes = [
+        ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(i64p), ctypes.POINTER(i64p), i64p,
+    ]  # fmt: skip
+    values = ctypes.c_void_p()
+    assert core.sdk_values_new(ctypes.byref(values)) == 0
+    try:
+        data, lengths = (ctypes.c_int64 * 3)(1, 2, 3), (ctypes.c_int64 * 3)(2, 0, 1)
+        assert core.sdk_values_push_int_list_list(values, data, lengths, 3) == 0
+        d, n_of, n = i64p(), i64p(), ctypes.c_int64()
+        assert core.sdk_values_get_int_list_list(values, 0, d, n_of, ctypes.byref(n)) == 0
+        assert n.value == 3 and list(n_of[:3]) == [2, 0, 1] and list(d[:3]) == [1, 2, 3]
+        bad = (ctypes.c_int64 * 1)(-1)
+        assert core.sdk_values_push_int_list_list(values, data, bad, 1) == 1  # ValueError
+        assert core.sdk_values_push_int_list_list(values, None, lengths, 3) == 1  # NULL ints
+        assert core.sdk_values_push_int(values, 4) == 0
+        assert core.sdk_values_get_int_list_list(values, 1, d, n_of, ctypes.byref(n)) == 2
+    finally:
+        core.sdk_values_free(values)

@@ -72,3 +72,53 @@ def test_result_numbers_and_bools_are_read_by_value(lib):
     assert bools(sdk.ones(1)) == [True, False]
     one = _op(lib, "one(Tensor x) -> float", lambda x: 2)
     assert one(sdk.ones(1)) == 2.0 and isinstance(one(sdk.ones(1)), float)
+
+
+def test_int_list_lists_convert_both_ways(lib):
+    # int[][] (torch's schema type): lists or tuples of ints, each list of any length
+    seen = []
+    op = _op(
+        lib,
+        "grp(Tensor x, int[][] g, int[][]? og=None) -> int[][]",
+        lambda x, g, og: seen.append((g, og)) or g[::-1],
+    )
+    assert op(sdk.ones(1), [[1, 2], (3,), [], [np.int64(4)]]) == [[4], [], [3], [1, 2]]
+    assert seen[-1] == ([[1, 2], [3], [], [4]], None)
+    assert op(sdk.ones(1), (), og=[[-(2**63)]]) == [] and seen[-1] == ([], [[-(2**63)]])
+    assert op.schema == f"{lib.ns}::grp(Tensor x, int[][] g, int[][]? og=None) -> int[][]"
+
+
+@pytest.mark.parametrize(
+    "value, error",
+    [
+        ([1, 2], r"argument 'g' item 0 must be a list of ints \(int\[\]\), not int"),
+        ([[1], [2.5]], r"argument 'g' item 1 must be a list of ints \(int\[\]\); item 0 is float"),
+        ([[1], None], r"argument 'g' item 1 must be a list of ints \(int\[\]\), not NoneType"),
+        ([["a"]], r"item 0 is str"),
+        ("ab", r"argument 'g' must be int\[\]\[\], not str"),
+        (None, r"argument 'g' must be int\[\]\[\], not NoneType"),
+    ],
+)
+def test_a_bad_int_list_list_names_the_argument_and_the_item(lib, value, error):
+    op = _op(lib, "grp(Tensor x, int[][] g) -> Tensor", lambda x, g: x)
+    with pytest.raises(TypeError, match=error):
+        op(sdk.ones(1), value)
+
+
+def test_int_list_list_results_and_schemas_are_checked(lib):
+    flat = _op(lib, "flat(Tensor x) -> int[][]", lambda x: [1, 2])
+    with pytest.raises(TypeError, match=r"the Python kernel's int\[\]\[\] result item 0 must be"):
+        flat(sdk.ones(1))
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        _op(lib, "big(Tensor x) -> int[][]", lambda x: [[2**63]])(sdk.ones(1))
+    # as in torch: no list-of-lists default (None only), and only int nests
+    for schema, why in [
+        ("d1(int[][] g=[[0, 1], [2]]) -> ()", "takes no default but None"),
+        ("d2(int[][] g=[]) -> ()", "takes no default but None"),
+        ("d3(float[][] g) -> ()", r"only int\[\]\[\] may be a list of lists"),
+        ("d4(int[2][] g) -> ()", r"only int\[\]\[\] may be a list of lists"),
+        ("d5(int[][][] g) -> ()", "expected the argument's name"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            lib.define(schema)
+    assert lib.define("d6(SymInt[][]? g=None) -> ()") == "d6"

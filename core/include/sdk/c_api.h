@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 7
+#define SDK_ABI_VERSION_MINOR 8
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1169,7 +1169,8 @@ typedef enum {
   SDK_VALUE_INT_LIST = 8,
   SDK_VALUE_FLOAT_LIST = 9,
   SDK_VALUE_BOOL_LIST = 10,
-  SDK_VALUE_TENSOR_LIST = 11 /*!< entries may be NULL (a Tensor?[]) */
+  SDK_VALUE_TENSOR_LIST = 11,  /*!< entries may be NULL (a Tensor?[]) */
+  SDK_VALUE_INT_LIST_LIST = 12 /*!< int[][]: lists of ints, each of any length (ABI 1.8) */
 } sdk_value_tag;
 
 /*! \brief A list of boxed values: a call's arguments in, its results out. */
@@ -1203,6 +1204,11 @@ SDK_API sdk_status sdk_values_push_float_list(sdk_values* values, const double* 
 SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* data, int64_t n);
 SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* tensors,
                                                int64_t n);
+/*! \brief Push an int[][] (ABI 1.8): `n` lists, list k holding `lengths[k]` ints, stored one
+ *  after another in `data` (the sum of `lengths` ints). Rationale: two flat arrays keep the
+ *  signature plain C, and a kernel reads the lists without one allocation per list. */
+SDK_API sdk_status sdk_values_push_int_list_list(sdk_values* values, const int64_t* data,
+                                                 const int64_t* lengths, int64_t n);
 /*! \brief Push tensor `t`, adopting the caller's reference (released on failure
  *  too): a result handed over without a retain/release pair. */
 SDK_API sdk_status sdk_values_push_tensor_steal(sdk_values* values, sdk_tensor* t);
@@ -1231,6 +1237,11 @@ SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
                                             const int32_t** data, int64_t* n);
 SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
                                               sdk_tensor* const** tensors, int64_t* n);
+/*! \brief Read an int[][] (ABI 1.8): `*n` lists, their lengths in `*lengths` and their ints,
+ *  one list after another, in `*data` (as sdk_values_push_int_list_list takes them). */
+SDK_API sdk_status sdk_values_get_int_list_list(const sdk_values* values, int64_t i,
+                                                const int64_t** data, const int64_t** lengths,
+                                                int64_t* n);
 
 /*! \brief Dispatch keys, the one list of them: X(KEY, code, name, meaning). `name` is torch's
  *  c10::DispatchKey spelling: what sdk::DispatchKey, SDK_LIBRARY_IMPL and sdk.library take
