@@ -173,14 +173,14 @@ void index_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const Tensor
       const int64_t* strides[2] = {ts.data(), ss.data()};
       char* bases[2] = {static_cast<char*>(t.data()) + idx[i] * tdst,
                         static_cast<char*>(src.data()) + int64_t(i) * sdst};
-      nd_loop<2>(int64_t(rs.size()), rs.data(), strides, bases,
-                 [](char* const* p, int64_t n, const int64_t* st) {
-                   for (int64_t j = 0; j < n; ++j) {
-                     scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
-                     const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
-                     *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
-                   }
-                 });
+      nd_loop_erased<2>(int64_t(rs.size()), rs.data(), strides, bases,
+                        [](char* const* p, int64_t n, const int64_t* st) {
+                          for (int64_t j = 0; j < n; ++j) {
+                            scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
+                            const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
+                            *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
+                          }
+                        });
     }
   });
   t.bump_version();
@@ -418,9 +418,10 @@ int64_t count_true(const TensorImpl& m) {
   Shape ms = byte_strides(m);
   const int64_t* strides[1] = {ms.data()};
   char* bases[1] = {static_cast<char*>(m.data())};
-  nd_loop<1>(m.ndim, m.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
-    for (int64_t i = 0; i < n; ++i) count += p[0][i * st[0]] != 0;
-  });
+  nd_loop_erased<1>(m.ndim, m.sizes, strides, bases,
+                    [&](char* const* p, int64_t n, const int64_t* st) {
+                      for (int64_t i = 0; i < n; ++i) count += p[0][i * st[0]] != 0;
+                    });
   return count;
 }
 
@@ -436,14 +437,14 @@ Ref masked_select_impl(const TensorImpl& t, const TensorImpl& mask, const char* 
   Shape ts = byte_strides(*te), ms = byte_strides(*me);
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(te->data()), static_cast<char*>(me->data())};
-  nd_loop<2>(int64_t(shape.size()), shape.data(), strides, bases,
-             [&](char* const* p, int64_t n, const int64_t* st) {
-               for (int64_t i = 0; i < n; ++i) {
-                 if (p[1][i * st[1]] == 0) continue;
-                 copy_elem(dst, p[0] + i * st[0], isz);
-                 dst += isz;
-               }
-             });
+  nd_loop_erased<2>(int64_t(shape.size()), shape.data(), strides, bases,
+                    [&](char* const* p, int64_t n, const int64_t* st) {
+                      for (int64_t i = 0; i < n; ++i) {
+                        if (p[1][i * st[1]] == 0) continue;
+                        copy_elem(dst, p[0] + i * st[0], isz);
+                        dst += isz;
+                      }
+                    });
   return res;
 }
 
@@ -467,13 +468,14 @@ Ref masked_scatter_impl(const TensorImpl& t, const TensorImpl& mask, const Tenso
   Shape ts = byte_strides(*tg.r), ms = byte_strides(*me);
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(tg.r->data()), static_cast<char*>(me->data())};
-  nd_loop<2>(t.ndim, t.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (p[1][i * st[1]] == 0) continue;
-      copy_elem(p[0] + i * st[0], next, isz);
-      next += isz;
-    }
-  });
+  nd_loop_erased<2>(t.ndim, t.sizes, strides, bases,
+                    [&](char* const* p, int64_t n, const int64_t* st) {
+                      for (int64_t i = 0; i < n; ++i) {
+                        if (p[1][i * st[1]] == 0) continue;
+                        copy_elem(p[0] + i * st[0], next, isz);
+                        next += isz;
+                      }
+                    });
   return finish(tg, out, op);
 }
 
