@@ -60,7 +60,7 @@ Ref gather_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_t
   const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
   const int64_t dstride = (t.ndim == 0 ? 0 : t.strides[d]) * t.itemsize();
   const int64_t isz = t.itemsize();
-  walk_gather(index, *res, t, d, [&](int64_t v, char* pr, char* pt) {
+  walk_gather(index, *res, t, d, [=](int64_t v, char* pr, char* pt) {
     check_range(v, size, d, op);
     copy_elem(pr, pt + v * dstride, isz);
   });

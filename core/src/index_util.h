@@ -229,7 +229,9 @@ void walk_gather(const TensorImpl& index, const TensorImpl& a, const TensorImpl&
   char* bases[3] = {static_cast<char*>(index.data()), static_cast<char*>(a.data()),
                     static_cast<char*>(b.data())};
   const bool i64 = index.dtype == SDK_INT64;
-  nd_loop_erased<3>(
+  // nd_loop inlined here, not reached through nd_loop_erased: through the pointer, gather of 1M
+  // float32 ran 22% more instructions and scatter_add of int64 11% more (callgrind).
+  nd_loop<3>(
       index.ndim, index.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
         for (int64_t i = 0; i < n; ++i) {
           const char* ip = p[0] + i * st[0];

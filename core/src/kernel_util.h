@@ -129,10 +129,47 @@ inline Shape byte_strides(const TensorImpl& t) {
   return s;
 }
 
-// dst[...] = cast(src[...]); same shape, any strides and dtypes. Does not bump versions.
-// The elementwise copy (elementwise_copy.cpp) does the work: its 100 dtype pairs are compiled
+// dst = src for tensors of one dtype and shape, any strides: bytes moved by element size (a
+// memcpy per contiguous run), so one loop serves every dtype.
+inline void copy_same_dtype(const TensorImpl& src, TensorImpl& dst) {
+  Shape ss = byte_strides(src), ds = byte_strides(dst);
+  const int64_t* strides[2] = {ds.data(), ss.data()};
+  char* bases[2] = {static_cast<char*>(dst.data()), static_cast<char*>(src.data())};
+  const int64_t isz = dst.itemsize();
+  nd_loop<2>(
+      dst.ndim, dst.sizes, strides, bases, [isz](char* const* p, int64_t n, const int64_t* st) {
+        if (st[0] == isz && st[1] == isz) {
+          std::memcpy(p[0], p[1], size_t(n * isz));
+          return;
+        }
+        auto run = [&](auto tag) {
+          using T = decltype(tag);
+          char* d = p[0];
+          const char* s = p[1];
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(d + i * st[0]) = *reinterpret_cast<const T*>(s + i * st[1]);
+        };
+        switch (isz) {
+          case 1:
+            return run(uint8_t());
+          case 2:
+            return run(uint16_t());
+          case 4:
+            return run(uint32_t());
+          default:
+            return run(uint64_t());
+        }
+      });
+}
+
+// dst[...] = cast(src[...]); same shape, any strides and dtypes. Does not bump versions. A
+// cast goes to the elementwise copy (elementwise_copy.cpp), whose 100 dtype pairs are compiled
 // there once, not again in every kernel file that includes this header.
-inline void cast_copy(const TensorImpl& src, TensorImpl& dst) { detail::copy_into(dst, src); }
+inline void cast_copy(const TensorImpl& src, TensorImpl& dst) {
+  if (src.dtype == dst.dtype && !cuda::is_cuda(src) && !cuda::is_cuda(dst))
+    return copy_same_dtype(src, dst);
+  detail::copy_into(dst, src);
+}
 
 // A contiguous tensor holding t (t itself when already contiguous).
 inline Ref contiguous(const TensorImpl& t) {

@@ -64,11 +64,21 @@ struct LineBuffer {
 template <typename T, typename A>
 bool load_line(const char* p, int64_t s, int64_t n, LineBuffer<A>& b) {
   b.vals.resize(size_t(n));
+  Stored<A>* out = b.vals.data();
   bool nan = false;
+  if (s == int64_t(sizeof(T))) {  // a contiguous line: a loop the compiler vectorises
+    const T* q = reinterpret_cast<const T*>(p);
+    for (int64_t j = 0; j < n; ++j) {
+      A v = convert<A>(q[j]);
+      nan |= nan_of(v);
+      out[j] = v;
+    }
+    return nan;
+  }
   for (int64_t j = 0; j < n; ++j) {
     A v = convert<A>(*reinterpret_cast<const T*>(p + j * s));
     nan |= nan_of(v);
-    b.vals[size_t(j)] = v;
+    out[j] = v;
   }
   return nan;
 }
