@@ -185,7 +185,7 @@ void index_put(TensorImpl& t, int64_t n, const sdk_tensor* const* indices, const
                           const_cast<char*>(vp) + int64_t(p) * inner * isz};
         nd_loop_erased<2>(
             int64_t(tsz.size()), tsz.data(), strides, bases,
-            [&](char* const* q, int64_t cnt, const int64_t* st) {
+            [accumulate](char* const* q, int64_t cnt, const int64_t* st) {
               for (int64_t j = 0; j < cnt; ++j) {
                 scalar_t* dq = reinterpret_cast<scalar_t*>(q[0] + j * st[0]);
                 const scalar_t* sq = reinterpret_cast<const scalar_t*>(q[1] + j * st[1]);

@@ -431,6 +431,8 @@ int64_t count_true(const TensorImpl& m) {
   return count;
 }
 
+// masked_select and masked_scatter inline their walk (one instantiation each, no dtypes): through
+// nd_loop_erased the int16 masked_select ran 29% more instructions (callgrind).
 Ref masked_select_impl(const TensorImpl& t, const TensorImpl& mask, const char* op) {
   check_cpu(t, op, "t");
   check_mask(mask, op);
@@ -443,16 +445,17 @@ Ref masked_select_impl(const TensorImpl& t, const TensorImpl& mask, const char* 
   Shape ts = byte_strides(*te), ms = byte_strides(*me);
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(te->data()), static_cast<char*>(me->data())};
-  nd_loop_erased<2>(int64_t(shape.size()), shape.data(), strides, bases,
-                    [&dst, isz](char* const* p, int64_t n, const int64_t* st) {
-                      char* o = dst;  // a local: the stores below could alias dst itself
-                      for (int64_t i = 0; i < n; ++i) {
-                        if (p[1][i * st[1]] == 0) continue;
-                        copy_elem(o, p[0] + i * st[0], isz);
-                        o += isz;
-                      }
-                      dst = o;
-                    });
+  nd_loop<2>(int64_t(shape.size()), shape.data(), strides, bases,
+             [&dst, isz](char* const* p, int64_t n, const int64_t* st) {
+               char* o = dst;  // locals, which the stores below cannot alias
+               const int64_t sz = isz;
+               for (int64_t i = 0; i < n; ++i) {
+                 if (p[1][i * st[1]] == 0) continue;
+                 copy_elem(o, p[0] + i * st[0], sz);
+                 o += sz;
+               }
+               dst = o;
+             });
   return res;
 }
 
@@ -476,16 +479,17 @@ Ref masked_scatter_impl(const TensorImpl& t, const TensorImpl& mask, const Tenso
   Shape ts = byte_strides(*tg.r), ms = byte_strides(*me);
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(tg.r->data()), static_cast<char*>(me->data())};
-  nd_loop_erased<2>(t.ndim, t.sizes, strides, bases,
-                    [&next, isz](char* const* p, int64_t n, const int64_t* st) {
-                      const char* q = next;  // a local, as in masked_select
-                      for (int64_t i = 0; i < n; ++i) {
-                        if (p[1][i * st[1]] == 0) continue;
-                        copy_elem(p[0] + i * st[0], q, isz);
-                        q += isz;
-                      }
-                      next = q;
-                    });
+  nd_loop<2>(t.ndim, t.sizes, strides, bases,
+             [&next, isz](char* const* p, int64_t n, const int64_t* st) {
+               const char* q = next;  // locals, as in masked_select
+               const int64_t sz = isz;
+               for (int64_t i = 0; i < n; ++i) {
+                 if (p[1][i * st[1]] == 0) continue;
+                 copy_elem(p[0] + i * st[0], q, sz);
+                 q += sz;
+               }
+               next = q;
+             });
   return finish(tg, out, op);
 }
 
