@@ -3,7 +3,8 @@
     python benchmarks/compare_builds.py --save old.npz     # with the build before a change
     python benchmarks/compare_builds.py --against old.npz  # with the build after it
 
-Every elementwise op (unary, binary, ternary) and every reduction runs on every dtype, on
+Every elementwise op (unary, binary, ternary), every reduction, and the index, scatter, scan,
+sort, softmax, join and linalg ops run on every dtype, on
 contiguous, transposed, sliced, broadcast and scalar operands, small (tails, one thread) and
 large (several threads); each result's bytes, or the class of the exception it raised, is
 recorded. A compile-time change (fewer instantiations, another loop driver) must leave every
@@ -142,17 +143,67 @@ def reduce_cases(out: dict) -> None:
                     record(out, key, fn, xs[lay], 0, dtype=getattr(sdk, odt))
 
 
+def index_cases(out: dict) -> None:
+    """Index, scatter, scan, sort, softmax, shape and linalg ops: every dtype, two layouts."""
+    idx = sdk.from_numpy(np.random.default_rng(3).integers(0, 19, (37, 19)).astype(np.int64))
+    i1 = sdk.from_numpy(np.array([4, 0, 18, 4, 7], np.int64))
+    for dt in DTYPES:
+        for lay, x in layouts(dt, 51).items():
+            y = x if lay != "big" else x[:37, :19]
+            m = values(tuple(x.shape), "bool", 52)
+            k = f"{dt}/{lay}"
+            i1c = i1.clamp(max=x.shape[0] - 1)
+            record(out, f"i/index_select/{k}", sdk.index_select, x, 0, i1c)
+            record(out, f"i/gather/{k}", sdk.gather, y, 1, idx)
+            record(out, f"i/take/{k}", sdk.take, x, i1)
+            record(out, f"i/masked_select/{k}", sdk.masked_select, x, m)
+            record(out, f"i/masked_fill/{k}", sdk.masked_fill, x, m, 1)
+            record(out, f"i/repeat_interleave/{k}", sdk.repeat_interleave, x, 2, 1)
+            record(out, f"i/scatter/{k}", sdk.scatter, y, 1, idx, y)
+            record(out, f"i/scatter_v/{k}", sdk.scatter, y, 1, idx, 2)
+            record(out, f"i/scatter_add/{k}", sdk.scatter_add, y, 1, idx, y)
+            for red in ("sum", "prod", "mean", "amax", "amin"):
+                for inc in (True, False):
+                    fn = sdk.scatter_reduce
+                    record(out, f"i/sr/{red}/{inc}/{k}", fn, y, 1, idx, y, red, include_self=inc)
+            record(out, f"i/index_add/{k}", sdk.index_add, x, 0, i1c, x[:5])
+            record(out, f"i/index_copy/{k}", sdk.index_copy, x, 0, i1[:2] % 3, x[:2])
+            record(out, f"i/index_fill/{k}", sdk.index_fill, x, 1, i1c[:3] % x.shape[1], 3)
+            for op in ("cumsum", "cumprod", "cummax", "cummin", "softmax", "log_softmax"):
+                for d in (0, 1):
+                    record(out, f"s/{op}/{d}/{k}", getattr(sdk, op), x, d)
+            for d in (0, 1):
+                record(out, f"s/sort/{d}/{k}", sdk.sort, x, d)
+                record(out, f"s/sortd/{d}/{k}", sdk.sort, x, d, descending=True)
+                record(out, f"s/topk/{d}/{k}", sdk.topk, x, 3, d)
+                record(out, f"s/topks/{d}/{k}", sdk.topk, x, 3, d, largest=False)
+                record(out, f"s/kthvalue/{d}/{k}", sdk.kthvalue, x, 2, d)
+                record(out, f"s/median/{d}/{k}", sdk.median, x, d)
+            record(out, f"j/cat/{k}", sdk.cat, [x, x[1:]], 0)
+            record(out, f"j/stack/{k}", sdk.stack, [x, x], 1)
+            record(out, f"j/flip/{k}", sdk.flip, x, [0, 1])
+            record(out, f"j/roll/{k}", sdk.roll, x, 3, 1)
+            record(out, f"j/permute/{k}", lambda t: t.permute(1, 0).contiguous(), x)
+            record(out, f"j/tril/{k}", sdk.tril, x, 1)
+            record(out, f"l/matmul/{k}", sdk.matmul, x, x.t())
+            record(out, f"l/einsum/{k}", sdk.einsum, "ij,kj->ik", x, x)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--save", metavar="NPZ")
     g.add_argument("--against", metavar="NPZ")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--only", choices=["elementwise", "reduce", "index"], help="one family of ops")
     args = p.parse_args()
     sdk.set_num_threads(args.threads)
     out: dict = {}
-    elementwise_cases(out)
-    reduce_cases(out)
+    for name, cases in (("elementwise", elementwise_cases), ("reduce", reduce_cases)):
+        if args.only in (None, name):
+            cases(out)
+    if args.only in (None, "index"):
+        index_cases(out)
     if args.save:
         np.savez_compressed(args.save, **{k.replace("/", "|"): v for k, v in out.items()})
         print(f"{len(out)} cases saved to {args.save} ({sdk.__file__})")

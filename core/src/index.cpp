@@ -60,7 +60,7 @@ Ref gather_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, sdk_t
   const int64_t size = t.ndim == 0 ? 1 : t.sizes[d];
   const int64_t dstride = (t.ndim == 0 ? 0 : t.strides[d]) * t.itemsize();
   const int64_t isz = t.itemsize();
-  walk_gather(index, *res, t, d, [&](int64_t v, char* pr, char* pt) {
+  walk_gather(index, *res, t, d, [=](int64_t v, char* pr, char* pt) {
     check_range(v, size, d, op);
     copy_elem(pr, pt + v * dstride, isz);
   });
@@ -183,15 +183,15 @@ void index_put(TensorImpl& t, int64_t n, const sdk_tensor* const* indices, const
         const int64_t* strides[2] = {tbs.data(), vbs.data()};
         char* bases[2] = {base + a.offsets[p] * isz,
                           const_cast<char*>(vp) + int64_t(p) * inner * isz};
-        nd_loop<2>(int64_t(tsz.size()), tsz.data(), strides, bases,
-                   [&](char* const* q, int64_t cnt, const int64_t* st) {
-                     for (int64_t j = 0; j < cnt; ++j) {
-                       scalar_t* dq = reinterpret_cast<scalar_t*>(q[0] + j * st[0]);
-                       const scalar_t* sq = reinterpret_cast<const scalar_t*>(q[1] + j * st[1]);
-                       *dq =
-                           accumulate ? convert<scalar_t>(convert<A>(*dq) + convert<A>(*sq)) : *sq;
-                     }
-                   });
+        nd_loop_erased<2>(
+            int64_t(tsz.size()), tsz.data(), strides, bases,
+            [accumulate](char* const* q, int64_t cnt, const int64_t* st) {
+              for (int64_t j = 0; j < cnt; ++j) {
+                scalar_t* dq = reinterpret_cast<scalar_t*>(q[0] + j * st[0]);
+                const scalar_t* sq = reinterpret_cast<const scalar_t*>(q[1] + j * st[1]);
+                *dq = accumulate ? convert<scalar_t>(convert<A>(*dq) + convert<A>(*sq)) : *sq;
+              }
+            });
       }
     });
   }

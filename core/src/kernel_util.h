@@ -25,6 +25,11 @@
 #include "parallel.h"
 #include "tensor_impl.h"
 
+namespace sdk::detail {
+// From elementwise_copy.cpp: dst = src broadcast to dst's shape, cast; CPU or CUDA.
+void copy_into(TensorImpl& dst, const TensorImpl& src);
+}  // namespace sdk::detail
+
 namespace sdk::detail::k2 {
 
 using Shape = std::vector<int64_t>;
@@ -124,33 +129,46 @@ inline Shape byte_strides(const TensorImpl& t) {
   return s;
 }
 
-template <typename To, typename From>
-void cast_copy_typed(const TensorImpl& src, TensorImpl& dst) {
+// dst = src for tensors of one dtype and shape, any strides: bytes moved by element size (a
+// memcpy per contiguous run), so one loop serves every dtype.
+inline void copy_same_dtype(const TensorImpl& src, TensorImpl& dst) {
   Shape ss = byte_strides(src), ds = byte_strides(dst);
   const int64_t* strides[2] = {ds.data(), ss.data()};
   char* bases[2] = {static_cast<char*>(dst.data()), static_cast<char*>(src.data())};
-  nd_loop<2>(dst.ndim, dst.sizes, strides, bases, [](char* const* p, int64_t n, const int64_t* st) {
-    if (std::is_same_v<To, From> && st[0] == int64_t(sizeof(To)) &&
-        st[1] == int64_t(sizeof(From))) {
-      std::memcpy(p[0], p[1], size_t(n) * sizeof(To));
-      return;
-    }
-    char* d = p[0];
-    const char* s = p[1];
-    for (int64_t i = 0; i < n; ++i) {
-      *reinterpret_cast<To*>(d + i * st[0]) =
-          convert<To>(*reinterpret_cast<const From*>(s + i * st[1]));
-    }
-  });
+  const int64_t isz = dst.itemsize();
+  nd_loop<2>(
+      dst.ndim, dst.sizes, strides, bases, [isz](char* const* p, int64_t n, const int64_t* st) {
+        if (st[0] == isz && st[1] == isz) {
+          std::memcpy(p[0], p[1], size_t(n * isz));
+          return;
+        }
+        auto run = [&](auto tag) {
+          using T = decltype(tag);
+          char* d = p[0];
+          const char* s = p[1];
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(d + i * st[0]) = *reinterpret_cast<const T*>(s + i * st[1]);
+        };
+        switch (isz) {
+          case 1:
+            return run(uint8_t());
+          case 2:
+            return run(uint16_t());
+          case 4:
+            return run(uint32_t());
+          default:
+            return run(uint64_t());
+        }
+      });
 }
 
-// dst[...] = cast(src[...]); same shape, any strides and dtypes. Does not bump versions.
+// dst[...] = cast(src[...]); same shape, any strides and dtypes. Does not bump versions. A
+// cast goes to the elementwise copy (elementwise_copy.cpp), whose 100 dtype pairs are compiled
+// there once, not again in every kernel file that includes this header.
 inline void cast_copy(const TensorImpl& src, TensorImpl& dst) {
-  if (cuda::is_cuda(src) || cuda::is_cuda(dst)) return cuda::copy_into(dst, src);
-  SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
-    using To = scalar_t;
-    SDK_DISPATCH_ALL(src.dtype, "copy", [&] { cast_copy_typed<To, scalar_t>(src, dst); });
-  });
+  if (src.dtype == dst.dtype && !cuda::is_cuda(src) && !cuda::is_cuda(dst))
+    return copy_same_dtype(src, dst);
+  detail::copy_into(dst, src);
 }
 
 // A contiguous tensor holding t (t itself when already contiguous).

@@ -100,12 +100,15 @@ void scatter_walk(TensorImpl& target, int64_t d, const TensorImpl& index, const 
   const char* ib = static_cast<const char*>(index.data());
   const char* sb = static_cast<const char*>(src.data());
   char* tb = static_cast<char*>(target.data());
-  parallel_grid<3>(g.sizes, g.stride_ptrs(), n, [&](const int64_t* off, int64_t) {
+  const std::array<int64_t, 3> along = g.along;
+  // By value: the stores through char pointers below could alias anything captured by reference.
+  parallel_grid<3>(g.sizes, g.stride_ptrs(), n, [=, &fn](const int64_t* off, int64_t) {
+    const F f = fn;
     for (int64_t j = 0; j < n; ++j) {
-      const char* ip = ib + off[0] + j * g.along[0];
+      const char* ip = ib + off[0] + j * along[0];
       const int64_t v =
           i64 ? *reinterpret_cast<const int64_t*>(ip) : *reinterpret_cast<const int32_t*>(ip);
-      fn(tb + off[2] + v * g.along[2], sb + off[1] + j * g.along[1]);
+      f(tb + off[2] + v * along[2], sb + off[1] + j * along[1]);
     }
   });
 }
@@ -129,7 +132,7 @@ void scatter_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const Tens
   const int64_t dstride = (t.ndim == 0 ? 0 : t.strides[d]) * t.itemsize();
   SDK_DISPATCH_ALL(t.dtype, op, [&] {
     using A = typename OpMath<scalar_t>::type;
-    walk_gather(index, src, t, d, [&](int64_t v, char* ps, char* pt) {
+    walk_gather(index, src, t, d, [dstride](int64_t v, char* ps, char* pt) {
       scalar_t* q = reinterpret_cast<scalar_t*>(pt + v * dstride);
       *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*reinterpret_cast<scalar_t*>(ps)));
     });
@@ -173,14 +176,14 @@ void index_add(TensorImpl& t, int64_t dim, const TensorImpl& index, const Tensor
       const int64_t* strides[2] = {ts.data(), ss.data()};
       char* bases[2] = {static_cast<char*>(t.data()) + idx[i] * tdst,
                         static_cast<char*>(src.data()) + int64_t(i) * sdst};
-      nd_loop<2>(int64_t(rs.size()), rs.data(), strides, bases,
-                 [](char* const* p, int64_t n, const int64_t* st) {
-                   for (int64_t j = 0; j < n; ++j) {
-                     scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
-                     const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
-                     *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
-                   }
-                 });
+      nd_loop_erased<2>(int64_t(rs.size()), rs.data(), strides, bases,
+                        [](char* const* p, int64_t n, const int64_t* st) {
+                          for (int64_t j = 0; j < n; ++j) {
+                            scalar_t* q = reinterpret_cast<scalar_t*>(p[0] + j * st[0]);
+                            const scalar_t* s = reinterpret_cast<const scalar_t*>(p[1] + j * st[1]);
+                            *q = convert<scalar_t>(convert<A>(*q) + convert<A>(*s));
+                          }
+                        });
     }
   });
   t.bump_version();
@@ -206,7 +209,8 @@ Ref scatter_impl(const TensorImpl& t, int64_t dim, const TensorImpl& index, cons
   if (index.numel > 0) {
     Ref sa = unaliased(*s, tg);
     const int64_t isz = t.itemsize();
-    scatter_walk(*tg.r, d, index, *sa, [&](char* dst, const char* sp) { copy_elem(dst, sp, isz); });
+    scatter_walk(*tg.r, d, index, *sa,
+                 [isz](char* dst, const char* sp) { copy_elem(dst, sp, isz); });
   }
   return finish(tg, out, op);
 }
@@ -291,17 +295,17 @@ Ref scatter_reduce_impl(const TensorImpl& t, int64_t dim, const TensorImpl& inde
     auto val = [](const char* p) { return convert<A>(*reinterpret_cast<const scalar_t*>(p)); };
     if (!include_self) {
       const scalar_t init = convert<scalar_t>(identity_of<A>(reduce));
-      scatter_walk(r, d, index, *sa, [&](char* dst, const char*) { *at(dst) = init; });
+      scatter_walk(r, d, index, *sa, [init, at](char* dst, const char*) { *at(dst) = init; });
     }
     if (reduce != SDK_MEAN) {
-      scatter_walk(r, d, index, *sa, [&](char* dst, const char* sp) {
+      scatter_walk(r, d, index, *sa, [=](char* dst, const char* sp) {
         *at(dst) = convert<scalar_t>(combine<A>(reduce, val(dst), val(sp)));
       });
       return;
     }
     std::vector<int64_t> count(size_t(r.numel), include_self ? 1 : 0);
     scalar_t* base = static_cast<scalar_t*>(r.data());
-    scatter_walk(r, d, index, *sa, [&](char* dst, const char* sp) {
+    scatter_walk(r, d, index, *sa, [&count, base, at, val](char* dst, const char* sp) {
       *at(dst) = convert<scalar_t>(combine<A>(SDK_SUM, val(dst), val(sp)));
       ++count[size_t(at(dst) - base)];
     });
@@ -418,12 +422,17 @@ int64_t count_true(const TensorImpl& m) {
   Shape ms = byte_strides(m);
   const int64_t* strides[1] = {ms.data()};
   char* bases[1] = {static_cast<char*>(m.data())};
-  nd_loop<1>(m.ndim, m.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
-    for (int64_t i = 0; i < n; ++i) count += p[0][i * st[0]] != 0;
-  });
+  nd_loop_erased<1>(m.ndim, m.sizes, strides, bases,
+                    [&count](char* const* p, int64_t n, const int64_t* st) {
+                      int64_t c = 0;
+                      for (int64_t i = 0; i < n; ++i) c += p[0][i * st[0]] != 0;
+                      count += c;
+                    });
   return count;
 }
 
+// masked_select and masked_scatter inline their walk (one instantiation each, no dtypes): through
+// nd_loop_erased the int16 masked_select ran 29% more instructions (callgrind).
 Ref masked_select_impl(const TensorImpl& t, const TensorImpl& mask, const char* op) {
   check_cpu(t, op, "t");
   check_mask(mask, op);
@@ -437,12 +446,15 @@ Ref masked_select_impl(const TensorImpl& t, const TensorImpl& mask, const char* 
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(te->data()), static_cast<char*>(me->data())};
   nd_loop<2>(int64_t(shape.size()), shape.data(), strides, bases,
-             [&](char* const* p, int64_t n, const int64_t* st) {
+             [&dst, isz](char* const* p, int64_t n, const int64_t* st) {
+               char* o = dst;  // locals, which the stores below cannot alias
+               const int64_t sz = isz;
                for (int64_t i = 0; i < n; ++i) {
                  if (p[1][i * st[1]] == 0) continue;
-                 copy_elem(dst, p[0] + i * st[0], isz);
-                 dst += isz;
+                 copy_elem(o, p[0] + i * st[0], sz);
+                 o += sz;
                }
+               dst = o;
              });
   return res;
 }
@@ -467,13 +479,17 @@ Ref masked_scatter_impl(const TensorImpl& t, const TensorImpl& mask, const Tenso
   Shape ts = byte_strides(*tg.r), ms = byte_strides(*me);
   const int64_t* strides[2] = {ts.data(), ms.data()};
   char* bases[2] = {static_cast<char*>(tg.r->data()), static_cast<char*>(me->data())};
-  nd_loop<2>(t.ndim, t.sizes, strides, bases, [&](char* const* p, int64_t n, const int64_t* st) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (p[1][i * st[1]] == 0) continue;
-      copy_elem(p[0] + i * st[0], next, isz);
-      next += isz;
-    }
-  });
+  nd_loop<2>(t.ndim, t.sizes, strides, bases,
+             [&next, isz](char* const* p, int64_t n, const int64_t* st) {
+               const char* q = next;  // locals, as in masked_select
+               const int64_t sz = isz;
+               for (int64_t i = 0; i < n; ++i) {
+                 if (p[1][i * st[1]] == 0) continue;
+                 copy_elem(p[0] + i * st[0], q, sz);
+                 q += sz;
+               }
+               next = q;
+             });
   return finish(tg, out, op);
 }
 

@@ -40,6 +40,14 @@ struct Order {
   }
 };
 
+// The type lines are sorted in: halves as float, the narrow integers and bool as int32 (the
+// same order, converted exactly both ways), so the sorts and selections are compiled for four
+// types, not eight.
+template <typename T>
+using SortKey = std::conditional_t<
+    std::is_same_v<T, double> || std::is_same_v<T, int64_t>, T,
+    std::conditional_t<std::is_floating_point_v<typename OpMath<T>::type>, float, int32_t>>;
+
 // Values of a line as stored for a selection (not std::vector<bool>, a bit set).
 template <typename A>
 using Stored = std::conditional_t<std::is_same_v<A, bool>, uint8_t, A>;
@@ -56,11 +64,21 @@ struct LineBuffer {
 template <typename T, typename A>
 bool load_line(const char* p, int64_t s, int64_t n, LineBuffer<A>& b) {
   b.vals.resize(size_t(n));
+  Stored<A>* out = b.vals.data();
   bool nan = false;
+  if (s == int64_t(sizeof(T))) {  // a contiguous line: a loop the compiler vectorises
+    const T* q = reinterpret_cast<const T*>(p);
+    for (int64_t j = 0; j < n; ++j) {
+      A v = convert<A>(q[j]);
+      nan |= nan_of(v);
+      out[j] = v;
+    }
+    return nan;
+  }
   for (int64_t j = 0; j < n; ++j) {
     A v = convert<A>(*reinterpret_cast<const T*>(p + j * s));
     nan |= nan_of(v);
-    b.vals[size_t(j)] = v;
+    out[j] = v;
   }
   return nan;
 }
@@ -206,6 +224,33 @@ LineOutputs make_outputs(const TensorImpl& x, int64_t d, int64_t len) {
   return {make_tensor(shape, x.dtype, x.device()), make_tensor(shape, SDK_INT64, x.device())};
 }
 
+// Write the first len entries of e as values (element type T) and int64 indices.
+template <typename T, typename A>
+void store_line(const Keyed<A>* e, int64_t len, char* vp, int64_t vs, char* ip, int64_t is) {
+  for (int64_t j = 0; j < len; ++j) {
+    *reinterpret_cast<T*>(vp + j * vs) = convert<T>(e[j].v);
+    *reinterpret_cast<int64_t*>(ip + j * is) = e[j].i;
+  }
+}
+
+// line_op's walk for one key type A; the element type is reached only through load and store,
+// so each op's selection is compiled once per key type, not once per element type.
+template <typename A, typename Select>
+SDK_COMPILED_ONCE void line_walk(
+    const TensorImpl& x, const LineOutputs& out, const LineGrid<3>& g, int64_t n, int64_t len,
+    bool (*load)(const char*, int64_t, int64_t, LineBuffer<A>&),
+    void (*store)(const Keyed<A>*, int64_t, char*, int64_t, char*, int64_t), const Select& select) {
+  const char* xb = static_cast<const char*>(x.data());
+  char* vb = static_cast<char*>(out.values->data());
+  char* ib = static_cast<char*>(out.indices->data());
+  parallel_grid_with<3, LineBuffer<A>>(
+      g.sizes, g.stride_ptrs(), n * 4, [&](LineBuffer<A>& sb, const int64_t* off, int64_t) {
+        bool nan = load(xb + off[0], g.along[0], n, sb);
+        select(sb, nan, n);
+        store(sb.keyed.data(), len, vb + off[1], g.along[1], ib + off[2], g.along[2]);
+      });
+}
+
 // Run `select(b, nan, n)` on every line of x along d (loaded into b.vals); it leaves the
 // chosen `len` entries at the front of b.keyed, which are written to the outputs.
 template <typename Select>
@@ -216,20 +261,8 @@ LineOutputs line_op(const TensorImpl& x, int64_t d, int64_t len, const char* op,
   if (out.values->numel == 0) return out;
   LineGrid<3> g({&x, out.values.get(), out.indices.get()}, d);
   SDK_DISPATCH_ALL(x.dtype, op, [&] {
-    using A = typename OpMath<scalar_t>::type;
-    const char* xb = static_cast<const char*>(x.data());
-    char* vb = static_cast<char*>(out.values->data());
-    char* ib = static_cast<char*>(out.indices->data());
-    parallel_grid_with<3, LineBuffer<A>>(
-        g.sizes, g.stride_ptrs(), n * 4, [&](LineBuffer<A>& sb, const int64_t* off, int64_t) {
-          bool nan = load_line<scalar_t, A>(xb + off[0], g.along[0], n, sb);
-          select(sb, nan, n);
-          for (int64_t j = 0; j < len; ++j) {
-            const Keyed<A>& e = sb.keyed[size_t(j)];
-            *reinterpret_cast<scalar_t*>(vb + off[1] + j * g.along[1]) = convert<scalar_t>(e.v);
-            *reinterpret_cast<int64_t*>(ib + off[2] + j * g.along[2]) = e.i;
-          }
-        });
+    using A = SortKey<scalar_t>;
+    line_walk<A>(x, out, g, n, len, &load_line<scalar_t, A>, &store_line<scalar_t, A>, select);
   });
   return out;
 }
