@@ -149,3 +149,56 @@ def test_first_build_phases_come_from_the_outputs(tmp_path):
         "demo": ["lltm.o"],
     }
     assert phases["core"][0].cpu == 1.5
+
+
+class _FakeCompiler:
+    """What BuildWithCore.build_extension touches of setuptools' compiler."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def link_shared_object(self, *args, **kwargs) -> None:
+        self.events.append("binding linked")
+
+
+def _binding_build(setup_py, monkeypatch, core_body):
+    """BuildWithCore.build_extension with the core's build replaced by `core_body` and
+    setuptools' compile-and-link by one that compiles (at once), then links."""
+    import threading
+
+    from setuptools import Distribution
+
+    events: list[str] = []
+    compiled = threading.Event()
+
+    def compile_then_link(self, ext) -> None:
+        events.append("binding compiled")
+        compiled.set()
+        self.compiler.link_shared_object()
+
+    monkeypatch.setattr(setup_py.build_ext, "build_extension", compile_then_link)
+    cmd = setup_py.BuildWithCore(Distribution({"ext_modules": [setup_py.binding]}))
+    cmd.compiler = _FakeCompiler(events)
+    cmd._core = setup_py._Background(core_body, compiled, events)
+    return cmd, events
+
+
+def test_the_binding_compiles_beside_the_core_and_links_after_it(setup_py, monkeypatch):
+    def core(compiled, events):  # the core ends only after the binding has compiled
+        assert compiled.wait(10)
+        events.append("core built")
+
+    cmd, events = _binding_build(setup_py, monkeypatch, core)
+    cmd.build_extension(setup_py.binding)
+    assert events == ["binding compiled", "core built", "binding linked"]
+
+
+def test_a_failed_core_build_fails_the_binding_link_with_its_error(setup_py, monkeypatch):
+    def core(compiled, events):
+        raise RuntimeError("building libsdk_core.so failed: the log is above")
+
+    cmd, events = _binding_build(setup_py, monkeypatch, core)
+    with pytest.raises(RuntimeError, match="building libsdk_core.so failed"):
+        cmd.build_extension(setup_py.binding)
+    assert "binding linked" not in events
+    assert cmd.compiler.link_shared_object.__func__ is _FakeCompiler.link_shared_object
