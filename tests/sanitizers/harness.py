@@ -126,6 +126,8 @@ TSAN = Flavor(
     default_tests=(
         "tests/reliability/test_op_registry_stress.py",
         "tests/reliability/test_threads.py",
+        "tests/reliability/test_thread_pool.py",  # the pool's chunk claims and its spin
+        "tests/sdk/test_reduce_parallel.py",  # reductions split over the pool
         "tests/sdk/test_library.py",
         "tests/sdk/test_library_hostile.py",
     ),
