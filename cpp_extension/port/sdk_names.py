@@ -80,13 +80,49 @@ _OP_ROW = re.compile(r"X\(\s*\w+\s*,\s*(\w+)\s*,")
 _FUNC_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
 
 
-def expand_declaring_macros(text: str) -> str:
+# An X-macro table: `#define SDK_DTYPES(X) X(BOOL, 0, ...) X(UINT8, 1, ...) ...`.
+_TABLE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\((\w+)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+
+
+def x_macro_tables(texts: list[str]) -> dict[str, list[str]]:
+    """The X-macro tables the headers define (`#define NAME(X)` whose body is nothing but
+    `X(...)` rows): each one's rows, as argument lists (comments and literals blanked)."""
+    tables = {}
+    for text in texts:
+        for m in _TABLE_MACRO.finditer(mask_cxx(text)):
+            param, body = m.group(2), m.group(3).replace("\\\n", " ")
+            rows = re.findall(rf"\b{param}\(([^()]*)\)", body)
+            rest = re.sub(rf"\b{param}\([^()]*\)", "", body)
+            if rows and not rest.strip():
+                tables[m.group(1)] = rows
+    return tables
+
+
+def _expand_tables(code: str, tables: dict[str, list[str]]) -> str:
+    """`TABLE(HELPER)` made one `HELPER(row)` line per row (where HELPER is a macro, the
+    caller expands those lines next), outside #define lines."""
+    if not tables:
+        return code
+    names = "|".join(map(re.escape, tables))
+
+    def rows(call: re.Match) -> str:
+        line = code[code.rfind("\n", 0, call.start()) + 1 : call.start()]
+        if line.lstrip().startswith("#"):
+            return call.group()
+        return "".join(f"\n{call.group(2)}({row})\n" for row in tables[call.group(1)])
+
+    return re.sub(rf"\b({names})\(\s*(\w+)\s*\)", rows, code)
+
+
+def expand_declaring_macros(text: str, tables: dict[str, list[str]] | None = None) -> str:
     """`text` (comments and literals blanked) with the invocations of its declaring macros
     expanded in place, where they start a line (`SDK_DETAIL_DEFINE_MATMUL(mm, sdk_mm)` declares
     `mm` and `mm_out` through `name##_out`; a member-declaring macro stays in its class):
-    parameters substituted, `##` pasted, `#x` made an empty string. Only macros whose body
-    declares something (`inline`, `##`) are expanded, one level."""
-    code = mask_cxx(text)
+    parameters substituted (`...` takes the rest), `##` pasted, `#x` made an empty string.
+    Only macros whose body declares something (`inline`, `##`) are expanded, one level. The
+    X-macro `tables` (x_macro_tables) are expanded first: `SDK_DTYPES(SDK_DETAIL_SCALAR_CONST)`
+    declares `kFloat` and the other constants, one per row."""
+    code = _expand_tables(mask_cxx(text), tables or {})
     for m in list(_FUNC_MACRO.finditer(code)):
         name, body = m.group(1), m.group(3).replace("\\\n", "\n")
         if "##" not in body and "inline" not in body:
@@ -95,9 +131,12 @@ def expand_declaring_macros(text: str) -> str:
 
         def expand(call: re.Match, params=params, body=body) -> str:
             args = [a.strip() for a in call.group(2).split(",")]
-            if len(args) != len(params):
+            variadic = params[-1:] == ["..."]
+            if len(args) != len(params) and not (variadic and len(args) >= len(params) - 1):
                 return call.group()
-            bound = dict(zip(params, args))
+            bound = dict(zip(params[:-1] if variadic else params, args))
+            if variadic:
+                bound["__VA_ARGS__"] = ", ".join(args[len(params) - 1 :])
             out = re.sub(r"(?<!#)#\s*(\w+)", '""', body.replace("##", " ## "))
             out = re.sub(r"\b\w+\b", lambda t: bound.get(t.group(), t.group()), out)
             return call.group(1) + re.sub(r"\s*##\s*", "", out)
@@ -233,7 +272,7 @@ class SdkHeaders:
 
 
 # Bump when the scan changes what it finds: cached scans of older versions are ignored.
-SCAN_VERSION = 6
+SCAN_VERSION = 7
 
 
 def _fingerprint(folder: Path) -> tuple:
@@ -274,12 +313,16 @@ def _scan(include_dir: str, fingerprint: tuple) -> SdkHeaders:
 def _read_headers(include_dir: str) -> SdkHeaders:
     folder = Path(include_dir) / "sdk"
     found = SdkHeaders(include_dir)
-    for path in sorted(folder.glob("*.h")):
-        text = path.read_text(encoding="utf-8", errors="replace")
+    texts = {
+        path: path.read_text(encoding="utf-8", errors="replace")
+        for path in sorted(folder.glob("*.h"))
+    }
+    tables = x_macro_tables(list(texts.values()))  # defined in one header, used in others
+    for path, text in texts.items():
         found.headers.add(f"sdk/{path.name}")
         found.macros.update(_DEFINE.findall(text))
         # declarations made by the header's own macros count as the header's
-        every, at_namespace = declarations(expand_declaring_macros(text))
+        every, at_namespace = declarations(expand_declaring_macros(text, tables))
         found.names.update(every)
         found.namespace_names.update(at_namespace)
         for spelled in _NAMESPACE_NAME.findall(mask_cxx(text)):

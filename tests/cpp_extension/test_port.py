@@ -50,6 +50,32 @@ def test_header_scan_finds_functions_methods_types_macros(headers):
         assert absent not in headers.names and absent not in headers.macros
 
 
+def test_header_scan_expands_x_macro_tables_across_headers(tmp_path, monkeypatch):
+    # The names a table's rows generate through another header's helper macro (`kFloat` from
+    # SDK_DTYPES and `k##Torch`) are declared as surely as written-out ones.
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path / "cache"))
+    inc = tmp_path / "include"
+    (inc / "sdk").mkdir(parents=True)
+    (inc / "sdk" / "table.h").write_text(
+        '#define MY_TYPES(X) \\\n  X(F32, 0, "float32", Float) \\\n  X(I64, 1, "int64", Long)\n'
+    )
+    (inc / "sdk" / "use.h").write_text(
+        '#include "sdk/table.h"\n'
+        "namespace sdk {\n"
+        "#define KIND_ROW(NAME, code, name, Torch) Torch##Kind = code,\n"
+        "enum class Kind { MY_TYPES(KIND_ROW) };\n"
+        "#define CONST_ROW(NAME, code, ...) constexpr int k##NAME = code;\n"
+        "MY_TYPES(CONST_ROW)\n"
+        "}\n"
+    )
+    found = _port_names.sdk_headers(str(inc))
+    for name in ("kF32", "kI64", "FloatKind", "LongKind"):
+        assert name in found.names and name in found.namespace_names, name
+    assert "kX" not in found.names and "kNAME" not in found.names
+    rows = _port_names.x_macro_tables([(inc / "sdk" / "table.h").read_text()])["MY_TYPES"]
+    assert [row.split(",")[0] for row in rows] == ["F32", "I64"]
+
+
 def test_header_scan_follows_header_changes(tmp_path, monkeypatch):
     monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path / "cache"))
     inc = tmp_path / "include"
