@@ -56,10 +56,14 @@ constexpr bool dtype_codes_are_indices() {
   return true;
 }
 static_assert(dtype_codes_are_indices(), "SDK_DTYPES rows must have the codes 0, 1, ... in order");
-/*! \brief The row of `t`, or nullptr for Undefined (and any code without a row). */
-constexpr const DtypeFacts* dtype_facts(ScalarType t) {
+/*! \brief What Undefined (and any code without a row) answers: no name, no size, no kind. */
+inline constexpr DtypeFacts kUndefinedFacts{"undefined", 0, -1};
+/*! \brief The row of `t`, or kUndefinedFacts. A reference, never a pointer tested for null:
+ *  gcc does not fold `&kDtypeFacts[i] != nullptr` in constant expressions under
+ *  -fsanitize=undefined or address, and every function below is used in static_asserts. */
+constexpr const DtypeFacts& dtype_facts(ScalarType t) {
   const int i = static_cast<int>(t);
-  return i >= 0 && i < kDtypeCount ? &kDtypeFacts[i] : nullptr;
+  return i >= 0 && i < kDtypeCount ? kDtypeFacts[i] : kUndefinedFacts;
 }
 }  // namespace detail
 
@@ -71,23 +75,18 @@ constexpr ScalarType from_c_dtype(sdk_dtype d) {
 }
 
 /*! \brief The dtype's name as the Python side spells it ("float32"). */
-constexpr const char* toString(ScalarType t) {
-  return detail::dtype_facts(t) ? detail::dtype_facts(t)->name : "undefined";
-}
+constexpr const char* toString(ScalarType t) { return detail::dtype_facts(t).name; }
 
 /*! \brief Bytes per element. */
-constexpr int64_t elementSize(ScalarType t) {
-  return detail::dtype_facts(t) ? detail::dtype_facts(t)->itemsize : 0;
-}
+constexpr int64_t elementSize(ScalarType t) { return detail::dtype_facts(t).itemsize; }
 
 constexpr bool isFloatingType(ScalarType t) {
-  return detail::dtype_facts(t) && (detail::dtype_facts(t)->kind == SDK_DL_FLOAT ||
-                                    detail::dtype_facts(t)->kind == SDK_DL_BFLOAT);
+  const int kind = detail::dtype_facts(t).kind;
+  return kind == SDK_DL_FLOAT || kind == SDK_DL_BFLOAT;
 }
 constexpr bool isIntegralType(ScalarType t, bool includeBool) {
-  const detail::DtypeFacts* f = detail::dtype_facts(t);
-  return f && (f->kind == SDK_DL_INT || f->kind == SDK_DL_UINT ||
-               (includeBool && f->kind == SDK_DL_BOOL));
+  const int kind = detail::dtype_facts(t).kind;
+  return kind == SDK_DL_INT || kind == SDK_DL_UINT || (includeBool && kind == SDK_DL_BOOL);
 }
 constexpr bool isComplexType(ScalarType) { return false; }
 
