@@ -22,6 +22,7 @@ import shutil
 import sys
 import sysconfig
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -301,7 +302,8 @@ class BuildWithCore(build_ext):
         else:
             # absolute: ninja runs in its own folder (-C), where a relative path would land
             pkg_dir = Path(self.build_lib).resolve() / "sdk"
-        self._core = _Background(self._build_core, pkg_dir)
+        builder = ThreadPoolExecutor(1, thread_name_prefix="sdk-core-build")
+        self._core = builder.submit(self._build_core, pkg_dir)
         hide = _tooling("builder.toolchain").HIDE_STATIC_LIBS  # as for extensions (see there)
         for ext in self.extensions:
             ext.library_dirs.append(str(pkg_dir / "lib"))
@@ -311,7 +313,7 @@ class BuildWithCore(build_ext):
         try:
             super().run()
         finally:
-            self._core.join()  # a failed binding compile still lets the core's build end
+            builder.shutdown()  # a failed binding compile still lets the core's build end
         self._core.result()  # the core's failure, if any (the binding had nothing to link)
 
     def _build_core(self, pkg_dir: Path) -> None:
@@ -365,30 +367,6 @@ class BuildWithCore(build_ext):
             self.compiler.link_shared_object = link
 
 
-class _Background:
-    """`fn(*args)` in a thread; result() waits for it and raises what it raised."""
-
-    def __init__(self, fn, *args) -> None:
-        self._error: BaseException | None = None
-
-        def body() -> None:
-            try:
-                fn(*args)
-            except BaseException as e:  # re-raised in the thread that asks
-                self._error = e
-
-        self._thread = threading.Thread(target=body, name="sdk-core-build")
-        self._thread.start()
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def result(self) -> None:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-
-
 def _progress(step: str) -> None:
     """One line per build step, shown by scripts/_venv.sh while pip runs (pip -v)."""
     print(f"sdk build: {step}", file=sys.stderr, flush=True)
@@ -399,8 +377,6 @@ def _compile_in_parallel(compiler) -> None:
     (MAX_JOBS, else one per core): setuptools compiles one extension's files one by one."""
     if getattr(compiler, "_sdk_parallel", False):
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     jobs = int(os.environ.get("MAX_JOBS") or os.cpu_count() or 1)
 
     def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0,

@@ -165,6 +165,7 @@ def _binding_build(setup_py, monkeypatch, core_body):
     """BuildWithCore.build_extension with the core's build replaced by `core_body` and
     setuptools' compile-and-link by one that compiles (at once), then links."""
     import threading
+    from concurrent.futures import ThreadPoolExecutor
 
     from setuptools import Distribution
 
@@ -179,7 +180,7 @@ def _binding_build(setup_py, monkeypatch, core_body):
     monkeypatch.setattr(setup_py.build_ext, "build_extension", compile_then_link)
     cmd = setup_py.BuildWithCore(Distribution({"ext_modules": [setup_py.binding]}))
     cmd.compiler = _FakeCompiler(events)
-    cmd._core = setup_py._Background(core_body, compiled, events)
+    cmd._core = ThreadPoolExecutor(1).submit(core_body, compiled, events)
     return cmd, events
 
 
