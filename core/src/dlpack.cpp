@@ -25,7 +25,7 @@ void export_deleter(sdk_dl_managed_tensor_versioned* self) {
 
 // A dtype's DLPack type is its SDK_DTYPES kind and width; each (kind, width) names one dtype.
 sdk_dl_dtype to_dl_dtype(sdk_dtype d) {
-  return {kDtypeRows[d].kind, static_cast<uint8_t>(itemsize(d) * 8), 1};
+  return {static_cast<uint8_t>(kDtypeFacts[d].kind), static_cast<uint8_t>(itemsize(d) * 8), 1};
 }
 
 sdk_dtype from_dl_dtype(sdk_dl_dtype t, const char* op) {
@@ -33,7 +33,7 @@ sdk_dtype from_dl_dtype(sdk_dl_dtype t, const char* op) {
     SDK_FAIL(SDK_ERROR_TYPE, op, ": vector dtypes (lanes=", t.lanes, ") are not supported");
   }
   for (sdk_dtype d = 0; d < kNumDtypes; ++d) {
-    if (kDtypeRows[d].kind == t.code && itemsize(d) * 8 == t.bits) return d;
+    if (kDtypeFacts[d].kind == t.code && itemsize(d) * 8 == t.bits) return d;
   }
   SDK_FAIL(SDK_ERROR_TYPE, op, ": unsupported DLPack dtype (code ", int(t.code), ", bits ",
            int(t.bits), ")");

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "sdk/dtype_table.h"
 #include "sdk/half.h"
 #include "tensor_impl.h"
 
@@ -97,42 +98,23 @@ constexpr sdk_dtype dtype_of() {
   return -1;
 }
 
-// The facts of each SDK_DTYPES row, indexed by code.
-struct DtypeRow {
-  const char* name;
-  int8_t itemsize;
-  uint8_t kind;  // sdk_dl_type_code
-};
-#define SDK_DETAIL_DTYPE_ROW(NAME, code, name, Torch, itemsize, kind, ...) \
-  DtypeRow{name, itemsize, SDK_DL_##kind},
-inline constexpr DtypeRow kDtypeRows[] = {SDK_DTYPES(SDK_DETAIL_DTYPE_ROW)};
-#undef SDK_DETAIL_DTYPE_ROW
-inline constexpr sdk_dtype kNumDtypes = static_cast<sdk_dtype>(std::size(kDtypeRows));
-// Code i is row i: the lookups below index kDtypeRows by code.
-constexpr bool dtype_rows_in_code_order() {
-  sdk_dtype i = 0;
-#define SDK_DETAIL_DTYPE_CODE(NAME, code, ...) \
-  if (SDK_##NAME != i++) return false;
-  SDK_DTYPES(SDK_DETAIL_DTYPE_CODE)
-#undef SDK_DETAIL_DTYPE_CODE
-  return true;
-}
-static_assert(dtype_rows_in_code_order(), "SDK_DTYPES rows must have the codes 0, 1, ... in order");
+// The facts of each SDK_DTYPES row, indexed by code: kDtypeFacts (sdk/dtype_table.h).
+inline constexpr sdk_dtype kNumDtypes = kDtypeCount;
 
 constexpr bool is_valid_dtype(sdk_dtype d) { return d >= 0 && d < kNumDtypes; }
 constexpr bool is_floating(sdk_dtype d) {
   return is_valid_dtype(d) &&
-         (kDtypeRows[d].kind == SDK_DL_FLOAT || kDtypeRows[d].kind == SDK_DL_BFLOAT);
+         (kDtypeFacts[d].kind == SDK_DL_FLOAT || kDtypeFacts[d].kind == SDK_DL_BFLOAT);
 }
 constexpr bool is_integral(sdk_dtype d, bool include_bool) {
   if (!is_valid_dtype(d)) return false;
-  const uint8_t k = kDtypeRows[d].kind;
+  const int k = kDtypeFacts[d].kind;
   return k == SDK_DL_INT || k == SDK_DL_UINT || (include_bool && k == SDK_DL_BOOL);
 }
 // Inline: itemsize sits on every hot path (data(), allocation).
-inline int64_t itemsize(sdk_dtype d) { return is_valid_dtype(d) ? kDtypeRows[d].itemsize : 0; }
+inline int64_t itemsize(sdk_dtype d) { return is_valid_dtype(d) ? kDtypeFacts[d].itemsize : 0; }
 inline const char* dtype_name(sdk_dtype d) {
-  return is_valid_dtype(d) ? kDtypeRows[d].name : nullptr;
+  return is_valid_dtype(d) ? kDtypeFacts[d].name : nullptr;
 }
 sdk_dtype promote(sdk_dtype a, sdk_dtype b);
 // promote() for two tensor operands, giving 0-dim tensors lower priority (torch's rule).

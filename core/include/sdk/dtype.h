@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sdk/c_api.h"
+#include "sdk/dtype_table.h"
 #include "sdk/half.h"
 
 namespace sdk {
@@ -36,34 +37,9 @@ constexpr ScalarType kFloat32 = ScalarType::Float;
 constexpr ScalarType kFloat64 = ScalarType::Double;
 
 namespace detail {
-/*! \brief One SDK_DTYPES row, indexed by code. */
-struct DtypeFacts {
-  const char* name;
-  int64_t itemsize;
-  int kind;  // sdk_dl_type_code
-};
-#define SDK_DETAIL_DTYPE_FACTS(NAME, code, name, Torch, itemsize, kind, ...) \
-  DtypeFacts{name, itemsize, SDK_DL_##kind},
-inline constexpr DtypeFacts kDtypeFacts[] = {SDK_DTYPES(SDK_DETAIL_DTYPE_FACTS)};
-#undef SDK_DETAIL_DTYPE_FACTS
-inline constexpr int kDtypeCount = static_cast<int>(sizeof(kDtypeFacts) / sizeof(kDtypeFacts[0]));
-constexpr bool dtype_codes_are_indices() {
-  int i = 0;
-#define SDK_DETAIL_DTYPE_CODE(NAME, code, ...) \
-  if (SDK_##NAME != i++) return false;
-  SDK_DTYPES(SDK_DETAIL_DTYPE_CODE)
-#undef SDK_DETAIL_DTYPE_CODE
-  return true;
-}
-static_assert(dtype_codes_are_indices(), "SDK_DTYPES rows must have the codes 0, 1, ... in order");
-/*! \brief What Undefined (and any code without a row) answers: no name, no size, no kind. */
-inline constexpr DtypeFacts kUndefinedFacts{"undefined", 0, -1};
-/*! \brief The row of `t`, or kUndefinedFacts. A reference, never a pointer tested for null:
- *  gcc does not fold `&kDtypeFacts[i] != nullptr` in constant expressions under
- *  -fsanitize=undefined or address, and every function below is used in static_asserts. */
+/*! \brief The row of `t` (sdk/dtype_table.h), or kUndefinedFacts for Undefined. */
 constexpr const DtypeFacts& dtype_facts(ScalarType t) {
-  const int i = static_cast<int>(t);
-  return i >= 0 && i < kDtypeCount ? kDtypeFacts[i] : kUndefinedFacts;
+  return dtype_facts_of(static_cast<int>(t));
 }
 }  // namespace detail
 
