@@ -67,6 +67,29 @@ _METHOD_CALL = re.compile(
 )
 
 
+# a function-like macro's parameters: `#define CHECK_DTYPE(x, dt) ... torch::dt ...`
+_MACRO_PARAMS = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(([^)\n]*)\)", re.M)
+
+
+def macro_parameter_spans(code: str) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, parameters) of each function-like #define in masked code, its body
+    running over backslash-continued lines: there `torch::dt` names whatever the caller
+    passes as `dt`, not a torch name (the compile probe checks what the macro expands to)."""
+    spans = []
+    for m in _MACRO_PARAMS.finditer(code):
+        end = m.end()
+        while (eol := code.find("\n", end)) != -1 and code[end:eol].rstrip().endswith("\\"):
+            end = eol + 1
+        end = len(code) if eol == -1 else eol
+        params = {p.strip() for p in m.group(1).split(",")} - {"", "..."}
+        spans.append((m.start(), end, frozenset(params)))
+    return spans
+
+
+def _is_macro_parameter(spans: list[tuple[int, int, frozenset[str]]], pos: int, name: str) -> bool:
+    return any(start <= pos < end and name in params for start, end, params in spans)
+
+
 def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
@@ -158,14 +181,17 @@ _PASTED = re.compile(r"\s*##")
 
 
 def _unknown_target(
-    code: str, end: int, sdk: SdkHeaders, local: set[str]
+    code: str, end: int, sdk: SdkHeaders, local: set[str], params: list
 ) -> tuple[str, str] | None:
     """For the qualified name after a torch namespace ending at `end`: None when its sdk::
-    spelling exists, else (the shortest part that does not, "name" or "namespace")."""
+    spelling exists or a macro's parameter supplies it, else (the shortest part that does
+    not exist, "name" or "namespace")."""
     m = _CHAIN.match(code, end)
     if m is None:
         return None
     parts = [p.strip() for p in m.group(0).split("::") if p.strip()]
+    if _is_macro_parameter(params, end, parts[0]):
+        return None
     i = sdk.has_qualified(parts, local, _PASTED.match(code, m.end()) is not None)
     if i is None:
         return None
@@ -211,10 +237,11 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
         edits.add(m.end(1), m.end(1), "().op", "call")
     # what a reopened `namespace at {` of the file declares (not what `using` brings in)
     local = declared_names(text) - set(_USING_DECL.findall(code))
+    params = macro_parameter_spans(code)
     for m in _NAMESPACE.finditer(code):
         if m.start(1) in std_at:
             continue
-        unknown = _unknown_target(code, m.end(1), sdk, local)
+        unknown = _unknown_target(code, m.end(1), sdk, local, params)
         if unknown is None:
             edits.add(m.start(1), m.end(1), port_map.NAMESPACES[m.group(1)], "namespace")
         else:  # never write a name that does not exist: leave it, say so
@@ -259,8 +286,11 @@ def find_missing(
     for m in _MACRO.finditer(code):
         if m.group(0) not in own_macros:
             report(m.start(), m.group(0), "macro", "no SDK spelling")
+    params = macro_parameter_spans(code)
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
+        if _is_macro_parameter(params, m.start(), parts[0]):
+            continue
         i = sdk.has_qualified(parts, pasted=_PASTED.match(code, m.end()) is not None)
         if i is not None:
             name = "::".join(["sdk", *parts[: i + 1]])

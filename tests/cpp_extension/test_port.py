@@ -171,6 +171,26 @@ def test_includes_namespaces_and_macros_are_rewritten(headers):
     )
 
 
+def test_a_macro_parameter_after_torch_namespace_is_not_a_missing_name(headers):
+    # `torch::dt` in a checking macro names whatever dtype the caller passes; the same
+    # spelling outside the macro, or a name that is no parameter, is still judged
+    text, missing = cxx(
+        """
+        #define CHECK_DTYPE(x, dt) TORCH_CHECK((x).dtype() == torch::dt, #x " must be " #dt)
+        #define CHECK_SHAPE(x, dt) \\
+          TORCH_CHECK((x).dim() == 2 && (x).dtype() == at::dt, #x)
+        #define CHECK_OTHER(x) TORCH_CHECK((x).dtype() == torch::dt, #x)
+        void f(const torch::Tensor& a) { CHECK_DTYPE(a, kHalf); auto y = torch::dt; }
+        """,
+        headers,
+    )
+    assert '(x).dtype() == sdk::dt, #x " must be "' in text
+    assert "CHECK_OTHER(x) SDK_CHECK((x).dtype() == torch::dt, #x)" in text
+    assert "auto y = torch::dt;" in text
+    assert "(x).dim() == 2 && (x).dtype() == sdk::dt" in text  # a continued body line
+    assert [(m.name, m.line) for m in missing] == [("torch::dt", 5), ("torch::dt", 6)]
+
+
 def test_comments_strings_and_other_namespaces_are_left_alone(headers):
     source = """
         // at::Tensor and TORCH_CHECK in a comment
