@@ -236,6 +236,18 @@ from sdk._ops_sort import (
     unique,
 )
 from sdk._tensor import Tensor
+from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda has them too
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from sdk.grad_mode import (
     enable_grad,
     inference_mode,

@@ -123,6 +123,10 @@ def as_dtype(d: Any) -> dtype:
     raise TypeError(f"expected an sdk.dtype, got {type(d).__name__}")
 
 
+# torch.cuda.FloatTensor & co.: sdk._tensor_types (a higher layer) fills this when sdk loads,
+# sdk.cuda's __getattr__ reads it
+CUDA_TENSOR_TYPES: dict[str, type] = {}
+
 MAX_DIMS = 64  # the core's limit on dimensions (kIterMaxDims)
 _INT64_MAX = 2**63 - 1
 

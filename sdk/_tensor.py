@@ -27,6 +27,7 @@ from sdk import (
     _ops_scatter,
     _ops_shape,
     _ops_sort,
+    _tensor_types,
 )
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
@@ -205,7 +206,10 @@ class Tensor(_TableOps, _C.TensorBase):
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
-            return f"sdk.{self.dtype.name.capitalize()}Tensor"
+            return _tensor_types.type_name(self)
+        legacy = _tensor_types.lookup(dtype)  # sdk.cuda.FloatTensor, 'torch.IntTensor'
+        if legacy is not None:
+            return self.to(legacy._device, legacy.dtype)
         return self.to(as_dtype(dtype))
 
     def type_as(self, other: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ import contextlib
 from typing import Any, Iterator
 
 from sdk import _C, _autograd_link
+from sdk._dtype import CUDA_TENSOR_TYPES as _TENSOR_TYPES
 from sdk._dtype import device as _device_cls
 from sdk.grad_mode import is_grad_enabled as _is_grad_enabled
 
@@ -239,3 +240,11 @@ def _move(tensor: Any, device: Any) -> Any:
     if getattr(tensor, "requires_grad", False) and _is_grad_enabled():
         return _to_device_function().apply(tensor, d)
     return _to_device(tensor, d)
+
+
+def __getattr__(name: str) -> Any:
+    # torch.cuda.FloatTensor & co. (sdk._tensor_types); isinstance() and Tensor.type() use them
+    try:
+        return _TENSOR_TYPES[name]
+    except KeyError:
+        raise AttributeError(f"module 'sdk.cuda' has no attribute {name!r}") from None

@@ -28,7 +28,7 @@ LAYERS = [
     ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
     ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
-    ("tensor", ["sdk._tensor"]),
+    ("tensor", ["sdk._tensor", "sdk._tensor_types"]),
     ("namespace", ["sdk"]),
     ("autograd", ["sdk.autograd", "sdk.autograd.*", "sdk.ops", "sdk.testing"]),
     (
