@@ -373,6 +373,8 @@ _LAZY = (
     "library",
     "utils",
     "linalg",
+    "version",
+    "__config__",
 )
 
 

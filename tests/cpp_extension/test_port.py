@@ -389,6 +389,27 @@ def test_python_names_without_counterpart_keep_torch_imported():
     assert again == text
 
 
+def test_setup_py_version_and_config_checks_port_without_torch():
+    # setup.py files branch on torch.version.hip and search parallel_info() for OpenMP
+    text, missing = py(
+        """
+        import torch
+        from torch.__config__ import parallel_info
+        from torch.utils.cpp_extension import CUDA_HOME, CppExtension
+
+        WITH_CUDA = CUDA_HOME is not None or torch.version.hip
+        if "backend: OpenMP" in parallel_info():
+            extra = ["-fopenmp"]
+        print(torch.version.cuda)
+        """,
+        "setup.py",
+    )
+    assert [m.name for m in missing] == ["torch.version.cuda"]
+    assert "from sdk.__config__ import parallel_info" in text
+    assert "WITH_CUDA = CUDA_HOME is not None or sdk.version.hip" in text
+    assert "print(torch.version.cuda)" in text
+
+
 def test_python_aliases_rewritten_only_when_every_use_maps():
     text, missing = py(
         """

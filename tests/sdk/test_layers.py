@@ -47,6 +47,8 @@ LAYERS = [
             "sdk.interop",
             "sdk.interop.*",
             "sdk.linalg",
+            "sdk.version",
+            "sdk.__config__",
         ],
     ),  # fmt: skip
     ("serialization", ["sdk.serialization"]),

@@ -1,0 +1,38 @@
+"""sdk.version and sdk.__config__: the torch.version / torch.__config__ names that setup.py
+files read, answered for the SDK."""
+
+import os
+
+import sdk
+from tests._support import run_python
+
+
+def test_version_names_the_package_and_no_rocm():
+    assert sdk.version.__version__ == sdk.__version__
+    assert sdk.version.hip is None and sdk.version.debug is False
+    assert not hasattr(sdk.version, "cuda")  # the porter reports torch.version.cuda
+
+
+def test_parallel_info_reports_threads_and_never_openmp():
+    info = sdk.parallel_info()
+    text = sdk.__config__.parallel_info()
+    assert f"sdk.get_num_threads() : {info['num_threads']}\n" in text
+    assert "backend: native thread pool" in text and "OpenMP" not in text
+    shown = os.environ.get("OMP_NUM_THREADS", "[not set]")
+    assert f"\tOMP_NUM_THREADS : {shown}\n" in text
+
+
+def test_parallel_info_follows_set_num_threads_and_the_environment():
+    out = run_python(
+        "import sdk; sdk.set_num_threads(3); print(sdk.__config__.parallel_info())",
+        check=True,
+        OMP_NUM_THREADS="5",
+    ).stdout
+    assert "sdk.get_num_threads() : 3\n" in out and "\tOMP_NUM_THREADS : 5\n" in out
+
+
+def test_show_names_the_versions_and_the_cuda_backend():
+    text = sdk.__config__.show()
+    major, minor = sdk.abi_version()
+    assert text.startswith(f"SDK {sdk.__version__}, C ABI {major}.{minor}\n")
+    assert ("CUDA: available" in text) == sdk.cuda.is_available()
