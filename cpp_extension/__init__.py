@@ -11,6 +11,7 @@ imported only when CppExtension / BuildExtension are used.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from . import _remote  # noqa: F401  (makes what load() returns picklable; see _remote)
@@ -21,8 +22,20 @@ from .builder.jit import last_load_info
 __all__ = [
     "AnyPythonWheel",
     "CUDA_HOME",
+    "CUDNN_HOME",
     "ROCM_HOME",
+    "HIP_HOME",
+    "ROCM_VERSION",
     "IS_HIP_EXTENSION",
+    "IS_LINUX",
+    "IS_MACOS",
+    "IS_WINDOWS",
+    "LIB_EXT",
+    "CLIB_EXT",
+    "CLIB_PREFIX",
+    "EXEC_EXT",
+    "SHARED_FLAG",
+    "COMMON_NVCC_FLAGS",
     "CacheError",
     "BuildError",
     "BuildExtension",
@@ -43,7 +56,19 @@ _LAZY = {"BuildExtension", "CppExtension", "CUDAExtension", "CUDA_HOME"}
 
 # torch's: setup.py files test these to decide what to build. No ROCm/HIP support here.
 ROCM_HOME = None
+HIP_HOME = None
+ROCM_VERSION = None
 IS_HIP_EXTENSION = False
+CUDNN_HOME = os.environ.get("CUDNN_HOME") or os.environ.get("CUDNN_PATH")
+# the platform and its file names, with torch's names (setup.py files name outputs with them)
+IS_WINDOWS = sys.platform == "win32"
+IS_MACOS = sys.platform.startswith("darwin")
+IS_LINUX = sys.platform.startswith("linux")
+LIB_EXT = ".pyd" if IS_WINDOWS else ".so"
+CLIB_EXT = ".dll" if IS_WINDOWS else ".dylib" if IS_MACOS else ".so"
+CLIB_PREFIX = "" if IS_WINDOWS else "lib"
+EXEC_EXT = ".exe" if IS_WINDOWS else ""
+SHARED_FLAG = "/DLL" if IS_WINDOWS else "-shared"
 
 
 def __getattr__(name: str) -> Any:
@@ -57,6 +82,10 @@ def __getattr__(name: str) -> Any:
             home = None
         globals()["CUDA_HOME"] = home
         return home
+    if name == "COMMON_NVCC_FLAGS":  # a copy: setup.py files extend it
+        from ._cuda import COMMON_NVCC_FLAGS
+
+        return list(COMMON_NVCC_FLAGS)
     if name == "AnyPythonWheel":  # bdist_wheel tagged py3-none-<platform> (see _wheel)
         from . import _wheel
 
@@ -69,7 +98,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | {"AnyPythonWheel"})
+    return sorted(set(globals()) | _LAZY | {"AnyPythonWheel", "COMMON_NVCC_FLAGS"})
 
 
 def _device_cuda(fn: str, device_type: Any, cuda: bool) -> bool:

@@ -467,6 +467,9 @@ def host_compiler(environ: dict | None = None) -> str | None:
 # ("missing return statement") covers device and host functions, and the host compiler gets
 # the gcc flag. `-Xcudafe --diag_warning=940 --compiler-options -Wno-error=return-type` in
 # extra_cuda_cflags turns it off (the user's flags come last).
+# torch's name: what every nvcc compile gets; torch's list also defines
+# __CUDA_NO_HALF_OPERATORS__ and friends, which the SDK's half types do not need
+COMMON_NVCC_FLAGS = ["--expt-relaxed-constexpr"]
 NVCC_WARNING_FLAGS = ["-Xcudafe", "--diag_error=940", "--compiler-options", "-Werror=return-type"]
 
 
@@ -478,7 +481,7 @@ def nvcc_flags(
     opt: str = "-O2",
 ) -> list[str]:
     """nvcc compile flags: C++17, -fPIC host code, archs, -ccbin, -rdc; the user's last."""
-    flags = ["-std=c++17", "--compiler-options", "-fPIC", opt, "--expt-relaxed-constexpr"]
+    flags = ["-std=c++17", "--compiler-options", "-fPIC", opt, *COMMON_NVCC_FLAGS]
     flags += NVCC_WARNING_FLAGS
     if not any(f.startswith(("-ccbin", "--compiler-bindir")) for f in user_flags):
         cc = host_compiler()

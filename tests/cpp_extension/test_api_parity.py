@@ -29,6 +29,31 @@ def test_parameters_match_torch(fn):
     assert all(p.kind == p.KEYWORD_ONLY for p in list(ours.values())[len(theirs) :])
 
 
+PLATFORM_CONSTANTS = [
+    "IS_WINDOWS", "IS_MACOS", "IS_LINUX", "LIB_EXT", "CLIB_EXT", "CLIB_PREFIX", "EXEC_EXT",
+    "SHARED_FLAG", "IS_HIP_EXTENSION",
+]  # fmt: skip
+
+
+def test_setup_py_constants_match_torch():
+    torch_ext = pytest.importorskip("torch.utils.cpp_extension")
+    for name in PLATFORM_CONSTANTS:
+        assert getattr(cpp_extension, name) == getattr(torch_ext, name), name
+    assert cpp_extension.CUDNN_HOME == torch_ext.CUDNN_HOME  # both read the environment
+    assert cpp_extension.ROCM_HOME is cpp_extension.HIP_HOME is cpp_extension.ROCM_VERSION is None
+
+
+def test_common_nvcc_flags_are_what_every_nvcc_compile_gets():
+    from cpp_extension import _cuda
+
+    flags = cpp_extension.COMMON_NVCC_FLAGS
+    flags.append("-lineinfo")  # a setup.py extends its copy, never the SDK's list
+    assert "-lineinfo" not in cpp_extension.COMMON_NVCC_FLAGS
+    compile_flags = _cuda.nvcc_flags(nvcc=None)
+    assert all(f in compile_flags for f in cpp_extension.COMMON_NVCC_FLAGS)
+    assert set(PLATFORM_CONSTANTS) | {"COMMON_NVCC_FLAGS"} <= set(cpp_extension.__all__)
+
+
 def test_sycl_is_refused_by_name():
     with pytest.raises(ValueError, match="SYCL is not supported.*extra_sycl_cflags"):
         cpp_extension.load("x", ["a.cpp"], None, None, ["-fsycl"])
