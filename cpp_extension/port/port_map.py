@@ -132,6 +132,12 @@ INCLUDES: dict[str, str] = {
     "torch/headeronly/util/BFloat16.h": "sdk/half.h",
     "torch/headeronly/util/Half.h": "sdk/half.h",
     "torch/csrc/stable/device.h": "sdk/stable.h",
+    # gpuAtomicAdd and atomicAdd for the 16-bit floats and small integers; THC's header was
+    # their older home. CUDAApplyUtils.cuh is included for them and for the CUDA context; its
+    # CUDA_tensor_apply functions stay reported by name.
+    "ATen/cuda/Atomic.cuh": "sdk/cuda_atomic.h",
+    "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
+    "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {
@@ -143,9 +149,7 @@ TORCH_INCLUDE_ROOTS = ("torch/", "ATen/", "c10/", "THC/", "TH/", "caffe2/")
 INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/native/": "ATen's internal kernels are not part of the SDK",
     "ATen/cpu/vec/": "no Vectorized types: write scalar loops (the compiler vectorizes)",
-    "ATen/cuda/Atomic.cuh": "use atomicAdd (no gpuAtomicAdd for half types yet)",
     "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
-    "ATen/cuda/CUDAApplyUtils.cuh": "write the kernel over packed accessors",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",

@@ -19,8 +19,9 @@
 #include <utility>
 #include <vector>
 
-#include "sdk/context.h"     // at::globalContext(), as ATen/cuda/CUDAContext.h brings it
-#include "sdk/cuda_guard.h"  // streams and guards (they need no toolkit)
+#include "sdk/context.h"      // at::globalContext(), as ATen/cuda/CUDAContext.h brings it
+#include "sdk/cuda_atomic.h"  // gpuAtomicAdd & co. (device code: empty for host compilers)
+#include "sdk/cuda_guard.h"   // streams and guards (they need no toolkit)
 #include "sdk/tensor.h"
 #include "sdk/util.h"
 
