@@ -8,6 +8,7 @@ backward calls ``F.backward(ctx, *grad_outputs)``. The node *is* the ctx, as in 
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable
 
 import sdk
@@ -68,6 +69,14 @@ class FunctionCtx:
                 )
             out.append(t)
         return tuple(out)
+
+    @property
+    def saved_variables(self) -> tuple:
+        """torch's old name of saved_tensors (still in older extensions): the same, warned."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
 
 
 class BackwardCFunction(Node, FunctionCtx):

@@ -267,3 +267,24 @@ def test_function_without_grad_inputs_records_nothing():
 def test_function_cannot_be_instantiated():
     with pytest.raises(RuntimeError, match="apply"):
         SaveInput()
+
+
+def test_saved_variables_is_the_old_name_of_saved_tensors():
+    seen = []
+
+    class Double(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            with pytest.warns(DeprecationWarning, match="use 'saved_tensors'"):
+                (x,) = ctx.saved_variables
+            seen.append(x is ctx.saved_tensors[0])
+            return grad * 2
+
+    x = sdk.ones(3, requires_grad=True)
+    Double.apply(x).sum().backward()
+    assert seen == [True] and x.grad.tolist() == [2.0, 2.0, 2.0]
