@@ -212,6 +212,15 @@ class Tensor(_TableOps, _C.TensorBase):
             return self.to(legacy._device, legacy.dtype)
         return self.to(as_dtype(dtype))
 
+    def new(self, *args: Any, device: Any = None) -> Tensor:
+        """torch's legacy constructor with this tensor's dtype and device: new(2, 3) is
+        uninitialized, new([1, 2]) copies data, new() is empty."""
+        return _tensor_types.construct("Tensor.new()", self.dtype, device or self.device, args)
+
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU."""
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
     def type_as(self, other: Tensor) -> Tensor:
         if not isinstance(other, _C.TensorBase):
             raise TypeError(

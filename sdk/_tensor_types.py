@@ -56,37 +56,46 @@ def _is_size(args: tuple) -> bool:
     return all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args)
 
 
-def _construct(cls: _TensorType, args: tuple, device: Any) -> Any:
-    where = f"{cls.__module__}.{cls.__qualname__}()"
-    if device is not None and _dtype.device(device).type != cls._device:
-        raise TypeError(f"{where}: device={device!r} does not match its {cls._device!r} type")
+def construct(where: str, dtype: _dtype.dtype, device: Any, args: tuple) -> Any:
+    """torch's legacy constructor rules, for sdk.FloatTensor(...) and Tensor.new(...): no
+    argument is an empty tensor, ints (or one sdk.Size) a size (uninitialized), one other
+    sequence data; a tensor of the same dtype and device is returned as it is."""
+    device = _dtype.device(device)
     if not args:
-        out = empty(0, dtype=cls.dtype)
+        out = empty(0, dtype=dtype)
     elif _is_size(args):
         sizes = tuple(args[0]) if isinstance(args[0], _dtype.Size) else args
         bad = [s for s in sizes if s < 0]
         if bad:
             raise ValueError(f"{where}: negative dimension {bad[0]} in size {list(sizes)}")
-        out = empty(*sizes, dtype=cls.dtype)
+        out = empty(*sizes, dtype=dtype)
     elif len(args) > 1:
         kinds = ", ".join(type(a).__name__ for a in args)
         raise TypeError(f"{where}: expected sizes (ints) or one sequence of data, got ({kinds})")
     elif isinstance(args[0], _C.TensorBase):
-        if not isinstance(args[0], cls):  # torch: the same tensor, never a conversion
-            raise TypeError(f"{where}: expected a {cls.__qualname__}, got {args[0].type()}")
+        if args[0].dtype != dtype or args[0].device.type != device.type:  # never a conversion
+            raise TypeError(f"{where}: expected a {_name(dtype, device)}, got {args[0].type()}")
         return args[0]
     elif isinstance(args[0], (str, bytes, numbers.Number)):
         raise TypeError(f"{where}: data must be a sequence, got {type(args[0]).__name__}")
     else:
-        out = tensor(args[0], dtype=cls.dtype)
-    return out if cls._device == "cpu" else out.to(cls._device)
+        out = tensor(args[0], dtype=dtype)
+    return out if device.type == "cpu" else out.to(device)
+
+
+def _name(dtype: _dtype.dtype, device: Any) -> str:
+    name = _NAMES.get(dtype.name, f"{dtype.name.capitalize()}Tensor")
+    return f"{_PREFIX.get(device.type, 'sdk.' + device.type)}.{name}"
 
 
 def _make(dtype_name: str, device: str) -> _TensorType:
     name = _NAMES[dtype_name]
 
     def __new__(cls: _TensorType, *args: Any, device: Any = None) -> Any:
-        return _construct(cls, args, device)
+        where = f"{cls.__module__}.{cls.__qualname__}()"
+        if device is not None and _dtype.device(device).type != cls._device:
+            raise TypeError(f"{where}: device={device!r} does not match its {cls._device!r} type")
+        return construct(where, cls.dtype, device or cls._device, args)
 
     body = {
         "__new__": __new__,
@@ -108,8 +117,7 @@ _dtype.CUDA_TENSOR_TYPES.update(CUDA_TYPES)  # sdk.cuda (a lower layer) serves t
 
 def type_name(t: Any) -> str:
     """Tensor.type(): 'sdk.FloatTensor', 'sdk.cuda.LongTensor'."""
-    name = _NAMES.get(t.dtype.name, f"{t.dtype.name.capitalize()}Tensor")
-    return f"{_PREFIX.get(t.device.type, 'sdk.' + t.device.type)}.{name}"
+    return _name(t.dtype, t.device)
 
 
 def lookup(spec: Any) -> _TensorType | None:

@@ -16,6 +16,7 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Node
+from .variable import Variable
 
 __all__ = [
     "backward",
@@ -27,6 +28,7 @@ __all__ = [
     "gradgradcheck",
     "GradcheckError",
     "Node",
+    "Variable",
     "no_grad",
     "enable_grad",
     "set_grad_enabled",

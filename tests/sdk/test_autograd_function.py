@@ -288,3 +288,21 @@ def test_saved_variables_is_the_old_name_of_saved_tensors():
     x = sdk.ones(3, requires_grad=True)
     Double.apply(x).sum().backward()
     assert seen == [True] and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_variable_is_a_detached_tensor_as_in_torch():
+    from sdk.autograd import Variable
+
+    x = sdk.ones(2, 3)
+    v = Variable(x)
+    assert v is not x and v.data_ptr() == x.data_ptr() and not v.requires_grad
+    assert isinstance(x, Variable) and not isinstance([1], Variable)
+    y = sdk.ones(2, requires_grad=True) * 2
+    w = Variable(y, requires_grad=True)  # cut from y's graph: a leaf of its own
+    assert w.requires_grad and w.grad_fn is None
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        Variable([1, 2])
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        Variable(x, volatile=True)

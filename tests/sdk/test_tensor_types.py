@@ -102,3 +102,28 @@ def test_same_calls_as_torch():
         x = torch.ones(2)
         assert x.type(theirs).type() == f"torch.{name}"
         assert sdk.ones(2).type(ours).type() == f"sdk.{name}"
+
+
+def test_new_is_the_legacy_constructor_with_the_tensor_s_dtype():
+    x = sdk.ones(2, 3)
+    ints = sdk.ones(2, dtype=sdk.int32)
+    assert x.new(4, 5).shape == (4, 5) and x.new(4, 5).dtype == sdk.float32
+    assert x.new().shape == (0,) and x.new(sdk.Size([4])).shape == (4,)
+    assert ints.new([1.5, 2]).tolist() == [1, 2] and ints.new([1.5, 2]).dtype == sdk.int32
+    assert x.new(x) is x
+    with pytest.raises(
+        TypeError, match=r"Tensor.new\(\): expected a sdk.FloatTensor, got sdk.IntTensor"
+    ):
+        x.new(ints)
+    assert x.get_device() == -1
+
+
+def test_new_and_get_device_match_torch():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float32", "int64", "uint8"):
+        ours = sdk.ones(2, dtype=getattr(sdk, dtype))
+        theirs = torch.ones(2, dtype=getattr(torch, dtype))
+        for args in [(), (3, 2), ([1, 2, 3],), ((4, 5),)]:
+            a, b = ours.new(*args), theirs.new(*args)
+            assert tuple(a.shape) == tuple(b.shape) and a.dtype.name == str(b.dtype)[6:]
+        assert ours.get_device() == theirs.get_device()
