@@ -18,9 +18,13 @@ __all__ = [
     "ExternalStream",
     "current_device",
     "current_stream",
+    "device",
     "device_count",
     "empty_cache",
     "is_available",
+    "is_initialized",
+    "manual_seed",
+    "manual_seed_all",
     "max_memory_allocated",
     "max_memory_reserved",
     "memory_allocated",
@@ -73,6 +77,38 @@ def current_device() -> int:
 def set_device(device: Any) -> None:
     """Make `device` (int, "cuda:N" or sdk.device) current for this thread."""
     _C.cuda_set_device(_index(device) if device is not None else 0)
+
+
+def is_initialized() -> bool:
+    """Whether CUDA can be used now (the backend starts on first use; as is_available())."""
+    return is_available()
+
+
+class device:
+    """Context manager making `device` (int, "cuda:N", sdk.device; None or -1: no change)
+    current for the block, then the previous one again."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = -1 if device is None else _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        if self.idx != -1:
+            self.prev_idx = current_device()
+            set_device(self.idx)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.idx != -1:
+            set_device(self.prev_idx)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random numbers of CUDA tensors. They are drawn on the host by the default
+    generator and then moved, so this seeds that generator (as sdk.manual_seed)."""
+    _C.manual_seed(int(seed))
+
+
+manual_seed_all = manual_seed  # one generator serves every device
 
 
 def synchronize(device: Any = None) -> None:

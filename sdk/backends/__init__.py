@@ -1,7 +1,7 @@
-"""sdk.backends: switches for how ops run, with torch.backends' names (only cuda so far)."""
+"""sdk.backends: switches for how ops run, with torch.backends' names (cuda, and cudnn's flags)."""
 
 from __future__ import annotations
 
-from sdk.backends import cuda
+from sdk.backends import cuda, cudnn
 
-__all__ = ["cuda"]
+__all__ = ["cuda", "cudnn"]

@@ -26,7 +26,7 @@ SDK = pathlib.Path(sdk.__file__).parent
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
     ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
-    ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda"]),
+    ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda", "sdk.backends.cudnn"]),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor", "sdk._tensor_types"]),
     ("namespace", ["sdk"]),
