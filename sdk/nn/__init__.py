@@ -12,6 +12,7 @@ from . import (
     conv,
     dropout,
     flatten,
+    fold,
     functional,
     init,
     linear,
@@ -29,6 +30,7 @@ from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .fold import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
@@ -40,7 +42,7 @@ from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
-_KINDS = (activation, container, conv, dropout, flatten, linear, loss, normalization, pooling,
+_KINDS = (activation, container, conv, dropout, flatten, fold, linear, loss, normalization, pooling,
           rnn, sparse, transformer, upsampling)  # fmt: skip
 __all__ = ["functional", "init", "utils", "Module", "Parameter"]
 __all__ += [name for kind in _KINDS for name in kind.__all__]

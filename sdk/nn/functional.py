@@ -10,6 +10,7 @@ import sdk
 from ._functional import activation as _activation
 from ._functional import attention as _attention
 from ._functional import conv as _conv
+from ._functional import fold as _fold
 from ._functional import loss as _loss
 from ._functional import normalization as _normalization
 from ._functional import padding as _padding
@@ -19,6 +20,7 @@ from ._functional.activation import *  # noqa: F403
 from ._functional.attention import *  # noqa: F403
 from ._functional.common import _wrap_index, check_tensor
 from ._functional.conv import *  # noqa: F403
+from ._functional.fold import *  # noqa: F403
 from ._functional.loss import *  # noqa: F403
 from ._functional.loss import _pair
 from ._functional.normalization import *  # noqa: F403
@@ -35,7 +37,17 @@ __all__ = [
     "normalize",
     "cosine_similarity",
 ]
-_KINDS = (_activation, _attention, _conv, _loss, _normalization, _padding, _pooling, _sampling)
+_KINDS = (
+    _activation,
+    _attention,
+    _conv,
+    _fold,
+    _loss,
+    _normalization,
+    _padding,
+    _pooling,
+    _sampling,
+)
 __all__ += [name for kind in _KINDS for name in kind.__all__]
 
 
