@@ -54,6 +54,7 @@ class PortReport:
     line_maps: dict[str, list[int] | None] = field(default_factory=dict, repr=False)
     notes: list[str] = field(default_factory=list)
     probe: dict | None = None  # units, compiled, seconds of the probe when it ran
+    defines: list[str] = field(default_factory=list)  # setup.py's macros, for the probe
 
     @property
     def changed(self) -> list[str]:
@@ -67,6 +68,10 @@ class PortReport:
         if Path(rel).suffix.lower() in CXX_SUFFIXES:
             self.cxx[rel] = result.text
             self.line_maps[rel] = result.lines
+        elif Path(rel).name == "setup.py":
+            from .probe import setup_py_macros
+
+            self.defines = sorted({*self.defines, *setup_py_macros(before)})
 
     def add_probe(self, found) -> None:
         """Merge the compile probe's result (a _port_probe.ProbeResult): its names without
@@ -389,7 +394,10 @@ def _run_probe(report: PortReport, required: bool) -> None:
         report.notes.append(f"no C++ compiler found: the compile probe did not run{asked}")
         return
     if report.cxx:
-        report.add_probe(_port_probe.probe(report.cxx, report.line_maps, compilers=compilers))
+        found = _port_probe.probe(
+            report.cxx, report.line_maps, compilers=compilers, defines=report.defines
+        )
+        report.add_probe(found)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ port of the same tree runs no compiler at all.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from . import port_map
 from .cxx import Missing
 
 # Bump when the flags or the parsing change what a cached result would say.
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 CXX_UNITS = frozenset((".cc", ".cpp", ".cxx", ".c++"))
 CUDA_UNITS = frozenset((".cu",))
 HEADERS = frozenset(".h .hh .hpp .hxx .cuh .inl .ipp .tpp".split())
@@ -141,11 +142,63 @@ def _headers_key(include_dir: str) -> list:
     return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.h"))
 
 
+# ---- the build's macros ----------------------------------------------------------------------
+
+_DEFINE_FLAG = re.compile(r"-D([A-Za-z_]\w*)(?:=(.*))?\Z", re.S)
+_MACRO_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def setup_py_macros(text: str) -> list[str]:
+    """-D flags for the probe from a setup.py: its "-DNAME[=VALUE]" strings and the
+    ("NAME", value) pairs of its define_macros, whichever branch sets them, so the probe checks
+    the build that defines them all (the CUDA build, `WITH_CUDA`, when there is one). ROCm's
+    (names with HIP or ROCM) are left out: the SDK has no ROCm backend."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    flags: dict[str, str] = {}
+
+    def add(name: str, value: object) -> None:
+        if "HIP" not in name.upper() and "ROCM" not in name.upper():
+            flags.setdefault(name, f"-D{name}" if value is None else f"-D{name}={value}")
+
+    def is_macros(node: ast.AST) -> bool:  # a variable named like `define_macros`
+        return isinstance(node, ast.Name) and "macro" in node.id.lower()
+
+    lists: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if m := _DEFINE_FLAG.match(node.value):
+                add(m.group(1), m.group(2))
+        elif isinstance(node, ast.keyword) and node.arg == "define_macros":
+            lists.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(is_macros(t) for t in targets):
+                lists.append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if is_macros(node.func.value) and node.func.attr in ("append", "extend", "insert"):
+                lists.extend(node.args)
+    for value in lists:
+        for pair in ast.walk(value):
+            if not (isinstance(pair, ast.Tuple) and len(pair.elts) == 2):
+                continue
+            name, val = pair.elts
+            if (isinstance(name, ast.Constant) and isinstance(name.value, str)
+                    and _MACRO_NAME.match(name.value) and isinstance(val, ast.Constant)
+                    and isinstance(val.value, (str, int, type(None)))):  # fmt: skip
+                add(name.value, val.value)
+    return sorted(flags.values())
+
+
 # ---- compiling -------------------------------------------------------------------------------
 
 
-def _command(compilers: Compilers, rel: str, text: str, project_dirs: list[str]) -> list[str]:
-    projects = [f"-I{d}" for d in project_dirs]
+def _command(
+    compilers: Compilers, rel: str, text: str, project_dirs: list[str], defines: list[str]
+) -> list[str]:
+    projects = [*defines, *(f"-I{d}" for d in project_dirs)]
     if Path(rel).suffix.lower() in CUDA_UNITS:
         incs = [f"-I{d}" for d in compilers.include_dirs]
         # -cuda: the front end parses host and device code and stops before code generation
@@ -255,9 +308,11 @@ def _cache_folder() -> Path | None:
         return None
 
 
-def _unit_key(compilers: Compilers, rel: str, text: str, headers_digest: str) -> str:
+def _unit_key(
+    compilers: Compilers, rel: str, text: str, headers_digest: str, defines: list[str]
+) -> str:
     h = hashlib.sha256()
-    for part in (compilers.identity, rel, headers_digest, text):
+    for part in (compilers.identity, rel, headers_digest, text, *defines):
         h.update(part.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
     return h.hexdigest()
@@ -313,10 +368,13 @@ def probe(
     compilers: Compilers | None = None,
     include_dir: str | None = None,
     jobs: int | None = None,
+    defines: list[str] = (),
 ) -> ProbeResult:
     """Compile each translation unit of `sources` ({relative path: ported C++ text}, headers
-    included) syntax-only; errors come back at the original lines (`line_maps`: per file, the
-    original line of each ported line, None when they are the same)."""
+    included) syntax-only, with `defines` (setup_py_macros); errors come back at the original
+    lines (`line_maps`: per file, the original line of each ported line, None when they are
+    the same)."""
+    defines = list(defines)
     start = time.perf_counter()
     result = ProbeResult()
     compilers = compilers or find_compilers(include_dir)
@@ -335,7 +393,7 @@ def probe(
         )
     ).hexdigest()
     folder = _cache_folder()
-    keys = {r: _unit_key(compilers, r, sources[r], digest) for r in units}
+    keys = {r: _unit_key(compilers, r, sources[r], digest, defines) for r in units}
     found: dict[str, list[Diagnostic]] = {}
     todo = []
     for r in units:
@@ -345,7 +403,7 @@ def probe(
         else:
             found[r] = hit
     if todo:
-        found.update(_run(todo, sources, compilers, jobs))
+        found.update(_run(todo, sources, compilers, jobs, defines))
         for r in todo:
             _store(folder, keys[r], found[r])
     result.compiled = len(todo)
@@ -367,7 +425,11 @@ def probe(
 
 
 def _run(
-    units: list[str], sources: dict[str, str], compilers: Compilers, jobs: int | None
+    units: list[str],
+    sources: dict[str, str],
+    compilers: Compilers,
+    jobs: int | None,
+    defines: list[str],
 ) -> dict[str, list[Diagnostic]]:
     """Write the private copy, compile the units in parallel, parse their errors."""
     from ..builder import toolchain as _toolchain
@@ -385,7 +447,7 @@ def _run(
         workers = max(1, min(jobs or _toolchain.default_jobs(), len(units)))
 
         def one(rel: str) -> list[Diagnostic]:
-            argv = _command(compilers, rel, sources[rel], project_dirs)
+            argv = _command(compilers, rel, sources[rel], project_dirs, defines)
             return parse_errors(_compile(argv, tmp), tmp, rel)
 
         with ThreadPoolExecutor(workers) as pool:  # each job is a compiler process

@@ -188,6 +188,51 @@ def test_a_header_the_probe_cannot_find_is_a_note_not_a_missing_name(probe_cache
     ), found.notes
 
 
+SETUP_PY = """
+import os
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension, CppExtension
+
+define_macros = [("MAX_ORDER", 6)]
+args = {"cxx": ["-O3", "-DHAVE_ZLIB", "-DTILE=32"], "nvcc": ["-D__CUDA_NO_HALF_OPERATORS__"]}
+if os.environ.get("FORCE_CUDA"):
+    define_macros += [("WITH_CUDA", None)]
+    Extension = CUDAExtension
+else:
+    define_macros.append(("WITH_HIP", None))  # a ROCm build: the SDK has none
+    Extension = CppExtension
+setup(ext_modules=[Extension("m", ["m.cpp"], define_macros=define_macros + [("NAME", "x")],
+                             extra_compile_args=args, include_dirs=["a"])])
+"""
+
+
+def test_setup_py_macros_are_read_from_every_branch_but_rocm():
+    assert _port_probe.setup_py_macros(SETUP_PY) == [
+        "-DHAVE_ZLIB", "-DMAX_ORDER=6", "-DNAME=x", "-DTILE=32", "-DWITH_CUDA",
+        "-D__CUDA_NO_HALF_OPERATORS__",
+    ]  # fmt: skip
+    assert _port_probe.setup_py_macros("setup(") == []  # not Python: nothing, no error
+
+
+@needs_cxx
+def test_code_under_the_build_s_macros_is_probed(tmp_path, probe_cache):
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    (ext / "setup.py").write_text(SETUP_PY)
+    (ext / "m.cpp").write_text(
+        "#include <torch/extension.h>\n#ifdef WITH_CUDA\nvoid f(torch::Tensor x) { x.nope(); }\n"
+        "#endif\n#if TILE != 32\n#error setup.py's -DTILE=32 is missing\n#endif\n"
+    )
+    report = _port.port_paths([ext], tmp_path / "out", include_dir=INCLUDE)
+    assert "-DWITH_CUDA" in report.defines
+    found = _port_probe.probe(report.cxx, report.line_maps, include_dir=INCLUDE,
+                              defines=report.defines)  # fmt: skip
+    assert [(m.path, m.line, m.name) for m in found.missing] == [("m.cpp", 3, ".nope()")]
+    bare = _port_probe.probe(report.cxx, report.line_maps, include_dir=INCLUDE)
+    assert bare.compiled == 1, "the macros are part of a unit's cache key"
+    assert [m.name for m in bare.missing] != [".nope()"]
+
+
 KERNEL = """\
 #include <torch/extension.h>
 
