@@ -68,14 +68,13 @@ constexpr bool isComplexType(ScalarType) { return false; }
 
 inline void str_append(std::string& s, ScalarType t) { s += toString(t); }
 
-/*! \brief The ScalarType of a C++ element type: CppTypeToScalarType<float>::value == kFloat. */
+/*! \brief The ScalarType of a C++ element type: CppTypeToScalarType<float>::value == kFloat,
+ *  and CppTypeToScalarType<float>() converts to kFloat (a std::integral_constant, as torch's). */
 template <typename T>
 struct CppTypeToScalarType;
-#define SDK_DETAIL_CPP_TYPE(cpp, st)                    \
-  template <>                                           \
-  struct CppTypeToScalarType<cpp> {                     \
-    static constexpr ScalarType value = ScalarType::st; \
-  };
+#define SDK_DETAIL_CPP_TYPE(cpp, st) \
+  template <>                        \
+  struct CppTypeToScalarType<cpp> : std::integral_constant<ScalarType, ScalarType::st> {};
 #define SDK_DETAIL_CPP_TYPE_ROW(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
   SDK_DETAIL_CPP_TYPE(cpp, Torch)
 SDK_DTYPES(SDK_DETAIL_CPP_TYPE_ROW)

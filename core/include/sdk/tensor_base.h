@@ -231,6 +231,11 @@ class Tensor {
   const T* const_data_ptr() const {
     return data_ptr<T>();
   }
+  /*! \brief torch's deprecated spelling of data_ptr<T>() (old extensions' DATA_PTR macros). */
+  template <typename T>
+  T* data() const {
+    return data_ptr<T>();
+  }
   template <typename T>
   T* mutable_data_ptr() const {
     check_writable("mutable_data_ptr");
@@ -768,23 +773,13 @@ class Tensor {
     if (SDK_UNLIKELY(p == nullptr) && is_meta()) detail::throw_meta_data(what);
     return p;
   }
-  void check_writable(const char* what) const {
-    if (SDK_UNLIKELY(sdk_tensor_is_read_only(checked()) != 0)) {
-      detail::throw_error(SDK_ERROR_RUNTIME,
-                          detail::concat(what,
-                                         "(): the tensor is read-only memory; clone() it "
-                                         "first, or use const_data_ptr() to read"));
-    }
-  }
+  void check_writable(const char* what) const;  // (bodies of these in sdk/tensor_methods.h)
   void check_dtype(ScalarType expected, const char* what) const {
     ScalarType actual = scalar_type();
     if (SDK_UNLIKELY(actual != expected)) throw_bad_dtype(expected, actual, what);
   }
-  [[noreturn]] SDK_NOINLINE static void throw_bad_dtype(ScalarType expected, ScalarType actual,
-                                                        const char* what) {
-    detail::throw_error(SDK_ERROR_TYPE, detail::concat(what, "<T>(): expected scalar type ",
-                                                       expected, " but found ", actual));
-  }
+  [[noreturn]] static void throw_bad_dtype(ScalarType expected, ScalarType actual,
+                                           const char* what);
   void check_accessor(ScalarType expected, size_t n, const char* what, bool index32,
                       bool cpu_only) const;
 

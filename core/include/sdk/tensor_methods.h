@@ -69,6 +69,21 @@ inline Scalar Tensor::item() const {
   return Scalar(detail::load_as<int64_t>(p, t));
 }
 
+inline void Tensor::check_writable(const char* what) const {
+  if (SDK_UNLIKELY(sdk_tensor_is_read_only(checked()) != 0)) {
+    detail::throw_error(SDK_ERROR_RUNTIME,
+                        detail::concat(what,
+                                       "(): the tensor is read-only memory; clone() it "
+                                       "first, or use const_data_ptr() to read"));
+  }
+}
+
+[[noreturn]] SDK_NOINLINE inline void Tensor::throw_bad_dtype(ScalarType expected,
+                                                              ScalarType actual, const char* what) {
+  detail::throw_error(SDK_ERROR_TYPE, detail::concat(what, "<T>(): expected scalar type ", expected,
+                                                     " but found ", actual));
+}
+
 inline void Tensor::check_accessor(ScalarType expected, size_t n, const char* what, bool index32,
                                    bool cpu_only) const {
   check_dtype(expected, what);

@@ -305,6 +305,14 @@ void test_data_access_and_dispatch() {
   EXPECT(x.data_ptr<double>()[4] == 4.0);
   EXPECT_ERROR(SDK_ERROR_TYPE, "expected scalar type float32 but found float64",
                x.data_ptr<float>());
+  // torch's older spellings: data<T>() (behind DATA_PTR macros), and CppTypeToScalarType<T>()
+  // converting to its ScalarType (a map keyed by dtype pairs, as an optimizer's invokers)
+  EXPECT(x.data<double>() == x.data_ptr<double>());
+  EXPECT_ERROR(SDK_ERROR_TYPE, "expected scalar type float32 but found float64", x.data<float>());
+  sdk::ScalarType from_type = sdk::CppTypeToScalarType<sdk::Half>();
+  constexpr sdk::ScalarType at_compile_time = sdk::CppTypeToScalarType<int64_t>{};
+  EXPECT(from_type == sdk::kHalf && at_compile_time == sdk::kLong &&
+         sdk::CppTypeToScalarType<const float>::value == sdk::kFloat);
   EXPECT_ERROR(SDK_ERROR_VALUE, "expected a 3-d tensor", x.accessor<double, 3>());
   auto acc = x.accessor<double, 2>();
   EXPECT(acc.size(0) == 2 && acc.size(1) == 3 && acc.stride(0) == 3 && acc[1][2] == 5.0);
