@@ -145,10 +145,10 @@ def test_int_list_lists_round_trip_through_a_cpp_kernel(cpp_ops):
     assert ops.groups.schema == (
         f"{cpp_ops}::groups(Tensor x, int[][] g, int[][]? og=None) -> (int[], int[][])"
     )
-    with pytest.raises(TypeError, match=r"argument 'g' item 1 must be a list of ints"):
+    with pytest.raises(TypeError, match=r"argument 'g' item \[1\] must be int\[\], not int"):
         ops.groups(sdk.ones(1), [[1], 2])
     with pytest.raises(
-        TypeError, match=r"argument 'g' item 0 must be a list of ints .*item 1 is float"
+        TypeError, match=r"argument 'g' item \[0\] must be a list of ints .*item 1 is float"
     ):
         ops.groups(sdk.ones(1), [[1, 2.5]])
 
@@ -274,3 +274,82 @@ def test_a_second_library_for_a_namespace_is_refused(tmp_path, cpp_ops):
         ImportError, match=f"namespace '{cpp_ops}' is already defined.*SDK_LIBRARY_FRAGMENT"
     ):
         load(f"again_{cpp_ops}", [str(src)], is_python_module=False)
+
+
+OLD_1_8 = r"""
+#include <sdk/c_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An extension as one built against ABI 1.8 is: it says ABI 1.8 (what <sdk/export.h> wrote
+ * then), reads and writes int[][] only through sdk_values_get/push_int_list_list, and has
+ * sdk_op_argument as 1.8 laid it out (without list_levels and item_tag), its size set to that
+ * smaller size. */
+__attribute__((visibility("default"))) const uint32_t sdk_extension_abi_version = (1u << 16) | 8u;
+
+typedef struct {
+  uint32_t size;
+  uint32_t reserved;
+  const char* name;
+  const char* type;
+  int32_t tag, optional, kwarg_only, has_default, is_write, list_size;
+  const char* alias;
+  const char* default_text;
+} argument_1_8;
+
+/* the lists in reverse order, each item negated */
+static sdk_status flip_kernel(void* ctx, const sdk_op* op, sdk_values* v) {
+  argument_1_8 info;
+  const int64_t* data = NULL;
+  const int64_t* lengths = NULL;
+  int64_t n = 0, total = 0, k, j, at = 0, start;
+  int64_t *out, *out_lengths;
+  sdk_status st;
+  (void)ctx;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  st = sdk_op_argument_info(op, 0, 0, (sdk_op_argument*)&info);
+  if (st != SDK_OK) return st;
+  if (strcmp(info.type, "int[][]") != 0 || info.list_size != -1)
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, "not the 1.8 description of int[][]");
+  st = sdk_values_get_int_list_list(v, 0, &data, &lengths, &n);
+  if (st != SDK_OK) return st;
+  for (k = 0; k < n; ++k) total += lengths[k];
+  out = (int64_t*)malloc(sizeof(int64_t) * (size_t)(total + 1));
+  out_lengths = (int64_t*)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (k = n - 1; k >= 0; --k) {
+    for (start = 0, j = 0; j < k; ++j) start += lengths[j];
+    out_lengths[n - 1 - k] = lengths[k];
+    for (j = 0; j < lengths[k]; ++j) out[at++] = -data[start + j];
+  }
+  sdk_values_clear(v);
+  st = sdk_values_push_int_list_list(v, out, out_lengths, n);
+  free(out);
+  free(out_lengths);
+  return st;
+}
+
+__attribute__((constructor)) static void register_ops(void) {
+  sdk_library* lib = NULL;
+  if (sdk_library_open(SDK_LIBRARY_DEF, "{NS}", -1, "old_1_8.c", &lib) != SDK_OK ||
+      sdk_library_define(lib, "flip(int[][] g) -> int[][]") != SDK_OK ||
+      sdk_library_impl(lib, "flip", -1, flip_kernel, NULL, NULL) != SDK_OK) {
+    sdk_library_record_error(sdk_last_error_message());
+  }
+}
+"""
+
+
+def test_an_abi_1_8_int_list_list_kernel_still_works(tmp_path):
+    # int[][] travels as the list kind since ABI 1.9: a kernel written against 1.8 reads its
+    # argument and pushes its result through the 1.8 functions, which wrap that kind
+    ns = _ns()
+    src = tmp_path / "old_1_8.c"
+    src.write_text(OLD_1_8.replace("{NS}", ns))
+    load(f"old18_{ns}", [str(src)], is_python_module=False)
+    flip = getattr(sdk.ops, ns).flip
+    assert flip([[1, 2], [], [3]]) == [[-3], [], [-1, -2]]
+    assert flip([]) == [] and flip([[]]) == [[]]
+    assert flip([[2**63 - 1]]) == [[-(2**63 - 1)]]
+    with pytest.raises(TypeError, match=r"argument 'g' item \[0\] must be int\[\], not float"):
+        flip([1.5])

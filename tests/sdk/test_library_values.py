@@ -91,9 +91,12 @@ def test_int_list_lists_convert_both_ways(lib):
 @pytest.mark.parametrize(
     "value, error",
     [
-        ([1, 2], r"argument 'g' item 0 must be a list of ints \(int\[\]\), not int"),
-        ([[1], [2.5]], r"argument 'g' item 1 must be a list of ints \(int\[\]\); item 0 is float"),
-        ([[1], None], r"argument 'g' item 1 must be a list of ints \(int\[\]\), not NoneType"),
+        ([1, 2], r"argument 'g' item \[0\] must be int\[\], not int"),
+        (
+            [[1], [2.5]],
+            r"argument 'g' item \[1\] must be a list of ints \(int\[\]\); item 0 is float",
+        ),
+        ([[1], None], r"argument 'g' item \[1\] must be int\[\], not NoneType"),
         ([["a"]], r"item 0 is str"),
         ("ab", r"argument 'g' must be int\[\]\[\], not str"),
         (None, r"argument 'g' must be int\[\]\[\], not NoneType"),
@@ -107,7 +110,9 @@ def test_a_bad_int_list_list_names_the_argument_and_the_item(lib, value, error):
 
 def test_int_list_list_results_and_schemas_are_checked(lib):
     flat = _op(lib, "flat(Tensor x) -> int[][]", lambda x: [1, 2])
-    with pytest.raises(TypeError, match=r"the Python kernel's int\[\]\[\] result item 0 must be"):
+    with pytest.raises(
+        TypeError, match=r"the Python kernel's int\[\]\[\] result item \[0\] must be"
+    ):
         flat(sdk.ones(1))
     with pytest.raises(OverflowError, match="does not fit in int64"):
         _op(lib, "big(Tensor x) -> int[][]", lambda x: [[2**63]])(sdk.ones(1))
@@ -117,8 +122,44 @@ def test_int_list_list_results_and_schemas_are_checked(lib):
         ("d2(int[][] g=[]) -> ()", "takes no default but None"),
         ("d3(float[][] g) -> ()", r"only int\[\]\[\] may be a list of lists"),
         ("d4(int[2][] g) -> ()", r"only int\[\]\[\] may be a list of lists"),
-        ("d5(int[][][] g) -> ()", "expected the argument's name"),
+        ("d5(int[][][] g=[]) -> ()", "takes no default but None"),
+        (f"d7(int{'[]' * 65} g) -> ()", r"deeper than SDK_VALUE_LIST_MAX_DEPTH \(64 levels\)"),
     ]:
         with pytest.raises(ValueError, match=why):
             lib.define(schema)
     assert lib.define("d6(SymInt[][]? g=None) -> ()") == "d6"
+    assert lib.define(f"d8(int{'[]' * 64} g) -> ()") == "d8"  # the deepest allowed
+
+
+def test_lists_of_int_lists_nest_deeper_through_the_list_kind(lib):
+    # int[][][]: a LIST of LISTs of INT_LISTs, converted both ways by walking the levels
+    seen = []
+    op = _op(lib, "deep(int[][][] g) -> int[][][]", lambda g: seen.append(g) or g + [[[0]]])
+    value = [[[1, 2], []], [], [[-(2**63), 2**63 - 1]]]
+    assert op(value) == value + [[[0]]] and seen[-1] == value
+    assert op(
+        (
+            [
+                (),
+            ],
+        )
+    ) == [[[]], [[0]]]  # tuples, nested empties
+    with pytest.raises(TypeError, match=r"argument 'g' item \[0\]\[1\] must be int\[\], not int"):
+        op([[[1], 2]])
+    with pytest.raises(TypeError, match=r"argument 'g' item \[1\] must be int\[\]\[\], not int"):
+        op([[], 5])
+    with pytest.raises(OverflowError, match=r"argument 'g' item \[0\]\[0\]: item 1 .* int64"):
+        op([[[0, 2**63]]])
+    bad = _op(lib, "bad(Tensor x) -> int[][][]", lambda x: [[[1]], [["a"]]])
+    with pytest.raises(TypeError, match=r"int\[\]\[\]\[\] result item \[1\]\[0\] .*item 0 is str"):
+        bad(sdk.ones(1))
+    assert op.schema == f"{lib.ns}::deep(int[][][] g) -> int[][][]"
+
+
+def test_a_self_containing_list_is_refused_not_followed(lib):
+    # the schema's type bounds the walk: a list that contains itself fails at the type's depth
+    loop: list = []
+    loop.append(loop)
+    op = _op(lib, "deep(int[][][] g) -> ()", lambda g: None)
+    with pytest.raises(TypeError, match=r"item \[0\]\[0\] must be a list of ints .*item 0 is list"):
+        op(loop)
