@@ -286,15 +286,14 @@ class Parser {
     if (ty.base == BaseType::Generator && !ty.optional) fail("a Generator must be optional");
   }
 
-  // More "[]" after a list type: int[][] (and SymInt[][]), int[][][], ...: unsized lists of any
-  // lengths, each level a LIST of the level inside (at most SDK_VALUE_LIST_MAX_DEPTH levels).
+  // More "[]" after a list type, as torch: int[][] (SymInt[][]), float[][], bool[][],
+  // Tensor[][], Tensor?[][], str[][], int[][][], ...: unsized lists of any lengths, each level a
+  // LIST of the level inside (at most SDK_VALUE_LIST_MAX_DEPTH levels).
   void parse_nested_list(Type& ty) {
     for (skip_space(); peek() == '['; skip_space()) {
       ++pos_;
       expect(']');
-      if (ty.base != BaseType::Int || ty.optional || ty.list_size >= 0) {
-        fail("only int[][] may be a list of lists");
-      }
+      if (ty.list_size >= 0) fail("a list of lists holds lists of any length (no [N] inside)");
       if (++ty.nesting + 1 > SDK_VALUE_LIST_MAX_DEPTH) {
         fail("lists nest deeper than SDK_VALUE_LIST_MAX_DEPTH (" +
              std::to_string(SDK_VALUE_LIST_MAX_DEPTH) + " levels)");

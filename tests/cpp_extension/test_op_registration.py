@@ -64,7 +64,25 @@ sdk::List<sdk::List<int64_t>> doubled(const sdk::List<sdk::List<int64_t>>& g) {
   return out;
 }
 
+// lists of lists of other item types and str[]: the list kind, with no Box of their own
+std::tuple<std::vector<std::vector<double>>, std::vector<std::vector<bool>>,
+           std::vector<std::vector<Tensor>>, std::vector<std::string>, int64_t>
+nested(std::vector<std::vector<double>> f, std::vector<std::vector<bool>> b,
+       std::vector<std::vector<Tensor>> t, std::vector<std::string> s,
+       std::optional<std::vector<std::vector<double>>> of) {
+  for (auto& l : f)
+    for (double& x : l) x *= 2;
+  for (auto& l : b) l.flip();
+  for (auto& l : t)
+    for (Tensor& x : l) x = x + 1;
+  std::vector<std::string> r(s.rbegin(), s.rend());
+  return {f, b, t, r, of ? static_cast<int64_t>(of->size()) : -1};
+}
+
 SDK_LIBRARY({NS}, m) {
+  m.def("nested(float[][] f, bool[][] b, Tensor[][] t, str[] s, float[][]? of=None) -> "
+        "(float[][], bool[][], Tensor[][], str[], int)");
+  m.def("nested_inferred", &nested);
   m.def("echo(Tensor t, Tensor? ot, Tensor[] ts, Tensor?[] ots, int i, int[] il, float f, "
         "float[] fl, bool b, bool[] bl, str s, Scalar sc, ScalarType dt, ScalarType? odt, "
         "Device dev, *, int kw=0) -> (Tensor, Tensor?, Tensor[], int, int[], float, bool, str, "
@@ -78,6 +96,7 @@ SDK_LIBRARY({NS}, m) {
 SDK_LIBRARY_IMPL({NS}, CPU, m) {
   m.impl("echo", &echo);
   m.impl("groups", &groups);
+  m.impl("nested", &nested);
   m.impl("via_python", &via_python);
 }
 """
@@ -151,6 +170,23 @@ def test_int_list_lists_round_trip_through_a_cpp_kernel(cpp_ops):
         TypeError, match=r"argument 'g' item \[0\] must be a list of ints .*item 1 is float"
     ):
         ops.groups(sdk.ones(1), [[1, 2.5]])
+
+
+def test_nested_lists_of_every_item_type_round_trip_through_a_cpp_kernel(cpp_ops):
+    ops = getattr(sdk.ops, cpp_ops)
+    t = sdk.arange(2.0)
+    f, b, ts, s, n = ops.nested([[1.5], [], [-2.0, 1e300]], [[True, False], []], [[t], [], [t, t]],
+                                ["a", "b", "é"], of=[[], [1.0]])  # fmt: skip
+    assert f == [[3.0], [], [-4.0, 2e300]] and b == [[False, True], []] and n == 2
+    assert s == ["é", "b", "a"] and [len(x) for x in ts] == [1, 0, 2]
+    np.testing.assert_array_equal(ts[2][1].numpy(), [1.0, 2.0])
+    assert ops.nested([], [], [], [])[4] == -1
+    assert ops.nested_inferred.schema == (
+        f"{cpp_ops}::nested_inferred(float[][] _0, bool[][] _1, Tensor[][] _2, str[] _3, "
+        "float[][]? _4) -> (float[][], bool[][], Tensor[][], str[], int)"
+    )
+    with pytest.raises(TypeError, match=r"argument 'f' item \[0\] must be float\[\], not str"):
+        ops.nested(["x"], [], [], [])
 
 
 def test_pybind11_module_with_registrations_and_cpp_callers(tmp_path, monkeypatch):
