@@ -389,3 +389,45 @@ def test_an_abi_1_8_int_list_list_kernel_still_works(tmp_path):
     assert flip([[2**63 - 1]]) == [[-(2**63 - 1)]]
     with pytest.raises(TypeError, match=r"argument 'g' item \[0\] must be int\[\], not float"):
         flip([1.5])
+
+
+NESTED_DISPATCH = r"""
+#include <sdk/export.h>
+#include <sdk/library.h>
+
+using sdk::Tensor;
+
+// which kernel a Tensor[][] call runs: the dispatcher looks for tensors inside the list kind
+int64_t which_cpu(std::vector<std::vector<Tensor>> t) { return 10 + static_cast<int64_t>(t.size()); }
+int64_t which_meta(std::vector<std::vector<Tensor>> t) {
+  SDK_CHECK(t.size() == 2 && t[1].size() == 1 && t[1][0].is_meta(), "the meta tensor");
+  return 20;
+}
+
+SDK_LIBRARY({NS}, m) { m.def("which(Tensor[][] t) -> int"); }
+SDK_LIBRARY_IMPL({NS}, CPU, m) { m.impl("which", &which_cpu); }
+SDK_LIBRARY_IMPL({NS}, Meta, m) { m.impl("which", &which_meta); }
+
+// a C++ caller with a meta tensor inside the second list: its kernel's answer as a tensor's size
+SDK_EXPORT(which_for_meta, "() -> Tensor")
+sdk_status which_for_meta(sdk_tensor** result) {
+  try {
+    Tensor m = sdk::empty({2}, sdk::device(sdk::Device(sdk::kMeta)));
+    std::vector<std::vector<Tensor>> lists{{}, {m}};
+    int64_t k = sdk::call_op<int64_t>("{NS}::which", lists);
+    *result = sdk::zeros({k}).release();
+    return SDK_OK;
+  } catch (const std::exception& e) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
+  }
+}
+"""
+
+
+def test_a_tensor_inside_a_list_of_lists_picks_the_kernel(tmp_path):
+    ns = _ns()
+    src = tmp_path / "nested_dispatch.cpp"
+    src.write_text(NESTED_DISPATCH.replace("{NS}", ns))
+    m = load(f"nestdisp_{ns}", [str(src)], is_python_module=False)
+    assert getattr(sdk.ops, ns).which([[sdk.ones(1)], []]) == 12  # CPU tensors: the CPU kernel
+    assert tuple(m.which_for_meta().shape) == (20,)  # a meta tensor two levels down: Meta's
