@@ -26,7 +26,7 @@ namespace sdk::detail {
 struct ValueExtra {
   std::string s;                     // STRING
   std::vector<int64_t> ints;         // INT_LIST; a LIST of INT_LISTs: their ints, one after another
-  std::vector<int64_t> lengths;      // a LIST of INT_LISTs: their lengths (int_list_list_view)
+  std::vector<int64_t> lengths;      // a LIST of INT_LISTs: their lengths (sync_int_lists)
   std::vector<double> floats;        // FLOAT_LIST
   std::vector<int32_t> bools;        // BOOL_LIST (0/1)
   std::vector<Ref> tensors;          // TENSOR_LIST (null entries for Tensor?[])
