@@ -462,3 +462,32 @@ def test_int_list_lists_of_abi_1_8_read_and_write_the_list_kind(values):
     assert core.sdk_values_push_int_list_list(v, data, bad, 2) == VALUE_ERROR
     assert core.sdk_values_push_int_list_list(v, data, lengths, -1) == VALUE_ERROR
     assert core.sdk_values_size(v) == 4
+
+
+def test_a_c_caller_s_int_lists_inside_a_float_list_of_lists_become_floats(values):
+    # the schema check walks the list kind and coerces items as torch does (ints for floats);
+    # the coerced list is no longer an int[][] to the ABI 1.8 getter
+    core, v = values
+    lib = L.Library(ns(), "DEF")
+    try:
+        lib.define("fl(float[][] g) -> float[][]")
+        seen = []
+        lib.impl("fl", lambda g: seen.append(g) or g, "CompositeExplicitAutograd")
+        op = ctypes.c_void_p()
+        assert core.sdk_op_find(f"{lib.ns}::fl".encode(), ctypes.byref(op)) == 0
+        assert core.sdk_values_push_int_list(v, (ctypes.c_int64 * 2)(1, 2), 2) == 0
+        assert core.sdk_values_push_list(v, 1) == 0  # [[1, 2]] as ints
+        assert core.sdk_op_call(op, v) == 0
+        assert seen == [[[1.0, 2.0]]] and isinstance(seen[0][0][0], float)
+        assert core.sdk_values_tag(_items(core, v, 0), 0) == 9  # SDK_VALUE_FLOAT_LIST
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        d, n_of, n = i64p(), i64p(), ctypes.c_int64()
+        assert core.sdk_values_get_int_list_list(v, 0, d, n_of, ctypes.byref(n)) == TYPE_ERROR
+        core.sdk_values_clear.argtypes = [ctypes.c_void_p]
+        core.sdk_values_clear(v)
+        assert core.sdk_values_push_int(v, 3) == 0
+        assert core.sdk_values_push_list(v, 1) == 0  # [3]: an int where a float[] belongs
+        assert core.sdk_op_call(op, v) == TYPE_ERROR
+        assert b"got a list whose item [0] is int" in core.sdk_last_error_message()
+    finally:
+        lib._destroy()
