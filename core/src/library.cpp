@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -151,12 +152,7 @@ int device_key(const std::vector<Value>& values) {
     if (type == SDK_META) key = SDK_DISPATCH_META;
     if (type == SDK_CUDA && key == SDK_DISPATCH_CPU) key = SDK_DISPATCH_CUDA;
   };
-  for (const Value& v : values) {
-    if (v.tag == SDK_VALUE_TENSOR) see(v.tensor.get());
-    if (v.tag == SDK_VALUE_TENSOR_LIST) {
-      for (const Ref& t : v.x().tensors) see(t.get());
-    }
-  }
+  for (const Value& v : values) for_each_tensor(v, see);  // Tensor[][] too
   return key;
 }
 
@@ -212,9 +208,7 @@ void check_mutable_argument(const Schema& s, const Argument& a, const Value& v) 
              "!)) but is read-only (it shares memory with ", read_only_owner_name(owner),
              "); clone() it first");
   };
-  if (v.tag == SDK_VALUE_TENSOR) check(v.tensor.get());
-  if (v.tag == SDK_VALUE_TENSOR_LIST)
-    for (const Ref& t : v.x().tensors) check(t.get());
+  for_each_tensor(v, check);
 }
 
 void check_arguments(const Definition& d, sdk_values* values) {
@@ -487,7 +481,9 @@ SDK_API sdk_status sdk_op_argument_info(const sdk_op* op, int32_t is_return, int
   SDK_SAFE_CALL_BEGIN;
   check_not_null(op, "sdk_op_argument_info", "op");
   check_not_null(info, "sdk_op_argument_info", "info");
-  SDK_VALUE_CHECK(info->size >= sizeof(sdk_op_argument),
+  // A caller built against ABI 1.3-1.8 passes the struct without list_levels and item_tag.
+  const size_t before_1_9 = offsetof(sdk_op_argument, list_levels);
+  SDK_VALUE_CHECK(info->size >= before_1_9,
                   "sdk_op_argument_info: info->size must be set to sizeof(sdk_op_argument)");
   std::shared_ptr<const Definition> def;
   {
@@ -512,6 +508,10 @@ SDK_API sdk_status sdk_op_argument_info(const sdk_op* op, int32_t is_return, int
   info->list_size = static_cast<int32_t>(a.type.list_size);
   info->alias = a.alias.before.empty() ? "" : a.alias.before[0].c_str();
   info->default_text = a.default_text.c_str();
+  if (info->size >= sizeof(sdk_op_argument)) {
+    info->list_levels = schema_list_levels(a.type);
+    info->item_tag = schema_item_tag(a.type);
+  }
   SDK_SAFE_CALL_END;
 }
 

@@ -1,5 +1,5 @@
-// core/src/schema.cpp: the parser and printer of operator schemas, and the check of values
-// against them.
+// core/src/schema.cpp: the parser and printer of operator schemas (schema_values.cpp checks
+// values against them).
 #include "schema.h"
 
 #include <cctype>
@@ -286,16 +286,19 @@ class Parser {
     if (ty.base == BaseType::Generator && !ty.optional) fail("a Generator must be optional");
   }
 
-  // A second "[]" after a list type: int[][] (and SymInt[][]), unsized lists of any lengths.
+  // More "[]" after a list type, as torch: int[][] (SymInt[][]), float[][], bool[][],
+  // Tensor[][], Tensor?[][], str[][], int[][][], ...: unsized lists of any lengths, each level a
+  // LIST of the level inside (at most SDK_VALUE_LIST_MAX_DEPTH levels).
   void parse_nested_list(Type& ty) {
-    skip_space();
-    if (peek() != '[') return;
-    ++pos_;
-    expect(']');
-    if (ty.base != BaseType::Int || ty.optional || ty.list_size >= 0) {
-      fail("only int[][] may be a list of lists");
+    for (skip_space(); peek() == '['; skip_space()) {
+      ++pos_;
+      expect(']');
+      if (ty.list_size >= 0) fail("a list of lists holds lists of any length (no [N] inside)");
+      if (++ty.nesting + 1 > SDK_VALUE_LIST_MAX_DEPTH) {
+        fail("lists nest deeper than SDK_VALUE_LIST_MAX_DEPTH (" +
+             std::to_string(SDK_VALUE_LIST_MAX_DEPTH) + " levels)");
+      }
     }
-    ty.nested = true;
   }
 
   Argument parse_argument(bool is_return) {
@@ -437,8 +440,8 @@ class Parser {
       if (!a.type.optional)
         fail("default None of argument '" + a.name + "' needs an optional type");
       a.default_value = Value::none();
-    } else if (a.type.nested) {  // as torch's parser: no list of lists is written as a default
-      fail("argument '" + a.name + "' of type int[][] takes no default but None");
+    } else if (a.type.nesting > 0) {  // as torch's parser: no list of lists is written as a default
+      fail("argument '" + a.name + "' of type " + a.type.str() + " takes no default but None");
     } else if (a.type.list) {
       parse_list_default(a, tok);
     } else {
@@ -559,49 +562,29 @@ class Parser {
   }
 };
 
-int32_t value_tag_of(const Type& ty) {
-  if (ty.nested) return SDK_VALUE_INT_LIST_LIST;
-  if (ty.list) {
-    switch (ty.base) {
-      case BaseType::Int:
-        return SDK_VALUE_INT_LIST;
-      case BaseType::Float:
-        return SDK_VALUE_FLOAT_LIST;
-      case BaseType::Bool:
-        return SDK_VALUE_BOOL_LIST;
-      default:
-        return SDK_VALUE_TENSOR_LIST;
-    }
-  }
-  switch (ty.base) {
-    case BaseType::Tensor:
-      return SDK_VALUE_TENSOR;
-    case BaseType::Float:
-      return SDK_VALUE_FLOAT;
-    case BaseType::Bool:
-      return SDK_VALUE_BOOL;
-    case BaseType::Str:
-      return SDK_VALUE_STRING;
-    case BaseType::ScalarType:
-      return SDK_VALUE_SCALAR_TYPE;
-    case BaseType::Device:
-      return SDK_VALUE_DEVICE;
-    case BaseType::Generator:
-      return SDK_VALUE_NONE;
-    default:
-      return SDK_VALUE_INT;  // int, SymInt, Layout, MemoryFormat; Scalar is INT/FLOAT/BOOL
-  }
-}
-
 }  // namespace
 
 std::string Type::str() const {
   std::string s = base_text(base);
   if (optional_elements) s += "?";
   if (list) s += list_size >= 0 ? "[" + std::to_string(list_size) + "]" : "[]";
-  if (nested) s += "[]";
+  for (int32_t k = 0; k < nesting; ++k) s += "[]";
   if (optional) s += "?";
   return s;
+}
+
+Type Type::item() const {
+  Type t = *this;
+  t.optional = false;
+  if (nesting > 0) {
+    --t.nesting;
+    return t;
+  }
+  t.list = false;
+  t.list_size = -1;
+  t.optional = optional_elements;
+  t.optional_elements = false;
+  return t;
 }
 
 std::string AliasInfo::str() const {
@@ -660,103 +643,5 @@ Schema parse_schema(const std::string& text, const std::string& default_ns) {
 }
 
 bool is_bare_name(const std::string& text) { return text.find('(') == std::string::npos; }
-
-const char* value_tag_name(int32_t tag) {
-  switch (tag) {
-    case SDK_VALUE_NONE:
-      return "None";
-    case SDK_VALUE_TENSOR:
-      return "Tensor";
-    case SDK_VALUE_INT:
-      return "int";
-    case SDK_VALUE_FLOAT:
-      return "float";
-    case SDK_VALUE_BOOL:
-      return "bool";
-    case SDK_VALUE_STRING:
-      return "str";
-    case SDK_VALUE_SCALAR_TYPE:
-      return "ScalarType";
-    case SDK_VALUE_DEVICE:
-      return "Device";
-    case SDK_VALUE_INT_LIST:
-      return "int[]";
-    case SDK_VALUE_FLOAT_LIST:
-      return "float[]";
-    case SDK_VALUE_BOOL_LIST:
-      return "bool[]";
-    case SDK_VALUE_TENSOR_LIST:
-      return "Tensor[]";
-    case SDK_VALUE_INT_LIST_LIST:
-      return "int[][]";
-    default:
-      return "an unknown value";
-  }
-}
-
-int32_t schema_value_tag(const Type& ty) { return value_tag_of(ty); }
-
-void coerce_value(const Schema& schema, const Argument& arg, bool is_return, Value& v) {
-  const Type& ty = arg.type;
-  auto wrong = [&](const std::string& why) {
-    SDK_FAIL(SDK_ERROR_TYPE, schema.qualified(), "(): ", is_return ? "return" : "argument", " '",
-             arg.name.empty() ? std::string("#") : arg.name, "' must be ", ty.str(), ", got ", why,
-             " (schema: ", schema.str(), ")");
-  };
-  if (v.tag == SDK_VALUE_NONE) {
-    if (ty.optional || ty.base == BaseType::Generator) return;
-    wrong("None");
-  }
-  if (ty.nested) {
-    if (v.tag != SDK_VALUE_INT_LIST_LIST) wrong(value_tag_name(v.tag));
-    return;
-  }
-  if (ty.list) {
-    int32_t want = value_tag_of(ty);
-    if (ty.base == BaseType::Int && v.tag == SDK_VALUE_INT && ty.list_size > 0) {
-      std::vector<int64_t> rep(static_cast<size_t>(ty.list_size), v.i);  // int[2] given 3
-      v.tag = SDK_VALUE_INT_LIST;
-      v.x().ints = std::move(rep);
-    }
-    if (ty.base == BaseType::Float && v.tag == SDK_VALUE_INT_LIST) {
-      v.tag = SDK_VALUE_FLOAT_LIST;
-      v.x().floats.assign(v.x().ints.begin(), v.x().ints.end());
-      v.x().ints.clear();
-    }
-    if (v.tag != want) wrong(value_tag_name(v.tag));
-    if (want == SDK_VALUE_TENSOR_LIST && !ty.optional_elements) {
-      for (const Ref& t : v.x().tensors) {
-        if (!t) wrong("a list holding None");
-      }
-    }
-    int64_t n = want == SDK_VALUE_INT_LIST     ? static_cast<int64_t>(v.x().ints.size())
-                : want == SDK_VALUE_FLOAT_LIST ? static_cast<int64_t>(v.x().floats.size())
-                : want == SDK_VALUE_BOOL_LIST  ? static_cast<int64_t>(v.x().bools.size())
-                                               : static_cast<int64_t>(v.x().tensors.size());
-    if (ty.list_size >= 0 && n != ty.list_size) {
-      wrong(str("a list of ", n, " elements"));
-    }
-    return;
-  }
-  switch (ty.base) {
-    case BaseType::Scalar:
-      if (v.tag != SDK_VALUE_INT && v.tag != SDK_VALUE_FLOAT && v.tag != SDK_VALUE_BOOL) {
-        wrong(value_tag_name(v.tag));
-      }
-      return;
-    case BaseType::Float:
-      if (v.tag == SDK_VALUE_INT) {  // torch accepts an int for a float
-        v.tag = SDK_VALUE_FLOAT;
-        v.f = static_cast<double>(v.i);
-        return;
-      }
-      break;
-    case BaseType::Generator:
-      wrong(value_tag_name(v.tag));
-    default:
-      break;
-  }
-  if (v.tag != value_tag_of(ty)) wrong(value_tag_name(v.tag));
-}
 
 }  // namespace sdk::detail

@@ -42,8 +42,9 @@ struct Type {
   bool list = false;               // T[] or T[N]
   int64_t list_size = -1;          // N of T[N]; -1 when unsized
   bool optional_elements = false;  // Tensor?[]
-  bool nested = false;             // int[][]: a list of int lists (only int nests, as in torch)
-  std::string str() const;         // as written in a schema: "Tensor?[]", "int[2]"
+  int32_t nesting = 0;             // lists around the list: int[][] 1, float[][][] 2
+  std::string str() const;         // as written in a schema: "Tensor?[]", "int[2]", "int[][]"
+  Type item() const;               // a list's items: int[] for int[][], Tensor? for Tensor?[]
 };
 
 // Tensor(a), Tensor(a!), Tensor(a -> *): the argument or return aliases set `before`; `write`
@@ -76,8 +77,13 @@ struct Schema {
   std::string qualified() const;  // "ns::op.overload" or "ns::op"
 };
 
-// The sdk_value_tag of values of `ty` (INT for Scalar, which also takes FLOAT and BOOL).
+// The sdk_value_tag of values of `ty` (INT for Scalar, which also takes FLOAT and BOOL): a
+// list is the flat kind of its items where one exists (int[], Tensor?[], ...), else a LIST.
 int32_t schema_value_tag(const Type& ty);
+// How a LIST type nests (sdk_op_argument's list_levels and item_tag): its LIST levels (0 when
+// it is no LIST) and the tag of its innermost LIST's items.
+int32_t schema_list_levels(const Type& ty);
+int32_t schema_item_tag(const Type& ty);
 
 // Parse `text`. A name without "::" gets `default_ns`; a name whose namespace differs from a
 // non-empty `default_ns` is an error. Throws Error(SDK_ERROR_VALUE) naming the problem and

@@ -9,17 +9,30 @@
 #include "tensor_impl.h"
 
 namespace sdk::detail {
+struct Value;
+}  // namespace sdk::detail
+
+// The C ABI's sdk_values: a vector of Values. Defined before Value because a LIST value holds
+// one (its items), which sdk_values_get_list hands out as a read-only view.
+struct sdk_values {
+  std::vector<sdk::detail::Value> items;
+};
+
+namespace sdk::detail {
 
 // Strings and lists, which most values do not have: kept out of line so that a Value stays
-// small (a call moves a few of them).
+// small (a call moves a few of them), and so that a list's storage (and every pointer a getter
+// handed out into it) stays put when the Value itself moves.
 struct ValueExtra {
   std::string s;                     // STRING
-  std::vector<int64_t> ints;         // INT_LIST; INT_LIST_LIST's lists, one after another
-  std::vector<int64_t> lengths;      // INT_LIST_LIST: the length of each list
+  std::vector<int64_t> ints;         // INT_LIST; a LIST of INT_LISTs: their ints, one after another
+  std::vector<int64_t> lengths;      // a LIST of INT_LISTs: their lengths (sync_int_lists)
   std::vector<double> floats;        // FLOAT_LIST
   std::vector<int32_t> bools;        // BOOL_LIST (0/1)
   std::vector<Ref> tensors;          // TENSOR_LIST (null entries for Tensor?[])
   std::vector<sdk_tensor*> handles;  // borrowed view of `tensors` for the C ABI getter
+  sdk_values list;                   // LIST: the items
+  int32_t depth = 0;                 // LIST: list levels, itself included (list_depth)
 };
 
 // One tagged value; `tag` (an sdk_value_tag) says which member holds it.
@@ -83,14 +96,32 @@ struct Value {
     e.handles.clear();
     for (const Ref& t : e.tensors) e.handles.push_back(t ? to_handle(t.get()) : nullptr);
   }
+  // A LIST holding `items` (depth checked against SDK_VALUE_LIST_MAX_DEPTH; ValueError naming
+  // `fn` when deeper). Defined in values.cpp.
+  static Value of_list(std::vector<Value> items, const char* fn);
+  // Refresh a LIST's flat int[][] view (`ints`, `lengths`) after its items changed: filled when
+  // every item is an INT_LIST, empty otherwise.
+  void sync_int_lists();
 };
+
+// How many list levels a value has: 0 for a scalar, 1 for a flat list (INT_LIST, ...), and
+// for a LIST one more than its deepest item (1 when empty).
+int32_t list_depth(const Value& v);
+
+// Call f(const TensorImpl*) for each tensor `v` holds: itself, a Tensor[]'s entries (null for
+// None) and, through LISTs (at most SDK_VALUE_LIST_MAX_DEPTH deep), those of its items.
+template <typename F>
+void for_each_tensor(const Value& v, F&& f) {
+  if (v.tag == SDK_VALUE_TENSOR) f(v.tensor.get());
+  if (v.tag == SDK_VALUE_TENSOR_LIST) {
+    for (const Ref& t : v.x().tensors) f(t.get());
+  }
+  if (v.tag == SDK_VALUE_LIST) {
+    for (const Value& item : v.x().list.items) for_each_tensor(item, f);
+  }
+}
 
 // Name of a tag for messages ("Tensor", "int", "list of floats", ...).
 const char* value_tag_name(int32_t tag);
 
 }  // namespace sdk::detail
-
-// The C ABI's sdk_values: a vector of Values.
-struct sdk_values {
-  std::vector<sdk::detail::Value> items;
-};

@@ -1,6 +1,8 @@
 // core/src/values.cpp: boxed values (sdk_values), the arguments and results of an op call
 // through the C ABI: push, read and take them by index and tag.
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -43,6 +45,50 @@ void check_list(const T* data, int64_t n, const char* fn) {
 }
 
 }  // namespace
+
+int32_t list_depth(const Value& v) {
+  switch (v.tag) {
+    case SDK_VALUE_LIST:
+      return v.x().depth;
+    case SDK_VALUE_INT_LIST:
+    case SDK_VALUE_FLOAT_LIST:
+    case SDK_VALUE_BOOL_LIST:
+    case SDK_VALUE_TENSOR_LIST:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+Value Value::of_list(std::vector<Value> items, const char* fn) {
+  int32_t depth = 1;
+  for (const Value& item : items) depth = std::max(depth, list_depth(item) + 1);
+  SDK_VALUE_CHECK(depth <= SDK_VALUE_LIST_MAX_DEPTH, fn, ": the list would have ", depth,
+                  " levels, more than SDK_VALUE_LIST_MAX_DEPTH (", SDK_VALUE_LIST_MAX_DEPTH, ")");
+  Value x;
+  x.tag = SDK_VALUE_LIST;
+  x.x().depth = depth;
+  x.x().list.items = std::move(items);
+  x.sync_int_lists();
+  return x;
+}
+
+void Value::sync_int_lists() {
+  ValueExtra& e = x();
+  e.ints.clear();
+  e.lengths.clear();
+  for (const Value& item : e.list.items) {
+    if (item.tag != SDK_VALUE_INT_LIST) {
+      e.ints.clear();
+      e.lengths.clear();
+      return;
+    }
+    const std::vector<int64_t>& xs = item.x().ints;
+    e.lengths.push_back(static_cast<int64_t>(xs.size()));
+    e.ints.insert(e.ints.end(), xs.begin(), xs.end());
+  }
+}
+
 }  // namespace sdk::detail
 
 using namespace sdk::detail;
@@ -201,11 +247,31 @@ SDK_API sdk_status sdk_values_push_int_list_list(sdk_values* values, const int64
     total += lengths[k];
   }
   check_list(data, total, fn);
-  Value x;
-  x.tag = SDK_VALUE_INT_LIST_LIST;
-  if (n > 0) x.x().lengths.assign(lengths, lengths + n);
-  if (total > 0) x.x().ints.assign(data, data + total);
-  push(values, std::move(x), fn);
+  check_not_null(values, fn, "values");
+  std::vector<Value> lists(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; data += lengths[k], ++k) {
+    lists[k].tag = SDK_VALUE_INT_LIST;
+    if (lengths[k] > 0) lists[k].x().ints.assign(data, data + lengths[k]);
+  }
+  push(values, Value::of_list(std::move(lists), fn), fn);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_push_list(sdk_values* values, int64_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* fn = "sdk_values_push_list";
+  check_not_null(values, fn, "values");
+  std::vector<Value>& all = values->items;
+  SDK_VALUE_CHECK(n >= 0 && n <= static_cast<int64_t>(all.size()), fn, ": cannot make a list of ",
+                  n, " of ", all.size(), " values");
+  auto first = all.end() - n;
+  int32_t deepest = 0;  // checked before anything moves, so a refusal leaves `values` as it was
+  for (auto it = first; it != all.end(); ++it) deepest = std::max(deepest, list_depth(*it));
+  SDK_VALUE_CHECK(deepest < SDK_VALUE_LIST_MAX_DEPTH, fn, ": the list would have ", deepest + 1,
+                  " levels, more than SDK_VALUE_LIST_MAX_DEPTH (", SDK_VALUE_LIST_MAX_DEPTH, ")");
+  std::vector<Value> items(std::make_move_iterator(first), std::make_move_iterator(all.end()));
+  all.erase(first, all.end());
+  all.push_back(Value::of_list(std::move(items), fn));
   SDK_SAFE_CALL_END;
 }
 
@@ -367,10 +433,25 @@ SDK_API sdk_status sdk_values_get_int_list_list(const sdk_values* values, int64_
   check_not_null(data, fn, "data");
   check_not_null(lengths, fn, "lengths");
   check_not_null(n, fn, "n");
-  const Value& x = typed(values, i, SDK_VALUE_INT_LIST_LIST, fn);
-  *data = x.x().ints.data();
+  const Value& x = typed(values, i, SDK_VALUE_LIST, fn);
+  const std::vector<Value>& items = x.x().list.items;
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (items[k].tag != SDK_VALUE_INT_LIST) {
+      SDK_FAIL(SDK_ERROR_TYPE, fn, ": value ", i, " is not an int[][]: its item ", k, " is ",
+               value_tag_name(items[k].tag), ", not int[]");
+    }
+  }
+  *data = x.x().ints.data();  // the flat view Value::sync_int_lists keeps
   *lengths = x.x().lengths.data();
-  *n = static_cast<int64_t>(x.x().lengths.size());
+  *n = static_cast<int64_t>(items.size());
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_list(const sdk_values* values, int64_t i,
+                                       const sdk_values** items) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(items, "sdk_values_get_list", "items");
+  *items = &typed(values, i, SDK_VALUE_LIST, "sdk_values_get_list").x().list;
   SDK_SAFE_CALL_END;
 }
 

@@ -13,21 +13,31 @@
 namespace sdkpy {
 namespace {
 
+// The argument or result a value is (with the item's path in a list of lists), for messages:
+// "argument 'g' item [1]", "the Python kernel's int[][] result item [0]".
+std::string who(const ValueSite& site, const ArgPlan& a) {
+  if (site.result) return "the Python kernel's " + a.outer_type + " result" + a.path;
+  return "argument '" + a.name + "'" + a.path;
+}
+
 // A value of the wrong kind: a TypeError naming the op, the argument or result, and the schema.
 bool kind_error(const ValueSite& site, const ArgPlan& a, PyObject* got) {
-  if (site.result) {
+  if (site.result && a.path.empty()) {
     PyErr_Format(PyExc_TypeError, "%s: the Python kernel returned a %s for its %s result", site.op,
                  Py_TYPE(got)->tp_name, a.type.c_str());
+  } else if (site.result) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be %s, not %s", site.op, who(site, a).c_str(),
+                 a.type.c_str(), Py_TYPE(got)->tp_name);
   } else {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be %s, not %s (schema: %s)", site.op,
-                 a.name.c_str(), a.type.c_str(), Py_TYPE(got)->tp_name, site.schema);
+    PyErr_Format(PyExc_TypeError, "%s(): %s must be %s, not %s (schema: %s)", site.op,
+                 who(site, a).c_str(), a.type.c_str(), Py_TYPE(got)->tp_name, site.schema);
   }
   return false;
 }
 
 // An item of a list value of the wrong kind (Tensor[] and friends).
 bool item_error(const ValueSite& site, const ArgPlan& a, PyObject* got) {
-  if (!site.result) return kind_error(site, a, got);
+  if (!site.result || !a.path.empty()) return kind_error(site, a, got);
   PyErr_Format(PyExc_TypeError, "%s: the Python kernel returned a %s in its %s result", site.op,
                Py_TYPE(got)->tp_name, a.type.c_str());
   return false;
@@ -142,30 +152,8 @@ bool push_int_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_val
   }
   if (is_tensor(o) || PyFloat_Check(o) || PyUnicode_Check(o) || !PySequence_Check(o))
     return kind_error(site, a, o);
-  std::string what = site.result ? std::string("the Python kernel's int[] result")
-                                 : std::string("argument '") + a.name + "'";
-  if (!int_list_value(o, site.op, what.c_str(), &xs)) return false;
+  if (!int_list_value(o, site.op, who(site, a).c_str(), &xs)) return false;
   return pushed(sdk_values_push_int_list(v, xs.data(), static_cast<int64_t>(xs.size())));
-}
-
-// int[][]: a sequence of sequences of int64 (lists or tuples, each of any length), pushed as
-// their ints one list after another and the lists' lengths.
-bool push_int_list_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
-  if (is_tensor(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
-    return kind_error(site, a, o);
-  OwnedRef lists(PySequence_Tuple(o));  // a copy: an item's __index__ may change `o`
-  if (!lists.p) return false;
-  std::string who = site.result ? std::string("the Python kernel's int[][] result")
-                                : std::string("argument '") + a.name + "'";
-  std::vector<int64_t> flat, lengths, xs;
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(lists.p); ++k) {
-    std::string what = who + " item " + std::to_string(k);
-    if (!int_list_value(PyTuple_GET_ITEM(lists.p, k), site.op, what.c_str(), &xs)) return false;
-    lengths.push_back(static_cast<int64_t>(xs.size()));
-    flat.insert(flat.end(), xs.begin(), xs.end());
-  }
-  return pushed(sdk_values_push_int_list_list(v, flat.data(), lengths.data(),
-                                              static_cast<int64_t>(lengths.size())));
 }
 
 // float[] and bool[]: an argument's items are checked as torch checks them; a kernel's result
@@ -224,7 +212,7 @@ bool push_tensor_list(const ValueSite& site, const ArgPlan& a, PyObject* const* 
 bool push_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
   bool sequence = site.result ? PyList_Check(o) || PyTuple_Check(o) : PySequence_Check(o) != 0;
   if (is_tensor(o) || PyUnicode_Check(o) || !sequence) {
-    if (!site.result) return kind_error(site, a, o);
+    if (!site.result || !a.path.empty()) return kind_error(site, a, o);
     PyErr_Format(PyExc_TypeError, "%s: the Python kernel must return a list for %s, not %s",
                  site.op, a.type.c_str(), Py_TYPE(o)->tp_name);
     return false;
@@ -235,6 +223,46 @@ bool push_list(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values*
   Py_ssize_t n = PyTuple_GET_SIZE(seq.p);
   return a.tag == SDK_VALUE_TENSOR_LIST ? push_tensor_list(site, a, items, n, v)
                                         : push_number_list(site, a, items, n, v);
+}
+
+// The plan of item k of LIST plan `a`: its tag from the core's list_levels and item_tag (no
+// type is parsed here), its text `a`'s without the last "[]" (for messages, and the flags
+// arg_plan_of reads from the text too), its name the argument's and the item's path.
+ArgPlan item_plan(const ArgPlan& a, Py_ssize_t k) {
+  ArgPlan item = a;
+  std::string t = a.type;
+  if (!t.empty() && t.back() == '?') t.pop_back();  // int[][]?: the list may be None
+  item.type = t.substr(0, t.size() - 2);            // strip "[]"
+  item.optional = !item.type.empty() && item.type.back() == '?';
+  item.has_default = false;
+  item.list_size = -1;
+  item.scalar = item.type == "Scalar" || item.type == "Scalar?";
+  item.optional_elements = item.type.find("?[") != std::string::npos;
+  item.list_levels = a.list_levels - 1;
+  item.tag = item.list_levels > 0 ? SDK_VALUE_LIST : a.item_tag;
+  item.item_tag = item.list_levels > 0 ? a.item_tag : SDK_VALUE_NONE;
+  item.path = a.path + (a.path.empty() ? " item [" : "[") + std::to_string(k) + "]";
+  return item;
+}
+
+// A LIST (int[][], float[][], Tensor[][], str[], ...): a sequence (lists or tuples), each item
+// pushed by its own plan (another LIST, a flat list, a str), then wrapped by the core. Read
+// from a copy: an item's __index__ may change `o`. Nesting is bounded by the schema's type.
+bool push_items(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
+  bool sequence = site.result ? PyList_Check(o) || PyTuple_Check(o) : PySequence_Check(o) != 0;
+  if (is_tensor(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !sequence)
+    return kind_error(site, a, o);
+  OwnedRef items(PySequence_Tuple(o));
+  if (!items.p) return false;
+  const int64_t before = sdk_values_size(v);
+  const Py_ssize_t n = PyTuple_GET_SIZE(items.p);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (!push_value(site, item_plan(a, k), PyTuple_GET_ITEM(items.p, k), v)) {
+      sdk_values_pop(v, sdk_values_size(v) - before);  // the items pushed so far
+      return false;
+    }
+  }
+  return pushed(sdk_values_push_list(v, n));
 }
 
 // A new list of `convert(d[k])` for k < n; nullptr (the error set) when one conversion fails.
@@ -252,8 +280,10 @@ PyObject* list_of(const T* d, int64_t n, Convert convert) {
   return l;
 }
 
-// A list value i of `v` as a new Python list.
-PyObject* list_to_py(sdk_values* v, int64_t i, int32_t tag) {
+PyObject* read_value_to_py(const sdk_values* v, int64_t i);
+
+// A list value i of `v` as a new Python list (a LIST's items converted one by one).
+PyObject* list_to_py(const sdk_values* v, int64_t i, int32_t tag) {
   int64_t n = 0;
   if (tag == SDK_VALUE_INT_LIST) {
     const int64_t* d = nullptr;
@@ -270,15 +300,16 @@ PyObject* list_to_py(sdk_values* v, int64_t i, int32_t tag) {
     sdk_values_get_bool_list(v, i, &d, &n);
     return list_of(d, n, [](auto x) { return PyBool_FromLong(x); });
   }
-  if (tag == SDK_VALUE_INT_LIST_LIST) {
-    const int64_t* d = nullptr;
-    const int64_t* lengths = nullptr;
-    sdk_values_get_int_list_list(v, i, &d, &lengths, &n);
-    return list_of(lengths, n, [&d](int64_t len) {
-      PyObject* l = list_of(d, len, [](auto x) { return PyLong_FromLongLong(x); });
-      d += len;
-      return l;
-    });
+  if (tag == SDK_VALUE_LIST) {
+    const sdk_values* items = nullptr;
+    if (sdk_values_get_list(v, i, &items) != SDK_OK) return raise_last_error();
+    PyObject* l = PyList_New(sdk_values_size(items));
+    for (int64_t k = 0; l && k < sdk_values_size(items); ++k) {
+      PyObject* x = read_value_to_py(items, k);
+      if (!x) Py_CLEAR(l);
+      if (l) PyList_SET_ITEM(l, k, x);
+    }
+    return l;
   }
   sdk_tensor* const* d = nullptr;  // SDK_VALUE_TENSOR_LIST
   sdk_values_get_tensor_list(v, i, &d, &n);
@@ -311,6 +342,9 @@ ArgPlan arg_plan_of(const sdk_op_argument& info) {
   a.scalar = a.type == "Scalar" || a.type == "Scalar?";
   a.optional_elements = a.type.find("?[") != std::string::npos;
   a.list_size = info.list_size;
+  a.list_levels = info.list_levels;
+  a.item_tag = info.item_tag;
+  a.outer_type = a.type;
   return a;
 }
 
@@ -339,8 +373,8 @@ bool push_value(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values
       return push_device(o, v);
     case SDK_VALUE_INT_LIST:
       return push_int_list(site, a, o, v);
-    case SDK_VALUE_INT_LIST_LIST:
-      return push_int_list_list(site, a, o, v);
+    case SDK_VALUE_LIST:
+      return push_items(site, a, o, v);
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST:
     case SDK_VALUE_TENSOR_LIST:
@@ -353,16 +387,19 @@ bool push_value(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values
   }
 }
 
-// Value i of `v` as a new Python object. A tensor is moved out of `v` (the value becomes
-// None): callers are done with the values.
-PyObject* value_to_py(sdk_values* v, int64_t i) {
+namespace {
+
+// Value i of `v` as a new Python object, read without changing `v` (a tensor is retained):
+// what a LIST's items, which are read-only, are converted by.
+PyObject* read_value_to_py(const sdk_values* v, int64_t i) {
   int32_t tag = sdk_values_tag(v, i);
   switch (tag) {
     case SDK_VALUE_NONE:
       Py_RETURN_NONE;
     case SDK_VALUE_TENSOR: {
       sdk_tensor* h = nullptr;
-      if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
+      if (sdk_values_get_tensor(v, i, &h) != SDK_OK) return raise_last_error();
+      sdk_tensor_retain(h);
       return boundary_out(h);
     }
     case SDK_VALUE_INT: {
@@ -400,12 +437,23 @@ PyObject* value_to_py(sdk_values* v, int64_t i) {
     case SDK_VALUE_FLOAT_LIST:
     case SDK_VALUE_BOOL_LIST:
     case SDK_VALUE_TENSOR_LIST:
-    case SDK_VALUE_INT_LIST_LIST:
+    case SDK_VALUE_LIST:
       return list_to_py(v, i, tag);
     default:
       PyErr_SetString(PyExc_RuntimeError, "an op returned a value of an unknown kind");
       return nullptr;
   }
+}
+
+}  // namespace
+
+// Value i of `v` as a new Python object. A tensor is moved out of `v` (the value becomes
+// None): callers are done with the values.
+PyObject* value_to_py(sdk_values* v, int64_t i) {
+  if (sdk_values_tag(v, i) != SDK_VALUE_TENSOR) return read_value_to_py(v, i);
+  sdk_tensor* h = nullptr;
+  if (sdk_values_take_tensor(v, i, &h) != SDK_OK) return raise_last_error();
+  return boundary_out(h);
 }
 
 bool int_list_value(PyObject* o, const char* op, const char* what, std::vector<int64_t>* out) {

@@ -21,6 +21,10 @@ struct ArgPlan {
   bool scalar = false;             // a Scalar: int, float or bool
   bool optional_elements = false;  // Tensor?[]
   int32_t list_size = -1;
+  int32_t list_levels = 0;            // a LIST's levels (int[][]: 1), else 0
+  int32_t item_tag = SDK_VALUE_NONE;  // the tag of its innermost LIST's items
+  std::string path;                   // an item of a list argument: " item [1][0]"
+  std::string outer_type;             // the type of the argument or result it is an item of
 };
 
 ArgPlan arg_plan_of(const sdk_op_argument& info);

@@ -54,9 +54,21 @@ CHECK_OFF(sdk_dl_managed_tensor_versioned, deleter, 16);
 CHECK_OFF(sdk_dl_managed_tensor_versioned, flags, 24);
 CHECK_OFF(sdk_dl_managed_tensor_versioned, dl_tensor, 32);
 
+/* sdk_op_argument: ABI 1.3's 64 bytes, then list_levels and item_tag (ABI 1.9), which the core
+ * writes only for a caller whose `size` covers them. */
+CHECK_SIZE(sdk_op_argument, 72);
+CHECK_OFF(sdk_op_argument, name, 8);
+CHECK_OFF(sdk_op_argument, tag, 24);
+CHECK_OFF(sdk_op_argument, list_size, 44);
+CHECK_OFF(sdk_op_argument, default_text, 56);
+CHECK_OFF(sdk_op_argument, list_levels, 64);
+CHECK_OFF(sdk_op_argument, item_tag, 68);
+
 /* Enum values are part of the ABI. */
 _Static_assert(SDK_FLOAT64 == 9 && SDK_BFLOAT16 == 7, "dtype codes changed");
 _Static_assert(SDK_CPU == 1 && SDK_CUDA == 2, "device codes must equal DLPack's");
 _Static_assert(SDK_DL_BOOL == 6 && SDK_DL_BFLOAT == 4, "DLPack type codes changed");
+_Static_assert(SDK_VALUE_TENSOR_LIST == 11 && SDK_VALUE_INT_LIST_LIST == 12 && SDK_VALUE_LIST == 13,
+               "value tags changed");
 
 int sdk_abi_layout_ok(void) { return 1; }

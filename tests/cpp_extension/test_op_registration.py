@@ -64,7 +64,25 @@ sdk::List<sdk::List<int64_t>> doubled(const sdk::List<sdk::List<int64_t>>& g) {
   return out;
 }
 
+// lists of lists of other item types and str[]: the list kind, with no Box of their own
+std::tuple<std::vector<std::vector<double>>, std::vector<std::vector<bool>>,
+           std::vector<std::vector<Tensor>>, std::vector<std::string>, int64_t>
+nested(std::vector<std::vector<double>> f, std::vector<std::vector<bool>> b,
+       std::vector<std::vector<Tensor>> t, std::vector<std::string> s,
+       std::optional<std::vector<std::vector<double>>> of) {
+  for (auto& l : f)
+    for (double& x : l) x *= 2;
+  for (auto& l : b) l.flip();
+  for (auto& l : t)
+    for (Tensor& x : l) x = x + 1;
+  std::vector<std::string> r(s.rbegin(), s.rend());
+  return {f, b, t, r, of ? static_cast<int64_t>(of->size()) : -1};
+}
+
 SDK_LIBRARY({NS}, m) {
+  m.def("nested(float[][] f, bool[][] b, Tensor[][] t, str[] s, float[][]? of=None) -> "
+        "(float[][], bool[][], Tensor[][], str[], int)");
+  m.def("nested_inferred", &nested);
   m.def("echo(Tensor t, Tensor? ot, Tensor[] ts, Tensor?[] ots, int i, int[] il, float f, "
         "float[] fl, bool b, bool[] bl, str s, Scalar sc, ScalarType dt, ScalarType? odt, "
         "Device dev, *, int kw=0) -> (Tensor, Tensor?, Tensor[], int, int[], float, bool, str, "
@@ -78,6 +96,7 @@ SDK_LIBRARY({NS}, m) {
 SDK_LIBRARY_IMPL({NS}, CPU, m) {
   m.impl("echo", &echo);
   m.impl("groups", &groups);
+  m.impl("nested", &nested);
   m.impl("via_python", &via_python);
 }
 """
@@ -145,12 +164,29 @@ def test_int_list_lists_round_trip_through_a_cpp_kernel(cpp_ops):
     assert ops.groups.schema == (
         f"{cpp_ops}::groups(Tensor x, int[][] g, int[][]? og=None) -> (int[], int[][])"
     )
-    with pytest.raises(TypeError, match=r"argument 'g' item 1 must be a list of ints"):
+    with pytest.raises(TypeError, match=r"argument 'g' item \[1\] must be int\[\], not int"):
         ops.groups(sdk.ones(1), [[1], 2])
     with pytest.raises(
-        TypeError, match=r"argument 'g' item 0 must be a list of ints .*item 1 is float"
+        TypeError, match=r"argument 'g' item \[0\] must be a list of ints .*item 1 is float"
     ):
         ops.groups(sdk.ones(1), [[1, 2.5]])
+
+
+def test_nested_lists_of_every_item_type_round_trip_through_a_cpp_kernel(cpp_ops):
+    ops = getattr(sdk.ops, cpp_ops)
+    t = sdk.arange(2.0)
+    f, b, ts, s, n = ops.nested([[1.5], [], [-2.0, 1e300]], [[True, False], []], [[t], [], [t, t]],
+                                ["a", "b", "é"], of=[[], [1.0]])  # fmt: skip
+    assert f == [[3.0], [], [-4.0, 2e300]] and b == [[False, True], []] and n == 2
+    assert s == ["é", "b", "a"] and [len(x) for x in ts] == [1, 0, 2]
+    np.testing.assert_array_equal(ts[2][1].numpy(), [1.0, 2.0])
+    assert ops.nested([], [], [], [])[4] == -1
+    assert ops.nested_inferred.schema == (
+        f"{cpp_ops}::nested_inferred(float[][] _0, bool[][] _1, Tensor[][] _2, str[] _3, "
+        "float[][]? _4) -> (float[][], bool[][], Tensor[][], str[], int)"
+    )
+    with pytest.raises(TypeError, match=r"argument 'f' item \[0\] must be float\[\], not str"):
+        ops.nested(["x"], [], [], [])
 
 
 def test_pybind11_module_with_registrations_and_cpp_callers(tmp_path, monkeypatch):
@@ -274,3 +310,124 @@ def test_a_second_library_for_a_namespace_is_refused(tmp_path, cpp_ops):
         ImportError, match=f"namespace '{cpp_ops}' is already defined.*SDK_LIBRARY_FRAGMENT"
     ):
         load(f"again_{cpp_ops}", [str(src)], is_python_module=False)
+
+
+OLD_1_8 = r"""
+#include <sdk/c_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An extension as one built against ABI 1.8 is: it says ABI 1.8 (what <sdk/export.h> wrote
+ * then), reads and writes int[][] only through sdk_values_get/push_int_list_list, and has
+ * sdk_op_argument as 1.8 laid it out (without list_levels and item_tag), its size set to that
+ * smaller size. */
+__attribute__((visibility("default"))) const uint32_t sdk_extension_abi_version = (1u << 16) | 8u;
+
+typedef struct {
+  uint32_t size;
+  uint32_t reserved;
+  const char* name;
+  const char* type;
+  int32_t tag, optional, kwarg_only, has_default, is_write, list_size;
+  const char* alias;
+  const char* default_text;
+} argument_1_8;
+
+/* the lists in reverse order, each item negated */
+static sdk_status flip_kernel(void* ctx, const sdk_op* op, sdk_values* v) {
+  argument_1_8 info;
+  const int64_t* data = NULL;
+  const int64_t* lengths = NULL;
+  int64_t n = 0, total = 0, k, j, at = 0, start;
+  int64_t *out, *out_lengths;
+  sdk_status st;
+  (void)ctx;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  st = sdk_op_argument_info(op, 0, 0, (sdk_op_argument*)&info);
+  if (st != SDK_OK) return st;
+  if (strcmp(info.type, "int[][]") != 0 || info.list_size != -1)
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, "not the 1.8 description of int[][]");
+  st = sdk_values_get_int_list_list(v, 0, &data, &lengths, &n);
+  if (st != SDK_OK) return st;
+  for (k = 0; k < n; ++k) total += lengths[k];
+  out = (int64_t*)malloc(sizeof(int64_t) * (size_t)(total + 1));
+  out_lengths = (int64_t*)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (k = n - 1; k >= 0; --k) {
+    for (start = 0, j = 0; j < k; ++j) start += lengths[j];
+    out_lengths[n - 1 - k] = lengths[k];
+    for (j = 0; j < lengths[k]; ++j) out[at++] = -data[start + j];
+  }
+  sdk_values_clear(v);
+  st = sdk_values_push_int_list_list(v, out, out_lengths, n);
+  free(out);
+  free(out_lengths);
+  return st;
+}
+
+__attribute__((constructor)) static void register_ops(void) {
+  sdk_library* lib = NULL;
+  if (sdk_library_open(SDK_LIBRARY_DEF, "{NS}", -1, "old_1_8.c", &lib) != SDK_OK ||
+      sdk_library_define(lib, "flip(int[][] g) -> int[][]") != SDK_OK ||
+      sdk_library_impl(lib, "flip", -1, flip_kernel, NULL, NULL) != SDK_OK) {
+    sdk_library_record_error(sdk_last_error_message());
+  }
+}
+"""
+
+
+def test_an_abi_1_8_int_list_list_kernel_still_works(tmp_path):
+    # int[][] travels as the list kind since ABI 1.9: a kernel written against 1.8 reads its
+    # argument and pushes its result through the 1.8 functions, which wrap that kind
+    ns = _ns()
+    src = tmp_path / "old_1_8.c"
+    src.write_text(OLD_1_8.replace("{NS}", ns))
+    load(f"old18_{ns}", [str(src)], is_python_module=False)
+    flip = getattr(sdk.ops, ns).flip
+    assert flip([[1, 2], [], [3]]) == [[-3], [], [-1, -2]]
+    assert flip([]) == [] and flip([[]]) == [[]]
+    assert flip([[2**63 - 1]]) == [[-(2**63 - 1)]]
+    with pytest.raises(TypeError, match=r"argument 'g' item \[0\] must be int\[\], not float"):
+        flip([1.5])
+
+
+NESTED_DISPATCH = r"""
+#include <sdk/export.h>
+#include <sdk/library.h>
+
+using sdk::Tensor;
+
+// which kernel a Tensor[][] call runs: the dispatcher looks for tensors inside the list kind
+int64_t which_cpu(std::vector<std::vector<Tensor>> t) { return 10 + static_cast<int64_t>(t.size()); }
+int64_t which_meta(std::vector<std::vector<Tensor>> t) {
+  SDK_CHECK(t.size() == 2 && t[1].size() == 1 && t[1][0].is_meta(), "the meta tensor");
+  return 20;
+}
+
+SDK_LIBRARY({NS}, m) { m.def("which(Tensor[][] t) -> int"); }
+SDK_LIBRARY_IMPL({NS}, CPU, m) { m.impl("which", &which_cpu); }
+SDK_LIBRARY_IMPL({NS}, Meta, m) { m.impl("which", &which_meta); }
+
+// a C++ caller with a meta tensor inside the second list: its kernel's answer as a tensor's size
+SDK_EXPORT(which_for_meta, "() -> Tensor")
+sdk_status which_for_meta(sdk_tensor** result) {
+  try {
+    Tensor m = sdk::empty({2}, sdk::device(sdk::Device(sdk::kMeta)));
+    std::vector<std::vector<Tensor>> lists{{}, {m}};
+    int64_t k = sdk::call_op<int64_t>("{NS}::which", lists);
+    *result = sdk::zeros({k}).release();
+    return SDK_OK;
+  } catch (const std::exception& e) {
+    return sdk_set_last_error(SDK_ERROR_RUNTIME, e.what());
+  }
+}
+"""
+
+
+def test_a_tensor_inside_a_list_of_lists_picks_the_kernel(tmp_path):
+    ns = _ns()
+    src = tmp_path / "nested_dispatch.cpp"
+    src.write_text(NESTED_DISPATCH.replace("{NS}", ns))
+    m = load(f"nestdisp_{ns}", [str(src)], is_python_module=False)
+    assert getattr(sdk.ops, ns).which([[sdk.ones(1)], []]) == 12  # CPU tensors: the CPU kernel
+    assert tuple(m.which_for_meta().shape) == (20,)  # a meta tensor two levels down: Meta's

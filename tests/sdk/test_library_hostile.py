@@ -333,3 +333,161 @@ def test_int_list_lists_through_the_c_abi():
         assert core.sdk_values_get_int_list_list(values, 1, d, n_of, ctypes.byref(n)) == 2
     finally:
         core.sdk_values_free(values)
+
+
+def _list_core():
+    """The core with the argument types of the list functions (ABI 1.8 and 1.9)."""
+    core = _core()
+    i64p = ctypes.POINTER(ctypes.c_int64)
+    vpp = ctypes.POINTER(ctypes.c_void_p)
+    core.sdk_values_push_list.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    core.sdk_values_get_list.argtypes = [ctypes.c_void_p, ctypes.c_int64, vpp]
+    core.sdk_values_get_int_list.argtypes = [ctypes.c_void_p, ctypes.c_int64, vpp, i64p]
+    core.sdk_values_push_int_list.argtypes = [ctypes.c_void_p, i64p, ctypes.c_int64]
+    core.sdk_values_size.argtypes = [ctypes.c_void_p]
+    core.sdk_values_size.restype = ctypes.c_int64
+    core.sdk_values_tag.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    core.sdk_values_get_int.argtypes = [ctypes.c_void_p, ctypes.c_int64, i64p]
+    core.sdk_values_push_int_list_list.argtypes = [ctypes.c_void_p, i64p, i64p, ctypes.c_int64]
+    core.sdk_values_get_int_list_list.argtypes = [
+        ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(i64p), ctypes.POINTER(i64p), i64p,
+    ]  # fmt: skip
+    core.sdk_last_error_message.restype = ctypes.c_char_p
+    return core
+
+
+LIST, INT_LIST, INT = 13, 8, 2  # SDK_VALUE_LIST, SDK_VALUE_INT_LIST, SDK_VALUE_INT
+VALUE_ERROR, TYPE_ERROR, INDEX_ERROR = 1, 2, 3
+
+
+@pytest.fixture
+def values():
+    core = _list_core()
+    v = ctypes.c_void_p()
+    assert core.sdk_values_new(ctypes.byref(v)) == 0
+    yield core, v
+    core.sdk_values_free(v)
+
+
+def _items(core, v, i):
+    items = ctypes.c_void_p()
+    assert core.sdk_values_get_list(v, i, ctypes.byref(items)) == 0
+    return items
+
+
+def test_a_list_of_values_is_built_bottom_up_and_read_through_a_view(values):
+    # [[7, 8], [], 9]: an INT_LIST, an empty LIST and an INT wrapped into one LIST
+    core, v = values
+    assert core.sdk_values_push_int(v, 1) == 0  # below the list: untouched
+    assert core.sdk_values_push_int_list(v, (ctypes.c_int64 * 2)(7, 8), 2) == 0
+    assert core.sdk_values_push_list(v, 0) == 0  # an empty list
+    assert core.sdk_values_push_int(v, 9) == 0
+    assert core.sdk_values_push_list(v, 3) == 0
+    assert core.sdk_values_size(v) == 2 and core.sdk_values_tag(v, 1) == LIST
+    items = _items(core, v, -1)
+    assert core.sdk_values_size(items) == 3
+    assert [core.sdk_values_tag(items, k) for k in range(3)] == [INT_LIST, LIST, INT]
+    d, n = ctypes.c_void_p(), ctypes.c_int64()
+    assert core.sdk_values_get_int_list(items, 0, ctypes.byref(d), ctypes.byref(n)) == 0
+    assert ctypes.cast(d, ctypes.POINTER(ctypes.c_int64))[: n.value] == [7, 8]
+    assert core.sdk_values_size(_items(core, items, 1)) == 0
+    x = ctypes.c_int64()
+    assert core.sdk_values_get_int(items, 2, ctypes.byref(x)) == 0 and x.value == 9
+    for k in range(100):  # the view and its pointers stay valid while more values are pushed
+        assert core.sdk_values_push_int(v, k) == 0
+    assert ctypes.cast(d, ctypes.POINTER(ctypes.c_int64))[:2] == [7, 8]
+    assert core.sdk_values_size(items) == 3
+
+
+def test_the_list_functions_refuse_bad_input_with_an_error(values):
+    core, v = values
+    items = ctypes.c_void_p()
+    assert core.sdk_values_push_list(None, 0) == VALUE_ERROR  # NULL values
+    assert b"values" in core.sdk_last_error_message()
+    assert core.sdk_values_push_list(v, -1) == VALUE_ERROR
+    assert core.sdk_values_push_list(v, 1) == VALUE_ERROR  # more than there are
+    assert b"cannot make a list of 1 of 0 values" in core.sdk_last_error_message()
+    assert core.sdk_values_get_list(None, 0, ctypes.byref(items)) == VALUE_ERROR
+    assert core.sdk_values_push_int(v, 4) == 0
+    assert core.sdk_values_get_list(v, 0, None) == VALUE_ERROR  # NULL out pointer
+    assert core.sdk_values_get_list(v, 0, ctypes.byref(items)) == TYPE_ERROR  # an int
+    assert b"is int, not a list" in core.sdk_last_error_message()
+    assert core.sdk_values_get_list(v, 5, ctypes.byref(items)) == INDEX_ERROR
+    assert core.sdk_values_get_list(v, -2, ctypes.byref(items)) == INDEX_ERROR
+    assert core.sdk_values_size(v) == 1  # nothing changed by the refusals
+
+
+def test_lists_nest_at_most_the_limit_deep(values):
+    core, v = values
+    assert core.sdk_values_push_int(v, 1) == 0
+    for _ in range(64):  # 64 levels of LIST around an int: the limit
+        assert core.sdk_values_push_list(v, 1) == 0
+    assert core.sdk_values_push_list(v, 1) == VALUE_ERROR
+    assert b"65 levels, more than SDK_VALUE_LIST_MAX_DEPTH (64)" in core.sdk_last_error_message()
+    assert core.sdk_values_size(v) == 1 and core.sdk_values_tag(v, 0) == LIST  # left as it was
+    assert core.sdk_values_push_int_list(v, None, 0) == 0  # a flat list is a level itself
+    for _ in range(63):
+        assert core.sdk_values_push_list(v, 1) == 0
+    assert core.sdk_values_push_list(v, 1) == VALUE_ERROR
+    items = v  # 63 views down, an empty INT_LIST
+    for _ in range(63):
+        items = _items(core, items, -1)
+    assert core.sdk_values_tag(items, 0) == INT_LIST
+
+
+def test_int_list_lists_of_abi_1_8_read_and_write_the_list_kind(values):
+    # push_int_list_list makes a LIST of INT_LISTs; get_int_list_list reads one made by either
+    core, v = values
+    i64p = ctypes.POINTER(ctypes.c_int64)
+    data, lengths = (ctypes.c_int64 * 3)(2**63 - 1, -(2**63), 3), (ctypes.c_int64 * 3)(2, 0, 1)
+    assert core.sdk_values_push_int_list_list(v, data, lengths, 3) == 0
+    assert core.sdk_values_tag(v, 0) == LIST
+    assert core.sdk_values_size(_items(core, v, 0)) == 3
+    assert core.sdk_values_push_int_list(v, (ctypes.c_int64 * 1)(5), 1) == 0
+    assert core.sdk_values_push_int_list(v, None, 0) == 0
+    assert core.sdk_values_push_list(v, 2) == 0  # [[5], []] built as a generic list
+    d, n_of, n = i64p(), i64p(), ctypes.c_int64()
+    assert core.sdk_values_get_int_list_list(v, 0, d, n_of, ctypes.byref(n)) == 0
+    assert n.value == 3 and n_of[:3] == [2, 0, 1] and d[:3] == [2**63 - 1, -(2**63), 3]
+    assert core.sdk_values_get_int_list_list(v, 1, d, n_of, ctypes.byref(n)) == 0
+    assert n.value == 2 and n_of[:2] == [1, 0] and d[:1] == [5]
+    assert core.sdk_values_push_list(v, 0) == 0  # an empty list is an empty int[][]
+    assert core.sdk_values_get_int_list_list(v, 2, d, n_of, ctypes.byref(n)) == 0 and n.value == 0
+    assert core.sdk_values_push_int(v, 1) == 0
+    assert core.sdk_values_push_list(v, 1) == 0  # [1]: a list, but not of int lists
+    assert core.sdk_values_get_int_list_list(v, 3, d, n_of, ctypes.byref(n)) == TYPE_ERROR
+    assert b"its item 0 is int, not int[]" in core.sdk_last_error_message()
+    assert core.sdk_values_get_int_list_list(v, 3, None, n_of, ctypes.byref(n)) == VALUE_ERROR
+    bad = (ctypes.c_int64 * 2)(1, -2)
+    assert core.sdk_values_push_int_list_list(v, data, bad, 2) == VALUE_ERROR
+    assert core.sdk_values_push_int_list_list(v, data, lengths, -1) == VALUE_ERROR
+    assert core.sdk_values_size(v) == 4
+
+
+def test_a_c_caller_s_int_lists_inside_a_float_list_of_lists_become_floats(values):
+    # the schema check walks the list kind and coerces items as torch does (ints for floats);
+    # the coerced list is no longer an int[][] to the ABI 1.8 getter
+    core, v = values
+    lib = L.Library(ns(), "DEF")
+    try:
+        lib.define("fl(float[][] g) -> float[][]")
+        seen = []
+        lib.impl("fl", lambda g: seen.append(g) or g, "CompositeExplicitAutograd")
+        op = ctypes.c_void_p()
+        assert core.sdk_op_find(f"{lib.ns}::fl".encode(), ctypes.byref(op)) == 0
+        assert core.sdk_values_push_int_list(v, (ctypes.c_int64 * 2)(1, 2), 2) == 0
+        assert core.sdk_values_push_list(v, 1) == 0  # [[1, 2]] as ints
+        assert core.sdk_op_call(op, v) == 0
+        assert seen == [[[1.0, 2.0]]] and isinstance(seen[0][0][0], float)
+        assert core.sdk_values_tag(_items(core, v, 0), 0) == 9  # SDK_VALUE_FLOAT_LIST
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        d, n_of, n = i64p(), i64p(), ctypes.c_int64()
+        assert core.sdk_values_get_int_list_list(v, 0, d, n_of, ctypes.byref(n)) == TYPE_ERROR
+        core.sdk_values_clear.argtypes = [ctypes.c_void_p]
+        core.sdk_values_clear(v)
+        assert core.sdk_values_push_int(v, 3) == 0
+        assert core.sdk_values_push_list(v, 1) == 0  # [3]: an int where a float[] belongs
+        assert core.sdk_op_call(op, v) == TYPE_ERROR
+        assert b"got a list whose item [0] is int" in core.sdk_last_error_message()
+    finally:
+        lib._destroy()

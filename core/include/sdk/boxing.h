@@ -29,8 +29,8 @@ struct BoxImpl {
                 "this C++ type cannot be an operator argument or result: use sdk::Tensor, "
                 "int64_t, double, bool, std::string, sdk::Scalar, sdk::ScalarType, sdk::Device, "
                 "std::optional<...> of these, std::vector<...> / ArrayRef of int64_t, double, "
-                "bool or Tensor, std::vector<std::vector<int64_t>>, or std::tuple<...> of "
-                "results");
+                "bool or Tensor, std::vector<...> of a list or a str (int[][], str[]), or "
+                "std::tuple<...> of results");
 };
 
 template <typename T>
@@ -233,7 +233,7 @@ struct Box<ArrayRef<E>> {
 };
 
 template <typename E>
-struct Box<std::vector<E>> {
+struct NumberVector {
   using Stored = std::vector<E>;
   static const char* schema() { return NumberList<E>::schema(); }
   static Stored read(const sdk_values* v, int64_t i) {
@@ -241,6 +241,33 @@ struct Box<std::vector<E>> {
     return Stored(a.begin(), a.end());
   }
   static void push(sdk_values* v, const Stored& x) { NumberList<E>::push(v, x.data(), x.size()); }
+};
+template <>
+struct Box<std::vector<int64_t>> : NumberVector<int64_t> {};
+template <>
+struct Box<std::vector<double>> : NumberVector<double> {};
+
+// Any other list (of lists: int[][], float[][], Tensor[][], int[][][]; of strs: str[]) is a
+// LIST value whose items each box as E: a new list type needs no Box of its own.
+template <typename E>
+struct Box<std::vector<E>> {
+  static_assert(!std::is_arithmetic_v<E>,
+                "a list of numbers is std::vector<int64_t>, std::vector<double> or "
+                "std::vector<bool> (int[], float[], bool[])");
+  using Stored = std::vector<E>;
+  static std::string schema() { return std::string(Box<E>::schema()) + "[]"; }
+  static Stored read(const sdk_values* v, int64_t i) {
+    const sdk_values* items = nullptr;
+    check(sdk_values_get_list(v, i, &items), "reading a list argument");
+    Stored out;
+    out.reserve(static_cast<size_t>(sdk_values_size(items)));
+    for (int64_t k = 0; k < sdk_values_size(items); ++k) out.push_back(E(Box<E>::read(items, k)));
+    return out;
+  }
+  static void push(sdk_values* v, const Stored& x) {
+    for (const E& item : x) Box<E>::push(v, item);
+    check(sdk_values_push_list(v, static_cast<int64_t>(x.size())), "returning a list");
+  }
 };
 
 template <>
@@ -257,33 +284,6 @@ struct Box<std::vector<bool>> {
     std::vector<int32_t> b(x.begin(), x.end());
     check(sdk_values_push_bool_list(v, b.data(), static_cast<int64_t>(b.size())),
           "returning a bool[]");
-  }
-};
-
-// int[][]: lists of ints of any lengths (torch's kernels take std::vector<std::vector<int64_t>>
-// too), boxed as their ints one list after another and the lists' lengths.
-template <>
-struct Box<std::vector<std::vector<int64_t>>> {
-  using Stored = std::vector<std::vector<int64_t>>;
-  static const char* schema() { return "int[][]"; }
-  static Stored read(const sdk_values* v, int64_t i) {
-    const int64_t* d = nullptr;
-    const int64_t* lengths = nullptr;
-    int64_t n = 0;
-    check(sdk_values_get_int_list_list(v, i, &d, &lengths, &n), "reading an int[][] argument");
-    Stored out(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; d += lengths[k], ++k) out[k].assign(d, d + lengths[k]);
-    return out;
-  }
-  static void push(sdk_values* v, const Stored& x) {
-    std::vector<int64_t> flat, lengths;
-    for (const std::vector<int64_t>& l : x) {
-      lengths.push_back(static_cast<int64_t>(l.size()));
-      flat.insert(flat.end(), l.begin(), l.end());
-    }
-    check(sdk_values_push_int_list_list(v, flat.data(), lengths.data(),
-                                        static_cast<int64_t>(lengths.size())),
-          "returning an int[][]");
   }
 };
 

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 8
+#define SDK_ABI_VERSION_MINOR 9
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1156,7 +1156,9 @@ SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
 
 /*! \brief Tags of boxed values (sdk_values). A schema's int, SymInt, Layout and
  *  MemoryFormat are INT; a Scalar is INT, FLOAT or BOOL; an absent optional is
- *  NONE. */
+ *  NONE. A list type is the flat kind of its items where one exists (int[], float[],
+ *  bool[], Tensor[], Tensor?[]) and a LIST otherwise: a list of lists (int[][], float[][],
+ *  Tensor[][], int[][][], ...) is a LIST of the inner lists, str[] a LIST of STRINGs. */
 typedef enum {
   SDK_VALUE_NONE = 0,
   SDK_VALUE_TENSOR = 1,
@@ -1169,8 +1171,11 @@ typedef enum {
   SDK_VALUE_INT_LIST = 8,
   SDK_VALUE_FLOAT_LIST = 9,
   SDK_VALUE_BOOL_LIST = 10,
-  SDK_VALUE_TENSOR_LIST = 11,  /*!< entries may be NULL (a Tensor?[]) */
-  SDK_VALUE_INT_LIST_LIST = 12 /*!< int[][]: lists of ints, each of any length (ABI 1.8) */
+  SDK_VALUE_TENSOR_LIST = 11, /*!< entries may be NULL (a Tensor?[]) */
+  /*! int[][] in ABI 1.8 only. No value has this tag since ABI 1.9: an int[][] is a LIST of
+   *  INT_LISTs, which sdk_values_push/get_int_list_list still write and read. */
+  SDK_VALUE_INT_LIST_LIST = 12,
+  SDK_VALUE_LIST = 13 /*!< values of any tags, lists included (ABI 1.9; "Lists of values") */
 } sdk_value_tag;
 
 /*! \brief A list of boxed values: a call's arguments in, its results out. */
@@ -1205,8 +1210,8 @@ SDK_API sdk_status sdk_values_push_bool_list(sdk_values* values, const int32_t* 
 SDK_API sdk_status sdk_values_push_tensor_list(sdk_values* values, const sdk_tensor* const* tensors,
                                                int64_t n);
 /*! \brief Push an int[][] (ABI 1.8): `n` lists, list k holding `lengths[k]` ints, stored one
- *  after another in `data` (the sum of `lengths` ints). Rationale: two flat arrays keep the
- *  signature plain C, and a kernel reads the lists without one allocation per list. */
+ *  after another in `data` (the sum of `lengths` ints). Since ABI 1.9 it pushes a LIST of
+ *  `n` INT_LISTs, the value sdk_values_push_list makes of them (see "Lists of values"). */
 SDK_API sdk_status sdk_values_push_int_list_list(sdk_values* values, const int64_t* data,
                                                  const int64_t* lengths, int64_t n);
 /*! \brief Push tensor `t`, adopting the caller's reference (released on failure
@@ -1238,10 +1243,53 @@ SDK_API sdk_status sdk_values_get_bool_list(const sdk_values* values, int64_t i,
 SDK_API sdk_status sdk_values_get_tensor_list(const sdk_values* values, int64_t i,
                                               sdk_tensor* const** tensors, int64_t* n);
 /*! \brief Read an int[][] (ABI 1.8): `*n` lists, their lengths in `*lengths` and their ints,
- *  one list after another, in `*data` (as sdk_values_push_int_list_list takes them). */
+ *  one list after another, in `*data` (as sdk_values_push_int_list_list takes them). Since
+ *  ABI 1.9 it reads a LIST whose items are all INT_LISTs (TypeError naming the first item
+ *  that is not); the pointers are borrowed as every getter's. */
 SDK_API sdk_status sdk_values_get_int_list_list(const sdk_values* values, int64_t i,
                                                 const int64_t** data, const int64_t** lengths,
                                                 int64_t* n);
+
+/* ---- Lists of values (ABI 1.9) ------------------------------------------------------ */
+/* A LIST value holds items that are values themselves, of any tags, lists included: the
+ * one kind every list type without a flat kind of its own travels as (int[][], float[][],
+ * bool[][], Tensor[][], Tensor?[][], str[], int[][][], ...). Build one bottom up: push its
+ * items, then sdk_values_push_list(values, n) replaces the last n values with one LIST
+ * holding them (push the items of an inner list, wrap them, and the inner list is one item
+ * of the outer). Read one with sdk_values_get_list: a read-only sdk_values of its items,
+ * which sdk_values_size, sdk_values_tag and every sdk_values_get_* (sdk_values_get_list
+ * for a nested list) read by index.
+ *
+ * Ownership: a LIST owns its items (tensors retained, lists and strings copied in by their
+ * push); the view from sdk_values_get_list is borrowed, never freed, and is valid, as are
+ * the pointers read through it, until value i is popped or the sdk_values cleared or freed
+ * (a kernel's views of its arguments end when it clears them to push its results); pushing
+ * more values keeps it valid. It is read-only: functions that change an sdk_values (push,
+ * pop, take, clear, free) must not be given it.
+ *
+ * Rationale: one recursive kind with two functions carries every nesting of every item
+ * type, so a new list type is at most a schema parser case, never a new tag and pair of
+ * functions (nor a new case in a converter that walks LISTs by their tags). int[][] travels as a
+ * LIST of INT_LISTs too; the ABI 1.8 functions for it are kept (already-built extensions call them)
+ * as wrappers over the LIST, which keeps their flat view of its ints for
+ * sdk_values_get_int_list_list. Only the tag an int[][] value shows changed: SDK_VALUE_LIST, no
+ * longer SDK_VALUE_INT_LIST_LIST. */
+
+/*! \brief The most list levels a value or a schema type may have: int[][] has 2 (a LIST of
+ *  INT_LISTs). Deeper is a ValueError, so that no recursion over a value or a type runs
+ *  unbounded. */
+#define SDK_VALUE_LIST_MAX_DEPTH 64
+
+/*! \brief Replace the last `n` values (0 <= n <= sdk_values_size) with one LIST holding
+ *  them in order (n = 0 pushes an empty list). The items move into the list, nothing is
+ *  copied or released. ValueError when n is out of range or the list would have more than
+ *  SDK_VALUE_LIST_MAX_DEPTH levels (the values are then left as they were). */
+SDK_API sdk_status sdk_values_push_list(sdk_values* values, int64_t n);
+/*! \brief Read LIST value i (negative i counts from the end) as `*items`: a borrowed,
+ *  read-only view of its items (see "Ownership" above). TypeError when value i is not a
+ *  LIST. */
+SDK_API sdk_status sdk_values_get_list(const sdk_values* values, int64_t i,
+                                       const sdk_values** items);
 
 /*! \brief Dispatch keys, the one list of them: X(KEY, code, name, meaning). `name` is torch's
  *  c10::DispatchKey spelling: what sdk::DispatchKey, SDK_LIBRARY_IMPL and sdk.library take
@@ -1333,6 +1381,12 @@ typedef struct {
   int32_t list_size;        /*!< N of T[N], else -1 */
   const char* alias;        /*!< the alias set ("a"), or "" */
   const char* default_text; /*!< as written, or "" */
+  /* Since ABI 1.9, written only when `size` covers them (the smaller size of a caller built
+   * against ABI 1.3-1.8 is accepted): how a LIST value nests, so that a converter walks it
+   * without parsing `type`. */
+  int32_t list_levels; /*!< SDK_VALUE_LIST levels (int[][], str[]: 1; float[][][]: 2); else 0 */
+  int32_t item_tag;    /*!< the tag of the innermost LIST's items (int[][]: SDK_VALUE_INT_LIST;
+                            str[]: SDK_VALUE_STRING); SDK_VALUE_NONE when list_levels is 0 */
 } sdk_op_argument;
 
 /*! \brief Number of arguments (is_return 0) or returns (1). */

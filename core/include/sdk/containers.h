@@ -3,9 +3,9 @@
 //
 // As in torch, copying a List or a Dict shares its elements (copy() makes an independent
 // one). A kernel may take `const sdk::List<T>&` wherever the registry has a list type:
-// int[], float[], bool[], Tensor[], Tensor?[] (List<std::optional<Tensor>>) and int[][]
-// (List<List<int64_t>>). The registry has no dictionary values: a Dict in an op's signature
-// is refused at compile time.
+// int[], float[], bool[], Tensor[], Tensor?[] (List<std::optional<Tensor>>) and every list
+// of lists (List<List<int64_t>> for int[][]). The registry has no dictionary values: a Dict
+// in an op's signature is refused at compile time.
 #ifndef SDK_CONTAINERS_H_
 #define SDK_CONTAINERS_H_
 
@@ -196,7 +196,8 @@ class Dict {
 
 namespace detail {
 
-// A List argument or result boxes as the vector of the same elements.
+// A List argument or result boxes as the vector of the same elements (List<List<T>> as the
+// vector of Lists, each of which boxes as a vector again).
 template <typename T>
 struct Box<List<T>> {
   using Stored = List<T>;
@@ -205,24 +206,6 @@ struct Box<List<T>> {
     return List<T>(Box<std::vector<T>>::read(v, i));
   }
   static void push(sdk_values* v, const List<T>& x) { Box<std::vector<T>>::push(v, x.vec()); }
-};
-
-// int[][] as torch's List<List<int64_t>>: the lists box as std::vector<std::vector<int64_t>>.
-template <>
-struct Box<std::vector<List<int64_t>>> {
-  using Lists = Box<std::vector<std::vector<int64_t>>>;
-  using Stored = std::vector<List<int64_t>>;
-  static const char* schema() { return Lists::schema(); }
-  static Stored read(const sdk_values* v, int64_t i) {
-    Stored out;
-    for (std::vector<int64_t>& l : Lists::read(v, i)) out.emplace_back(std::move(l));
-    return out;
-  }
-  static void push(sdk_values* v, const Stored& x) {
-    std::vector<std::vector<int64_t>> lists;
-    for (const List<int64_t>& l : x) lists.push_back(l.vec());
-    Lists::push(v, lists);
-  }
 };
 
 template <typename K, typename V>
