@@ -165,8 +165,12 @@ struct Zmm<float> {
   SDK_K2_AVX512 static V zero() { return _mm512_setzero_ps(); }
   SDK_K2_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
   SDK_K2_AVX512 static V load_mask(const float* p, M k) { return _mm512_maskz_loadu_ps(k, p); }
-  SDK_K2_AVX512 static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  // Lanes o .. o + W - 1 of the concatenation (a, b), 0 <= o < W.
+  SDK_K2_AVX512 static V shift(V a, V b, int64_t o) {
+    const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_permutex2var_ps(a, _mm512_add_epi32(iota, _mm512_set1_epi32(int(o))), b);
+  }
   SDK_K2_AVX512 static float total(V a) { return _mm512_reduce_add_ps(a); }
 };
 template <>
@@ -177,8 +181,11 @@ struct Zmm<double> {
   SDK_K2_AVX512 static V zero() { return _mm512_setzero_pd(); }
   SDK_K2_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
   SDK_K2_AVX512 static V load_mask(const double* p, M k) { return _mm512_maskz_loadu_pd(k, p); }
-  SDK_K2_AVX512 static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  SDK_K2_AVX512 static V shift(V a, V b, int64_t o) {
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_permutex2var_pd(a, _mm512_add_epi64(iota, _mm512_set1_epi64(o)), b);
+  }
   SDK_K2_AVX512 static double total(V a) { return _mm512_reduce_add_pd(a); }
 };
 
@@ -214,21 +221,27 @@ SDK_K2_AVX512 A sum_block_avx512(const A* p, int64_t n) {
   const A* q = reinterpret_cast<const A*>(addr - uintptr_t(o) * sizeof(A));
   const int64_t end = n + o;
   V a[4] = {Z::zero(), Z::zero(), Z::zero(), Z::zero()};
-  add_group_masked<A>(a, q, 0, o, end);
-  int64_t v = 4 * W;
-  for (; v + 4 * W <= end; v += 4 * W) {
-    a[0] = Z::add(a[0], Z::load(q + v));
-    a[1] = Z::add(a[1], Z::load(q + v + W));
-    a[2] = Z::add(a[2], Z::load(q + v + 2 * W));
-    a[3] = Z::add(a[3], Z::load(q + v + 3 * W));
+  int64_t v = 0;
+  if (end >= 4 * W) {  // a whole first group: only its first vector starts before p
+    a[0] = Z::add(a[0], Z::load_mask(q, static_cast<typename Z::M>(~0u << o)));
+    a[1] = Z::add(a[1], Z::load(q + W));
+    a[2] = Z::add(a[2], Z::load(q + 2 * W));
+    a[3] = Z::add(a[3], Z::load(q + 3 * W));
+    for (v = 4 * W; v + 4 * W <= end; v += 4 * W) {
+      a[0] = Z::add(a[0], Z::load(q + v));
+      a[1] = Z::add(a[1], Z::load(q + v + W));
+      a[2] = Z::add(a[2], Z::load(q + v + 2 * W));
+      a[3] = Z::add(a[3], Z::load(q + v + 3 * W));
+    }
   }
   if (v < end) add_group_masked<A>(a, q, v, o, end);
-  // Rotate back: partial j sits in slot (j + o) mod 4W; two copies make that one unaligned read.
-  alignas(64) A slots[8 * W];
-  for (int j = 0; j < 8; ++j) Z::store(slots + j * W, a[j % 4]);
-  const A* c = slots + o;
-  return Z::total(
-      Z::add(Z::add(Z::load(c), Z::load(c + W)), Z::add(Z::load(c + 2 * W), Z::load(c + 3 * W))));
+  if (o == 0) return Z::total(Z::add(Z::add(a[0], a[1]), Z::add(a[2], a[3])));
+  // Rotate back: partial jW + l sits in lane (l + o) mod W of a[j] or, past the lane count,
+  // of a[j + 1] (o < W: a line is one vector). In registers: a memory round trip would read
+  // each vector from two stores, which the store buffer cannot forward.
+  const V c0 = Z::shift(a[0], a[1], o), c1 = Z::shift(a[1], a[2], o);
+  const V c2 = Z::shift(a[2], a[3], o), c3 = Z::shift(a[3], a[0], o);
+  return Z::total(Z::add(Z::add(c0, c1), Z::add(c2, c3)));
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
