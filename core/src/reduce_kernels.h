@@ -142,9 +142,14 @@ SDK_K2_AVX2 void combine_rows4_avx2(A* acc, const T* const* rows, int64_t m) {
 #endif
 
 #if defined(__x86_64__)
-// float/double sums of up to kBlock elements in AVX-512: four vector accumulators (the adds'
-// latency, not the loads, limits one accumulator), a masked tail and an in-register fold.
-// The generic loop's 16 scalar accumulators go through the stack at the end.
+// float/double sums of up to kBlock elements in AVX-512, reading whole 64-byte lines: a load
+// that straddles two lines costs two, which slows sums of L2-sized arrays that do not start on
+// a line by half. The result does not depend on the address: element i is added into partial
+// sum (i mod 4W) (W lanes of four accumulators, four for the adds' latency) in increasing i
+// from +0, then the 4W partials are folded in a fixed order. Loading from the line start
+// p - o puts element i into slot (i + o) mod 4W instead, the same partials rotated by o, and
+// the fold rotates them back first. The lanes before p and past p + n are masked off (a masked
+// lane is not read, so no fault); they add +0, which changes no partial (none is ever -0).
 #if defined(__GNUC__) && !defined(__clang__)  // gcc 12's false positive, as in kernel_util.h
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -155,43 +160,88 @@ struct Zmm;
 template <>
 struct Zmm<float> {
   using V = __m512;
+  using M = __mmask16;
   static constexpr int W = 16;
   SDK_K2_AVX512 static V zero() { return _mm512_setzero_ps(); }
   SDK_K2_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
-  SDK_K2_AVX512 static V load_tail(const float* p, int64_t k) {
-    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << k) - 1u), p);
-  }
+  SDK_K2_AVX512 static V load_mask(const float* p, M k) { return _mm512_maskz_loadu_ps(k, p); }
   SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  // Lanes o .. o + W - 1 of the concatenation (a, b), 0 <= o < W.
+  SDK_K2_AVX512 static V shift(V a, V b, int64_t o) {
+    const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_permutex2var_ps(a, _mm512_add_epi32(iota, _mm512_set1_epi32(int(o))), b);
+  }
   SDK_K2_AVX512 static float total(V a) { return _mm512_reduce_add_ps(a); }
 };
 template <>
 struct Zmm<double> {
   using V = __m512d;
+  using M = __mmask8;
   static constexpr int W = 8;
   SDK_K2_AVX512 static V zero() { return _mm512_setzero_pd(); }
   SDK_K2_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
-  SDK_K2_AVX512 static V load_tail(const double* p, int64_t k) {
-    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << k) - 1u), p);
-  }
+  SDK_K2_AVX512 static V load_mask(const double* p, M k) { return _mm512_maskz_loadu_pd(k, p); }
   SDK_K2_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  SDK_K2_AVX512 static V shift(V a, V b, int64_t o) {
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_permutex2var_pd(a, _mm512_add_epi64(iota, _mm512_set1_epi64(o)), b);
+  }
   SDK_K2_AVX512 static double total(V a) { return _mm512_reduce_add_pd(a); }
 };
+
+// The lanes l of the vector at line-relative element v with lo <= v + l < hi.
+template <typename A>
+SDK_K2_AVX512 inline typename Zmm<A>::M lanes_in(int64_t v, int64_t lo, int64_t hi) {
+  constexpr int W = Zmm<A>::W;
+  const int64_t a = std::min<int64_t>(W, std::max<int64_t>(0, lo - v));
+  const int64_t b = std::min<int64_t>(W, std::max<int64_t>(0, hi - v));
+  return static_cast<typename Zmm<A>::M>(((1u << b) - 1u) & ~((1u << a) - 1u));
+}
+
+// a[j] += the in-range lanes of the vector at line-relative element v + jW, j < 4.
+template <typename A>
+SDK_K2_AVX512 inline void add_group_masked(typename Zmm<A>::V* a, const A* q, int64_t v, int64_t lo,
+                                           int64_t hi) {
+  using Z = Zmm<A>;
+  for (int j = 0; j < 4; ++j) {
+    a[j] = Z::add(a[j], Z::load_mask(q + v + j * Z::W, lanes_in<A>(v + j * Z::W, lo, hi)));
+  }
+}
 
 template <typename A>
 SDK_K2_AVX512 A sum_block_avx512(const A* p, int64_t n) {
   using Z = Zmm<A>;
+  using V = typename Z::V;
   constexpr int W = Z::W;
-  typename Z::V a0 = Z::zero(), a1 = Z::zero(), a2 = Z::zero(), a3 = Z::zero();
-  int64_t i = 0;
-  for (; i + 4 * W <= n; i += 4 * W) {
-    a0 = Z::add(a0, Z::load(p + i));
-    a1 = Z::add(a1, Z::load(p + i + W));
-    a2 = Z::add(a2, Z::load(p + i + 2 * W));
-    a3 = Z::add(a3, Z::load(p + i + 3 * W));
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  // o: elements between the line start and p (0 when p is not even element-aligned).
+  const int64_t o = addr % sizeof(A) ? 0 : int64_t(addr % 64 / sizeof(A));
+  // Only read through masks that exclude [q, p) (an integer step back, not pointer arithmetic
+  // outside the array).
+  const A* q = reinterpret_cast<const A*>(addr - uintptr_t(o) * sizeof(A));
+  const int64_t end = n + o;
+  V a[4] = {Z::zero(), Z::zero(), Z::zero(), Z::zero()};
+  int64_t v = 0;
+  if (end >= 4 * W) {  // a whole first group: only its first vector starts before p
+    a[0] = Z::add(a[0], Z::load_mask(q, static_cast<typename Z::M>(~0u << o)));
+    a[1] = Z::add(a[1], Z::load(q + W));
+    a[2] = Z::add(a[2], Z::load(q + 2 * W));
+    a[3] = Z::add(a[3], Z::load(q + 3 * W));
+    for (v = 4 * W; v + 4 * W <= end; v += 4 * W) {
+      a[0] = Z::add(a[0], Z::load(q + v));
+      a[1] = Z::add(a[1], Z::load(q + v + W));
+      a[2] = Z::add(a[2], Z::load(q + v + 2 * W));
+      a[3] = Z::add(a[3], Z::load(q + v + 3 * W));
+    }
   }
-  for (; i + W <= n; i += W) a0 = Z::add(a0, Z::load(p + i));
-  if (i < n) a1 = Z::add(a1, Z::load_tail(p + i, n - i));
-  return Z::total(Z::add(Z::add(a0, a1), Z::add(a2, a3)));
+  if (v < end) add_group_masked<A>(a, q, v, o, end);
+  if (o == 0) return Z::total(Z::add(Z::add(a[0], a[1]), Z::add(a[2], a[3])));
+  // Rotate back: partial jW + l sits in lane (l + o) mod W of a[j] or, past the lane count,
+  // of a[j + 1] (o < W: a line is one vector). In registers: a memory round trip would read
+  // each vector from two stores, which the store buffer cannot forward.
+  const V c0 = Z::shift(a[0], a[1], o), c1 = Z::shift(a[1], a[2], o);
+  const V c2 = Z::shift(a[2], a[3], o), c3 = Z::shift(a[3], a[0], o);
+  return Z::total(Z::add(Z::add(c0, c1), Z::add(c2, c3)));
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

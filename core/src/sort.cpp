@@ -1,5 +1,10 @@
 // core/src/sort.cpp: sort, topk, kthvalue and median along one dim.
 #include <algorithm>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "index_util.h"
 
@@ -52,12 +57,36 @@ using SortKey = std::conditional_t<
 template <typename A>
 using Stored = std::conditional_t<std::is_same_v<A, bool>, uint8_t, A>;
 
+// An allocator whose resize() leaves new elements uninitialised (value-initialising them would
+// zero them): the line buffers are written before they are read, and a fresh buffer's zeroing
+// was a third of a topk's instructions on a 1M-element line.
+template <typename T>
+struct NoInitAlloc : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = NoInitAlloc<U>;
+  };
+  NoInitAlloc() = default;
+  template <typename U>
+  NoInitAlloc(const NoInitAlloc<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <typename T>
+using LineVec = std::vector<T, NoInitAlloc<T>>;
+
 // Scratch of one parallel range: the current line, a copy to select in, and the chosen
 // entries (all of the line for a sort) as Keyed values.
 template <typename A>
 struct LineBuffer {
-  std::vector<Stored<A>> vals, work, spare;
-  std::vector<Keyed<A>> keyed;
+  LineVec<Stored<A>> vals, work, spare;
+  LineVec<Keyed<A>> keyed;
 };
 
 // Read the line of n elements at p (byte stride s) into b.vals; returns whether it holds a NaN.
@@ -139,14 +168,13 @@ template <bool kDescending, typename A>
 Stored<A> rank_value(LineBuffer<A>& b, int64_t r) {
   using S = Stored<A>;
   const size_t n = b.vals.size();
-  b.work.resize(n);
-  b.spare.resize(n);
   auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
   if (r < 32 && int64_t(n) > 16 * r) {
     // A few from the front: the best r + 1 so far in a heap whose top is the last of them;
     // most values are behind it, so the one test per value is predictable.
-    S* h = b.work.data();
     const int64_t m = r + 1;
+    b.work.resize(size_t(m));
+    S* h = b.work.data();
     std::copy(b.vals.begin(), b.vals.begin() + m, h);
     std::make_heap(h, h + m, ahead);
     for (size_t j = size_t(m); j < n; ++j) {
@@ -159,6 +187,8 @@ Stored<A> rank_value(LineBuffer<A>& b, int64_t r) {
     }
     return h[0];
   }
+  b.work.resize(n);
+  b.spare.resize(n);
   S* const buf[2] = {b.work.data(), b.spare.data()};
   return select_value(b.vals.data(), buf, int64_t(n), r, ahead);
 }
@@ -172,19 +202,26 @@ void select_front(LineBuffer<A>& b, int64_t r) {
   using S = Stored<A>;
   auto ahead = [](S x, S y) { return kDescending ? x > y : x < y; };
   const S t = rank_value<kDescending>(b, r);
-  int64_t before = 0;
-  for (S v : b.vals) before += ahead(v, t) ? 1 : 0;
-  int64_t equal = r + 1 - before;  // >= 1: t itself has rank r
+  // One pass keeps every value not behind t (ahead of it or equal); then, of the values equal
+  // to t, only the first r + 1 - (values ahead) by position stay. (Counting the values ahead
+  // first took a second pass over the line; the entries kept are few unless t repeats.)
   b.keyed.clear();
   const size_t n = b.vals.size();
   for (size_t j = 0; j < n; ++j) {
     const S v = b.vals[j];
-    const bool in = ahead(v, t), eq = !in & !ahead(t, v);
-    if (in | (eq & (equal > 0))) {
-      b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
+    if (!ahead(t, v)) b.keyed.push_back(Keyed<A>{A(v), int64_t(j)});
+  }
+  int64_t equal = r + 1;  // >= 1 after the values ahead are taken off: t itself has rank r
+  for (const Keyed<A>& e : b.keyed) equal -= ahead(S(e.v), t) ? 1 : 0;
+  size_t kept = 0;
+  for (const Keyed<A>& e : b.keyed) {
+    const bool eq = !ahead(S(e.v), t);
+    if (!eq | (equal > 0)) {
+      b.keyed[kept++] = e;
       equal -= eq;
     }
   }
+  b.keyed.resize(kept);
 }
 
 // For a line without NaN: the position of its entry of rank r in Order<A, false, false>.

@@ -80,36 +80,36 @@ SDK_VS_AVX512 inline __m512 sigmoid512(__m512 x) {
   return _mm512_mask_mul_ps(inv, neg, e, inv);
 }
 
-// tanh(|x|) = -m / (m + 2), m = e^{-2|x|} - 1 in (-1, 0] (no overflow, no cancellation near
-// 0: m ~ -2|x|), the sign of x put back at the end. m = 2^n (e^r - 1) + (2^n - 1) with
-// e^r - 1 = r + r^2 q(r) (degree-8 Taylor), 2^n by scalef (n below -24 gives m = -1: tanh 1).
-// The same arithmetic as vm::tanh_f32 with roundscale/scalef in place of its compare-and-blend
-// clamps and integer exponent building: the same results, a sixth fewer instructions.
+// tanh|x| = m / (2 - m) with m = 1 - e^{-2|x|} in [0, 1) (no overflow; m ~ 2|x| near 0, so
+// no cancellation), the sign of x put back at the end. With -2|x| = n ln2 - 2r, |r| <= ln2/4:
+// m = (1 - 2^n) + 2^(n+1) h(r), h(r) = (1 - e^{-2r}) / 2 = r + r^2 Q(r). Q is a degree-4
+// minimax fit of that relative error (below 2^-26 on |r| <= ln2/4; refit with
+// scripts/fit_tanh_poly.py). Taking r from |x| itself and 2^(n+1) from scalef folds the
+// "-2 *" of the older form into constants: 19 instructions in place of 23, and the result's
+// error is the same (under 2.5 ulp, checked on every float32 in [0, 11]: the roundings of m,
+// 2 - m and the division dominate, not the polynomial). |x| is clamped at 9.1, where m rounds
+// to 1 (tanh is 1 in float); min_ps returns its second operand, so a NaN x passes through.
 SDK_VS_AVX512 inline __m512 tanh512(__m512 x) {
-  const __m512 one = _mm512_set1_ps(1.0f);
-  // -2|x| clamped at -88 (tanh is 1 in float far before); max_ps keeps a NaN x (2nd operand).
-  __m512 t =
-      _mm512_max_ps(_mm512_set1_ps(-88.0f), _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(-2.0f)));
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(1.44269504088896341f)),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), t);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723212e-6f), r);
-  __m512 q = _mm512_set1_ps(1.0f / 40320.0f);
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 5040.0f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 720.0f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 120.0f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 24.0f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f / 6.0f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.5f));
-  __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);  // e^r - 1
-  __m512 s = _mm512_scalef_ps(one, n);                    // 2^n, exact
-  __m512 m = _mm512_fmadd_ps(s, p, _mm512_sub_ps(s, one));
-  __m512 y = _mm512_div_ps(m, _mm512_add_ps(m, _mm512_set1_ps(2.0f)));  // -tanh|x| (+0 at 0)
-  // |y| with the sign of x: tanh(-0) = -0, a NaN stays NaN. (0xD8: bits of x where the mask
-  // is set, of y elsewhere.)
+  __m512 a = _mm512_min_ps(_mm512_set1_ps(9.1f), _mm512_abs_ps(x));
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(-2.88539008177792681f)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // -2/ln2
+  // r = |x| + n ln2/2 in two parts (n ln2_hi/2 is exact: ln2_hi has 16 significant bits).
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(0.3465728759765625f), a);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(7.14303410154708616e-7f), r);
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(-0.04442405328154564f), r,
+                             _mm512_set1_ps(0.13386476039886475f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.33333760499954224f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.6666617393493652f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.9999999403953552f));
+  __m512 h = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
+  __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(2.0f), n);  // 2^(n+1), exact
+  __m512 m =
+      _mm512_fmadd_ps(s2, h, _mm512_fnmadd_ps(s2, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.0f)));
+  __m512 y = _mm512_div_ps(m, _mm512_sub_ps(_mm512_set1_ps(2.0f), m));  // tanh|x|, +0 at 0
+  // y >= 0 (or NaN): OR in the sign bit of x, so tanh(-0) = -0. (0xF8: y | (x & sign).)
   const __m512i sign = _mm512_set1_epi32(int(0x80000000u));
-  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(_mm512_abs_ps(y)),
-                                                       _mm512_castps_si512(x), sign, 0xD8));
+  return _mm512_castsi512_ps(
+      _mm512_ternarylogic_epi32(_mm512_castps_si512(y), _mm512_castps_si512(x), sign, 0xF8));
 }
 
 inline __mmask16 tail_mask(int64_t k) { return static_cast<__mmask16>((1u << k) - 1u); }
@@ -198,8 +198,11 @@ SDK_VS_AVX512 inline void sub_avx512(const float* x, float* y, int64_t n, float 
 }
 
 // Max (kMin false) or min of x[0, n), n >= 1; NaN when any element is NaN (tracked on the
-// side: max_ps/min_ps drop a NaN in their first operand). The tail is a masked load, not a
-// scalar loop.
+// side: max_ps/min_ps drop a NaN in their first operand). The head up to the first 64-byte
+// line is one masked load from the line start (the lanes before x are not read), so the loop's
+// loads never straddle two lines; the tail is a masked load, not a scalar loop. Max and min
+// are exact, so where the loads start changes no value; only which of -0 and +0 a zero result
+// carries can follow the lanes (max_ps keeps its second operand on a tie), as in minmax_contig.
 template <bool kMin>
 SDK_VS_AVX512 inline __m512 pick512(__m512 a, __m512 b) {
   return kMin ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
@@ -211,6 +214,14 @@ SDK_VS_AVX512 inline float extremum_avx512(const float* x, int64_t n) {
   __m512 m0 = fill, m1 = fill, m2 = fill, m3 = fill;  // four: max's latency, not loads, limits
   __mmask16 nan = 0;
   int64_t i = 0;
+  const auto addr = reinterpret_cast<uintptr_t>(x);
+  if (const int64_t o = addr % 4 ? 0 : int64_t(addr % 64 / 4); o != 0 && n >= 64) {
+    const __mmask16 k = static_cast<__mmask16>(0xFFFFu << o);
+    __m512 v = _mm512_mask_loadu_ps(fill, k, reinterpret_cast<const float*>(addr - 4 * o));
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    m0 = v;
+    i = 16 - o;
+  }
   for (; i + 64 <= n; i += 64) {
     __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
     __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);

@@ -190,3 +190,44 @@ def test_narrow_integers_reduce_exactly_in_every_layout(dtype, layout, dim, rng)
     ref = np.sum(a.astype(np.float64), **kw)
     got = sdk.sum(t, *tk, dtype=sdk.float64).numpy()
     assert np.array_equal(got, ref)  # small integers: every float64 partial sum is exact
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 13, 16, 64, 100, 2047, 2048, 2049, 5000, 65536 + 7])
+def test_full_sum_does_not_depend_on_the_address(dtype, n, rng):
+    """The contiguous sum reads whole 64-byte lines from the line before its first element
+    (reduce_kernels.h, sum_block_avx512): the same n values must sum to the same bits wherever
+    they start, at every element offset within a line, and near the float64 sum."""
+    vals = (rng.random(n) + 0.5).astype(dtype)
+    buf = sdk.zeros(n + 16, dtype=getattr(sdk, dtype))
+    results = set()
+    for off in range(16):
+        buf.zero_()
+        view = buf[off : off + n]
+        view.copy_(sdk.from_numpy(vals))
+        results.add(view.sum().numpy().tobytes())
+    assert len(results) == 1, f"{len(results)} different sums over 16 offsets"
+    got = float(np.frombuffer(results.pop(), dtype=dtype)[0])
+    assert abs(got - vals.astype(np.float64).sum()) <= 1e-5 * n * (
+        1e-7 if dtype == "float64" else 1
+    )
+
+
+@pytest.mark.parametrize("n", [64, 65, 79, 100, 1000])
+def test_float_amax_amin_at_every_offset(n, rng):
+    """amax/amin of float32 rows take the first line's elements in one masked load from the
+    line start (vec_simd.h, extremum_avx512): an extreme or a NaN in that head, or right after
+    it, must still be found at every element offset."""
+    buf = sdk.zeros(n + 16)
+    for off in range(16):
+        view = buf[off : off + n]
+        for k in (0, 1, 15 - off, 16 - off, n - 1):
+            a = rng.standard_normal(n).astype(np.float32)
+            a[k] = 1e30
+            a[(k + 1) % n] = -1e30
+            view.copy_(sdk.from_numpy(a))
+            big = float(np.float32(1e30))
+            assert view.amax().item() == big and view.amin().item() == -big, (off, k)
+            a[k] = np.nan
+            view.copy_(sdk.from_numpy(a))
+            assert np.isnan(view.amax().item()) and np.isnan(view.amin().item()), (off, k)

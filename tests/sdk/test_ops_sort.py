@@ -228,3 +228,21 @@ def test_median_propagates_nan_with_its_first_index():
     assert math.isnan(sdk.median(sdk.zeros(0)).item())
     with pytest.raises(IndexError, match="median.*non-zero size"):
         sdk.zeros(3, 0).median(1)
+
+
+@pytest.mark.parametrize("k", [1, 3, 31, 500])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_of_a_long_line_with_ties_takes_the_first_by_position(rng, k, largest):
+    """topk on NaN-free lines picks the k-th value on bare values and then keeps every value
+    ahead of it and, of those equal to it, the first by position (sort.cpp, select_front): on
+    lines of heavy ties (and one of a single repeated value) that must match a stable sort."""
+    lines = [
+        rng.integers(0, 50, 100_003).astype(np.float32),
+        np.full(70_000, 2.5, np.float32),
+        rng.integers(-3, 3, 4_000).astype(np.float32),
+    ]
+    for a in lines:
+        v, i = sdk.from_numpy(a).topk(k, largest=largest)
+        order = np.argsort(-a if largest else a, kind="stable")[:k]
+        np.testing.assert_array_equal(i.numpy(), order)
+        np.testing.assert_array_equal(v.numpy(), a[order])
