@@ -20,13 +20,16 @@ from .builder import toolchain as _toolchain
 EXTRA_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
 
 
-def _speedups(launcher: list[str]) -> str:
-    """Which of the JIT's build speed-ups apply to a one-source pybind11 build here."""
+def _speedups(launcher: list[str], named: bool = True) -> str:
+    """Which of the JIT's build speed-ups apply to a one-source pybind11 build here, under
+    `launcher` (`named`: by the user; one found on PATH gives way to them)."""
     from .builder import pch as _pch
 
-    toolchain = _plan.Toolchain({"cxx"}, identities=_cache.toolchains_file(), launcher=launcher)
+    toolchain = _plan.Toolchain(
+        {"cxx"}, identities=_cache.toolchains_file(), launcher=launcher, launcher_named=named
+    )
     ident = toolchain.identity()
-    off = _pch.off_reason(ident, launcher)
+    off = _pch.off_reason(ident, toolchain.fast_path_launcher)
     pch = f"off ({off})" if off else "on"
     jobs = toolchain.split_codegen_jobs(["-O2"], 1, _toolchain.default_jobs())
     split = (
@@ -35,6 +38,15 @@ def _speedups(launcher: list[str]) -> str:
         else "off (needs gcc, 2+ jobs, make, no compiler cache; SDK_EXTENSIONS_NO_LTO)"
     )
     return f"precompiled header {pch}; split code generation {split}; {_runtime_line(ident)}"
+
+
+def _cache_line(launcher: list[str], named: bool) -> str:
+    """The compiler cache row of `info`: which one, and whether it steps aside."""
+    if not launcher:
+        return "none (install ccache to speed up rebuilds)"
+    if named:
+        return launcher[0]
+    return f"{launcher[0]} (found on PATH: gives way to the precompiled header and split codegen)"
 
 
 def _runtime_line(ident: str) -> str:
@@ -98,10 +110,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     except BuildError as e:
         ninja = f"not found: {e}"
     try:
-        launcher = _toolchain.compiler_launcher()
-        cache_line = launcher[0] if launcher else "none (install ccache to speed up rebuilds)"
+        launcher, named = _toolchain.choose_launcher()
+        cache_line = _cache_line(launcher, named)
     except BuildError as e:  # a wrong SDK_EXTENSIONS_LAUNCHER: builds would fail with this
-        launcher, cache_line = [], f"error: {e}"
+        launcher, named, cache_line = [], True, f"error: {e}"
     rows = [
         ("python", sys.version.split()[0] + f" ({sys.executable})"),
         ("sdk", sdk_version),
@@ -114,7 +126,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("ninja", ninja),
         ("compiler cache", cache_line),
         ("parallel jobs", str(_toolchain.default_jobs())),
-        ("pybind11 builds", _speedups(launcher)),
+        ("pybind11 builds", _speedups(launcher, named)),
         ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),
     ]
     width = max(len(k) for k, _ in rows)
