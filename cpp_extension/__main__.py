@@ -62,7 +62,7 @@ def _runtime_line(ident: str) -> str:
         ("precompiled header", _runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME, _runtime.key),
     ):
         if not (Path(paths.library_dir) / name).is_file():
-            lines.append(f"no installed {what} (first builds are slower)")
+            lines.append(f"no installed {what} (first builds are slower; `prepare` makes it)")
             continue
         try:
             key = key_of(flags, ident, paths.include_dir)
@@ -196,6 +196,48 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(args: argparse.Namespace) -> int:
+    """Make the installed pybind11 runtime object and precompiled header for load()'s default
+    flags in the sdk package (what setup.py makes unless SDK_DEFER_PYBIND11_RUNTIME=1)."""
+    import tempfile
+
+    from .builder import runtime as _runtime
+
+    lib_dir = _toolchain.sdk_paths().library_dir
+    if _installed_fits():
+        print(f"pybind11's runtime object and the precompiled header in {lib_dir} are up to date")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="sdk-prepare-") as work:
+        why_not = _runtime.build_installed(
+            _toolchain.sdk_paths().include_dir, Path(lib_dir), Path(work)
+        )
+    if why_not:
+        print(f"prepare: nothing made in {lib_dir}: {why_not}", file=sys.stderr)
+        return 1
+    print(f"made pybind11's runtime object and the precompiled header in {lib_dir}")
+    return 0
+
+
+def _installed_fits() -> bool:
+    """Whether the installed runtime object (and header, unless SDK_EXTENSIONS_NO_PCH) fit a
+    default load() here, as `prepare` would make them."""
+    from .builder import runtime as _runtime
+
+    paths = _toolchain.sdk_paths()
+    try:
+        argv = _toolchain.compiler_command("cxx")
+        ident = _toolchain.compiler_identity(argv, _cache.toolchains_file())
+        flags = _runtime.installed_flags(paths.include_dir)
+        if not _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir):
+            return False
+        if os.environ.get("SDK_EXTENSIONS_NO_PCH", "") not in ("", "0"):
+            return True
+        key = _runtime.key(flags, ident, paths.include_dir)
+        return _runtime.installed_pch(key, paths.library_dir) is not None
+    except (OSError, ImportError, BuildError):
+        return False
+
+
 def cmd_repair(args: argparse.Namespace) -> int:
     from . import _wheel
 
@@ -228,6 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
     clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
     clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")
+    sub.add_parser(
+        "prepare",
+        help="make the sdk package's pybind11 runtime object and precompiled header (setup.py "
+        "makes them unless SDK_DEFER_PYBIND11_RUNTIME=1)",
+    )
     repair = sub.add_parser(
         "repair",
         help="auditwheel repair an extension's wheel, keeping the SDK's own libraries out",
@@ -238,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info,
         "clean": cmd_clean,
+        "prepare": cmd_prepare,
         "repair": cmd_repair,
     }
     for name, (help_text, add_args, run) in EXTRA_COMMANDS.items():

@@ -2,7 +2,8 @@
 # Sets REPO and VENV (absolute paths) and VPY (its python), whatever folder the caller is in.
 #   PYTHON   the interpreter that creates the venv (default python3)
 #   SDK_VENV the venv folder (default: .venv in the checkout)
-#   EXTRAS   the package's extras to install (set by the calling script)
+#   EXTRAS   the package's extras to install (set by the calling script; venv_install_extras
+#            adds others later)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PY=${PYTHON:-python3}
 VENV=${SDK_VENV:-$REPO/.venv}
@@ -42,3 +43,9 @@ if ! wait "$PIP_PID"; then
   tail -n 40 "$BUILD_LOG"
   exit 1
 fi
+
+# Add the package's extras ($1, e.g. "examples") after the install above: pip finds tensor-sdk
+# installed (editable) and installs only what the extras require, without building again.
+venv_install_extras() {
+  "$VPY" -m pip install -q "tensor-sdk[$1]"
+}
