@@ -28,7 +28,8 @@ def _demo_calls(tmp_path: Path, **env: str) -> list[str]:
         f'echo "${{SDK_DEFER_PYBIND11_RUNTIME:-unset}} $*" >> "{calls}"\n'
     )
     stub.chmod(0o755)
-    base = {k: v for k, v in os.environ.items() if k != "SDK_DEFER_PYBIND11_RUNTIME"}
+    unset = ("SDK_DEFER_PYBIND11_RUNTIME", "PYTHONDONTWRITEBYTECODE")
+    base = {k: v for k, v in os.environ.items() if k not in unset}
     proc = subprocess.run(
         ["bash", str(ROOT / "scripts" / "demo.sh"), "--quick"],
         env={**base, "SDK_VENV": str(tmp_path / "venv"), "SDK_WITH_CUDA": "0", **env},
@@ -67,3 +68,10 @@ def test_pip_is_upgraded_only_when_it_is_old(tmp_path):
         calls = _demo_calls(tmp_path / old, OLD_PIP=old)
         tools = calls[_index(calls, "pybind11>=2.10")].split()
         assert ("pip" in tools[tools.index("--upgrade") :]) is upgraded, tools
+
+
+def test_pip_leaves_compiling_to_imports_unless_python_may_not_save_it(tmp_path):
+    for env, flag in (({}, "--no-compile"), ({"PYTHONDONTWRITEBYTECODE": "1"}, "--compile")):
+        calls = _demo_calls(tmp_path / flag, **env)
+        for step in ("pybind11>=2.10", "--no-build-isolation -e", "tensor-sdk[examples]"):
+            assert flag in calls[_index(calls, step)].split(), (step, calls)
