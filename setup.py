@@ -233,6 +233,14 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
         os.replace(tmp, out_lib)
 
 
+def runtime_deferred() -> bool:
+    """SDK_DEFER_PYBIND11_RUNTIME=1: this build leaves out pybind11's runtime object and the
+    precompiled header (~19 CPU s beside the core's), and `python -m cpp_extension prepare`
+    makes them later. scripts/demo.sh defers them: its first load() builds with -O3, which the
+    installed header (default flags) does not fit, so they would only delay its first result."""
+    return os.environ.get("SDK_DEFER_PYBIND11_RUNTIME", "") not in ("", "0")
+
+
 def build_pybind11_runtime(build_dir: Path, lib_dir: Path) -> None:
     """pybind11's per-module runtime compiled once, for the flags load() uses by default
     (cpp_extension/builder/runtime.py): first pybind11 builds link it instead of generating it."""
@@ -317,14 +325,21 @@ class BuildWithCore(build_ext):
         self._core.result()  # the core's failure, if any (the binding had nothing to link)
 
     def _build_core(self, pkg_dir: Path) -> None:
-        """The core, the CUDA backend, the headers, pybind11's runtime object and header."""
+        """The core, the CUDA backend, the headers, pybind11's runtime object and header
+        (unless deferred: see runtime_deferred)."""
         tag = f"{sys.implementation.cache_tag}-{sysconfig.get_platform()}"
         # one compile beside the core's many: a thread waits for it
         runtime = threading.Thread(
             target=build_pybind11_runtime,
             args=(ROOT / "build" / f"pybind11-runtime-{tag}", pkg_dir / "lib"),
         )
-        runtime.start()
+        if runtime_deferred():
+            _progress(
+                "pybind11's runtime object and precompiled header deferred "
+                "(SDK_DEFER_PYBIND11_RUNTIME): `python -m cpp_extension prepare` makes them"
+            )
+        else:
+            runtime.start()
         _progress("the core library, core/src -> sdk/lib/libsdk_core.so")
         try:
             build_core(
@@ -350,7 +365,8 @@ class BuildWithCore(build_ext):
         finally:
             if runtime.is_alive():
                 _progress("waiting for pybind11's runtime object and the precompiled header")
-            runtime.join()
+            if runtime.ident is not None:  # started
+                runtime.join()
 
     def build_extension(self, ext) -> None:
         _compile_in_parallel(self.compiler)

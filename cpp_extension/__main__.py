@@ -20,13 +20,16 @@ from .builder import toolchain as _toolchain
 EXTRA_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
 
 
-def _speedups(launcher: list[str]) -> str:
-    """Which of the JIT's build speed-ups apply to a one-source pybind11 build here."""
+def _speedups(launcher: list[str], named: bool = True) -> str:
+    """Which of the JIT's build speed-ups apply to a one-source pybind11 build here, under
+    `launcher` (`named`: by the user; one found on PATH gives way to them)."""
     from .builder import pch as _pch
 
-    toolchain = _plan.Toolchain({"cxx"}, identities=_cache.toolchains_file(), launcher=launcher)
+    toolchain = _plan.Toolchain(
+        {"cxx"}, identities=_cache.toolchains_file(), launcher=launcher, launcher_named=named
+    )
     ident = toolchain.identity()
-    off = _pch.off_reason(ident, launcher)
+    off = _pch.off_reason(ident, toolchain.fast_path_launcher)
     pch = f"off ({off})" if off else "on"
     jobs = toolchain.split_codegen_jobs(["-O2"], 1, _toolchain.default_jobs())
     split = (
@@ -35,6 +38,15 @@ def _speedups(launcher: list[str]) -> str:
         else "off (needs gcc, 2+ jobs, make, no compiler cache; SDK_EXTENSIONS_NO_LTO)"
     )
     return f"precompiled header {pch}; split code generation {split}; {_runtime_line(ident)}"
+
+
+def _cache_line(launcher: list[str], named: bool) -> str:
+    """The compiler cache row of `info`: which one, and whether it steps aside."""
+    if not launcher:
+        return "none (install ccache to speed up rebuilds)"
+    if named:
+        return launcher[0]
+    return f"{launcher[0]} (found on PATH: gives way to the precompiled header and split codegen)"
 
 
 def _runtime_line(ident: str) -> str:
@@ -50,7 +62,7 @@ def _runtime_line(ident: str) -> str:
         ("precompiled header", _runtime.PCH_SEED_NAME, _runtime.PCH_KEY_NAME, _runtime.key),
     ):
         if not (Path(paths.library_dir) / name).is_file():
-            lines.append(f"no installed {what} (first builds are slower)")
+            lines.append(f"no installed {what} (first builds are slower; `prepare` makes it)")
             continue
         try:
             key = key_of(flags, ident, paths.include_dir)
@@ -98,10 +110,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     except BuildError as e:
         ninja = f"not found: {e}"
     try:
-        launcher = _toolchain.compiler_launcher()
-        cache_line = launcher[0] if launcher else "none (install ccache to speed up rebuilds)"
+        launcher, named = _toolchain.choose_launcher()
+        cache_line = _cache_line(launcher, named)
     except BuildError as e:  # a wrong SDK_EXTENSIONS_LAUNCHER: builds would fail with this
-        launcher, cache_line = [], f"error: {e}"
+        launcher, named, cache_line = [], True, f"error: {e}"
     rows = [
         ("python", sys.version.split()[0] + f" ({sys.executable})"),
         ("sdk", sdk_version),
@@ -114,7 +126,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("ninja", ninja),
         ("compiler cache", cache_line),
         ("parallel jobs", str(_toolchain.default_jobs())),
-        ("pybind11 builds", _speedups(launcher)),
+        ("pybind11 builds", _speedups(launcher, named)),
         ("JIT cache", str(_cache.extensions_root() / _cache.flavor(paths.abi[0]))),
     ]
     width = max(len(k) for k, _ in rows)
@@ -184,6 +196,48 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(args: argparse.Namespace) -> int:
+    """Make the installed pybind11 runtime object and precompiled header for load()'s default
+    flags in the sdk package (what setup.py makes unless SDK_DEFER_PYBIND11_RUNTIME=1)."""
+    import tempfile
+
+    from .builder import runtime as _runtime
+
+    lib_dir = _toolchain.sdk_paths().library_dir
+    if _installed_fits():
+        print(f"pybind11's runtime object and the precompiled header in {lib_dir} are up to date")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="sdk-prepare-") as work:
+        why_not = _runtime.build_installed(
+            _toolchain.sdk_paths().include_dir, Path(lib_dir), Path(work)
+        )
+    if why_not:
+        print(f"prepare: nothing made in {lib_dir}: {why_not}", file=sys.stderr)
+        return 1
+    print(f"made pybind11's runtime object and the precompiled header in {lib_dir}")
+    return 0
+
+
+def _installed_fits() -> bool:
+    """Whether the installed runtime object (and header, unless SDK_EXTENSIONS_NO_PCH) fit a
+    default load() here, as `prepare` would make them."""
+    from .builder import runtime as _runtime
+
+    paths = _toolchain.sdk_paths()
+    try:
+        argv = _toolchain.compiler_command("cxx")
+        ident = _toolchain.compiler_identity(argv, _cache.toolchains_file())
+        flags = _runtime.installed_flags(paths.include_dir)
+        if not _runtime.installed_object(flags, ident, paths.include_dir, paths.library_dir):
+            return False
+        if os.environ.get("SDK_EXTENSIONS_NO_PCH", "") not in ("", "0"):
+            return True
+        key = _runtime.key(flags, ident, paths.include_dir)
+        return _runtime.installed_pch(key, paths.library_dir) is not None
+    except (OSError, ImportError, BuildError):
+        return False
+
+
 def cmd_repair(args: argparse.Namespace) -> int:
     from . import _wheel
 
@@ -216,6 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("info", help="versions, include/library paths, compilers, cache folder")
     clean = sub.add_parser("clean", help="delete cached JIT builds (all, or one by name)")
     clean.add_argument("name", nargs="?", help="extension name; omit to clean everything")
+    sub.add_parser(
+        "prepare",
+        help="make the sdk package's pybind11 runtime object and precompiled header (setup.py "
+        "makes them unless SDK_DEFER_PYBIND11_RUNTIME=1)",
+    )
     repair = sub.add_parser(
         "repair",
         help="auditwheel repair an extension's wheel, keeping the SDK's own libraries out",
@@ -226,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info,
         "clean": cmd_clean,
+        "prepare": cmd_prepare,
         "repair": cmd_repair,
     }
     for name, (help_text, add_args, run) in EXTRA_COMMANDS.items():

@@ -390,6 +390,8 @@ def _plan_build(req, toolchain, flags, output: Path, allow_split: bool) -> _Buil
         link.ldflags = [*speed, *codegen, f"-flto={split}", *partitions, *link.ldflags]
     # shared objects go first on the link line, so that their copies prevail (see pch.py)
     attached = _pch.attach(graph, req.bridge, flags["cxx"], toolchain, bool(split))
+    if split or attached.applies:  # a ccache found on PATH could not cache these compiles
+        toolchain.give_way(graph)
     link.objects = [*attached.shared, *objects]
     return _Build(graph, link, objects, list(attached.shared), split, attached.start_job)
 

@@ -59,7 +59,9 @@ _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 def off_reason(compiler_ident: str, launcher: list[str] | tuple = ()) -> str | None:
     """Why builds here do not use the shared header, or None when they do.
 
-    Rationale for stepping aside under a compiler cache (ccache, sccache): the header is
+    `launcher`: a compiler cache the user named (one found on PATH gives way to the header
+    instead, see _toolchain.choose_launcher). Rationale for stepping aside under a compiler
+    cache the user chose (ccache, sccache, say for a cache shared by machines): the header is
     force-included from the JIT cache's own folder, so its path is part of every compile
     command and differs between machines (and SDK_EXTENSIONS_DIRs): a shared compiler cache
     would never serve an object across them, and ccache refuses precompiled headers unless
@@ -347,11 +349,13 @@ def _never_failing(argv: list[str], output: Path, failed: Path) -> str:
 
 
 class Attached(NamedTuple):
-    """What `attach` did to a build: the objects to put first on its link line, and the
-    background job to start once it has finished (None: nothing to make)."""
+    """What `attach` did to a build: the objects to put first on its link line, the
+    background job to start once it has finished (None: nothing to make), and whether the
+    shared header applies to it (used now, or once the job has made it)."""
 
     shared: list[str]
     start_job: Callable[[], object] | None = None
+    applies: bool = False
 
 
 def attach(plan, bridge: str, cxx_flags: list[str], toolchain, split: bool = False) -> Attached:
@@ -362,12 +366,12 @@ def attach(plan, bridge: str, cxx_flags: list[str], toolchain, split: bool = Fal
 
     With `split` (link-time code generation), `shared` holds the objects to put first on the
     link line: the installed pybind11_runtime.o when it has this key, else the cache's.
-    None of it under a compiler launcher (see off_reason). `toolchain`: the build's
-    _plan.Toolchain."""
+    None of it under a compiler launcher the user named (see off_reason; one found on PATH
+    gives way, see _plan.Toolchain.give_way). `toolchain`: the build's _plan.Toolchain."""
     if bridge != "pybind11":
         return Attached([])
     ident = toolchain.identity()
-    if not enabled(ident, toolchain.launcher):
+    if not enabled(ident, toolchain.fast_path_launcher):
         return Attached([])
     cxx_steps = [step for step in plan.compiles if step.language == "cxx"]
     steps = []
@@ -406,7 +410,7 @@ def attach(plan, bridge: str, cxx_flags: list[str], toolchain, split: bool = Fal
             except OSError:
                 pass  # an unwritable cache root: no job, the installed object still serves
 
-        return Attached(shared, start_job)
+        return Attached(shared, start_job, applies=True)
     except CacheError:
         raise
     except (OSError, ImportError):

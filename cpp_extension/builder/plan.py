@@ -26,9 +26,9 @@ from .ninja import BuildPlan, CompileStep, LinkStep
 from .toolchain import (
     GCC_SPEED_ARGS,
     HIDE_STATIC_LIBS,
+    choose_launcher,
     compiler_command,
     compiler_identity,
-    compiler_launcher,
     is_gcc,
     note_lto_failure,
     split_codegen_jobs,
@@ -78,9 +78,10 @@ def object_paths(sources: Sequence[str], objdir: Path) -> list[tuple[str, str, s
 
 class Toolchain:
     """The compilers of one build, resolved once: argv per language (CXX, CC and NVCC
-    honoured), the compiler launcher (ccache/sccache, see _toolchain.compiler_launcher)
+    honoured), the compiler launcher (ccache/sccache, see _toolchain.choose_launcher)
     and each compiler's identity, remembered in `identities` (a toolchains.json; None:
-    nothing is probed, so nothing that depends on the identity is used)."""
+    nothing is probed, so nothing that depends on the identity is used). A `launcher`
+    given here counts as named by the user unless `launcher_named` says otherwise."""
 
     def __init__(
         self,
@@ -88,11 +89,32 @@ class Toolchain:
         *,
         identities: Path | None = None,
         launcher: Sequence[str] | None = None,
+        launcher_named: bool = True,
     ) -> None:
         self.compilers = {lang: compiler_command(lang) for lang in sorted(langs)}
-        self.launcher = list(compiler_launcher() if launcher is None else launcher)
+        if launcher is None:
+            launcher, launcher_named = choose_launcher()
+        self.launcher = list(launcher)
+        self.launcher_named = launcher_named
         self.identities = identities
         self._identity: dict[str, str] = {}
+
+    @property
+    def fast_path_launcher(self) -> list[str]:
+        """The launcher that turns the precompiled header and split code generation off:
+        one the user named. One found on PATH gives way to them (see give_way)."""
+        return self.launcher if self.launcher_named else []
+
+    def give_way(self, plan: BuildPlan) -> None:
+        """Take a launcher found on PATH out of `plan`'s compilers, for a build that uses
+        the precompiled header or split code generation: it could not cache those compiles
+        (see _toolchain.choose_launcher). A launcher the user named stays."""
+        n = len(self.launcher)
+        if self.launcher_named or not n:
+            return
+        for lang, argv in plan.compilers.items():
+            if lang != "cuda" and argv[:n] == self.launcher:
+                plan.compilers[lang] = argv[n:]
 
     @property
     def cxx(self) -> list[str]:
@@ -122,7 +144,7 @@ class Toolchain:
         if self.identities is None:
             return 0
         return split_codegen_jobs(
-            self.cxx, self.identities, self.launcher, cxx_flags, cxx_sources, jobs,
+            self.cxx, self.identities, self.fast_path_launcher, cxx_flags, cxx_sources, jobs,
             ident=self.identity(),
         )  # fmt: skip
 

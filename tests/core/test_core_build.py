@@ -203,3 +203,22 @@ def test_a_failed_core_build_fails_the_binding_link_with_its_error(setup_py, mon
         cmd.build_extension(setup_py.binding)
     assert "binding linked" not in events
     assert cmd.compiler.link_shared_object.__func__ is _FakeCompiler.link_shared_object
+
+
+def test_pybind11_runtime_objects_can_be_deferred(setup_py, monkeypatch, tmp_path):
+    """SDK_DEFER_PYBIND11_RUNTIME=1 (scripts/demo.sh) leaves the runtime object and the header
+    out of the build, and says how to make them; by default the build makes them."""
+    from setuptools import Distribution
+
+    made: list[Path] = []
+    monkeypatch.setattr(setup_py, "build_core", lambda *args, **kwargs: None)
+    monkeypatch.setattr(setup_py, "cuda_toolkit", lambda: None)
+    monkeypatch.setattr(setup_py, "copy_headers", lambda dest: None)
+    monkeypatch.setattr(setup_py, "build_pybind11_runtime", lambda work, lib: made.append(lib))
+    cmd = setup_py.BuildWithCore(Distribution({"ext_modules": [setup_py.binding]}))
+    cmd.verbose = 0
+    for value, runs in (("", 1), ("0", 1), ("1", 0)):
+        monkeypatch.setenv("SDK_DEFER_PYBIND11_RUNTIME", value)
+        made.clear()
+        cmd._build_core(tmp_path)
+        assert made == [tmp_path / "lib"] * runs, value

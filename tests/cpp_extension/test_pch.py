@@ -455,3 +455,39 @@ def test_setup_makes_the_seed_unless_told_not_to(tmp_path, monkeypatch):
     assert (lib / _runtime.OBJECT_NAME).is_file() and (lib / _runtime.KEY_NAME).is_file()
     assert not (lib / _runtime.PCH_SEED_NAME).exists()
     assert not (lib / _runtime.PCH_KEY_NAME).exists()
+
+
+def test_prepare_makes_what_setup_deferred(tmp_path, ext_dir, monkeypatch, capsys):
+    """`python -m cpp_extension prepare` writes the runtime object and the header into the
+    sdk package's lib folder, as setup.py does unless SDK_DEFER_PYBIND11_RUNTIME=1, and says
+    why when it cannot."""
+    from cpp_extension.__main__ import main
+
+    fake = tmp_path / "g++"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *--version*) echo "g++ (GCC) 12.2.0 Free Software Foundation"; exit 0;; esac\n'
+        '[ -n "$FAIL" ] && { echo "error: no room" >&2; exit 1; }\n'
+        'out=; prev=; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; done\n'
+        'echo "$*" > "$out"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("CXX", str(fake))
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_PCH", "0")
+    real = _toolchain.sdk_paths()
+    lib = tmp_path / "lib"
+    paths = _toolchain.SdkPaths(real.include_dir, str(lib / "libsdk_core.so"), real.abi)
+    monkeypatch.setattr(_toolchain, "_SDK_PATHS", paths)
+    monkeypatch.setenv("FAIL", "1")
+    assert main(["prepare"]) == 1
+    assert "prepare: nothing made" in capsys.readouterr().err
+    assert not (lib / _runtime.OBJECT_NAME).exists()
+    monkeypatch.delenv("FAIL")
+    assert main(["prepare"]) == 0
+    ident = _toolchain.compiler_identity([str(fake)], tmp_path / "t.json")
+    flags = _runtime.installed_flags(real.include_dir)
+    assert _runtime.installed_object(flags, ident, real.include_dir, str(lib)) is not None
+    assert _runtime.installed_pch(_runtime.key(flags, ident, real.include_dir), str(lib))
+    capsys.readouterr()
+    monkeypatch.setenv("FAIL", "1")  # up to date: nothing is compiled again
+    assert main(["prepare"]) == 0 and "up to date" in capsys.readouterr().out

@@ -1,5 +1,6 @@
-"""sccache as the compiler launcher: a second "machine" (a fresh SDK_EXTENSIONS_DIR) builds
-from a shared SCCACHE_DIR, and the precompiled header steps aside with its reason."""
+"""Compiler caches as the launcher: a second "machine" (a fresh SDK_EXTENSIONS_DIR) builds
+from a shared SCCACHE_DIR; the precompiled header steps aside, with its reason, for a cache
+the user named, and a ccache merely found on PATH gives way to it."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import uuid
 
 import pytest
 
-from cpp_extension.__main__ import _speedups
+from cpp_extension.__main__ import _cache_line, _speedups
 from cpp_extension._errors import BuildError
 from cpp_extension.builder import pch as _pch
+from cpp_extension.builder import plan as _plan
 from cpp_extension.builder import toolchain as _toolchain
 from tests.cpp_extension.conftest import run_python
 
@@ -102,6 +104,97 @@ def test_a_disabled_ccache_is_no_launcher(monkeypatch, tmp_path):
         BuildError, match="CXX='no-such-ccache-dir/ccache c\\+\\+': no such program"
     ):
         _toolchain.compiler_launcher()
+
+
+def _fake_ccache(folder) -> str:
+    """A ccache on PATH (first in it) that notes each run in `folder`/runs, then compiles."""
+    tool = folder / "ccache"
+    tool.write_text(f'#!/bin/sh\necho run >> "{folder}/runs"\nexec "$@"\n')
+    tool.chmod(0o755)
+    return str(tool)
+
+
+def test_a_launcher_found_on_path_is_not_one_the_user_named(monkeypatch, tmp_path):
+    for var in ("SDK_EXTENSIONS_NO_CCACHE", "SDK_EXTENSIONS_LAUNCHER", "CXX", "CCACHE_DISABLE"):
+        monkeypatch.delenv(var, raising=False)
+    tool = _fake_ccache(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert _toolchain.choose_launcher() == ([tool], False)
+    assert _toolchain.compiler_launcher() == [tool]
+    monkeypatch.setenv("CXX", "ccache c++")
+    assert _toolchain.choose_launcher() == ([tool], True)
+    monkeypatch.delenv("CXX")
+    monkeypatch.setenv("SDK_EXTENSIONS_LAUNCHER", "ccache")
+    assert _toolchain.choose_launcher() == ([tool], True)
+    monkeypatch.setenv("SDK_EXTENSIONS_NO_CCACHE", "1")
+    assert _toolchain.choose_launcher() == ([], False)
+
+
+def _gcc_split_or_skip(tmp_path) -> None:
+    argv = _toolchain.compiler_command("cxx")
+    if not _toolchain.split_codegen_jobs(argv, tmp_path / "t.json", [], ["-O2"], 1, 2):
+        pytest.skip("no split code generation here (gcc and make are needed)")
+
+
+def test_a_launcher_found_on_path_gives_way_to_the_fast_paths(monkeypatch, tmp_path):
+    # ccache found on PATH turned the precompiled header and split code generation off for
+    # every JIT build: the LLTM op's first build took 12.4 s instead of ~5 s.
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_PCH", raising=False)
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
+    _gcc_split_or_skip(tmp_path)
+    found = _plan.Toolchain(
+        {"cxx"}, identities=tmp_path / "t.json", launcher=["/usr/bin/ccache"], launcher_named=False
+    )
+    assert found.fast_path_launcher == [] and found.split_codegen_jobs(["-O2"], 1, 2) == 2
+    assert _pch.enabled(found.identity(), found.fast_path_launcher)
+    graph = found.graph(tmp_path)
+    assert graph.compilers["cxx"][0] == "/usr/bin/ccache"  # until the build uses a fast path
+    found.give_way(graph)
+    assert graph.compilers["cxx"][0] == found.cxx[0]
+    # one the user named keeps them off, and stays in front of the compiler
+    named = _plan.Toolchain({"cxx"}, identities=tmp_path / "t.json", launcher=["/usr/bin/ccache"])
+    assert named.split_codegen_jobs(["-O2"], 1, 2) == 0
+    assert not _pch.enabled(named.identity(), named.fast_path_launcher)
+    graph = named.graph(tmp_path)
+    named.give_way(graph)
+    assert graph.compilers["cxx"][0] == "/usr/bin/ccache"
+    assert "found on PATH: gives way" in _cache_line(["/usr/bin/ccache"], named=False)
+    assert "split code generation on" in _speedups(["/usr/bin/ccache"], named=False)
+
+
+HALVES = (
+    "#include <sdk/extension.h>\n"
+    "std::vector<sdk::Tensor> halves(sdk::Tensor x) { return {x * 0.5, x - x * 0.5}; }\n"
+    'PYBIND11_MODULE(SDK_EXTENSION_NAME, m) { m.def("halves", &halves); }\n'
+)
+
+
+@pytest.mark.slow
+def test_a_jit_build_keeps_its_fast_paths_beside_a_ccache_on_path(tmp_path, ext_dir, monkeypatch):
+    import numpy as np
+
+    import cpp_extension
+
+    for var in ("SDK_EXTENSIONS_NO_CCACHE", "SDK_EXTENSIONS_LAUNCHER", "CXX", "CCACHE_DISABLE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("SDK_EXTENSIONS_NO_LTO", raising=False)
+    _gcc_split_or_skip(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = _fake_ccache(bin_dir)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    for name, named in (("found_cc", False), ("named_cc", True)):
+        if named:
+            monkeypatch.setenv("SDK_EXTENSIONS_LAUNCHER", tool)
+        (tmp_path / f"{name}.cpp").write_text(HALVES)
+        m = cpp_extension.load(name, [str(tmp_path / f"{name}.cpp")])
+        a, b = m.halves(np.arange(4, dtype=np.float32))
+        np.testing.assert_array_equal(a.numpy() + b.numpy(), np.arange(4))
+        ninja = (next(ext_dir.glob("py*")) / name / "build.ninja").read_text()
+        split = "-flto" in ninja
+        assert split is not named and (tool in ninja) is named, ninja
+        assert (bin_dir / "runs").exists() is named
+    _pch.wait_for_background_jobs(60)
 
 
 SOURCE = r"""
