@@ -41,6 +41,7 @@ CPP_ONLY: dict[str, str] = {
     "in_parallel_region": "C++ threading helper",
     "device_of": "C++ device guard helper; Python has tensor.device",
     "check_accessor": "C++ accessor checks",
+    "check_writable": "C++ data-pointer checks (mutable_data_ptr on read-only memory)",
     "from_blob": "wraps a raw C++ pointer; Python has sdk.from_numpy / sdk.frombuffer-like paths",
     "fromDLPack": "Python has sdk.from_dlpack",
     "toDLPack": "Python has Tensor.__dlpack__",

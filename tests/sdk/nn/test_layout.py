@@ -16,10 +16,10 @@ import sdk.nn.modules
 from sdk import nn
 
 NN = pathlib.Path(nn.__file__).parent
-KINDS = ["activation", "container", "conv", "dropout", "flatten", "linear", "loss",
+KINDS = ["activation", "container", "conv", "dropout", "flatten", "fold", "linear", "loss",
          "normalization", "pooling", "rnn", "sparse", "transformer", "upsampling"]  # fmt: skip
-F_KINDS = ["activation", "attention", "conv", "loss", "normalization", "padding", "pooling",
-           "sampling"]  # fmt: skip
+F_KINDS = ["activation", "attention", "conv", "fold", "loss", "normalization", "padding",
+           "pooling", "sampling"]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", KINDS)
