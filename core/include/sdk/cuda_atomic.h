@@ -81,23 +81,15 @@ inline constexpr bool is_float_like_v =
 template <typename T>
 using compare_t = std::conditional_t<is_float_like_v<T> && !std::is_same_v<T, double>, float, T>;
 
-template <typename T>
-__device__ __forceinline__ T max(T a, T b) {
+// the larger (Larger) or smaller of a and b; NaN wins either way
+template <bool Larger, typename T>
+__device__ __forceinline__ T pick(T a, T b) {
   const compare_t<T> x = a, y = b;
   if constexpr (is_float_like_v<T>) {
     if (x != x) return a;
     if (y != y) return b;
   }
-  return x < y ? b : a;
-}
-template <typename T>
-__device__ __forceinline__ T min(T a, T b) {
-  const compare_t<T> x = a, y = b;
-  if constexpr (is_float_like_v<T>) {
-    if (x != x) return a;
-    if (y != y) return b;
-  }
-  return y < x ? b : a;
+  return (Larger ? x < y : y < x) ? b : a;
 }
 
 }  // namespace detail
@@ -145,12 +137,12 @@ static inline __device__ T gpuAtomicMul(T* address, T val) {
 template <typename T>
 static inline __device__ T gpuAtomicMax(T* address, T val) {
   return ::sdk::cuda::detail::atomic_update(
-      address, [val](T v) { return ::sdk::cuda::detail::max(v, val); });
+      address, [val](T v) { return ::sdk::cuda::detail::pick<true>(v, val); });
 }
 template <typename T>
 static inline __device__ T gpuAtomicMin(T* address, T val) {
   return ::sdk::cuda::detail::atomic_update(
-      address, [val](T v) { return ::sdk::cuda::detail::min(v, val); });
+      address, [val](T v) { return ::sdk::cuda::detail::pick<false>(v, val); });
 }
 
 #endif  // __CUDACC__ || __HIPCC__

@@ -19,6 +19,18 @@ def _maps(rng):
     }
 
 
+def _pairs(shape):
+    """(p, q, y, x, y + dy, x + dx): each displacement of the patch at each pixel whose
+    displaced pixel is inside the map (the sampler adds zero for the others)."""
+    for p in range(PATCH):
+        for q in range(PATCH):
+            dy, dx = p - PATCH // 2, q - PATCH // 2
+            for y in range(shape[2]):
+                for x in range(shape[3]):
+                    if 0 <= y + dy < shape[2] and 0 <= x + dx < shape[3]:
+                        yield p, q, y, x, y + dy, x + dx
+
+
 def _correlate(ns, fw, i):
     args = (
         1,
@@ -40,13 +52,8 @@ def _correlate(ns, fw, i):
 def _correlate_ref(i):
     a, b = i["a"], i["b"]
     out = np.zeros((a.shape[0], PATCH, PATCH, a.shape[2], a.shape[3]), np.float64)
-    for p in range(PATCH):
-        for q in range(PATCH):
-            dy, dx = p - PATCH // 2, q - PATCH // 2
-            for y in range(a.shape[2]):
-                for x in range(a.shape[3]):
-                    if 0 <= y + dy < a.shape[2] and 0 <= x + dx < a.shape[3]:
-                        out[:, p, q, y, x] = (a[:, :, y, x] * b[:, :, y + dy, x + dx]).sum(1)
+    for p, q, y, x, y2, x2 in _pairs(a.shape):
+        out[:, p, q, y, x] = (a[:, :, y, x] * b[:, :, y2, x2]).sum(1)
     return out
 
 
@@ -58,15 +65,10 @@ def _correlate_backward(ns, fw, i):
 def _correlate_backward_ref(i):
     a, b, g = i["a"], i["b"], i["grad"]
     da, db = np.zeros(a.shape, np.float64), np.zeros(b.shape, np.float64)
-    for p in range(PATCH):
-        for q in range(PATCH):
-            dy, dx = p - PATCH // 2, q - PATCH // 2
-            for y in range(a.shape[2]):
-                for x in range(a.shape[3]):
-                    if 0 <= y + dy < a.shape[2] and 0 <= x + dx < a.shape[3]:
-                        w = g[:, p, q, y, x][:, None]
-                        da[:, :, y, x] += w * b[:, :, y + dy, x + dx]
-                        db[:, :, y + dy, x + dx] += w * a[:, :, y, x]
+    for p, q, y, x, y2, x2 in _pairs(a.shape):
+        w = g[:, p, q, y, x][:, None]
+        da[:, :, y, x] += w * b[:, :, y2, x2]
+        db[:, :, y2, x2] += w * a[:, :, y, x]
     return da, db
 
 
