@@ -1,9 +1,6 @@
-"""Shared pytest fixtures (seeded numpy generator, tensor-vs-numpy comparison) and the order
-and distribution of the suite over xdist workers."""
+"""Shared pytest fixtures: seeded numpy generator and tensor-vs-numpy comparison."""
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
@@ -11,50 +8,6 @@ import pytest
 from tests._support import use_tested_package
 
 use_tested_package()  # before anything imports sdk: the checkout's build, else the installed one
-
-# The files with the most compile time (full runs' --durations, summed per file), heaviest
-# first. They run before everything else, each in its own order, so that the run ends on
-# short tests: the last files collected (tests/templates' wheel builds) could otherwise leave
-# one worker compiling while the other has nothing left to do. Only the order changes.
-HEAVY_FIRST = (
-    "tests/cpp_extension/test_pch.py",
-    "tests/port/test_corpus.py",
-    "tests/cpp_extension/test_split_codegen.py",
-    "tests/core/test_cpp_api.py",
-    "tests/examples/test_muladd_example.py",
-    "tests/abi/test_abi_compat.py",
-    "tests/cpp_extension/test_ipython.py",
-    "tests/cuda/test_build.py",
-    "tests/cuda/test_cuda_helpers.py",
-    "tests/reliability/test_leaks.py",
-    "tests/examples/test_dask_example.py",
-    "tests/templates/test_new.py",
-    "tests/qa/test_tutorial_port.py",
-    "tests/port/realworld/test_realworld.py",
-)
-
-
-@pytest.hookimpl(trylast=True)  # after pytest's own grouping by fixture parameters
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
-    # a stable sort: each file keeps its tests' order, the other files keep theirs
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """`-n N` alone (--dist load) runs with work stealing: each worker starts on its own
-    contiguous half of the suite (a module's tests, and so its module-scoped builds, mostly
-    stay on one worker), and one that runs out takes half of what the other has queued. The
-    load scheduler hands out chunks that split modules between workers and cannot take back
-    a chunk: one worker can be left compiling while the other idles. --dist given is obeyed."""
-    given = [*config.invocation_params.args, *config.getini("addopts")]
-    given += os.environ.get("PYTEST_ADDOPTS", "").split()
-    if config.getvalue("dist") != "load" or any(a.startswith("--dist") or a == "-d" for a in given):
-        return None
-    from xdist.scheduler import WorkStealingScheduling
-
-    return WorkStealingScheduling(config, log)
 
 
 @pytest.fixture
