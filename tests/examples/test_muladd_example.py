@@ -11,14 +11,20 @@ import zipfile
 import pytest
 
 from tests._support import subprocess_env
+from tests.cuda.conftest import TEST_ARCH
 from tests.examples.examples_util import EXAMPLES, run_script
 
 MULADD = EXAMPLES / "muladd"
+# Where a CUDA toolkit is found, muladd.cu is built too: for tests/cuda's one GPU architecture
+# (SDK_CUDA_ARCH_LIST), not the portable default's seven, each a pass of nvcc over the file.
+# These tests are about the package and its registration; the arch list is tests/cuda's.
 
 
 @pytest.mark.slow
 def test_example_tests_pass_with_the_jit_build(tmp_path):
-    env = subprocess_env(SDK_EXTENSIONS_DIR=str(tmp_path / "cache"), MAX_JOBS="2")
+    env = subprocess_env(
+        SDK_EXTENSIONS_DIR=str(tmp_path / "cache"), MAX_JOBS="2", SDK_CUDA_ARCH_LIST=TEST_ARCH
+    )
     env["PYTHONPATH"] = f"{MULADD}:{env['PYTHONPATH']}"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
@@ -34,7 +40,11 @@ def test_abi3_wheel_installs_and_registers_on_import(tmp_path):
     shutil.copytree(
         MULADD, src, ignore=shutil.ignore_patterns("build", "dist", "*.so", "__pycache__")
     )
-    run_script(src, "setup.py", "-q", "bdist_wheel", SDK_EXTENSIONS_DIR=str(tmp_path / "cache"))
+    run_script(
+        src,
+        "setup.py", "-q", "bdist_wheel",
+        SDK_EXTENSIONS_DIR=str(tmp_path / "cache"), SDK_CUDA_ARCH_LIST=TEST_ARCH,
+    )  # fmt: skip
     wheels = list((src / "dist").glob("*.whl"))
     assert len(wheels) == 1 and wheels[0].name.endswith("-cp39-abi3-linux_x86_64.whl"), wheels
     names = zipfile.ZipFile(wheels[0]).namelist()

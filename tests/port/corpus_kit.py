@@ -4,6 +4,7 @@ ported sources, or torch's build of the originals), the build-cache fixture, and
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 import cpp_extension
 import sdk
 from cpp_extension.port import main as _port
+from tests._support import build_once, run_folder
 
 
 @dataclass
@@ -30,9 +32,12 @@ class Framework:
 
 @pytest.fixture(scope="module")
 def build_cache(tmp_path_factory):
+    """JIT caches that every xdist worker of the run shares: a case whose tests run on both
+    workers (its parameters, its two frameworks' tests) is built once, by whichever asks
+    first, under load()'s cache lock (torch's build folder lock on its side)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
-    mp.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("torch_cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "corpus_cache")))
+    mp.setenv("TORCH_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "corpus_torch_cache")))
     mp.setenv("MAX_JOBS", "2")
     yield
     mp.undo()
@@ -46,8 +51,10 @@ def corpus_fixtures(corpus: Path, tag: str):
 
     @pytest.fixture(scope="module")
     def ported(tmp_path_factory):
-        out = tmp_path_factory.mktemp(f"ported_{tag}")
-        return out, _port.port_paths([corpus], out)
+        # ported once per run into a folder the workers share: their builds of one case then
+        # compile the same files, which the shared build cache needs to reuse a build
+        folder = build_once(run_folder(tmp_path_factory, f"ported_{tag}"), _port_into(corpus))
+        return folder / "out", pickle.loads((folder / "report.pickle").read_bytes())
 
     @pytest.fixture(scope="module", params=["sdk", "torch"])
     def fw(request, ported, build_cache) -> Framework:
@@ -61,6 +68,17 @@ def corpus_fixtures(corpus: Path, tag: str):
         return Framework("torch", torch.from_numpy, torch.ops, torch_ext.load, corpus)
 
     return ported, fw
+
+
+def _port_into(corpus: Path) -> Callable[[Path], Path]:
+    """build_once's step: port `corpus` into <folder>/out and keep the report beside it."""
+
+    def port(folder: Path) -> Path:
+        report = _port.port_paths([corpus], folder / "out")
+        (folder / "report.pickle").write_bytes(pickle.dumps(report))
+        return folder
+
+    return port
 
 
 def build_case(fw: Framework, prefix: str, case: str, *files: str, **kwargs: Any) -> Any:
