@@ -89,7 +89,7 @@ class device:
     current for the block, then the previous one again."""
 
     def __init__(self, device: Any) -> None:
-        self.idx = -1 if device is None else _index(device)
+        self.idx = _index(device)  # -1 for None
         self.prev_idx = -1
 
     def __enter__(self) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import port_map
+from .cxx import is_macro_parameter, macro_parameter_spans
 from .sdk_names import SdkHeaders, mask_cxx
 
 CENSUS_FILE = Path(__file__).with_name("port_census.json")
@@ -151,11 +152,12 @@ def extract(text: str, own_macros: set[str], methods: frozenset[str]) -> Counter
         paths += [code[pos : m.start(1)], " " * len(m.group(1))]
         pos = m.end(1)
     code = "".join(paths) + code[pos:]
+    params = macro_parameter_spans(code)
     for m in _QUALIFIED.finditer(code):
         if _PASTED.match(code, m.end()):
             continue  # a macro completes it by token pasting (`at::k##device`): no name yet
         parts = [p.strip() for p in m.group(2).split("::") if p.strip()]
-        if not any(p.startswith("__") for p in parts):  # a macro's parameter (torch::__dtype)
+        if not is_macro_parameter(params, m.start(2), parts[0]):  # `torch::dt` in a #define
             found["name", "::".join([m.group(1), *parts])] += 1
     for m in _MACRO.finditer(code):
         if m.group(0) not in own_macros:

@@ -86,7 +86,7 @@ def macro_parameter_spans(code: str) -> list[tuple[int, int, frozenset[str]]]:
     return spans
 
 
-def _is_macro_parameter(spans: list[tuple[int, int, frozenset[str]]], pos: int, name: str) -> bool:
+def is_macro_parameter(spans: list[tuple[int, int, frozenset[str]]], pos: int, name: str) -> bool:
     return any(start <= pos < end and name in params for start, end, params in spans)
 
 
@@ -190,7 +190,7 @@ def _unknown_target(
     if m is None:
         return None
     parts = [p.strip() for p in m.group(0).split("::") if p.strip()]
-    if _is_macro_parameter(params, end, parts[0]):
+    if is_macro_parameter(params, end, parts[0]):
         return None
     i = sdk.has_qualified(parts, local, _PASTED.match(code, m.end()) is not None)
     if i is None:
@@ -289,7 +289,7 @@ def find_missing(
     params = macro_parameter_spans(code)
     for m in _QUALIFIED.finditer(code):
         parts = [p.strip() for p in m.group(1).split("::") if p.strip()]
-        if _is_macro_parameter(params, m.start(), parts[0]):
+        if is_macro_parameter(params, m.start(), parts[0]):
             continue
         i = sdk.has_qualified(parts, pasted=_PASTED.match(code, m.end()) is not None)
         if i is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import sdk
-
 from .common import _tuple, check_tensor
+from .padding import pad
+from .pooling import _out_len
 
 __all__ = ["unfold", "fold"]
 
@@ -25,7 +25,7 @@ def _params(fn: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any)
 
 def _blocks(fn: str, size: tuple, k: tuple, d: tuple, p: tuple, s: tuple) -> tuple:
     """The number of sliding blocks along each spatial dimension."""
-    out = tuple((size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+    out = tuple(_out_len(size[i], k[i], s[i], p[i], d[i], False) for i in range(2))
     if min(out) < 1:
         raise RuntimeError(
             f"{fn}: the kernel {k} with dilation {d} does not fit the padded input of spatial size "
@@ -43,7 +43,7 @@ def unfold(input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     k, d, p, s = _params("unfold()", kernel_size, dilation, padding, stride)
     n, c = input.shape[0], input.shape[1]
     oh, ow = _blocks("unfold()", tuple(input.shape[2:]), k, d, p, s)
-    x = sdk.nn.functional.pad(input, (p[1], p[1], p[0], p[0])) if any(p) else input
+    x = pad(input, (p[1], p[1], p[0], p[0])) if any(p) else input
     span = (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1)
     win = x.unfold(2, span[0], s[0]).unfold(3, span[1], s[1])  # (N, C, oh, ow, span_h, span_w)
     win = win[:, :, :oh, :ow, :: d[0], :: d[1]]
@@ -76,7 +76,7 @@ def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = 1, padd
             part = _spread(cols[:, :, i, j], s)
             top, left = i * d[0], j * d[1]
             bottom, right = ph - top - part.shape[2], pw - left - part.shape[3]
-            part = sdk.nn.functional.pad(part, (left, right, top, bottom))
+            part = pad(part, (left, right, top, bottom))
             out = part if out is None else out + part
     return out[:, :, p[0] : p[0] + size[0], p[1] : p[1] + size[1]]
 
@@ -87,6 +87,6 @@ def _spread(x: Any, s: tuple) -> Any:
         return x
     n, c, oh, ow = x.shape
     z = x.reshape(n, c, oh, 1, ow, 1)
-    z = sdk.nn.functional.pad(z, (0, s[1] - 1, 0, 0, 0, s[0] - 1))  # (n, c, oh, sh, ow, sw)
+    z = pad(z, (0, s[1] - 1, 0, 0, 0, s[0] - 1))  # (n, c, oh, sh, ow, sw)
     z = z.reshape(n, c, oh * s[0], ow * s[1])
     return z[:, :, : (oh - 1) * s[0] + 1, : (ow - 1) * s[1] + 1]
