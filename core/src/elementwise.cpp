@@ -59,7 +59,10 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
                      ": only integer and bool tensors are supported, got ", dtype_name(common));
       return {common, common};
     default:
-      if (is_comparison(op) || is_logical(op)) return {common, SDK_BOOL};
+      if (is_comparison(op)) return {common, SDK_BOOL};
+      // Logical ops read each operand as bool (x != 0, NaN true), so one loop set serves every
+      // input dtype: operands of another dtype are converted first.
+      if (is_logical(op)) return {SDK_BOOL, SDK_BOOL};
       SDK_FAIL(SDK_ERROR_VALUE, "sdk_binary: unknown op code ", op);
   }
 }

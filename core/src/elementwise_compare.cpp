@@ -26,18 +26,26 @@ bool compare_kernel(int op, const Launch& L) {
     case SDK_GE:
       L.binary<bool, T>([](C a, C b) { return a >= b; });
       return true;
-    case SDK_LOGICAL_AND:
-      L.binary<bool, T>([](C a, C b) { return (a != C(0)) && (b != C(0)); });
-      return true;
-    case SDK_LOGICAL_OR:
-      L.binary<bool, T>([](C a, C b) { return (a != C(0)) || (b != C(0)); });
-      return true;
-    case SDK_LOGICAL_XOR:
-      L.binary<bool, T>([](C a, C b) { return (a != C(0)) != (b != C(0)); });
-      return true;
     default:
-      return false;
+      break;
   }
+  // The logical ops run on bool operands only (binary_types converts the others).
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case SDK_LOGICAL_AND:
+        L.binary<bool, bool>([](bool a, bool b) { return a && b; });
+        return true;
+      case SDK_LOGICAL_OR:
+        L.binary<bool, bool>([](bool a, bool b) { return a || b; });
+        return true;
+      case SDK_LOGICAL_XOR:
+        L.binary<bool, bool>([](bool a, bool b) { return a != b; });
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numpy as np
 from lltm import LLTM, VARIANTS, load_backend
@@ -97,13 +98,24 @@ def check_variant(variant: str, a: dict[str, np.ndarray]) -> list[str]:
     return errors
 
 
+def built_as_ready(variants: list[str]):
+    """Yield each variant once its backend is built, the builds running side by side: the
+    quick ctypes build is checked while the pybind11 one still compiles (a build error is
+    raised here, as load() raises it)."""
+    with ThreadPoolExecutor(max_workers=len(variants)) as pool:
+        futures = {pool.submit(load_backend, v): v for v in variants}
+        for done in as_completed(futures):
+            done.result()
+            yield futures[done]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     args = parser.parse_args(argv)
     a = make_inputs()
     failed = False
-    for variant in args.variant:
+    for variant in built_as_ready(args.variant):
         errors = check_variant(variant, a)
         for e in errors:
             print("FAIL", e)

@@ -43,6 +43,32 @@ def test_check_fails_loudly_on_a_wrong_backend(tmp_path):
     assert "FAIL [py] backward vs numpy d_input" in proc.stdout
 
 
+def test_check_takes_each_variant_as_its_build_finishes(tmp_path):
+    # The builds run side by side (all three reach the barrier together; one after another,
+    # the barrier would break) and the quickest is checked first; a failed build raises.
+    script = tmp_path / "order.py"
+    script.write_text(
+        "import sys, threading, time; sys.path.insert(0, sys.argv[1])\n"
+        "import check\n"
+        "delay = {'cpp': 0.6, 'ctypes': 0.05, 'py': 0.3}\n"
+        "together = threading.Barrier(3, timeout=30)\n"
+        "def fake(v):\n"
+        "    together.wait()\n"
+        "    time.sleep(delay[v])\n"
+        "    if v == 'py' and len(sys.argv) > 2: raise RuntimeError('build of py failed')\n"
+        "    return v\n"
+        "check.load_backend = fake\n"
+        "print(list(check.built_as_ready(['cpp', 'ctypes', 'py'])))\n"
+    )
+    env = example_env()
+    run = [sys.executable, str(script), str(LLTM)]
+    proc = subprocess.run(run, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['ctypes', 'py', 'cpp']", proc.stdout
+    proc = subprocess.run([*run, "fail"], env=env, capture_output=True, text=True)
+    assert proc.returncode != 0 and "build of py failed" in proc.stderr
+
+
 def test_grad_check_all_variants():
     out = run_script(LLTM, "grad_check.py").stdout
     assert out.count(" ok: gradcheck") == 3, out

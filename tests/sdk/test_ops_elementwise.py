@@ -160,6 +160,32 @@ def test_comparisons_and_logical(rng, close):
     assert (ta == None) is False  # noqa: E711
 
 
+@pytest.mark.parametrize(
+    "dtype", ["uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
+)
+def test_logical_ops_read_every_dtype_as_bool(dtype):
+    """Logical ops convert non-bool operands to bool (x != 0) and run one bool loop
+    (elementwise.cpp, binary_types): NaN and -0.0 must read as numpy reads them, with
+    scalars on either side, broadcasting and mixed dtypes."""
+    vals = [0, 1, 2, 0, 3, 0]
+    if dtype.startswith("float"):
+        vals = [0.0, -0.0, np.nan, 0.5, -np.inf, 1e-30]
+    a = np.array(vals, dtype=dtype).reshape(2, 3)
+    b = np.array([1, 0, 1], dtype="float32" if dtype.startswith("int") else "int8")
+    ta, tb = sdk.from_numpy(a), sdk.from_numpy(b)
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        f, ref = getattr(sdk, name), getattr(np, name)
+        got = f(ta, tb)
+        assert got.dtype == sdk.bool
+        assert got.numpy().tolist() == ref(a, b).tolist(), name
+        assert f(tb, ta).numpy().tolist() == ref(b, a).tolist(), name
+        for s in (0, 2, 0.5):
+            assert f(ta, s).numpy().tolist() == ref(a, s).tolist(), (name, s)
+        out = sdk.empty((2, 3), dtype=sdk.float32)
+        f(ta, tb, out=out)
+        assert out.numpy().tolist() == ref(a, b).astype("float32").tolist(), name
+
+
 def test_add_sub_alpha_and_rsub(rng, close):
     a = rng.standard_normal((3, 4)).astype(np.float32)
     b = rng.standard_normal((4,)).astype(np.float32)
