@@ -118,11 +118,12 @@ SDK_MULTIVERSION void mv_binary_sv(To* o, Ti a, const Ti* b, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
 }
 
-// Inner loop of a unary op To <- f(Ti): contiguous runs take the multiversioned path.
-template <typename To, typename Ti, typename F>
+// Inner loop of a unary op To <- f(Ti): contiguous runs take the multiversioned path (unless
+// kMulti is false: see Launch::unary_libm).
+template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, typename F>
 SDK_INLINE void unary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   if (s[0] == sizeof(To) && s[1] == sizeof(Ti)) {
-    if constexpr (kVectorize<Ti>) {
+    if constexpr (kMulti) {
       mv_unary(reinterpret_cast<To*>(p[0]), reinterpret_cast<const Ti*>(p[1]), n, f);
     } else {
       To* o = reinterpret_cast<To*>(p[0]);
@@ -138,15 +139,16 @@ SDK_INLINE void unary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   }
 }
 
-// Inner loop of a binary op To <- f(Ti, Ti), with stride-0 (scalar) fast paths.
-template <typename To, typename Ti, typename F>
+// Inner loop of a binary op To <- f(Ti, Ti), with stride-0 (scalar) fast paths (multiversioned
+// unless kMulti is false: see Launch::unary_libm).
+template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, typename F>
 SDK_INLINE void binary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   To* o = reinterpret_cast<To*>(p[0]);
   const Ti* a = reinterpret_cast<const Ti*>(p[1]);
   const Ti* b = reinterpret_cast<const Ti*>(p[2]);
   if (s[0] == sizeof(To)) {
     if (s[1] == sizeof(Ti) && s[2] == sizeof(Ti)) {
-      if constexpr (kVectorize<Ti>) {
+      if constexpr (kMulti) {
         mv_binary_vv(o, a, b, n, f);
       } else {
         for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
@@ -154,7 +156,7 @@ SDK_INLINE void binary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
       return;
     }
     if (s[1] == sizeof(Ti) && s[2] == 0) {
-      if constexpr (kVectorize<Ti>) {
+      if constexpr (kMulti) {
         mv_binary_vs(o, a, *b, n, f);
       } else {
         for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], *b);
@@ -162,7 +164,7 @@ SDK_INLINE void binary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
       return;
     }
     if (s[1] == 0 && s[2] == sizeof(Ti)) {
-      if constexpr (kVectorize<Ti>) {
+      if constexpr (kMulti) {
         mv_binary_sv(o, *a, b, n, f);
       } else {
         for (int64_t i = 0; i < n; ++i) o[i] = f(*a, b[i]);
@@ -245,12 +247,28 @@ struct Launch {
     auto f = [fc](Ti a, Ti b) { return cast_to<To>(fc(static_cast<C>(a), static_cast<C>(b))); };
     run([f](char** p, const int64_t* s, int64_t m) { binary_loop<To, Ti>(p, s, m, f); });
   }
+  // binary() for an fc whose work is a libm call or an integer division (see unary_libm).
+  template <typename To, typename Ti, typename FC>
+  void binary_libm(const FC& fc) const {
+    using C = typename OpMath<Ti>::type;
+    auto f = [fc](Ti a, Ti b) { return cast_to<To>(fc(static_cast<C>(a), static_cast<C>(b))); };
+    run([f](char** p, const int64_t* s, int64_t m) { binary_loop<To, Ti, false>(p, s, m, f); });
+  }
   // To <- fc(C a).
   template <typename To, typename Ti, typename FC>
   void unary(const FC& fc) const {
     using C = typename OpMath<Ti>::type;
     auto f = [fc](Ti a) { return cast_to<To>(fc(static_cast<C>(a))); };
     run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti>(p, s, m, f); });
+  }
+  // To <- fc(C a) where fc's work is a call into libm (sin, log, erf, ...): with no vector
+  // math library (-ffast-math's) such a loop is the same scalar calls for every ISA, so it
+  // is compiled once instead of once per target_clones ISA (the core's compile time).
+  template <typename To, typename Ti, typename FC>
+  void unary_libm(const FC& fc) const {
+    using C = typename OpMath<Ti>::type;
+    auto f = [fc](Ti a) { return cast_to<To>(fc(static_cast<C>(a))); };
+    run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti, false>(p, s, m, f); });
   }
 };
 

@@ -65,10 +65,10 @@ bool arith_kernel(int op, const Launch& L) {
       return false;
     case SDK_POW:
       if constexpr (kFloat) {
-        L.binary<T, T>([](C a, C b) { return std::pow(a, b); });
+        L.binary_libm<T, T>([](C a, C b) { return std::pow(a, b); });
         return true;
       } else if constexpr (!std::is_same_v<C, bool>) {
-        L.binary<T, T>([](C a, C b) { return int_pow<C>(a, b); });
+        L.binary_libm<T, T>([](C a, C b) { return int_pow<C>(a, b); });
         return true;
       }
       return false;

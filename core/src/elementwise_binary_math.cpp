@@ -27,19 +27,19 @@ bool float_math_kernel(int op, const Launch& L) {
   using C = typename OpMath<T>::type;
   switch (op) {
     case SDK_ATAN2:
-      L.binary<T, T>([](C a, C b) { return std::atan2(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return std::atan2(a, b); });
       return true;
     case SDK_HYPOT:
-      L.binary<T, T>([](C a, C b) { return std::hypot(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return std::hypot(a, b); });
       return true;
     case SDK_COPYSIGN:
       L.binary<T, T>([](C a, C b) { return std::copysign(a, b); });
       return true;
     case SDK_LOGADDEXP:
-      L.binary<T, T>([](C a, C b) { return log_add_exp(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return log_add_exp(a, b); });
       return true;
     case SDK_XLOGY:
-      L.binary<T, T>([](C a, C b) { return x_log_y(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return x_log_y(a, b); });
       return true;
     default:
       return false;

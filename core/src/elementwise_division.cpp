@@ -78,13 +78,13 @@ bool float_division_kernel(int op, const Launch& L) {
   using C = typename OpMath<T>::type;
   switch (op) {
     case SDK_FLOOR_DIVIDE:
-      L.binary<T, T>([](C a, C b) { return py_floordiv(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return py_floordiv(a, b); });
       return true;
     case SDK_REMAINDER:
-      L.binary<T, T>([](C a, C b) { return py_fmod(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return py_fmod(a, b); });
       return true;
     case SDK_FMOD:
-      L.binary<T, T>([](C a, C b) { return std::fmod(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return std::fmod(a, b); });
       return true;
     case kDivTrunc:
       L.binary<T, T>([](C a, C b) { return std::trunc(a / b); });
@@ -99,16 +99,16 @@ bool int_division_kernel(int op, const Launch& L) {
   using C = typename OpMath<T>::type;
   switch (op) {
     case SDK_FLOOR_DIVIDE:
-      L.binary<T, T>([](C a, C b) { return int_floordiv<C>(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return int_floordiv<C>(a, b); });
       return true;
     case SDK_REMAINDER:
-      L.binary<T, T>([](C a, C b) { return int_mod<C>(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return int_mod<C>(a, b); });
       return true;
     case SDK_FMOD:
-      L.binary<T, T>([](C a, C b) { return int_fmod<C>(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return int_fmod<C>(a, b); });
       return true;
     case kDivTrunc:
-      L.binary<T, T>([](C a, C b) { return int_div_trunc<C>(a, b); });
+      L.binary_libm<T, T>([](C a, C b) { return int_div_trunc<C>(a, b); });
       return true;
     case SDK_BITWISE_AND:
       L.binary<T, T>([](C a, C b) { return a & b; });

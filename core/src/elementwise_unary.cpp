@@ -155,40 +155,40 @@ bool unary_float_more(int op, const Launch& L) {
   constexpr C kInf = std::numeric_limits<C>::infinity();
   switch (op) {
     case SDK_TAN:
-      L.unary<T, T>([](C x) { return std::tan(x); });
+      L.unary_libm<T, T>([](C x) { return std::tan(x); });
       return true;
     case SDK_ASIN:
-      L.unary<T, T>([](C x) { return std::asin(x); });
+      L.unary_libm<T, T>([](C x) { return std::asin(x); });
       return true;
     case SDK_ACOS:
-      L.unary<T, T>([](C x) { return std::acos(x); });
+      L.unary_libm<T, T>([](C x) { return std::acos(x); });
       return true;
     case SDK_ATAN:
-      L.unary<T, T>([](C x) { return std::atan(x); });
+      L.unary_libm<T, T>([](C x) { return std::atan(x); });
       return true;
     case SDK_SINH:
-      L.unary<T, T>([](C x) { return std::sinh(x); });
+      L.unary_libm<T, T>([](C x) { return std::sinh(x); });
       return true;
     case SDK_COSH:
-      L.unary<T, T>([](C x) { return std::cosh(x); });
+      L.unary_libm<T, T>([](C x) { return std::cosh(x); });
       return true;
     case SDK_ASINH:
-      L.unary<T, T>([](C x) { return std::asinh(x); });
+      L.unary_libm<T, T>([](C x) { return std::asinh(x); });
       return true;
     case SDK_ACOSH:
-      L.unary<T, T>([](C x) { return std::acosh(x); });
+      L.unary_libm<T, T>([](C x) { return std::acosh(x); });
       return true;
     case SDK_ATANH:
-      L.unary<T, T>([](C x) { return std::atanh(x); });
+      L.unary_libm<T, T>([](C x) { return std::atanh(x); });
       return true;
     case SDK_LOG2:
-      L.unary<T, T>([](C x) { return std::log2(x); });
+      L.unary_libm<T, T>([](C x) { return std::log2(x); });
       return true;
     case SDK_LOG10:
-      L.unary<T, T>([](C x) { return std::log10(x); });
+      L.unary_libm<T, T>([](C x) { return std::log10(x); });
       return true;
     case SDK_EXP2:
-      L.unary<T, T>([](C x) { return std::exp2(x); });
+      L.unary_libm<T, T>([](C x) { return std::exp2(x); });
       return true;
     case SDK_TRUNC:
       L.unary<T, T>([](C x) { return std::trunc(x); });
@@ -218,7 +218,7 @@ bool unary_float_more(int op, const Launch& L) {
       L.unary<T, T>([](C x) { return mish_c(x); });
       return true;
     case SDK_ERFC:
-      L.unary<T, T>([](C x) { return std::erfc(x); });
+      L.unary_libm<T, T>([](C x) { return std::erfc(x); });
       return true;
     case SDK_ERFINV:
       L.unary<T, T>([](C x) { return static_cast<C>(special::erfinv(static_cast<double>(x))); });
@@ -250,15 +250,15 @@ void unary_float(int op, const Launch& L, bool* done) {
 #endif
       return L.unary<T, T>([](C x) { return exp_c(x); });
     case SDK_LOG:
-      return L.unary<T, T>([](C x) { return std::log(x); });
+      return L.unary_libm<T, T>([](C x) { return std::log(x); });
     case SDK_SQRT:
       return L.unary<T, T>([](C x) { return std::sqrt(x); });
     case SDK_RSQRT:
       return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
     case SDK_SIN:
-      return L.unary<T, T>([](C x) { return std::sin(x); });
+      return L.unary_libm<T, T>([](C x) { return std::sin(x); });
     case SDK_COS:
-      return L.unary<T, T>([](C x) { return std::cos(x); });
+      return L.unary_libm<T, T>([](C x) { return std::cos(x); });
     case SDK_TANH:
 #if defined(__x86_64__)
       if (float_simd_unary<T>(L, vs::tanh_avx512)) return;
@@ -270,16 +270,16 @@ void unary_float(int op, const Launch& L, bool* done) {
 #endif
       return L.unary<T, T>([](C x) { return sigmoid_c(x); });
     case SDK_GELU:
-      return L.unary<T, T>(
+      return L.unary_libm<T, T>(
           [](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))); });
     case SDK_RECIPROCAL:
       return L.unary<T, T>([](C x) { return C(1) / x; });
     case SDK_LOG1P:
-      return L.unary<T, T>([](C x) { return std::log1p(x); });
+      return L.unary_libm<T, T>([](C x) { return std::log1p(x); });
     case SDK_EXPM1:
-      return L.unary<T, T>([](C x) { return std::expm1(x); });
+      return L.unary_libm<T, T>([](C x) { return std::expm1(x); });
     case SDK_ERF:
-      return L.unary<T, T>([](C x) { return std::erf(x); });
+      return L.unary_libm<T, T>([](C x) { return std::erf(x); });
     case SDK_FLOOR:
       return L.unary<T, T>([](C x) { return std::floor(x); });
     case SDK_CEIL:
