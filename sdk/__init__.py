@@ -375,6 +375,7 @@ _LAZY = (
     "linalg",
     "version",
     "__config__",
+    "jit",
 )
 
 

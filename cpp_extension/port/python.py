@@ -102,6 +102,7 @@ class _Scan:
             t = toks[i]
             if t.type == token.STRING:
                 self.strings.append((self.offset(t.start), t.string))
+                self._fstring_chains(self.offset(t.start), t.string)
             if stmt_start and t.type == token.NAME and t.string in ("import", "from"):
                 i = self._import(toks, i)
                 stmt_start = True
@@ -116,6 +117,44 @@ class _Scan:
                     self.bare_uses.setdefault(chain.parts[0], chain.spans[0][0])
                 continue
             i += 1
+
+    def _fstring_chains(self, offset: int, literal: str) -> None:
+        """The dotted names in an f-string's replacement fields (code, one STRING token
+        before Python 3.12): `f"{torch.version.cuda}"` needs its torch as much as a
+        statement does."""
+        prefix = re.match(r"[A-Za-z]*", literal).group(0)
+        if "f" not in prefix.lower():
+            return
+        for start, end in _fstring_fields(literal):
+            field = literal[start:end]
+            try:
+                toks = [t for t in tokenize.generate_tokens(io.StringIO(field).readline)
+                        if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)]  # fmt: skip
+            except (tokenize.TokenError, IndentationError, SyntaxError):
+                continue
+            lines = [0]
+            for line in field.splitlines(keepends=True):
+                lines.append(lines[-1] + len(line))
+            base = offset + start
+            i = 0
+            while i < len(toks):
+                if toks[i].type == token.NAME and not (i and toks[i - 1].string == "."):
+                    parts, spans = [], []
+                    while True:
+                        tk = toks[i]
+                        at = base + lines[tk.start[0] - 1] + tk.start[1]
+                        parts.append(tk.string)
+                        spans.append((at, at + len(tk.string)))
+                        i += 1
+                        if not (i + 1 < len(toks) and toks[i].string == "."
+                                and toks[i + 1].type == token.NAME):  # fmt: skip
+                            break
+                        i += 1
+                    self.chains.append(_Chain(parts, spans))
+                    if len(parts) == 1:
+                        self.bare_uses.setdefault(parts[0], spans[0][0])
+                    continue
+                i += 1
 
     def _chain(self, toks: list, i: int) -> tuple[_Chain, int]:
         parts, spans = [toks[i].string], [(self.offset(toks[i].start), self.offset(toks[i].end))]
@@ -158,6 +197,43 @@ class _Scan:
                 span = {"start": self.offset(first.start), "end": self.offset(end_tok.end)}
                 self.imports.append(_Import(chain, names, line_end=line_end, indent=indent, **span))
         return j + 1 if j < len(toks) else j
+
+
+def _fstring_fields(literal: str) -> list[tuple[int, int]]:
+    """(start, end) of each replacement field's expression in an f-string literal (its
+    prefix and quotes included in `literal`): up to a top-level `!`, `:` or the closing
+    brace; `{{` is a literal brace. Nested fields in a format spec are not read."""
+    body_start = len(re.match(r"[A-Za-z]*", literal).group(0))
+    quote = literal[body_start : body_start + 3]
+    quote = quote if quote in ('"""', "'''") else literal[body_start]
+    i, end_of_body, fields = body_start + len(quote), len(literal) - len(quote), []
+    while i < end_of_body:
+        c = literal[i]
+        if c == "{" and literal[i + 1 : i + 2] == "{":
+            i += 2
+            continue
+        if c != "{":
+            i += 1
+            continue
+        start, depth, j, in_str = i + 1, 0, i + 1, None
+        while j < end_of_body:
+            d = literal[j]
+            if in_str:
+                in_str = None if d == in_str else in_str
+            elif d in "'\"":
+                in_str = d
+            elif d in "([{":
+                depth += 1
+            elif d in ")]}" and depth:
+                depth -= 1
+            elif depth == 0 and (d == "}" or d == ":" or (d == "!" and literal[j + 1] != "=")):
+                break
+            j += 1
+        fields.append((start, j))
+        while j < end_of_body and literal[j] != "}":  # skip a conversion and format spec
+            j += 1
+        i = j + 1
+    return fields
 
 
 def _binding_target(full: str, bound: str, imp: _Import, scan: _Scan, report) -> str | None:

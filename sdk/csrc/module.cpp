@@ -489,5 +489,18 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyModule_AddIntConstant(m, "ABI_VERSION_MAJOR", SDK_ABI_VERSION_MAJOR);
   PyModule_AddIntConstant(m, "ABI_VERSION_MINOR", SDK_ABI_VERSION_MINOR);
   PyModule_AddIntConstant(m, "_NO_GIL_NUMEL", kNoGilNumel);
+  // torch._C._GLIBCXX_USE_CXX11_ABI, which setup.py files pass on as -D_GLIBCXX_USE_CXX11_ABI:
+  // the std::string ABI this binding and the installed pybind11 runtime object were built
+  // with (only C crosses into the core, so an extension may use either; this one reuses the
+  // installed runtime object).
+#if defined(_GLIBCXX_USE_CXX11_ABI) && _GLIBCXX_USE_CXX11_ABI
+  const bool cxx11_abi = true;
+#else
+  const bool cxx11_abi = false;
+#endif
+  if (PyModule_AddObject(m, "_GLIBCXX_USE_CXX11_ABI", PyBool_FromLong(cxx11_abi)) < 0) {
+    Py_DECREF(m);
+    return nullptr;
+  }
   return m;
 }

@@ -410,6 +410,49 @@ def test_setup_py_version_and_config_checks_port_without_torch():
     assert "print(torch.version.cuda)" in text
 
 
+def test_setup_py_abi_flag_mps_check_and_jit_glue_port():
+    # the three names real packages' setup.py and Python glue use beside their extension
+    text, missing = py(
+        """
+        import torch
+
+        ABI = f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}"
+        DEVICE = "mps" if torch.backends.mps.is_available() else "cpu"
+
+        @torch.jit._overload
+        def fps(src, ratio=None):
+            pass
+
+        @torch.jit.script
+        def fps(src: torch.Tensor, ratio: float = 0.5) -> torch.Tensor:
+            if torch.jit.is_scripting():
+                return src
+            return src * ratio
+        """,
+        "setup.py",
+    )
+    assert missing == []
+    assert "int(sdk._C._GLIBCXX_USE_CXX11_ABI)" in text
+    assert "@sdk.jit._overload" in text and "@sdk.jit.script" in text
+    assert "sdk.backends.mps.is_available()" in text
+
+
+def test_names_in_f_string_fields_are_ported_or_keep_torch_imported():
+    # before Python 3.12 an f-string is one token; its fields are code all the same
+    text, missing = py(
+        """
+        import torch
+        flags = [f"-DV={torch.version.hip!r:>8} {{torch.literal}} {torch.ones(1)[0]}"]
+        """,
+        "setup.py",
+    )
+    assert missing == [] and "import sdk\n" in text and "import torch" not in text
+    assert "{sdk.version.hip!r:>8} {{torch.literal}} {sdk.ones(1)[0]}" in text
+    text, missing = py('import torch\nx = f"{torch.no_such_thing(2)}"\n', "a.py")
+    assert [m.name for m in missing] == ["torch.no_such_thing"]
+    assert text.startswith("import torch\n")  # still needed by the field
+
+
 def test_python_aliases_rewritten_only_when_every_use_maps():
     text, missing = py(
         """

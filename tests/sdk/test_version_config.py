@@ -36,3 +36,24 @@ def test_show_names_the_versions_and_the_cuda_backend():
     major, minor = sdk.abi_version()
     assert text.startswith(f"SDK {sdk.__version__}, C ABI {major}.{minor}\n")
     assert ("CUDA: available" in text) == sdk.cuda.is_available()
+
+
+def test_cxx11_abi_flag_is_the_binding_s_own():
+    # setup.py files pass torch._C._GLIBCXX_USE_CXX11_ABI on as a -D flag: here it is the
+    # std::string ABI the binding was compiled with, the compiler's default for setup.py.
+    import shutil
+    import subprocess
+
+    flag = sdk._C._GLIBCXX_USE_CXX11_ABI
+    assert flag in (True, False)
+    cxx = shutil.which("c++")
+    if cxx:
+        macros = subprocess.run([cxx, "-x", "c++", "-dM", "-E", "-"], input="#include <string>\n",
+                                capture_output=True, text=True, check=True).stdout  # fmt: skip
+        assert ("#define _GLIBCXX_USE_CXX11_ABI 1" in macros) == flag
+
+
+def test_mps_is_never_available():
+    assert sdk.backends.mps.is_available() is False and sdk.backends.mps.is_built() is False
+    pick = "mps" if sdk.backends.mps.is_available() else "cpu"
+    assert sdk.ones(1, device=pick).device.type == "cpu"
