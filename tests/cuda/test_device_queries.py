@@ -229,3 +229,18 @@ def test_version_cuda_needs_no_backend_load(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["12.8", "False"]
+
+
+def test_version_cuda_loads_no_cuda_library():
+    proc = run_python(
+        """
+        import sdk.version, sdk.backends.cuda as b
+        print(sdk.version.cuda, b.is_built())
+        maps = open("/proc/self/maps").read()
+        print("libcudart" in maps, "libsdk_cuda" in maps)
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    version, built, cudart, backend = proc.stdout.split()
+    assert built == str(version != "None")
+    assert (cudart, backend) == ("False", "False")

@@ -1141,9 +1141,9 @@ SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
 
 /* ---- Device queries, pooled streams and events (ABI 1.10) --------------------------- */
 /* torch.cuda's get_device_properties, mem_get_info, get_arch_list, Stream and Event. Each
- * fails with SDK_ERROR_RUNTIME "CUDA is not available: <reason>" where CUDA cannot be used;
- * sdk_cuda_build_version and sdk_cuda_arch_list never fail and never load the CUDA runtime
- * for their answer when it is "". */
+ * fails with SDK_ERROR_RUNTIME "CUDA is not available: <reason>" where CUDA cannot be used,
+ * but sdk_cuda_build_version and sdk_cuda_arch_list, which never fail ("" is their "none");
+ * sdk_cuda_build_version loads no CUDA library at all. */
 
 /*! \brief The CUDA toolkit release ("12.4") the CUDA backend beside this core was built
  *  with, read from the build's record (libsdk_cuda.version next to the backend library)
