@@ -4,7 +4,6 @@ RuntimeError "CUDA is not available: <reason>", as the C ABI reports it."""
 
 from __future__ import annotations
 
-import uuid as _uuid
 from typing import Any
 
 from sdk import _C
@@ -41,6 +40,8 @@ class _CudaDeviceProperties:
     __slots__ = _FIELDS
 
     def __init__(self, fields: dict[str, Any]) -> None:
+        import uuid as _uuid  # ~3 ms (it loads platform): only once properties are asked for
+
         for name in _FIELDS:
             value = fields[name]
             if name == "uuid":
