@@ -231,6 +231,16 @@ def build_cuda_backend(build_dir: Path, out_lib: Path, toolkit, verbose: bool = 
         tmp = out_lib.with_name(f".{out_lib.name}.{os.getpid()}.tmp")
         shutil.copy(linked, tmp)  # keeps the mode
         os.replace(tmp, out_lib)
+    write_cuda_version_record(out_lib, toolkit.version)
+
+
+def write_cuda_version_record(out_lib: Path, version: tuple[int, int]) -> None:
+    """libsdk_cuda.version beside the backend: the toolkit release ("12.4") it was built with,
+    which the core reads for sdk.version.cuda without loading CUDA (sdk_cuda_build_version)."""
+    record = out_lib.with_suffix(".version")
+    text = f"{version[0]}.{version[1]}\n"
+    if not record.exists() or record.read_text() != text:
+        record.write_text(text)
 
 
 def runtime_deferred() -> bool:

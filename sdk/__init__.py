@@ -376,7 +376,10 @@ _LAZY = (
     "version",
     "__config__",
     "jit",
+    "amp",
 )
+# torch's top-level autocast names, which live in sdk.amp (loaded with it).
+_AMP_NAMES = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "get_autocast_gpu_dtype")
 
 
 def __getattr__(name: str) -> _Any:
@@ -390,6 +393,8 @@ def __getattr__(name: str) -> _Any:
 
     if name in _LAZY:
         return importlib.import_module(f"sdk.{name}")
+    if name in _AMP_NAMES:
+        return getattr(importlib.import_module("sdk.amp"), name)
     if name == "set_printoptions":
         return importlib.import_module("sdk._repr").set_printoptions
     if name in ("save", "load"):

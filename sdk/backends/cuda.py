@@ -11,7 +11,13 @@ from typing import Any
 
 from sdk import _C
 
-__all__ = ["matmul"]
+__all__ = ["is_built", "matmul"]
+
+
+def is_built() -> bool:
+    """Whether the SDK was built with its CUDA backend (torch.backends.cuda.is_built): True
+    does not mean a GPU is usable here (sdk.cuda.is_available() says that)."""
+    return _C.cuda_build_version() is not None
 
 
 class _Matmul:

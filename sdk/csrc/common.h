@@ -261,6 +261,7 @@ extern PyMethodDef ops_scatter_methods[];
 extern PyMethodDef ops_layout_methods[];
 extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef cuda_methods[];
+extern PyMethodDef cuda_device_methods[];
 extern PyMethodDef generator_methods[];
 extern PyMethodDef interop_methods[];
 extern PyMethodDef op_registry_methods[];

@@ -404,10 +404,10 @@ def test_setup_py_version_and_config_checks_port_without_torch():
         """,
         "setup.py",
     )
-    assert [m.name for m in missing] == ["torch.version.cuda"]
+    assert missing == []
     assert "from sdk.__config__ import parallel_info" in text
     assert "WITH_CUDA = CUDA_HOME is not None or sdk.version.hip" in text
-    assert "print(torch.version.cuda)" in text
+    assert "print(sdk.version.cuda)" in text
 
 
 def test_setup_py_abi_flag_mps_check_and_jit_glue_port():

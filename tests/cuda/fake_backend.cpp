@@ -4,6 +4,8 @@
 // merged dims, reductions, gemm layouts) and the element math run where no GPU exists:
 // "device" memory is host memory and each kernel is a loop over the same element functions
 // (device_util.cuh) the CUDA kernels use. Loaded with SDK_CUDA_LIBRARY=<this library>.
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -422,6 +424,111 @@ extern "C" __attribute__((visibility("default"))) int64_t sdk_fake_split(int64_t
   return n;
 }
 
+namespace {
+
+// Device queries, pooled streams and events (table version 5). The device reports the
+// capability in $SDK_FAKE_CUDA_CAPABILITY ("8.0" by default) and 16 GiB; streams are distinct
+// addresses of a static array (never dereferenced), always idle since "kernels" run at once;
+// events keep the host time they were recorded at.
+constexpr int64_t kFakeMemory = int64_t{16} << 30;
+char g_stream_slots[8][2][32];
+unsigned g_stream_next[8][2];
+
+struct FakeEvent {
+  int device = 0;
+  bool timing = false;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point at;
+};
+
+int device_properties(int32_t d, sdk_cuda_device_properties* out) {
+  if (d < 0) d = t_device;
+  if (int rc = check_device(d)) return rc;
+  const char* cap = std::getenv("SDK_FAKE_CUDA_CAPABILITY");
+  sdk_cuda_device_properties r{};
+  r.size = sizeof r;
+  std::snprintf(r.name, sizeof r.name, "SDK fake CUDA device %d", d);
+  r.major = cap ? std::atoi(cap) : 8;
+  const char* dot = cap ? std::strchr(cap, '.') : nullptr;
+  r.minor = dot ? std::atoi(dot + 1) : 0;
+  r.total_memory = kFakeMemory;
+  r.multi_processor_count = 108;
+  r.max_threads_per_multi_processor = 2048;
+  r.max_threads_per_block = 1024;
+  r.warp_size = 32;
+  r.regs_per_multiprocessor = 65536;
+  r.l2_cache_size = 40 << 20;
+  r.shared_memory_per_block = 48 << 10;
+  r.shared_memory_per_block_optin = 163 << 10;
+  r.shared_memory_per_multiprocessor = 164 << 10;
+  r.pci_bus_id = d + 1;
+  r.memory_bus_width = 5120;
+  r.uuid[0] = static_cast<uint8_t>(0xF0 + d);
+  uint32_t size = out->size;
+  std::memcpy(out, &r, size < sizeof r ? size : sizeof r);
+  out->size = size;
+  return 0;
+}
+int mem_get_info(int32_t d, int64_t* free_bytes, int64_t* total_bytes) {
+  if (int rc = check_device(d < 0 ? t_device : d)) return rc;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *free_bytes = kFakeMemory - g_stats.reserved_bytes;
+  *total_bytes = kFakeMemory;
+  return 0;
+}
+const char* arch_list() { return "sm_80 sm_90"; }
+int stream_from_pool(int32_t d, int32_t priority, void** stream) {
+  if (d < 0) d = t_device;
+  if (int rc = check_device(d)) return rc;
+  if (d >= 8) return fail(SDK_ERROR_VALUE, "fake CUDA: at most 8 devices have stream pools");
+  const int cls = priority < 0 ? 1 : 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *stream = &g_stream_slots[d][cls][g_stream_next[d][cls]++ % 32];
+  return 0;
+}
+int stream_query(void*, int32_t* done) {
+  *done = 1;
+  return 0;
+}
+int stream_synchronize(void*) { return 0; }
+int event_create(int32_t d, uint32_t flags, void** event) {
+  if (d < 0) d = t_device;
+  if (int rc = check_device(d)) return rc;
+  auto* e = new FakeEvent();
+  e->device = d;
+  e->timing = (flags & SDK_CUDA_EVENT_TIMING) != 0;
+  *event = e;
+  return 0;
+}
+int event_destroy(void* event) {
+  delete static_cast<FakeEvent*>(event);
+  return 0;
+}
+int event_record(void* event, void*) {
+  auto* e = static_cast<FakeEvent*>(event);
+  e->recorded = true;
+  e->at = std::chrono::steady_clock::now();
+  return 0;
+}
+int stream_wait_event(void*, void*) { return 0; }
+int event_query(void*, int32_t* done) {
+  *done = 1;
+  return 0;
+}
+int event_synchronize(void*) { return 0; }
+int event_elapsed_time(void* start, void* end, float* ms) {
+  auto* a = static_cast<FakeEvent*>(start);
+  auto* b = static_cast<FakeEvent*>(end);
+  if (!a->timing || !b->timing) {
+    return fail(SDK_ERROR_VALUE, "elapsed_time: both events need enable_timing=True");
+  }
+  if (!a->recorded || !b->recorded) return fail(SDK_ERROR_RUNTIME, "fake CUDA: event not recorded");
+  *ms = std::chrono::duration<float, std::milli>(b->at - a->at).count();
+  return 0;
+}
+
+}  // namespace
+
 extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_cuda_backend* t,
                                                                             uint32_t size) {
   if (!t || size < sizeof(sdk_cuda_backend)) return SDK_ERROR_RUNTIME;
@@ -450,5 +557,18 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   t->ternary = ternary;
   t->scan = scan;
   t->record_stream = record_stream;
+  t->device_properties = device_properties;
+  t->mem_get_info = mem_get_info;
+  t->arch_list = arch_list;
+  t->stream_from_pool = stream_from_pool;
+  t->stream_query = stream_query;
+  t->stream_synchronize = stream_synchronize;
+  t->event_create = event_create;
+  t->event_destroy = event_destroy;
+  t->event_record = event_record;
+  t->stream_wait_event = stream_wait_event;
+  t->event_query = event_query;
+  t->event_synchronize = event_synchronize;
+  t->event_elapsed_time = event_elapsed_time;
   return 0;
 }

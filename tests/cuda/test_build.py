@@ -72,6 +72,22 @@ def test_backend_library_is_built_and_separate():
     assert not any("cuda" in n for n in core_needed), core_needed
 
 
+def test_the_build_records_its_toolkit_for_version_cuda():
+    tk = require_nvcc()
+    lib_dir = os.path.dirname(sdk.get_library_path())
+    if not os.path.isfile(os.path.join(lib_dir, "libsdk_cuda.so")):
+        pytest.skip("built without the CUDA backend (test_backend_library_is_built_and_separate)")
+    record = os.path.join(lib_dir, "libsdk_cuda.version")
+    assert os.path.isfile(record), "the backend has no build record: rebuild with setup.py"
+    expected = f"{tk.version[0]}.{tk.version[1]}"
+    with open(record) as f:
+        assert f.read() == expected + "\n"
+    proc = run_python(
+        "import sdk.version, sdk.backends.cuda as b; print(sdk.version.cuda, b.is_built())"
+    )
+    assert proc.stdout.split() == [expected, "True"], proc.stderr
+
+
 def test_load_cu_with_ctypes_bridge(cuda_env):
     require_nvcc()
     src = cuda_env / "scale.cu"

@@ -42,6 +42,7 @@ def test_gpu_suite_on_host_memory_backend(fake_backend):
             os.path.join(HERE, "test_gpu_elementwise.py"),
             os.path.join(HERE, "test_gpu_struct.py"),
             os.path.join(HERE, "test_gpu_fast.py"),
+            os.path.join(HERE, "test_gpu_streams.py"),
         ],
         capture_output=True,
         text=True,

@@ -26,7 +26,17 @@ SDK = pathlib.Path(sdk.__file__).parent
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
     ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
-    ("devices", ["sdk.cuda", "sdk.backends", "sdk.backends.cuda", "sdk.backends.cudnn"]),
+    (
+        "devices",
+        [
+            "sdk.cuda",
+            "sdk.cuda.*",
+            "sdk.amp",
+            "sdk.backends",
+            "sdk.backends.cuda",
+            "sdk.backends.cudnn",
+        ],
+    ),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor", "sdk._tensor_types"]),
     ("namespace", ["sdk"]),
@@ -72,10 +82,11 @@ LAZY_IMPORTS = {
 # Loads by name (importlib.import_module), which no import statement shows. Only the
 # namespace does it: its PEP 562 __getattr__ loads the subpackages that build on it (and,
 # registered in sdk._autograd_link, sdk.autograd when a lower layer first needs it), and
-# sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it).
+# sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it), and
+# sdk.amp for torch's top-level autocast names (sdk.autocast, sdk.is_autocast_enabled, ...).
 # sdk.utils loads its own subpackages on first use (so that utils.elf stays light).
 BY_NAME = {
-    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr"],
+    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp"],
     "sdk.utils": ["sdk.utils.{name}"],
 }
 

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 9
+#define SDK_ABI_VERSION_MINOR 10
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1138,6 +1138,83 @@ SDK_API sdk_status sdk_cuda_reset_peak_memory_stats(int32_t device_index);
 SDK_API sdk_status sdk_cuda_raw_alloc(int64_t nbytes, int32_t device_index, void** ptr);
 /*! \brief Return memory from sdk_cuda_raw_alloc (NULL is ignored). */
 SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
+
+/* ---- Device queries, pooled streams and events (ABI 1.10) --------------------------- */
+/* torch.cuda's get_device_properties, mem_get_info, get_arch_list, Stream and Event. Each
+ * fails with SDK_ERROR_RUNTIME "CUDA is not available: <reason>" where CUDA cannot be used,
+ * but sdk_cuda_build_version and sdk_cuda_arch_list, which never fail ("" is their "none");
+ * sdk_cuda_build_version loads no CUDA library at all. */
+
+/*! \brief The CUDA toolkit release ("12.4") the CUDA backend beside this core was built
+ *  with, read from the build's record (libsdk_cuda.version next to the backend library)
+ *  without loading the backend; "" when the sdk was built without it. Valid for the process. */
+SDK_API const char* sdk_cuda_build_version(void);
+/*! \brief The GPU architectures the backend's kernels were compiled for, space-separated
+ *  ("sm_80 sm_90"); "" when CUDA is not available. Valid for the process. */
+SDK_API const char* sdk_cuda_arch_list(void);
+
+/*! \brief One device's properties (torch's _CudaDeviceProperties fields). */
+typedef struct {
+  uint32_t size;      /*!< sizeof(sdk_cuda_device_properties); set by the caller */
+  uint32_t reserved0; /*!< zero */
+  char name[256];     /*!< NUL-terminated */
+  int32_t major;      /*!< compute capability */
+  int32_t minor;
+  int64_t total_memory; /*!< bytes of device memory */
+  int32_t multi_processor_count;
+  int32_t max_threads_per_multi_processor;
+  int32_t max_threads_per_block;
+  int32_t warp_size;
+  int32_t regs_per_multiprocessor;
+  int32_t is_integrated;      /*!< 0 or 1 */
+  int32_t is_multi_gpu_board; /*!< 0 or 1 */
+  int32_t l2_cache_size;      /*!< bytes */
+  int64_t shared_memory_per_block;
+  int64_t shared_memory_per_block_optin;
+  int64_t shared_memory_per_multiprocessor;
+  int32_t pci_bus_id;
+  int32_t pci_device_id;
+  int32_t pci_domain_id;
+  int32_t memory_bus_width; /*!< bits */
+  uint8_t uuid[16];
+} sdk_cuda_device_properties;
+
+/*! \brief Fill `props` (its `size` set by the caller) for a device (-1: current). */
+SDK_API sdk_status sdk_cuda_get_device_properties(int32_t device_index,
+                                                  sdk_cuda_device_properties* props);
+/*! \brief Free and total device memory in bytes, as the driver reports them (-1: current). */
+SDK_API sdk_status sdk_cuda_mem_get_info(int32_t device_index, int64_t* free_bytes,
+                                         int64_t* total_bytes);
+/*! \brief A stream of the device's pool (torch's getStreamFromPool): non-blocking, made on
+ *  first use and never destroyed, so a stream set current anywhere stays valid; pools go
+ *  round-robin, so two requests may share a stream. `priority` as torch's (lower is more
+ *  urgent) is clamped to the device's range; it picks the pool (0 or less than 0). */
+SDK_API sdk_status sdk_cuda_stream_from_pool(int32_t device_index, int32_t priority, void** stream);
+/*! \brief *done = 1 when all work queued on `stream` (NULL: the default stream of the
+ *  current device) has finished, else 0. */
+SDK_API sdk_status sdk_cuda_stream_query(void* stream, int32_t* done);
+/*! \brief Wait until all work queued on `stream` has finished. */
+SDK_API sdk_status sdk_cuda_stream_synchronize(void* stream);
+
+/*! \brief Event flags: torch.cuda.Event's enable_timing, blocking, interprocess. */
+#define SDK_CUDA_EVENT_TIMING 1u
+#define SDK_CUDA_EVENT_BLOCKING 2u
+#define SDK_CUDA_EVENT_INTERPROCESS 4u
+/*! \brief A new event on a device (-1: current) with SDK_CUDA_EVENT_* flags; destroy it
+ *  with sdk_cuda_event_destroy. Timing and interprocess exclude each other (ValueError). */
+SDK_API sdk_status sdk_cuda_event_create(int32_t device_index, uint32_t flags, void** event);
+/*! \brief Destroy an event (NULL is ignored); work it waits on still completes. */
+SDK_API sdk_status sdk_cuda_event_destroy(void* event);
+/*! \brief Record `event` on `stream` (NULL: the default stream of the event's device). */
+SDK_API sdk_status sdk_cuda_event_record(void* event, void* stream);
+/*! \brief Make future work on `stream` wait for `event`'s recorded work. */
+SDK_API sdk_status sdk_cuda_stream_wait_event(void* stream, void* event);
+/*! \brief *done = 1 when the work `event` recorded has finished, else 0. */
+SDK_API sdk_status sdk_cuda_event_query(void* event, int32_t* done);
+/*! \brief Wait until the work `event` recorded has finished. */
+SDK_API sdk_status sdk_cuda_event_synchronize(void* event);
+/*! \brief Milliseconds between two recorded timing events (start, then end). */
+SDK_API sdk_status sdk_cuda_event_elapsed_time(void* start, void* end, float* ms);
 
 /* ========================================================================= */
 /* Operators registered by libraries (ABI 1.3)                               */

@@ -115,6 +115,15 @@ inline void setCurrentCUDAStream(const CUDAStream& stream) {
 inline void synchronize(int32_t device = -1) {
   ::sdk::detail::check_status(sdk_cuda_synchronize(device), "synchronize");
 }
+/*! \brief Wait for all work on the current device (c10::cuda::device_synchronize). */
+inline void device_synchronize() { synchronize(-1); }
+/*! \brief Wait for the work queued on `stream` (c10::cuda::stream_synchronize; NULL: the
+ *  current device's default stream). ABI 1.10. */
+inline void stream_synchronize(cudaStream_t stream) {
+  ::sdk::detail::check_status(sdk_cuda_stream_synchronize(stream), "stream_synchronize");
+}
+/*! \brief Number of visible devices (at::cuda::getNumGPUs; 0 without CUDA). */
+inline int64_t getNumGPUs() { return device_count(); }
 
 /*! \brief Makes a device current for a scope and restores the previous one. A negative
  *  index, or a Device without one ("cuda"), keeps the current device (as torch's guard). */

@@ -14,7 +14,7 @@
 
 #include "sdk/c_api.h"
 
-#define SDK_CUDA_BACKEND_VERSION 4
+#define SDK_CUDA_BACKEND_VERSION 5
 /* Dims of an elementwise problem after merging contiguous dims. */
 #define SDK_CUDA_MAX_DIMS 16
 #define SDK_CUDA_MAX_OPERANDS 4
@@ -147,6 +147,21 @@ typedef struct sdk_cuda_backend {
   /* the block at ptr (from malloc) is used on `stream` too: when freed, it is reused only
    * after the work queued on that stream by then (version 3) */
   int (*record_stream)(void* ptr, void* stream);
+  /* device queries, pooled streams and events (version 5; the C ABI's sdk_cuda_* of the
+   * same names, devices already checked, -1 the current one) */
+  int (*device_properties)(int32_t device, sdk_cuda_device_properties* props);
+  int (*mem_get_info)(int32_t device, int64_t* free_bytes, int64_t* total_bytes);
+  const char* (*arch_list)(void); /* space-separated sm_XY; no failure */
+  int (*stream_from_pool)(int32_t device, int32_t priority, void** stream);
+  int (*stream_query)(void* stream, int32_t* done);
+  int (*stream_synchronize)(void* stream);
+  int (*event_create)(int32_t device, uint32_t flags, void** event);
+  int (*event_destroy)(void* event);
+  int (*event_record)(void* event, void* stream);
+  int (*stream_wait_event)(void* stream, void* event);
+  int (*event_query)(void* event, int32_t* done);
+  int (*event_synchronize)(void* event);
+  int (*event_elapsed_time)(void* start, void* end, float* ms);
 } sdk_cuda_backend;
 
 /* Exported by libsdk_cuda.so: fill `table` (of `size` bytes). No CUDA call. */

@@ -107,6 +107,21 @@ bool launch_fast_reduce(const sdk_cuda_reduce_desc& d, cudaStream_t s);
 // cuBLAS when it can do the problem (blas.cpp); false: use the naive kernel.
 bool cublas_gemm(const sdk_cuda_gemm_desc& d, cudaStream_t s);
 
+// Device queries, pooled streams and events (device_info.cu): the table's version-5 entries.
+int api_device_properties(int32_t device, sdk_cuda_device_properties* out);
+int api_mem_get_info(int32_t device, int64_t* free_bytes, int64_t* total_bytes);
+const char* api_arch_list();
+int api_stream_from_pool(int32_t device, int32_t priority, void** stream);
+int api_stream_query(void* stream, int32_t* done);
+int api_stream_synchronize(void* stream);
+int api_event_create(int32_t device, uint32_t flags, void** event);
+int api_event_destroy(void* event);
+int api_event_record(void* event, void* stream);
+int api_stream_wait_event(void* stream, void* event);
+int api_event_query(void* event, int32_t* done);
+int api_event_synchronize(void* event);
+int api_event_elapsed_time(void* start, void* end, float* ms);
+
 // Grid size for n elements at `threads` per block (grid-stride loops cover the rest).
 inline unsigned int grid_for(int64_t n, int threads) {
   int64_t blocks = (n + threads - 1) / threads;

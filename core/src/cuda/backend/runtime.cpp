@@ -259,5 +259,18 @@ extern "C" __attribute__((visibility("default"))) int sdk_cuda_backend_init(sdk_
   table->ternary = api_ternary;
   table->scan = api_scan;
   table->record_stream = api_record_stream;
+  table->device_properties = api_device_properties;
+  table->mem_get_info = api_mem_get_info;
+  table->arch_list = api_arch_list;
+  table->stream_from_pool = api_stream_from_pool;
+  table->stream_query = api_stream_query;
+  table->stream_synchronize = api_stream_synchronize;
+  table->event_create = api_event_create;
+  table->event_destroy = api_event_destroy;
+  table->event_record = api_event_record;
+  table->stream_wait_event = api_stream_wait_event;
+  table->event_query = api_event_query;
+  table->event_synchronize = api_event_synchronize;
+  table->event_elapsed_time = api_event_elapsed_time;
   return 0;
 }

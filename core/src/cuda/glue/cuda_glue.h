@@ -6,6 +6,7 @@
 // its loops, so both devices follow the same rules.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "cuda/backend_api.h"
@@ -16,6 +17,8 @@ namespace sdk::detail::cuda {
 inline bool is_cuda(const TensorImpl& t) { return t.device().type == SDK_CUDA; }
 inline bool is_cuda(sdk_device d) { return d.type == SDK_CUDA; }
 
+// Where the backend library is looked for: $SDK_CUDA_LIBRARY, else beside the core.
+std::string backend_path();
 // The loaded backend; throws RuntimeError "CUDA is not available: <reason>" otherwise.
 const sdk_cuda_backend& backend();
 // Availability without throwing; `reason` is "" when available.

@@ -55,8 +55,7 @@ class CudaAllocator final : public Allocator {
 CudaAllocator g_allocator;
 
 void load_into(State& s) {
-  const char* env = std::getenv("SDK_CUDA_LIBRARY");
-  std::string path = (env && *env) ? std::string(env) : core_dir() + "/libsdk_cuda.so";
+  std::string path = backend_path();
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* why = dlerror();
@@ -98,6 +97,11 @@ void call(int rc) {
 }
 
 }  // namespace
+
+std::string backend_path() {
+  const char* env = std::getenv("SDK_CUDA_LIBRARY");
+  return (env && *env) ? std::string(env) : core_dir() + "/libsdk_cuda.so";
+}
 
 bool available(const char** reason) {
   const State& s = state();

@@ -1,32 +1,66 @@
-"""sdk.cuda: CUDA devices, streams and the caching allocator, with torch.cuda's names.
+"""sdk.cuda: CUDA devices, streams, events and the caching allocator, with torch.cuda's names.
 
-Reaches the core through sdk._C like the rest of sdk. Nothing here loads CUDA until asked: ``import sdk.cuda`` is free on a CPU-only machine, and every query answers
-"not available" there instead of failing.
+Reaches the core through sdk._C like the rest of sdk. Nothing here loads CUDA until asked:
+``import sdk.cuda`` is free on a CPU-only machine; is_available(), device_count() and
+get_arch_list() answer "not available" there, and everything that needs a GPU raises
+RuntimeError "CUDA is not available: <reason>". Streams and events are in sdk.cuda.streams,
+device queries in sdk.cuda._properties, torch.cuda.amp's names in sdk.cuda.amp.
 """
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+from typing import Any
 
 from sdk import _C, _autograd_link
 from sdk._dtype import CUDA_TENSOR_TYPES as _TENSOR_TYPES
 from sdk._dtype import device as _device_cls
+from sdk.cuda import amp
+from sdk.cuda._device import _index, current_device, device_count, is_available, unavailable_reason
+from sdk.cuda._properties import (  # noqa: F401  (_CudaDeviceProperties: torch's type name)
+    _CudaDeviceProperties,
+    get_arch_list,
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+    is_bf16_supported,
+    mem_get_info,
+)
+from sdk.cuda.streams import (  # noqa: F401  (_record_stream: sdk.Tensor.record_stream's)
+    Event,
+    ExternalStream,
+    Stream,
+    _record_stream,
+    _stream_address,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
 from sdk.grad_mode import is_grad_enabled as _is_grad_enabled
 
 __all__ = [
+    "Event",
     "ExternalStream",
+    "Stream",
+    "amp",
     "current_device",
     "current_stream",
+    "default_stream",
     "device",
     "device_count",
     "empty_cache",
+    "get_arch_list",
+    "get_device_capability",
+    "get_device_name",
+    "get_device_properties",
     "is_available",
+    "is_bf16_supported",
     "is_initialized",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",
     "max_memory_reserved",
+    "mem_get_info",
     "memory_allocated",
     "memory_reserved",
     "memory_stats",
@@ -38,40 +72,7 @@ __all__ = [
     "unavailable_reason",
 ]
 
-
-def _index(device: Any) -> int:
-    """A device argument (None, int, 'cuda:1', sdk.device) as an ordinal; -1 = current."""
-    if device is None:
-        return -1
-    if isinstance(device, int):
-        return device
-    d = device if isinstance(device, _device_cls) else _device_cls(device)
-    if d.type != "cuda":
-        raise ValueError(f"expected a CUDA device, got {d}")
-    return -1 if d.index is None else d.index
-
-
 # ------------------------------------------------------------------------------ devices
-
-
-def is_available() -> bool:
-    """True when CUDA can be used: backend library, runtime, driver and a visible GPU."""
-    return _C.cuda_is_available()
-
-
-def unavailable_reason() -> str:
-    """Why is_available() is False ("" when it is True)."""
-    return _C.cuda_unavailable_reason()
-
-
-def device_count() -> int:
-    """Number of visible CUDA devices (0 when CUDA is not available)."""
-    return _C.cuda_device_count()
-
-
-def current_device() -> int:
-    """The ordinal new CUDA work of this thread goes to."""
-    return _C.cuda_current_device()
 
 
 def set_device(device: Any) -> None:
@@ -114,68 +115,6 @@ manual_seed_all = manual_seed  # one generator serves every device
 def synchronize(device: Any = None) -> None:
     """Wait until all work on `device` (default: current) has finished."""
     _C.cuda_synchronize(_index(device))
-
-
-# ------------------------------------------------------------------------------ streams
-
-
-class ExternalStream:
-    """A cudaStream_t made elsewhere (cupy, numba, another library), given by its address."""
-
-    def __init__(self, stream_ptr: int, device: Any = None) -> None:
-        self.cuda_stream = int(stream_ptr)
-        self.device_index = _index(device)
-
-    def __repr__(self) -> str:
-        return f"<sdk.cuda.Stream device={self.device_index} cuda_stream={self.cuda_stream:#x}>"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ExternalStream) and other.cuda_stream == self.cuda_stream
-
-    def __hash__(self) -> int:
-        return hash(self.cuda_stream)
-
-
-def current_stream(device: Any = None) -> ExternalStream:
-    """This thread's current stream on `device`; cuda_stream 0 is the default stream."""
-    index = _index(device)
-    return ExternalStream(_C.cuda_get_stream(index) or 0, index)
-
-
-def set_stream(s: ExternalStream) -> None:
-    """Make `s` this thread's current stream on its device: SDK kernels run on it."""
-    _C.cuda_set_stream(s.device_index, s.cuda_stream or None)
-
-
-def _stream_address(s: Any) -> int:
-    """A stream argument: an ExternalStream, any object with an int `cuda_stream` (torch's
-    streams), or a raw address."""
-    address = getattr(s, "cuda_stream", s)
-    if isinstance(address, bool) or not isinstance(address, int):
-        raise TypeError(
-            f"record_stream(): expected a CUDA stream (sdk.cuda.ExternalStream or an object "
-            f"with an int cuda_stream), got {type(s).__name__}"
-        )
-    return address
-
-
-def _record_stream(tensor: Any, s: Any) -> None:
-    """Tensor.record_stream: see sdk.Tensor.record_stream."""
-    _C.cuda_record_stream(tensor, _stream_address(s) or None)
-
-
-@contextlib.contextmanager
-def stream(s: ExternalStream | None) -> Iterator[ExternalStream | None]:
-    """Run the block with `s` as the current stream (None: leave the stream as it is)."""
-    if s is None:
-        yield None
-        return
-    previous = current_stream(s.device_index)
-    set_stream(s)
-    try:
-        yield s
-    finally:
-        set_stream(previous)
 
 
 # ------------------------------------------------------------------------------ memory
