@@ -317,6 +317,32 @@ def get_num_threads() -> int:
     return _C.get_num_threads()
 
 
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:  # noqa: F811
+    """torch.use_deterministic_algorithms: ask for deterministic algorithms, process-wide.
+
+    Every kernel of the SDK is deterministic already (fixed reduction orders, no atomic
+    accumulation), so none changes; extensions see the switch through
+    sdk::globalContext().deterministicAlgorithms() and pick their kernels by it, and one with
+    no deterministic kernel raises there (warns, with warn_only=True)."""
+    for name, value in (("mode", mode), ("warn_only", warn_only)):
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"use_deterministic_algorithms(): argument '{name}' must be bool, "
+                f"not {type(value).__name__}"
+            )
+    _C._set_deterministic(mode, warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """torch.are_deterministic_algorithms_enabled: whether the switch above is on."""
+    return _C._get_deterministic() != 0
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """torch.is_deterministic_algorithms_warn_only_enabled: on, with warn_only=True."""
+    return _C._get_deterministic() == 2
+
+
 def parallel_info() -> dict:
     """The threading as it stands (torch.__config__.parallel_info's facts, as a dict):
     num_threads, max_concurrency (threads that run at once), usable_cpus, physical_cores,

@@ -209,6 +209,18 @@ PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
 
 PyObject* m_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(sdk_get_num_threads()); }
 
+// (mode, warn_only), both already bools (sdk.use_deterministic_algorithms checks them).
+PyObject* m_set_deterministic(PyObject*, PyObject* args) {
+  int mode, warn_only;
+  if (!PyArg_ParseTuple(args, "pp", &mode, &warn_only)) return nullptr;
+  sdk_set_deterministic_algorithms(mode, warn_only);
+  Py_RETURN_NONE;
+}
+
+PyObject* m_get_deterministic(PyObject*, PyObject*) {
+  return PyLong_FromLong(sdk_deterministic_algorithms());
+}
+
 // {name: value} of every sdk_parallel_key (the BLAS ones load the BLAS; None when it cannot).
 PyObject* m_parallel_info(PyObject*, PyObject*) {
   static const char* const names[] = {
@@ -282,6 +294,8 @@ PyMethodDef module_methods[] = {
     {"version_string", m_version_string, METH_NOARGS, "Release version of the core."},
     {"set_num_threads", m_set_num_threads, METH_O, "Threads used by the core."},
     {"get_num_threads", m_get_num_threads, METH_NOARGS, "Threads used by the core."},
+    {"_set_deterministic", m_set_deterministic, METH_VARARGS, "The deterministic switch."},
+    {"_get_deterministic", m_get_deterministic, METH_NOARGS, "0 off, 1 on, 2 warn only."},
     {"parallel_info", m_parallel_info, METH_NOARGS, "Facts about the core's threading."},
     {"promote_types", SDK_PY_AS_CFUNCTION(m_promote_types), METH_FASTCALL,
      "dtype of an op on two dtypes."},

@@ -89,6 +89,22 @@ def test_global_context_settings(fw):
     assert (deterministic, warn_only, tf32) == (False, False, False)
     cuda = sdk.cuda if fw.name == "sdk" else pytest.importorskip("torch").cuda
     assert has_cuda == cuda.is_available()
+    # the switch Python sets is the one the extension's kernels read (process-wide)
+    lib = sdk if fw.name == "sdk" else pytest.importorskip("torch")
+    try:
+        lib.use_deterministic_algorithms(True)
+        assert lib.are_deterministic_algorithms_enabled() and m.settings()[:2] == (True, False)
+        with pytest.raises(RuntimeError, match="row_cumsum does not have a deterministic"):
+            m.row_cumsum(fw.tensor(x))
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        assert lib.is_deterministic_algorithms_warn_only_enabled()
+        assert m.settings()[:2] == (True, True)
+        np.testing.assert_allclose(m.row_cumsum(fw.tensor(x)).numpy(), np.cumsum(x, axis=0))
+        with pytest.raises(TypeError, match="must be bool"):
+            lib.use_deterministic_algorithms(1)
+    finally:
+        lib.use_deterministic_algorithms(False)
+    assert m.settings()[:2] == (False, False) and not lib.are_deterministic_algorithms_enabled()
 
 
 def test_channels_last_kernels(fw):

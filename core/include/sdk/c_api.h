@@ -967,6 +967,15 @@ SDK_API sdk_status sdk_set_num_threads(int32_t n);
  *  OMP_NUM_THREADS, else the physical cores the process may run on. */
 SDK_API int32_t sdk_get_num_threads(void);
 
+/*! \brief torch.use_deterministic_algorithms(mode, warn_only=...): record, process-wide,
+ *  that deterministic algorithms are asked for (warn_only: a kernel without one warns
+ *  instead of raising). Every kernel of the SDK is deterministic (fixed reduction orders, no
+ *  atomic accumulation), so none of them changes; extensions read the switch through
+ *  sdk::globalContext() (sdk/context.h) to pick their own kernels. Since ABI 1.10. */
+SDK_API void sdk_set_deterministic_algorithms(int32_t mode, int32_t warn_only);
+/*! \brief The switch above: 0 off, 1 on, 2 on with warn_only. Since ABI 1.10. */
+SDK_API int32_t sdk_deterministic_algorithms(void);
+
 /*! \brief What sdk_get_parallel_info reports (torch.__config__.parallel_info's facts). */
 typedef enum sdk_parallel_key {
   SDK_PARALLEL_NUM_THREADS = 0,     /*!< sdk_get_num_threads() */

@@ -2,9 +2,11 @@
 // extensions read before picking a kernel (deterministic algorithms, TF32, whether CUDA is
 // there).
 //
-// The SDK's kernels have no nondeterministic variants, its Python package has no
-// use_deterministic_algorithms(), and its matmuls never use TF32: those settings read as
-// torch's defaults (off). CUDA needs no lazy initialization (the backend loads on first use).
+// The SDK's kernels have no nondeterministic variants and its matmuls never use TF32. The
+// deterministic switch is the process's (sdk.use_deterministic_algorithms in Python, or
+// setDeterministicAlgorithms here: both set the core's, sdk_set_deterministic_algorithms), so
+// an extension's kernels see what the user asked for. CUDA needs no lazy initialization (the
+// backend loads on first use).
 #ifndef SDK_CONTEXT_H_
 #define SDK_CONTEXT_H_
 
@@ -18,21 +20,25 @@ namespace sdk {
 
 /*! \brief The switches of torch's at::Context that extension code asks about.
  *
- *  Rationale: the deterministic flags start false and change only through
- *  setDeterministicAlgorithms() (which an extension may call to make its own choice visible
- *  to its other kernels); they live in the extension that includes this header. */
+ *  Rationale: the deterministic switch is the core's (process-wide, as torch's), so Python's
+ *  sdk.use_deterministic_algorithms(True) reaches every extension's kernels. */
 class Context {
  public:
-  bool deterministicAlgorithms() const { return deterministic_; }
-  bool deterministicAlgorithmsWarnOnly() const { return warn_only_; }
+  bool deterministicAlgorithms() const { return sdk_deterministic_algorithms() != 0; }
+  bool deterministicAlgorithmsWarnOnly() const { return sdk_deterministic_algorithms() == 2; }
   void setDeterministicAlgorithms(bool enabled, bool warn_only = false) {
-    deterministic_ = enabled;
-    warn_only_ = enabled && warn_only;
+    sdk_set_deterministic_algorithms(enabled ? 1 : 0, warn_only ? 1 : 0);
   }
-  /*! \brief Raise (or, when warn-only, do nothing) if deterministic algorithms were asked
-   *  for: `caller` has no deterministic implementation. */
+  /*! \brief Raise (when warn-only: warn) if deterministic algorithms were asked for:
+   *  `caller` has no deterministic implementation. */
   void alertNotDeterministic(const std::string& caller) const {
-    SDK_CHECK_NOT_IMPLEMENTED(!deterministic_ || warn_only_, caller,
+    const int32_t mode = sdk_deterministic_algorithms();
+    if (mode == 2) {
+      SDK_WARN(caller,
+               " does not have a deterministic implementation, but deterministic "
+               "algorithms were asked for (warn_only=True)");
+    }
+    SDK_CHECK_NOT_IMPLEMENTED(mode != 1, caller,
                               " does not have a deterministic implementation, but "
                               "deterministic algorithms were asked for");
   }
@@ -46,10 +52,6 @@ class Context {
   /*! \brief The SDK does not link cuDNN. */
   bool hasCuDNN() const { return false; }
   bool userEnabledCuDNN() const { return false; }
-
- private:
-  bool deterministic_ = false;
-  bool warn_only_ = false;
 };
 
 /*! \brief The one Context of this extension (torch: at::globalContext()). */

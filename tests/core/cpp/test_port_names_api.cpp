@@ -151,6 +151,16 @@ void global_context() {
   EXPECT(&ctx == &sdk::globalContext());
   EXPECT(!ctx.deterministicAlgorithms() && !ctx.deterministicAlgorithmsWarnOnly());
   ctx.alertNotDeterministic("probe");  // nothing asked for determinism: no error
+  // the switch is the core's (what Python's sdk.use_deterministic_algorithms sets)
+  ctx.setDeterministicAlgorithms(true);
+  EXPECT(sdk_deterministic_algorithms() == 1 && ctx.deterministicAlgorithms());
+  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "probe does not have a deterministic",
+               ctx.alertNotDeterministic("probe"));
+  sdk_set_deterministic_algorithms(1, 1);
+  EXPECT(ctx.deterministicAlgorithmsWarnOnly());
+  ctx.alertNotDeterministic("probe");  // warns only
+  ctx.setDeterministicAlgorithms(false, true);
+  EXPECT(sdk_deterministic_algorithms() == 0 && !ctx.deterministicAlgorithmsWarnOnly());
   ctx.lazyInitCUDA();
   EXPECT(ctx.hasCUDA() == sdk::cuda::is_available());
   EXPECT(!ctx.allowTF32CuBLAS() && !ctx.hasCuDNN());
