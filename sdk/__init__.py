@@ -325,7 +325,7 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     sdk::globalContext().deterministicAlgorithms() and pick their kernels by it, and one with
     no deterministic kernel raises there (warns, with warn_only=True)."""
     for name, value in (("mode", mode), ("warn_only", warn_only)):
-        if not isinstance(value, bool):
+        if value is not True and value is not False:  # (`bool` here is sdk.bool, a dtype)
             raise TypeError(
                 f"use_deterministic_algorithms(): argument '{name}' must be bool, "
                 f"not {type(value).__name__}"
