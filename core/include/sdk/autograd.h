@@ -69,6 +69,11 @@ struct AutoDispatchBelowAutograd {
   AutoDispatchBelowAutograd() {}  // user-provided: a guard variable is not "unused"
 };
 using AutoDispatchBelowADInplaceOrView = AutoDispatchBelowAutograd;
+/*! \brief torch's older spelling of the same guard (at::AutoNonVariableTypeMode), still in
+ *  extensions written for torch 1.x; `enabled` false is torch's no-op form. */
+struct AutoNonVariableTypeMode : AutoDispatchBelowAutograd {
+  explicit AutoNonVariableTypeMode(bool enabled = true) { (void)enabled; }
+};
 
 namespace detail {
 inline bool& inference_mode_state() {

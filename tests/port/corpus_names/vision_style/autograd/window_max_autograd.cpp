@@ -1,0 +1,44 @@
+// The Autograd kernel: a C++ Function that keeps the input's shape in saved_data, saves the
+// argmax it returns (non-differentiable), and calls the front-ends under the older guard.
+#include <torch/autograd.h>
+#include <torch/types.h>
+
+#include "../window_max.h"
+
+namespace corpus_vis {
+namespace {
+
+class WindowMaxFunction : public torch::autograd::Function<WindowMaxFunction> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const torch::autograd::Variable& x, int64_t k) {
+    ctx->saved_data["input_shape"] = x.sizes();
+    at::AutoNonVariableTypeMode g;
+    auto result = window_max(x, k);
+    auto argmax = std::get<1>(result);
+    ctx->save_for_backward({argmax});
+    ctx->mark_non_differentiable({argmax});
+    return {std::get<0>(result), argmax};
+  }
+
+  static torch::autograd::variable_list backward(
+      torch::autograd::AutogradContext* ctx, const torch::autograd::variable_list& grad_output) {
+    auto argmax = ctx->get_saved_variables()[0];
+    auto shape = ctx->saved_data["input_shape"].toIntList();
+    auto grad_in = detail::_window_max_backward(grad_output[0], argmax, shape[1]);
+    return {grad_in, torch::autograd::Variable()};
+  }
+};
+
+std::tuple<at::Tensor, at::Tensor> window_max_autograd(const at::Tensor& x, int64_t k) {
+  auto result = WindowMaxFunction::apply(x, k);
+  return std::make_tuple(result[0], result[1]);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(corpus_vis, Autograd, m) {
+  m.impl(TORCH_SELECTIVE_NAME("corpus_vis::window_max"), TORCH_FN(window_max_autograd));
+}
+
+}  // namespace corpus_vis
