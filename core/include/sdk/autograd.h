@@ -69,6 +69,11 @@ struct AutoDispatchBelowAutograd {
   AutoDispatchBelowAutograd() {}  // user-provided: a guard variable is not "unused"
 };
 using AutoDispatchBelowADInplaceOrView = AutoDispatchBelowAutograd;
+/*! \brief torch's older spelling of the same guard (at::AutoNonVariableTypeMode), still in
+ *  extensions written for torch 1.x; `enabled` false is torch's no-op form. */
+struct AutoNonVariableTypeMode : AutoDispatchBelowAutograd {
+  explicit AutoNonVariableTypeMode(bool enabled = true) { (void)enabled; }
+};
 
 namespace detail {
 inline bool& inference_mode_state() {
@@ -126,6 +131,7 @@ class IValue {
   template <typename T>
   IValue(const List<T>& v) : IValue(v.vec()) {}          // NOLINT
   IValue(ScalarType v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  IValue(SymInt v) : v_(v.expect_int()) {}               // NOLINT: an int, as sizes are
   IValue(const Scalar& v) {                              // NOLINT
     if (v.isFloatingPoint())
       v_ = v.toDouble();
@@ -156,6 +162,7 @@ class IValue {
   const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
   double toDouble() const { return get<double>("double"); }
   int64_t toInt() const { return get<int64_t>("int"); }
+  SymInt toSymInt() const { return SymInt(toInt()); }
   bool toBool() const { return get<bool>("bool"); }
   const std::string& toStringRef() const { return get<std::string>("string"); }
   std::vector<int64_t> toIntVector() const { return get<std::vector<int64_t>>("int list"); }
@@ -166,8 +173,20 @@ class IValue {
   List<double> toDoubleList() const { return List<double>(toDoubleVector()); }
   std::vector<bool> toBoolVector() const { return get<std::vector<bool>>("bool list"); }
   List<bool> toBoolList() const { return List<bool>(toBoolVector()); }
-  /*! \brief The generic list (shared: changes through it show in this IValue). */
-  List<IValue> toList() const { return get<List<IValue>>("list"); }
+  /*! \brief The generic list (shared: changes through it show in this IValue). A typed list
+   *  (int, float, bool, Tensor list: sizes saved from sym_sizes(), say) reads as a new generic
+   *  list of its items, as torch's toList() reads any list. */
+  List<IValue> toList() const {
+    if (isList()) return get<List<IValue>>("list");
+    if (isIntList()) return items_of(toIntVector());
+    if (isDoubleList()) return items_of(toDoubleVector());
+    if (isBoolList()) return items_of(toBoolVector());
+    if (isTensorList()) return items_of(toTensorVector());
+    return get<List<IValue>>("list");  // the error names what it holds
+  }
+  /*! \brief Itself: torch reads a list element through get() (ListElementReference), and an
+   *  element of the SDK's List<IValue> is the IValue. */
+  const IValue& get() const { return *this; }
   /*! \brief nullopt for None, else to<T>(). */
   template <typename T>
   std::optional<T> toOptional() const {
@@ -214,6 +233,12 @@ class IValue {
   }
 
  private:
+  template <typename E>
+  static List<IValue> items_of(const std::vector<E>& items) {
+    List<IValue> out;
+    for (const auto& item : items) out.push_back(IValue(static_cast<E>(item)));
+    return out;
+  }
   template <typename T>
   const T& get(const char* want) const {
     const T* p = std::get_if<T>(&v_);

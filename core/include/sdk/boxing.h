@@ -149,6 +149,13 @@ struct Box<Scalar> {
   }
 };
 
+/*! \brief A SymInt argument or result (schema SymInt) is an int: sizes are concrete here. */
+template <>
+struct Box<SymInt> : IntBox<SymInt> {
+  static const char* schema() { return "SymInt"; }
+  static void push(sdk_values* v, SymInt x) { IntBox<SymInt>::push(v, x); }
+};
+
 template <>
 struct Box<ScalarType> {
   using Stored = ScalarType;

@@ -116,6 +116,35 @@ struct alignas(2) BFloat16 {
 
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit float types must be 2 bytes");
 
+// torch's arithmetic of the 16-bit floats: two of them, or one and an int, give the 16-bit type
+// (so `cond ? T(0) : a / b` has one type in a kernel templated on T); with a float or a double
+// the result is that wider type. Each mix is spelled out: with only the conversions, `h / h`
+// would be a float and `h + 1.0f` ambiguous once the 16-bit overloads exist.
+#define SDK_DETAIL_HALF_ARITH(H, op)                                                             \
+  SDK_HOST_DEVICE inline H operator op(H a, H b) { return H(float(a) op float(b)); }             \
+  SDK_HOST_DEVICE inline float operator op(H a, float b) { return float(a) op b; }               \
+  SDK_HOST_DEVICE inline float operator op(float a, H b) { return a op float(b); }               \
+  SDK_HOST_DEVICE inline double operator op(H a, double b) { return double(float(a)) op b; }     \
+  SDK_HOST_DEVICE inline double operator op(double a, H b) { return a op double(float(b)); }     \
+  SDK_HOST_DEVICE inline H operator op(H a, int b) { return a op H(static_cast<float>(b)); }     \
+  SDK_HOST_DEVICE inline H operator op(int a, H b) { return H(static_cast<float>(a)) op b; }     \
+  SDK_HOST_DEVICE inline H operator op(H a, int64_t b) { return a op H(static_cast<float>(b)); } \
+  SDK_HOST_DEVICE inline H operator op(int64_t a, H b) { return H(static_cast<float>(a)) op b; }
+#define SDK_DETAIL_HALF_TYPE_ARITH(H)                                   \
+  SDK_DETAIL_HALF_ARITH(H, +)                                           \
+  SDK_DETAIL_HALF_ARITH(H, -)                                           \
+  SDK_DETAIL_HALF_ARITH(H, *)                                           \
+  SDK_DETAIL_HALF_ARITH(H, /)                                           \
+  SDK_HOST_DEVICE inline H operator-(H a) { return H(-float(a)); }      \
+  SDK_HOST_DEVICE inline H& operator+=(H& a, H b) { return a = a + b; } \
+  SDK_HOST_DEVICE inline H& operator-=(H& a, H b) { return a = a - b; } \
+  SDK_HOST_DEVICE inline H& operator*=(H& a, H b) { return a = a * b; } \
+  SDK_HOST_DEVICE inline H& operator/=(H& a, H b) { return a = a / b; }
+SDK_DETAIL_HALF_TYPE_ARITH(Half)
+SDK_DETAIL_HALF_TYPE_ARITH(BFloat16)
+#undef SDK_DETAIL_HALF_TYPE_ARITH
+#undef SDK_DETAIL_HALF_ARITH
+
 }  // namespace sdk
 
 #endif  // SDK_HALF_H_

@@ -31,6 +31,10 @@
 /*! \brief [[maybe_unused]] (torch's C10_UNUSED). */
 #define SDK_UNUSED [[maybe_unused]]
 
+/*! \brief torch's C10_LOG_API_USAGE_ONCE(event): the SDK keeps no usage log, so the statement
+ *  does nothing and its arguments are not evaluated. */
+#define SDK_LOG_API_USAGE_ONCE(...) static_cast<void>(0)
+
 #if defined(__GNUC__) || defined(__clang__)
 #define SDK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SDK_UNLIKELY(x) __builtin_expect(!!(x), 0)

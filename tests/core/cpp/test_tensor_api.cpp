@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "expect.h"
@@ -398,6 +399,18 @@ void test_half_and_scalar() {
   sdk::Half h = 1.5f;
   h += 1;
   EXPECT(static_cast<float>(h) == 2.5f && static_cast<float>(h * h) == 6.25f);
+  // torch's arithmetic: 16-bit op 16-bit (or an int) stays 16-bit, so a kernel's `?:` between
+  // T(0) and a quotient of Ts has one type; with a float or a double it widens
+  static_assert(std::is_same_v<decltype(h / h), sdk::Half> &&
+                std::is_same_v<decltype(h * 2), sdk::Half>);
+  static_assert(std::is_same_v<decltype(h * 2.0f), float> &&
+                std::is_same_v<decltype(h + 1.0), double>);
+  static_assert(std::is_same_v<decltype(-sdk::BFloat16(1.0f)), sdk::BFloat16>);
+  const bool empty_bin = roundtrip_bad != 0;
+  sdk::Half third = empty_bin ? static_cast<sdk::Half>(0) : sdk::Half(1.0f) / sdk::Half(3.0f);
+  EXPECT(third.x == sdk::Half(1.0f / 3.0f).x);
+  sdk::BFloat16 bf = sdk::BFloat16(1.5f) * sdk::BFloat16(1.5f) - 1;
+  EXPECT(static_cast<float>(bf) == 1.25f);
   auto halves = sdk::ones({3}, sdk::kHalf) * 2;
   EXPECT(halves.scalar_type() == sdk::kHalf);
   EXPECT(static_cast<float>(halves.data_ptr<sdk::Half>()[2]) == 2.0f);
