@@ -86,6 +86,32 @@ Ref reshape_impl(const TensorImpl& t, int64_t ndim, const int64_t* sizes, const 
   return make_view(*c, ndim, sz, nullptr, 0);
 }
 
+// sdk_as_strided's checks: sizes and strides >= 0 and the last element reached inside the
+// storage.
+void check_geometry(const TensorImpl& x, int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                    int64_t storage_offset, const char* op) {
+  check_sizes_arg(ndim, sizes, op);
+  if (ndim > 0) check_not_null(strides, op, "strides");
+  SDK_VALUE_CHECK(storage_offset >= 0, op, ": storage_offset must be >= 0, got ", storage_offset);
+  int64_t numel = checked_numel(ndim, sizes, op);
+  // The last element reached must lie inside the storage.
+  int64_t last = storage_offset;
+  for (int64_t d = 0; d < ndim; ++d) {
+    SDK_VALUE_CHECK(strides[d] >= 0, op, ": strides must be >= 0, got ", strides[d], " at dim ", d);
+    int64_t span;
+    if (numel > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+                      __builtin_add_overflow(last, span, &last))) {
+      SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow");
+    }
+  }
+  int64_t capacity = x.storage->nbytes / x.itemsize();
+  if (numel > 0 && last >= capacity) {
+    SDK_FAIL(SDK_ERROR_VALUE, op, ": size ", sizes_str(ndim, sizes), ", stride ",
+             sizes_str(ndim, strides), " and offset ", storage_offset, " reach element ", last,
+             " but the storage holds ", capacity, " elements");
+  }
+}
+
 }  // namespace
 }  // namespace sdk::detail
 
@@ -119,27 +145,22 @@ SDK_API sdk_status sdk_as_strided(const sdk_tensor* t, int64_t ndim, const int64
   SDK_SAFE_CALL_BEGIN;
   const char* op = "sdk_as_strided";
   VIEW_PROLOGUE(op);
-  check_sizes_arg(ndim, sizes, op);
-  if (ndim > 0) check_not_null(strides, op, "strides");
-  SDK_VALUE_CHECK(storage_offset >= 0, op, ": storage_offset must be >= 0, got ", storage_offset);
-  int64_t numel = checked_numel(ndim, sizes, op);
-  // The last element reached must lie inside the storage.
-  int64_t last = storage_offset;
-  for (int64_t d = 0; d < ndim; ++d) {
-    SDK_VALUE_CHECK(strides[d] >= 0, op, ": strides must be >= 0, got ", strides[d], " at dim ", d);
-    int64_t span;
-    if (numel > 0 && (__builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
-                      __builtin_add_overflow(last, span, &last))) {
-      SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow");
-    }
-  }
-  int64_t capacity = x.storage->nbytes / x.itemsize();
-  if (numel > 0 && last >= capacity) {
-    SDK_FAIL(SDK_ERROR_VALUE, op, ": size ", sizes_str(ndim, sizes), ", stride ",
-             sizes_str(ndim, strides), " and offset ", storage_offset, " reach element ", last,
-             " but the storage holds ", capacity, " elements");
-  }
+  check_geometry(x, ndim, sizes, strides, storage_offset, op);
   *result = make_view(x, ndim, sizes, strides, storage_offset).release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_as_strided_(sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                                   const int64_t* strides, int64_t storage_offset) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "sdk_as_strided_";
+  TensorImpl& x = const_cast<TensorImpl&>(checked(t, op, "t"));
+  check_geometry(x, ndim, sizes, strides, storage_offset, op);
+  int64_t sz[64], st[64];  // copies: the arguments may be t's own arrays, which set_shape frees
+  std::copy(sizes, sizes + ndim, sz);
+  std::copy(strides, strides + ndim, st);
+  x.set_shape(ndim, sz, st);
+  x.offset = storage_offset;
   SDK_SAFE_CALL_END;
 }
 

@@ -383,6 +383,12 @@ SDK_API sdk_status sdk_reshape(const sdk_tensor* t, int64_t ndim, const int64_t*
 SDK_API sdk_status sdk_as_strided(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
                                   const int64_t* strides, int64_t storage_offset,
                                   sdk_tensor** result);
+/*! \brief sdk_as_strided in place: `t` itself takes the sizes, strides and storage offset
+ *  (the same checks; its storage and data are unchanged, and every holder of `t` sees the
+ *  new geometry). torch's as_strided_, and the way C++ transpose_, squeeze_, unsqueeze_ and
+ *  t_ change a tensor to any strides. Since ABI 1.10. */
+SDK_API sdk_status sdk_as_strided_(sdk_tensor* t, int64_t ndim, const int64_t* sizes,
+                                   const int64_t* strides, int64_t storage_offset);
 /*! \brief Reorder dims: `dims` is a permutation of ndim values. */
 SDK_API sdk_status sdk_permute(const sdk_tensor* t, const int64_t* dims, sdk_tensor** result);
 /*! \brief Swap two dims. */

@@ -57,15 +57,13 @@ inline Tensor randperm_of(int64_t n, Tensor keys, const TensorOptions& options) 
   return created(perm.to(TensorOptions(dtype).device(options.device())), options);
 }
 
-// An in-place view change through sdk_resize_ (contiguous strides only).
+// An in-place view change: `self` takes the geometry of `view` (one of its views).
 inline const Tensor& regeometry_(const Tensor& self, const Tensor& view, const char* op) {
-  if (!view.is_contiguous()) {
-    throw_error(SDK_ERROR_NOT_IMPLEMENTED,
-                concat(op, ": the result (sizes ", view.sizes(), ", strides ", view.strides(),
-                       ") is not contiguous, and the C ABI changes a tensor's geometry in place "
-                       "only to contiguous strides; use the out-of-place form"));
-  }
-  return self.resize_(view.sizes());
+  IntArrayRef sizes = view.sizes(), strides = view.strides();
+  return finish_inplace(
+      self,
+      sdk_as_strided_(self.get(), len(sizes), sizes.data(), strides.data(), view.storage_offset()),
+      op);
 }
 
 // The double CPU copy a random fill draws from, shaped like `self`.
@@ -423,10 +421,6 @@ inline const Tensor& Tensor::t_() const {
 }
 inline const Tensor& Tensor::as_strided_(IntArrayRef sizes, IntArrayRef strides,
                                          std::optional<int64_t> storage_offset) const {
-  SDK_CHECK_NOT_IMPLEMENTED(!storage_offset || *storage_offset == this->storage_offset(),
-                            "as_strided_: the C ABI cannot move a tensor's storage offset in place "
-                            "(from ",
-                            this->storage_offset(), " to ", *storage_offset, "); use as_strided()");
   return detail::regeometry_(*this, as_strided(sizes, strides, storage_offset), "as_strided_");
 }
 inline const Tensor& Tensor::detach_() const {

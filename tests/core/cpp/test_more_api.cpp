@@ -182,10 +182,15 @@ void in_place_and_random() {
   EXPECT(same_sizes(g, {2, 3}));
   g.unsqueeze_(0).squeeze_(std::vector<int64_t>{0});
   EXPECT(same_sizes(g, {2, 3}) && values(g) == V{0, 1, 2, 3, 4, 5});
-  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "contiguous", g.transpose_(0, 1));
-  sdk::Tensor gt = g.t();  // transposing it back in place gives a contiguous layout
-  gt.transpose_(0, 1);
-  EXPECT(same_sizes(gt, {2, 3}) && values(gt) == V{0, 1, 2, 3, 4, 5});
+  sdk::Tensor alias = g;  // another holder of the same tensor sees the new geometry
+  g.transpose_(0, 1);     // to non-contiguous strides, in place (sdk_as_strided_)
+  EXPECT(same_sizes(alias, {3, 2}) && !alias.is_contiguous() && g.data_ptr() == data);
+  EXPECT(values(g) == V({0, 3, 1, 4, 2, 5}));
+  sdk::Tensor buf = sdk::zeros({2, 3, 4});  // a kernel's out_buf.transpose_(1, 2), then a copy
+  buf.transpose_(1, 2);
+  EXPECT(same_sizes(buf, {2, 4, 3}) && buf.stride(1) == 1 && buf.stride(2) == 4);
+  g.transpose_(0, 1);  // back: contiguous again
+  EXPECT(same_sizes(g, {2, 3}) && g.is_contiguous() && values(g) == V{0, 1, 2, 3, 4, 5});
   sdk::Tensor r = vec({1, 2, 3, 4});
   r.resize_as_(sdk::empty({2, 2}));
   EXPECT(same_sizes(r, {2, 2}) && values(r) == V{1, 2, 3, 4});

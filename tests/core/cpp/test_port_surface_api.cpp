@@ -270,13 +270,19 @@ void tensor_helpers_and_modes() {
          values(row) == V({1, 2, 3}));
   EXPECT_ERROR(SDK_ERROR_VALUE, "t_() expects a tensor with <= 2 dimensions",
                sdk::zeros({1, 1, 1}).t_());
-  // in-place geometry changes are limited to contiguous results (the C ABI's rule)
-  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "is not contiguous", x.clone().t_());
+  // in-place geometry changes take any strides and offset within the storage
+  sdk::Tensor xt = x.clone();
+  xt.t_();
+  EXPECT(xt.sizes() == sdk::IntArrayRef({x.size(1), x.size(0)}) && !xt.is_contiguous());
   sdk::Tensor flat = vec({0, 1, 2, 3, 4, 5});
-  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "cannot move a tensor's storage offset in place",
-               flat.as_strided_({2, 2}, {2, 1}, 1));
-  flat.as_strided_({2, 2}, {2, 1});
-  EXPECT(flat.sizes() == sdk::IntArrayRef({2, 2}) && values(flat) == V({0, 1, 2, 3}));
+  flat.as_strided_({2, 2}, {1, 2}, 1);
+  EXPECT(flat.sizes() == sdk::IntArrayRef({2, 2}) && flat.storage_offset() == 1 &&
+         values(flat) == V({1, 3, 2, 4}));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "but the storage holds 6 elements",
+               flat.as_strided_({2, 2}, {2, 1}, 3));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "strides must be >= 0", flat.as_strided_({2}, {-1}, 1));
+  EXPECT(flat.storage_offset() == 1 &&
+         values(flat) == V({1, 3, 2, 4}));  // a refusal changes nothing
 
   EXPECT(sdk::autograd::GradMode::is_enabled() && !sdk::InferenceMode::is_enabled());
   {
