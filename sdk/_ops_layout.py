@@ -236,3 +236,56 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
 def resize_as_(self: Tensor, the_template: Tensor) -> Tensor:
     """resize_ to the shape of the_template."""
     return resize_(self, tuple(tensor_arg(the_template, "resize_as_", "the_template").shape))
+
+
+# ---- in-place geometry (torch's transpose_, t_, squeeze_, unsqueeze_, as_strided_) ----
+
+
+def _regeometry_(self: Tensor, op: str, view: Any) -> Tensor:
+    """self takes the geometry of `view()` (one of its views) in place; refused for a tensor
+    autograd tracks, whose recorded history would no longer match its shape."""
+    tensor_arg(self, op)
+    if needs_grad(self):
+        raise RuntimeError(
+            f"{op}(): changing the geometry of a tensor that requires grad in place is not "
+            f"supported; use the out-of-place {op[:-1]}()"
+        )
+    v = view()
+    return _C.as_strided_(self, tuple(v.shape), v.stride(), v.storage_offset())
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """transpose in place: self's strides change, its data stays."""
+    return _regeometry_(self, "transpose_", lambda: self.transpose(dim0, dim1))
+
+
+def swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _regeometry_(self, "swapdims_", lambda: self.transpose(dim0, dim1))
+
+
+def t_(self: Tensor) -> Tensor:
+    return _regeometry_(self, "t_", lambda: self.t())
+
+
+def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
+    return _regeometry_(
+        self, "squeeze_", lambda: self.squeeze() if dim is None else self.squeeze(dim)
+    )
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _regeometry_(self, "unsqueeze_", lambda: self.unsqueeze(dim))
+
+
+def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """self takes these sizes, strides and storage offset (default: its own) in place, within
+    its storage."""
+    tensor_arg(self, "as_strided_")
+    if needs_grad(self):
+        raise RuntimeError(
+            "as_strided_(): changing the geometry of a tensor that requires grad in place is not "
+            "supported; use the out-of-place as_strided()"
+        )
+    offset = self.storage_offset() if storage_offset is None else storage_offset
+    return _C.as_strided_(self, int_seq(tuple(size), "as_strided_"),
+                          int_seq(tuple(stride), "as_strided_"), offset)  # fmt: skip

@@ -495,6 +495,12 @@ class Tensor(_TableOps, _C.TensorBase):
     unfold = _ops_layout.unfold
     resize_ = _ops_layout.resize_
     resize_as_ = _ops_layout.resize_as_
+    transpose_ = _ops_layout.transpose_
+    swapdims_ = swapaxes_ = _ops_layout.swapdims_
+    t_ = _ops_layout.t_
+    squeeze_ = _ops_layout.squeeze_
+    unsqueeze_ = _ops_layout.unsqueeze_
+    as_strided_ = _ops_layout.as_strided_
 
     # Composites (sdk._ops_compose)
     repeat = _ops_compose.repeat

@@ -101,6 +101,30 @@ SDK_PY_FASTCALL(o_resize_) {
   return args[0];
 }
 
+// as_strided_(t, sizes, strides, storage_offset) -> t: t takes that geometry in place
+SDK_PY_FASTCALL(o_as_strided_) {
+  sdk_tensor* t;
+  std::vector<int64_t> sizes, strides;
+  int64_t offset;
+  if (!check_nargs("as_strided_", nargs, 4, 4) ||
+      !tensor_arg(args[0], "as_strided_", "input", &t) ||
+      !ints_arg(args[1], "as_strided_", "size", &sizes, false) ||
+      !ints_arg(args[2], "as_strided_", "stride", &strides, false) ||
+      !int_arg(args[3], "as_strided_", "storage_offset", &offset))
+    return nullptr;
+  if (sizes.size() != strides.size()) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "as_strided_(): mismatch in length of strides and shape (%zd and %zd)",
+                 static_cast<Py_ssize_t>(strides.size()), static_cast<Py_ssize_t>(sizes.size()));
+    return nullptr;
+  }
+  if (sdk_as_strided_(t, static_cast<int64_t>(sizes.size()), sizes.data(), strides.data(),
+                      offset) != SDK_OK)
+    return raise_last_error();
+  Py_INCREF(args[0]);
+  return args[0];
+}
+
 }  // namespace
 
 PyMethodDef sdkpy::ops_layout_methods[] = {
@@ -113,4 +137,6 @@ PyMethodDef sdkpy::ops_layout_methods[] = {
     SDK_PY_FASTCALL_METHOD("diagonal", o_diagonal, "diagonal(input, offset, dim1, dim2): a view"),
     SDK_PY_FASTCALL_METHOD("unfold", o_unfold, "unfold(input, dimension, size, step): a view"),
     SDK_PY_FASTCALL_METHOD("resize_", o_resize_, "resize_(input, size) -> input"),
+    SDK_PY_FASTCALL_METHOD("as_strided_", o_as_strided_,
+                           "as_strided_(input, size, stride, storage_offset) -> input"),
     {nullptr, nullptr, 0, nullptr}};

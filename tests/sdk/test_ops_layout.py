@@ -258,3 +258,38 @@ def test_resize_grow_keeps_exported_memory_valid_and_refuses_bad_input():
     s = sdk.from_numpy(b)
     s.resize_(2)  # shrinking wrapped memory is fine
     assert tuple(s.shape) == (2,)
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["transpose_(0, 2)", "swapdims_(1, 0)", "squeeze_()", "squeeze_(1)", "unsqueeze_(-1)",
+     "as_strided_((2, 3), (1, 2), 1)", "as_strided_((4,), (3,))"],
+)  # fmt: skip
+def test_in_place_geometry_matches_torch_and_every_holder_sees_it(call):
+    """transpose_, squeeze_, unsqueeze_, as_strided_ change the tensor itself to any strides
+    (the C ABI's sdk_as_strided_): sizes, strides, offset and values as torch gives them."""
+    base = np.arange(12.0).reshape(2, 1, 6)
+    if call.startswith("transpose_") or call.startswith("swapdims_"):
+        base = base.reshape(2, 3, 2)
+    t = sdk.from_numpy(base.copy())
+    alias = t
+    assert eval(f"t.{call}") is t
+    got = (tuple(alias.shape), alias.stride(), alias.storage_offset(), alias.tolist())
+    torch = pytest.importorskip("torch")
+    r = torch.from_numpy(base.copy())
+    eval(f"r.{call}")
+    assert got == (tuple(r.shape), r.stride(), r.storage_offset(), r.tolist())
+
+
+def test_in_place_geometry_refusals_change_nothing():
+    t = sdk.arange(6.0)
+    with pytest.raises(ValueError, match="reach element 6 but the storage holds 6 elements"):
+        t.as_strided_((2, 2), (2, 1), 3)
+    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
+        t.as_strided_((2, 2), (1,))
+    w = sdk.ones(2, 3, requires_grad=True)
+    with pytest.raises(
+        RuntimeError, match=r"t_\(\): changing the geometry of a tensor that requires"
+    ):
+        w.t_()
+    assert tuple(t.shape) == (6,) and t.stride() == (1,) and tuple(w.shape) == (2, 3)
