@@ -8,6 +8,7 @@
 
 #include "sdk/c_api.h"
 #include "sdk/dtype_table.h"
+#include "sdk/float8.h"
 #include "sdk/half.h"
 
 namespace sdk {
@@ -56,9 +57,14 @@ constexpr const char* toString(ScalarType t) { return detail::dtype_facts(t).nam
 /*! \brief Bytes per element. */
 constexpr int64_t elementSize(ScalarType t) { return detail::dtype_facts(t).itemsize; }
 
+/*! \brief Whether t is one of the 8-bit floats (torch's isFloat8Type). */
+constexpr bool isFloat8Type(ScalarType t) {
+  return t == ScalarType::Float8_e5m2 || t == ScalarType::Float8_e4m3fn ||
+         t == ScalarType::Float8_e5m2fnuz || t == ScalarType::Float8_e4m3fnuz;
+}
 constexpr bool isFloatingType(ScalarType t) {
   const int kind = detail::dtype_facts(t).kind;
-  return kind == SDK_DL_FLOAT || kind == SDK_DL_BFLOAT;
+  return kind == SDK_DL_FLOAT || kind == SDK_DL_BFLOAT || isFloat8Type(t);
 }
 constexpr bool isIntegralType(ScalarType t, bool includeBool) {
   const int kind = detail::dtype_facts(t).kind;
