@@ -15,12 +15,18 @@ namespace sdk {
 
 /*! \brief Element types; values equal the ABI's sdk_dtype codes. Names follow torch (the Torch
  *  column of SDK_DTYPES in sdk/c_api.h, which this header reads every fact from). */
+// The 8-bit floats' enumerators are named as their C++ types are (ScalarType::Float8_e5m2 and
+// sdk::Float8_e5m2, as in torch): gcc's -Wshadow takes an enumerator named like a type alias
+// for shadowing, in the code of extensions built with it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
 enum class ScalarType : int8_t {
 #define SDK_DETAIL_SCALAR_TYPE(NAME, code, name, Torch, ...) Torch = SDK_##NAME,
   SDK_DTYPES(SDK_DETAIL_SCALAR_TYPE)
 #undef SDK_DETAIL_SCALAR_TYPE
       Undefined = -1
 };
+#pragma GCC diagnostic pop
 
 // kBool, kByte, ..., kDouble: one per row.
 #define SDK_DETAIL_SCALAR_CONST(NAME, code, name, Torch, ...) \
