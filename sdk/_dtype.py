@@ -62,8 +62,8 @@ def _from_row(name: str, row: tuple) -> dtype:
     """The dtype of one SDK_DTYPES row, as sdk._C.DTYPES gives it: (code, Torch, itemsize,
     DLPack kind, py_alias)."""
     code, _torch, itemsize, kind, _alias = row
-    floating = kind in ("FLOAT", "BFLOAT")
-    numpy_name = None if kind == "BFLOAT" else name  # numpy has every other dtype by its name
+    floating = kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_")
+    numpy_name = name if kind in ("BOOL", "UINT", "INT", "FLOAT") else None  # numpy's by name
     return dtype(code, name, itemsize, floating, kind == "INT" or floating, numpy_name)
 
 

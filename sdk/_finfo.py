@@ -13,6 +13,15 @@ __all__ = ["finfo", "iinfo"]
 _BFLOAT16 = dict(bits=16, eps=2.0**-7, max=3.3895313892515355e38, tiny=2.0**-126,
                  resolution=0.01)  # fmt: skip
 
+# The 8-bit floats (numpy has none): torch's values, e5m2fnuz's eps included (torch reports
+# 2^-3 for it, though its 2 mantissa bits space the floats above 1 by 2^-2).
+_FLOAT8 = {
+    "float8_e4m3fn": dict(bits=8, eps=2.0**-3, max=448.0, tiny=2.0**-6, resolution=1.0),
+    "float8_e5m2": dict(bits=8, eps=2.0**-2, max=57344.0, tiny=2.0**-14, resolution=1.0),
+    "float8_e4m3fnuz": dict(bits=8, eps=2.0**-3, max=240.0, tiny=2.0**-7, resolution=1.0),
+    "float8_e5m2fnuz": dict(bits=8, eps=2.0**-3, max=57344.0, tiny=2.0**-15, resolution=1.0),
+}
+
 
 def _dtype_arg(type: Any, who: str) -> dtype:
     if type is None:
@@ -36,6 +45,8 @@ class finfo:
             raise TypeError(f"finfo(): expected a floating point dtype, got {dt}")
         if dt is bfloat16:
             v = _BFLOAT16
+        elif dt.name in _FLOAT8:
+            v = _FLOAT8[dt.name]
         else:
             i = np.finfo(dt._np)
             v = dict(bits=i.bits, eps=float(i.eps), max=float(i.max), tiny=float(i.tiny),
@@ -46,7 +57,7 @@ class finfo:
         self.dtype = dt.name
 
     def __repr__(self) -> str:
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
                 f"dtype={self.dtype})")  # fmt: skip
 

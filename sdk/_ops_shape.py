@@ -36,7 +36,14 @@ def view(self: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (one size may be -1); fails when strides forbid it."""
     size = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
     if size.__class__.__name__ == "dtype":
-        raise NotImplementedError("view(dtype) is not supported; use to(dtype)")
+        # The same bytes read as a dtype of the same item size. Not differentiable (nor is
+        # torch's across dtypes); refused under autograd, whose in-place checks it would skip.
+        if size is self.dtype:
+            return view(self, self.shape)
+        if needs_grad(self):
+            raise RuntimeError(f"view({size}): not supported on a tensor that requires grad; "
+                               "call detach() first")  # fmt: skip
+        return _C.view_dtype(self, size)
     r = _C.view(self, size)  # C validates the sizes (TypeError naming view and 'size')
     if needs_grad(self):
         record("view", (self,), r, size=tuple(size))

@@ -15,7 +15,8 @@ A ZIP archive (stored, not compressed), readable by ``numpy.load(path, allow_pic
       (floats inf/nan are written as the strings "inf", "-inf", "nan")
 - ``t0.npy``, ``t1.npy``, ...: one standard ``.npy`` member per tensor, C order, with the
   tensor's values. bfloat16 (which numpy lacks) is stored as ``uint16`` holding the raw
-  bit pattern; the manifest's ``dtype`` says how to read it back.
+  bit pattern, the 8-bit floats as ``uint8`` codes; the manifest's ``dtype`` says how to read
+  them back.
 
 Loading never unpickles: members are read with ``allow_pickle=False`` (object arrays
 are refused) and the manifest is plain JSON, so a file cannot run code. Files that
@@ -58,6 +59,8 @@ def _tensor_to_numpy(t: Any) -> np.ndarray:
         # 16 bits are the bfloat16 bit pattern.
         f = np.array(a.to(sdk.float32), dtype=np.float32, copy=True)
         return (f.view(np.uint32) >> 16).astype(np.uint16)
+    if _dtype_name(a).startswith("float8_"):  # the codes themselves
+        return np.array(a.contiguous().view(sdk.uint8), order="C", copy=True)
     return np.array(a, order="C", copy=True)
 
 
@@ -67,6 +70,10 @@ def _numpy_to_tensor(arr: np.ndarray, dtype_name: str) -> Any:
             raise ValueError("sdk.load: a bfloat16 member must be stored as uint16")
         f = (arr.astype(np.uint32) << 16).view(np.float32)
         return sdk.tensor(np.array(f, order="C", copy=True)).to(sdk.bfloat16)
+    if dtype_name.startswith("float8_") and dtype_name in _FLOATING:
+        if arr.dtype != np.uint8:
+            raise ValueError(f"sdk.load: a {dtype_name} member must be stored as uint8")
+        return sdk.tensor(np.array(arr, order="C", copy=True)).view(getattr(sdk, dtype_name))
     expected = getattr(sdk, dtype_name, None)
     if expected is None:
         raise ValueError(f"sdk.load: unknown dtype {dtype_name!r} in the manifest")
@@ -234,6 +241,8 @@ def _stored_dtype(name: Any) -> np.dtype:
     """The numpy dtype a tensor of sdk dtype `name` is stored as (bfloat16: uint16)."""
     for d in DTYPES:
         if d.name == name:
+            if name.startswith("float8_"):
+                return np.dtype(np.uint8)
             return np.dtype(np.uint16 if name == "bfloat16" else d._np)
     known = ", ".join(d.name for d in DTYPES)
     raise ValueError(f"sdk.load: unknown dtype {name!r} in the manifest (known: {known})")

@@ -7,6 +7,10 @@ namespace sdk::detail {
 // meet at int16; within floats float16 and bfloat16 meet at float32.
 sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
   if (a == b) return a;
+  if (is_float8(a) || is_float8(b)) {  // torch promotes no 8-bit float with another dtype
+    SDK_FAIL(SDK_ERROR_TYPE, "Promotion for Float8 Types is not supported, attempted to promote ",
+             dtype_name(a), " and ", dtype_name(b));
+  }
   if (a == SDK_BOOL) return b;
   if (b == SDK_BOOL) return a;
   bool fa = is_floating(a), fb = is_floating(b);
@@ -45,6 +49,12 @@ sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind) {
   }
 }
 
+double round_to_float8(sdk_dtype d, double v) {
+  return SDK_DISPATCH_FLOAT8(d, "float8", [&] {
+    return static_cast<double>(static_cast<float>(scalar_t(static_cast<float>(v))));
+  });
+}
+
 void check_dtype(sdk_dtype d, const char* op) {
   if (!is_valid_dtype(d)) SDK_FAIL(SDK_ERROR_TYPE, op, ": unknown dtype code ", d);
 }
@@ -61,6 +71,7 @@ SDK_API const char* sdk_dtype_name(sdk_dtype dtype) { return dtype_name(dtype); 
 SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b) {
   // Unknown codes have no promotion: report -1 rather than guessing.
   if (!is_valid_dtype(a) || !is_valid_dtype(b)) return -1;
+  if (a != b && (is_float8(a) || is_float8(b))) return -1;  // torch has no such promotion
   return promote(a, b);
 }
 

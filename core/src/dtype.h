@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "sdk/dtype_table.h"
+#include "sdk/float8.h"
 #include "sdk/half.h"
 #include "tensor_impl.h"
 
@@ -30,7 +31,7 @@ struct BFloat16 {
 };
 
 // C++ type of each dtype code (the cpp_type column of SDK_DTYPES; Half and BFloat16 are the
-// ones above).
+// ones above, the Float8_* types sdk/float8.h's).
 template <sdk_dtype D>
 struct CType;
 #define SDK_DETAIL_CTYPE(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
@@ -52,6 +53,10 @@ struct OpMath<Half> {
 };
 template <>
 struct OpMath<BFloat16> {
+  using type = float;
+};
+template <int M, int Bias, int Kind>
+struct OpMath<Float8<M, Bias, Kind>> {
   using type = float;
 };
 
@@ -102,9 +107,15 @@ constexpr sdk_dtype dtype_of() {
 inline constexpr sdk_dtype kNumDtypes = kDtypeCount;
 
 constexpr bool is_valid_dtype(sdk_dtype d) { return d >= 0 && d < kNumDtypes; }
+// The 8-bit floats (ABI 1.10): floating, but only copies, fills, views, joins, indexing and
+// equality take them (torch's set), so the generic dispatch never instantiates them.
+constexpr bool is_float8(sdk_dtype d) {
+  return d == SDK_FLOAT8_E5M2 || d == SDK_FLOAT8_E4M3FN || d == SDK_FLOAT8_E5M2FNUZ ||
+         d == SDK_FLOAT8_E4M3FNUZ;
+}
 constexpr bool is_floating(sdk_dtype d) {
-  return is_valid_dtype(d) &&
-         (kDtypeFacts[d].kind == SDK_DL_FLOAT || kDtypeFacts[d].kind == SDK_DL_BFLOAT);
+  return is_valid_dtype(d) && (kDtypeFacts[d].kind == SDK_DL_FLOAT ||
+                               kDtypeFacts[d].kind == SDK_DL_BFLOAT || is_float8(d));
 }
 constexpr bool is_integral(sdk_dtype d, bool include_bool) {
   if (!is_valid_dtype(d)) return false;
@@ -147,6 +158,10 @@ inline bool scalar_as<bool>(const sdk_scalar& s) {
   return s.kind == SDK_SCALAR_FLOAT ? s.f != 0.0 : s.i != 0;
 }
 
+// The value of `v` once stored in the 8-bit float `d` (as a double): what torch compares a
+// float8 tensor with, since it casts the other operand to the float8 type first.
+double round_to_float8(sdk_dtype d, double v);
+
 }  // namespace sdk::detail
 
 // Dispatch on a runtime dtype: the body sees `scalar_t`.
@@ -171,6 +186,18 @@ inline bool scalar_as<bool>(const sdk_scalar& s) {
       SDK_DTYPE_CASE(SDK_BFLOAT16, __VA_ARGS__) \
       SDK_DTYPE_DEFAULT(dtype, name);           \
     }                                           \
+  }()
+
+// The 8-bit floats, used only by the few kernels that take them (is_float8).
+#define SDK_DISPATCH_FLOAT8(dtype, name, ...)          \
+  [&] {                                                \
+    switch (dtype) {                                   \
+      SDK_DTYPE_CASE(SDK_FLOAT8_E5M2, __VA_ARGS__)     \
+      SDK_DTYPE_CASE(SDK_FLOAT8_E4M3FN, __VA_ARGS__)   \
+      SDK_DTYPE_CASE(SDK_FLOAT8_E5M2FNUZ, __VA_ARGS__) \
+      SDK_DTYPE_CASE(SDK_FLOAT8_E4M3FNUZ, __VA_ARGS__) \
+      SDK_DTYPE_DEFAULT(dtype, name);                  \
+    }                                                  \
   }()
 
 #define SDK_DISPATCH_ALL(dtype, name, ...)      \

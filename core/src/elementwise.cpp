@@ -23,6 +23,11 @@ struct BinaryTypes {
 // Compute and result dtypes of `op` on operands whose promoted dtype is `common`.
 BinaryTypes binary_types(int op, sdk_dtype common) {
   const char* name = binary_name(op);
+  if (is_float8(common)) {  // torch's 8-bit floats take eq and ne only; float32 holds them exactly
+    SDK_TYPE_CHECK(op == SDK_EQ || op == SDK_NE, "\"", name, "\" not implemented for '",
+                   dtype_name(common), "'");
+    return {SDK_FLOAT32, SDK_BOOL};
+  }
   switch (op) {
     case SDK_ADD:
     case SDK_MUL:
@@ -102,8 +107,13 @@ void check_int_division(int op, sdk_dtype compute, bool zero) {
 void binary_tensors(int op, const TensorImpl& ta, const TensorImpl& tb, sdk_tensor* out,
                     sdk_tensor** result) {
   cuda::check_same_device(binary_name(op), {&ta, &tb});
-  BinaryTypes ty =
-      binary_types(op, promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0));
+  const sdk_dtype common = promote_operands(ta.dtype, ta.ndim == 0, tb.dtype, tb.ndim == 0);
+  if (is_float8(common) && ta.dtype != tb.dtype) {
+    // torch stores the other operand (a 0-dim tensor) as the 8-bit float before comparing.
+    Ref a8 = cast_if_needed(ta, common), b8 = cast_if_needed(tb, common);
+    return binary_tensors(op, *a8, *b8, out, result);
+  }
+  BinaryTypes ty = binary_types(op, common);
   int64_t sz[kIterMaxDims];
   int64_t nd;
   if (same_shape(ta, tb)) {
@@ -136,12 +146,23 @@ void binary_tensors(int op, const TensorImpl& ta, const TensorImpl& tb, sdk_tens
   plan.finish(result);
 }
 
+sdk_scalar float_scalar(double v) {
+  sdk_scalar s{};
+  s.f = v;
+  s.kind = SDK_SCALAR_FLOAT;
+  return s;
+}
+
 // out = op(a, s), or op(s, a) when scalar_first.
-void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s, bool scalar_first,
+void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s_in, bool scalar_first,
                         sdk_tensor* out, sdk_tensor** result) {
-  check_scalar(s, binary_name(op), "scalar");
+  check_scalar(s_in, binary_name(op), "scalar");
   // torch: a Python scalar lifts the category (int -> float) but never the width.
-  BinaryTypes ty = binary_types(op, promote_with_scalar(ta.dtype, s.kind));
+  const sdk_dtype common = promote_with_scalar(ta.dtype, s_in.kind);
+  BinaryTypes ty = binary_types(op, common);
+  // torch stores the scalar as the 8-bit float before comparing.
+  const sdk_scalar s =
+      is_float8(common) ? float_scalar(round_to_float8(common, scalar_as<double>(s_in))) : s_in;
   bool int_compute = !is_floating(ty.compute);
   if (int_compute && is_int_division(op)) {
     check_int_division(op, ty.compute,

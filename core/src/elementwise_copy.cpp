@@ -197,10 +197,56 @@ bool copy_small_inner(const TensorIter& it) {
   return dispatch_bits(isz, with_n);
 }
 
+// A copy to or from an 8-bit float, converting through float as torch does (every other value
+// converts to float first, and the 8-bit floats hold floats exactly): one kernel per direction
+// and format between float8 and float32, the rest of the way by the generic copy.
+void copy_float8(TensorImpl& dst, const TensorImpl& src, const TensorIter& it) {
+  if (dst.dtype == src.dtype) {  // the bytes themselves
+    for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
+      unary_loop<uint8_t, uint8_t>(p, s, n, [](uint8_t v) { return v; });
+    });
+  } else if (dst.dtype == SDK_FLOAT32) {
+    SDK_DISPATCH_FLOAT8(src.dtype, "copy", [&] {
+      for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
+        unary_loop<float, scalar_t>(p, s, n, [](scalar_t v) { return static_cast<float>(v); });
+      });
+    });
+  } else if (src.dtype == SDK_FLOAT32) {
+    SDK_DISPATCH_FLOAT8(dst.dtype, "copy", [&] {
+      for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
+        unary_loop<scalar_t, float>(p, s, n, [](float v) { return scalar_t(v); });
+      });
+    });
+  } else {
+    Ref tmp = make_tensor(dst.ndim, dst.sizes, SDK_FLOAT32, dst.device());
+    copy_into(*tmp, src);
+    copy_into(dst, *tmp);
+  }
+}
+
+// Fill the elements `it` walks with x.
+template <typename T>
+void fill_with(const TensorIter& it, T x) {
+  for_each_erased(it, [x](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T)) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      for (int64_t i = 0; i < n; ++i) o[i] = x;
+    } else {
+      char* o = p[0];
+      for (int64_t i = 0; i < n; ++i, o += s[0]) *reinterpret_cast<T*>(o) = x;
+    }
+  });
+}
+
 }  // namespace
 
 void copy_into(TensorImpl& dst, const TensorImpl& src) {
   if (dst.numel == 0) return;
+  const bool float8 = is_float8(dst.dtype) || is_float8(src.dtype);
+  if (float8 && (cuda::is_cuda(dst) || cuda::is_cuda(src)) && dst.dtype != src.dtype) {
+    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "copy: converting ", dtype_name(src.dtype), " to ",
+             dtype_name(dst.dtype), " is not implemented on CUDA; convert on the CPU");
+  }
   if (cuda::is_cuda(dst) || cuda::is_cuda(src)) return cuda::copy_into(dst, src);
   if (dst.dtype == src.dtype && dst.contiguous && src.contiguous && same_shape(dst, src)) {
     std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel * dst.itemsize()));
@@ -209,6 +255,7 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
   TensorIter it;
   it.build({&dst, &src}, "copy");
   if (dst.dtype == src.dtype && (copy_transposed(it) || copy_small_inner(it))) return;
+  if (float8) return copy_float8(dst, src, it);
   SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] {
@@ -236,21 +283,20 @@ Ref cast_if_needed(const TensorImpl& t, sdk_dtype dtype) {
 
 void fill_tensor(TensorImpl& t, const sdk_scalar& v) {
   if (t.numel == 0) return;
-  if (cuda::is_cuda(t)) return cuda::fill(t, v);
+  if (cuda::is_cuda(t)) {
+    if (is_float8(t.dtype)) {
+      SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "fill_: ", dtype_name(t.dtype),
+               " is not implemented on CUDA; fill on the CPU");
+    }
+    return cuda::fill(t, v);
+  }
   TensorIter it;
   it.build({&t}, "fill_");
-  SDK_DISPATCH_ALL(t.dtype, "fill_", [&] {
-    scalar_t x = scalar_as<scalar_t>(v);
-    for_each_erased(it, [x](char** p, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(scalar_t)) {
-        scalar_t* o = reinterpret_cast<scalar_t*>(p[0]);
-        for (int64_t i = 0; i < n; ++i) o[i] = x;
-      } else {
-        char* o = p[0];
-        for (int64_t i = 0; i < n; ++i, o += s[0]) *reinterpret_cast<scalar_t*>(o) = x;
-      }
-    });
-  });
+  if (is_float8(t.dtype)) {  // the value's one byte, stored as any byte is
+    SDK_DISPATCH_FLOAT8(t.dtype, "fill_", [&] { fill_with(it, scalar_as<scalar_t>(v).x); });
+    return;
+  }
+  SDK_DISPATCH_ALL(t.dtype, "fill_", [&] { fill_with(it, scalar_as<scalar_t>(v)); });
 }
 
 void check_scalar(const sdk_scalar& s, const char* op, const char* arg) {
@@ -269,7 +315,12 @@ void check_fill_value(const sdk_scalar& v, sdk_dtype dtype, const char* op) {
     if (dtype == SDK_FLOAT16) max = 65504.0;
     if (dtype == SDK_BFLOAT16) max = 3.3895313892515355e38;
     if (dtype == SDK_FLOAT32) max = std::numeric_limits<float>::max();
-    fits = !std::isfinite(x) || std::fabs(x) <= max;
+    if (dtype == SDK_FLOAT8_E4M3FN) max = 448.0;
+    if (dtype == SDK_FLOAT8_E4M3FNUZ) max = 240.0;
+    if (dtype == SDK_FLOAT8_E5M2 || dtype == SDK_FLOAT8_E5M2FNUZ) max = 57344.0;
+    // Only e5m2 of the 8-bit floats has an infinity (torch refuses inf for the others).
+    const bool has_inf = !is_float8(dtype) || dtype == SDK_FLOAT8_E5M2;
+    fits = std::isnan(x) || (std::isinf(x) ? has_inf : std::fabs(x) <= max);
   } else if (dtype == SDK_INT64) {
     fits = !is_float || (x >= -9223372036854775808.0 && x < 9223372036854775808.0);
   } else {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sdk/c_api.h"
+#include "sdk/dtype_table.h"
 
 namespace sdk::detail {
 
@@ -259,8 +260,7 @@ class MetaModeGuard {
 
 // Inline: both sit on every hot path.
 inline int64_t TensorImpl::itemsize() const {
-  constexpr int8_t kSizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return (dtype >= 0 && dtype <= 9) ? kSizes[dtype] : 0;
+  return (dtype >= 0 && dtype < kDtypeCount) ? kDtypeFacts[dtype].itemsize : 0;
 }
 inline void* TensorImpl::data() const {
   if (__builtin_expect(storage->device.type == SDK_META, 0)) fail_meta_data();

@@ -183,6 +183,20 @@ SDK_API sdk_status sdk_permute(const sdk_tensor* t, const int64_t* dims, sdk_ten
   SDK_SAFE_CALL_END;
 }
 
+SDK_API sdk_status sdk_view_dtype(const sdk_tensor* t, sdk_dtype dtype, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_view_dtype", "t");
+  check_not_null(result, "sdk_view_dtype", "result");
+  check_dtype(dtype, "view");
+  SDK_TYPE_CHECK(itemsize(dtype) == x.itemsize(), "view: a ", dtype_name(x.dtype),
+                 " tensor can only be viewed as a dtype of its item size (", x.itemsize(),
+                 " bytes), not as ", dtype_name(dtype));
+  Ref r = make_view(x, x.ndim, x.sizes, x.strides, x.offset);
+  r->dtype = dtype;
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
 SDK_API sdk_status sdk_transpose(const sdk_tensor* t, int64_t dim0, int64_t dim1,
                                  sdk_tensor** result) {
   SDK_SAFE_CALL_BEGIN;

@@ -380,11 +380,12 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "torch's copy of a third-party hash map: use std::unordered_map",
     ),
     (
-        rf"({_NS})?(k?Float8_\w+|ScalarType::Float8_\w+|k?Float4_\w+|ScalarType::Float4_\w+)"
-        r"(::\w+)*|"
-        r"torch::headeronly::ScalarType::Float[84]_\w+|(c10|torch/headeronly)/util/Float[84]_\w+\.h",
-        "no 8-bit or 4-bit float dtypes in the core's dtype table: keep the bytes in a uint8 "
-        "tensor (kByte) and convert to and from float in the kernel",
+        rf"({_NS})?(k?Float8_e8m0fnu|ScalarType::Float8_e8m0fnu|k?Float4_\w+|"
+        r"ScalarType::Float4_\w+)(::\w+)*|"
+        r"torch::headeronly::ScalarType::(Float8_e8m0fnu|Float4_\w+)|"
+        r"(c10|torch/headeronly)/util/(Float8_e8m0fnu|Float4_\w+)\.h",
+        "no e8m0fnu or 4-bit float dtypes in the core's dtype table (the other four 8-bit floats "
+        "are there): keep the bytes in a uint8 tensor (kByte) and convert in the kernel",
     ),
     (
         rf"({_NS})?(complex|kComplex\w+|ScalarType::Complex\w+)|"

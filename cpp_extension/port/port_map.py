@@ -90,6 +90,10 @@ INCLUDES: dict[str, str] = {
     "c10/util/Exception.h": "sdk/error.h",
     "c10/util/Half.h": "sdk/half.h",
     "c10/util/BFloat16.h": "sdk/half.h",
+    "c10/util/Float8_e4m3fn.h": "sdk/float8.h",
+    "c10/util/Float8_e5m2.h": "sdk/float8.h",
+    "c10/util/Float8_e4m3fnuz.h": "sdk/float8.h",
+    "c10/util/Float8_e5m2fnuz.h": "sdk/float8.h",
     "c10/core/ScalarType.h": "sdk/dtype.h",
     "c10/core/ScalarTypeToTypeMeta.h": "sdk/dtype.h",
     "c10/util/typeid.h": "sdk/dtype.h",
@@ -131,6 +135,10 @@ INCLUDES: dict[str, str] = {
     "torch/headeronly/core/Layout.h": "sdk/headeronly.h",
     "torch/headeronly/util/BFloat16.h": "sdk/half.h",
     "torch/headeronly/util/Half.h": "sdk/half.h",
+    "torch/headeronly/util/Float8_e4m3fn.h": "sdk/float8.h",
+    "torch/headeronly/util/Float8_e5m2.h": "sdk/float8.h",
+    "torch/headeronly/util/Float8_e4m3fnuz.h": "sdk/float8.h",
+    "torch/headeronly/util/Float8_e5m2fnuz.h": "sdk/float8.h",
     "torch/csrc/stable/device.h": "sdk/stable.h",
     # gpuAtomicAdd and atomicAdd for the 16-bit floats and small integers; THC's header was
     # their older home. CUDAApplyUtils.cuh is included for them and for the CUDA context; its

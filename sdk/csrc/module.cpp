@@ -257,7 +257,14 @@ PyObject* m_promote_types(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "promote_types(): dtypes must not be None");
     return nullptr;
   }
-  return dtype_object(sdk_promote_types(a, b));
+  const sdk_dtype r = sdk_promote_types(a, b);
+  if (r < 0) {  // valid codes without a promotion: the 8-bit floats with another dtype
+    PyErr_Format(PyExc_TypeError,
+                 "Promotion for Float8 Types is not supported, attempted to promote %s and %s",
+                 sdk_dtype_name(a), sdk_dtype_name(b));
+    return nullptr;
+  }
+  return dtype_object(r);
 }
 
 PyObject* m_raise_error(PyObject*, PyObject* const* args, Py_ssize_t nargs) {

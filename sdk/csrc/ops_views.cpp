@@ -1,6 +1,6 @@
 // sdk/csrc/ops_views.cpp: raw ops that make views, and contiguous.
-// view, reshape, expand, as_strided, permute, transpose, slice, select, (un)squeeze, flatten,
-// split, _alias.
+// view, view_dtype, reshape, expand, as_strided, permute, transpose, slice, select, (un)squeeze,
+// flatten, split, _alias.
 #include "ops_util.h"
 
 using namespace sdkpy;
@@ -22,6 +22,15 @@ PyObject* with_sizes(PyObject* const* args, Py_ssize_t nargs, const char* op, Si
   return finish(st, &r, nullptr);
 }
 SDK_PY_FASTCALL(o_view) { return with_sizes(args, nargs, "view", sdk_view); }
+// view_dtype(t, dtype): the same memory read as another dtype of the same item size.
+SDK_PY_FASTCALL(o_view_dtype) {
+  sdk_tensor *t, *r = nullptr;
+  sdk_dtype dt;
+  if (!check_nargs("view", nargs, 2, 2) || !tensor_arg(args[0], "view", "input", &t) ||
+      !dtype_arg(args[1], "view", "dtype", &dt))
+    return nullptr;
+  return finish(sdk_view_dtype(t, dt, &r), &r, nullptr);
+}
 SDK_PY_FASTCALL(o_reshape) { return with_sizes(args, nargs, "reshape", sdk_reshape); }
 SDK_PY_FASTCALL(o_expand) { return with_sizes(args, nargs, "expand", sdk_expand); }
 
@@ -178,6 +187,7 @@ SDK_PY_FASTCALL(o_alias) {
 
 PyMethodDef sdkpy::ops_views_methods[] = {
     SDK_PY_FASTCALL_METHOD("view", o_view, "view(input, size)"),
+    SDK_PY_FASTCALL_METHOD("view_dtype", o_view_dtype, "view_dtype(input, dtype)"),
     SDK_PY_FASTCALL_METHOD("reshape", o_reshape, "reshape(input, size)"),
     SDK_PY_FASTCALL_METHOD("expand", o_expand, "expand(input, size)"),
     SDK_PY_FASTCALL_METHOD("as_strided", o_as_strided,

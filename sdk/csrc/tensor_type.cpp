@@ -518,6 +518,14 @@ PyObject* read_element(const void* p, sdk_dtype dt) {
       return PyFloat_FromDouble(*static_cast<const float*>(p));
     case SDK_FLOAT64:
       return PyFloat_FromDouble(*static_cast<const double*>(p));
+    case SDK_FLOAT8_E5M2:
+      return PyFloat_FromDouble(sdk::Float8_e5m2::from_bits(*static_cast<const uint8_t*>(p)));
+    case SDK_FLOAT8_E4M3FN:
+      return PyFloat_FromDouble(sdk::Float8_e4m3fn::from_bits(*static_cast<const uint8_t*>(p)));
+    case SDK_FLOAT8_E5M2FNUZ:
+      return PyFloat_FromDouble(sdk::Float8_e5m2fnuz::from_bits(*static_cast<const uint8_t*>(p)));
+    case SDK_FLOAT8_E4M3FNUZ:
+      return PyFloat_FromDouble(sdk::Float8_e4m3fnuz::from_bits(*static_cast<const uint8_t*>(p)));
     default:
       PyErr_Format(PyExc_TypeError, "unsupported dtype code %d", static_cast<int>(dt));
       return nullptr;

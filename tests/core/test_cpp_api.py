@@ -38,6 +38,7 @@ CPP_API_HEADERS = [
     "dtype.h",
     "elementwise.h",
     "error.h",
+    "float8.h",
     "half.h",
     "layers.h",
     "layout.h",
@@ -233,6 +234,24 @@ def test_nvcc_compiles_kernels_using_accessors(tmp_path: Path) -> None:
             str(obj),
         ]
     )
+    assert obj.stat().st_size > 0
+
+
+def test_nvcc_compiles_float8_conversions(tmp_path: Path) -> None:
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    obj = tmp_path / "cuda_float8_kernel.o"
+    cmd = [
+        nvcc,
+        "-std=c++17",
+        "-x",
+        "cu",
+        f"-I{INCLUDE}",
+        "-c",
+        str(CPP / "cuda_float8_kernel.cpp"),
+    ]
+    _run([*cmd, "-o", str(obj)])
     assert obj.stat().st_size > 0
 
 

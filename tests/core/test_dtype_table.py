@@ -32,7 +32,7 @@ def table_rows() -> list[tuple]:
     """(NAME, code, name, Torch, itemsize, kind, cpp_type, py_alias) of each SDK_DTYPES row."""
     text = (INCLUDE / "sdk" / "c_api.h").read_text()
     body = text[text.index("#define SDK_DTYPES(X)") :]
-    body = body[: body.index("\n\n")]
+    body = re.sub(r"\s*\\\n\s*", " ", body[: body.index("\n\n")])  # one row a line
     rows = [(N, int(c), n, T, int(s), k, cpp, a) for N, c, n, T, s, k, cpp, a in _ROW.findall(body)]
     assert len(rows) == body.count("X("), "a row of SDK_DTYPES does not parse"
     return rows
@@ -42,7 +42,7 @@ ROWS = table_rows()
 
 
 def test_rows_are_the_codes_in_order():
-    assert [r[1] for r in ROWS] == list(range(len(ROWS))) and len(ROWS) == 10
+    assert [r[1] for r in ROWS] == list(range(len(ROWS))) and len(ROWS) == 14
 
 
 def test_abi_1_0_codes_are_unchanged():
@@ -74,15 +74,15 @@ def test_python_dtypes_follow_the_table():
         d = getattr(sdk, name)
         assert sdk._C.DTYPES[name] == (code, torch_name, itemsize, kind, alias)
         assert (d.code, d.name, d.itemsize, repr(d)) == (code, name, itemsize, f"sdk.{name}")
-        assert d.is_floating_point == (kind in ("FLOAT", "BFLOAT"))
-        assert d.is_signed == (kind in ("INT", "FLOAT", "BFLOAT"))
+        assert d.is_floating_point == (kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_"))
+        assert d.is_signed == (kind == "INT" or d.is_floating_point)
         assert getattr(_dtype, "bool_" if name == "bool" else name) is d
         assert _dtype.as_dtype(name) is d and (not alias or getattr(sdk, alias) is d)
         t = sdk.zeros(2, dtype=d)
         assert t.dtype is d and t.element_size() == itemsize
         assert t.is_floating_point() == d.is_floating_point
-        if kind == "BFLOAT":  # numpy has no bfloat16
-            with pytest.raises(TypeError, match="numpy has no bfloat16"):
+        if kind == "BFLOAT" or kind.startswith("FLOAT8_"):  # numpy has no bfloat16, no float8
+            with pytest.raises(TypeError, match=f"numpy has no {name}"):
                 _dtype.to_numpy_dtype(d)
             continue
         assert _dtype.to_numpy_dtype(d) == np.dtype(name) and _dtype.from_numpy_dtype(name) is d
@@ -107,7 +107,7 @@ def _cpp_checks() -> str:
     lines = ["#include <type_traits>", '#include "sdk/all.h"', "using namespace sdk;"]
     for _, code, name, torch_name, itemsize, kind, cpp, _ in ROWS:
         st = f"ScalarType::{torch_name}"
-        floating = "true" if kind in ("FLOAT", "BFLOAT") else "false"
+        floating = "true" if kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_") else "false"
         integral = "true" if kind in ("INT", "UINT") else "false"
         lines += [
             f"static_assert(static_cast<int>(k{torch_name}) == {code} && to_c({st}) == {code});",
@@ -149,7 +149,9 @@ def test_schema_takes_exactly_the_names_the_table_implies():
     implied = {}
     for _, code, name, torch_name, *_ in ROWS:
         implied[name] = implied[torch_name.lower()] = code
-    assert implied == _SCHEMA_NAMES_BEFORE
+    # The names of before the table, and each later row's (float8_e4m3fn, ABI 1.10) once.
+    assert {k: v for k, v in implied.items() if v < 10} == _SCHEMA_NAMES_BEFORE
+    assert {k: v for k, v in implied.items() if v >= 10} == {r[2]: r[1] for r in ROWS[10:]}
     for text, code in implied.items():
         assert _default_of(text) is _dtype.DTYPES[code], text
     for text in ("Float", "FLOAT", "bool_", "float3", "floatt", "uint16", "cfloat", "Half"):

@@ -294,6 +294,8 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("c10::cuda::CUDACachingAllocator::recordStream", "name", "Tensor::record_stream"),
         ("c10::cuda::CUDACachingAllocator::get", "name", "raw_alloc"),
         ("at::cuda::getCurrentCUDABlasLtHandle", "name", "cublasLtCreate"),
+        ("at::kFloat8_e8m0fnu", "name", "no e8m0fnu or 4-bit float"),
+        ("c10/util/Float4_e2m1fn_x2.h", "header", "no e8m0fnu or 4-bit float"),
     ],
 )
 def test_refusals_name_their_reason(name, kind, reason):
@@ -322,6 +324,21 @@ def test_record_stream_is_a_counterpart_not_a_refusal():
     status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
     assert status[".record_stream()"] == "counterpart"
     assert _port_census.refusal(".record_stream()", "method") is None
+
+
+def test_float8_names_are_counterparts_not_refusals():
+    """The four 8-bit floats are dtypes of the core (ABI 1.10): torch's names of them map."""
+    names = [
+        ["c10::Float8_e4m3fn", "name", 3, 2, 0, 0, 2],
+        ["at::kFloat8_e5m2", "name", 3, 2, 0, 0, 2],
+        ["c10::ScalarType::Float8_e4m3fnuz", "name", 3, 2, 0, 0, 2],
+        ["torch::headeronly::ScalarType::Float8_e5m2fnuz", "name", 3, 2, 0, 0, 2],
+        ["c10/util/Float8_e5m2.h", "header", 3, 2, 0, 0, 2],
+        ["c10::Float8_e4m3fn::from_bits", "name", 3, 2, 0, 0, 2],
+    ]
+    status = {r.name: r.status for r in _port_census.coverage_report(_census(names), INCLUDE).rows}
+    assert status == {row[0]: "counterpart" for row in names}
+    assert all(_port_census.refusal(row[0], row[1]) is None for row in names)
 
 
 def test_int_list_list_schemas_are_a_counterpart_not_a_refusal():

@@ -281,8 +281,8 @@ def test_numpy_reads_sdk_dtypes():
     from sdk._dtype import DTYPES
 
     for d in DTYPES:
-        if d is sdk.bfloat16:
-            with pytest.raises(TypeError, match="numpy has no bfloat16"):
+        if d is sdk.bfloat16 or d.name.startswith("float8_"):
+            with pytest.raises(TypeError, match=f"numpy has no {d.name}"):
                 np.dtype(d)
             continue
         assert np.dtype(d) == np.dtype(d.name)

@@ -144,26 +144,35 @@ SDK_API sdk_status sdk_abi_check(uint32_t major, uint32_t minor);
  *               lowercased, the other name a schema may use ("ScalarType dt=float");
  *   itemsize    bytes per element;
  *   kind        the DLPack type code SDK_DL_<kind> (sdk_dl_type_code, below): BOOL, UINT, INT,
- *               FLOAT, or BFLOAT (a float32's upper half; numpy has no such type). Floating
- *               means FLOAT or BFLOAT; signed means INT or floating;
- *   cpp_type    the C++ element type (Half and BFloat16 are the 16-bit floats of sdk/half.h);
+ *               FLOAT, BFLOAT (a float32's upper half; numpy has no such type) or one of the
+ *               FLOAT8_* codes (ABI 1.10: the 8-bit floats, which DLPack 1.1 names each by its
+ *               own code; numpy has none). Floating means FLOAT, BFLOAT or FLOAT8_*; signed
+ *               means INT or floating;
+ *   cpp_type    the C++ element type (Half and BFloat16 are the 16-bit floats of sdk/half.h,
+ *               Float8_* the 8-bit ones of sdk/float8.h);
  *   py_alias    torch's other Python name for it (torch.float), or "".
  * Rationale: the core, the C++ API (sdk/dtype.h), sdk._C.DTYPES (from which sdk makes its dtype
  * objects) and the schema parser all read these rows, so each fact is written once; a new dtype
  * is a row at the end, its promotion rule (sdk_promote_types) and the kernels that take it.
  */
 /*! \brief The dtypes (see above). */
-#define SDK_DTYPES(X)                                           \
-  X(BOOL, 0, "bool", Bool, 1, BOOL, bool, "")                   \
-  X(UINT8, 1, "uint8", Byte, 1, UINT, uint8_t, "")              \
-  X(INT8, 2, "int8", Char, 1, INT, int8_t, "")                  \
-  X(INT16, 3, "int16", Short, 2, INT, int16_t, "short")         \
-  X(INT32, 4, "int32", Int, 4, INT, int32_t, "int")             \
-  X(INT64, 5, "int64", Long, 8, INT, int64_t, "long")           \
-  X(FLOAT16, 6, "float16", Half, 2, FLOAT, Half, "half")        \
-  X(BFLOAT16, 7, "bfloat16", BFloat16, 2, BFLOAT, BFloat16, "") \
-  X(FLOAT32, 8, "float32", Float, 4, FLOAT, float, "float")     \
-  X(FLOAT64, 9, "float64", Double, 8, FLOAT, double, "double")
+#define SDK_DTYPES(X)                                                                             \
+  X(BOOL, 0, "bool", Bool, 1, BOOL, bool, "")                                                     \
+  X(UINT8, 1, "uint8", Byte, 1, UINT, uint8_t, "")                                                \
+  X(INT8, 2, "int8", Char, 1, INT, int8_t, "")                                                    \
+  X(INT16, 3, "int16", Short, 2, INT, int16_t, "short")                                           \
+  X(INT32, 4, "int32", Int, 4, INT, int32_t, "int")                                               \
+  X(INT64, 5, "int64", Long, 8, INT, int64_t, "long")                                             \
+  X(FLOAT16, 6, "float16", Half, 2, FLOAT, Half, "half")                                          \
+  X(BFLOAT16, 7, "bfloat16", BFloat16, 2, BFLOAT, BFloat16, "")                                   \
+  X(FLOAT32, 8, "float32", Float, 4, FLOAT, float, "float")                                       \
+  X(FLOAT64, 9, "float64", Double, 8, FLOAT, double, "double")                                    \
+  X(FLOAT8_E5M2, 10, "float8_e5m2", Float8_e5m2, 1, FLOAT8_E5M2, Float8_e5m2, "")                 \
+  X(FLOAT8_E4M3FN, 11, "float8_e4m3fn", Float8_e4m3fn, 1, FLOAT8_E4M3FN, Float8_e4m3fn, "")       \
+  X(FLOAT8_E5M2FNUZ, 12, "float8_e5m2fnuz", Float8_e5m2fnuz, 1, FLOAT8_E5M2FNUZ, Float8_e5m2fnuz, \
+    "")                                                                                           \
+  X(FLOAT8_E4M3FNUZ, 13, "float8_e4m3fnuz", Float8_e4m3fnuz, 1, FLOAT8_E4M3FNUZ, Float8_e4m3fnuz, \
+    "")
 
 /*! \brief X-macro helper: the enum constant of one SDK_DTYPES row. */
 #define SDK_DETAIL_DTYPE_ENUM(NAME, code, ...) SDK_##NAME = code,
@@ -180,7 +189,8 @@ SDK_API int32_t sdk_dtype_count(void);
 SDK_API int64_t sdk_dtype_itemsize(sdk_dtype dtype);
 /*! \brief Name of `dtype` ("float32"), or NULL for an unknown code. */
 SDK_API const char* sdk_dtype_name(sdk_dtype dtype);
-/*! \brief The dtype torch's promotion rules give to an op on a and b. */
+/*! \brief The dtype torch's promotion rules give to an op on a and b; -1 for an unknown code
+ *  and for an 8-bit float with any other dtype (torch promotes none of them). */
 SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b);
 
 /*! \brief Device kinds; the values equal DLPack's device codes (SDK_META aside). */
@@ -376,6 +386,10 @@ SDK_API sdk_status sdk_generator_set_state(sdk_generator* gen, const void* state
 /*! \brief View with new sizes (one may be -1); fails if strides forbid. */
 SDK_API sdk_status sdk_view(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
                             sdk_tensor** result);
+/*! \brief t's memory read as `dtype` (torch's Tensor.view(dtype)), which must have t's item
+ *  size: same sizes, strides and offset, shared storage; TypeError naming both dtypes
+ *  otherwise. How the 8-bit floats' codes are read and written as uint8. ABI 1.10. */
+SDK_API sdk_status sdk_view_dtype(const sdk_tensor* t, sdk_dtype dtype, sdk_tensor** result);
 /*! \brief Like sdk_view, but copies when a view is impossible. */
 SDK_API sdk_status sdk_reshape(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
                                sdk_tensor** result);
@@ -1026,7 +1040,11 @@ typedef enum {
   SDK_DL_UINT = 1,
   SDK_DL_FLOAT = 2,
   SDK_DL_BFLOAT = 4,
-  SDK_DL_BOOL = 6
+  SDK_DL_BOOL = 6,
+  SDK_DL_FLOAT8_E4M3FN = 10,   /*!< ABI 1.10 */
+  SDK_DL_FLOAT8_E4M3FNUZ = 11, /*!< ABI 1.10 */
+  SDK_DL_FLOAT8_E5M2 = 12,     /*!< ABI 1.10 */
+  SDK_DL_FLOAT8_E5M2FNUZ = 13  /*!< ABI 1.10 */
 } sdk_dl_type_code;
 
 /*! \brief DLPackVersion. */

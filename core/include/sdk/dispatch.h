@@ -158,6 +158,38 @@ namespace detail {
       SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Int, index_t, __VA_ARGS__) \
           SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Long, index_t, __VA_ARGS__))
 
+/*! \brief X(cpp_type, ScalarType name) for each 8-bit float (torch's AT_FORALL_FLOAT8_TYPES). */
+#define SDK_FORALL_FLOAT8_TYPES(_)           \
+  _(::sdk::Float8_e5m2, Float8_e5m2)         \
+  _(::sdk::Float8_e4m3fn, Float8_e4m3fn)     \
+  _(::sdk::Float8_e5m2fnuz, Float8_e5m2fnuz) \
+  _(::sdk::Float8_e4m3fnuz, Float8_e4m3fnuz)
+
+#define SDK_DETAIL_FLOAT8_CASES(...)                                 \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::Float8_e5m2, __VA_ARGS__)     \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::Float8_e4m3fn, __VA_ARGS__)   \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::Float8_e5m2fnuz, __VA_ARGS__) \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::Float8_e4m3fnuz, __VA_ARGS__)
+#define SDK_DETAIL_FLOAT8_NAMES "float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz"
+
+/*! \brief The four 8-bit floats. */
+#define SDK_DISPATCH_FLOAT8_TYPES(TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_FLOAT8_NAMES, SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__))
+/*! \brief The 8-bit floats and one more type. */
+#define SDK_DISPATCH_FLOAT8_TYPES_AND(SCALARTYPE, TYPE, NAME, ...)         \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_FLOAT8_NAMES " and one more", \
+                      SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__)                 \
+                          SDK_DISPATCH_CASE(SCALARTYPE, __VA_ARGS__))
+/*! \brief The 8-bit floats and two more types. */
+#define SDK_DISPATCH_FLOAT8_TYPES_AND2(SCALARTYPE1, SCALARTYPE2, TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_FLOAT8_NAMES " and two more",        \
+                      SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(     \
+                          SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__))
+/*! \brief float64, float32 and the 8-bit floats. */
+#define SDK_DISPATCH_FLOATING_AND_FLOAT8_TYPES(TYPE, NAME, ...)                 \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "float64, float32, " SDK_DETAIL_FLOAT8_NAMES, \
+                      SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__))
+
 // ---- SDK_DISPATCH_SWITCH: a dispatch made of the cases listed --------------------------------
 //   SDK_DISPATCH_SWITCH(x.scalar_type(), "f",
 //       SDK_DISPATCH_CASE_FLOATING_TYPES([&] { ... }) SDK_DISPATCH_CASE(sdk::kHalf, [&] { ... }))
@@ -176,6 +208,7 @@ namespace detail {
 #define SDK_DISPATCH_CASE_FLOATING_TYPES_AND2(SCALARTYPE1, SCALARTYPE2, ...) \
   SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)                                     \
   SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOAT8_TYPES(...) SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__)
 #define SDK_DISPATCH_CASE_INDEX_TYPES(...)                                       \
   SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Int, index_t, __VA_ARGS__) \
   SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Long, index_t, __VA_ARGS__)
@@ -194,6 +227,9 @@ namespace detail {
 #define SDK_INTEGRAL_TYPES ::sdk::kByte, ::sdk::kChar, ::sdk::kInt, ::sdk::kLong, ::sdk::kShort
 #define SDK_ALL_TYPES SDK_INTEGRAL_TYPES, SDK_FLOATING_TYPES
 #define SDK_INDEX_TYPES ::sdk::kInt, ::sdk::kLong
+/*! \brief The 8-bit floats (torch's AT_FLOAT8_TYPES without e8m0fnu, which the SDK lacks). */
+#define SDK_FLOAT8_TYPES \
+  ::sdk::kFloat8_e5m2, ::sdk::kFloat8_e5m2fnuz, ::sdk::kFloat8_e4m3fn, ::sdk::kFloat8_e4m3fnuz
 
 #define SDK_DISPATCH_V2(TYPE, NAME, BODY, ...)                                               \
   [&] {                                                                                      \

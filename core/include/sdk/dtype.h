@@ -8,18 +8,25 @@
 
 #include "sdk/c_api.h"
 #include "sdk/dtype_table.h"
+#include "sdk/float8.h"
 #include "sdk/half.h"
 
 namespace sdk {
 
 /*! \brief Element types; values equal the ABI's sdk_dtype codes. Names follow torch (the Torch
  *  column of SDK_DTYPES in sdk/c_api.h, which this header reads every fact from). */
+// The 8-bit floats' enumerators are named as their C++ types are (ScalarType::Float8_e5m2 and
+// sdk::Float8_e5m2, as in torch): gcc's -Wshadow takes an enumerator named like a type alias
+// for shadowing, in the code of extensions built with it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
 enum class ScalarType : int8_t {
 #define SDK_DETAIL_SCALAR_TYPE(NAME, code, name, Torch, ...) Torch = SDK_##NAME,
   SDK_DTYPES(SDK_DETAIL_SCALAR_TYPE)
 #undef SDK_DETAIL_SCALAR_TYPE
       Undefined = -1
 };
+#pragma GCC diagnostic pop
 
 // kBool, kByte, ..., kDouble: one per row.
 #define SDK_DETAIL_SCALAR_CONST(NAME, code, name, Torch, ...) \
@@ -56,9 +63,14 @@ constexpr const char* toString(ScalarType t) { return detail::dtype_facts(t).nam
 /*! \brief Bytes per element. */
 constexpr int64_t elementSize(ScalarType t) { return detail::dtype_facts(t).itemsize; }
 
+/*! \brief Whether t is one of the 8-bit floats (torch's isFloat8Type). */
+constexpr bool isFloat8Type(ScalarType t) {
+  return t == ScalarType::Float8_e5m2 || t == ScalarType::Float8_e4m3fn ||
+         t == ScalarType::Float8_e5m2fnuz || t == ScalarType::Float8_e4m3fnuz;
+}
 constexpr bool isFloatingType(ScalarType t) {
   const int kind = detail::dtype_facts(t).kind;
-  return kind == SDK_DL_FLOAT || kind == SDK_DL_BFLOAT;
+  return kind == SDK_DL_FLOAT || kind == SDK_DL_BFLOAT || isFloat8Type(t);
 }
 constexpr bool isIntegralType(ScalarType t, bool includeBool) {
   const int kind = detail::dtype_facts(t).kind;

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cstdint>
 
+#include "sdk/float8.h"
 #include "sdk/half.h"
 #include "sdk/macros.h"
 
@@ -50,6 +51,18 @@ SDK_DETAIL_FLOAT_LIMITS(Half, Half::from_bits(0xFBFF), Half::from_bits(0x7BFF),
                         Half::from_bits(0xFC00), Half::from_bits(0x7C00))
 SDK_DETAIL_FLOAT_LIMITS(BFloat16, BFloat16::from_bits(0xFF7F), BFloat16::from_bits(0x7F7F),
                         BFloat16::from_bits(0xFF80), BFloat16::from_bits(0x7F80))
+// The 8-bit floats: only e5m2 has infinities; the bounds of the others are their extremes.
+SDK_DETAIL_FLOAT_LIMITS(Float8_e5m2, Float8_e5m2::from_bits(0xFB), Float8_e5m2::from_bits(0x7B),
+                        Float8_e5m2::from_bits(0xFC), Float8_e5m2::from_bits(0x7C))
+SDK_DETAIL_FLOAT_LIMITS(Float8_e4m3fn, Float8_e4m3fn::from_bits(0xFE),
+                        Float8_e4m3fn::from_bits(0x7E), Float8_e4m3fn::from_bits(0xFE),
+                        Float8_e4m3fn::from_bits(0x7E))
+SDK_DETAIL_FLOAT_LIMITS(Float8_e5m2fnuz, Float8_e5m2fnuz::from_bits(0xFF),
+                        Float8_e5m2fnuz::from_bits(0x7F), Float8_e5m2fnuz::from_bits(0xFF),
+                        Float8_e5m2fnuz::from_bits(0x7F))
+SDK_DETAIL_FLOAT_LIMITS(Float8_e4m3fnuz, Float8_e4m3fnuz::from_bits(0xFF),
+                        Float8_e4m3fnuz::from_bits(0x7F), Float8_e4m3fnuz::from_bits(0xFF),
+                        Float8_e4m3fnuz::from_bits(0x7F))
 #undef SDK_DETAIL_FLOAT_LIMITS
 
 /*! \brief The real type of a scalar type (at::scalar_value_type): the SDK has no complex

@@ -320,6 +320,10 @@ inline Tensor clone(const Tensor& self, MemoryFormat memory_format = MemoryForma
 inline Tensor view(const Tensor& self, IntArrayRef size) {
   SDK_DETAIL_RETURN("view", sdk_view(self.get(), detail::len(size), size.data(), &r_));
 }
+/*! \brief self's memory read as `dtype`, which must have self's item size (ABI 1.10). */
+inline Tensor view(const Tensor& self, ScalarType dtype) {
+  SDK_DETAIL_RETURN("view", sdk_view_dtype(self.get(), to_c(dtype), &r_));
+}
 inline Tensor reshape(const Tensor& self, IntArrayRef shape) {
   SDK_DETAIL_RETURN("reshape", sdk_reshape(self.get(), detail::len(shape), shape.data(), &r_));
 }

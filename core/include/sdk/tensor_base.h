@@ -308,6 +308,7 @@ class Tensor {
 
   // ---- views ---------------------------------------------------------------------------
   Tensor view(IntArrayRef sizes) const;
+  Tensor view(ScalarType dtype) const;
   Tensor view_as(const Tensor& other) const;
   Tensor reshape(IntArrayRef sizes) const;
   Tensor reshape_as(const Tensor& other) const;

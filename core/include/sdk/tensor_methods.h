@@ -166,6 +166,7 @@ inline const Tensor& Tensor::random_(int64_t from, int64_t to) const {
 
 // ---- views ---------------------------------------------------------------------------
 inline Tensor Tensor::view(IntArrayRef sizes) const { return sdk::view(*this, sizes); }
+inline Tensor Tensor::view(ScalarType dtype) const { return sdk::view(*this, dtype); }
 inline Tensor Tensor::view_as(const Tensor& o) const { return sdk::view(*this, o.sizes()); }
 inline Tensor Tensor::reshape(IntArrayRef sizes) const { return sdk::reshape(*this, sizes); }
 inline Tensor Tensor::reshape_as(const Tensor& o) const { return sdk::reshape(*this, o.sizes()); }
