@@ -127,6 +127,26 @@ def test_cuda_guards_need_no_toolkit(tmp_path: Path) -> None:
     assert opened and not toolkit, toolkit
 
 
+def test_all_header_leaves_the_global_cuda_stream_name_to_the_source(tmp_path: Path) -> None:
+    # torch/extension.h declares no cudaStream_t, so CPU sources declare a placeholder of
+    # their own after it; the CUDA headers' counterpart still brings the runtime's, even
+    # when included after sdk/all.h
+    placeholder = (
+        "#include <sdk/all.h>\n"
+        "typedef void* cudaStream_t;\n"
+        "cudaStream_t none() { return nullptr; }\n"
+        "sdk::cuda::CUDAStream current() { return sdk::cuda::getCurrentCUDAStream(); }\n"
+    )
+    proc = _syntax(tmp_path, placeholder)
+    assert proc.returncode == 0, proc.stderr
+    later = (
+        "#include <sdk/all.h>\n#include <sdk/cuda_guard.h>\n"
+        "cudaStream_t s() { return sdk::cuda::getCurrentCUDAStream(); }\n"
+    )
+    proc = _syntax(tmp_path, later)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_all_header_brings_the_standard_headers_ported_code_relies_on(tmp_path: Path) -> None:
     source = (
         "#include <sdk/all.h>\n"
