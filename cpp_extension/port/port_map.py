@@ -129,6 +129,8 @@ INCLUDES: dict[str, str] = {
     "torch/headeronly/util/shim_utils.h": "sdk/headeronly.h",
     "torch/headeronly/util/HeaderOnlyArrayRef.h": "sdk/headeronly.h",
     "torch/headeronly/core/Layout.h": "sdk/headeronly.h",
+    "torch/headeronly/core/TensorAccessor.h": "sdk/accessor.h",
+    "torch/headeronly/core/Dispatch_v2.h": "sdk/dispatch.h",
     "torch/headeronly/util/BFloat16.h": "sdk/half.h",
     "torch/headeronly/util/Half.h": "sdk/half.h",
     "torch/csrc/stable/device.h": "sdk/stable.h",
@@ -192,6 +194,7 @@ MACROS: dict[str, str] = {
     "STD_TORCH_CHECK": "SDK_CHECK",
     "STD_CUDA_CHECK": "SDK_CUDA_CHECK",
     "STD_CUDA_KERNEL_LAUNCH_CHECK": "SDK_CUDA_KERNEL_LAUNCH_CHECK",
+    "THO_DISPATCH_V2": "SDK_DISPATCH_V2",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

@@ -1,8 +1,10 @@
 """The porting corpus of a point-cloud extension's idioms (corpus_geometry/): a project header
 named like the C library's (`include/math.h`), a CPU build's own `typedef void* cudaStream_t`
 and float3 after torch/extension.h, and a kernel that writes into a caller's tensor and calls
-torch::autograd::increment_version. Ported with the porter, probed, built, and checked against
-numpy; the originals are built with torch too when it is installed."""
+torch::autograd::increment_version; and a stable-ABI kernel (smooth/) built on torch's
+header-only accessors, THO_DISPATCH_V2 and torch::stable::parallel_for. Ported with the porter,
+probed, built, and checked against numpy; the originals are built with torch too when it is
+installed."""
 
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ def test_the_porter_and_its_compile_probe_find_every_name(ported):
     assert [(m.path, m.line, m.name) for m in report.missing] == []
     text = (out / "splat" / "splat_cpu.cpp").read_text()
     assert "sdk::autograd::increment_version(volume)" in text
+    text = (out / "smooth" / "smooth.cpp").read_text()
+    assert "sdk::headeronly::HeaderOnlyTensorAccessor" in text and "SDK_DISPATCH_V2(" in text
     # the probe sees the project's include/ folder, yet <math.h> stays the C library's
     found = _port_probe.probe(report.cxx, report.line_maps)
     assert [(m.path, m.line, m.name) for m in found.missing] == []
@@ -61,3 +65,21 @@ def test_a_splat_into_the_caller_s_volume_bumps_its_version(fw, splat):
     inside = ((cells >= 0) & (cells < [6, 5, 4])).all(1)
     np.add.at(expected, (cells[inside, 2], cells[inside, 1], cells[inside, 0]), values[inside])
     np.testing.assert_allclose(volume.numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_stable_abi_kernel_on_header_only_accessors(fw):
+    build_case(fw, "geometry", "smooth", "smooth.cpp", is_python_module=False)
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal((3, 50)).astype(dtype)
+        out = fw.tensor(np.zeros_like(x))
+        got = fw.ops.geometry_smooth.smooth(fw.tensor(x), 0.8, out)
+        expected = np.zeros_like(x, dtype=np.float64)
+        state = np.zeros(3)
+        for t in range(x.shape[1]):
+            state = 0.8 * state + 0.2 * x[:, t]
+            expected[:, t] = state
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="out must have x's shape"):
+        fw.ops.geometry_smooth.smooth(fw.tensor(x), 0.8, fw.tensor(np.zeros((3, 4))))
