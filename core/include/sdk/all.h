@@ -47,6 +47,7 @@
 #include "sdk/context.h"
 #include "sdk/cuda_guard.h"
 #include "sdk/library.h"
+#include "sdk/logging.h"
 #include "sdk/nn.h"
 #include "sdk/parallel.h"
 #include "sdk/tensor.h"
