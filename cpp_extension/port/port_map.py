@@ -114,7 +114,7 @@ INCLUDES: dict[str, str] = {
     "ATen/core/grad_mode.h": "sdk/autograd.h",
     "ATen/Context.h": "sdk/context.h",
     # the TORCH_CHECK_EQ family and TORCH_WARN, which torch declares there, are in sdk/error.h
-    "c10/util/Logging.h": "sdk/error.h",
+    "c10/util/Logging.h": "sdk/logging.h",
     # torch::save/torch::load of tensors: extensions include it by habit for at::Tensor (none
     # of the census's repositories calls either), so it is sdk/tensor.h; the functions stay
     # reported as missing
@@ -133,6 +133,8 @@ INCLUDES: dict[str, str] = {
     "torch/headeronly/util/shim_utils.h": "sdk/headeronly.h",
     "torch/headeronly/util/HeaderOnlyArrayRef.h": "sdk/headeronly.h",
     "torch/headeronly/core/Layout.h": "sdk/headeronly.h",
+    "torch/headeronly/core/TensorAccessor.h": "sdk/accessor.h",
+    "torch/headeronly/core/Dispatch_v2.h": "sdk/dispatch.h",
     "torch/headeronly/util/BFloat16.h": "sdk/half.h",
     "torch/headeronly/util/Half.h": "sdk/half.h",
     "torch/headeronly/util/Float8_e4m3fn.h": "sdk/float8.h",
@@ -200,6 +202,10 @@ MACROS: dict[str, str] = {
     "STD_TORCH_CHECK": "SDK_CHECK",
     "STD_CUDA_CHECK": "SDK_CUDA_CHECK",
     "STD_CUDA_KERNEL_LAUNCH_CHECK": "SDK_CUDA_KERNEL_LAUNCH_CHECK",
+    "THO_DISPATCH_V2": "SDK_DISPATCH_V2",
+    # c10/util/Logging.h's stream logging (sdk/logging.h)
+    "LOG": "SDK_LOG",
+    "LOG_IF": "SDK_LOG_IF",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)

@@ -30,7 +30,7 @@ from . import port_map
 from .cxx import Missing
 
 # Bump when the flags or the parsing change what a cached result would say.
-PROBE_VERSION = 2
+PROBE_VERSION = 3
 CXX_UNITS = frozenset((".cc", ".cpp", ".cxx", ".c++"))
 CUDA_UNITS = frozenset((".cu",))
 HEADERS = frozenset(".h .hh .hpp .hxx .cuh .inl .ipp .tpp".split())
@@ -195,11 +195,24 @@ def setup_py_macros(text: str) -> list[str]:
 # ---- compiling -------------------------------------------------------------------------------
 
 
+def _project_flags(project_dirs: list[str], cuda: bool) -> list[str]:
+    """The include flags of the project's folders: its root first (-I, as a setup.py's
+    include_dirs names it), every other folder with headers after the system's (-idirafter),
+    so a project header named like a system one (a `math.h` of its own) is found for its
+    own includes yet never shadows <math.h> inside the C library or the CUDA headers, as it
+    does not in the project's real build."""
+    root, *others = project_dirs
+    if cuda:  # nvcc has no -idirafter of its own; the host preprocessor it runs has
+        return [f"-I{root}", *(f"-Xcompiler=-idirafter,{d}" for d in others)]
+    return [f"-I{root}", *(f for d in others for f in ("-idirafter", d))]
+
+
 def _command(
     compilers: Compilers, rel: str, text: str, project_dirs: list[str], defines: list[str]
 ) -> list[str]:
-    projects = [*defines, *(f"-I{d}" for d in project_dirs)]
-    if Path(rel).suffix.lower() in CUDA_UNITS:
+    cuda = Path(rel).suffix.lower() in CUDA_UNITS
+    projects = [*defines, *_project_flags(project_dirs, cuda)]
+    if cuda:
         incs = [f"-I{d}" for d in compilers.include_dirs]
         # -cuda: the front end parses host and device code and stops before code generation
         return [*compilers.nvcc, "-cuda", "-o", os.devnull, "--expt-relaxed-constexpr",
@@ -436,14 +449,15 @@ def _run(
 
     tmp = tempfile.mkdtemp(prefix="sdk-port-probe-")
     try:
-        folders = {"."}
+        folders = set()
         for rel, text in sources.items():
             path = Path(tmp, rel)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(_probe_text(text), encoding="utf-8", errors="surrogateescape")
             if path.suffix.lower() in HEADERS:
                 folders.add(str(Path(rel).parent))
-        project_dirs = [os.path.join(tmp, f) for f in sorted(folders)]
+        folders.discard(".")
+        project_dirs = [os.path.join(tmp, f) for f in [".", *sorted(folders)]]
         workers = max(1, min(jobs or _toolchain.default_jobs(), len(units)))
 
         def one(rel: str) -> list[Diagnostic]:

@@ -19,6 +19,7 @@ NEW_HEADERS = [
     "context.h",
     "cuda_guard.h",
     "headeronly.h",
+    "logging.h",
     "memory_format.h",
     "stable.h",
     "maybe_owned.h",
@@ -125,6 +126,50 @@ def test_cuda_guards_need_no_toolkit(tmp_path: Path) -> None:
     opened = [Path(line.split()[-1]) for line in proc.stderr.splitlines() if line.startswith(".")]
     toolkit = [p for p in opened if p.parent.name != "sdk" and "cuda" in str(p).lower()]
     assert opened and not toolkit, toolkit
+
+
+def test_all_header_leaves_the_global_cuda_stream_name_to_the_source(tmp_path: Path) -> None:
+    # torch/extension.h declares no cudaStream_t, so CPU sources declare a placeholder of
+    # their own after it; the CUDA headers' counterpart still brings the runtime's, even
+    # when included after sdk/all.h
+    placeholder = (
+        "#include <sdk/all.h>\n"
+        "typedef void* cudaStream_t;\n"
+        "cudaStream_t none() { return nullptr; }\n"
+        "sdk::cuda::CUDAStream current() { return sdk::cuda::getCurrentCUDAStream(); }\n"
+    )
+    proc = _syntax(tmp_path, placeholder)
+    assert proc.returncode == 0, proc.stderr
+    later = (
+        "#include <sdk/all.h>\n#include <sdk/cuda_guard.h>\n"
+        "cudaStream_t s() { return sdk::cuda::getCurrentCUDAStream(); }\n"
+    )
+    proc = _syntax(tmp_path, later)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_stream_logging_shows_warnings_and_info_once_asked(tmp_path: Path) -> None:
+    source = (
+        "#include <sdk/logging.h>\n"
+        "int main() {\n"
+        '  SDK_LOG(INFO) << "hidden " << 1;\n'
+        '  SDK_LOG(WARNING) << "shown " << 2;\n'
+        "  int built = 0;\n"
+        "  SDK_LOG_IF(WARNING, false) << (++built);\n"
+        "  sdk::ShowLogInfoToStderr();\n"
+        '  SDK_LOG_IF(INFO, true) << "now shown " << 3 << " built " << built;\n'
+        '  SDK_LOG(FATAL) << "the end";\n'
+        "  return 0;\n"
+        "}\n"
+    )
+    src, exe = tmp_path / "log.cpp", tmp_path / "log"
+    src.write_text(source)
+    _run([_cxx(), *STRICT, str(src), "-o", str(exe)])
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode != 0, "FATAL aborts"
+    lines = proc.stderr.splitlines()
+    assert [ln.split("] ", 1)[1] for ln in lines] == ["shown 2", "now shown 3 built 0", "the end"]
+    assert lines[0].startswith("W ") and "log.cpp:4" in lines[0] and lines[2].startswith("F ")
 
 
 def test_all_header_brings_the_standard_headers_ported_code_relies_on(tmp_path: Path) -> None:

@@ -683,6 +683,27 @@ def test_command_line(tmp_path):
     assert usage.returncode == 2 and "--out DIR or --in-place" in usage.stderr
 
 
+def test_torch_stream_logging_ports_to_the_prefixed_macros(headers):
+    text, missing = cxx(
+        """\
+        #include <c10/util/Logging.h>
+        void f(bool verbose, int n) {
+          LOG_IF(INFO, verbose) << "n = " << n;
+          if (n < 0) LOG(WARNING) << "negative";
+          c10::ShowLogInfoToStderr();
+        }
+        """,
+        headers,
+    )
+    assert missing == []
+    assert "#include <sdk/logging.h>" in text
+    assert 'SDK_LOG_IF(INFO, verbose) << "n = "' in text and "SDK_LOG(WARNING)" in text
+    assert "sdk::ShowLogInfoToStderr();" in text
+    # a project's own LOG macro is the project's
+    own, missing = cxx("#define LOG(x) x\nint y = LOG(1);\n", headers)
+    assert "SDK_LOG" not in own and missing == []
+
+
 # ---- the README table ------------------------------------------------------------------------
 
 

@@ -188,6 +188,27 @@ def test_a_header_the_probe_cannot_find_is_a_note_not_a_missing_name(probe_cache
     ), found.notes
 
 
+# a project header named like the C library's: the real build (-I of its root only) never
+# takes it for <math.h>, so neither may the probe, which also sees every header folder
+SHADOWING_PROJECT = {
+    "lib/math.h": "#error the project's math.h was taken for the C library's\n",
+    "lib/helper.h": "inline int helper() { return 1; }\n",
+    "ops/op.cpp": '#include <math.h>\n#include "helper.h"\nint y = helper() + nothing_here;\n',
+    "ops/k.cu": '#include <math.h>\n#include "helper.h"\n__global__ void k() { nothing_here; }\n',
+}
+
+
+@needs_cxx
+def test_a_project_header_named_like_a_system_one_does_not_shadow_it(probe_cache):
+    compilers = _port_probe.find_compilers(INCLUDE)
+    sources = dict(SHADOWING_PROJECT)
+    if compilers.nvcc is None:
+        del sources["ops/k.cu"]
+    found = _port_probe.probe(sources, compilers=compilers)
+    expected = {(u, 3, "nothing_here") for u in sources if u.startswith("ops/")}
+    assert {(m.path, m.line, m.name) for m in found.missing} == expected, found.missing
+
+
 SETUP_PY = """
 import os
 from setuptools import setup

@@ -157,6 +157,19 @@ template <typename T, size_t N, template <typename U> class PtrTraits = DefaultP
           typename index_t = int64_t>
 using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
 
+/*! \brief torch's header-only spellings of the accessors (torch/headeronly/core/
+ *  TensorAccessor.h), which stable-ABI kernels build from data_ptr(), sizes() and strides(). */
+namespace headeronly {
+using ::sdk::DefaultPtrTraits;
+using ::sdk::RestrictPtrTraits;
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = int64_t>
+using HeaderOnlyTensorAccessor = TensorAccessor<T, N, PtrTraits, index_t>;
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = int64_t>
+using HeaderOnlyGenericPackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
+}  // namespace headeronly
+
 }  // namespace sdk
 
 #endif  // SDK_ACCESSOR_H_

@@ -4,6 +4,8 @@
 // device guards, accumulation types and the c10-style utilities.
 #ifndef SDK_ALL_H_
 #define SDK_ALL_H_
+// while defined, sdk/cuda_guard.h leaves the global cudaStream_t undeclared (see there)
+#define SDK_ALL_H_BODY_
 
 // The standard headers torch/torch.h brings in transitively, which ported code uses without
 // including them itself.
@@ -45,10 +47,13 @@
 #include "sdk/context.h"
 #include "sdk/cuda_guard.h"
 #include "sdk/library.h"
+#include "sdk/logging.h"
 #include "sdk/nn.h"
 #include "sdk/parallel.h"
 #include "sdk/tensor.h"
 #include "sdk/tensor_utils.h"
 #include "sdk/util.h"
+
+#undef SDK_ALL_H_BODY_
 
 #endif  // SDK_ALL_H_

@@ -268,6 +268,11 @@ inline bool any_variable_requires_grad(const variable_list& variables) {
   return false;
 }
 
+/*! \brief Mark `t` as written in place (torch's torch::autograd::increment_version): a kernel
+ *  that writes into a tensor through its data pointer calls it, so a saved tensor written
+ *  after it was saved is caught at backward as torch catches it. */
+inline void increment_version(const Tensor& t) { t.bump_version(); }
+
 template <class T>
 struct Function;
 

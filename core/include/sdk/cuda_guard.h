@@ -8,7 +8,9 @@
 // plain C++ compiler. Without CUDA (no toolkit, driver or GPU) the device-generic guards on a
 // CPU device do nothing, and any guard asked for a CUDA device throws sdk::Error naming the
 // guard and why CUDA is unavailable. cudaStream_t is declared as the CUDA headers declare it,
-// so including <cuda_runtime.h> before or after this header is fine.
+// so including <cuda_runtime.h> before or after this header is fine; <sdk/all.h> (and so
+// <sdk/extension.h>) leaves the global name undeclared, as torch/extension.h does, so a
+// CPU-only source may declare a cudaStream_t placeholder of its own.
 #ifndef SDK_CUDA_GUARD_H_
 #define SDK_CUDA_GUARD_H_
 
@@ -18,11 +20,15 @@
 #include "sdk/tensor.h"
 #include "sdk/util.h"
 
-struct CUstream_st;
-typedef struct CUstream_st* cudaStream_t;  // the CUDA runtime's own declaration
+struct CUstream_st;  // the CUDA runtime's stream type, as its headers declare it
 
 namespace sdk {
 namespace cuda {
+namespace detail {
+// cudaStream_t under a name of the SDK's own: the global one is declared below, outside
+// <sdk/all.h> only
+using cuda_stream_t = ::CUstream_st*;
+}  // namespace detail
 
 /*! \brief True when CUDA is usable (backend library, driver and a GPU). */
 inline bool is_available() { return sdk_cuda_is_available() != 0; }
@@ -62,9 +68,9 @@ inline DeviceIndex resolve_device(DeviceIndex device, const char* what) {
  *  so it goes straight into a <<<grid, block, shmem, stream>>> launch. */
 class CUDAStream {
  public:
-  CUDAStream(cudaStream_t stream, DeviceIndex device) : stream_(stream), device_(device) {}
-  operator cudaStream_t() const { return stream_; }  // NOLINT: implicit like torch
-  cudaStream_t stream() const { return stream_; }
+  CUDAStream(detail::cuda_stream_t stream, DeviceIndex device) : stream_(stream), device_(device) {}
+  operator detail::cuda_stream_t() const { return stream_; }  // NOLINT: implicit like torch
+  detail::cuda_stream_t stream() const { return stream_; }
   DeviceIndex device_index() const { return device_; }
   Device device() const { return Device(kCUDA, device_); }
   /*! \brief True when all work queued on the stream has finished. */
@@ -79,7 +85,7 @@ class CUDAStream {
   bool operator!=(const CUDAStream& o) const { return !(*this == o); }
 
  private:
-  cudaStream_t stream_;
+  detail::cuda_stream_t stream_;
   DeviceIndex device_;
 };
 
@@ -87,7 +93,7 @@ class CUDAStream {
 inline CUDAStream getCurrentCUDAStream(int32_t device = -1) {
   void* s = nullptr;
   ::sdk::detail::check_status(sdk_cuda_get_stream(device, &s), "getCurrentCUDAStream");
-  return CUDAStream(static_cast<cudaStream_t>(s),
+  return CUDAStream(static_cast<detail::cuda_stream_t>(s),
                     detail::resolve_device(device, "getCurrentCUDAStream"));
 }
 
@@ -97,12 +103,12 @@ inline CUDAStream getDefaultCUDAStream(int32_t device = -1) {
 }
 
 /*! \brief A stream made elsewhere (another library), for the guards below. */
-inline CUDAStream getStreamFromExternal(cudaStream_t stream, DeviceIndex device) {
+inline CUDAStream getStreamFromExternal(detail::cuda_stream_t stream, DeviceIndex device) {
   return CUDAStream(stream, device);
 }
 
 /*! \brief Make `stream` current on `device` for this thread (nullptr: default stream). */
-inline void setCurrentCUDAStream(cudaStream_t stream, int32_t device = -1) {
+inline void setCurrentCUDAStream(detail::cuda_stream_t stream, int32_t device = -1) {
   ::sdk::detail::check_status(sdk_cuda_set_stream(device, static_cast<void*>(stream)),
                               "setCurrentCUDAStream");
 }
@@ -288,7 +294,7 @@ inline void* raw_alloc(size_t nbytes) {
   return ptr;
 }
 /*! \brief As raw_alloc, with `stream` made current on its device for the allocation. */
-inline void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream) {
+inline void* raw_alloc_with_stream(size_t nbytes, detail::cuda_stream_t stream) {
   CUDAStreamGuard guard(getStreamFromExternal(stream, current_device()));
   return raw_alloc(nbytes);
 }
@@ -346,3 +352,13 @@ class OptionalDeviceGuard {
 }  // namespace sdk
 
 #endif  // SDK_CUDA_GUARD_H_
+
+// The global cudaStream_t that torch's CUDA headers bring with the CUDA runtime's (the ones
+// ported to this header): not while <sdk/all.h> includes it, since torch/extension.h
+// declares none and CPU sources (a renderer's host build, say) declare their own
+// `typedef void* cudaStream_t` after it. Outside the include guard, so a later direct
+// include still declares it.
+#if !defined(SDK_ALL_H_BODY_) && !defined(SDK_GLOBAL_CUDA_STREAM_T_)
+#define SDK_GLOBAL_CUDA_STREAM_T_
+typedef struct CUstream_st* cudaStream_t;
+#endif

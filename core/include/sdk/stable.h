@@ -27,6 +27,7 @@
 #include "sdk/cuda_guard.h"
 #include "sdk/headeronly.h"
 #include "sdk/library.h"
+#include "sdk/parallel.h"
 #include "sdk/tensor.h"
 
 /*! \brief One boxed value of a stable-ABI kernel's stack. Global, as torch declares it
@@ -44,6 +45,7 @@ using sdk::Device;
 using sdk::DeviceType;
 using sdk::Layout;
 using sdk::MemoryFormat;
+using ::sdk::parallel_for;  // torch::stable::parallel_for(begin, end, grain_size, f)
 using DeviceIndex = int32_t;
 
 /*! \brief torch::stable::Tensor: a shared handle with TensorBase's metadata accessors; ops
