@@ -125,7 +125,7 @@ inline void synchronize(int32_t device = -1) {
 inline void device_synchronize() { synchronize(-1); }
 /*! \brief Wait for the work queued on `stream` (c10::cuda::stream_synchronize; NULL: the
  *  current device's default stream). ABI 1.10. */
-inline void stream_synchronize(cudaStream_t stream) {
+inline void stream_synchronize(detail::cuda_stream_t stream) {
   ::sdk::detail::check_status(sdk_cuda_stream_synchronize(stream), "stream_synchronize");
 }
 /*! \brief Number of visible devices (at::cuda::getNumGPUs; 0 without CUDA). */
