@@ -14,6 +14,7 @@ from ._functional import fold as _fold
 from ._functional import loss as _loss
 from ._functional import normalization as _normalization
 from ._functional import padding as _padding
+from ._functional import pixelshuffle as _pixelshuffle
 from ._functional import pooling as _pooling
 from ._functional import sampling as _sampling
 from ._functional.activation import *  # noqa: F403
@@ -25,6 +26,7 @@ from ._functional.loss import *  # noqa: F403
 from ._functional.loss import _pair
 from ._functional.normalization import *  # noqa: F403
 from ._functional.padding import *  # noqa: F403
+from ._functional.pixelshuffle import *  # noqa: F403
 from ._functional.pooling import *  # noqa: F403
 from ._functional.sampling import *  # noqa: F403
 
@@ -45,6 +47,7 @@ _KINDS = (
     _loss,
     _normalization,
     _padding,
+    _pixelshuffle,
     _pooling,
     _sampling,
 )
