@@ -137,9 +137,13 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _result(input: Any, out: Any, inplace: bool) -> Any:
-    """out, or (inplace) out written into input, which is returned."""
-    return input.copy_(out) if inplace else out
+def _apply(fn: Any, input: Any, inplace: bool) -> Any:
+    """fn(input), or (inplace) fn's result written into input, which is returned; fn reads a
+    clone then, since autograd may have saved the input that the write changes."""
+    if not inplace:
+        return fn(input)
+    src = input.clone() if input.requires_grad and sdk.is_grad_enabled() else input
+    return input.copy_(fn(src))
 
 
 def _float_arg(v: Any, fn: str, name: str) -> float:
@@ -157,7 +161,7 @@ def logsigmoid(input: Any) -> Any:
 def selu(input: Any, inplace: bool = False) -> Any:
     """scale * elu(x, alpha) with the self-normalizing constants."""
     check_tensor(input, "selu")
-    return _result(input, sdk.elu(input, alpha=_SELU_ALPHA) * _SELU_SCALE, inplace)
+    return _apply(lambda x: sdk.elu(x, alpha=_SELU_ALPHA) * _SELU_SCALE, input, inplace)
 
 
 def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
@@ -166,19 +170,20 @@ def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
     alpha = _float_arg(alpha, "celu", "alpha")
     if alpha == 0:
         raise ValueError("celu(): argument 'alpha' must not be 0")
-    return _result(input, sdk.elu(input / alpha, alpha=1.0) * alpha, inplace)
+    return _apply(lambda x: sdk.elu(x / alpha, alpha=1.0) * alpha, input, inplace)
 
 
 def hardswish(input: Any, inplace: bool = False) -> Any:
-    """x * relu6(x + 3) / 6."""
+    """x * relu6(x + 3) / 6 (relu6 passes no gradient at its ends, so at -3 and 3 the
+    gradient is 0 and 1, as torch's)."""
     check_tensor(input, "hardswish")
-    return _result(input, input * (_elementwise.relu6(input + 3.0) / 6.0), inplace)
+    return _apply(lambda x: x * (_elementwise.relu6(x + 3.0) / 6.0), input, inplace)
 
 
 def hardsigmoid(input: Any, inplace: bool = False) -> Any:
     """relu6(x + 3) / 6."""
     check_tensor(input, "hardsigmoid")
-    return _result(input, _elementwise.relu6(input + 3.0) / 6.0, inplace)
+    return _apply(lambda x: _elementwise.relu6(x + 3.0) / 6.0, input, inplace)
 
 
 def glu(input: Any, dim: int = -1) -> Any:
@@ -214,7 +219,7 @@ def threshold(input: Any, threshold: float, value: float, inplace: bool = False)
     check_tensor(input, "threshold")
     _float_arg(threshold, "threshold", "threshold")
     _float_arg(value, "threshold", "value")
-    return _result(input, sdk.where(input > threshold, input, value), inplace)
+    return _apply(lambda x: sdk.where(x > threshold, x, value), input, inplace)
 
 
 def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -229,4 +234,4 @@ def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: 
         return leaky_relu(input, (lower + upper) / 2, inplace)
     with sdk.no_grad():
         slope = sdk.empty_like(input).uniform_(lower, upper)
-    return _result(input, sdk.where(input >= 0, input, input * slope), inplace)
+    return _apply(lambda x: sdk.where(x >= 0, x, x * slope), input, inplace)

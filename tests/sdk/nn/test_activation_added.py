@@ -63,6 +63,24 @@ def test_hardsigmoid_gradient_is_exact():
     np.testing.assert_array_equal(s.grad.numpy(), np.where(np.abs(a) < 3, w / 6, 0.0))
 
 
+@pytest.mark.parametrize("name", CASES)
+def test_gradients_at_the_kinks_match_torch(name):
+    get, args = CASES[name]
+    a = np.array([-4.0, -3.0, -2.0, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 4.0]).repeat(2).reshape(5, 4)
+    s, t = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    _check(get(F)(s, *args), get(TF)(t, *args), s, t, grad_tol=GRAD_TOL.get(name, 1e-10))
+
+
+def test_inplace_forms_keep_gradients():
+    for fn, args in ((F.selu, ()), (F.celu, (2.0,)), (F.hardswish, ()), (F.hardsigmoid, ()),
+                     (F.threshold, (0.0, 1.5)), (F.rrelu, (0.1, 0.2, False))):  # fmt: skip
+        s, t = _inputs((3, 4))
+        s_mid, t_mid = s * 1.0, t * 1.0  # in place on a non-leaf, as in a model's forward
+        s_out = fn(s_mid, *args, inplace=True)
+        assert s_out is s_mid
+        _check(s_out, getattr(TF, fn.__name__)(t_mid, *args, inplace=True), s, t, grad_tol=1e-7)
+
+
 def test_logsigmoid_stays_finite_for_large_inputs():
     a = np.array([-800.0, -30.0, 0.0, 30.0, 800.0])
     big, tbig = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
