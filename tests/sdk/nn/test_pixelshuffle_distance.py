@@ -75,5 +75,10 @@ def test_cosine_similarity_matches_torch(dim):
 
 
 def test_distance_bad_input_names_the_argument():
-    with pytest.raises(TypeError, match="x1|input"):
-        nn.CosineSimilarity()([1.0], sdk.randn(1))
+    for mod in (nn.CosineSimilarity(), nn.PairwiseDistance()):
+        with pytest.raises(TypeError, match="'x1' must be Tensor"):
+            mod([1.0], sdk.randn(1))
+        with pytest.raises(TypeError, match="'x2' must be Tensor"):
+            mod(sdk.randn(1), 2.0)
+        with pytest.raises(ValueError, match=r"x1 shape \[2, 3\] and x2 shape \[2, 4\]"):
+            mod(sdk.randn(2, 3), sdk.randn(2, 4))
