@@ -10,6 +10,7 @@ from . import (
     activation,
     container,
     conv,
+    distance,
     dropout,
     flatten,
     fold,
@@ -18,6 +19,8 @@ from . import (
     linear,
     loss,
     normalization,
+    padding,
+    pixelshuffle,
     pooling,
     rnn,
     sparse,
@@ -28,6 +31,7 @@ from . import (
 from .activation import *  # noqa: F403
 from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .fold import *  # noqa: F403
@@ -35,14 +39,16 @@ from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
+from .padding import *  # noqa: F403
 from .parameter import Parameter
+from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
-_KINDS = (activation, container, conv, dropout, flatten, fold, linear, loss, normalization, pooling,
-          rnn, sparse, transformer, upsampling)  # fmt: skip
+_KINDS = (activation, container, conv, distance, dropout, flatten, fold, linear, loss, normalization,
+          padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)  # fmt: skip
 __all__ = ["functional", "init", "utils", "Module", "Parameter"]
 __all__ += [name for kind in _KINDS for name in kind.__all__]

@@ -1,5 +1,6 @@
 """Activation modules (ReLU, PReLU, Tanh, Sigmoid, ELU, GELU, SiLU, Mish, Softplus, LeakyReLU,
-Hardtanh, ReLU6, Softmax, LogSoftmax)."""
+Hardtanh, ReLU6, Softmax, LogSoftmax, LogSigmoid, SELU, CELU, Hardswish, Hardsigmoid, GLU,
+Softsign, Tanhshrink, Threshold, RReLU)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ __all__ = [
     "ReLU6",
     "Softmax",
     "LogSoftmax",
+    "LogSigmoid",
+    "SELU",
+    "CELU",
+    "Hardswish",
+    "Hardsigmoid",
+    "GLU",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "RReLU",
 ]
 
 
@@ -191,3 +202,85 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class LogSigmoid(Module):
+    def forward(self, input: Any) -> Any:
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input: Any) -> Any:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input: Any) -> Any:
+        return F.tanhshrink(input)
+
+
+class SELU(_Activation):
+    def forward(self, input: Any) -> Any:
+        return F.selu(input, self.inplace)
+
+
+class Hardswish(_Activation):
+    def forward(self, input: Any) -> Any:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(_Activation):
+    def forward(self, input: Any) -> Any:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Any) -> Any:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Any) -> Any:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Any) -> Any:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: negative slopes drawn from U(lower, upper) in training, their
+    mean in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Any) -> Any:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}"

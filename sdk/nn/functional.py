@@ -14,6 +14,7 @@ from ._functional import fold as _fold
 from ._functional import loss as _loss
 from ._functional import normalization as _normalization
 from ._functional import padding as _padding
+from ._functional import pixelshuffle as _pixelshuffle
 from ._functional import pooling as _pooling
 from ._functional import sampling as _sampling
 from ._functional.activation import *  # noqa: F403
@@ -22,9 +23,9 @@ from ._functional.common import _wrap_index, check_tensor
 from ._functional.conv import *  # noqa: F403
 from ._functional.fold import *  # noqa: F403
 from ._functional.loss import *  # noqa: F403
-from ._functional.loss import _pair
 from ._functional.normalization import *  # noqa: F403
 from ._functional.padding import *  # noqa: F403
+from ._functional.pixelshuffle import *  # noqa: F403
 from ._functional.pooling import *  # noqa: F403
 from ._functional.sampling import *  # noqa: F403
 
@@ -45,6 +46,7 @@ _KINDS = (
     _loss,
     _normalization,
     _padding,
+    _pixelshuffle,
     _pooling,
     _sampling,
 )
@@ -91,12 +93,24 @@ def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = 
 def pairwise_distance(x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Any:  # fmt: skip
     """The p-norm of x1 - x2 + eps over the last dim (inputs broadcast)."""
+    _check_x1_x2(x1, x2, "pairwise_distance")
     diff = (x1 - x2 + eps).abs()
     if p == float("inf"):
         return diff.amax(-1, keepdim=keepdim)
     if p == 0:
         return diff.ne(0).to(diff.dtype).sum(-1, keepdim=keepdim)
     return (diff**p).sum(-1, keepdim=keepdim) ** (1.0 / p)
+
+
+def _check_x1_x2(x1: Any, x2: Any, fn: str) -> None:
+    check_tensor(x1, fn, "x1")
+    check_tensor(x2, fn, "x2")
+    try:
+        sdk.broadcast_shapes(x1.shape, x2.shape)
+    except Exception:
+        raise ValueError(
+            f"{fn}: x1 shape {list(x1.shape)} and x2 shape {list(x2.shape)} do not broadcast"
+        ) from None
 
 
 def one_hot(tensor: Any, num_classes: int = -1) -> Any:
@@ -137,7 +151,7 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along dim (inputs broadcast)."""
-    _pair(x1, x2, "cosine_similarity")
+    _check_x1_x2(x1, x2, "cosine_similarity")
     x1, x2 = sdk.broadcast_tensors(x1, x2)
     n1 = sdk.norm(x1, 2, dim, keepdim=True).clamp_min(eps)
     n2 = sdk.norm(x2, 2, dim, keepdim=True).clamp_min(eps)

@@ -1,5 +1,6 @@
-"""sdk.utils: data loading (``sdk.utils.data``), hook handles (``sdk.utils.hooks``), as
-torch.utils, and the ELF reader loaders use (``sdk.utils.elf``).
+"""sdk.utils: data loading (``sdk.utils.data``), hook handles (``sdk.utils.hooks``) and
+activation checkpointing (``sdk.utils.checkpoint``, without recomputation), as torch.utils,
+and the ELF reader loaders use (``sdk.utils.elf``).
 
 Layering rule: utils.data and utils.hooks use sdk's public tensor API only; sdk's core
 modules never import them (nn imports utils.hooks for Module hooks). utils.elf imports
@@ -11,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["data", "elf", "hooks"]
+__all__ = ["checkpoint", "data", "elf", "hooks"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,6 @@
 """nn.functional activations: relu, sigmoid, tanh, elu, gelu, silu, mish, softplus,
-leaky_relu, hardtanh, relu6, softmax, log_softmax."""
+leaky_relu, hardtanh, relu6, softmax, log_softmax, prelu, and the composites (logsigmoid,
+selu, celu, hardswish, hardsigmoid, glu, softsign, tanhshrink, threshold, rrelu)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ __all__ = [
     "softmax",
     "log_softmax",
     "prelu",
+    "logsigmoid",
+    "selu",
+    "celu",
+    "hardswish",
+    "hardsigmoid",
+    "glu",
+    "softsign",
+    "tanhshrink",
+    "threshold",
+    "rrelu",
 ]
 
 
@@ -118,3 +129,109 @@ def prelu(input: Any, weight: Any) -> Any:
             )
         weight = weight.reshape(n, *([1] * (input.ndim - ch - 1)))
     return sdk.where(input > 0, input, weight * input)
+
+
+# The composites below are built from differentiable sdk ops, so autograd needs no new rules.
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _apply(fn: Any, input: Any, inplace: bool) -> Any:
+    """fn(input), or (inplace) fn's result written into input, which is returned; fn reads a
+    clone then, since autograd may have saved the input that the write changes."""
+    if not inplace:
+        return fn(input)
+    src = input.clone() if input.requires_grad and sdk.is_grad_enabled() else input
+    return input.copy_(fn(src))
+
+
+def _float_arg(v: Any, fn: str, name: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{fn}(): argument '{name}' must be a number, not {type(v).__name__}")
+    return float(v)
+
+
+def logsigmoid(input: Any) -> Any:
+    """log(sigmoid(x)) = -softplus(-x), which stays finite for large |x|."""
+    check_tensor(input, "logsigmoid")
+    return -_elementwise.softplus(-input, 1.0, 20.0)
+
+
+def selu(input: Any, inplace: bool = False) -> Any:
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+    check_tensor(input, "selu")
+    return _apply(lambda x: sdk.elu(x, alpha=_SELU_ALPHA) * _SELU_SCALE, input, inplace)
+
+
+def celu(input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:
+    """x if x > 0 else alpha * (exp(x / alpha) - 1), i.e. alpha * elu(x / alpha)."""
+    check_tensor(input, "celu")
+    alpha = _float_arg(alpha, "celu", "alpha")
+    if alpha == 0:
+        raise ValueError("celu(): argument 'alpha' must not be 0")
+    return _apply(lambda x: sdk.elu(x / alpha, alpha=1.0) * alpha, input, inplace)
+
+
+def hardswish(input: Any, inplace: bool = False) -> Any:
+    """x * relu6(x + 3) / 6 (relu6 passes no gradient at its ends, so at -3 and 3 the
+    gradient is 0 and 1, as torch's)."""
+    check_tensor(input, "hardswish")
+    return _apply(lambda x: x * (_elementwise.relu6(x + 3.0) / 6.0), input, inplace)
+
+
+def hardsigmoid(input: Any, inplace: bool = False) -> Any:
+    """relu6(x + 3) / 6."""
+    check_tensor(input, "hardsigmoid")
+    return _apply(lambda x: _elementwise.relu6(x + 3.0) / 6.0, input, inplace)
+
+
+def glu(input: Any, dim: int = -1) -> Any:
+    """a * sigmoid(b), a and b the two halves of input along dim."""
+    check_tensor(input, "glu")
+    if input.ndim == 0:
+        raise ValueError("glu(): input must have at least one dimension (got a 0-d tensor)")
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -input.ndim <= dim < input.ndim:
+        raise IndexError(
+            f"glu(): argument 'dim' ({dim!r}) is out of range for {input.ndim}-d input"
+        )
+    n = input.shape[dim]
+    if n % 2:
+        raise ValueError(f"glu(): halving dimension must be even, but dim {dim} has size {n}")
+    a, b = input.narrow(dim, 0, n // 2), input.narrow(dim, n // 2, n // 2)
+    return a * sdk.sigmoid(b)
+
+
+def softsign(input: Any) -> Any:
+    """x / (1 + |x|)."""
+    check_tensor(input, "softsign")
+    return input / (input.abs() + 1.0)
+
+
+def tanhshrink(input: Any) -> Any:
+    """x - tanh(x)."""
+    check_tensor(input, "tanhshrink")
+    return input - sdk.tanh(input)
+
+
+def threshold(input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
+    """x where x > threshold, else value (the gradient passes where x > threshold)."""
+    check_tensor(input, "threshold")
+    _float_arg(threshold, "threshold", "threshold")
+    _float_arg(value, "threshold", "value")
+    return _apply(lambda x: sdk.where(x > threshold, x, value), input, inplace)
+
+
+def rrelu(input: Any, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Any:  # fmt: skip
+    """x if x >= 0 else a * x: in training a is drawn uniformly from [lower, upper] per element,
+    in eval a = (lower + upper) / 2."""
+    check_tensor(input, "rrelu")
+    lower, upper = _float_arg(lower, "rrelu", "lower"), _float_arg(upper, "rrelu", "upper")
+    if lower > upper:
+        raise ValueError(f"rrelu(): argument 'lower' ({lower}) must not exceed 'upper' ({upper})")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    with sdk.no_grad():
+        slope = sdk.empty_like(input).uniform_(lower, upper)
+    return _apply(lambda x: sdk.where(x >= 0, x, x * slope), input, inplace)

@@ -16,10 +16,11 @@ import sdk.nn.modules
 from sdk import nn
 
 NN = pathlib.Path(nn.__file__).parent
-KINDS = ["activation", "container", "conv", "dropout", "flatten", "fold", "linear", "loss",
-         "normalization", "pooling", "rnn", "sparse", "transformer", "upsampling"]  # fmt: skip
+KINDS = ["activation", "container", "conv", "distance", "dropout", "flatten", "fold", "linear",
+         "loss", "normalization", "padding", "pixelshuffle", "pooling", "rnn", "sparse",
+         "transformer", "upsampling"]  # fmt: skip
 F_KINDS = ["activation", "attention", "conv", "fold", "loss", "normalization", "padding",
-           "pooling", "sampling"]  # fmt: skip
+           "pixelshuffle", "pooling", "sampling"]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -67,7 +68,11 @@ def test_losses_take_torchs_positional_arguments():
 NEW = ["ConvTranspose1d", "ConvTranspose2d", "Conv3d", "Upsample", "PReLU", "RNNCell",
        "LSTMCell", "GRUCell", "TransformerEncoderLayer", "TransformerDecoderLayer",
        "TransformerEncoder", "TransformerDecoder", "Transformer", "MSELoss", "NLLLoss",
-       "CrossEntropyLoss", "Conv1d", "Conv2d", "Linear", "LayerNorm", "MultiheadAttention"]  # fmt: skip
+       "CrossEntropyLoss", "Conv1d", "Conv2d", "Linear", "LayerNorm", "MultiheadAttention",
+       "SELU", "CELU", "Hardswish", "Hardsigmoid", "GLU",
+       "Threshold", "RReLU", "PixelShuffle", "PixelUnshuffle", "PairwiseDistance",
+       "CosineSimilarity"] + [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection",
+                              "Replication", "Circular") for n in (1, 2, 3)]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NEW)
