@@ -12,12 +12,16 @@ from .common import _tuple, check_tensor
 __all__ = [
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
 ]
 
 
@@ -125,6 +129,14 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      return_indices)  # fmt: skip
 
 
+def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    """Max over sliding windows of the last three dims of (N, C, D, H, W) or (C, D, H, W)
+    input; indices (return_indices) are flat positions d * H * W + h * W + w."""
+    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
 def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
               ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:  # fmt: skip
     import numpy as np
@@ -168,6 +180,15 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                divisor_override: Any = None) -> Any:  # fmt: skip
     """Mean over sliding windows of the last two dims of (N, C, H, W) or (C, H, W) input."""
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
+
+
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Any = None) -> Any:  # fmt: skip
+    """Mean over sliding windows of the last three dims of (N, C, D, H, W) or (C, D, H, W)
+    input."""
+    return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, divisor_override)  # fmt: skip
 
 
@@ -244,3 +265,16 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
     return _adaptive("adaptive_max_pool2d", 2, input, output_size, "max")
+
+
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+    """Mean pooling of the last three dims to output_size (an int, or (D, H, W) with None to
+    keep a dim)."""
+    return _adaptive("adaptive_avg_pool3d", 3, input, output_size, "mean")
+
+
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of the last three dims to output_size."""
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool3d: return_indices=True is not supported")
+    return _adaptive("adaptive_max_pool3d", 3, input, output_size, "max")

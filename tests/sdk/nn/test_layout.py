@@ -18,8 +18,8 @@ from sdk import nn
 NN = pathlib.Path(nn.__file__).parent
 KINDS = ["activation", "container", "conv", "dropout", "flatten", "fold", "linear", "loss",
          "normalization", "pooling", "rnn", "sparse", "transformer", "upsampling"]  # fmt: skip
-F_KINDS = ["activation", "attention", "conv", "fold", "loss", "normalization", "padding",
-           "pooling", "sampling"]  # fmt: skip
+F_KINDS = ["activation", "attention", "conv", "dropout", "fold", "loss", "normalization", "padding",
+           "pooling", "sampling", "sparse"]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -67,7 +67,11 @@ def test_losses_take_torchs_positional_arguments():
 NEW = ["ConvTranspose1d", "ConvTranspose2d", "Conv3d", "Upsample", "PReLU", "RNNCell",
        "LSTMCell", "GRUCell", "TransformerEncoderLayer", "TransformerDecoderLayer",
        "TransformerEncoder", "TransformerDecoder", "Transformer", "MSELoss", "NLLLoss",
-       "CrossEntropyLoss", "Conv1d", "Conv2d", "Linear", "LayerNorm", "MultiheadAttention"]  # fmt: skip
+       "CrossEntropyLoss", "Conv1d", "Conv2d", "Linear", "LayerNorm", "MultiheadAttention",
+       "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "BatchNorm3d", "LocalResponseNorm",
+       "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MaxPool3d", "AvgPool3d",
+       "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+       "EmbeddingBag"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NEW)

@@ -1,0 +1,81 @@
+"""embedding_bag / EmbeddingBag against torch: sum, mean and max over 2-D input or offsets,
+per_sample_weights, include_last_offset, padding_idx, empty bags; values and weight
+gradients; bad input raises."""
+
+from __future__ import annotations
+
+import pytest
+
+import sdk
+import sdk.nn.functional as F
+from sdk import nn
+
+from ._parity import check, pair
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+IDX = [1, 4, 4, 0, 7, 2, 9, 3, 3, 5]
+OFFSETS = [0, 3, 3, 6]  # bag 1 is empty
+
+
+def _idx(values, dtype="int64"):
+    return sdk.tensor(values, dtype=getattr(sdk, dtype)), torch.tensor(values,
+                                                                       dtype=getattr(torch, dtype))  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("padding_idx", [None, 4, -7])
+def test_offsets_match_torch(mode, padding_idx):
+    (sw, tw), (si, ti), (so, to) = pair(torch, (10, 3)), _idx(IDX), _idx(OFFSETS)
+    kw = {"mode": mode, "padding_idx": padding_idx}
+    check(torch, F.embedding_bag(si, sw, so, **kw), TF.embedding_bag(ti, tw, to, **kw),
+          [sw], [tw])  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_two_dim_input_and_int32_match_torch(mode):
+    (sw, tw), (si, ti) = pair(torch, (10, 4)), _idx([[1, 2, 2], [9, 0, 5]], "int32")
+    check(torch, F.embedding_bag(si, sw, mode=mode), TF.embedding_bag(ti, tw, mode=mode),
+          [sw], [tw])  # fmt: skip
+
+
+def test_per_sample_weights_and_include_last_offset_match_torch():
+    (sw, tw), (si, ti) = pair(torch, (10, 3)), _idx(IDX)
+    (so, to), (sp, tp) = _idx(OFFSETS + [10]), pair(torch, (10,))
+    check(torch, F.embedding_bag(si, sw, so, mode="sum", per_sample_weights=sp,
+                                 include_last_offset=True),
+          TF.embedding_bag(ti, tw, to, mode="sum", per_sample_weights=tp,
+                           include_last_offset=True), [sw, sp], [tw, tp])  # fmt: skip
+
+
+def test_module_matches_torch():
+    s_mod = nn.EmbeddingBag(10, 3, mode="max", padding_idx=2, dtype=sdk.float64)
+    t_mod = torch.nn.EmbeddingBag(10, 3, mode="max", padding_idx=2).double()
+    assert (s_mod.weight[2].detach().numpy() == 0).all()
+    with torch.no_grad():
+        t_mod.weight.copy_(torch.tensor(s_mod.weight.detach().numpy()))
+    (si, ti), (so, to) = _idx(IDX), _idx(OFFSETS)
+    check(torch, s_mod(si, so), t_mod(ti, to), [s_mod.weight], [t_mod.weight])
+
+
+def test_bad_input():
+    w, i = sdk.ones(5, 2), sdk.tensor([0, 1, 2])
+    with pytest.raises(ValueError, match="offsets has to be a 1D"):
+        F.embedding_bag(i, w)
+    with pytest.raises(ValueError, match="offsets has to be None"):
+        F.embedding_bag(i.reshape(1, 3), w, sdk.tensor([0]))
+    with pytest.raises(ValueError, match="offsets\\[0\\] has to be 0"):
+        F.embedding_bag(i, w, sdk.tensor([1]))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        F.embedding_bag(i, w, sdk.tensor([0, 2, 1]))
+    with pytest.raises(IndexError, match="index 5 is out of range"):
+        F.embedding_bag(sdk.tensor([5]), w, sdk.tensor([0]))
+    with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
+        F.embedding_bag(i, w, sdk.tensor([0]), mode="mean", per_sample_weights=sdk.ones(3))
+    with pytest.raises(ValueError, match="per_sample_weights .* must have the shape"):
+        F.embedding_bag(i, w, sdk.tensor([0]), mode="sum", per_sample_weights=sdk.ones(2))
+    with pytest.raises(ValueError, match="mode has to be one of"):
+        nn.EmbeddingBag(5, 2, mode="min")
+    with pytest.raises(TypeError, match="int64 or int32"):
+        F.embedding_bag(sdk.ones(3), w, sdk.tensor([0]))

@@ -1,0 +1,119 @@
+"""instance_norm / InstanceNorm1d-3d, BatchNorm3d and local_response_norm against torch:
+values, gradients, running statistics in train and eval; bad input raises."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sdk
+import sdk.nn.functional as F
+from sdk import nn
+
+from ._parity import check, pair
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 5), (2, 2, 3, 4, 3)])
+def test_instance_norm_matches_torch(shape):
+    (sx, tx), (sw, tw), (sb, tb) = (
+        pair(torch, shape, 2, 1),
+        pair(torch, shape[1]),
+        pair(torch, shape[1]),
+    )
+    check(torch, F.instance_norm(sx, weight=sw, bias=sb, eps=1e-3),
+          TF.instance_norm(tx, weight=tw, bias=tb, eps=1e-3), [sx, sw, sb], [tx, tw, tb])  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_instance_norm_modules_track_running_stats_like_torch(n):
+    shape = (3, 4) + (5,) * n
+    s_mod = getattr(nn, f"InstanceNorm{n}d")(4, momentum=0.3, affine=True,
+                                             track_running_stats=True, dtype=sdk.float64)  # fmt: skip
+    t_mod = getattr(torch.nn, f"InstanceNorm{n}d")(4, momentum=0.3, affine=True,
+                                                   track_running_stats=True).double()  # fmt: skip
+    for step in range(2):  # two training steps update the running statistics
+        sx, tx = pair(torch, shape, 3, step)
+        check(torch, s_mod(sx), t_mod(tx), [sx], [tx])
+    for name in ("running_mean", "running_var"):
+        np.testing.assert_allclose(getattr(s_mod, name).numpy(),
+                                   getattr(t_mod, name).detach().numpy(), rtol=1e-9)  # fmt: skip
+    s_mod.eval()
+    t_mod.eval()
+    sx, tx = pair(torch, shape, 3)
+    check(torch, s_mod(sx), t_mod(tx), [sx], [tx])
+    assert s_mod.state_dict().keys() == t_mod.state_dict().keys()
+
+
+def test_instance_norm_default_ignores_running_stats_and_takes_unbatched_input():
+    s_mod, t_mod = nn.InstanceNorm2d(3), torch.nn.InstanceNorm2d(3)
+    assert s_mod.weight is None and s_mod.running_mean is None
+    sx, tx = pair(torch, (3, 4, 5))
+    check(torch, s_mod.eval()(sx), t_mod.eval()(tx), [sx], [tx])
+
+
+def test_instance_norm_bad_input():
+    with pytest.raises(ValueError, match="more than 1 spatial element"):
+        F.instance_norm(sdk.ones(2, 3, 1))
+    with pytest.raises(ValueError, match="running_mean and running_var"):
+        F.instance_norm(sdk.ones(2, 3, 4), use_input_stats=False)
+    with pytest.raises(ValueError, match="weight must have shape"):
+        F.instance_norm(sdk.ones(2, 3, 4), weight=sdk.ones(4))
+    with pytest.raises(TypeError, match="argument 'input'"):
+        F.instance_norm([1.0, 2.0])
+    with pytest.raises(ValueError, match="expected 3D"):
+        nn.InstanceNorm2d(3)(sdk.ones(3, 4))
+    with pytest.raises(ValueError, match="num_features"):
+        nn.InstanceNorm1d(3, affine=True)(sdk.ones(2, 4, 5))
+
+
+def test_batch_norm3d_matches_torch_in_train_and_eval():
+    s_mod, t_mod = (
+        nn.BatchNorm3d(3, momentum=None, dtype=sdk.float64),
+        torch.nn.BatchNorm3d(3, momentum=None).double(),
+    )
+    for step in range(2):
+        sx, tx = pair(torch, (2, 3, 3, 4, 2), 2, step)
+        check(torch, s_mod(sx), t_mod(tx), [sx], [tx])
+    np.testing.assert_allclose(s_mod.running_var.numpy(), t_mod.running_var.detach().numpy())
+    assert int(s_mod.num_batches_tracked.item()) == 2
+    sx, tx = pair(torch, (2, 3, 3, 4, 2))
+    check(torch, s_mod.eval()(sx), t_mod.eval()(tx), [sx], [tx])
+    with pytest.raises(ValueError, match="expected 5D input"):
+        s_mod(sdk.ones(2, 3, 4, 4))
+
+
+@pytest.mark.parametrize(("cls", "shape"), [("BatchNorm1d", (4, 3)), ("BatchNorm1d", (4, 3, 5)),
+                                            ("BatchNorm2d", (2, 3, 4, 5))])  # fmt: skip
+def test_batch_norm_1d_2d_accept_what_torch_accepts(cls, shape):
+    s_mod = getattr(nn, cls)(3, affine=False, track_running_stats=False, dtype=sdk.float64)
+    t_mod = getattr(torch.nn, cls)(3, affine=False, track_running_stats=False).double()
+    sx, tx = pair(torch, shape)
+    check(torch, s_mod.eval()(sx), t_mod.eval()(tx), [sx], [tx])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+@pytest.mark.parametrize("shape", [(2, 6, 4), (2, 4, 3, 3), (1, 3, 2, 2, 2)])
+def test_local_response_norm_matches_torch(size, shape):
+    sx, tx = pair(torch, shape, 2)
+    check(torch, nn.LocalResponseNorm(size, 0.3, 0.6, 2.0)(sx),
+          torch.nn.LocalResponseNorm(size, 0.3, 0.6, 2.0)(tx), [sx], [tx])  # fmt: skip
+
+
+def test_local_response_norm_bad_input():
+    with pytest.raises(ValueError, match="3D or higher"):
+        F.local_response_norm(sdk.ones(2, 3), 2)
+    with pytest.raises(ValueError, match="size must be a positive int"):
+        nn.LocalResponseNorm(0)
+    with pytest.raises(TypeError, match="argument 'input'"):
+        F.local_response_norm(3.0, 2)
+
+
+def test_batch_norm_bias_false_keeps_the_scale_only():
+    s_mod = nn.BatchNorm2d(3, bias=False, dtype=sdk.float64)
+    t_mod = torch.nn.BatchNorm2d(3, bias=False).double()
+    assert s_mod.bias is None and s_mod.weight is not None
+    sx, tx = pair(torch, (2, 3, 4, 4), 2, 1)
+    check(torch, s_mod(sx), t_mod(tx), [sx, s_mod.weight], [tx, t_mod.weight])
