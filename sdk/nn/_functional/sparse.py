@@ -35,56 +35,63 @@ def _check_indices(input: Any, offsets: Any, weight: Any) -> None:
             )
 
 
-def _bags(input: Any, offsets: Any, include_last_offset: bool) -> list:
-    """[(start, end)] of each bag in the flattened input."""
-    if input.ndim == 2:
-        n, length = input.shape
-        starts = [i * length for i in range(n)]
-    else:
-        starts = [int(v) for v in offsets.tolist()]
+def _bag_of_entries(input: Any, offsets: Any, include_last_offset: bool) -> tuple:
+    """(bag index of each flattened input entry; the number of bags)."""
+    import numpy as np
+
     total = input.numel()
-    if starts and starts[0] != 0:
-        raise ValueError(f"embedding_bag: offsets[0] has to be 0, got {starts[0]}")
-    if any(b < a for a, b in zip(starts, starts[1:])) or (starts and starts[-1] > total):
+    if input.ndim == 2:
+        starts = np.arange(input.shape[0], dtype=np.int64) * input.shape[1]
+    else:
+        starts = np.asarray(offsets.numpy(), dtype=np.int64)
+    if input.ndim == 2:  # every row is a bag whatever include_last_offset says
+        include_last_offset = False
+    elif include_last_offset and (len(starts) == 0 or starts[-1] != total):
+        # Entries past the last offset have no defined bag (the reference kernels disagree).
+        raise ValueError(
+            f"embedding_bag: with include_last_offset=True the last offset must equal the "
+            f"input's length ({total}), got {starts.tolist()}"
+        )
+    if len(starts) and starts[0] != 0:
+        raise ValueError(f"embedding_bag: offsets[0] has to be 0, got {int(starts[0])}")
+    if (np.diff(starts) < 0).any() or (len(starts) and starts[-1] > total):
         raise ValueError(
             f"embedding_bag: offsets must be non-decreasing and at most the input's length "
-            f"({total}), got {starts}"
+            f"({total}), got {starts.tolist()}"
         )
-    if include_last_offset:
-        return list(zip(starts[:-1], starts[1:]))
-    return list(zip(starts, starts[1:] + [total]))
+    ends = starts[1:] if include_last_offset else np.append(starts[1:], total)
+    starts = starts[: len(ends)]
+    bag_of = np.repeat(np.arange(len(ends), dtype=np.int64), ends - starts)
+    return bag_of, len(ends)
 
 
-def _members(flat: list, bags: list, padding_idx: Any) -> list:
-    """For each bag, the positions of its entries that count (not padding_idx)."""
-    return [[t for t in range(a, b) if flat[t] != padding_idx] for a, b in bags]
-
-
-def _reduce_max(rows: Any, members: list, dim: int) -> Any:
+def _reduce_max(rows: Any, pos: Any, bag: Any, counts: Any, dim: int) -> Any:
     """Per bag, the elementwise max of its rows; an empty bag gives zeros."""
-    longest = max((len(m) for m in members), default=0)
-    if longest == 0:
-        return sdk.zeros(len(members), dim, dtype=rows.dtype)
-    pos = [m + [m[0] if m else 0] * (longest - len(m)) for m in members]  # repeat: max unchanged
-    picked = rows.index_select(0, sdk.tensor(pos, dtype=sdk.int64).reshape(-1))
-    out = picked.reshape(len(members), longest, dim).amax(1)
-    nonempty = sdk.tensor([[1.0 if m else 0.0] for m in members], dtype=rows.dtype)
-    return out * nonempty
+    import numpy as np
+
+    num = len(counts)
+    if len(pos) == 0:
+        return sdk.zeros(num, dim, dtype=rows.dtype)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])  # each bag's first entry in pos
+    rank = np.arange(len(pos)) - first[bag]
+    fill = np.where(counts > 0, pos[np.minimum(first, len(pos) - 1)], 0)
+    table = np.repeat(fill[:, None], int(counts.max()), axis=1)  # repeats leave the max as is
+    table[bag, rank] = pos
+    picked = rows.index_select(0, sdk.tensor(table.reshape(-1)))
+    out = picked.reshape(num, table.shape[1], dim).amax(1)
+    return out * sdk.tensor((counts > 0).astype(np.float64)[:, None], dtype=rows.dtype)
 
 
-def _reduce_sum(rows: Any, members: list, dim: int, mean: bool) -> Any:
+def _reduce_sum(rows: Any, pos: Any, bag: Any, counts: Any, dim: int, mean: bool) -> Any:
     """Per bag, the sum (or mean) of its rows, accumulated by one index_add; empty bags give
     zeros."""
-    out = sdk.zeros(len(members), dim, dtype=rows.dtype)
-    pos = [t for m in members for t in m]
-    if not pos:
+    out = sdk.zeros(len(counts), dim, dtype=rows.dtype)
+    if len(pos) == 0:
         return out
-    bag = [b for b, m in enumerate(members) for _ in m]
-    picked = rows.index_select(0, sdk.tensor(pos, dtype=sdk.int64))
+    picked = rows.index_select(0, sdk.tensor(pos))
     if mean:
-        scale = [1.0 / len(members[b]) for b in bag]
-        picked = picked * sdk.tensor(scale, dtype=rows.dtype).reshape(-1, 1)
-    return out.index_add(0, sdk.tensor(bag, dtype=sdk.int64), picked)
+        picked = picked * sdk.tensor(1.0 / counts[bag], dtype=rows.dtype).reshape(-1, 1)
+    return out.index_add(0, sdk.tensor(bag), picked)
 
 
 def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = None,
@@ -115,14 +122,20 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = 
     num, dim = weight.shape
     if padding_idx is not None:
         padding_idx = _wrap_index(padding_idx, num)
-    flat = [int(v) for v in input.reshape(-1).tolist()]
-    bad = [v for v in flat if not 0 <= v < num]
-    if bad:
-        raise IndexError(f"embedding_bag: index {bad[0]} is out of range for {num} embeddings")
-    members = _members(flat, _bags(input, offsets, include_last_offset), padding_idx)
+    import numpy as np
+
+    flat = np.asarray(input.reshape(-1).numpy(), dtype=np.int64)
+    bad = flat[(flat < 0) | (flat >= num)]
+    if len(bad):
+        raise IndexError(f"embedding_bag: index {int(bad[0])} is out of range for {num} embeddings")
+    bag_of, bags = _bag_of_entries(input, offsets, include_last_offset)
+    counted = flat != (-1 if padding_idx is None else padding_idx)
+    pos = np.nonzero(counted)[0]
+    bag = bag_of[pos]
+    counts = np.bincount(bag, minlength=bags)
     rows = weight.index_select(0, input.reshape(-1).to(sdk.int64))
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     if mode == "max":
-        return _reduce_max(rows, members, dim)
-    return _reduce_sum(rows, members, dim, mode == "mean")
+        return _reduce_max(rows, pos, bag, counts, dim)
+    return _reduce_sum(rows, pos, bag, counts, dim, mode == "mean")

@@ -79,3 +79,19 @@ def test_bad_input():
         nn.EmbeddingBag(5, 2, mode="min")
     with pytest.raises(TypeError, match="int64 or int32"):
         F.embedding_bag(sdk.ones(3), w, sdk.tensor([0]))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_two_dim_input_ignores_include_last_offset_and_empty_input_match_torch(mode):
+    (sw, tw), (si, ti) = pair(torch, (10, 3)), _idx([[1, 2], [3, 4], [5, 6]])
+    kw = {"mode": mode, "include_last_offset": True}
+    check(torch, F.embedding_bag(si, sw, **kw), TF.embedding_bag(ti, tw, **kw), [sw], [tw])
+    (si, ti), (so, to) = _idx([]), _idx([0, 0])
+    s_out, t_out = F.embedding_bag(si, sw, so, mode=mode), TF.embedding_bag(ti, tw, to, mode=mode)
+    assert s_out.shape == tuple(t_out.shape) and not s_out.detach().numpy().any()
+
+
+def test_entries_past_the_last_offset_are_refused():
+    with pytest.raises(ValueError, match="the last offset must equal the input's length"):
+        F.embedding_bag(sdk.tensor(IDX), sdk.ones(10, 2), sdk.tensor(OFFSETS),
+                        include_last_offset=True)  # fmt: skip
