@@ -117,3 +117,19 @@ def test_batch_norm_bias_false_keeps_the_scale_only():
     assert s_mod.bias is None and s_mod.weight is not None
     sx, tx = pair(torch, (2, 3, 4, 4), 2, 1)
     check(torch, s_mod(sx), t_mod(tx), [sx, s_mod.weight], [tx, t_mod.weight])
+
+
+def test_a_3d_segmentation_block_matches_torch_end_to_end():
+    """Conv3d -> InstanceNorm3d(affine) -> LeakyReLU -> MaxPool3d, the block 3-D U-Nets stack."""
+
+    def block(m, **kw):
+        return m.Sequential(m.Conv3d(2, 4, 3, padding=1, **kw),
+                            m.InstanceNorm3d(4, affine=True, **kw), m.LeakyReLU(0.01),
+                            m.MaxPool3d(2))  # fmt: skip
+
+    s_mod, t_mod = block(nn, dtype=sdk.float64), block(torch.nn, dtype=torch.float64)
+    with torch.no_grad():
+        for sp, tp in zip(s_mod.parameters(), t_mod.parameters(), strict=True):
+            tp.copy_(torch.tensor(sp.detach().numpy()))
+    sx, tx = pair(torch, (2, 2, 6, 6, 4))
+    check(torch, s_mod(sx), t_mod(tx), [sx, *s_mod.parameters()], [tx, *t_mod.parameters()])
