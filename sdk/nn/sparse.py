@@ -86,6 +86,21 @@ class EmbeddingBag(Module):
         if device is not None:
             self.to(device)
 
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True, max_norm: Any = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        mode: str = "mean", sparse: bool = False,
+                        include_last_offset: bool = False,
+                        padding_idx: Any = None) -> EmbeddingBag:  # fmt: skip
+        """An EmbeddingBag whose weight is the 2-D tensor embeddings (frozen by default)."""
+        if not isinstance(embeddings, sdk._C.TensorBase) or embeddings.ndim != 2:
+            raise ValueError("EmbeddingBag.from_pretrained: embeddings must be a 2-D tensor")
+        rows, dim = embeddings.shape
+        bag = cls(rows, dim, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)  # fmt: skip
+        bag.weight.requires_grad_(not freeze)
+        return bag
+
     def forward(self, input: Any, offsets: Any = None, per_sample_weights: Any = None) -> Any:
         return F.embedding_bag(input, self.weight, offsets, None, self.norm_type, False,
                                self.mode, False, per_sample_weights, self.include_last_offset,

@@ -4,6 +4,7 @@ gradients; bad input raises."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import sdk
@@ -95,3 +96,15 @@ def test_entries_past_the_last_offset_are_refused():
     with pytest.raises(ValueError, match="the last offset must equal the input's length"):
         F.embedding_bag(sdk.tensor(IDX), sdk.ones(10, 2), sdk.tensor(OFFSETS),
                         include_last_offset=True)  # fmt: skip
+
+
+def test_from_pretrained_freezes_by_default_and_matches_torch():
+    (sw, tw), (si, ti), (so, to) = pair(torch, (10, 3)), _idx(IDX), _idx(OFFSETS)
+    s_mod = nn.EmbeddingBag.from_pretrained(sw.detach(), mode="sum")
+    t_mod = torch.nn.EmbeddingBag.from_pretrained(tw.detach(), mode="sum")
+    assert not s_mod.weight.requires_grad
+    np.testing.assert_allclose(s_mod(si, so).numpy(), t_mod(ti, to).numpy(), rtol=1e-12)
+    trainable = nn.EmbeddingBag.from_pretrained(sw.detach(), freeze=False)
+    assert trainable.weight.requires_grad
+    with pytest.raises(ValueError, match="2-D tensor"):
+        nn.EmbeddingBag.from_pretrained(sdk.ones(3))

@@ -3,6 +3,8 @@ values, gradients, running statistics in train and eval; bad input raises."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -133,3 +135,13 @@ def test_a_3d_segmentation_block_matches_torch_end_to_end():
             tp.copy_(torch.tensor(sp.detach().numpy()))
     sx, tx = pair(torch, (2, 2, 6, 6, 4))
     check(torch, s_mod(sx), t_mod(tx), [sx, *s_mod.parameters()], [tx, *t_mod.parameters()])
+
+
+@pytest.mark.parametrize("name", ["instance_norm", "local_response_norm", "dropout3d",
+                                  "alpha_dropout", "feature_alpha_dropout",
+                                  "adaptive_avg_pool3d", "embedding_bag"])  # fmt: skip
+def test_functional_signatures_match_torch(name):
+    def params(fn):
+        return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    assert params(getattr(F, name)) == params(getattr(TF, name))
