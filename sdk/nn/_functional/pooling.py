@@ -218,7 +218,8 @@ def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
     return parts[0] if len(parts) == 1 else sdk.stack(parts, -1).amax(-1)
 
 
-def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
+    """The n output sizes (None keeps the input's size), checked against the input."""
     check_tensor(input, fn)
     if input.ndim not in (n + 1, n + 2):
         raise ValueError(
@@ -231,18 +232,54 @@ def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any
     )
     if len(sizes) != n:
         raise TypeError(f"{fn}: output_size must be an int or {n} ints, got {output_size!r}")
-    x = input
-    for i, o in enumerate(sizes):
-        dim = x.ndim - n + i
-        o = x.shape[dim] if o is None else o
+    out = []
+    for L, o in zip(input.shape[-n:], sizes):
+        o = L if o is None else o
         if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
             raise ValueError(
                 f"{fn}: output_size entries must be positive ints, got {output_size!r}"
             )
-        if x.shape[dim] == 0:
+        if L == 0:
             raise ValueError(f"{fn}: input has an empty spatial dim, shape {list(input.shape)}")
-        x = _adaptive_dim(x, dim, o, reduce)
+        out.append(o)
+    return out
+
+
+def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+    x = input
+    for i, o in enumerate(_adaptive_sizes(fn, n, input, output_size)):
+        x = _adaptive_dim(x, x.ndim - n + i, o, reduce)
     return x
+
+
+def _adaptive_positions(sizes: Any, outs: list) -> Any:
+    """int64 (*outs, K): the flat input position of each element of each adaptive window, in
+    scan order; shorter windows repeat their last element (the max and its first index stay)."""
+    import numpy as np
+
+    pos = np.zeros((1,), dtype=np.int64)
+    for size, o in zip(sizes, outs):
+        i = np.arange(o)
+        lo, hi = (i * size) // o, -((-(i + 1) * size) // o)
+        coord = np.minimum(lo[:, None] + np.arange(int((hi - lo).max()))[None, :], hi[:, None] - 1)
+        lead = pos.ndim - 1
+        pos = pos.reshape(pos.shape[:-1] + (1, pos.shape[-1], 1)) * size + coord.reshape(
+            (1,) * lead + coord.shape[:1] + (1, coord.shape[1])
+        )
+        pos = pos.reshape(pos.shape[:-2] + (-1,))
+    return pos
+
+
+def _adaptive_max_with_indices(fn: str, n: int, input: Any, output_size: Any) -> tuple:
+    """Adaptive max pooling and the flat spatial index of each maximum."""
+    outs = _adaptive_sizes(fn, n, input, output_size)
+    pos = _adaptive_positions(input.shape[-n:], outs)
+    lead = list(input.shape[:-n])
+    flat = input.reshape(*lead, -1)
+    picked = flat.index_select(-1, sdk.tensor(pos.reshape(-1)))
+    out, which = picked.reshape(*lead, *outs, pos.shape[-1]).max(-1)
+    idx = sdk.tensor(pos).expand(*out.shape, pos.shape[-1]).gather(-1, which.unsqueeze(-1))
+    return out, idx.squeeze(-1)
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
@@ -257,13 +294,13 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
 
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool1d: return_indices=True is not supported")
+        return _adaptive_max_with_indices("adaptive_max_pool1d", 1, input, output_size)
     return _adaptive("adaptive_max_pool1d", 1, input, output_size, "max")
 
 
 def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
+        return _adaptive_max_with_indices("adaptive_max_pool2d", 2, input, output_size)
     return _adaptive("adaptive_max_pool2d", 2, input, output_size, "max")
 
 
@@ -276,5 +313,5 @@ def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling of the last three dims to output_size."""
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool3d: return_indices=True is not supported")
+        return _adaptive_max_with_indices("adaptive_max_pool3d", 3, input, output_size)
     return _adaptive("adaptive_max_pool3d", 3, input, output_size, "max")

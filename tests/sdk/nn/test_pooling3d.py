@@ -76,7 +76,18 @@ def test_bad_input():
         F.avg_pool3d(x, (1, 5, 5))
     with pytest.raises(ValueError, match="output_size entries must be positive"):
         F.adaptive_avg_pool3d(x, (0, 1, 1))
-    with pytest.raises(NotImplementedError, match="return_indices"):
-        F.adaptive_max_pool3d(x, 2, return_indices=True)
     with pytest.raises(TypeError, match="argument 'input'"):
         F.max_pool3d(np.ones((1, 2, 2, 2)), 2)
+
+
+@pytest.mark.parametrize(("n", "shape", "size"), [(1, (2, 3, 11), 4), (2, (2, 3, 7, 5), (3, None)),
+                                                  (3, (2, 2, 5, 7, 6), (2, 3, 4)),
+                                                  (3, (2, 4, 6, 5), 2)])  # fmt: skip
+def test_adaptive_max_pool_indices_match_torch(n, shape, size):
+    sx, tx = pair(torch, shape)
+    s_out, s_idx = getattr(F, f"adaptive_max_pool{n}d")(sx, size, return_indices=True)
+    t_out, t_idx = getattr(TF, f"adaptive_max_pool{n}d")(tx, size, return_indices=True)
+    np.testing.assert_array_equal(s_idx.numpy(), t_idx.numpy())
+    check(torch, s_out, t_out, [sx], [tx])
+    m = getattr(nn, f"AdaptiveMaxPool{n}d")(size, return_indices=True)
+    np.testing.assert_array_equal(m(sx)[1].numpy(), t_idx.numpy())
