@@ -1,5 +1,5 @@
-"""Normalization layers: LayerNorm, BatchNorm1d/2d/3d and InstanceNorm1d/2d/3d (running
-statistics, train/eval), GroupNorm, RMSNorm, LocalResponseNorm."""
+"""Normalization layers: LayerNorm, BatchNorm1d/2d/3d, SyncBatchNorm and InstanceNorm1d/2d/3d
+(running statistics, train/eval), GroupNorm, RMSNorm, LocalResponseNorm."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "BatchNorm3d",
+    "SyncBatchNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
     "InstanceNorm3d",
@@ -94,6 +95,11 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
+    def _check_input_dim(self, input: Any) -> None:
+        if input.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
             with sdk.no_grad():
@@ -103,9 +109,7 @@ class _BatchNorm(Module):
 
     def forward(self, input: Any) -> Any:
         check_tensor(input, type(self).__name__)
-        if input.ndim not in self._dims:
-            want = " or ".join(f"{d}D" for d in self._dims)
-            raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+        self._check_input_dim(input)
         if input.shape[1] != self.num_features:
             raise ValueError(
                 f"{type(self).__name__}: expected {self.num_features} channels (dim 1), got "
@@ -146,6 +150,48 @@ class BatchNorm3d(_BatchNorm):
     """Batch normalization over (N, C, D, H, W) input."""
 
     _dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization over (N, C, *) input. The SDK runs in one process, so the batch
+    statistics are this process's: what torch computes when no process group is initialized."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:  # fmt: skip
+        if process_group is not None:
+            raise NotImplementedError(
+                "SyncBatchNorm: process_group must be None (the SDK has no distributed "
+                "process groups; statistics are computed over this process's batch)"
+            )
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)  # fmt: skip
+        self.process_group = None
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """module with every BatchNorm1d/2d/3d inside it replaced by a SyncBatchNorm sharing
+        its parameters and running statistics (a new layer when module is one itself)."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, (_InstanceNorm, cls)):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group,
+                      bias=module.bias is not None)  # fmt: skip
+            for name in ("weight", "bias"):
+                if module.affine:
+                    setattr(out, name, getattr(module, name))
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                setattr(out, name, getattr(module, name))
+            out.training = module.training
+        for name, child in list(module._modules.items()):
+            if child is not None:
+                out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 class _InstanceNorm(_BatchNorm):

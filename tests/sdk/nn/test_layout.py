@@ -71,7 +71,7 @@ NEW = ["ConvTranspose1d", "ConvTranspose2d", "Conv3d", "Upsample", "PReLU", "RNN
        "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "BatchNorm3d", "LocalResponseNorm",
        "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MaxPool3d", "AvgPool3d",
        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
-       "EmbeddingBag"]  # fmt: skip
+       "EmbeddingBag", "SyncBatchNorm"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NEW)

@@ -145,3 +145,34 @@ def test_functional_signatures_match_torch(name):
         return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
 
     assert params(getattr(F, name)) == params(getattr(TF, name))
+
+
+@pytest.mark.parametrize("shape", [(6, 3), (2, 3, 4), (2, 3, 3, 4, 2)])
+def test_sync_batch_norm_matches_torch_in_one_process(shape):
+    s_mod = nn.SyncBatchNorm(3, momentum=0.2, dtype=sdk.float64)
+    t_mod = torch.nn.SyncBatchNorm(3, momentum=0.2).double()
+    sx, tx = pair(torch, shape, 2, 1)
+    check(torch, s_mod(sx), t_mod(tx), [sx, s_mod.weight], [tx, t_mod.weight])
+    np.testing.assert_allclose(s_mod.running_var.numpy(), t_mod.running_var.detach().numpy())
+    sx, tx = pair(torch, shape)
+    check(torch, s_mod.eval()(sx), t_mod.eval()(tx), [sx], [tx])
+
+
+def test_convert_sync_batchnorm_shares_state_and_keeps_other_layers():
+    bn = nn.BatchNorm2d(4, dtype=sdk.float64)
+    model = nn.Sequential(nn.Conv2d(3, 4, 1), bn, nn.Sequential(nn.BatchNorm1d(4)),
+                          nn.InstanceNorm2d(4))  # fmt: skip
+    model.eval()
+    out = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert out is model and type(model[1]) is nn.SyncBatchNorm
+    assert type(model[2][0]) is nn.SyncBatchNorm and type(model[3]) is nn.InstanceNorm2d
+    assert model[1].weight is bn.weight and model[1].running_mean is bn.running_mean
+    assert not model[1].training
+    assert type(nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm3d(2))) is nn.SyncBatchNorm
+
+
+def test_sync_batch_norm_bad_input():
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        nn.SyncBatchNorm(3)(sdk.ones(3))
+    with pytest.raises(NotImplementedError, match="process_group must be None"):
+        nn.SyncBatchNorm(3, process_group=object())
