@@ -58,9 +58,9 @@ class EmbeddingBag(Module):
                  sparse: bool = False, _weight: Any = None, include_last_offset: bool = False,
                  padding_idx: Any = None, device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
+        if scale_grad_by_freq or sparse:
             raise NotImplementedError(
-                "EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not supported"
+                "EmbeddingBag: scale_grad_by_freq and sparse are not supported"
             )
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got {mode!r}")
@@ -102,7 +102,7 @@ class EmbeddingBag(Module):
         return bag
 
     def forward(self, input: Any, offsets: Any = None, per_sample_weights: Any = None) -> Any:
-        return F.embedding_bag(input, self.weight, offsets, None, self.norm_type, False,
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, False,
                                self.mode, False, per_sample_weights, self.include_last_offset,
                                self.padding_idx)  # fmt: skip
 

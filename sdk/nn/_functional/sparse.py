@@ -94,6 +94,19 @@ def _reduce_sum(rows: Any, pos: Any, bag: Any, counts: Any, dim: int, mean: bool
     return out.index_add(0, sdk.tensor(bag), picked)
 
 
+def _renorm_rows_(weight: Any, used: Any, max_norm: float, norm_type: float) -> None:
+    """Scale, in place and untracked, each used row of weight whose norm_type-norm exceeds
+    max_norm down to max_norm (the 1e-7 keeps the division finite)."""
+    if len(used) == 0:
+        return
+    index = sdk.tensor(used)
+    with sdk.no_grad():
+        rows = weight.index_select(0, index)
+        norms = sdk.linalg.vector_norm(rows, norm_type, dim=1, keepdim=True)
+        scale = sdk.where(norms > max_norm, max_norm / (norms + 1e-7), sdk.ones_like(norms))
+        weight.index_copy_(0, index, rows * scale)
+
+
 def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = None,
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
                   sparse: bool = False, per_sample_weights: Any = None,
@@ -101,10 +114,8 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = 
     """Reduce (sum, mean or max) the weight rows picked by each bag of input: the rows of a
     2-D input, or the slices of a 1-D input that offsets start; (num_bags, embedding_dim)."""
     _check_indices(input, offsets, weight)
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError(
-            "embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported"
-        )
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported")
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
     if per_sample_weights is not None:
@@ -129,6 +140,8 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = 
     if len(bad):
         raise IndexError(f"embedding_bag: index {int(bad[0])} is out of range for {num} embeddings")
     bag_of, bags = _bag_of_entries(input, offsets, include_last_offset)
+    if max_norm is not None:
+        _renorm_rows_(weight, np.unique(flat), float(max_norm), float(norm_type))
     counted = flat != (-1 if padding_idx is None else padding_idx)
     pos = np.nonzero(counted)[0]
     bag = bag_of[pos]

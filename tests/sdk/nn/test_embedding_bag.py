@@ -76,6 +76,8 @@ def test_bad_input():
         F.embedding_bag(i, w, sdk.tensor([0]), mode="mean", per_sample_weights=sdk.ones(3))
     with pytest.raises(ValueError, match="per_sample_weights .* must have the shape"):
         F.embedding_bag(i, w, sdk.tensor([0]), mode="sum", per_sample_weights=sdk.ones(2))
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        F.embedding_bag(i, w, sdk.tensor([0]), scale_grad_by_freq=True)
     with pytest.raises(ValueError, match="mode has to be one of"):
         nn.EmbeddingBag(5, 2, mode="min")
     with pytest.raises(TypeError, match="int64 or int32"):
@@ -108,3 +110,16 @@ def test_from_pretrained_freezes_by_default_and_matches_torch():
     assert trainable.weight.requires_grad
     with pytest.raises(ValueError, match="2-D tensor"):
         nn.EmbeddingBag.from_pretrained(sdk.ones(3))
+
+
+@pytest.mark.parametrize(("max_norm", "norm_type"), [(1.0, 2.0), (0.5, 1.0)])
+def test_max_norm_renormalizes_used_rows_like_torch(max_norm, norm_type):
+    (sw, tw), (si, ti), (so, to) = pair(torch, (10, 3)), _idx(IDX[:6]), _idx([0, 2])
+    s_mod = nn.EmbeddingBag.from_pretrained(sw.detach(), False, max_norm, norm_type, mode="sum")
+    t_mod = torch.nn.EmbeddingBag.from_pretrained(tw.detach(), False, max_norm, norm_type,
+                                                  mode="sum")  # fmt: skip
+    check(torch, s_mod(si, so), t_mod(ti, to), [s_mod.weight], [t_mod.weight])
+    w = s_mod.weight.detach().numpy()
+    np.testing.assert_allclose(w, t_mod.weight.detach().numpy(), rtol=1e-12)
+    assert (np.linalg.norm(w[IDX[:6]], norm_type, axis=1) <= max_norm + 1e-6).all()
+    np.testing.assert_array_equal(w[8], sw.detach().numpy()[8])  # unused rows stay
