@@ -89,10 +89,16 @@ def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
-    if not return_indices:
-        out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
+    if not return_indices:  # a box max is a max along each dim in turn: sum(k) slices, not prod(k)
+        out = x
+        for i in reversed(range(n)):  # last dim first: ties resolve to the first in scan order
+            one = [j == i for j in range(n)]
+            parts, _ = _windows(out, n, *(tuple(v[j] if one[j] else u for j in range(n))
+                                          for v, u in ((k, 1), (s, 1), (p, 0), (d, 1))),
+                                -math.inf, ceil_mode, fn)  # fmt: skip
+            out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
         return out if batched else out.squeeze(0)
+    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
     out, which = sdk.stack(parts, -1).max(-1)
     idx = sdk.tensor(_flat_positions(x.shape[-n:], outs, k, s, p, d))  # (*outs, K)
     idx = idx.expand(*out.shape, idx.shape[-1]).gather(-1, which.unsqueeze(-1)).squeeze(-1)

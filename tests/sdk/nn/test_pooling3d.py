@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import sdk
 import sdk.nn.functional as F
 from sdk import nn
 
@@ -74,3 +75,12 @@ def test_adaptive_max_pool_indices_match_torch(n, shape, size):
     check(torch, s_out, t_out, [sx], [tx])
     m = getattr(nn, f"AdaptiveMaxPool{n}d")(size, return_indices=True)
     np.testing.assert_array_equal(m(sx)[1].numpy(), t_idx.numpy())
+
+
+@pytest.mark.parametrize("fn", ["max_pool2d", "max_pool3d"])
+def test_max_pool_ties_send_the_gradient_where_torch_does(fn):
+    """Many equal values: each window's gradient goes to its first maximum in scan order."""
+    shape = (1, 2, 5, 6) if fn == "max_pool2d" else (1, 2, 5, 6, 4)
+    a = np.random.default_rng(1).integers(0, 2, size=shape).astype(np.float64)
+    sx, tx = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    check(torch, getattr(F, fn)(sx, 3, 2, 1), getattr(TF, fn)(tx, 3, 2, 1), [sx], [tx])
