@@ -51,10 +51,8 @@ def _out_len(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
     return out
 
 
-def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
-             ceil_mode: bool, fn: str) -> tuple:  # fmt: skip
-    """The k[0] * ... strided slices of x (padded with fill) whose elementwise max / sum over
-    the window offsets is the pooled output; and the output's spatial size."""
+def _out_sizes(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, ceil_mode: bool,
+               fn: str) -> list:  # fmt: skip
     sizes = x.shape[-n:]
     outs = [_out_len(L, *a, ceil_mode) for L, *a in zip(sizes, k, s, p, d)]
     if any(o <= 0 for o in outs):
@@ -62,6 +60,15 @@ def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float
             f"{fn}: output size is too small (input spatial size {list(sizes)}, "
             f"kernel {list(k)}, padding {list(p)}, dilation {list(d)})"
         )
+    return outs
+
+
+def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
+             ceil_mode: bool, fn: str) -> tuple:  # fmt: skip
+    """The k[0] * ... strided slices of x (padded with fill) whose elementwise max / sum over
+    the window offsets is the pooled output; and the output's spatial size."""
+    sizes = x.shape[-n:]
+    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
     pads = []
     for L, o, ki, si, pi, di in reversed(list(zip(sizes, outs, k, s, p, d))):
         need = (o - 1) * si + di * (ki - 1) + 1  # extent the windows cover
@@ -79,6 +86,28 @@ def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float
     return parts, outs
 
 
+def _separable(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
+               ceil_mode: bool, fn: str, reduce: Any) -> Any:  # fmt: skip
+    """A box reduction (max or sum) as a 1-d one along each spatial dim in turn, sum(k)
+    window slices instead of prod(k); last dim first, so max ties resolve in scan order."""
+    _out_sizes(x, n, k, s, p, d, ceil_mode, fn)  # the whole box is checked, not each pass
+    out = x
+    for i in reversed(range(n)):
+        one = [j == i for j in range(n)]
+        parts, _ = _windows(out, n, *(tuple(v[j] if one[j] else u for j in range(n))
+                                      for v, u in ((k, 1), (s, 1), (p, 0), (d, 1))),
+                            fill, ceil_mode, fn)  # fmt: skip
+        out = parts[0] if len(parts) == 1 else reduce(parts)
+    return out
+
+
+def _sum(parts: list) -> Any:
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
+
 def _batched(x: Any, n: int) -> tuple:
     return (x, True) if x.ndim == n + 2 else (x.unsqueeze(0), False)
 
@@ -89,14 +118,9 @@ def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    if not return_indices:  # a box max is a max along each dim in turn: sum(k) slices, not prod(k)
-        out = x
-        for i in reversed(range(n)):  # last dim first: ties resolve to the first in scan order
-            one = [j == i for j in range(n)]
-            parts, _ = _windows(out, n, *(tuple(v[j] if one[j] else u for j in range(n))
-                                          for v, u in ((k, 1), (s, 1), (p, 0), (d, 1))),
-                                -math.inf, ceil_mode, fn)  # fmt: skip
-            out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
+    if not return_indices:  # a box max is a max along each dim in turn
+        out = _separable(x, n, k, s, p, d, -math.inf, ceil_mode, fn,
+                         lambda parts: sdk.stack(parts, -1).max(-1)[0])  # fmt: skip
         return out if batched else out.squeeze(0)
     parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
     out, which = sdk.stack(parts, -1).max(-1)
@@ -151,10 +175,8 @@ def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, outs = _windows(x, n, k, s, p, d, 0.0, ceil_mode, fn)
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
+    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
+    total = _separable(x, n, k, s, p, d, 0.0, ceil_mode, fn, _sum)  # a box sum, dim by dim
     if divisor_override is not None:
         if not isinstance(divisor_override, int) or divisor_override == 0:
             raise ValueError(f"{fn}: divisor_override must be a non-zero int")
