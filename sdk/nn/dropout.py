@@ -1,4 +1,4 @@
-"""Dropout (torch.nn.modules.dropout)."""
+"""Dropout layers: Dropout, Dropout3d, AlphaDropout, FeatureAlphaDropout (identity in eval)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from . import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -23,3 +23,24 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout3d(Dropout):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input in training."""
+
+    def forward(self, input: Any) -> Any:
+        return F.dropout3d(input, self.p, self.training)
+
+
+class AlphaDropout(Dropout):
+    """Dropout that keeps SELU activations' mean and variance, in training."""
+
+    def forward(self, input: Any) -> Any:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """alpha dropout of whole channels of (N, C, *) input, in training."""
+
+    def forward(self, input: Any) -> Any:
+        return F.feature_alpha_dropout(input, self.p, self.training)

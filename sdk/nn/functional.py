@@ -10,6 +10,7 @@ import sdk
 from ._functional import activation as _activation
 from ._functional import attention as _attention
 from ._functional import conv as _conv
+from ._functional import dropout as _dropout
 from ._functional import fold as _fold
 from ._functional import loss as _loss
 from ._functional import normalization as _normalization
@@ -17,10 +18,12 @@ from ._functional import padding as _padding
 from ._functional import pixelshuffle as _pixelshuffle
 from ._functional import pooling as _pooling
 from ._functional import sampling as _sampling
+from ._functional import sparse as _sparse
 from ._functional.activation import *  # noqa: F403
 from ._functional.attention import *  # noqa: F403
 from ._functional.common import _wrap_index, check_tensor
 from ._functional.conv import *  # noqa: F403
+from ._functional.dropout import *  # noqa: F403
 from ._functional.fold import *  # noqa: F403
 from ._functional.loss import *  # noqa: F403
 from ._functional.normalization import *  # noqa: F403
@@ -28,6 +31,7 @@ from ._functional.padding import *  # noqa: F403
 from ._functional.pixelshuffle import *  # noqa: F403
 from ._functional.pooling import *  # noqa: F403
 from ._functional.sampling import *  # noqa: F403
+from ._functional.sparse import *  # noqa: F403
 
 __all__ = [
     "linear",
@@ -42,6 +46,7 @@ _KINDS = (
     _activation,
     _attention,
     _conv,
+    _dropout,
     _fold,
     _loss,
     _normalization,
@@ -49,6 +54,7 @@ _KINDS = (
     _pixelshuffle,
     _pooling,
     _sampling,
+    _sparse,
 )
 __all__ += [name for kind in _KINDS for name in kind.__all__]
 

@@ -1,4 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
+AdaptiveMaxPool1d/2d/3d."""
 
 from __future__ import annotations
 
@@ -10,12 +11,16 @@ from .module import Module
 __all__ = [
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
 ]
 
 
@@ -47,6 +52,10 @@ class MaxPool2d(_MaxPoolNd):
     _fn = staticmethod(F.max_pool2d)
 
 
+class MaxPool3d(_MaxPoolNd):
+    _fn = staticmethod(F.max_pool3d)
+
+
 class AvgPool1d(Module):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:  # fmt: skip
@@ -75,6 +84,12 @@ class AvgPool2d(AvgPool1d):
                             self.count_include_pad, self.divisor_override)  # fmt: skip
 
 
+class AvgPool3d(AvgPool2d):
+    def forward(self, input: Any) -> Any:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)  # fmt: skip
+
+
 class _Adaptive(Module):
     _fn: Any = None
 
@@ -90,11 +105,16 @@ class _Adaptive(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_Adaptive):
+class _AdaptiveAvg(_Adaptive):
+    def __init__(self, output_size: Any) -> None:  # torch's average pools take no indices flag
+        super().__init__(output_size)
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvg):
     _fn = staticmethod(F.adaptive_avg_pool1d)
 
 
-class AdaptiveAvgPool2d(_Adaptive):
+class AdaptiveAvgPool2d(_AdaptiveAvg):
     _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
@@ -110,3 +130,14 @@ class AdaptiveMaxPool2d(_Adaptive):
 
     def forward(self, input: Any) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvg):
+    _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_Adaptive):
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+    def forward(self, input: Any) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)

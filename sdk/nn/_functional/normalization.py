@@ -1,4 +1,4 @@
-"""nn.functional normalization: layer, batch, group and RMS norm."""
+"""nn.functional normalization: layer, batch, instance, group, RMS and local response norm."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from sdk._ops_common import needs_grad, record
 
 from .common import check_tensor
 
-__all__ = ["layer_norm", "batch_norm", "group_norm", "rms_norm"]
+__all__ = [
+    "layer_norm",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
+    "rms_norm",
+    "local_response_norm",
+]
 
 
 def layer_norm(
@@ -119,3 +126,86 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None,
     dims = tuple(range(input.ndim - k, input.ndim))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out if weight is None else out * weight
+
+
+def _check_optional(fn: str, **tensors: Any) -> None:
+    for name, t in tensors.items():
+        if t is not None:
+            check_tensor(t, fn, name)
+
+
+def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
+                  weight: Any = None, bias: Any = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Any:  # fmt: skip
+    """Normalize each (sample, channel) of (N, C, *) input over its spatial dims; with
+    use_input_stats the per-instance statistics are used (and, when running_mean /
+    running_var are given, their batch average updates them in place), else the running ones."""
+    check_tensor(input, "instance_norm")
+    _check_optional("instance_norm", running_mean=running_mean, running_var=running_var,
+                    weight=weight, bias=bias)  # fmt: skip
+    if input.ndim < 3:
+        raise ValueError(
+            f"instance_norm: expected input of shape (N, C, *) with at least one spatial dim, "
+            f"got {list(input.shape)}"
+        )
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):  # fmt: skip
+        if t is not None and tuple(t.shape) != (c,):
+            raise ValueError(
+                f"instance_norm: {name} must have shape [{c}] (the channels), got {list(t.shape)}"
+            )
+    shape = _channel_shape(input)
+    dims = tuple(range(2, input.ndim))
+    if use_input_stats:
+        n = input.numel() // max(input.shape[0] * c, 1)
+        if n <= 1:
+            raise ValueError(
+                "Expected more than 1 spatial element when training, got input size "
+                f"{list(input.shape)}"
+            )
+        mean = input.mean(dims, keepdim=True)
+        var = input.var(dims, keepdim=True, correction=0)
+        if running_mean is not None and running_var is not None:
+            with sdk.no_grad():  # the batch average of the per-instance statistics
+                m = mean.detach().reshape(input.shape[0], c).mean(0)
+                v = var.detach().reshape(input.shape[0], c).mean(0) * (n / (n - 1))
+                running_mean.mul_(1 - momentum).add_(m * momentum)
+                running_var.mul_(1 - momentum).add_(v * momentum)
+    elif running_mean is None or running_var is None:
+        raise ValueError(
+            "instance_norm: running_mean and running_var must be given when use_input_stats "
+            "is False"
+        )
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Any:  # fmt: skip
+    """input / (k + alpha * mean of input^2 over `size` neighbouring channels) ** beta; the
+    channel window is zero-padded by size // 2 before and (size - 1) // 2 after."""
+    check_tensor(input, "local_response_norm")
+    if input.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: expected 3D or higher dimensionality input (got {input.ndim} "
+            "dimensions)"
+        )
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ValueError(f"local_response_norm: size must be a positive int, got {size!r}")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    sq = (input * input).movedim(1, -1)
+    sq = sdk.nn.functional.pad(sq, [size // 2, (size - 1) // 2])
+    total = sq[..., 0:c]
+    for j in range(1, size):
+        total = total + sq[..., j : j + c]
+    div = (total.movedim(-1, 1) * (alpha / size) + k) ** beta
+    return input / div

@@ -12,12 +12,16 @@ from .common import _tuple, check_tensor
 __all__ = [
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
 ]
 
 
@@ -47,10 +51,8 @@ def _out_len(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
     return out
 
 
-def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
-             ceil_mode: bool, fn: str) -> tuple:  # fmt: skip
-    """The k[0] * ... strided slices of x (padded with fill) whose elementwise max / sum over
-    the window offsets is the pooled output; and the output's spatial size."""
+def _out_sizes(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, ceil_mode: bool,
+               fn: str) -> list:  # fmt: skip
     sizes = x.shape[-n:]
     outs = [_out_len(L, *a, ceil_mode) for L, *a in zip(sizes, k, s, p, d)]
     if any(o <= 0 for o in outs):
@@ -58,6 +60,15 @@ def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float
             f"{fn}: output size is too small (input spatial size {list(sizes)}, "
             f"kernel {list(k)}, padding {list(p)}, dilation {list(d)})"
         )
+    return outs
+
+
+def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
+             ceil_mode: bool, fn: str) -> tuple:  # fmt: skip
+    """The k[0] * ... strided slices of x (padded with fill) whose elementwise max / sum over
+    the window offsets is the pooled output; and the output's spatial size."""
+    sizes = x.shape[-n:]
+    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
     pads = []
     for L, o, ki, si, pi, di in reversed(list(zip(sizes, outs, k, s, p, d))):
         need = (o - 1) * si + di * (ki - 1) + 1  # extent the windows cover
@@ -75,6 +86,28 @@ def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float
     return parts, outs
 
 
+def _separable(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
+               ceil_mode: bool, fn: str, reduce: Any) -> Any:  # fmt: skip
+    """A box reduction (max or sum) as a 1-d one along each spatial dim in turn, sum(k)
+    window slices instead of prod(k); last dim first, so max ties resolve in scan order."""
+    _out_sizes(x, n, k, s, p, d, ceil_mode, fn)  # the whole box is checked, not each pass
+    out = x
+    for i in reversed(range(n)):
+        one = [j == i for j in range(n)]
+        parts, _ = _windows(out, n, *(tuple(v[j] if one[j] else u for j in range(n))
+                                      for v, u in ((k, 1), (s, 1), (p, 0), (d, 1))),
+                            fill, ceil_mode, fn)  # fmt: skip
+        out = parts[0] if len(parts) == 1 else reduce(parts)
+    return out
+
+
+def _sum(parts: list) -> Any:
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
+
 def _batched(x: Any, n: int) -> tuple:
     return (x, True) if x.ndim == n + 2 else (x.unsqueeze(0), False)
 
@@ -85,10 +118,11 @@ def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
-    if not return_indices:
-        out = parts[0] if len(parts) == 1 else sdk.stack(parts, -1).max(-1)[0]
+    if not return_indices:  # a box max is a max along each dim in turn
+        out = _separable(x, n, k, s, p, d, -math.inf, ceil_mode, fn,
+                         lambda parts: sdk.stack(parts, -1).max(-1)[0])  # fmt: skip
         return out if batched else out.squeeze(0)
+    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
     out, which = sdk.stack(parts, -1).max(-1)
     idx = sdk.tensor(_flat_positions(x.shape[-n:], outs, k, s, p, d))  # (*outs, K)
     idx = idx.expand(*out.shape, idx.shape[-1]).gather(-1, which.unsqueeze(-1)).squeeze(-1)
@@ -125,6 +159,14 @@ def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      return_indices)  # fmt: skip
 
 
+def max_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    """Max over sliding windows of the last three dims of (N, C, D, H, W) or (C, D, H, W)
+    input; indices (return_indices) are flat positions d * H * W + h * W + w."""
+    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
 def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
               ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:  # fmt: skip
     import numpy as np
@@ -133,10 +175,8 @@ def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    parts, outs = _windows(x, n, k, s, p, d, 0.0, ceil_mode, fn)
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
+    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
+    total = _separable(x, n, k, s, p, d, 0.0, ceil_mode, fn, _sum)  # a box sum, dim by dim
     if divisor_override is not None:
         if not isinstance(divisor_override, int) or divisor_override == 0:
             raise ValueError(f"{fn}: divisor_override must be a non-zero int")
@@ -171,6 +211,15 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      count_include_pad, divisor_override)  # fmt: skip
 
 
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Any = None) -> Any:  # fmt: skip
+    """Mean over sliding windows of the last three dims of (N, C, D, H, W) or (C, D, H, W)
+    input."""
+    return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
+
+
 def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
     """Adaptive pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out))."""
     import numpy as np
@@ -197,7 +246,8 @@ def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
     return parts[0] if len(parts) == 1 else sdk.stack(parts, -1).amax(-1)
 
 
-def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
+    """The n output sizes (None keeps the input's size), checked against the input."""
     check_tensor(input, fn)
     if input.ndim not in (n + 1, n + 2):
         raise ValueError(
@@ -210,18 +260,54 @@ def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any
     )
     if len(sizes) != n:
         raise TypeError(f"{fn}: output_size must be an int or {n} ints, got {output_size!r}")
-    x = input
-    for i, o in enumerate(sizes):
-        dim = x.ndim - n + i
-        o = x.shape[dim] if o is None else o
+    out = []
+    for L, o in zip(input.shape[-n:], sizes):
+        o = L if o is None else o
         if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
             raise ValueError(
                 f"{fn}: output_size entries must be positive ints, got {output_size!r}"
             )
-        if x.shape[dim] == 0:
+        if L == 0:
             raise ValueError(f"{fn}: input has an empty spatial dim, shape {list(input.shape)}")
-        x = _adaptive_dim(x, dim, o, reduce)
+        out.append(o)
+    return out
+
+
+def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+    x = input
+    for i, o in enumerate(_adaptive_sizes(fn, n, input, output_size)):
+        x = _adaptive_dim(x, x.ndim - n + i, o, reduce)
     return x
+
+
+def _adaptive_positions(sizes: Any, outs: list) -> Any:
+    """int64 (*outs, K): the flat input position of each element of each adaptive window, in
+    scan order; shorter windows repeat their last element (the max and its first index stay)."""
+    import numpy as np
+
+    pos = np.zeros((1,), dtype=np.int64)
+    for size, o in zip(sizes, outs):
+        i = np.arange(o)
+        lo, hi = (i * size) // o, -((-(i + 1) * size) // o)
+        coord = np.minimum(lo[:, None] + np.arange(int((hi - lo).max()))[None, :], hi[:, None] - 1)
+        lead = pos.ndim - 1
+        pos = pos.reshape(pos.shape[:-1] + (1, pos.shape[-1], 1)) * size + coord.reshape(
+            (1,) * lead + coord.shape[:1] + (1, coord.shape[1])
+        )
+        pos = pos.reshape(pos.shape[:-2] + (-1,))
+    return pos
+
+
+def _adaptive_max_with_indices(fn: str, n: int, input: Any, output_size: Any) -> tuple:
+    """Adaptive max pooling and the flat spatial index of each maximum."""
+    outs = _adaptive_sizes(fn, n, input, output_size)
+    pos = _adaptive_positions(input.shape[-n:], outs)
+    lead = list(input.shape[:-n])
+    flat = input.reshape(*lead, -1)
+    picked = flat.index_select(-1, sdk.tensor(pos.reshape(-1)))
+    out, which = picked.reshape(*lead, *outs, pos.shape[-1]).max(-1)
+    idx = sdk.tensor(pos).expand(*out.shape, pos.shape[-1]).gather(-1, which.unsqueeze(-1))
+    return out, idx.squeeze(-1)
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
@@ -236,11 +322,24 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
 
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool1d: return_indices=True is not supported")
+        return _adaptive_max_with_indices("adaptive_max_pool1d", 1, input, output_size)
     return _adaptive("adaptive_max_pool1d", 1, input, output_size, "max")
 
 
 def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
+        return _adaptive_max_with_indices("adaptive_max_pool2d", 2, input, output_size)
     return _adaptive("adaptive_max_pool2d", 2, input, output_size, "max")
+
+
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+    """Mean pooling of the last three dims to output_size (an int, or (D, H, W) with None to
+    keep a dim)."""
+    return _adaptive("adaptive_avg_pool3d", 3, input, output_size, "mean")
+
+
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of the last three dims to output_size."""
+    if return_indices:
+        return _adaptive_max_with_indices("adaptive_max_pool3d", 3, input, output_size)
+    return _adaptive("adaptive_max_pool3d", 3, input, output_size, "max")

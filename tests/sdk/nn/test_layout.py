@@ -19,8 +19,8 @@ NN = pathlib.Path(nn.__file__).parent
 KINDS = ["activation", "container", "conv", "distance", "dropout", "flatten", "fold", "linear",
          "loss", "normalization", "padding", "pixelshuffle", "pooling", "rnn", "sparse",
          "transformer", "upsampling"]  # fmt: skip
-F_KINDS = ["activation", "attention", "conv", "fold", "loss", "normalization", "padding",
-           "pixelshuffle", "pooling", "sampling"]  # fmt: skip
+F_KINDS = ["activation", "attention", "conv", "dropout", "fold", "loss", "normalization",
+           "padding", "pixelshuffle", "pooling", "sampling", "sparse"]  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -71,8 +71,12 @@ NEW = ["ConvTranspose1d", "ConvTranspose2d", "Conv3d", "Upsample", "PReLU", "RNN
        "CrossEntropyLoss", "Conv1d", "Conv2d", "Linear", "LayerNorm", "MultiheadAttention",
        "SELU", "CELU", "Hardswish", "Hardsigmoid", "GLU",
        "Threshold", "RReLU", "PixelShuffle", "PixelUnshuffle", "PairwiseDistance",
-       "CosineSimilarity"] + [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection",
-                              "Replication", "Circular") for n in (1, 2, 3)]  # fmt: skip
+       "CosineSimilarity",
+       "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "BatchNorm3d", "LocalResponseNorm",
+       "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MaxPool3d", "AvgPool3d",
+       "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+       "EmbeddingBag", "SyncBatchNorm"] + [f"{kind}Pad{n}d" for kind in ("Zero", "Constant",
+       "Reflection", "Replication", "Circular") for n in (1, 2, 3)]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NEW)

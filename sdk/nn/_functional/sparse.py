@@ -1,0 +1,154 @@
+"""nn.functional embedding bags: sums, means or maxima of groups of embedding rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sdk
+
+from .common import _wrap_index, check_tensor
+
+__all__ = ["embedding_bag"]
+
+_INDEX_DTYPES = (sdk.int64, sdk.int32)
+
+
+def _check_indices(input: Any, offsets: Any, weight: Any) -> None:
+    check_tensor(input, "embedding_bag")
+    check_tensor(weight, "embedding_bag", "weight")
+    if input.dtype not in _INDEX_DTYPES:
+        raise TypeError(f"embedding_bag: input must be an int64 or int32 tensor, got {input.dtype}")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding_bag: weight must be 2-D, got shape {list(weight.shape)}")
+    if input.ndim not in (1, 2):
+        raise ValueError(f"embedding_bag: input has to be 1D or 2D, got {input.ndim}D")
+    if input.ndim == 2 and offsets is not None:
+        raise ValueError("embedding_bag: if input is 2D, then offsets has to be None")
+    if input.ndim == 1:
+        if offsets is None:
+            raise ValueError("embedding_bag: offsets has to be a 1D Tensor when input is 1D")
+        check_tensor(offsets, "embedding_bag", "offsets")
+        if offsets.ndim != 1 or offsets.dtype not in _INDEX_DTYPES:
+            raise ValueError(
+                f"embedding_bag: offsets has to be a 1D int64 or int32 tensor, got "
+                f"{offsets.ndim}D {offsets.dtype}"
+            )
+
+
+def _bag_of_entries(input: Any, offsets: Any, include_last_offset: bool) -> tuple:
+    """(bag index of each flattened input entry; the number of bags)."""
+    import numpy as np
+
+    total = input.numel()
+    if input.ndim == 2:
+        starts = np.arange(input.shape[0], dtype=np.int64) * input.shape[1]
+    else:
+        starts = np.asarray(offsets.numpy(), dtype=np.int64)
+    if input.ndim == 2:  # every row is a bag whatever include_last_offset says
+        include_last_offset = False
+    elif include_last_offset and (len(starts) == 0 or starts[-1] != total):
+        # Entries past the last offset have no defined bag (the reference kernels disagree).
+        raise ValueError(
+            f"embedding_bag: with include_last_offset=True the last offset must equal the "
+            f"input's length ({total}), got {starts.tolist()}"
+        )
+    if len(starts) and starts[0] != 0:
+        raise ValueError(f"embedding_bag: offsets[0] has to be 0, got {int(starts[0])}")
+    if (np.diff(starts) < 0).any() or (len(starts) and starts[-1] > total):
+        raise ValueError(
+            f"embedding_bag: offsets must be non-decreasing and at most the input's length "
+            f"({total}), got {starts.tolist()}"
+        )
+    ends = starts[1:] if include_last_offset else np.append(starts[1:], total)
+    starts = starts[: len(ends)]
+    bag_of = np.repeat(np.arange(len(ends), dtype=np.int64), ends - starts)
+    return bag_of, len(ends)
+
+
+def _reduce_max(rows: Any, pos: Any, bag: Any, counts: Any, dim: int) -> Any:
+    """Per bag, the elementwise max of its rows; an empty bag gives zeros."""
+    import numpy as np
+
+    num = len(counts)
+    if len(pos) == 0:
+        return sdk.zeros(num, dim, dtype=rows.dtype)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])  # each bag's first entry in pos
+    rank = np.arange(len(pos)) - first[bag]
+    fill = np.where(counts > 0, pos[np.minimum(first, len(pos) - 1)], 0)
+    table = np.repeat(fill[:, None], int(counts.max()), axis=1)  # repeats leave the max as is
+    table[bag, rank] = pos
+    picked = rows.index_select(0, sdk.tensor(table.reshape(-1)))
+    out = picked.reshape(num, table.shape[1], dim).amax(1)
+    return out * sdk.tensor((counts > 0).astype(np.float64)[:, None], dtype=rows.dtype)
+
+
+def _reduce_sum(rows: Any, pos: Any, bag: Any, counts: Any, dim: int, mean: bool) -> Any:
+    """Per bag, the sum (or mean) of its rows, accumulated by one index_add; empty bags give
+    zeros."""
+    out = sdk.zeros(len(counts), dim, dtype=rows.dtype)
+    if len(pos) == 0:
+        return out
+    picked = rows.index_select(0, sdk.tensor(pos))
+    if mean:
+        picked = picked * sdk.tensor(1.0 / counts[bag], dtype=rows.dtype).reshape(-1, 1)
+    return out.index_add(0, sdk.tensor(bag), picked)
+
+
+def _renorm_rows_(weight: Any, used: Any, max_norm: float, norm_type: float) -> None:
+    """Scale, in place and untracked, each used row of weight whose norm_type-norm exceeds
+    max_norm down to max_norm (the 1e-7 keeps the division finite)."""
+    if len(used) == 0:
+        return
+    index = sdk.tensor(used)
+    with sdk.no_grad():
+        rows = weight.index_select(0, index)
+        norms = sdk.linalg.vector_norm(rows, norm_type, dim=1, keepdim=True)
+        scale = sdk.where(norms > max_norm, max_norm / (norms + 1e-7), sdk.ones_like(norms))
+        weight.index_copy_(0, index, rows * scale)
+
+
+def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean",
+                  sparse: bool = False, per_sample_weights: Any = None,
+                  include_last_offset: bool = False, padding_idx: Any = None) -> Any:  # fmt: skip
+    """Reduce (sum, mean or max) the weight rows picked by each bag of input: the rows of a
+    2-D input, or the slices of a 1-D input that offsets start; (num_bags, embedding_dim)."""
+    _check_indices(input, offsets, weight)
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None:
+        check_tensor(per_sample_weights, "embedding_bag", "per_sample_weights")
+        if mode != "sum":
+            raise NotImplementedError(
+                "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                f"supported for mode='sum' (got mode='{mode}')"
+            )
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise ValueError(
+                f"embedding_bag: per_sample_weights (shape {list(per_sample_weights.shape)}) "
+                f"must have the shape of input ({list(input.shape)})"
+            )
+    num, dim = weight.shape
+    if padding_idx is not None:
+        padding_idx = _wrap_index(padding_idx, num)
+    import numpy as np
+
+    flat = np.asarray(input.reshape(-1).numpy(), dtype=np.int64)
+    bad = flat[(flat < 0) | (flat >= num)]
+    if len(bad):
+        raise IndexError(f"embedding_bag: index {int(bad[0])} is out of range for {num} embeddings")
+    bag_of, bags = _bag_of_entries(input, offsets, include_last_offset)
+    if max_norm is not None:
+        _renorm_rows_(weight, np.unique(flat), float(max_norm), float(norm_type))
+    counted = flat != (-1 if padding_idx is None else padding_idx)
+    pos = np.nonzero(counted)[0]
+    bag = bag_of[pos]
+    counts = np.bincount(bag, minlength=bags)
+    rows = weight.index_select(0, input.reshape(-1).to(sdk.int64))
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    if mode == "max":
+        return _reduce_max(rows, pos, bag, counts, dim)
+    return _reduce_sum(rows, pos, bag, counts, dim, mode == "mean")
