@@ -29,6 +29,8 @@ CPP_ONLY: dict[str, str] = {
     "isComplexType": "C++ dtype helper; Python has dtype.is_complex",
     "isFloatingType": "C++ dtype helper; Python has dtype.is_floating_point",
     "isIntegralType": "C++ dtype helper",
+    "isFloat8Type": "C++ dtype helper; Python compares with the sdk.float8_* dtypes",
+    "ShowLogInfoToStderr": "C++ logging switch (c10::ShowLogInfoToStderr); Python has logging",
     "toString": "C++ dtype printing; Python has str(dtype)",
     "get_warning_handler": "C++ warning plumbing; Python uses the warnings module",
     "set_warning_handler": "C++ warning plumbing; Python uses the warnings module",
