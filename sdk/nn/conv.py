@@ -14,6 +14,8 @@ from .parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
 
 class _ConvNd(Module):
     _n = 0
@@ -23,9 +25,11 @@ class _ConvNd(Module):
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{type(self).__name__}: padding_mode {padding_mode!r} "
-                                      "is not supported (only 'zeros')")  # fmt: skip
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {sorted(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")  # fmt: skip
+        if self._transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         if in_channels % groups or out_channels % groups:
             raise ValueError("in_channels and out_channels must be divisible by groups")
         n = self._n
@@ -34,6 +38,17 @@ class _ConvNd(Module):
         self.kernel_size, self.stride, self.dilation = tup(kernel_size), tup(stride), tup(dilation)
         self.padding = padding if isinstance(padding, str) else tup(padding)
         self.groups, self.padding_mode = groups, padding_mode
+        # F.pad's (last dim first, both sides) form of the padding, for the non-zero modes
+        if self.padding == "same":
+            pairs = []
+            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
+                total = d * (k - 1)
+                pairs += [total // 2, total - total // 2]
+        elif self.padding == "valid":
+            pairs = [0] * (2 * n)
+        else:
+            pairs = [p for p in reversed(self.padding) for _ in range(2)]
+        self._reversed_padding_repeated_twice = tuple(pairs)
         kw = {} if dtype is None else {"dtype": dtype}
         if self._transposed:
             shape = (in_channels, out_channels // groups, *self.kernel_size)
@@ -47,6 +62,17 @@ class _ConvNd(Module):
         self.reset_parameters()
         if device is not None:
             self.to(device)
+
+    def _conv_forward(self, conv: Any, input: Any) -> Any:
+        """conv(input) with this layer's parameters; a padding_mode other than zeros pads
+        with F.pad first, as torch does."""
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            padding: Any = 0
+        else:
+            padding = self.padding
+        return conv(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                    self.groups)  # fmt: skip
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -64,7 +90,8 @@ class _ConvNd(Module):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
-        return s + ("" if self.bias is not None else ", bias=False")
+        s += "" if self.bias is not None else ", bias=False"
+        return s + ("" if self.padding_mode == "zeros" else f", padding_mode={self.padding_mode}")
 
 
 class Conv1d(_ConvNd):
@@ -73,8 +100,7 @@ class Conv1d(_ConvNd):
     _n = 1
 
     def forward(self, input: Any) -> Any:
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)  # fmt: skip
+        return self._conv_forward(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
@@ -83,8 +109,7 @@ class Conv2d(_ConvNd):
     _n = 2
 
     def forward(self, input: Any) -> Any:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)  # fmt: skip
+        return self._conv_forward(F.conv2d, input)
 
 
 class Conv3d(_ConvNd):
@@ -93,8 +118,7 @@ class Conv3d(_ConvNd):
     _n = 3
 
     def forward(self, input: Any) -> Any:
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)  # fmt: skip
+        return self._conv_forward(F.conv3d, input)
 
 
 class _ConvTransposeNd(_ConvNd):
