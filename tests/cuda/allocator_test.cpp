@@ -101,6 +101,20 @@ void launch_reduce(const sdk_cuda_reduce_desc&, cudaStream_t) {}
 void launch_naive_gemm(const sdk_cuda_gemm_desc&, cudaStream_t) {}
 void launch_scan(const sdk_cuda_scan_desc&, cudaStream_t) {}
 bool cublas_gemm(const sdk_cuda_gemm_desc&, cudaStream_t) { return false; }
+// device_info.cu's table entries (device queries, pooled streams, events): not exercised here
+int api_device_properties(int32_t, sdk_cuda_device_properties*) { return 0; }
+int api_mem_get_info(int32_t, int64_t*, int64_t*) { return 0; }
+const char* api_arch_list() { return ""; }
+int api_stream_from_pool(int32_t, int32_t, void**) { return 0; }
+int api_stream_query(void*, int32_t*) { return 0; }
+int api_stream_synchronize(void*) { return 0; }
+int api_event_create(int32_t, uint32_t, void**) { return 0; }
+int api_event_destroy(void*) { return 0; }
+int api_event_record(void*, void*) { return 0; }
+int api_stream_wait_event(void*, void*) { return 0; }
+int api_event_query(void*, int32_t*) { return 0; }
+int api_event_synchronize(void*) { return 0; }
+int api_event_elapsed_time(void*, void*, float*) { return 0; }
 }  // namespace sdk::cuda
 
 extern "C" int sdk_cuda_backend_init(sdk_cuda_backend* table, uint32_t size);
