@@ -697,9 +697,8 @@ class Tensor {
   /*! \brief resize_ to the sizes of `the_template`. */
   const Tensor& resize_as_(const Tensor& the_template,
                            std::optional<MemoryFormat> memory_format = std::nullopt) const;
-  /*! \brief In-place squeeze/unsqueeze/transpose. The C ABI changes a tensor's geometry in
-   *  place only to contiguous strides (sdk_resize_): these throw NotImplementedError when
-   *  the result would not be contiguous. */
+  /*! \brief In-place squeeze/unsqueeze/transpose: the tensor itself takes the view's sizes
+   *  and strides, contiguous or not (sdk_as_strided_); every holder of it sees them. */
   const Tensor& squeeze_() const;
   const Tensor& squeeze_(int64_t dim) const;
   const Tensor& squeeze_(IntArrayRef dim) const;
