@@ -242,16 +242,20 @@ def resize_as_(self: Tensor, the_template: Tensor) -> Tensor:
 
 
 def _regeometry_(self: Tensor, op: str, view: Any) -> Tensor:
-    """self takes the geometry of `view()` (one of its views) in place; refused for a tensor
-    autograd tracks, whose recorded history would no longer match its shape."""
+    """self takes the geometry of `view()` (one of its views) in place."""
     tensor_arg(self, op)
+    _check_untracked(self, op)
+    v = view()
+    return _C.as_strided_(self, tuple(v.shape), v.stride(), v.storage_offset())
+
+
+def _check_untracked(self: Tensor, op: str) -> None:
+    # refused for a tensor autograd tracks, whose recorded history would no longer match
     if needs_grad(self):
         raise RuntimeError(
             f"{op}(): changing the geometry of a tensor that requires grad in place is not "
             f"supported; use the out-of-place {op[:-1]}()"
         )
-    v = view()
-    return _C.as_strided_(self, tuple(v.shape), v.stride(), v.storage_offset())
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -281,11 +285,7 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
     """self takes these sizes, strides and storage offset (default: its own) in place, within
     its storage."""
     tensor_arg(self, "as_strided_")
-    if needs_grad(self):
-        raise RuntimeError(
-            "as_strided_(): changing the geometry of a tensor that requires grad in place is not "
-            "supported; use the out-of-place as_strided()"
-        )
+    _check_untracked(self, "as_strided_")
     offset = self.storage_offset() if storage_offset is None else storage_offset
     return _C.as_strided_(self, int_seq(tuple(size), "as_strided_"),
                           int_seq(tuple(stride), "as_strided_"), offset)  # fmt: skip

@@ -240,35 +240,32 @@ struct Launch {
     for (int k = 0; k < nops; ++k) d[k] = data[k];
     run_flat(nops, d, isz, n, loop);
   }
-  // To <- fc(C a, C b), where C is the math type of Ti (float for halves).
-  template <typename To, typename Ti, typename FC>
+  // To <- fc(C a, C b), where C is the math type of Ti (float for halves). kMulti: the
+  // contiguous runs take the multiversioned loops (see unary_libm for why not always).
+  template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, typename FC>
   void binary(const FC& fc) const {
     using C = typename OpMath<Ti>::type;
     auto f = [fc](Ti a, Ti b) { return cast_to<To>(fc(static_cast<C>(a), static_cast<C>(b))); };
-    run([f](char** p, const int64_t* s, int64_t m) { binary_loop<To, Ti>(p, s, m, f); });
+    run([f](char** p, const int64_t* s, int64_t m) { binary_loop<To, Ti, kMulti>(p, s, m, f); });
   }
   // binary() for an fc whose work is a libm call or an integer division (see unary_libm).
   template <typename To, typename Ti, typename FC>
   void binary_libm(const FC& fc) const {
-    using C = typename OpMath<Ti>::type;
-    auto f = [fc](Ti a, Ti b) { return cast_to<To>(fc(static_cast<C>(a), static_cast<C>(b))); };
-    run([f](char** p, const int64_t* s, int64_t m) { binary_loop<To, Ti, false>(p, s, m, f); });
+    binary<To, Ti, false>(fc);
   }
   // To <- fc(C a).
-  template <typename To, typename Ti, typename FC>
+  template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, typename FC>
   void unary(const FC& fc) const {
     using C = typename OpMath<Ti>::type;
     auto f = [fc](Ti a) { return cast_to<To>(fc(static_cast<C>(a))); };
-    run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti>(p, s, m, f); });
+    run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti, kMulti>(p, s, m, f); });
   }
   // To <- fc(C a) where fc's work is a call into libm (sin, log, erf, ...): with no vector
   // math library (-ffast-math's) such a loop is the same scalar calls for every ISA, so it
   // is compiled once instead of once per target_clones ISA (the core's compile time).
   template <typename To, typename Ti, typename FC>
   void unary_libm(const FC& fc) const {
-    using C = typename OpMath<Ti>::type;
-    auto f = [fc](Ti a) { return cast_to<To>(fc(static_cast<C>(a))); };
-    run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti, false>(p, s, m, f); });
+    unary<To, Ti, false>(fc);
   }
 };
 

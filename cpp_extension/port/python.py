@@ -111,12 +111,15 @@ class _Scan:
                 t.type == token.OP and t.string == ";"
             )
             if t.type == token.NAME and not (i and toks[i - 1].string == "."):
-                chain, i = self._chain(toks, i)
-                self.chains.append(chain)
-                if len(chain.parts) == 1:
-                    self.bare_uses.setdefault(chain.parts[0], chain.spans[0][0])
+                chain, i = self._chain(toks, i, self.offset)
+                self._record(chain)
                 continue
             i += 1
+
+    def _record(self, chain: _Chain) -> None:
+        self.chains.append(chain)
+        if len(chain.parts) == 1:
+            self.bare_uses.setdefault(chain.parts[0], chain.spans[0][0])
 
     def _fstring_chains(self, offset: int, literal: str) -> None:
         """The dotted names in an f-string's replacement fields (code, one STRING token
@@ -136,32 +139,25 @@ class _Scan:
             for line in field.splitlines(keepends=True):
                 lines.append(lines[-1] + len(line))
             base = offset + start
+
+            def at(pos: tuple[int, int], base: int = base, lines: list = lines) -> int:
+                return base + lines[pos[0] - 1] + pos[1]
+
             i = 0
             while i < len(toks):
                 if toks[i].type == token.NAME and not (i and toks[i - 1].string == "."):
-                    parts, spans = [], []
-                    while True:
-                        tk = toks[i]
-                        at = base + lines[tk.start[0] - 1] + tk.start[1]
-                        parts.append(tk.string)
-                        spans.append((at, at + len(tk.string)))
-                        i += 1
-                        if not (i + 1 < len(toks) and toks[i].string == "."
-                                and toks[i + 1].type == token.NAME):  # fmt: skip
-                            break
-                        i += 1
-                    self.chains.append(_Chain(parts, spans))
-                    if len(parts) == 1:
-                        self.bare_uses.setdefault(parts[0], spans[0][0])
+                    chain, i = self._chain(toks, i, at)
+                    self._record(chain)
                     continue
                 i += 1
 
-    def _chain(self, toks: list, i: int) -> tuple[_Chain, int]:
-        parts, spans = [toks[i].string], [(self.offset(toks[i].start), self.offset(toks[i].end))]
+    def _chain(self, toks: list, i: int, at) -> tuple[_Chain, int]:
+        """The dotted name starting at toks[i]; `at` maps a token position to a text offset."""
+        parts, spans = [toks[i].string], [(at(toks[i].start), at(toks[i].end))]
         i += 1
         while i + 1 < len(toks) and toks[i].string == "." and toks[i + 1].type == token.NAME:
             parts.append(toks[i + 1].string)
-            spans.append((self.offset(toks[i + 1].start), self.offset(toks[i + 1].end)))
+            spans.append((at(toks[i + 1].start), at(toks[i + 1].end)))
             i += 2
         return _Chain(parts, spans), i
 
@@ -180,14 +176,14 @@ class _Scan:
             for clause in _split(body, ","):
                 if not clause or clause[0].type != token.NAME:
                     continue
-                chain, k = self._chain(clause, 0)
+                chain, k = self._chain(clause, 0, self.offset)
                 chain.in_import = True
                 alias = clause[k + 1].string if k + 1 < len(clause) else None
                 self.imports.append(_Import(chain, alias=alias, line_end=line_end, indent=indent))
         else:
             k = next((n for n, t in enumerate(body) if t.string == "import"), len(body))
             if body and body[0].type == token.NAME:
-                chain, _ = self._chain(body, 0)
+                chain, _ = self._chain(body, 0, self.offset)
                 chain.in_import = True
                 names = []
                 for clause in _split([t for t in body[k + 1 :] if t.string not in ("(", ")")], ","):
