@@ -148,6 +148,18 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/Atomic.cuh": "sdk/cuda_atomic.h",
     "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
     "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
+    "ATen/ExpandUtils.h": "sdk/expand_utils.h",
+    "ATen/MemoryOverlap.h": "sdk/expand_utils.h",
+    "ATen/core/Array.h": "sdk/util.h",
+    "ATen/div_rtn.h": "sdk/util.h",
+    "ATen/core/functional.h": "sdk/util.h",
+    "c10/util/Unroll.h": "sdk/util.h",
+    "c10/util/StringUtil.h": "sdk/util.h",
+    "ATen/NumericUtils.h": "sdk/numeric_limits.h",
+    "ATen/InferSize.h": "sdk/expand_utils.h",
+    # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
+    "torch/utils.h": "sdk/all.h",
+    "ATen/Utils.h": "sdk/tensor.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {

@@ -46,6 +46,7 @@
 #include "sdk/containers.h"
 #include "sdk/context.h"
 #include "sdk/cuda_guard.h"
+#include "sdk/expand_utils.h"
 #include "sdk/library.h"
 #include "sdk/logging.h"
 #include "sdk/nn.h"

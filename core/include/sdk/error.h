@@ -233,6 +233,13 @@ inline void warn(const std::string& message) {
 #define SDK_CHECK_TYPE(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_TYPE, cond, __VA_ARGS__)
 /*! \brief As SDK_CHECK, raising IndexError in Python. */
 #define SDK_CHECK_INDEX(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_INDEX, cond, __VA_ARGS__)
+/*! \brief TORCH_CHECK_ARG: a check of argument number argN ("invalid argument 2: ..."). */
+#define SDK_CHECK_ARG(cond, argN, ...) \
+  SDK_DETAIL_CHECK(SDK_ERROR_VALUE, cond, "invalid argument ", argN, ": ", __VA_ARGS__)
+/*! \brief TORCH_CHECK_TENSOR_ALL: every element of the bool tensor `cond` is true
+ *  (sdk::detail::all_true, in sdk/composite.h). */
+#define SDK_CHECK_TENSOR_ALL(cond, ...) \
+  SDK_DETAIL_CHECK(SDK_ERROR_RUNTIME, ::sdk::detail::all_true(cond), __VA_ARGS__)
 /*! \brief As SDK_CHECK, raising NotImplementedError in Python. */
 #define SDK_CHECK_NOT_IMPLEMENTED(cond, ...) \
   SDK_DETAIL_CHECK(SDK_ERROR_NOT_IMPLEMENTED, cond, __VA_ARGS__)

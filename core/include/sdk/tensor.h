@@ -13,6 +13,8 @@
 #include "sdk/accessor.h"
 #include "sdk/array_ref.h"
 #include "sdk/c_api.h"
+#include "sdk/composite.h"
+#include "sdk/composite_math.h"
 #include "sdk/device.h"
 #include "sdk/dispatch.h"
 #include "sdk/dtype.h"

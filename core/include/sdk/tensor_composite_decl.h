@@ -1,0 +1,95 @@
+// sdk/tensor_composite_decl.h: declarations of class Tensor's composite methods, included
+// inside the class by sdk/tensor_base.h (this file is not a header of its own: no guard, no
+// includes). Bodies, and the free-function forms, in sdk/composite.h and sdk/composite_math.h.
+/*! \brief Always false: the SDK has no inference-mode or nested tensors. */
+bool is_inference() const;
+bool is_nested() const;
+Tensor absolute() const;
+const Tensor& absolute_() const;
+Tensor negative() const;
+const Tensor& negative_() const;
+Tensor positive() const;
+Tensor greater(const Tensor& other) const;
+Tensor greater(const Scalar& other) const;
+const Tensor& greater_(const Tensor& other) const;
+const Tensor& greater_(const Scalar& other) const;
+Tensor greater_equal(const Tensor& other) const;
+Tensor greater_equal(const Scalar& other) const;
+const Tensor& greater_equal_(const Tensor& other) const;
+const Tensor& greater_equal_(const Scalar& other) const;
+Tensor less(const Tensor& other) const;
+Tensor less(const Scalar& other) const;
+const Tensor& less_(const Tensor& other) const;
+const Tensor& less_(const Scalar& other) const;
+Tensor less_equal(const Tensor& other) const;
+Tensor less_equal(const Scalar& other) const;
+const Tensor& less_equal_(const Tensor& other) const;
+const Tensor& less_equal_(const Scalar& other) const;
+Tensor not_equal(const Tensor& other) const;
+Tensor not_equal(const Scalar& other) const;
+const Tensor& not_equal_(const Tensor& other) const;
+const Tensor& not_equal_(const Scalar& other) const;
+/*! \brief Dims `source` moved to the positions `destination`, the others in order. */
+Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;
+Tensor ravel() const;
+Tensor broadcast_to(IntArrayRef size) const;
+Tensor argwhere() const;
+Tensor msort() const;
+Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+std::vector<Tensor> unsafe_chunk(int64_t chunks, int64_t dim = 0) const;
+std::vector<Tensor> unsafe_split(int64_t split_size, int64_t dim = 0) const;
+std::vector<Tensor> unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+std::vector<Tensor> tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim = 0) const;
+std::vector<Tensor> hsplit(int64_t sections) const;
+std::vector<Tensor> hsplit(IntArrayRef indices) const;
+std::vector<Tensor> vsplit(int64_t sections) const;
+std::vector<Tensor> vsplit(IntArrayRef indices) const;
+std::vector<Tensor> dsplit(int64_t sections) const;
+std::vector<Tensor> dsplit(IntArrayRef indices) const;
+Tensor tile(IntArrayRef dims) const;
+Tensor fliplr() const;
+Tensor flipud() const;
+Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+Tensor diagflat(int64_t offset = 0) const;
+Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+Tensor slice_scatter(const Tensor& src, int64_t dim = 0,
+                     std::optional<int64_t> start = std::nullopt,
+                     std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                        int64_t dim2 = 1) const;
+/*! \brief Summed down to `size` (the reverse of expand: the gradient of a broadcast). */
+Tensor sum_to_size(IntArrayRef size) const;
+Tensor deg2rad() const;
+const Tensor& deg2rad_() const;
+Tensor rad2deg() const;
+const Tensor& rad2deg_() const;
+Tensor signbit() const;
+Tensor sinc() const;
+const Tensor& sinc_() const;
+Tensor logaddexp2(const Tensor& other) const;
+Tensor heaviside(const Tensor& values) const;
+const Tensor& heaviside_(const Tensor& values) const;
+Tensor float_power(const Tensor& exponent) const;
+Tensor float_power(const Scalar& exponent) const;
+const Tensor& float_power_(const Tensor& exponent) const;
+const Tensor& float_power_(const Scalar& exponent) const;
+Tensor ldexp(const Tensor& other) const;
+const Tensor& ldexp_(const Tensor& other) const;
+Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+Tensor nanmean(IntArrayRef dim = {}, bool keepdim = false,
+               std::optional<ScalarType> dtype = std::nullopt) const;
+std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                   bool keepdim = false) const;
+Tensor trace() const;
+Tensor kron(const Tensor& other) const;
+Tensor inner(const Tensor& other) const;
+Tensor vdot(const Tensor& other) const;
+Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+Tensor isreal() const;
+Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+           const std::optional<Tensor>& aweights = {}) const;
+Tensor corrcoef() const;

@@ -1,0 +1,238 @@
+// test_composite_api.cpp: torch's composite ops of sdk/composite.h and the c10/ATen utilities
+// ported code calls (expand_utils.h, util.h, numeric_limits.h, acc_type.h). With the argument
+// `values` it prints each op's result on fixed inputs ("name|shape|values") for the Python
+// test to compare with numpy; otherwise it checks errors and the utilities, exiting nonzero on
+// a failure.
+#include <sdk/all.h>
+
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "expect.h"
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+using sdk::Tensor;
+
+// The inputs; the Python test builds the same ones with numpy.
+Tensor x3() { return sdk::arange(24, sdk::kDouble).sin().reshape({2, 3, 4}); }
+Tensor m2() { return (sdk::arange(12, sdk::kDouble) * 0.7).sin().reshape({3, 4}); }
+Tensor v1() { return sdk::tensor({0.5, -1.5, 2.0, -0.0, 3.25}, sdk::kDouble); }
+Tensor specials() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  return sdk::tensor({-0.0, 0.0, -nan, nan, -inf, inf, 1.0, -2.0}, sdk::kDouble);
+}
+
+void print(const char* name, const Tensor& t) {
+  Tensor c = t.to(sdk::kDouble).contiguous();
+  std::printf("%s|", name);
+  for (int64_t d = 0; d < c.dim(); ++d) std::printf("%s%lld", d ? " " : "", (long long)c.size(d));
+  std::printf("|");
+  const double* p = c.data_ptr<double>();
+  for (int64_t i = 0; i < c.numel(); ++i) std::printf("%s%.17g", i ? " " : "", p[i]);
+  std::printf("\n");
+}
+void print_all(const char* name, const std::vector<Tensor>& ts) {
+  for (size_t i = 0; i < ts.size(); ++i)
+    print((std::string(name) + "." + std::to_string(i)).c_str(), ts[i]);
+}
+
+int print_values() {
+  const Tensor x = x3(), m = m2(), v = v1(), s = specials();
+  const Tensor ints = sdk::tensor({3, 3, 1, 4, 4, 4, 2, 3, 3}, sdk::kLong);
+  print("absolute", sdk::absolute(v));
+  print("negative", v.negative());
+  print("greater", sdk::greater(m, 0.1));
+  print("less_equal", m.less_equal(m.flip({0})));
+  print("not_equal", sdk::not_equal(ints, 3));
+  print("ravel", m.t().ravel());
+  print("broadcast_to", sdk::broadcast_to(v, {2, 5}));
+  print("tile", sdk::tile(m, {2, 1, 3}));
+  print("tile_short", m.tile({2}));
+  print_all("tensor_split_sections", sdk::tensor_split(sdk::arange(10), 3));
+  print_all("tensor_split_indices", x.tensor_split(Ints{1, 3, 9}, 2));
+  print_all("tensor_split_tensor", x.tensor_split(sdk::tensor({1, 2}), 1));
+  print_all("hsplit", m.hsplit(2));
+  print_all("vsplit", x.vsplit(Ints{1}));
+  print_all("dsplit", x.dsplit(2));
+  print("atleast_3d", sdk::atleast_3d(v));
+  print("atleast_2d", sdk::atleast_2d(sdk::tensor(2.5)));
+  print("fliplr", m.fliplr());
+  print("flipud", sdk::flipud(m));
+  print("rot90_1", m.rot90());
+  print("rot90_2", sdk::rot90(m, 2));
+  print("rot90_3", x.rot90(3, {2, 0}));
+  print("rot90_m1", x.rot90(-1, {1, 2}));
+  print("diagflat", v.diagflat(1));
+  print("column_stack", sdk::column_stack({v, v * 2, sdk::ones({5, 2}, sdk::kDouble)}));
+  print("dstack", sdk::dstack({m, m * 3}));
+  print("row_stack", sdk::row_stack({v, v}));
+  print("block_diag", sdk::block_diag({m, sdk::tensor(7.0), v}));
+  print("cartesian_prod", sdk::cartesian_prod({sdk::arange(3), sdk::arange(2) * 10}));
+  print("select_scatter", m.select_scatter(sdk::zeros({3}, sdk::kDouble), 1, 2));
+  print("slice_scatter",
+        x.slice_scatter(sdk::ones({2, 3, 2}, sdk::kDouble), 2, 1, std::nullopt, 2));
+  print("diagonal_scatter", m.diagonal_scatter(sdk::full({3}, 5.0, sdk::kDouble), 1));
+  print("sum_to_size", x.sum_to_size({3, 1}));
+  print("movedim", x.movedim(Ints{0, 2}, Ints{2, 0}));
+  print("moveaxis", sdk::moveaxis(x, Ints{0}, Ints{-1}));
+  print("deg2rad", sdk::deg2rad(ints));
+  print("rad2deg", m.rad2deg());
+  print("signbit", s.signbit());
+  print("signbit_int", sdk::signbit(sdk::tensor({-3, 0, 5})));
+  print("sinc", sdk::sinc(sdk::cat({v, sdk::zeros({1}, sdk::kDouble)})));
+  print("logaddexp2", m.logaddexp2(m.flip({1}) * 3));
+  print("logaddexp2_inf", sdk::logaddexp2(s, s));
+  print("heaviside", sdk::heaviside(s, sdk::full({8}, 0.5, sdk::kDouble)));
+  print("float_power", sdk::float_power(m.abs(), 1.5));
+  print("float_power_t", sdk::float_power(sdk::tensor({2, 3, 4}), sdk::tensor({-1, 2, 0})));
+  print("ldexp", sdk::ldexp(v, sdk::tensor({1, 2, -1, 3, 0})));
+  print("nansum", s.narrow(0, 2, 2).add(1).nansum());
+  print("nansum_dim", sdk::nansum(x.where(x.gt(0.5), sdk::full({}, NAN, x.options())), {1}));
+  print("nanmean_dim", x.where(x.gt(0.5), sdk::full({}, NAN, x.options())).nanmean({2}, true));
+  print("aminmax_min", std::get<0>(x.aminmax(1)));
+  print("aminmax_max", std::get<1>(sdk::aminmax(x)));
+  print("trace", m.trace());
+  print("kron", sdk::kron(m.narrow(0, 0, 2), sdk::tensor({1.0, -1.0})));
+  print("kron3", x.narrow(1, 0, 2).kron(m.narrow(1, 0, 2)));
+  print("inner", sdk::inner(x, m));
+  print("vdot", v.vdot(v.flip({0})));
+  print("dist", sdk::dist(m, m.flip({0}), 3));
+  print("isin", sdk::isin(ints, sdk::tensor({4, 2, 9})));
+  print("isin_invert", sdk::isin(m.gt(0).to(sdk::kLong), sdk::tensor({1}), false, true));
+  print("cov", m.cov());
+  print("cov_weights",
+        sdk::cov(m, 0, sdk::tensor({1, 2, 1, 3}), sdk::tensor({0.5, 1.0, 2.0, 1.0}, sdk::kDouble)));
+  print("corrcoef", m.corrcoef());
+  print("trapezoid", sdk::trapezoid(m, 0.5));
+  print("trapezoid_x", sdk::trapezoid(m, sdk::tensor({0.0, 1.0, 3.0, 3.5}, sdk::kDouble)));
+  auto u = sdk::unique_consecutive(ints, true, true);
+  print("unique_consecutive.0", std::get<0>(u));
+  print("unique_consecutive.1", std::get<1>(u));
+  print("unique_consecutive.2", std::get<2>(u));
+  print("tril_indices", sdk::tril_indices(4, 3, 1));
+  print("triu_indices", sdk::triu_indices(3, 5, -1));
+  print("range", sdk::range(1, 4, 0.5, sdk::kDouble));
+  print("hann", sdk::hann_window(7, sdk::kDouble));
+  print("hann_sym", sdk::hann_window(7, false, sdk::kDouble));
+  print("hamming", sdk::hamming_window(6, sdk::kDouble));
+  print("bartlett_sym", sdk::bartlett_window(6, false, sdk::kDouble));
+  print("blackman", sdk::blackman_window(9, sdk::kDouble));
+  print("softmax_out", [&] {
+    Tensor out = sdk::empty({0}, sdk::kDouble);
+    sdk::softmax_out(out, m, 1);
+    return out;
+  }());
+  return 0;
+}
+
+void errors() {
+  const Tensor m = m2();
+  EXPECT_ERROR(SDK_ERROR_VALUE, "not divisible by the split_size", m.hsplit(3));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "at least 3 dimensions", m.dsplit(2));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "number of sections must be larger than 0", m.tensor_split(0));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "dtype of long", m.tensor_split(sdk::tensor({1.0})));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "rotation dims to be different", m.rot90(1, {1, -1}));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "not expandable to size", m.sum_to_size({2, 4}));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "different dtypes", m.heaviside(sdk::tensor({1.0f})));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "floating point or complex dtype", sdk::tensor({1, 2}).nanmean());
+  EXPECT_ERROR(SDK_ERROR_TYPE, "requires dtype float64", m.to(sdk::kFloat).float_power_(2.0));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "fweights cannot be negative",
+               sdk::cov(m, 1, sdk::tensor({1, -1, 1, 1})));
+  EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "dim is not supported",
+               sdk::unique_consecutive(m, false, false, 0));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "not supported", sdk::positive(m.gt(0)));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "must match the size of tensor b",
+               sdk::infer_size({2, 3}, {4, 1, 2}));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "only one dimension can be inferred", sdk::infer_size({-1, -1}, 4));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "is invalid for input of size 10", sdk::infer_size({3, -1}, 10));
+  EXPECT_ERROR(SDK_ERROR_INDEX, "Dimension out of range", sdk::maybe_wrap_dim(3, 3));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "invalid argument 2: weight must be 2-d",
+               [&] { SDK_CHECK_ARG(m.dim() == 3, 2, "weight must be 2-d"); }());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "all positive",
+               [&] { SDK_CHECK_TENSOR_ALL(m.gt(0), "all positive"); }());
+  EXPECT_ERROR(SDK_ERROR_VALUE, "refers to a single memory location",
+               sdk::assert_no_internal_overlap(sdk::ones({1, 3}).expand({4, 3})));
+}
+
+template <int I>
+using Index = std::integral_constant<int, I>;
+
+void utilities() {
+  EXPECT(sdk::infer_size({3, 1, 2}, {4, 1}) == Ints({3, 4, 2}));
+  EXPECT(sdk::infer_size({2, -1, 3}, 24) == Ints({2, 4, 3}));
+  EXPECT(sdk::is_expandable_to({3, 1}, {2, 3, 5}) && !sdk::is_expandable_to({3, 2}, {3, 5}));
+  Tensor a = sdk::ones({3, 1}), b = sdk::ones({4});
+  auto ab = sdk::expand_outplace(a, b);
+  EXPECT((std::get<0>(ab)->sizes().vec() == Ints{3, 4}) &&
+         (std::get<1>(ab)->sizes().vec() == Ints{3, 4}));
+  auto same = sdk::expand_inplace(a, sdk::ones({3, 1}));
+  EXPECT(same->sizes().vec() == Ints({3, 1}));
+  EXPECT(sdk::has_internal_overlap(a) == sdk::MemOverlap::No);
+  EXPECT(sdk::has_internal_overlap(b.expand({2, 4})) == sdk::MemOverlap::Yes);
+  EXPECT(sdk::has_internal_overlap(sdk::ones({4, 4}).as_strided({3, 3}, {1, 1})) ==
+         sdk::MemOverlap::TooHard);
+  EXPECT(!sdk::borrow_from_optional_tensor(std::nullopt)->defined());
+  std::optional<Tensor> some = a;
+  EXPECT(sdk::borrow_from_optional_tensor(some)->is_same(a));
+  EXPECT(sdk::contiguous_strides({2, 3, 4}) == sdk::DimVector({12, 4, 1}));
+  EXPECT(sdk::contiguous_strides({}).empty());
+  EXPECT(sdk::size_to_dim_(2, {2, 3, 4}) == 6 && sdk::size_from_dim_(1, {2, 3, 4}) == 12);
+  EXPECT(sdk::size_between_dim_(0, 3, {2, 3, 4, 5}) == 12);
+  EXPECT(sdk::maybe_wrap_dim(-1, 3) == 2 && sdk::maybe_wrap_dim(-1, 0) == 0);
+  EXPECT(sdk::Join(", ", std::vector<int>{1, 2, 3}) == "1, 2, 3");
+  EXPECT(sdk::fmap(std::vector<int>{1, 2}, [](int i) { return i * 1.5; }) ==
+         std::vector<double>({1.5, 3.0}));
+  for (int64_t x = -9; x <= 9; ++x) {
+    for (int64_t y : {-4, -3, -1, 1, 2, 5}) {
+      const int64_t floor_div = (x - ((x % y) + y) % y) / y;  // Python's x // y
+      EXPECT(sdk::div_rtn(x, y) == floor_div);
+    }
+  }
+  std::vector<int> order;
+  sdk::ForcedUnroll<4>{}([&](auto i, int scale) { order.push_back(decltype(i)::value * scale); },
+                         10);
+  EXPECT(order == std::vector<int>({0, 10, 20, 30}));
+  sdk::detail::Array<float, 3> arr(2.5f);
+  arr[1] = 4.0f;
+  EXPECT(arr.size() == 3 && arr[0] == 2.5f && arr[1] == 4.0f);
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
+  EXPECT(sdk::_isnan(nan) && !sdk::_isnan(1.0) && !sdk::_isnan(7) && sdk::_isnan(sdk::Half(nan)));
+  EXPECT(sdk::_isinf(-inf) && !sdk::_isinf(nan) && !sdk::_isinf(3.0f) &&
+         sdk::_isinf(sdk::BFloat16(inf)));
+  EXPECT(!sdk::_isinf(sdk::Float8_e4m3fn(1.0f)) && sdk::_isnan(sdk::Float8_e4m3fn(nan)));
+  EXPECT(sdk::toAccumulateType(sdk::kHalf, false) == sdk::kFloat);
+  EXPECT(sdk::toAccumulateType(sdk::kFloat, false) == sdk::kDouble);
+  EXPECT(sdk::toAccumulateType(sdk::kFloat, sdk::DeviceType::CUDA) == sdk::kFloat);
+  EXPECT(sdk::toAccumulateType(sdk::kChar, true) == sdk::kLong);
+  EXPECT(sdk::toAccumulateType(sdk::kBool, false) == sdk::kBool);
+  EXPECT(sdk::promoteTypes(sdk::kInt, sdk::kFloat) == sdk::kFloat);
+  EXPECT(sdk::kI32 == sdk::kInt && sdk::kF64 == sdk::kDouble && sdk::kU8 == sdk::kByte);
+  [[maybe_unused]] int SDK_ANONYMOUS_VARIABLE(unused) = 0, SDK_ANONYMOUS_VARIABLE(unused) = 1;
+  EXPECT(std::string(SDK_STRINGIZE(SDK_CONCATENATE(ab, cd))) == "abcd");
+  Tensor m = m2();
+  EXPECT(!m.is_inference() && !m.is_nested());
+  EXPECT(m.narrow_copy(1, 1, 2).is_contiguous() && !m.narrow_copy(1, 1, 2).is_alias_of(m));
+  EXPECT(m.positive().is_same(m) && m.broadcast_to({2, 3, 4}).is_alias_of(m));
+  EXPECT(m.tensor_split(2, 1)[1].is_alias_of(m));  // views, as torch
+  Tensor c = m.clone();
+  c.greater_(0.0);
+  EXPECT(c.scalar_type() == sdk::kDouble && c.eq(m.gt(0).to(sdk::kDouble)).all().item<bool>());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "values") == 0) return print_values();
+  errors();
+  utilities();
+  std::printf("%d checks, %d failures\n", g_checks, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}

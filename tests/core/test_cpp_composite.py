@@ -1,0 +1,179 @@
+"""Builds and runs tests/core/cpp/test_composite_api.cpp: torch's composite ops of
+sdk/composite.h compared with numpy on the program's fixed inputs (`values` mode), and its own
+checks of their errors and of the c10/ATen utilities ported code calls."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_cpp_port_surface import _program
+
+np = pytest.importorskip("numpy")
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory) -> Path:
+    return _program(tmp_path_factory, "test_composite_api")
+
+
+@pytest.fixture(scope="module")
+def values(program: Path) -> dict:
+    proc = subprocess.run([str(program), "values"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = {}
+    for line in proc.stdout.splitlines():
+        name, shape, vals = line.split("|")
+        dims = tuple(int(d) for d in shape.split())
+        flat = np.array([float(v) for v in vals.split()], dtype=np.float64)
+        out[name] = flat.reshape(dims)
+    return out
+
+
+def _inputs():
+    x = np.sin(np.arange(24, dtype=np.float64)).reshape(2, 3, 4)
+    m = np.sin(np.arange(12, dtype=np.float64) * 0.7).reshape(3, 4)
+    v = np.array([0.5, -1.5, 2.0, -0.0, 3.25])
+    s = np.array([-0.0, 0.0, -np.nan, np.nan, -np.inf, np.inf, 1.0, -2.0])
+    ints = np.array([3, 3, 1, 4, 4, 4, 2, 3, 3])
+    return x, m, v, s, ints
+
+
+def _block_diag(*blocks):
+    blocks = [np.atleast_2d(b) for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+    r = c = 0
+    for b in blocks:
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _scattered(base, index, src):
+    out = base.copy()
+    out[index] = src
+    return out
+
+
+def _unique_consecutive(a):
+    starts = np.concatenate([[True], a[1:] != a[:-1]])
+    first = np.flatnonzero(starts)
+    return a[starts], np.cumsum(starts) - 1, np.diff(np.append(first, a.size))
+
+
+def _references() -> dict:
+    x, m, v, s, ints = _inputs()
+    masked = np.where(x > 0.5, x, np.nan)
+    uc = _unique_consecutive(ints)
+    ref = {
+        "absolute": np.abs(v),
+        "negative": -v,
+        "greater": m > 0.1,
+        "less_equal": m <= m[::-1],
+        "not_equal": ints != 3,
+        "ravel": m.T.ravel(),
+        "broadcast_to": np.broadcast_to(v, (2, 5)),
+        "tile": np.tile(m, (2, 1, 3)),
+        "tile_short": np.tile(m, 2),
+        "atleast_3d": np.atleast_3d(v),
+        "atleast_2d": np.atleast_2d(2.5),
+        "fliplr": np.fliplr(m),
+        "flipud": np.flipud(m),
+        "rot90_1": np.rot90(m),
+        "rot90_2": np.rot90(m, 2),
+        "rot90_3": np.rot90(x, 3, axes=(2, 0)),
+        "rot90_m1": np.rot90(x, -1, axes=(1, 2)),
+        "diagflat": np.diagflat(v, 1),
+        "column_stack": np.column_stack([v, v * 2, np.ones((5, 2))]),
+        "dstack": np.dstack([m, m * 3]),
+        "row_stack": np.vstack([v, v]),
+        "block_diag": _block_diag(m, 7.0, v),
+        "cartesian_prod": np.array(list(itertools.product(range(3), [0, 10]))),
+        "select_scatter": _scattered(m, (slice(None), 2), 0.0),
+        "slice_scatter": _scattered(x, (..., slice(1, None, 2)), 1.0),
+        "diagonal_scatter": _scattered(m, (np.arange(3), np.arange(3) + 1), 5.0),
+        "sum_to_size": x.sum(axis=(0, 2)).reshape(3, 1),
+        "movedim": np.moveaxis(x, [0, 2], [2, 0]),
+        "moveaxis": np.moveaxis(x, 0, -1),
+        "deg2rad": np.deg2rad(ints.astype(np.float32)),
+        "rad2deg": np.rad2deg(m),
+        "signbit": np.signbit(s),
+        "signbit_int": np.signbit(np.array([-3, 0, 5])),
+        "sinc": np.sinc(np.append(v, 0.0)),
+        "logaddexp2": np.logaddexp2(m, m[:, ::-1] * 3),
+        # torch's rule (and the SDK's): NaN is not above zero, so 0 (numpy gives NaN)
+        "heaviside": np.where(np.isnan(s), 0.0, np.heaviside(s, 0.5)),
+        "float_power": np.float_power(np.abs(m), 1.5),
+        "float_power_t": np.float_power([2, 3, 4], [-1, 2, 0]),
+        "ldexp": np.ldexp(v, [1, 2, -1, 3, 0]),
+        "nansum": np.nansum(s[2:4] + 1),
+        "nansum_dim": np.nansum(masked, axis=1),
+        "aminmax_min": x.min(axis=1),
+        "aminmax_max": x.max(),
+        "trace": np.trace(m),
+        "kron": np.kron(m[:2], [1.0, -1.0]),
+        "kron3": np.kron(x[:, :2], m[:, :2]),
+        "inner": np.inner(x, m),
+        "vdot": np.vdot(v, v[::-1]),
+        "dist": np.sum(np.abs(m - m[::-1]) ** 3) ** (1 / 3),
+        "isin": np.isin(ints, [4, 2, 9]),
+        "isin_invert": np.isin((m > 0).astype(int), [1], invert=True),
+        "cov": np.cov(m),
+        "cov_weights": np.cov(m, ddof=0, fweights=[1, 2, 1, 3], aweights=[0.5, 1.0, 2.0, 1.0]),
+        "corrcoef": np.corrcoef(m),
+        "trapezoid": np.trapezoid(m, dx=0.5),
+        "trapezoid_x": np.trapezoid(m, x=[0.0, 1.0, 3.0, 3.5]),
+        "unique_consecutive.0": uc[0],
+        "unique_consecutive.1": uc[1],
+        "unique_consecutive.2": uc[2],
+        "tril_indices": np.array(np.tril_indices(4, 1, 3)),
+        "triu_indices": np.array(np.triu_indices(3, -1, 5)),
+        "range": np.arange(1, 4.25, 0.5),
+        "hann": np.hanning(8)[:-1],
+        "hann_sym": np.hanning(7),
+        "hamming": np.hamming(7)[:-1],
+        "bartlett_sym": np.bartlett(6),
+        "blackman": np.blackman(10)[:-1],
+        "softmax_out": np.exp(m) / np.exp(m).sum(axis=1, keepdims=True),
+    }
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a slice of NaNs only: NaN
+        ref["logaddexp2_inf"] = np.logaddexp2(s, s)
+        ref["nanmean_dim"] = np.nanmean(masked, axis=2, keepdims=True)
+    splits = {
+        "tensor_split_sections": np.array_split(np.arange(10), 3),
+        "tensor_split_indices": np.split(x, [1, 3, 9], axis=2),
+        "tensor_split_tensor": np.split(x, [1, 2], axis=1),
+        "hsplit": np.hsplit(m, 2),
+        "vsplit": np.vsplit(x, [1]),
+        "dsplit": np.dsplit(x, 2),
+    }
+    for name, pieces in splits.items():
+        ref.update({f"{name}.{i}": p for i, p in enumerate(pieces)})
+    return ref
+
+
+REFERENCES = _references()
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_composite_op_matches_numpy(values: dict, name: str) -> None:
+    assert name in values, f"the program printed no {name}"
+    want = np.asarray(REFERENCES[name], dtype=np.float64)
+    got = values[name]
+    assert got.shape == want.shape, (name, got.shape, want.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14, equal_nan=True, err_msg=name)
+
+
+def test_every_printed_value_has_a_reference(values: dict) -> None:
+    assert set(values) == set(REFERENCES)
+
+
+def test_checks_and_utilities_pass(program: Path) -> None:
+    proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert " 0 failures" in proc.stdout, proc.stdout
