@@ -360,6 +360,45 @@ inline Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t of
 }
 
 // ---- method bodies -----------------------------------------------------------------------
+inline Tensor Tensor::view_symint(SymIntArrayRef size) const { return view(size); }
+inline Tensor Tensor::reshape_symint(SymIntArrayRef shape) const { return reshape(shape); }
+inline Tensor Tensor::expand_symint(SymIntArrayRef size, bool implicit) const {
+  return expand(size, implicit);
+}
+inline Tensor Tensor::repeat_symint(SymIntArrayRef repeats) const { return repeat(repeats); }
+inline Tensor Tensor::narrow_symint(int64_t dim, SymInt start, SymInt length) const {
+  return narrow(dim, start, length);
+}
+inline Tensor Tensor::select_symint(int64_t dim, SymInt index) const { return select(dim, index); }
+inline Tensor Tensor::slice_symint(int64_t dim, std::optional<SymInt> start,
+                                   std::optional<SymInt> end, SymInt step) const {
+  return slice(dim, start ? int64_t(*start) : 0, end ? int64_t(*end) : INT64_MAX, step);
+}
+inline Tensor Tensor::as_strided_symint(SymIntArrayRef size, SymIntArrayRef stride,
+                                        std::optional<SymInt> storage_offset) const {
+  return as_strided(size, stride,
+                    storage_offset ? std::optional<int64_t>(*storage_offset) : std::nullopt);
+}
+inline std::vector<Tensor> Tensor::split_symint(SymInt split_size, int64_t dim) const {
+  return split(int64_t(split_size), dim);
+}
+inline std::vector<Tensor> Tensor::split_with_sizes_symint(SymIntArrayRef split_sizes,
+                                                           int64_t dim) const {
+  return split_with_sizes(split_sizes, dim);
+}
+inline Tensor Tensor::new_empty_symint(SymIntArrayRef size, const TensorOptions& options) const {
+  return new_empty(size, options);
+}
+inline Tensor Tensor::new_zeros_symint(SymIntArrayRef size, const TensorOptions& options) const {
+  return new_zeros(size, options);
+}
+inline Tensor Tensor::new_ones_symint(SymIntArrayRef size, const TensorOptions& options) const {
+  return new_ones(size, options);
+}
+inline Tensor Tensor::new_full_symint(SymIntArrayRef size, const Scalar& fill_value,
+                                      const TensorOptions& options) const {
+  return new_full(size, fill_value, options);
+}
 inline bool Tensor::is_inference() const { return false; }
 inline bool Tensor::is_nested() const { return false; }
 inline Tensor Tensor::absolute() const { return abs(); }

@@ -4,6 +4,24 @@
 /*! \brief Always false: the SDK has no inference-mode or nested tensors. */
 bool is_inference() const;
 bool is_nested() const;
+// torch's *_symint spellings: sizes are concrete in the SDK (sdk/symint.h)
+Tensor view_symint(SymIntArrayRef size) const;
+Tensor reshape_symint(SymIntArrayRef shape) const;
+Tensor expand_symint(SymIntArrayRef size, bool implicit = false) const;
+Tensor repeat_symint(SymIntArrayRef repeats) const;
+Tensor narrow_symint(int64_t dim, SymInt start, SymInt length) const;
+Tensor select_symint(int64_t dim, SymInt index) const;
+Tensor slice_symint(int64_t dim = 0, std::optional<SymInt> start = std::nullopt,
+                    std::optional<SymInt> end = std::nullopt, SymInt step = 1) const;
+Tensor as_strided_symint(SymIntArrayRef size, SymIntArrayRef stride,
+                         std::optional<SymInt> storage_offset = std::nullopt) const;
+std::vector<Tensor> split_symint(SymInt split_size, int64_t dim = 0) const;
+std::vector<Tensor> split_with_sizes_symint(SymIntArrayRef split_sizes, int64_t dim = 0) const;
+Tensor new_empty_symint(SymIntArrayRef size, const TensorOptions& options = {}) const;
+Tensor new_zeros_symint(SymIntArrayRef size, const TensorOptions& options = {}) const;
+Tensor new_ones_symint(SymIntArrayRef size, const TensorOptions& options = {}) const;
+Tensor new_full_symint(SymIntArrayRef size, const Scalar& fill_value,
+                       const TensorOptions& options = {}) const;
 Tensor absolute() const;
 const Tensor& absolute_() const;
 Tensor negative() const;

@@ -222,6 +222,10 @@ void utilities() {
   EXPECT(m.narrow_copy(1, 1, 2).is_contiguous() && !m.narrow_copy(1, 1, 2).is_alias_of(m));
   EXPECT(m.positive().is_same(m) && m.broadcast_to({2, 3, 4}).is_alias_of(m));
   EXPECT(m.tensor_split(2, 1)[1].is_alias_of(m));  // views, as torch
+  EXPECT(m.reshape_symint({4, 3}).size(0) == 4 && m.narrow_symint(1, 1, 2).size(1) == 2);
+  EXPECT(m.slice_symint(1, 1).size(1) == 3 &&
+         m.new_zeros_symint({2}).scalar_type() == sdk::kDouble);
+  EXPECT(m.split_symint(2, 1).size() == 2 && m.expand_symint({2, 3, 4}).is_alias_of(m));
   Tensor c = m.clone();
   c.greater_(0.0);
   EXPECT(c.scalar_type() == sdk::kDouble && c.eq(m.gt(0).to(sdk::kDouble)).all().item<bool>());
