@@ -140,6 +140,7 @@ def _references() -> dict:
         "blackman": np.blackman(10)[:-1],
         "softmax_out": np.exp(m) / np.exp(m).sum(axis=1, keepdims=True),
     }
+    ref.update(_nn_references(x, m, v))
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a slice of NaNs only: NaN
         ref["logaddexp2_inf"] = np.logaddexp2(s, s)
@@ -155,6 +156,119 @@ def _references() -> dict:
     for name, pieces in splits.items():
         ref.update({f"{name}.{i}": p for i, p in enumerate(pieces)})
     return ref
+
+
+def _softmax(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _im2col(img, k, d, p, s):
+    padded = np.pad(img, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh = (padded.shape[2] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (padded.shape[3] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    cols = np.zeros((img.shape[0], img.shape[1], k[0], k[1], oh, ow))
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        r0, c0 = i * d[0], j * d[1]
+        cols[:, :, i, j] = padded[:, :, r0 : r0 + s[0] * oh : s[0], c0 : c0 + s[1] * ow : s[1]]
+    return cols.reshape(img.shape[0], -1, oh * ow), (oh, ow)
+
+
+def _col2im(cols, out, k, d, p, s, blocks):
+    n, c = cols.shape[0], cols.shape[1] // (k[0] * k[1])
+    acc = np.zeros((n, c, out[0] + 2 * p[0], out[1] + 2 * p[1]))
+    c6 = cols.reshape(n, c, k[0], k[1], *blocks)
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        r0, c0 = i * d[0], j * d[1]
+        acc[:, :, r0 : r0 + s[0] * blocks[0] : s[0], c0 : c0 + s[1] * blocks[1] : s[1]] += c6[
+            :, :, i, j
+        ]
+    return acc[:, :, p[0] : p[0] + out[0], p[1] : p[1] + out[1]]
+
+
+def _conv_transpose1d(x, w, b, stride, pad, out_pad):
+    n, cin, length = x.shape
+    k = w.shape[2]
+    full = np.zeros((n, w.shape[1], (length - 1) * stride + k + out_pad))
+    for i in range(length):
+        full[:, :, i * stride : i * stride + k] += np.einsum("nc,cok->nok", x[:, :, i], w)
+    size = (length - 1) * stride - 2 * pad + k + out_pad
+    return full[:, :, pad : pad + size] + b[None, :, None]
+
+
+def _sdpa(q, k, v, mask=None, causal=False, scale=None):
+    s = q @ np.swapaxes(k, -1, -2) * (scale if scale else 1 / np.sqrt(q.shape[-1]))
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    if mask is not None:
+        s = s + mask
+    return _softmax(s, -1) @ v
+
+
+def _nn_references(x, m, v) -> dict:
+    img = np.sin(np.arange(96, dtype=np.float64)).reshape(2, 2, 4, 6)
+    w3 = np.array([0.1, 0.2, 0.3])
+    cols, blocks = _im2col(img, (2, 3), (1, 1), (0, 1), (2, 1))
+    a, lam = 1.6732632423543772, 1.0507009873554805
+    t = _sigmoid(m[::-1])
+    bce = (1 - t) * (m * 2) + (1 + 0.5 * t) * np.log1p(np.exp(-(m * 2)))
+    plane_mean = img.mean(axis=(2, 3), keepdims=True)
+    plane_var = img.var(axis=(2, 3), keepdims=True)
+    inorm = (img - plane_mean) / np.sqrt(plane_var + 1e-5)
+    logp, target = np.log(_softmax(m, 1)), _softmax(m[:, ::-1], 1)
+    rows = [(i, j) for i in range(3) for j in range(i + 1, 3)]
+    wt = np.cos(np.arange(18) * 0.3).reshape(3, 2, 3)
+    return {
+        "one_hot": np.eye(4)[[0, 2, 1]],
+        "glu": m[:, :2] * _sigmoid(m[:, 2:]),
+        "selu": lam * np.where(v > 0, v, a * np.expm1(v)),
+        "celu": np.maximum(v, 0) + np.minimum(0, 0.5 * np.expm1(v / 0.5)),
+        "hardshrink": np.where(np.abs(v) > 1.0, v, 0.0),
+        "softshrink": np.where(v > 1, v - 1, np.where(v < -1, v + 1, 0.0)),
+        "threshold": np.where(v > 0.6, v, -7.0),
+        "log_sigmoid": np.log(_sigmoid(v)),
+        "hardsigmoid": np.clip(v * 2 + 3, 0, 6) / 6,
+        "hardswish": v * 2 * np.clip(v * 2 + 3, 0, 6) / 6,
+        "prelu": np.where(x >= 0, x, w3[None, :, None] * x),
+        "l1_loss_mean": np.abs(m - m[::-1]).mean(),
+        "l1_loss_none": np.abs(m - m[::-1]),
+        "smooth_l1_loss": np.where(np.abs(m) < 0.5, m * m, np.abs(m) - 0.25).sum(),
+        "huber_loss": np.where(
+            np.abs(3 * m) < 1.5, 0.5 * (3 * m) ** 2, 1.5 * (np.abs(3 * m) - 0.75)
+        ).mean(),
+        "kl_div": (target * (np.log(target) - logp)).sum(),
+        "bce_logits": (bce * w3[:, None]).mean(),
+        "pixel_unshuffle": img.reshape(2, 2, 2, 2, 3, 2)
+        .transpose(0, 1, 3, 5, 2, 4)
+        .reshape(2, 8, 2, 3),
+        "pixel_round_trip": img,
+        "channel_shuffle": np.arange(24.0)
+        .reshape(2, 3, 2, 2)
+        .transpose(0, 2, 1, 3)
+        .reshape(2, 6, 2),
+        "im2col": cols,
+        "col2im": _col2im(cols, (4, 6), (2, 3), (1, 1), (0, 1), (2, 1), blocks),
+        "max_pool1d": x.reshape(2, 3, 2, 2).max(axis=3),
+        "avg_pool1d": np.stack(
+            [np.pad(x, ((0, 0), (0, 0), (1, 1)))[..., i : i + 3].mean(axis=-1) for i in range(4)],
+            -1,
+        ),
+        "adaptive_avg_pool1d": x.reshape(2, 3, 2, 2).mean(axis=3),
+        "conv_transpose1d": _conv_transpose1d(x, wt, np.array([0.5, -0.5]), 2, 1, 1),
+        "instance_norm": inorm * np.array([2.0, 3.0])[None, :, None, None]
+        + np.array([0.1, -0.1])[None, :, None, None],
+        "rms_norm": x
+        / np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6)
+        * np.array([1.0, 2, 3, 4]),
+        "sdpa_causal": _sdpa(x, x[..., ::-1], x * 2, causal=True),
+        "sdpa_mask": _sdpa(x, x, x, mask=m[:, :3], scale=0.5),
+        "pdist": np.array([np.linalg.norm(m[i] - m[j]) for i, j in rows]),
+        "pdist_1": np.array([np.abs(m[i] - m[j]).sum() for i, j in rows]),
+    }
 
 
 REFERENCES = _references()

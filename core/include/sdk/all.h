@@ -50,6 +50,7 @@
 #include "sdk/library.h"
 #include "sdk/logging.h"
 #include "sdk/nn.h"
+#include "sdk/nn_aten.h"
 #include "sdk/parallel.h"
 #include "sdk/tensor.h"
 #include "sdk/tensor_utils.h"

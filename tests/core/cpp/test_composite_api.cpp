@@ -124,6 +124,50 @@ int print_values() {
   print("hamming", sdk::hamming_window(6, sdk::kDouble));
   print("bartlett_sym", sdk::bartlett_window(6, false, sdk::kDouble));
   print("blackman", sdk::blackman_window(9, sdk::kDouble));
+  // ATen's top-level nn spellings (sdk/nn_aten.h)
+  const Tensor img = sdk::arange(96, sdk::kDouble).sin().reshape({2, 2, 4, 6});
+  const Tensor w3 = sdk::tensor({0.1, 0.2, 0.3}, sdk::kDouble);
+  print("one_hot", sdk::one_hot(sdk::tensor({0, 2, 1}), 4));
+  print("glu", sdk::glu(m, -1));
+  print("selu", sdk::selu(v));
+  print("celu", sdk::celu(v, 0.5));
+  print("hardshrink", sdk::hardshrink(v, 1.0));
+  print("softshrink", sdk::softshrink(v, 1.0));
+  print("threshold", sdk::threshold(v, 0.6, -7));
+  print("log_sigmoid", sdk::log_sigmoid(v));
+  print("hardsigmoid", sdk::hardsigmoid(v * 2));
+  print("hardswish", sdk::hardswish(v * 2));
+  print("prelu", sdk::prelu(x, w3));
+  print("l1_loss_mean", sdk::l1_loss(m, m.flip({0})));
+  print("l1_loss_none", sdk::l1_loss(m, m.flip({0}), sdk::Reduction::None));
+  print("smooth_l1_loss", sdk::smooth_l1_loss(m, sdk::zeros_like(m), sdk::Reduction::Sum, 0.5));
+  print("huber_loss", sdk::huber_loss(m * 3, sdk::zeros_like(m), sdk::Reduction::Mean, 1.5));
+  print("kl_div", sdk::kl_div(m.log_softmax(1), m.flip({1}).softmax(1), sdk::Reduction::Sum));
+  print("bce_logits",
+        sdk::binary_cross_entropy_with_logits(m * 2, m.flip({0}).sigmoid(), w3.reshape({3, 1}),
+                                              sdk::full({4}, 1.5, sdk::kDouble)));
+  print("pixel_unshuffle", sdk::pixel_unshuffle(img, 2));
+  print("pixel_round_trip", sdk::pixel_shuffle(sdk::pixel_unshuffle(img, 2), 2));
+  print("channel_shuffle",
+        sdk::channel_shuffle(sdk::arange(24, sdk::kDouble).reshape({2, 6, 2}), 3));
+  const Tensor cols = sdk::im2col(img, {2, 3}, {1, 1}, {0, 1}, {2, 1});
+  print("im2col", cols);
+  print("col2im", sdk::col2im(cols, {4, 6}, {2, 3}, {1, 1}, {0, 1}, {2, 1}));
+  print("max_pool1d", sdk::max_pool1d(x, {2}));
+  print("avg_pool1d", sdk::avg_pool1d(x, {3}, {1}, {1}));
+  print("adaptive_avg_pool1d", sdk::adaptive_avg_pool1d(x, {2}));
+  const Tensor wt = (sdk::arange(18, sdk::kDouble) * 0.3).cos().reshape({3, 2, 3});
+  print("conv_transpose1d",
+        sdk::conv_transpose1d(x, wt, sdk::tensor({0.5, -0.5}, sdk::kDouble), {2}, {1}, {1}));
+  print("instance_norm",
+        sdk::instance_norm(img, sdk::tensor({2.0, 3.0}, sdk::kDouble),
+                           sdk::tensor({0.1, -0.1}, sdk::kDouble), {}, {}, true, 0.1, 1e-5));
+  print("rms_norm", sdk::rms_norm(x, {4}, sdk::tensor({1.0, 2.0, 3.0, 4.0}, sdk::kDouble), 1e-6));
+  print("sdpa_causal", sdk::scaled_dot_product_attention(x, x.flip({2}), x * 2, {}, 0.0, true));
+  print("sdpa_mask",
+        sdk::scaled_dot_product_attention(x, x, x, m.narrow(1, 0, 3), 0.0, false, 0.5));
+  print("pdist", sdk::pdist(m));
+  print("pdist_1", sdk::pdist(m, 1));
   print("softmax_out", [&] {
     Tensor out = sdk::empty({0}, sdk::kDouble);
     sdk::softmax_out(out, m, 1);
