@@ -266,6 +266,11 @@ def _nn_references(x, m, v) -> dict:
         * np.array([1.0, 2, 3, 4]),
         "sdpa_causal": _sdpa(x, x[..., ::-1], x * 2, causal=True),
         "sdpa_mask": _sdpa(x, x, x, mask=m[:, :3], scale=0.5),
+        "addr": 0.5 * m[:, :3] + 2 * np.outer(v[:3], w3),
+        "matrix_power_3": np.linalg.matrix_power(m[:, :3], 3),
+        "matrix_power_m2": np.linalg.matrix_power(m[:, :3] + 2 * np.eye(3), -2),
+        "matrix_power_0": np.broadcast_to(np.eye(3), (2, 3, 3)),
+        "copy": np.full((3, 4), 0.1),
         "pdist": np.array([np.linalg.norm(m[i] - m[j]) for i, j in rows]),
         "pdist_1": np.array([np.abs(m[i] - m[j]).sum() for i, j in rows]),
     }

@@ -102,6 +102,31 @@ inline Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
 inline Tensor ravel(const Tensor& self) { return self.reshape({-1}); }
 inline Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return self.expand(size); }
 inline Tensor argwhere(const Tensor& self) { return self.nonzero(); }
+// ATen's free-function forms of a few methods
+inline int64_t size(const Tensor& tensor, int64_t dim) { return tensor.size(dim); }
+inline int64_t stride(const Tensor& tensor, int64_t dim) { return tensor.stride(dim); }
+inline Tensor detach(const Tensor& self) { return self.detach(); }
+inline bool equal(const Tensor& self, const Tensor& other) { return self.equal(other); }
+inline Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  return self.unflatten(dim, sizes);
+}
+/*! \brief A copy of self filled with value (out of place). */
+inline Tensor fill(const Tensor& self, const Scalar& value) {
+  return empty_like(self).fill_(value);
+}
+inline Tensor zero(const Tensor& self) { return zeros_like(self); }
+/*! \brief A copy of self with src's values (broadcast to self's shape) in self's dtype. */
+inline Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking = false) {
+  Tensor out = empty_like(self);
+  out.copy_(src, non_blocking);
+  return out;
+}
+inline Tensor matrix_power(const Tensor& self, int64_t n) { return self.matrix_power(n); }
+inline Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2,
+                   const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return self.addr(vec1, vec2, beta, alpha);
+}
+inline Tensor adjoint(const Tensor& self) { return self.adjoint(); }
 inline Tensor msort(const Tensor& self) { return std::get<0>(self.sort(0)); }
 inline Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous);
@@ -398,6 +423,50 @@ inline Tensor Tensor::new_ones_symint(SymIntArrayRef size, const TensorOptions& 
 inline Tensor Tensor::new_full_symint(SymIntArrayRef size, const Scalar& fill_value,
                                       const TensorOptions& options) const {
   return new_full(size, fill_value, options);
+}
+inline Tensor Tensor::new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                                        const TensorOptions& options) const {
+  return empty_strided(size, stride, options.merged_with(this->options()));
+}
+inline bool Tensor::is_nonzero() const {
+  SDK_CHECK(numel() == 1, numel() == 0 ? "Boolean value of Tensor with no values is ambiguous"
+                                       : "Boolean value of Tensor with more than one value is "
+                                         "ambiguous");
+  return item().toDouble() != 0;
+}
+inline bool Tensor::is_distributed() const { return false; }
+inline Tensor Tensor::to_dense(std::optional<ScalarType> dtype, std::optional<bool>) const {
+  return dtype ? to(*dtype) : *this;
+}
+inline Tensor Tensor::tensor_data() const { return detach(); }
+inline Tensor Tensor::variable_data() const { return detach(); }
+inline Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+                           const Scalar& alpha) const {
+  Tensor prod = vec1.outer(vec2) * alpha;
+  if (beta.isIntegral(false) && beta.toLong() == 0) return prod.expand(sizes()).clone();
+  return *this * beta + prod;
+}
+inline const Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+                                   const Scalar& alpha) const {
+  return copy_(addr(vec1, vec2, beta, alpha));
+}
+inline Tensor Tensor::adjoint() const { return transpose(-2, -1); }
+inline Tensor Tensor::mH() const { return transpose(-2, -1); }
+inline Tensor Tensor::matrix_H() const { return transpose(-2, -1); }
+inline Tensor Tensor::matrix_power(int64_t n) const {
+  SDK_CHECK_VALUE(dim() >= 2 && size(-1) == size(-2),
+                  "matrix_power: expected a square matrix "
+                  "or a batch of them, got shape ",
+                  sizes());
+  if (n == 0) {
+    return eye(size(-1), options()).expand(sizes()).clone(MemoryFormat::Contiguous);
+  }
+  Tensor base = n < 0 ? inverse() : *this, result;
+  for (uint64_t k = n < 0 ? uint64_t(-(n + 1)) + 1 : uint64_t(n); k; k >>= 1) {
+    if (k & 1) result = result.defined() ? result.matmul(base) : base;
+    if (k > 1) base = base.matmul(base);
+  }
+  return result;
 }
 inline bool Tensor::is_inference() const { return false; }
 inline bool Tensor::is_nested() const { return false; }

@@ -22,6 +22,29 @@ Tensor new_zeros_symint(SymIntArrayRef size, const TensorOptions& options = {}) 
 Tensor new_ones_symint(SymIntArrayRef size, const TensorOptions& options = {}) const;
 Tensor new_full_symint(SymIntArrayRef size, const Scalar& fill_value,
                        const TensorOptions& options = {}) const;
+Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                         const TensorOptions& options = {}) const;
+/*! \brief Whether the one element is non-zero (RuntimeError for any other numel). */
+bool is_nonzero() const;
+/*! \brief Always false: the SDK has no distributed tensors. */
+bool is_distributed() const;
+/*! \brief This tensor: the SDK's tensors are dense (strided) already. */
+Tensor to_dense(std::optional<ScalarType> dtype = std::nullopt,
+                std::optional<bool> masked_grad = std::nullopt) const;
+/*! \brief The data without autograd history, sharing storage (as detach()). */
+Tensor tensor_data() const;
+Tensor variable_data() const;
+/*! \brief beta * self + alpha * outer(vec1, vec2). */
+Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+            const Scalar& alpha = 1) const;
+const Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+                    const Scalar& alpha = 1) const;
+/*! \brief The last two dims transposed (the conjugate transpose of real tensors). */
+Tensor adjoint() const;
+Tensor mH() const;
+Tensor matrix_H() const;
+/*! \brief The square matrix (or batch) to the integer power n (negative: of the inverse). */
+Tensor matrix_power(int64_t n) const;
 Tensor absolute() const;
 const Tensor& absolute_() const;
 Tensor negative() const;

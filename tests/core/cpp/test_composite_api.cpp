@@ -168,6 +168,12 @@ int print_values() {
         sdk::scaled_dot_product_attention(x, x, x, m.narrow(1, 0, 3), 0.0, false, 0.5));
   print("pdist", sdk::pdist(m));
   print("pdist_1", sdk::pdist(m, 1));
+  print("addr", m.narrow(1, 0, 3).addr(v.narrow(0, 0, 3), w3, 0.5, 2));
+  print("matrix_power_3", m.narrow(1, 0, 3).matrix_power(3));
+  print("matrix_power_m2",
+        sdk::matrix_power(m.narrow(1, 0, 3) + sdk::eye(3, sdk::kDouble) * 2, -2));
+  print("matrix_power_0", x.narrow(2, 0, 3).matrix_power(0));
+  print("copy", sdk::copy(m, w3.narrow(0, 0, 1)));
   print("softmax_out", [&] {
     Tensor out = sdk::empty({0}, sdk::kDouble);
     sdk::softmax_out(out, m, 1);
@@ -270,6 +276,13 @@ void utilities() {
   EXPECT(m.slice_symint(1, 1).size(1) == 3 &&
          m.new_zeros_symint({2}).scalar_type() == sdk::kDouble);
   EXPECT(m.split_symint(2, 1).size() == 2 && m.expand_symint({2, 3, 4}).is_alias_of(m));
+  EXPECT(sdk::size(m, -1) == 4 && sdk::stride(m, 0) == 4 &&
+         sdk::fill(m, 2).sum().item<double>() == 24);
+  EXPECT(sdk::tensor({0.5}).is_nonzero() && !sdk::tensor({0}).is_nonzero());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "more than one value", m.is_nonzero());
+  EXPECT(m.new_empty_strided({2, 2}, {1, 2}).stride(1) == 2 && m.mH().size(0) == 4);
+  EXPECT(m.to_dense().is_same(m) && !m.tensor_data().requires_grad());
+  EXPECT_ERROR(SDK_ERROR_VALUE, "square matrix", m.matrix_power(2));
   Tensor c = m.clone();
   c.greater_(0.0);
   EXPECT(c.scalar_type() == sdk::kDouble && c.eq(m.gt(0).to(sdk::kDouble)).all().item<bool>());
