@@ -151,7 +151,7 @@ INCLUDES: dict[str, str] = {
     "ATen/ExpandUtils.h": "sdk/expand_utils.h",
     "ATen/MemoryOverlap.h": "sdk/expand_utils.h",
     "ATen/core/Array.h": "sdk/util.h",
-    "ATen/div_rtn.h": "sdk/util.h",
+    "ATen/div_rtn.h": "sdk/div_rtn.h",
     "ATen/core/functional.h": "sdk/util.h",
     "c10/util/Unroll.h": "sdk/util.h",
     "c10/util/StringUtil.h": "sdk/util.h",

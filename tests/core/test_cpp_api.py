@@ -37,6 +37,7 @@ CPP_API_HEADERS = [
     "composite_math.h",
     "device.h",
     "dispatch.h",
+    "div_rtn.h",
     "dtype.h",
     "elementwise.h",
     "error.h",

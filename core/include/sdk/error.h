@@ -36,6 +36,21 @@ class Error : public std::exception {
   std::string message_;
 };
 
+// The kinds as their own classes, named as torch's c10 exceptions, so that ported code
+// catching `c10::TypeError` or `c10::OutOfMemoryError` catches what the SDK throws (every
+// error the C++ API throws is the class of its kind; all are sdk::Error).
+#define SDK_DETAIL_ERROR_CLASS(Name, KIND)                                  \
+  class Name : public Error {                                               \
+   public:                                                                  \
+    explicit Name(std::string message) : Error(KIND, std::move(message)) {} \
+  };
+SDK_DETAIL_ERROR_CLASS(ValueError, SDK_ERROR_VALUE)
+SDK_DETAIL_ERROR_CLASS(TypeError, SDK_ERROR_TYPE)
+SDK_DETAIL_ERROR_CLASS(IndexError, SDK_ERROR_INDEX)
+SDK_DETAIL_ERROR_CLASS(OutOfMemoryError, SDK_ERROR_MEMORY)
+SDK_DETAIL_ERROR_CLASS(NotImplementedError, SDK_ERROR_NOT_IMPLEMENTED)
+#undef SDK_DETAIL_ERROR_CLASS
+
 // Message building without <sstream>/<iostream>: str_append overloads for the types a
 // message mentions. Other sdk types (ScalarType, Device, IntArrayRef, Tensor) add their
 // own overloads in namespace sdk, found by argument-dependent lookup.
@@ -68,16 +83,30 @@ inline std::string concat(const Args&... args) {
   return s;
 }
 
-// Out of line (noinline, cold) so that the happy path of every call stays a compare.
+// Out of line (noinline, cold) so that the happy path of every call stays a compare. Throws
+// the class of the kind (ValueError, ...; sdk::Error itself for RUNTIME).
 [[noreturn]] SDK_NOINLINE inline void throw_error(sdk_status kind, std::string message) {
-  throw Error(kind, std::move(message));
+  switch (kind) {
+    case SDK_ERROR_VALUE:
+      throw ValueError(std::move(message));
+    case SDK_ERROR_TYPE:
+      throw TypeError(std::move(message));
+    case SDK_ERROR_INDEX:
+      throw IndexError(std::move(message));
+    case SDK_ERROR_MEMORY:
+      throw OutOfMemoryError(std::move(message));
+    case SDK_ERROR_NOT_IMPLEMENTED:
+      throw NotImplementedError(std::move(message));
+    default:
+      throw Error(kind, std::move(message));
+  }
 }
 
 [[noreturn]] SDK_NOINLINE inline void throw_check(sdk_status kind, const char* file, int line,
                                                   const char* cond, std::string message) {
   if (message.empty()) message = concat("Expected ", cond, " to be true, but got false.");
   str_append(message, concat(" (", file, ":", line, ")"));
-  throw Error(kind, std::move(message));
+  throw_error(kind, std::move(message));
 }
 
 /*! \brief The core's message as C++ and Python users read it: the C entry point's name
@@ -111,7 +140,7 @@ inline std::string user_facing_message(const char* msg) {
   const char* msg = sdk_last_error_message();
   std::string text =
       (msg && *msg) ? user_facing_message(msg) : concat(op, ": failed without a message");
-  throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
+  throw_error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
 }
 
 // A meta tensor's data was asked for (data_ptr, accessors): it has none.

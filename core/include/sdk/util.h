@@ -203,13 +203,6 @@ inline std::string Join(const std::string& delimiter, const Container& container
   }
   return s;
 }
-/*! \brief x / y rounded towards negative infinity, for integers (ATen/div_rtn.h). */
-template <typename T>
-SDK_DEVICE_INLINE T div_rtn(T x, T y) {
-  T q = x / y, r = x % y;
-  if (r != 0 && ((r < 0) != (y < 0))) --q;
-  return q;
-}
 namespace detail {
 /*! \brief A fixed-size array that passes by value to a CUDA kernel (at::detail::Array). */
 template <typename T, int size_>

@@ -4,6 +4,7 @@
 // test to compare with numpy; otherwise it checks errors and the utilities, exiting nonzero on
 // a failure.
 #include <sdk/all.h>
+#include <sdk/div_rtn.h>
 
 #include <cstdio>
 #include <cstring>
@@ -182,8 +183,27 @@ int print_values() {
   return 0;
 }
 
+// Each kind is thrown as its class (torch's c10::TypeError, ...), all of them sdk::Error.
+template <typename E, typename F>
+bool throws_as(F f) {
+  try {
+    f();
+  } catch (const E&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+  return false;
+}
+
 void errors() {
   const Tensor m = m2();
+  EXPECT(throws_as<sdk::TypeError>([&] { m.heaviside(sdk::tensor({1.0f})); }));
+  EXPECT(throws_as<sdk::IndexError>([&] { m.select(0, 7); }));
+  EXPECT(throws_as<sdk::ValueError>([&] { m.view({5}); }));
+  EXPECT(throws_as<sdk::NotImplementedError>([&] { sdk::unique_consecutive(m, 0, 0, 1); }));
+  EXPECT(throws_as<sdk::Error>([&] { SDK_CHECK(false, "plain"); }));
+  EXPECT(!throws_as<sdk::ValueError>([&] { SDK_CHECK(false, "plain"); }));
   EXPECT_ERROR(SDK_ERROR_VALUE, "not divisible by the split_size", m.hsplit(3));
   EXPECT_ERROR(SDK_ERROR_VALUE, "at least 3 dimensions", m.dsplit(2));
   EXPECT_ERROR(SDK_ERROR_VALUE, "number of sections must be larger than 0", m.tensor_split(0));
@@ -242,7 +262,7 @@ void utilities() {
   for (int64_t x = -9; x <= 9; ++x) {
     for (int64_t y : {-4, -3, -1, 1, 2, 5}) {
       const int64_t floor_div = (x - ((x % y) + y) % y) / y;  // Python's x // y
-      EXPECT(sdk::div_rtn(x, y) == floor_div);
+      EXPECT(div_rtn(x, y) == floor_div);
     }
   }
   std::vector<int> order;
