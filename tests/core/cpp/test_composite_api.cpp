@@ -225,6 +225,10 @@ void errors() {
   EXPECT_ERROR(SDK_ERROR_INDEX, "Dimension out of range", sdk::maybe_wrap_dim(3, 3));
   EXPECT_ERROR(SDK_ERROR_VALUE, "invalid argument 2: weight must be 2-d",
                [&] { SDK_CHECK_ARG(m.dim() == 3, 2, "weight must be 2-d"); }());
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "sizes differ",
+               [&] { SDK_SYM_CHECK(m.sym_size(0).sym_eq(m.sym_size(1)), "sizes differ"); }());
+  SDK_SYM_CHECK(m.sym_size(0) == 3, "a plain bool condition");
+  EXPECT(m.sym_numel().sym_ge(12).expect_true() && !m.sym_size(1).sym_lt(4).guard_bool("f", 1));
   EXPECT_ERROR(SDK_ERROR_RUNTIME, "all positive",
                [&] { SDK_CHECK_TENSOR_ALL(m.gt(0), "all positive"); }());
   EXPECT_ERROR(SDK_ERROR_VALUE, "refers to a single memory location",
