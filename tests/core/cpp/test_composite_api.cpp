@@ -231,6 +231,9 @@ void errors() {
   EXPECT(m.sym_numel().sym_ge(12).expect_true() && !m.sym_size(1).sym_lt(4).guard_bool("f", 1));
   EXPECT_ERROR(SDK_ERROR_RUNTIME, "all positive",
                [&] { SDK_CHECK_TENSOR_ALL(m.gt(0), "all positive"); }());
+  sdk::checkBackend("f", m, sdk::Backend::CPU);
+  EXPECT_ERROR(SDK_ERROR_VALUE, "Expected tensor to have cuda DeviceType",
+               sdk::checkBackend("f", {m, m}, sdk::Backend::CUDA));
   EXPECT_ERROR(SDK_ERROR_VALUE, "refers to a single memory location",
                sdk::assert_no_internal_overlap(sdk::ones({1, 3}).expand({4, 3})));
 }
