@@ -149,6 +149,9 @@ INCLUDES: dict[str, str] = {
     "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
     "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
     "ATen/ExpandUtils.h": "sdk/expand_utils.h",
+    "c10/cuda/CUDADeviceAssertion.h": "sdk/cuda.h",
+    "c10/cuda/CUDADeviceAssertionHost.h": "sdk/cuda.h",
+    "torch/csrc/api/include/torch/types.h": "sdk/all.h",
     "ATen/MemoryOverlap.h": "sdk/expand_utils.h",
     "ATen/core/Array.h": "sdk/util.h",
     "ATen/div_rtn.h": "sdk/div_rtn.h",
@@ -207,6 +210,7 @@ MACROS: dict[str, str] = {
     "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
     "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
     "CUDA_KERNEL_ASSERT": "SDK_CUDA_KERNEL_ASSERT",
+    "CUDA_KERNEL_ASSERT2": "SDK_CUDA_KERNEL_ASSERT2",
     # torch's stable ABI (sdk/stable.h, sdk/headeronly.h)
     "STABLE_TORCH_LIBRARY": "SDK_LIBRARY",
     "STABLE_TORCH_LIBRARY_FRAGMENT": "SDK_LIBRARY_FRAGMENT",

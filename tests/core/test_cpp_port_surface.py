@@ -104,6 +104,26 @@ def test_nvcc_compiles_warp_helpers_and_limits_in_device_code(tmp_path: Path) ->
     assert obj.stat().st_size > 0
 
 
+def test_nvcc_compiles_a_device_side_assertion_kernel(tmp_path: Path) -> None:
+    # TORCH_DSA_KERNEL_ARGS / _LAUNCH and CUDA_KERNEL_ASSERT2 in the SDK's spellings
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    import sysconfig
+
+    import pybind11
+
+    obj = tmp_path / "cuda_dsa_kernel.o"
+    src = CPP / "cuda_dsa_kernel.cpp"
+    includes = [
+        f"-I{INCLUDE}",
+        f"-I{pybind11.get_include()}",
+        f"-I{sysconfig.get_paths()['include']}",
+    ]
+    _run([nvcc, "-std=c++17", "-x", "cu", *includes, "-c", str(src), "-o", str(obj)])
+    assert obj.stat().st_size > 0
+
+
 @pytest.mark.parametrize("header", NEW_HEADERS)
 def test_header_compiles_alone(header: str, tmp_path: Path) -> None:
     proc = _syntax(tmp_path, f"#include <sdk/{header}>\n#include <sdk/{header}>\n")
