@@ -39,17 +39,27 @@ class Error : public std::exception {
 // The kinds as their own classes, named as torch's c10 exceptions, so that ported code
 // catching `c10::TypeError` or `c10::OutOfMemoryError` catches what the SDK throws (every
 // error the C++ API throws is the class of its kind; all are sdk::Error).
-#define SDK_DETAIL_ERROR_CLASS(Name, KIND)                                  \
-  class Name : public Error {                                               \
-   public:                                                                  \
-    explicit Name(std::string message) : Error(KIND, std::move(message)) {} \
-  };
-SDK_DETAIL_ERROR_CLASS(ValueError, SDK_ERROR_VALUE)
-SDK_DETAIL_ERROR_CLASS(TypeError, SDK_ERROR_TYPE)
-SDK_DETAIL_ERROR_CLASS(IndexError, SDK_ERROR_INDEX)
-SDK_DETAIL_ERROR_CLASS(OutOfMemoryError, SDK_ERROR_MEMORY)
-SDK_DETAIL_ERROR_CLASS(NotImplementedError, SDK_ERROR_NOT_IMPLEMENTED)
-#undef SDK_DETAIL_ERROR_CLASS
+class ValueError : public Error {
+ public:
+  explicit ValueError(std::string message) : Error(SDK_ERROR_VALUE, std::move(message)) {}
+};
+class TypeError : public Error {
+ public:
+  explicit TypeError(std::string message) : Error(SDK_ERROR_TYPE, std::move(message)) {}
+};
+class IndexError : public Error {
+ public:
+  explicit IndexError(std::string message) : Error(SDK_ERROR_INDEX, std::move(message)) {}
+};
+class OutOfMemoryError : public Error {
+ public:
+  explicit OutOfMemoryError(std::string message) : Error(SDK_ERROR_MEMORY, std::move(message)) {}
+};
+class NotImplementedError : public Error {
+ public:
+  explicit NotImplementedError(std::string message)
+      : Error(SDK_ERROR_NOT_IMPLEMENTED, std::move(message)) {}
+};
 
 // Message building without <sstream>/<iostream>: str_append overloads for the types a
 // message mentions. Other sdk types (ScalarType, Device, IntArrayRef, Tensor) add their

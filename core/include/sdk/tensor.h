@@ -7,6 +7,7 @@
 #ifndef SDK_TENSOR_H_
 #define SDK_TENSOR_H_
 
+#include <cstdio>
 #include <iosfwd>
 #include <string>
 
@@ -97,6 +98,8 @@ inline std::string to_string(const Tensor& t) {
   s += ')';
   return s;
 }
+
+inline void Tensor::print() const { std::printf("%s\n", to_string(*this).c_str()); }
 
 /*! \brief Messages name a tensor by its shape and dtype: "Tensor[2, 3] float32". */
 inline void str_append(std::string& s, const Tensor& t) {

@@ -45,6 +45,8 @@ Tensor mH() const;
 Tensor matrix_H() const;
 /*! \brief The square matrix (or batch) to the integer power n (negative: of the inverse). */
 Tensor matrix_power(int64_t n) const;
+/*! \brief Prints the tensor (sdk::to_string) and a newline to stdout. */
+void print() const;
 Tensor absolute() const;
 const Tensor& absolute_() const;
 Tensor negative() const;

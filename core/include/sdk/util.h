@@ -119,6 +119,8 @@ class SmallVector : public std::vector<T> {
 
 /*! \brief Sizes or strides under construction (at::DimVector). */
 using DimVector = SmallVector<int64_t, 5>;
+/*! \brief Symbolic sizes under construction (at::SymDimVector; sizes are concrete here). */
+using SymDimVector = SmallVector<SymInt, 5>;
 /*! \brief torch's old name of IntArrayRef (at::IntList). */
 using IntList = IntArrayRef;
 

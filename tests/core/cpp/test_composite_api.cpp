@@ -310,6 +310,8 @@ void utilities() {
   EXPECT(m.new_empty_strided({2, 2}, {1, 2}).stride(1) == 2 && m.mH().size(0) == 4);
   EXPECT(m.to_dense().is_same(m) && !m.tensor_data().requires_grad());
   EXPECT_ERROR(SDK_ERROR_VALUE, "square matrix", m.matrix_power(2));
+  sdk::SymDimVector sym_sizes(m.sym_sizes().begin(), m.sym_sizes().end());
+  EXPECT(sym_sizes.size() == 2 && sym_sizes[1] == 4);
   Tensor c = m.clone();
   c.greater_(0.0);
   EXPECT(c.scalar_type() == sdk::kDouble && c.eq(m.gt(0).to(sdk::kDouble)).all().item<bool>());
