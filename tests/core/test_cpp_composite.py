@@ -146,6 +146,7 @@ def _references() -> dict:
         ref["logaddexp2_inf"] = np.logaddexp2(s, s)
         ref["nanmean_dim"] = np.nanmean(masked, axis=2, keepdims=True)
     splits = {
+        "nonzero_numpy": list(np.nonzero(x > 0.5)),
         "tensor_split_sections": np.array_split(np.arange(10), 3),
         "tensor_split_indices": np.split(x, [1, 3, 9], axis=2),
         "tensor_split_tensor": np.split(x, [1, 2], axis=1),
@@ -207,6 +208,40 @@ def _sdpa(q, k, v, mask=None, causal=False, scale=None):
     if mask is not None:
         s = s + mask
     return _softmax(s, -1) @ v
+
+
+def _as_strided_scatter(m):
+    out = m.copy().ravel()
+    for i, j in itertools.product(range(2), range(2)):
+        out[1 + i + 4 * j] = 0.0
+    return out.reshape(3, 4)
+
+
+def _nonzero_static(mask, size, fill):
+    nz = np.argwhere(mask)[:size]
+    return (
+        np.concatenate([nz, np.full((size - len(nz), mask.ndim), fill)]) if len(nz) < size else nz
+    )
+
+
+def _renorm(a, p, dim, maxnorm):
+    others = tuple(i for i in range(a.ndim) if i != dim)
+    norms = (np.abs(a) ** p).sum(axis=others, keepdims=True) ** (1 / p)
+    return a * np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+
+
+def _index_reduce(base, index, source, op, include_self):
+    out = base.copy()
+    groups: dict = {}
+    for i, target in enumerate(index):
+        groups.setdefault(target, []).append(source[:, i])
+    for target, cols in groups.items():
+        vals = ([base[:, target]] if include_self else []) + cols
+        if op == "mean":
+            out[:, target] = np.mean(vals, axis=0)
+        else:
+            out[:, target] = op.reduce(vals, axis=0)
+    return out
 
 
 def _nn_references(x, m, v) -> dict:
@@ -271,6 +306,14 @@ def _nn_references(x, m, v) -> dict:
         "matrix_power_m2": np.linalg.matrix_power(m[:, :3] + 2 * np.eye(3), -2),
         "matrix_power_0": np.broadcast_to(np.eye(3), (2, 3, 3)),
         "copy": np.full((3, 4), 0.1),
+        "as_strided_scatter": _as_strided_scatter(m),
+        "nonzero_static_pad": _nonzero_static(m > 0.9, 4, -5),
+        "nonzero_static_cut": _nonzero_static(m > 0, 2, -1),
+        "renorm": _renorm(x, 2, 1, 1.2),
+        "renorm_p1": _renorm(m, 1, 0, 2.0),
+        "index_reduce_prod": _index_reduce(m, [0, 2, 0, 1], x[0], np.multiply, True),
+        "index_reduce_amax_excl": _index_reduce(m, [0, 2, 0, 1], x[1], np.maximum, False),
+        "index_reduce_mean": _index_reduce(m, [0, 2, 0, 1], x[0], "mean", True),
         "pdist": np.array([np.linalg.norm(m[i] - m[j]) for i, j in rows]),
         "pdist_1": np.array([np.abs(m[i] - m[j]).sum() for i, j in rows]),
     }

@@ -468,6 +468,75 @@ inline Tensor Tensor::matrix_power(int64_t n) const {
   }
   return result;
 }
+inline Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                                         std::optional<int64_t> storage_offset) const {
+  Tensor out = clone(MemoryFormat::Preserve);
+  Tensor view = out.as_strided(size, stride, storage_offset);
+  SDK_CHECK_VALUE(view.sizes() == src.sizes(),
+                  "expected src to have a size equal to the slice "
+                  "of self. src size = ",
+                  src.sizes(), ", slice size = ", view.sizes());
+  view.copy_(src);
+  return out;
+}
+inline Tensor Tensor::nonzero_static(int64_t size, int64_t fill_value) const {
+  SDK_CHECK_VALUE(size >= 0, "nonzero_static: 'size' must be an non-negative integer, got ", size);
+  Tensor nz = nonzero();
+  const int64_t n = nz.size(0);
+  if (n >= size) return nz.narrow(0, 0, size).clone(MemoryFormat::Contiguous);
+  Tensor pad = full({size - n, nz.size(1)}, fill_value, nz.options());
+  return cat({nz, pad}, 0);
+}
+inline std::vector<Tensor> Tensor::nonzero_numpy() const {
+  Tensor nz = dim() == 0 ? reshape({1}).nonzero() : nonzero();
+  std::vector<Tensor> out;
+  for (int64_t d = 0; d < nz.size(1); ++d) out.push_back(nz.select(1, d));
+  return out;
+}
+inline bool Tensor::is_set_to(const Tensor& tensor) const {
+  return storage_data_ptr() == tensor.storage_data_ptr() &&
+         storage_offset() == tensor.storage_offset() && sizes() == tensor.sizes() &&
+         strides() == tensor.strides();
+}
+inline bool Tensor::is_variable() const { return true; }
+inline Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  SDK_CHECK_VALUE(p.toDouble() > 0, "renorm: non-positive-norm not supported");
+  SDK_CHECK_VALUE(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0 but got ",
+                  maxnorm.toDouble());
+  SDK_CHECK_VALUE(this->dim() > 1, "renorm: input needs at least 2 dimensions, got ", this->dim(),
+                  " dimensions");
+  const int64_t d = detail::wrap(dim, this->dim(), "renorm");
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < this->dim(); ++i) {
+    if (i != d) others.push_back(i);
+  }
+  Tensor norms = norm(p, others, true);
+  const double mx = maxnorm.toDouble();
+  return *this * sdk::where(norms.gt(mx), mx / (norms + 1e-7), ones_like(norms));
+}
+inline const Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  return copy_(renorm(p, dim, maxnorm));
+}
+inline Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source,
+                                   std::string_view reduce, bool include_self) const {
+  SDK_CHECK_VALUE(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+                  "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ",
+                  std::string(reduce), ".");
+  SDK_CHECK_VALUE(index.dim() <= 1, "index_reduce(): Index is supposed to be a vector");
+  const int64_t d = detail::wrap(dim, this->dim(), "index_reduce");
+  SDK_CHECK_VALUE(source.dim() == this->dim() && index.numel() == source.size(d),
+                  "index_reduce(): source must have the dims of self and index.numel() == "
+                  "source.size(dim), got source ",
+                  source.sizes(), " and ", index.numel(), " indices");
+  std::vector<int64_t> shape(static_cast<size_t>(source.dim()), 1);
+  shape[static_cast<size_t>(d)] = index.numel();
+  Tensor idx = index.reshape(shape).expand(source.sizes());
+  return scatter_reduce(d, idx, source, reduce, include_self);
+}
+inline const Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source,
+                                           std::string_view reduce, bool include_self) const {
+  return copy_(index_reduce(dim, index, source, reduce, include_self));
+}
 inline bool Tensor::is_inference() const { return false; }
 inline bool Tensor::is_nested() const { return false; }
 inline Tensor Tensor::absolute() const { return abs(); }

@@ -47,6 +47,25 @@ Tensor matrix_H() const;
 Tensor matrix_power(int64_t n) const;
 /*! \brief Prints the tensor (sdk::to_string) and a newline to stdout. */
 void print() const;
+Tensor as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                          std::optional<int64_t> storage_offset = std::nullopt) const;
+/*! \brief nonzero() cut or padded with fill_value rows to exactly `size` rows. */
+Tensor nonzero_static(int64_t size, int64_t fill_value = -1) const;
+/*! \brief nonzero() as one index tensor per dim (numpy's form). */
+std::vector<Tensor> nonzero_numpy() const;
+/*! \brief Whether this tensor views the same storage with the same offset, sizes, strides. */
+bool is_set_to(const Tensor& tensor) const;
+/*! \brief Always true (torch's Variable and Tensor are one type). */
+bool is_variable() const;
+/*! \brief Each slice along dim whose p-norm exceeds maxnorm scaled down to it. */
+Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+const Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+/*! \brief self's slices index[i] along dim reduced with source's slice i ("prod", "mean",
+ *  "amax", "amin"; include_self false leaves self's value out where something lands). */
+Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self = true) const;
+const Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source,
+                            std::string_view reduce, bool include_self = true) const;
 Tensor absolute() const;
 const Tensor& absolute_() const;
 Tensor negative() const;

@@ -175,6 +175,17 @@ int print_values() {
         sdk::matrix_power(m.narrow(1, 0, 3) + sdk::eye(3, sdk::kDouble) * 2, -2));
   print("matrix_power_0", x.narrow(2, 0, 3).matrix_power(0));
   print("copy", sdk::copy(m, w3.narrow(0, 0, 1)));
+  print("as_strided_scatter",
+        m.as_strided_scatter(sdk::zeros({2, 2}, sdk::kDouble), {2, 2}, {1, 4}, 1));
+  print("nonzero_static_pad", m.gt(0.9).nonzero_static(4, -5));
+  print("nonzero_static_cut", m.gt(0).nonzero_static(2));
+  print_all("nonzero_numpy", x.gt(0.5).nonzero_numpy());
+  print("renorm", x.renorm(2, 1, 1.2));
+  print("renorm_p1", m.renorm(1, 0, 2.0));
+  const Tensor ri = sdk::tensor({0, 2, 0, 1});
+  print("index_reduce_prod", m.index_reduce(1, ri, x[0], "prod"));
+  print("index_reduce_amax_excl", m.index_reduce(1, ri, x[1], "amax", false));
+  print("index_reduce_mean", m.index_reduce(1, ri, x[0], "mean"));
   print("softmax_out", [&] {
     Tensor out = sdk::empty({0}, sdk::kDouble);
     sdk::softmax_out(out, m, 1);
@@ -312,6 +323,9 @@ void utilities() {
   EXPECT_ERROR(SDK_ERROR_VALUE, "square matrix", m.matrix_power(2));
   sdk::SymDimVector sym_sizes(m.sym_sizes().begin(), m.sym_sizes().end());
   EXPECT(sym_sizes.size() == 2 && sym_sizes[1] == 4);
+  const Tensor ri = sdk::tensor({0, 2, 0, 1});
+  EXPECT(m.is_set_to(m.view({3, 4})) && !m.is_set_to(m.t()) && m.is_variable());
+  EXPECT_ERROR(SDK_ERROR_VALUE, "one of prod, mean, amax or amin", m.index_reduce(0, ri, m, "sum"));
   Tensor c = m.clone();
   c.greater_(0.0);
   EXPECT(c.scalar_type() == sdk::kDouble && c.eq(m.gt(0).to(sdk::kDouble)).all().item<bool>());
