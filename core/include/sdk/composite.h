@@ -350,38 +350,35 @@ inline Tensor cartesian_prod(TensorList tensors) {
 }
 
 // ---- scatters into a view: a copy of self with the view replaced by src -----------------
-inline Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+namespace detail {
+// A copy of self whose view `view_of(copy)` holds src (same sizes as the view).
+template <typename View>
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, const View& view_of) {
   Tensor out = self.clone(MemoryFormat::Preserve);
-  Tensor view = out.select(dim, index);
+  Tensor view = view_of(out);
   SDK_CHECK_VALUE(view.sizes() == src.sizes(),
                   "expected src to have a size equal to the slice of "
                   "self. src size = ",
                   src.sizes(), ", slice size = ", view.sizes());
   view.copy_(src);
   return out;
+}
+}  // namespace detail
+inline Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  return detail::scatter_into_view(self, src,
+                                   [&](const Tensor& t) { return t.select(dim, index); });
 }
 inline Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0,
                             std::optional<int64_t> start = std::nullopt,
                             std::optional<int64_t> end = std::nullopt, int64_t step = 1) {
-  Tensor out = self.clone(MemoryFormat::Preserve);
-  Tensor view = out.slice(dim, start.value_or(0), end.value_or(INT64_MAX), step);
-  SDK_CHECK_VALUE(view.sizes() == src.sizes(),
-                  "expected src to have a size equal to the slice of "
-                  "self. src size = ",
-                  src.sizes(), ", slice size = ", view.sizes());
-  view.copy_(src);
-  return out;
+  return detail::scatter_into_view(self, src, [&](const Tensor& t) {
+    return t.slice(dim, start.value_or(0), end.value_or(INT64_MAX), step);
+  });
 }
 inline Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0,
                                int64_t dim1 = 0, int64_t dim2 = 1) {
-  Tensor out = self.clone(MemoryFormat::Preserve);
-  Tensor view = out.diagonal(offset, dim1, dim2);
-  SDK_CHECK_VALUE(view.sizes() == src.sizes(),
-                  "expected src to have a size equal to the slice of "
-                  "self. src size = ",
-                  src.sizes(), ", slice size = ", view.sizes());
-  view.copy_(src);
-  return out;
+  return detail::scatter_into_view(self, src,
+                                   [&](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
 }
 
 // ---- method bodies -----------------------------------------------------------------------
@@ -470,14 +467,8 @@ inline Tensor Tensor::matrix_power(int64_t n) const {
 }
 inline Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
                                          std::optional<int64_t> storage_offset) const {
-  Tensor out = clone(MemoryFormat::Preserve);
-  Tensor view = out.as_strided(size, stride, storage_offset);
-  SDK_CHECK_VALUE(view.sizes() == src.sizes(),
-                  "expected src to have a size equal to the slice "
-                  "of self. src size = ",
-                  src.sizes(), ", slice size = ", view.sizes());
-  view.copy_(src);
-  return out;
+  return detail::scatter_into_view(
+      *this, src, [&](const Tensor& t) { return t.as_strided(size, stride, storage_offset); });
 }
 inline Tensor Tensor::nonzero_static(int64_t size, int64_t fill_value) const {
   SDK_CHECK_VALUE(size >= 0, "nonzero_static: 'size' must be an non-negative integer, got ", size);
