@@ -269,7 +269,7 @@ def _trapezoid(op, y, x, dx, dim, cumulative):
     if n == 0 or (n == 1 and not cumulative):
         shape = list(y.shape)
         del shape[d]
-        return _C.zeros(tuple(shape), _floating(y).dtype) if not cumulative else _floating(y)
+        return _floating(y).new_zeros(shape) if not cumulative else _floating(y)
     mids = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
     if isinstance(x, TensorBase):
         if x.ndim == 1:
