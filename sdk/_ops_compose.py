@@ -306,3 +306,20 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
         coords.append(rest.remainder(s) if s else rest * 0)
         rest = rest.floor_divide(s) if s else rest
     return tuple(reversed(coords))
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of a 1-D x: columns x**(N-1), ..., x**0 (reversed when
+    increasing); integers stay int64."""
+    tensor_arg(x, "vander", "x")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    base = x if x.dtype.is_floating_point else x.long()
+    if n == 0:
+        return base.new_empty(x.shape[0], 0)
+    cols = cat([base.new_ones(x.shape[0], 1), base.unsqueeze(1).expand(-1, n - 1)], 1)
+    powers = cols.cumprod(1)
+    return powers if increasing else powers.flip([1])

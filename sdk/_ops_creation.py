@@ -9,6 +9,7 @@ from sdk._dtype import (
     as_dtype,
     contiguous_format,
     device,
+    float64,
     get_default_dtype,
     int64,
     preserve_format,
@@ -227,6 +228,41 @@ def arange(
         dtype = get_default_dtype()
     t = _C.arange(*args, None if dtype is None else as_dtype(dtype))
     return _finish(t, requires_grad, "arange")
+
+
+def torch_range(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from start to end INCLUSIVE by step, in the default float dtype (torch.range,
+    deprecated there in favour of arange, which stops before end)."""
+    import warnings
+
+    warnings.warn(
+        "sdk.range is deprecated because its behavior is inconsistent with Python's range "
+        "builtin. Instead, use sdk.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("range(): step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    count = int((end - start) / step) + 1
+    d = get_default_dtype() if dtype is None else as_dtype(dtype)
+    t = _C.arange(0, count, 1, None)
+    t = _C.to_dtype(t, float64, False) * step + start
+    return _finish(_C.to_dtype(t, d, False), requires_grad, "range")
+
+
+torch_range.__name__ = torch_range.__qualname__ = "range"  # sdk.range (here it would hide range)
 
 
 def linspace(

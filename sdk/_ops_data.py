@@ -11,7 +11,7 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import float32, float64, get_default_dtype, int8, int16, int32, int64, uint8
+from sdk._dtype import bool_, float32, float64, get_default_dtype, int8, int16, int32, int64, uint8
 from sdk._interop import tensor as _tensor_from_data
 from sdk._ops_common import TensorBase, tensor_arg, wrap_dim
 from sdk._ops_creation import arange, full, linspace, zeros
@@ -253,3 +253,24 @@ def _powers(dtype: Any) -> Tensor:
     signed = dtype is not uint8
     vals = [(1 << k) - ((1 << bits) if signed and k == bits - 1 else 0) for k in range(bits)]
     return _tensor_from_data(vals, dtype=dtype)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:  # fmt: skip
+    """Whether each of elements occurs in test_elements (either may be a number), as bools
+    of elements' shape; NaN occurs nowhere."""
+    if not isinstance(elements, TensorBase) and not isinstance(test_elements, TensorBase):
+        raise TypeError("isin(): one of 'elements' and 'test_elements' must be a Tensor")
+    e = elements if isinstance(elements, TensorBase) else _tensor_from_data(elements)
+    t = test_elements if isinstance(test_elements, TensorBase) else _tensor_from_data(
+        test_elements)  # fmt: skip
+    common = _C.promote_types(e.dtype, t.dtype)
+    flat = t.detach().reshape(-1).to(common)
+    values = e.detach().reshape(-1).to(common)
+    if flat.numel() == 0:
+        found = e.new_zeros(e.shape, dtype=bool_)
+    else:
+        ordered = flat.sort().values
+        pos = searchsorted(ordered, values).clamp(max=flat.numel() - 1)
+        found = ordered.index_select(0, pos).eq(values).reshape(e.shape)
+    return found.logical_not() if invert else found

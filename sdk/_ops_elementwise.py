@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from sdk import _C, _ops_math
-from sdk._dtype import float64, get_default_dtype
+from sdk._dtype import bool_, float64, get_default_dtype
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -424,3 +424,8 @@ def gcd_(self: Tensor, other: Tensor) -> Tensor:
 
 def lcm_(self: Tensor, other: Tensor) -> Tensor:
     return self.copy_(lcm(self, other))
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True everywhere: every dtype here is real (no complex dtypes)."""
+    return tensor_arg(input, "isreal").new_ones(input.shape, dtype=bool_)
