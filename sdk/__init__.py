@@ -29,14 +29,59 @@ from sdk._dtype import (
     device,
     dtype,
     get_default_dtype,
+    layout,
     memory_format,
     preserve_format,
     set_default_dtype,
+    strided,
 )
 from sdk._finfo import finfo, iinfo
 from sdk._indexing import index_put
-from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
-from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
+from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, frombuffer, tensor
+from sdk._ops_compose import (
+    as_strided,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    cartesian_prod,
+    column_stack,
+    combinations,
+    dsplit,
+    dstack,
+    hsplit,
+    meshgrid,
+    rot90,
+    tile,
+    unflatten,
+    unravel_index,
+    vander,
+    vsplit,
+)
+from sdk._ops_copies import (
+    alias_copy,
+    as_strided_copy,
+    as_strided_scatter,
+    detach_copy,
+    diagonal_copy,
+    diagonal_scatter,
+    expand_copy,
+    narrow_copy,
+    permute_copy,
+    select_copy,
+    select_scatter,
+    slice_copy,
+    slice_scatter,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
 from sdk._ops_creation import (
     Generator,
     arange,
@@ -46,6 +91,7 @@ from sdk._ops_creation import (
     eye,
     full,
     full_like,
+    initial_seed,
     linspace,
     manual_seed,
     ones,
@@ -57,15 +103,18 @@ from sdk._ops_creation import (
     randn,
     randn_like,
     randperm,
+    seed,
     zeros,
     zeros_like,
 )
+from sdk._ops_creation import torch_range as range  # noqa: A004  (torch's name)
 from sdk._ops_data import (
     bincount,
     bitwise_left_shift,
     bitwise_right_shift,
     bucketize,
     histc,
+    isin,
     logspace,
     mode,
     scalar_tensor,
@@ -82,14 +131,34 @@ from sdk._ops_elementwise import (
     arctan,
     arctan2,
     arctanh,
+    deg2rad,
+    deg2rad_,
     fix,
+    float_power,
     fmax,
     fmin,
+    gcd,
+    gcd_,
+    hardshrink,
+    heaviside,
     isclose,
+    isreal,
+    lcm,
+    lcm_,
+    ldexp,
+    ldexp_,
     lerp,
+    logaddexp2,
     logit,
+    logit_,
     nan_to_num,
+    prelu,
+    rad2deg,
+    rad2deg_,
     sgn,
+    signbit,
+    sinc,
+    sinc_,
 )
 from sdk._ops_layout import (
     diag,
@@ -102,7 +171,9 @@ from sdk._ops_layout import (
     repeat_interleave,
     roll,
     tril,
+    tril_indices,
     triu,
+    triu_indices,
 )
 from sdk._ops_linalg import (
     addbmm,
@@ -110,8 +181,12 @@ from sdk._ops_linalg import (
     addmv,
     baddbmm,
     bmm,
+    addr,
     cdist,
+    chain_matmul,
     cholesky,
+    cholesky_inverse,
+    cholesky_solve,
     cross,
     det,
     dot,
@@ -119,14 +194,21 @@ from sdk._ops_linalg import (
     ger,
     inner,
     inverse,
+    kron,
     linalg_cross,
     linalg_det,
     linalg_inv,
+    logdet,
     matmul,
+    matrix_exp,
+    matrix_power,
     mm,
     mv,
     outer,
+    slogdet,
+    tensordot,
     triangular_solve,
+    vdot,
 )
 from sdk._ops_math import (
     clamp,
@@ -212,6 +294,7 @@ from sdk._ops_shape import (
     permute,
     ravel,
     reshape,
+    row_stack,
     select,
     split,
     split_with_sizes,
@@ -223,6 +306,9 @@ from sdk._ops_shape import (
     tensor_split,
     transpose,
     unbind,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
     vstack,
 )
@@ -234,6 +320,64 @@ from sdk._ops_sort import (
     sort,
     topk,
     unique,
+    unique_consecutive,
+)
+from sdk._ops_special import (
+    digamma,
+    frexp,
+    i0,
+    i0_,
+    igamma,
+    igammac,
+    lgamma,
+    mvlgamma,
+    nextafter,
+    polygamma,
+)
+from sdk._ops_stats import (
+    aminmax,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    dist,
+    logcumsumexp,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    quantile,
+    renorm,
+    trace,
+    trapezoid,
+    trapz,
+)
+from sdk._ops_windows import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
+from sdk._settings import (
+    compiled_with_cxx11_abi,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    init_num_threads,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_distributed,
+    is_storage,
+    is_vulkan_available,
+    is_warn_always_enabled,
+    set_anomaly_enabled,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_flush_denormal,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_warn_always,
 )
 from sdk._tensor import Tensor
 from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda has them too
@@ -259,6 +403,20 @@ from sdk.grad_mode import (
 
 # The ops of the C ABI's tables, one function each, made by sdk._ops_math from the tables
 globals().update({name: getattr(_ops_math, name) for name in _ops_math.TABLE_FUNCTIONS})
+
+# torch's module-level in-place functions (sdk.exp_(t) is t.exp_()) and methods torch also
+# offers as functions: each is the Tensor method itself.
+_AS_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "detach_", "erf_", "erfc_", "exp2_",
+    "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_", "log1p_",
+    "log2_", "log_", "nan_to_num_", "neg_", "negative_", "reciprocal_", "relu_", "resize_as_",
+    "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+    "trunc_", "xlogy_", "zero_", "absolute", "detach", "get_device", "is_same_size",
+    "is_nonzero", "is_signed", "is_inference", "is_conj", "is_neg",
+)  # fmt: skip
+globals().update({name: getattr(Tensor, name) for name in _AS_FUNCTIONS})
 
 # The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
 globals().update(_dtype.TORCH_NAMES)
@@ -297,6 +455,23 @@ def _tensor_arg(x: _Any, op: str) -> Tensor:
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The dtype torch's promotion rules give an op on type1 and type2."""
     return _C.promote_types(type1, type2)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether torch's casting rules allow an op computing in from_ to write a `to` result:
+    not to a lower kind (float to integer, anything but bool to bool)."""
+    kind = {"bool": 0}
+    rank = [kind.get(d.name, 2 if d.is_floating_point else 1) for d in (from_, to)]
+    return rank[0] <= rank[1]
+
+
+def typename(obj: _Any) -> str:
+    """A tensor's legacy type name ('torch.FloatTensor', as torch spells it), else the
+    object's qualified type name."""
+    if is_tensor(obj):
+        return obj.type()
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
 def result_type(tensor1: _Any, tensor2: _Any) -> dtype:

@@ -375,10 +375,30 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None) -> Tensor:
     return _C.tensor_from_data(perm, int64 if dtype is None else as_dtype(dtype), None)
 
 
+# The default generator's last seed: the core's kDefaultSeed (core/src/random.cpp, torch's
+# default seed too) until manual_seed or seed sets another.
+_default_seed = [67280421310721]
+
+
 def manual_seed(seed: int) -> Any:
     """Seed the default generator."""
     _C.manual_seed(int(seed))
+    _default_seed[0] = int(seed) & (2**64 - 1)
     return None
+
+
+def seed() -> int:
+    """Seed the default generator from the OS's entropy; returns the seed used."""
+    import os
+
+    value = int.from_bytes(os.urandom(8), "little") >> 1  # 63 bits, as torch's
+    manual_seed(value)
+    return value
+
+
+def initial_seed() -> int:
+    """The default generator's last seed (manual_seed's or seed's, else the default)."""
+    return _default_seed[0]
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:

@@ -253,6 +253,29 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _mish_(input) if inplace else _M.mish(input)
 
 
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    x = tensor_arg(input, "hardshrink")
+    return _ops_math.where(x.abs() > _number(lambd, "hardshrink", "lambd"), x, 0.0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1, or dim 0
+    of a 1-d input)."""
+    tensor_arg(input, "prelu")
+    tensor_arg(weight, "prelu", "weight")
+    n = weight.numel()
+    if n != 1:
+        ch = 1 if input.ndim >= 2 else 0
+        if weight.ndim != 1 or input.ndim == 0 or input.shape[ch] != n:
+            raise RuntimeError(
+                f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {n} and channel size = {input.shape[ch] if input.ndim else 1}."
+            )
+        weight = weight.reshape(n, *([1] * (input.ndim - ch - 1)))
+    return _ops_math.where(input > 0, input, weight * input)
+
+
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum, ignoring NaN (NaN only where both are NaN)."""
     a, b = tensor_arg(input, "fmax", "input"), tensor_arg(other, "fmax", "other")

@@ -470,3 +470,29 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     f = _square(tensor_arg(L, "cholesky_inverse", "L"), "cholesky_inverse")
     ident = eye(f.shape[-1], dtype=f.dtype, device=f.device).expand(f.shape)
     return cholesky_solve(ident, f, upper)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    prod = outer(tensor_arg(vec1, "addr", "vec1"), tensor_arg(vec2, "addr", "vec2"))
+    return _scaled_sum(tensor_arg(input, "addr", "input"), prod, beta, alpha)
+
+
+def _make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Tensor.<name>_: fn on self's old value, written back into self."""
+
+    def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        tensor_arg(self, name + "_", "self")
+        r = fn(self.clone() if needs_grad(self) else self, *args, **kwargs)
+        return copy_(self, r.expand(self.shape) if tuple(r.shape) != tuple(self.shape) else r)
+
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op_
+
+
+addmm_ = _make_inplace("addmm", addmm)
+addmv_ = _make_inplace("addmv", addmv)
+addbmm_ = _make_inplace("addbmm", addbmm)
+baddbmm_ = _make_inplace("baddbmm", baddbmm)
+addr_ = _make_inplace("addr", addr)

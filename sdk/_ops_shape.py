@@ -499,3 +499,11 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         hi, lo = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
         x = hi != lo if x.dtype.name == "bool" else hi - lo
     return x
+
+
+# torch's other names: row_stack is vstack; the unsafe_* splits differ from chunk and split
+# only in how torch's autograd tracks the pieces as views, which has no counterpart here.
+row_stack = vstack
+unsafe_chunk = chunk
+unsafe_split = split
+unsafe_split_with_sizes = split_with_sizes

@@ -222,11 +222,6 @@ def i0_(self: Tensor) -> Tensor:
     return _inplace("i0_", self, i0)
 
 
-def _polygamma_method(self: Tensor, n: int) -> Tensor:
-    """Tensor.polygamma(n): torch's method takes n after self."""
-    return polygamma(n, self)
-
-
 def igamma(input: Tensor, other: Tensor) -> Tensor:
     """Refused: the regularized incomplete gamma functions are not provided."""
     raise NotImplementedError(

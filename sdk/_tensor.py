@@ -15,6 +15,7 @@ from sdk import (
     _indexing,
     _interop,
     _ops_compose,
+    _ops_copies,
     _ops_creation,
     _ops_data,
     _ops_elementwise,
@@ -27,11 +28,14 @@ from sdk import (
     _ops_scatter,
     _ops_shape,
     _ops_sort,
+    _ops_special,
+    _ops_stats,
     _tensor_types,
 )
-from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
+from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64, strided
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
+from sdk._dtype import int8 as _int8
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
 
@@ -57,6 +61,10 @@ _TableOps = type(
     },
 )
 
+
+# Tensor facts that are constant here (torch's glue code asks them): every tensor is dense and
+# strided, in ordinary host or CUDA memory, never meta, nested, quantized or on another device.
+_FALSE = property(lambda self: False, doc="False for every sdk tensor.")
 
 class Tensor(_TableOps, _C.TensorBase):
     """A strided view of typed memory, with autograd state (see sdk.autograd)."""
@@ -325,6 +333,114 @@ class Tensor(_TableOps, _C.TensorBase):
     def clamp_max_(self, max: Any) -> Tensor:
         return _ops_math.clamp_(self, max=max)
 
+    # ------------------------------------------------------------------ state queries
+
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = _FALSE
+    is_mps = is_xla = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = _FALSE
+    layout = property(lambda self: strided, doc="sdk.strided, the one layout here.")
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (0 for leaves and single outputs)."""
+        m = self._ag
+        return m.output_nr if m is not None else 0
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def is_inference(self) -> bool:
+        """False: sdk.inference_mode is no_grad and marks no tensor as an inference one."""
+        return False
+
+    def is_conj(self) -> bool:
+        """False: no tensor carries a lazy conjugation bit here."""
+        return False
+
+    def is_neg(self) -> bool:
+        """False: no tensor carries a lazy negation bit here."""
+        return False
+
+    def is_pinned(self, device: Any = None) -> bool:
+        """False: the sdk allocates no page-locked host memory."""
+        return False
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """This tensor as it is: the sdk has no page-locked host memory (as its DataLoader's
+        pin_memory=True), so copies from it to a GPU stay ordinary ones; is_pinned() says
+        False."""
+        return self
+
+    def is_shared(self) -> bool:
+        """False: no tensor lives in memory shared between processes here."""
+        return False
+
+    def share_memory_(self) -> Tensor:
+        raise NotImplementedError(
+            "share_memory_(): the sdk cannot move a tensor into memory shared between "
+            "processes; pass tensors to worker processes by pickling (a copy), or create the "
+            "shared buffer yourself (multiprocessing.shared_memory) and wrap it with "
+            "sdk.frombuffer"
+        )
+
+    def storage(self) -> Any:
+        raise NotImplementedError(
+            "storage(): the sdk has no Storage objects; use data_ptr(), nbytes, "
+            "element_size(), storage_offset() and stride() for the memory, or numpy()"
+        )
+
+    untyped_storage = storage
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether both tensors view the same memory with the same dtype and geometry."""
+        return (
+            self.data_ptr() == tensor.data_ptr() and self.dtype is tensor.dtype
+            and self.device == tensor.device and tuple(self.shape) == tuple(tensor.shape)
+            and self.stride() == tensor.stride()
+        )  # fmt: skip
+
+    def set_(self, source: Any = None, *args: Any, **kwargs: Any) -> Tensor:
+        raise NotImplementedError(
+            "set_(): a tensor cannot be re-pointed at other memory here; use "
+            "as_strided_(size, stride, storage_offset) for new geometry over its own memory, "
+            "or copy_(source)"
+        )
+
+    def resize(self, *sizes: Any) -> Tensor:
+        """A view with the given sizes, which must hold as many elements (torch's deprecated
+        out-of-place resize)."""
+        shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else sizes
+        n = 1
+        for s in shape:
+            n *= s
+        if n != self.numel():
+            raise RuntimeError(
+                f"requested resize to {list(shape)} ({n} elements in total), but the given "
+                f"tensor has a size of {list(self.shape)} ({self.numel()} elements). "
+                "resize can only change the shape of a given tensor, while preserving the "
+                "number of elements."
+            )
+        return self.reshape(shape)
+
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        return self.resize(tuple(tensor.shape))
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor."""
+        if self.numel() != 1:
+            kind = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {kind} is ambiguous")
+        return bool(self.item())
+
+    def const_data_ptr(self) -> int:
+        return self.data_ptr()
+
+    def char(self) -> Tensor:
+        return self.to(_int8)
+
+    def polygamma(self, n: int) -> Tensor:
+        """sdk.polygamma(n, self): torch's method takes n after self."""
+        return _ops_special.polygamma(n, self)
+
     # ------------------------------------------------------------------ ops needing order changes
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
@@ -541,6 +657,121 @@ class Tensor(_TableOps, _C.TensorBase):
     cummax = _ops_scan.cummax
     cummin = _ops_scan.cummin
     unique = _ops_sort.unique
+
+    # torch's aliases and in-place forms of the ops above
+    absolute = _ops_math.abs
+    absolute_ = _ops_math.abs_
+    negative_ = _ops_math.neg_
+    subtract_ = _ops_math.sub_
+    multiply_ = _ops_math.mul_
+    divide_ = _ops_math.div_
+    greater_ = _ops_math.gt_
+    greater_equal_ = _ops_math.ge_
+    less_ = _ops_math.lt_
+    less_equal_ = _ops_math.le_
+    not_equal_ = _ops_math.ne_
+    arctan2_ = _ops_math.atan2_
+    addmm_ = _ops_linalg.addmm_
+    addmv = _ops_linalg.addmv
+    addmv_ = _ops_linalg.addmv_
+    addbmm = _ops_linalg.addbmm
+    addbmm_ = _ops_linalg.addbmm_
+    baddbmm_ = _ops_linalg.baddbmm_
+    addr = _ops_linalg.addr
+    addr_ = _ops_linalg.addr_
+
+    # Composed elementwise ops (sdk._ops_elementwise) and special functions (sdk._ops_special)
+    deg2rad = _ops_elementwise.deg2rad
+    deg2rad_ = _ops_elementwise.deg2rad_
+    rad2deg = _ops_elementwise.rad2deg
+    rad2deg_ = _ops_elementwise.rad2deg_
+    signbit = _ops_elementwise.signbit
+    sinc = _ops_elementwise.sinc
+    sinc_ = _ops_elementwise.sinc_
+    logaddexp2 = _ops_elementwise.logaddexp2
+    heaviside = _ops_elementwise.heaviside
+    heaviside_ = _ops_elementwise.heaviside_
+    float_power = _ops_elementwise.float_power
+    float_power_ = _ops_elementwise.float_power_
+    ldexp = _ops_elementwise.ldexp
+    ldexp_ = _ops_elementwise.ldexp_
+    logit = _ops_elementwise.logit
+    logit_ = _ops_elementwise.logit_
+    gcd = _ops_elementwise.gcd
+    gcd_ = _ops_elementwise.gcd_
+    lcm = _ops_elementwise.lcm
+    lcm_ = _ops_elementwise.lcm_
+    fmax = _ops_elementwise.fmax
+    fmin = _ops_elementwise.fmin
+    isreal = _ops_elementwise.isreal
+    hardshrink = _ops_elementwise.hardshrink
+    prelu = _ops_elementwise.prelu
+    lgamma = _ops_special.lgamma
+    lgamma_ = _ops_special.lgamma_
+    digamma = _ops_special.digamma
+    digamma_ = _ops_special.digamma_
+    polygamma_ = _ops_special.polygamma_
+    mvlgamma = _ops_special.mvlgamma
+    mvlgamma_ = _ops_special.mvlgamma_
+    i0 = _ops_special.i0
+    i0_ = _ops_special.i0_
+    igamma = igamma_ = igammac = igammac_ = _ops_special.igamma
+    frexp = _ops_special.frexp
+    nextafter = _ops_special.nextafter
+    nextafter_ = _ops_special.nextafter_
+
+    # Statistics (sdk._ops_stats), counting (sdk._ops_data, sdk._ops_sort)
+    nansum = _ops_stats.nansum
+    nanmean = _ops_stats.nanmean
+    nanmedian = _ops_stats.nanmedian
+    aminmax = _ops_stats.aminmax
+    quantile = _ops_stats.quantile
+    nanquantile = _ops_stats.nanquantile
+    cov = _ops_stats.cov
+    corrcoef = _ops_stats.corrcoef
+    logcumsumexp = _ops_stats.logcumsumexp
+    dist = _ops_stats.dist
+    trace = _ops_stats.trace
+    renorm = _ops_stats.renorm
+    renorm_ = _ops_stats.renorm_
+    count_nonzero = _ops_reduce.count_nonzero
+    histc = _ops_data.histc
+    bincount = _ops_data.bincount
+    mode = _ops_data.mode
+    unique_consecutive = _ops_sort.unique_consecutive
+
+    # Matrix functions (sdk._ops_linalg)
+    det = _ops_linalg.det
+    inverse = _ops_linalg.inverse
+    cholesky = _ops_linalg.cholesky
+    cholesky_solve = _ops_linalg.cholesky_solve
+    cholesky_inverse = _ops_linalg.cholesky_inverse
+    triangular_solve = _ops_linalg.triangular_solve
+    slogdet = _ops_linalg.slogdet
+    logdet = _ops_linalg.logdet
+    matrix_power = _ops_linalg.matrix_power
+    matrix_exp = _ops_linalg.matrix_exp
+    cross = _ops_linalg.cross
+    kron = _ops_linalg.kron
+    vdot = _ops_linalg.vdot
+
+    # Blocks, splits and copies (sdk._ops_compose, sdk._ops_shape, sdk._ops_copies)
+    hsplit = _ops_compose.hsplit
+    vsplit = _ops_compose.vsplit
+    dsplit = _ops_compose.dsplit
+    rot90 = _ops_compose.rot90
+    split_with_sizes = _ops_shape.split_with_sizes
+    unsafe_chunk = _ops_shape.unsafe_chunk
+    unsafe_split = _ops_shape.unsafe_split
+    unsafe_split_with_sizes = _ops_shape.unsafe_split_with_sizes
+    narrow_copy = _ops_copies.narrow_copy
+    select_scatter = _ops_copies.select_scatter
+    slice_scatter = _ops_copies.slice_scatter
+    diagonal_scatter = _ops_copies.diagonal_scatter
+    as_strided_scatter = _ops_copies.as_strided_scatter
+    sum_to_size = _ops_copies.sum_to_size
+    fill_diagonal_ = _ops_copies.fill_diagonal_
+    new_empty_strided = _ops_copies.new_empty_strided
 
     # numpy / DLPack interop (sdk._interop) and in-place random fills (sdk._ops_creation)
     numpy = _interop.numpy
