@@ -25,7 +25,11 @@ SDK = pathlib.Path(sdk.__file__).parent
 # layer the graph must still be acyclic (that fixes, e.g., the order of the op modules).
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
-    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
+    (
+        "base",
+        ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk._settings",
+         "sdk.utils.elf"],
+    ),  # fmt: skip
     (
         "devices",
         [
