@@ -6,7 +6,7 @@ and optim packages, which keeps ``import sdk`` fast.
 Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
 cpp_extension, templates or examples. Inside sdk, modules import only their own layer or
 lower ones, also inside functions (tests/sdk/test_layers.py), lowest first:
-  _C -> _dtype, grad_mode, _finfo, _autograd_link -> cuda -> op modules (_interop -> _ops_common ->
+  _C -> _dtype, grad_mode, _finfo, _autograd_link, _settings -> cuda -> op modules (_interop -> _ops_common ->
   _ops_creation -> _ops_shape -> _ops_math -> _ops_elementwise -> _ops_reduce -> _indexing
   -> the others) -> _tensor (Tensor) -> this namespace -> autograd, ops, testing -> nn,
   optim, utils, library -> serialization.
@@ -581,6 +581,21 @@ _LAZY = (
 )
 # torch's top-level autocast names, which live in sdk.amp (loaded with it).
 _AMP_NAMES = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "get_autocast_gpu_dtype")
+# torch's top-level names built on sdk.nn and sdk.linalg, which live in sdk._toplevel (loaded
+# with them): the nn functions under torch's top-level signatures, and qr/svd/pinverse.
+_TOPLEVEL_NAMES = (
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
+    "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_",
+    "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "convolution", "cosine_embedding_loss",
+    "cosine_similarity", "ctc_loss", "dropout", "dropout_", "embedding", "embedding_bag",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
+    "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+    "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
+    "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
+    "svd", "threshold", "threshold_", "triplet_margin_loss",
+)  # fmt: skip
 
 
 def __getattr__(name: str) -> _Any:
@@ -596,6 +611,8 @@ def __getattr__(name: str) -> _Any:
         return importlib.import_module(f"sdk.{name}")
     if name in _AMP_NAMES:
         return getattr(importlib.import_module("sdk.amp"), name)
+    if name in _TOPLEVEL_NAMES:
+        return getattr(importlib.import_module("sdk._toplevel"), name)
     if name == "set_printoptions":
         return importlib.import_module("sdk._repr").set_printoptions
     if name in ("save", "load"):

@@ -61,6 +61,7 @@ LAYERS = [
             "sdk.jit",
             "sdk.library",
             "sdk._op_frameworks",
+            "sdk._toplevel",
             "sdk.interop",
             "sdk.interop.*",
             "sdk.linalg",
@@ -90,10 +91,11 @@ LAZY_IMPORTS = {
 # namespace does it: its PEP 562 __getattr__ loads the subpackages that build on it (and,
 # registered in sdk._autograd_link, sdk.autograd when a lower layer first needs it), and
 # sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it), and
-# sdk.amp for torch's top-level autocast names (sdk.autocast, sdk.is_autocast_enabled, ...).
+# sdk.amp for torch's top-level autocast names (sdk.autocast, sdk.is_autocast_enabled, ...),
+# and sdk._toplevel for torch's top-level nn and linalg names (sdk.conv2d, sdk.svd, ...).
 # sdk.utils loads its own subpackages on first use (so that utils.elf stays light).
 BY_NAME = {
-    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp"],
+    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp", "sdk._toplevel"],
     "sdk.utils": ["sdk.utils.{name}"],
 }
 
