@@ -279,13 +279,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum, ignoring NaN (NaN only where both are NaN)."""
     a, b = tensor_arg(input, "fmax", "input"), tensor_arg(other, "fmax", "other")
-    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.maximum(b)))
+    return _ops_math.where(b.isnan() | (a >= b), a, b)  # ties and the gradient go to input
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum, ignoring NaN (NaN only where both are NaN)."""
     a, b = tensor_arg(input, "fmin", "input"), tensor_arg(other, "fmin", "other")
-    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.minimum(b)))
+    return _ops_math.where(b.isnan() | (a <= b), a, b)  # ties and the gradient go to input
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
@@ -370,9 +370,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     tensor_arg(values, "heaviside", "values")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    if needs_grad(input, values):
-        raise RuntimeError("the derivative for 'heaviside' is not implemented.")
-    return _ops_math.where(input == 0, values, (input > 0).to(input.dtype))
+    x, v = input.detach(), values.detach()  # a step: no derivative (torch has none either)
+    return _ops_math.where(x == 0, v, (x > 0).to(x.dtype))
 
 
 def heaviside_(self: Tensor, values: Tensor) -> Tensor:

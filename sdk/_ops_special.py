@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from sdk import _C, _interop
+from sdk import _C, _interop, _ops_math
 from sdk._dtype import float64, get_default_dtype, int32
 from sdk._ops_common import needs_grad, record, tensor_arg
 
@@ -238,15 +238,12 @@ def frexp(input: Tensor) -> Any:
     tensor_arg(input, "frexp")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    pair = {}
-
-    def split(x: Any) -> Any:
-        pair["m"], pair["e"] = _np().frexp(x)
-        return pair["m"]
-
-    mantissa = _on_host("frexp", input, split)
-    exponent = _interop.tensor(pair["e"].astype("int32")).to(int32)
-    return frexp_result(mantissa, exponent.to(input.device) if input.is_cuda else exponent)
+    exponents = _on_host("frexp", input, lambda x: _np().frexp(x)[1].astype("float64"))
+    # mantissa = input * 2 ** -exponent, in two exact power-of-two steps (2 ** 1074 alone
+    # would overflow for subnormals), differentiable through the products
+    half = (exponents * 0.5).floor()
+    mantissa = input * _ops_math.exp2(-half) * _ops_math.exp2(half - exponents)
+    return frexp_result(mantissa, exponents.to(int32))
 
 
 def nextafter(input: Tensor, other: Tensor) -> Tensor:

@@ -150,10 +150,11 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     rows = _ops_sort.sort(x, d).values.movedim(d, -1)  # NaN last
     nans = _ops_reduce.sum(rows.isnan(), -1, keepdim=True)
     n = rows.shape[-1]
-    last = (n - 1 - nans) if ignore_nan else nans * 0 + (n - 1)
-    outs = [_pick(rows, last.to(rows.dtype) * v, interpolation) for v in qs]
-    if not ignore_nan:
-        outs = [_where(nans > 0, math.nan, o) for o in outs]
+    last = ((n - 1 - nans) if ignore_nan else nans * 0 + (n - 1)).to(rows.dtype)
+    positions = [last * v for v in qs]
+    if not ignore_nan:  # a row holding a NaN reads its last element, a NaN (as torch does)
+        positions = [_where(nans > 0, last, p) for p in positions]
+    outs = [_pick(rows, p, interpolation) for p in positions]
     outs = [_shape_back(o, input, dim, d, keepdim) for o in outs]
     return _ops_shape.stack(outs) if vector else outs[0]
 
