@@ -40,15 +40,17 @@ def compare(
     fn_sdk: Callable[..., Any],
     fn_torch: Callable[..., Any],
     *arrays: np.ndarray,
-    grad: bool = True,
+    grad: Any = True,
     rtol: float = 1e-7,
     atol: float = 1e-9,
 ) -> None:
     """fn over tensors made from `arrays` in both libraries: same results, and (with grad)
-    the same gradients of sum(result * w) for a fixed random w, for each float input."""
+    the same gradients of sum(result * w) for a fixed random w, for each float input (grad
+    may also be a tuple of flags, one per input)."""
     s_in = [sdk.tensor(a) for a in arrays]
     t_in = [torch.tensor(a) for a in arrays]
-    wants = [grad and np.asarray(a).dtype.kind == "f" for a in arrays]
+    flags = grad if isinstance(grad, tuple) else (grad,) * len(arrays)
+    wants = [f and np.asarray(a).dtype.kind == "f" for f, a in zip(flags, arrays)]
     for s, t, w in zip(s_in, t_in, wants):
         if w:
             s.requires_grad_()
