@@ -466,8 +466,8 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 
 def typename(obj: _Any) -> str:
-    """A tensor's legacy type name ('torch.FloatTensor', as torch spells it), else the
-    object's qualified type name."""
+    """A tensor's legacy type name (Tensor.type(): 'sdk.FloatTensor'), else the object's
+    qualified type name."""
     if is_tensor(obj):
         return obj.type()
     t = type(obj)
