@@ -179,9 +179,9 @@ from sdk._ops_linalg import (
     addbmm,
     addmm,
     addmv,
+    addr,
     baddbmm,
     bmm,
-    addr,
     cdist,
     chain_matmul,
     cholesky,
@@ -374,8 +374,8 @@ from sdk._settings import (
     set_anomaly_enabled,
     set_default_device,
     set_deterministic_debug_mode,
-    set_flush_denormal,
     set_float32_matmul_precision,
+    set_flush_denormal,
     set_num_interop_threads,
     set_warn_always,
 )
@@ -470,8 +470,12 @@ def typename(obj: _Any) -> str:
     qualified type name."""
     if is_tensor(obj):
         return obj.type()
-    t = type(obj)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    kind = type(obj)
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def result_type(tensor1: _Any, tensor2: _Any) -> dtype:

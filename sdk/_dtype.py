@@ -301,7 +301,6 @@ contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 
 
-
 class layout:
     """How a tensor's elements are stored: ``sdk.strided`` (dense, with strides) is the one
     layout here (torch's sparse layouts have no counterpart); ``Tensor.layout`` gives it."""
@@ -319,6 +318,7 @@ class layout:
 
 
 strided = layout("strided")
+
 
 class Size(tuple):
     """Tensor sizes: a tuple of ints (tensor.shape, tensor.size())."""

@@ -280,7 +280,9 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
     d0, d1 = (wrap_dim(d, input.ndim, "rot90") for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
     k %= 4
     if k == 1:
         return input.flip([d1]).transpose(d0, d1)

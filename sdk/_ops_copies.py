@@ -13,8 +13,8 @@ from typing import Any, Callable
 from sdk import _C, _indexing, _ops_compose, _ops_layout, _ops_shape
 from sdk._dtype import int64
 from sdk._interop import tensor as as_tensor
-from sdk._ops_creation import empty_strided
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg, wrap_dim
+from sdk._ops_creation import empty_strided
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 
@@ -96,9 +96,7 @@ def slice_scatter(
     input: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1
 ) -> Tensor:
     """input with the slice start:end:step of dim replaced by src."""
-    return _scatter_through(
-        "slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step)
-    )
+    return _scatter_through("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step))
 
 
 def diagonal_scatter(
@@ -170,4 +168,3 @@ def new_empty_strided(
         size, stride, dtype=dtype or self.dtype, device=device or self.device,
         requires_grad=requires_grad, **kw,
     )  # fmt: skip
-

@@ -418,7 +418,7 @@ def _integral(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor]:
     tensor_arg(b, op, "other")
     for t in (a, b):
         if t.dtype.is_floating_point or t.dtype.name == "bool":
-            raise RuntimeError(f'"{op}_cpu" not implemented for \'{t.dtype.name}\'')
+            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{t.dtype.name}'")
     return a, b
 
 

@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from sdk import _C, _interop, _ops_math
+from sdk import _interop, _ops_math
 from sdk._dtype import float64, get_default_dtype, int32
 from sdk._ops_common import needs_grad, record, tensor_arg
 
@@ -258,7 +258,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     np = _np()
     kind = {"float64": "float64", "float32": "float32", "float16": "float16"}.get(input.dtype.name)
     if kind is None:
-        raise RuntimeError(f'"nextafter_cpu" not implemented for \'{input.dtype.name}\'')
+        raise RuntimeError(f"\"nextafter_cpu\" not implemented for '{input.dtype.name}'")
     a, b = (np.asarray(_interop.numpy(t.detach().cpu().contiguous())) for t in (input, other))
     r = _interop.tensor(np.nextafter(a.astype(kind), b.astype(kind)))
     return r.to(input.device) if input.is_cuda else r

@@ -40,8 +40,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     tensor_arg(input, "nanmean")
     if not input.dtype.is_floating_point:
         raise RuntimeError(
-            "nanmean(): expected input to have floating point dtype but got "
-            f"{input.dtype.name}"
+            f"nanmean(): expected input to have floating point dtype but got {input.dtype.name}"
         )
     x = input if dtype is None else input.to(dtype)
     count = _ops_reduce.sum(~x.isnan(), dim, keepdim).to(x.dtype)
@@ -90,9 +89,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         lo, hi = _ops_reduce.amin(input, dims, keepdim), _ops_reduce.amax(input, dims, keepdim)
         return aminmax_result(lo, hi)
     d = wrap_dim(dim, input.ndim, "aminmax")
-    return aminmax_result(
-        _ops_reduce.amin(input, d, keepdim), _ops_reduce.amax(input, d, keepdim)
-    )
+    return aminmax_result(_ops_reduce.amin(input, d, keepdim), _ops_reduce.amax(input, d, keepdim))
 
 
 # ------------------------------------------------------------------------------ quantiles
@@ -207,7 +204,9 @@ def cov(
         w = w.to(x.dtype)
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
-        norm = w_sum - (correction if aweights is None else correction * (w * aweights).sum() / w_sum)
+        norm = w_sum - (
+            correction if aweights is None else correction * (w * aweights).sum() / w_sum
+        )
     if isinstance(norm, TensorBase):
         norm = norm.clamp(min=0)
     else:
@@ -328,7 +327,9 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.ndim < 2:
-        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
+        )
     d = wrap_dim(dim, input.ndim, "renorm")
     others = wrap_dims([i for i in range(input.ndim) if i != d], input.ndim, "renorm")
     norms = _ops_reduce.norm(input, p, others, keepdim=True)

@@ -56,6 +56,7 @@ def blackman_window(
     device: Any = None, requires_grad: bool = False,
 ) -> Tensor:  # fmt: skip
     """0.42 - 0.5 cos(2 pi i / (N - 1)) + 0.08 cos(4 pi i / (N - 1))."""
+
     def value(i: int, m: int) -> float:
         x = 2 * math.pi * i / (m - 1)
         return 0.42 - 0.5 * math.cos(x) + 0.08 * math.cos(2 * x)
@@ -78,8 +79,15 @@ def kaiser_window(
     layout: Any = None, device: Any = None, requires_grad: bool = False,
 ) -> Tensor:  # fmt: skip
     """I0(beta sqrt(1 - (2 i / (N - 1) - 1)^2)) / I0(beta)."""
-    args = _window("kaiser_window", window_length, periodic, float64, device, False,
-                   lambda i, m: beta * math.sqrt(max(0.0, 1 - (2 * i / (m - 1) - 1) ** 2)))
+    args = _window(
+        "kaiser_window",
+        window_length,
+        periodic,
+        float64,
+        device,
+        False,
+        lambda i, m: beta * math.sqrt(max(0.0, 1 - (2 * i / (m - 1) - 1) ** 2)),
+    )
     if window_length > 1:
         args = _ops_special.i0(args) / _ops_special.i0(as_tensor(float(beta), dtype=float64))
     d = get_default_dtype() if dtype is None else as_dtype(dtype)

@@ -66,6 +66,7 @@ _TableOps = type(
 # strided, in ordinary host or CUDA memory, never meta, nested, quantized or on another device.
 _FALSE = property(lambda self: False, doc="False for every sdk tensor.")
 
+
 class Tensor(_TableOps, _C.TensorBase):
     """A strided view of typed memory, with autograd state (see sdk.autograd)."""
 
@@ -408,7 +409,9 @@ class Tensor(_TableOps, _C.TensorBase):
     def resize(self, *sizes: Any) -> Tensor:
         """A view with the given sizes, which must hold as many elements (torch's deprecated
         out-of-place resize)."""
-        shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else sizes
+        shape = (
+            tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else sizes
+        )
         n = 1
         for s in shape:
             n *= s

@@ -137,7 +137,7 @@ def _feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not train or p == 0:
         return input
-    mask = (sdk.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p)
+    mask = sdk.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p
     return input * mask.to(input.dtype) * (0.0 if p == 1 else 1.0 / (1.0 - p))
 
 
@@ -338,6 +338,7 @@ ctc_loss = _refuse(
 
 # ------------------------------------------------------------------------------ linalg
 
+
 def qr(input: Tensor, some: bool = True) -> Any:
     """(Q, R): sdk.linalg.qr, reduced (some=True) or complete."""
     return _linalg.qr(input, "reduced" if some else "complete")
@@ -362,4 +363,3 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     cutoff = s.amax(-1, keepdim=True) * rcond
     inv = sdk.where(s > cutoff, 1.0 / s, sdk.zeros_like(s))
     return (vh.transpose(-2, -1) * inv.unsqueeze(-2)).matmul(u.transpose(-2, -1))
-

@@ -27,8 +27,14 @@ LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
     (
         "base",
-        ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk._settings",
-         "sdk.utils.elf"],
+        [
+            "sdk._dtype",
+            "sdk.grad_mode",
+            "sdk._finfo",
+            "sdk._autograd_link",
+            "sdk._settings",
+            "sdk.utils.elf",
+        ],
     ),  # fmt: skip
     (
         "devices",

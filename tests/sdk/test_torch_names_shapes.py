@@ -66,9 +66,12 @@ CASES = [
     ("slice_scatter", lambda m, x, s: x.slice_scatter(s[..., :2], 2, 0, None, 2), [A, A]),
     ("diagonal_scatter", lambda m, x, s: m.diagonal_scatter(x, s[:, :, 0], 1, 1, 2), [A, A]),
     # (torch's gradient for input is nonzero at the overwritten elements: checked below)
-    ("as_strided_scatter",
-     lambda m, x, s: m.as_strided_scatter(x, s[0, :, :3], (3, 3), (4, 1), 1), [A, A],
-     {"grad": (False, True)}),
+    (
+        "as_strided_scatter",
+        lambda m, x, s: m.as_strided_scatter(x, s[0, :, :3], (3, 3), (4, 1), 1),
+        [A, A],
+        {"grad": (False, True)},
+    ),
     ("sum_to_size", lambda m, x: x.sum_to_size(3, 1), [A]),
     ("kron", lambda m, x, y: m.kron(x[0, :2], y), [A, M]),
     ("kron_method", lambda m, v, y: v.kron(y), [V, M]),
@@ -84,8 +87,12 @@ CASES = [
     ("logdet", lambda m, x: x.logdet(), [SPD]),
     # (torch's gradient for the factor fills its unread triangle too: only B's is compared)
     ("cholesky_solve", lambda m, b, f: m.cholesky_solve(b, f), [M, CHOL], {"grad": (True, False)}),
-    ("cholesky_solve_upper", lambda m, b, f: b.cholesky_solve(f.t(), True), [M, CHOL],
-     {"grad": (True, False)}),
+    (
+        "cholesky_solve_upper",
+        lambda m, b, f: b.cholesky_solve(f.t(), True),
+        [M, CHOL],
+        {"grad": (True, False)},
+    ),
     ("cholesky_inverse", lambda m, f: m.cholesky_inverse(f), [CHOL], {"grad": False}),
     ("det_method", lambda m, x: x.det(), [M]),
     ("inverse_method", lambda m, x: x.inverse(), [SPD]),
@@ -93,13 +100,22 @@ CASES = [
     ("vander", lambda m, v: m.vander(v), [V], {"grad": False}),
     ("vander_inc", lambda m, v: m.vander(v, 3, True), [V], {"grad": False}),
     ("vander_int", lambda m, v: m.vander(v), [np.array([1, 2, 3])]),
-    ("unique_consecutive", lambda m, v: m.unique_consecutive(v, True, True),
-     [np.array([1, 1, 2, 2, 3, 1, 1, 2])]),
-    ("unique_consecutive_dim", lambda m, v: v.unique_consecutive(True, True, dim=1),
-     [np.array([[1, 1, 2], [1, 1, 2], [3, 3, 2]])]),
+    (
+        "unique_consecutive",
+        lambda m, v: m.unique_consecutive(v, True, True),
+        [np.array([1, 1, 2, 2, 3, 1, 1, 2])],
+    ),
+    (
+        "unique_consecutive_dim",
+        lambda m, v: v.unique_consecutive(True, True, dim=1),
+        [np.array([[1, 1, 2], [1, 1, 2], [3, 3, 2]])],
+    ),
     ("isin", lambda m, e, t: m.isin(e, t), [np.array([[1, 2], [3, 4]]), np.array([2, 3, 9])]),
-    ("isin_invert", lambda m, e, t: m.isin(e, t, invert=True),
-     [np.array([1.0, np.nan, 3.0]), np.array([3.0, 1.0])]),
+    (
+        "isin_invert",
+        lambda m, e, t: m.isin(e, t, invert=True),
+        [np.array([1.0, np.nan, 3.0]), np.array([3.0, 1.0])],
+    ),
     ("count_nonzero_method", lambda m, v: v.count_nonzero(), [np.array([0.0, 1.0, 0.0, 2.0])]),
     ("histc_method", lambda m, v: v.histc(4, 0, 1), [np.array([0.1, 0.5, 0.9, 0.95])]),
     ("bincount_method", lambda m, v: v.bincount(), [np.array([0, 2, 2, 5])]),
@@ -122,9 +138,7 @@ def test_fill_diagonal_(shape, wrap):
     assert_same(s, t)
 
 
-@pytest.mark.parametrize(
-    "args", [(3, 4, 1), (3, 2, -1), (4, 4, 0), (0, 3, 0), (5, 3, -2)], ids=str
-)
+@pytest.mark.parametrize("args", [(3, 4, 1), (3, 2, -1), (4, 4, 0), (0, 3, 0), (5, 3, -2)], ids=str)
 def test_tril_and_triu_indices(args):
     assert_same(sdk.tril_indices(*args), torch.tril_indices(*args))
     assert_same(sdk.triu_indices(*args), torch.triu_indices(*args))
@@ -167,7 +181,9 @@ def test_as_strided_scatter_gradient_skips_the_overwritten_elements():
     (sdk.as_strided_scatter(x, src, (3, 3), (4, 1), 1) * sdk.tensor(weight)).sum().backward()
     covered = np.zeros(24, dtype=bool)
     covered[[1 + 4 * i + j for i in range(3) for j in range(3)]] = True
-    np.testing.assert_array_equal(x.grad.numpy().reshape(-1), np.where(covered, 0, weight.reshape(-1)))
+    np.testing.assert_array_equal(
+        x.grad.numpy().reshape(-1), np.where(covered, 0, weight.reshape(-1))
+    )
     np.testing.assert_array_equal(src.grad.numpy(), weight.reshape(-1)[covered].reshape(3, 3))
 
 
