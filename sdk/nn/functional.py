@@ -13,7 +13,6 @@ from ._functional import conv as _conv
 from ._functional import dropout as _dropout
 from ._functional import fold as _fold
 from ._functional import loss as _loss
-from ._functional import loss_margin as _loss_margin
 from ._functional import normalization as _normalization
 from ._functional import padding as _padding
 from ._functional import pixelshuffle as _pixelshuffle
@@ -27,7 +26,6 @@ from ._functional.conv import *  # noqa: F403
 from ._functional.dropout import *  # noqa: F403
 from ._functional.fold import *  # noqa: F403
 from ._functional.loss import *  # noqa: F403
-from ._functional.loss_margin import *  # noqa: F403
 from ._functional.normalization import *  # noqa: F403
 from ._functional.padding import *  # noqa: F403
 from ._functional.pixelshuffle import *  # noqa: F403
@@ -51,7 +49,6 @@ _KINDS = (
     _dropout,
     _fold,
     _loss,
-    _loss_margin,
     _normalization,
     _padding,
     _pixelshuffle,
