@@ -37,7 +37,15 @@ from sdk._dtype import (
 )
 from sdk._finfo import finfo, iinfo
 from sdk._indexing import index_put
-from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, frombuffer, tensor
+from sdk._interop import (
+    as_tensor,
+    asarray,
+    from_dlpack,
+    from_numpy,
+    frombuffer,
+    tensor,
+    to_dlpack,
+)
 from sdk._ops_compose import (
     as_strided,
     atleast_1d,
@@ -87,6 +95,7 @@ from sdk._ops_creation import (
     arange,
     empty,
     empty_like,
+    empty_permuted,
     empty_strided,
     eye,
     full,
@@ -114,6 +123,7 @@ from sdk._ops_data import (
     bitwise_right_shift,
     bucketize,
     histc,
+    histogram,
     isin,
     logspace,
     mode,
@@ -133,6 +143,7 @@ from sdk._ops_elementwise import (
     arctanh,
     deg2rad,
     deg2rad_,
+    fill,
     fix,
     float_power,
     fmax,
@@ -152,6 +163,7 @@ from sdk._ops_elementwise import (
     logit,
     logit_,
     nan_to_num,
+    positive,
     prelu,
     rad2deg,
     rad2deg_,
@@ -264,8 +276,10 @@ from sdk._ops_scatter import (
     index_add,
     index_copy,
     index_fill,
+    index_reduce,
     masked_scatter,
     masked_select,
+    put,
     scatter,
     scatter_add,
     scatter_reduce,
@@ -291,6 +305,7 @@ from sdk._ops_shape import (
     movedim,
     narrow,
     nonzero,
+    nonzero_static,
     permute,
     ravel,
     reshape,
@@ -340,6 +355,7 @@ from sdk._ops_stats import (
     cov,
     cumulative_trapezoid,
     dist,
+    frobenius_norm,
     logcumsumexp,
     nanmean,
     nanmedian,
@@ -391,6 +407,7 @@ from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda h
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from sdk.grad_mode import (
     enable_grad,
@@ -598,7 +615,7 @@ _TOPLEVEL_NAMES = (
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
     "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
-    "svd", "threshold", "threshold_", "triplet_margin_loss",
+    "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm",
 )  # fmt: skip
 
 

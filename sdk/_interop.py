@@ -232,3 +232,12 @@ def __dlpack__(
 def __dlpack_device__(self: Tensor) -> tuple:
     """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
     return (_KDL_CUDA, self.device.index or 0) if self.is_cuda else (_KDL_CPU, 0)
+
+
+def to_dlpack(tensor: Tensor) -> Any:
+    """A DLPack capsule of tensor (torch.to_dlpack; tensor.__dlpack__() in the array API)."""
+    if not isinstance(tensor, TensorBase):
+        raise TypeError(
+            f"to_dlpack(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
+    return tensor.__dlpack__()

@@ -54,6 +54,31 @@ def empty_strided(
     return _finish(t, requires_grad, "empty_strided")
 
 
+def empty_permuted(
+    size: Any,
+    physical_layout: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialized tensor of logical `size` whose memory holds its dims in the order
+    physical_layout gives (a permutation of range(len(size))): physical_layout[-1] is the
+    dim with stride 1."""
+    shape = int_seq(size, "empty_permuted")
+    order = tuple(int_seq(physical_layout, "empty_permuted", "physical_layout"))
+    if sorted(order) != list(range(len(shape))):
+        raise RuntimeError(
+            f"empty_permuted: physical_layout {list(order)} is not a permutation of the "
+            f"{len(shape)} dims"
+        )
+    dense = empty([shape[d] for d in order], dtype=dtype, device=device)
+    inverse = [order.index(d) for d in range(len(shape))]
+    return _finish(dense.permute(inverse), requires_grad, "empty_permuted")
+
+
 def full(
     size: Any,
     fill_value: Any,

@@ -451,3 +451,21 @@ def lcm_(self: Tensor, other: Tensor) -> Tensor:
 def isreal(input: Tensor) -> Tensor:
     """True everywhere: every dtype here is real (no complex dtypes)."""
     return tensor_arg(input, "isreal").new_ones(input.shape, dtype=bool_)
+
+
+def positive(input: Tensor) -> Tensor:
+    """input itself (unary plus); refused for bool tensors, as torch refuses them."""
+    tensor_arg(input, "positive")
+    if input.dtype.name == "bool":
+        raise RuntimeError(
+            "The `+` operator, on a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return input
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor of input's shape and dtype, every element value (torch.fill)."""
+    tensor_arg(input, "fill")
+    out = input.clone()
+    return _M.fill_(out, value)

@@ -338,3 +338,9 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 
 def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return self.copy_(renorm(self.clone(), p, dim, maxnorm))
+
+
+def frobenius_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
+    """The 2-norm of the elements over dim (torch's deprecated name for vector_norm(2))."""
+    tensor_arg(input, "frobenius_norm")
+    return _ops_reduce.norm(input, 2, dim, keepdim)

@@ -32,10 +32,10 @@ from sdk import (
     _ops_stats,
     _tensor_types,
 )
-from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64, strided
+from sdk import _tensor_state as _state
+from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
-from sdk._dtype import int8 as _int8
 from sdk._dtype import int16 as _int16
 from sdk._dtype import uint8 as _uint8
 
@@ -60,11 +60,6 @@ _TableOps = type(
         },
     },
 )
-
-
-# Tensor facts that are constant here (torch's glue code asks them): every tensor is dense and
-# strided, in ordinary host or CUDA memory, never meta, nested, quantized or on another device.
-_FALSE = property(lambda self: False, doc="False for every sdk tensor.")
 
 
 class Tensor(_TableOps, _C.TensorBase):
@@ -336,109 +331,27 @@ class Tensor(_TableOps, _C.TensorBase):
 
     # ------------------------------------------------------------------ state queries
 
-    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = _FALSE
-    is_mps = is_xla = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = _FALSE
-    layout = property(lambda self: strided, doc="sdk.strided, the one layout here.")
-
-    @property
-    def output_nr(self) -> int:
-        """Which output of its grad_fn this tensor is (0 for leaves and single outputs)."""
-        m = self._ag
-        return m.output_nr if m is not None else 0
-
-    def is_signed(self) -> bool:
-        return self.dtype.is_signed
-
-    def is_inference(self) -> bool:
-        """False: sdk.inference_mode is no_grad and marks no tensor as an inference one."""
-        return False
-
-    def is_conj(self) -> bool:
-        """False: no tensor carries a lazy conjugation bit here."""
-        return False
-
-    def is_neg(self) -> bool:
-        """False: no tensor carries a lazy negation bit here."""
-        return False
-
-    def is_pinned(self, device: Any = None) -> bool:
-        """False: the sdk allocates no page-locked host memory."""
-        return False
-
-    def pin_memory(self, device: Any = None) -> Tensor:
-        """This tensor as it is: the sdk has no page-locked host memory (as its DataLoader's
-        pin_memory=True), so copies from it to a GPU stay ordinary ones; is_pinned() says
-        False."""
-        return self
-
-    def is_shared(self) -> bool:
-        """False: no tensor lives in memory shared between processes here."""
-        return False
-
-    def share_memory_(self) -> Tensor:
-        raise NotImplementedError(
-            "share_memory_(): the sdk cannot move a tensor into memory shared between "
-            "processes; pass tensors to worker processes by pickling (a copy), or create the "
-            "shared buffer yourself (multiprocessing.shared_memory) and wrap it with "
-            "sdk.frombuffer"
-        )
-
-    def storage(self) -> Any:
-        raise NotImplementedError(
-            "storage(): the sdk has no Storage objects; use data_ptr(), nbytes, "
-            "element_size(), storage_offset() and stride() for the memory, or numpy()"
-        )
-
-    untyped_storage = storage
-
-    def is_set_to(self, tensor: Tensor) -> bool:
-        """Whether both tensors view the same memory with the same dtype and geometry."""
-        return (
-            self.data_ptr() == tensor.data_ptr() and self.dtype is tensor.dtype
-            and self.device == tensor.device and tuple(self.shape) == tuple(tensor.shape)
-            and self.stride() == tensor.stride()
-        )  # fmt: skip
-
-    def set_(self, source: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-        raise NotImplementedError(
-            "set_(): a tensor cannot be re-pointed at other memory here; use "
-            "as_strided_(size, stride, storage_offset) for new geometry over its own memory, "
-            "or copy_(source)"
-        )
-
-    def resize(self, *sizes: Any) -> Tensor:
-        """A view with the given sizes, which must hold as many elements (torch's deprecated
-        out-of-place resize)."""
-        shape = (
-            tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)) else sizes
-        )
-        n = 1
-        for s in shape:
-            n *= s
-        if n != self.numel():
-            raise RuntimeError(
-                f"requested resize to {list(shape)} ({n} elements in total), but the given "
-                f"tensor has a size of {list(self.shape)} ({self.numel()} elements). "
-                "resize can only change the shape of a given tensor, while preserving the "
-                "number of elements."
-            )
-        return self.reshape(shape)
-
-    def resize_as(self, tensor: Tensor) -> Tensor:
-        return self.resize(tuple(tensor.shape))
-
-    def is_nonzero(self) -> bool:
-        """The truth of a one-element tensor."""
-        if self.numel() != 1:
-            kind = "no values" if self.numel() == 0 else "more than one value"
-            raise RuntimeError(f"Boolean value of Tensor with {kind} is ambiguous")
-        return bool(self.item())
-
-    def const_data_ptr(self) -> int:
-        return self.data_ptr()
-
-    def char(self) -> Tensor:
-        return self.to(_int8)
+    # What torch's glue code asks of a tensor, answered in sdk._tensor_state.
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = _state.FALSE
+    is_mps = is_xla = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = _state.FALSE
+    layout = _state.layout
+    output_nr = _state.output_nr
+    is_signed = _state.is_signed
+    is_inference = _state.is_inference
+    is_conj = _state.is_conj
+    is_neg = _state.is_neg
+    is_pinned = _state.is_pinned
+    pin_memory = _state.pin_memory
+    is_shared = _state.is_shared
+    share_memory_ = _state.share_memory_
+    storage = untyped_storage = _state.storage
+    is_set_to = _state.is_set_to
+    set_ = _state.set_
+    resize = _state.resize
+    resize_as = _state.resize_as
+    is_nonzero = _state.is_nonzero
+    const_data_ptr = _state.const_data_ptr
+    char = _state.char
 
     def polygamma(self, n: int) -> Tensor:
         """sdk.polygamma(n, self): torch's method takes n after self."""
@@ -742,6 +655,19 @@ class Tensor(_TableOps, _C.TensorBase):
     bincount = _ops_data.bincount
     mode = _ops_data.mode
     unique_consecutive = _ops_sort.unique_consecutive
+    histogram = _ops_data.histogram
+    bitwise_left_shift_ = _ops_data.bitwise_left_shift_
+    bitwise_right_shift_ = _ops_data.bitwise_right_shift_
+    positive = _ops_elementwise.positive
+    put = _ops_scatter.put
+    put_ = _ops_scatter.put_
+    index_reduce = _ops_scatter.index_reduce
+    index_reduce_ = _ops_scatter.index_reduce_
+    nonzero_static = _ops_shape.nonzero_static
+    exponential_ = _ops_random.exponential_
+    cauchy_ = _ops_random.cauchy_
+    log_normal_ = _ops_random.log_normal_
+    geometric_ = _ops_random.geometric_
 
     # Matrix functions (sdk._ops_linalg)
     det = _ops_linalg.det

@@ -363,3 +363,15 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     cutoff = s.amax(-1, keepdim=True) * rcond
     inv = sdk.where(s > cutoff, 1.0 / s, sdk.zeros_like(s))
     return (vh.transpose(-2, -1) * inv.unsqueeze(-2)).matmul(u.transpose(-2, -1))
+
+
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The sum of the singular values of the matrices over dim (the last two by default)."""
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim  # nuclear_norm(input, keepdim)
+    d0, d1 = (-2, -1) if dim is None else tuple(dim)
+    moved = input.movedim((d0, d1), (-2, -1))
+    r = _linalg.svdvals(moved).sum(-1)
+    if keepdim:
+        r = r.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0 % input.ndim, d1 % input.ndim))
+    return r

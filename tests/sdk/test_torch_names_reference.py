@@ -248,3 +248,71 @@ def test_range_is_inclusive():
         warnings.simplefilter("ignore")
         assert sdk.range(1, 4).tolist() == [1.0, 2.0, 3.0, 4.0]
         assert sdk.range(1, 4).dtype == sdk.get_default_dtype()
+
+
+def test_to_dlpack_round_trips():
+    t = sdk.tensor([1.0, 2.0])
+    back = sdk.from_dlpack(sdk.to_dlpack(t))
+    assert back.tolist() == [1.0, 2.0] and back.data_ptr() == t.data_ptr()
+
+
+def test_set_default_tensor_type_sets_the_default_dtype():
+    before = sdk.get_default_dtype()
+    try:
+        sdk.set_default_tensor_type(sdk.DoubleTensor)
+        assert sdk.get_default_dtype() == sdk.float64 and sdk.ones(1).dtype == sdk.float64
+        sdk.set_default_tensor_type("torch.FloatTensor")
+        assert sdk.get_default_dtype() == sdk.float32
+        with pytest.raises(TypeError, match="floating-point"):
+            sdk.set_default_tensor_type(sdk.LongTensor)
+        with pytest.raises(NotImplementedError, match="device="):
+            sdk.set_default_tensor_type("torch.cuda.FloatTensor")
+    finally:
+        sdk.set_default_dtype(before)
+
+
+@pytest.mark.parametrize(
+    "fill, mean, var",
+    [
+        (lambda t: t.exponential_(2.0), 0.5, 0.25),
+        (lambda t: t.geometric_(0.25), 4.0, 0.75 / 0.0625),
+        (lambda t: t.log_normal_(0.0, 0.5), math.exp(0.125), (math.exp(0.25) - 1) * math.exp(0.25)),
+    ],
+)
+def test_random_fills_have_their_distributions_moments(fill, mean, var):
+    """Sample moments within 6 standard errors (a fixed seed: deterministic)."""
+    sdk.manual_seed(2024)
+    x = fill(sdk.empty(200_000, dtype=sdk.float64))
+    n = x.numel()
+    assert abs(x.mean().item() - mean) < 6 * math.sqrt(var / n)
+    assert abs(x.var().item() - var) < 0.05 * var
+
+
+def test_cauchy_fill_is_reproducible_and_centred():
+    sdk.manual_seed(5)
+    a = sdk.empty(100_001, dtype=sdk.float64).cauchy_(1.0, 2.0)
+    sdk.manual_seed(5)
+    b = sdk.empty(100_001, dtype=sdk.float64).cauchy_(1.0, 2.0)
+    assert a.tolist() == b.tolist()
+    quartiles = sdk.quantile(a, a.new_tensor([0.25, 0.5, 0.75])).tolist()
+    np.testing.assert_allclose(quartiles, [-1.0, 1.0, 3.0], atol=0.06)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: sdk.ones(2).exponential_(0), "lambda"),
+        (lambda: sdk.ones(2).geometric_(1.5), "p to be in"),
+        (lambda: sdk.tensor([1, 2]).cauchy_(), "floating point"),
+        (lambda: sdk.ones(3).put(sdk.tensor([3]), sdk.ones(1)), "out of range"),
+        (lambda: sdk.ones(3).put(sdk.tensor([0, 1]), sdk.ones(1)), "same number"),
+        (lambda: sdk.ones(3).index_reduce(0, sdk.tensor([0]), sdk.ones(1), "sum"), "prod"),
+        (lambda: sdk.positive(sdk.ones(2, dtype=sdk.bool)), "bool"),
+        (lambda: sdk.empty_permuted((2, 3), (0, 0)), "permutation"),
+        (lambda: sdk.nonzero_static(sdk.ones(2), size=-1), "non-negative"),
+        (lambda: sdk.histogram(sdk.ones(2), 0), "bins must be > 0"),
+    ],
+)
+def test_more_bad_input(call, match):
+    with pytest.raises((RuntimeError, IndexError, TypeError), match=match):
+        call()

@@ -119,6 +119,29 @@ CASES = [
     ("count_nonzero_method", lambda m, v: v.count_nonzero(), [np.array([0.0, 1.0, 0.0, 2.0])]),
     ("histc_method", lambda m, v: v.histc(4, 0, 1), [np.array([0.1, 0.5, 0.9, 0.95])]),
     ("bincount_method", lambda m, v: v.bincount(), [np.array([0, 2, 2, 5])]),
+    ("put", lambda m, x, s: m.put(x, x.new_tensor([[0, -1], [5, 7]]).long(), s[0, 0]), [A[0], A]),
+    ("put_accumulate", lambda m, x, s: x.put(x.new_tensor([0, 0, 5]).long(), s[0, 0, :3], True),
+     [A[0], A]),
+    ("index_reduce_amax",
+     lambda m, x, s: x.index_reduce(0, x.new_tensor([2, 0]).long(), s[0, :2], "amax"), [M, A]),
+    ("index_reduce_prod_no_self",
+     lambda m, x, s: m.index_reduce(x, 1, x.new_tensor([3, 3, 1]).long(), s[0][:, :3], "prod",
+                                    include_self=False), [M[:3], A], {"grad": False}),
+    ("index_reduce_mean",
+     lambda m, x, s: x.index_reduce(1, x.new_tensor([3, 3, 1]).long(), s[0].t()[:, :3], "mean"),
+     [M, A]),
+    ("positive", lambda m, x: m.positive(x), [A]),
+    ("fill", lambda m, x: m.fill(x, 2.5), [A], {"grad": False}),
+    ("nonzero_static", lambda m, x: m.nonzero_static(x, size=5, fill_value=-7),
+     [np.array([[0, 1, 0], [2, 0, 3]])]),
+    ("nonzero_static_short", lambda m, x: x.nonzero_static(size=1), [np.array([[0, 1], [2, 0]])]),
+    ("histogram", lambda m, x: tuple(m.histogram(x, 4)), [V], {"grad": False}),
+    ("histogram_edges", lambda m, x, w: tuple(x.histogram(x.new_tensor([-1.0, 0.0, 2.0]),
+                                                          weight=w, density=True)),
+     [V, np.abs(V)], {"grad": False}),
+    ("frobenius_norm", lambda m, x: m.frobenius_norm(x, [0, 2]), [A]),
+    ("nuclear_norm", lambda m, x: m.nuclear_norm(x), [M]),
+    ("nuclear_norm_dims", lambda m, x: m.nuclear_norm(x, [0, 2], True), [A]),
 ]
 
 
@@ -211,3 +234,16 @@ def test_cholesky_factor_gradient_matches_finite_differences():
         numeric = (loss(CHOL + bump) - loss(CHOL - bump)) / (2 * h)
         assert abs(low.grad[i, j].item() - numeric) < 1e-6 * max(1, abs(numeric))
     assert low.grad.triu(1).abs().sum().item() == 0
+
+
+def test_empty_permuted_lays_dims_out_in_the_given_order():
+    got = sdk.empty_permuted((2, 3, 4), (0, 2, 1))
+    want = torch.empty_permuted((2, 3, 4), (0, 2, 1))
+    assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+
+
+def test_in_place_shifts_keep_the_dtype():
+    s, t = sdk.tensor([1, 2, 3], dtype=sdk.int32), torch.tensor([1, 2, 3], dtype=torch.int32)
+    assert s.bitwise_left_shift_(2) is s
+    assert_same(s, t.bitwise_left_shift_(2))
+    assert_same(s.bitwise_right_shift_(1), t.bitwise_right_shift_(1))
