@@ -203,6 +203,7 @@ from sdk._ops_linalg import (
     det,
     dot,
     einsum,
+    geqrf,
     ger,
     inner,
     inverse,
@@ -216,6 +217,8 @@ from sdk._ops_linalg import (
     matrix_power,
     mm,
     mv,
+    orgqr,
+    ormqr,
     outer,
     slogdet,
     tensordot,
@@ -615,7 +618,8 @@ _TOPLEVEL_NAMES = (
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
     "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
-    "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm",
+    "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm", "compile", "fork",
+    "wait",
 )  # fmt: skip
 
 

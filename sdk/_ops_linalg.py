@@ -10,6 +10,7 @@ from collections import namedtuple
 from typing import Any, Callable
 
 from sdk import _C
+from sdk._interop import from_numpy
 from sdk._ops_common import TensorBase, needs_grad, operand, record, tensor_arg, wrap_dim
 from sdk._ops_creation import eye
 from sdk._ops_math import _no_out_grad, copy_, where
@@ -496,3 +497,81 @@ addmv_ = _make_inplace("addmv", addmv)
 addbmm_ = _make_inplace("addbmm", addbmm)
 baddbmm_ = _make_inplace("baddbmm", baddbmm)
 addr_ = _make_inplace("addr", addr)
+
+
+# ------------------------------------------------------------------------------ Householder
+
+geqrf_result = namedtuple("geqrf", ["a", "tau"])
+
+
+def _reflector(a: Tensor, i: int) -> Tensor:
+    """Column i's Householder vector v (..., m, 1): 0 above row i, 1 at row i, a's below."""
+    m = a.shape[-2]
+    col = a[..., :, i : i + 1]
+    mask = a.new_zeros(m, 1)
+    mask[i + 1 :] = 1
+    unit = a.new_zeros(m, 1)
+    unit[i] = 1
+    return col * mask + unit
+
+
+def _apply_reflectors(a: Tensor, tau: Tensor, x: Tensor, order: Any) -> Tensor:
+    """x after H_i = I - tau_i v_i v_i^T for i in order (H applied on the left)."""
+    for i in order:
+        v = _reflector(a, i)
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        x = x - t * matmul(v, matmul(v.transpose(-2, -1), x))
+    return x
+
+
+def _householder_args(op: str, input: Tensor, tau: Tensor) -> int:
+    tensor_arg(input, op, "input")
+    tensor_arg(tau, op, "tau")
+    if input.ndim < 2 or input.shape[-2] < input.shape[-1] or tau.shape[-1] > input.shape[-1]:
+        raise _error(f"{op}: expected input (..., m, n) with m >= n and tau (..., k) with "
+                     f"k <= n, got {list(input.shape)} and {list(tau.shape)}")  # fmt: skip
+    return tau.shape[-1]
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of Q = H_1 ... H_k from Householder reflectors (geqrf's output):
+    torch.linalg.householder_product; differentiable in both."""
+    k = _householder_args("orgqr", input, tau)
+    m, n = input.shape[-2], input.shape[-1]
+    start = eye(m, n, dtype=input.dtype, device=input.device).expand(*input.shape[:-2], m, n)
+    return _apply_reflectors(input, tau, start, range(k - 1, -1, -1))
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+          transpose: bool = False) -> Tensor:  # fmt: skip
+    """other multiplied by Q = H_1 ... H_k (Q^T with transpose), from the left or right."""
+    k = _householder_args("ormqr", input, tau)
+    tensor_arg(other, "ormqr", "other")
+    x = other if left else other.transpose(-2, -1)
+    # left: Q x applies H_k first; Q^T x applies H_1 first; right (x Q = (Q^T x^T)^T) swaps them
+    first_is_last = transpose != left
+    order = range(k - 1, -1, -1) if first_is_last else range(k)
+    r = _apply_reflectors(input, tau, x, order)
+    return r if left else r.transpose(-2, -1)
+
+
+def geqrf(input: Tensor) -> Any:
+    """(a, tau): the QR factorization as LAPACK's geqrf stores it (R on and above the
+    diagonal, the Householder vectors below it), computed by numpy on the host; not
+    differentiable (as torch)."""
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    a = tensor_arg(input, "geqrf", "input")
+    if a.ndim < 2 or not a.dtype.is_floating_point:
+        raise _error(f"geqrf: expected a floating (..., m, n) matrix, got {a.dtype} of shape "
+                     f"{list(a.shape)}")  # fmt: skip
+    host = np.asarray(a.detach().cpu().numpy(), dtype="float64")
+    m, n = host.shape[-2:]
+    flat = host.reshape(-1, m, n)
+    h, tau = np.empty_like(flat), np.empty((len(flat), min(m, n)))
+    for i, matrix in enumerate(flat):
+        raw, tau[i] = np.linalg.qr(matrix, mode="raw")  # raw is the transposed LAPACK layout
+        h[i] = raw.T
+    shape = host.shape[:-2]
+    h_out = from_numpy(h.reshape(host.shape)).to(a.dtype)
+    return geqrf_result(h_out, from_numpy(tau.reshape(*shape, min(m, n))).to(a.dtype))

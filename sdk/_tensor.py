@@ -683,6 +683,9 @@ class Tensor(_TableOps, _C.TensorBase):
     cross = _ops_linalg.cross
     kron = _ops_linalg.kron
     vdot = _ops_linalg.vdot
+    geqrf = _ops_linalg.geqrf
+    orgqr = _ops_linalg.orgqr
+    ormqr = _ops_linalg.ormqr
 
     # Blocks, splits and copies (sdk._ops_compose, sdk._ops_shape, sdk._ops_copies)
     hsplit = _ops_compose.hsplit

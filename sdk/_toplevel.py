@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import sdk
+import sdk.jit as _jit
 import sdk.linalg as _linalg
 import sdk.nn.functional as F
 
@@ -375,3 +376,29 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tenso
     if keepdim:
         r = r.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0 % input.ndim, d1 % input.ndim))
     return r
+
+
+# ------------------------------------------------------------------------------ compilation
+
+
+def compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,  # noqa: A001
+            backend: Any = "inductor", mode: Any = None, options: Any = None,
+            disable: bool = False) -> Any:  # fmt: skip
+    """torch.compile: the sdk has no graph compiler, so the model or function is returned as
+    it is and runs eagerly (what torch.compile(..., disable=True) does); as a decorator with
+    arguments, @compile(mode=...) returns the identity."""
+    if model is None:
+        return lambda m: m
+    if not callable(model):
+        raise RuntimeError(f"compile(): model must be callable, got {type(model).__name__}")
+    return model
+
+
+def fork(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """torch.fork: sdk.jit.fork (runs func now; wait() returns its result)."""
+    return _jit.fork(func, *args, **kwargs)
+
+
+def wait(future: Any) -> Any:
+    """torch.wait: sdk.jit.wait."""
+    return _jit.wait(future)

@@ -316,3 +316,14 @@ def test_cauchy_fill_is_reproducible_and_centred():
 def test_more_bad_input(call, match):
     with pytest.raises((RuntimeError, IndexError, TypeError), match=match):
         call()
+
+
+def test_compile_runs_eagerly_and_fork_waits():
+    def f(x):
+        return x * 2
+
+    assert sdk.compile(f) is f
+    assert sdk.compile(mode="max-autotune")(f) is f
+    with pytest.raises(RuntimeError, match="callable"):
+        sdk.compile(3)
+    assert sdk.wait(sdk.fork(f, sdk.ones(2))).tolist() == [2.0, 2.0]

@@ -120,25 +120,44 @@ CASES = [
     ("histc_method", lambda m, v: v.histc(4, 0, 1), [np.array([0.1, 0.5, 0.9, 0.95])]),
     ("bincount_method", lambda m, v: v.bincount(), [np.array([0, 2, 2, 5])]),
     ("put", lambda m, x, s: m.put(x, x.new_tensor([[0, -1], [5, 7]]).long(), s[0, 0]), [A[0], A]),
-    ("put_accumulate", lambda m, x, s: x.put(x.new_tensor([0, 0, 5]).long(), s[0, 0, :3], True),
-     [A[0], A]),
-    ("index_reduce_amax",
-     lambda m, x, s: x.index_reduce(0, x.new_tensor([2, 0]).long(), s[0, :2], "amax"), [M, A]),
-    ("index_reduce_prod_no_self",
-     lambda m, x, s: m.index_reduce(x, 1, x.new_tensor([3, 3, 1]).long(), s[0][:, :3], "prod",
-                                    include_self=False), [M[:3], A], {"grad": False}),
-    ("index_reduce_mean",
-     lambda m, x, s: x.index_reduce(1, x.new_tensor([3, 3, 1]).long(), s[0].t()[:, :3], "mean"),
-     [M, A]),
+    (
+        "put_accumulate",
+        lambda m, x, s: x.put(x.new_tensor([0, 0, 5]).long(), s[0, 0, :3], True),
+        [A[0], A],
+    ),
+    (
+        "index_reduce_amax",
+        lambda m, x, s: x.index_reduce(0, x.new_tensor([2, 0]).long(), s[0, :2], "amax"),
+        [M, A],
+    ),
+    (
+        "index_reduce_prod_no_self",
+        lambda m, x, s: m.index_reduce(
+            x, 1, x.new_tensor([3, 3, 1]).long(), s[0][:, :3], "prod", include_self=False
+        ),
+        [M[:3], A],
+        {"grad": False},
+    ),
+    (
+        "index_reduce_mean",
+        lambda m, x, s: x.index_reduce(1, x.new_tensor([3, 3, 1]).long(), s[0].t()[:, :3], "mean"),
+        [M, A],
+    ),
     ("positive", lambda m, x: m.positive(x), [A]),
     ("fill", lambda m, x: m.fill(x, 2.5), [A], {"grad": False}),
-    ("nonzero_static", lambda m, x: m.nonzero_static(x, size=5, fill_value=-7),
-     [np.array([[0, 1, 0], [2, 0, 3]])]),
+    (
+        "nonzero_static",
+        lambda m, x: m.nonzero_static(x, size=5, fill_value=-7),
+        [np.array([[0, 1, 0], [2, 0, 3]])],
+    ),
     ("nonzero_static_short", lambda m, x: x.nonzero_static(size=1), [np.array([[0, 1], [2, 0]])]),
     ("histogram", lambda m, x: tuple(m.histogram(x, 4)), [V], {"grad": False}),
-    ("histogram_edges", lambda m, x, w: tuple(x.histogram(x.new_tensor([-1.0, 0.0, 2.0]),
-                                                          weight=w, density=True)),
-     [V, np.abs(V)], {"grad": False}),
+    (
+        "histogram_edges",
+        lambda m, x, w: tuple(x.histogram(x.new_tensor([-1.0, 0.0, 2.0]), weight=w, density=True)),
+        [V, np.abs(V)],
+        {"grad": False},
+    ),
     ("frobenius_norm", lambda m, x: m.frobenius_norm(x, [0, 2]), [A]),
     ("nuclear_norm", lambda m, x: m.nuclear_norm(x), [M]),
     ("nuclear_norm_dims", lambda m, x: m.nuclear_norm(x, [0, 2], True), [A]),
@@ -247,3 +266,22 @@ def test_in_place_shifts_keep_the_dtype():
     assert s.bitwise_left_shift_(2) is s
     assert_same(s, t.bitwise_left_shift_(2))
     assert_same(s.bitwise_right_shift_(1), t.bitwise_right_shift_(1))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)], ids=str)
+def test_householder_family(shape):
+    a = RNG.standard_normal(shape)
+    h, tau = sdk.geqrf(sdk.tensor(a))
+    th, ttau = torch.geqrf(torch.tensor(a))
+    assert_same((h, tau), (th, ttau), rtol=1e-10, atol=1e-12)
+    compare(torch, sdk.orgqr, torch.orgqr, th.numpy(), ttau.numpy(), rtol=1e-10)
+    assert_same(sdk.linalg.householder_product(h, tau), torch.linalg.householder_product(th, ttau))
+    for left in (True, False):
+        for transpose in (True, False):
+            other = RNG.standard_normal(shape[:-2] + ((shape[-2], 2) if left else (2, shape[-2])))
+            compare(
+                torch,
+                lambda x, t, o, left=left, tr=transpose: x.ormqr(t, o, left, tr),
+                lambda x, t, o, left=left, tr=transpose: x.ormqr(t, o, left, tr),
+                th.numpy(), ttau.numpy(), other, grad=(False, False, True), rtol=1e-10,
+            )  # fmt: skip
