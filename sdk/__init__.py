@@ -619,7 +619,7 @@ _TOPLEVEL_NAMES = (
     "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
     "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
     "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm", "compile", "fork",
-    "wait",
+    "wait", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
 )  # fmt: skip
 
 

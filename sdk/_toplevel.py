@@ -402,3 +402,47 @@ def fork(func: Any, *args: Any, **kwargs: Any) -> Any:
 def wait(future: Any) -> Any:
     """torch.wait: sdk.jit.wait."""
     return _jit.wait(future)
+
+
+# ------------------------------------------------------------------------------ RNN cells
+
+
+def _gates(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Any, b_hh: Any) -> tuple:
+    gi = input.matmul(w_ih.t()) + (0 if b_ih is None else b_ih)
+    gh = hx.matmul(w_hh.t()) + (0 if b_hh is None else b_hh)
+    return gi, gh
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """tanh(input W_ih^T + b_ih + hx W_hh^T + b_hh)."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    return (gi + gh).tanh()
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """relu(input W_ih^T + b_ih + hx W_hh^T + b_hh)."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    return (gi + gh).relu()
+
+
+def lstm_cell(input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+              b_hh: Tensor | None = None) -> tuple:  # fmt: skip
+    """(h', c') of one LSTM step from hx = (h, c); gates in torch's order i, f, g, o."""
+    h, c = hx
+    gi, gh = _gates(input, h, w_ih, w_hh, b_ih, b_hh)
+    i, f, g, o = (gi + gh).chunk(4, -1)
+    c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c2.tanh(), c2
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+             b_hh: Tensor | None = None) -> Tensor:  # fmt: skip
+    """h' of one GRU step; gates in torch's order r, z, n (n uses r * (hx W_hn^T + b_hn))."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    ir, iz, inew = gi.chunk(3, -1)
+    hr, hz, hnew = gh.chunk(3, -1)
+    r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
+    n = (inew + r * hnew).tanh()
+    return (1 - z) * n + z * hx

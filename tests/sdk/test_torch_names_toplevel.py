@@ -29,6 +29,7 @@ A, P, N = (RNG.standard_normal((4, 5)) for _ in range(3))
 SIGN4 = np.array([1.0, -1.0, -1.0, 1.0])
 SIGN45 = np.sign(RNG.standard_normal((4, 5)))
 COUNTS = np.abs(RNG.standard_normal((4, 5))) * 3
+W_IH, W_HH = RNG.standard_normal((8, 3)), RNG.standard_normal((8, 2))
 
 CASES = [
     ("conv1d", lambda m, x, w, b: m.conv1d(x, w, b, 1, 1), [X, W1, B4]),
@@ -122,6 +123,26 @@ CASES = [
         "poisson_nll_loss",
         lambda m, a, t: m.poisson_nll_loss(a, t, True, True, 1e-8, 1),
         [A, COUNTS],
+    ),
+    (
+        "rnn_tanh_cell",
+        lambda m, x, h, wi, wh, b: m.rnn_tanh_cell(x, h, wi, wh, b, b),
+        [A[:, :3], P[:, :2], W_IH[:2], W_HH[:2], B4[:2]],
+    ),
+    (
+        "rnn_relu_cell",
+        lambda m, x, h, wi, wh: m.rnn_relu_cell(x, h, wi, wh),
+        [A[:, :3], P[:, :2], W_IH[:2], W_HH[:2]],
+    ),
+    (
+        "lstm_cell",
+        lambda m, x, h, c, wi, wh, b: m.lstm_cell(x, (h, c), wi, wh, b, b),
+        [A[:, :3], P[:, :2], N[:, :2], W_IH[:8], W_HH[:8], RNG.standard_normal(8)],
+    ),
+    (
+        "gru_cell",
+        lambda m, x, h, wi, wh, b: m.gru_cell(x, h, wi, wh, b, None),
+        [A[:, :3], P[:, :2], W_IH[:6], W_HH[:6], B4[:3].repeat(2)],
     ),
     (
         "poisson_nll_loss_rates",
