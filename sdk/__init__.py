@@ -359,6 +359,7 @@ from sdk._ops_stats import (
     cumulative_trapezoid,
     dist,
     frobenius_norm,
+    gradient,
     logcumsumexp,
     nanmean,
     nanmedian,

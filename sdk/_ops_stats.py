@@ -1,5 +1,6 @@
 """Statistics composed of sdk ops (torch names and arguments): the NaN-ignoring reductions,
-aminmax, quantiles, cov/corrcoef, trapezoid integration, logcumsumexp, dist, trace, renorm.
+aminmax, quantiles, cov/corrcoef, trapezoid integration, gradient, logcumsumexp, dist, trace,
+renorm.
 Each is differentiable through the ops it is made of."""
 
 from __future__ import annotations
@@ -344,3 +345,60 @@ def frobenius_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) ->
     """The 2-norm of the elements over dim (torch's deprecated name for vector_norm(2))."""
     tensor_arg(input, "frobenius_norm")
     return _ops_reduce.norm(input, 2, dim, keepdim)
+
+
+# ------------------------------------------------------------------------------ gradient
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
+    """The derivative of input's samples along each dim (all, or those listed): central
+    differences inside, one-sided ones of edge_order (1 or 2) at the ends; spacing is one
+    step for every dim, a step per dim, or a 1-D tensor of coordinates per dim."""
+    tensor_arg(input, "gradient")
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, "
+                           f"got {edge_order}")  # fmt: skip
+    dims = list(range(input.ndim)) if dim is None else list(wrap_dims(dim, input.ndim, "gradient"))
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a "
+                           f"list of length {len(dims)}, but got a list of length {len(steps)}")  # fmt: skip
+    x = _floating(input)
+    for d in dims:
+        if x.shape[d] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
+    return tuple(_derivative(x, d, s, edge_order) for d, s in zip(dims, steps))
+
+
+def _along(t: Tensor, d: int, ndim: int) -> Tensor:
+    """A 1-D tensor shaped to broadcast along dim d of an ndim tensor."""
+    return t.reshape([-1 if i == d else 1 for i in range(ndim)])
+
+
+def _derivative(x: Tensor, d: int, step: Any, edge_order: int) -> Tensor:
+    n = x.shape[d]
+    if isinstance(step, TensorBase):
+        if step.ndim != 1 or step.shape[0] != n:
+            raise RuntimeError(f"torch.gradient expected each tensor in spacing to be 1-D with "
+                               f"{n} elements along dim {d}")  # fmt: skip
+        h = _along(_ops_shape.diff(step.to(x.dtype)), d, x.ndim)  # n - 1 steps
+    else:
+        h = x.new_full([n - 1 if i == d else 1 for i in range(x.ndim)], float(step))
+    f = lambda start, length: x.narrow(d, start, length)  # noqa: E731
+    hl, hr = h.narrow(d, 0, n - 2), h.narrow(d, 1, n - 2)
+    inner = (hl * hl * f(2, n - 2) - hr * hr * f(0, n - 2) + (hr * hr - hl * hl) * f(1, n - 2)) / (
+        hl * hr * (hl + hr)
+    )
+    if edge_order == 1:
+        first = (f(1, 1) - f(0, 1)) / h.narrow(d, 0, 1)
+        last = (f(n - 1, 1) - f(n - 2, 1)) / h.narrow(d, n - 2, 1)
+    else:
+        a, b = h.narrow(d, 0, 1), h.narrow(d, 1, 1)
+        first = (-(2 * a + b) / (a * (a + b)) * f(0, 1) + (a + b) / (a * b) * f(1, 1)
+                 - a / (b * (a + b)) * f(2, 1))  # fmt: skip
+        a, b = h.narrow(d, n - 3, 1), h.narrow(d, n - 2, 1)
+        last = (b / (a * (a + b)) * f(n - 3, 1) - (a + b) / (a * b) * f(n - 2, 1)
+                + (2 * b + a) / (b * (a + b)) * f(n - 1, 1))  # fmt: skip
+    return _ops_shape.cat([first, inner, last], d)

@@ -136,6 +136,15 @@ def test_module_level_inplace_functions(name):
 # ------------------------------------------------------------------------------ statistics
 
 STATS = [
+    ("gradient", lambda m, x: m.gradient(x), [X]),
+    ("gradient_int", lambda m, x: m.gradient(x), [INT_A]),
+    ("gradient_spacing", lambda m, x: m.gradient(x, spacing=2.0, dim=1, edge_order=2), [X]),
+    (
+        "gradient_coords",
+        lambda m, x, c0, c1: m.gradient(x, spacing=[c0, c1], edge_order=2),
+        [X, np.array([0.0, 0.5, 2.0]), np.array([0.0, 1.0, 1.5, 3.0])],
+        {"grad": (True, False, False)},
+    ),
     ("nansum", lambda m, x: m.nansum(x, 1), [NAN]),
     ("nansum_all", lambda m, x: x.nansum(), [NAN]),
     ("nanmean", lambda m, x: m.nanmean(x, 0, True), [NAN]),
@@ -170,8 +179,9 @@ STATS = [
 
 @pytest.mark.parametrize("case", STATS, ids=[c[0] for c in STATS])
 def test_statistics_match_torch(case):
-    _, fn, arrays = case
-    compare(torch, functools.partial(fn, sdk), functools.partial(fn, torch), *arrays, rtol=1e-9)
+    _, fn, arrays, *kw = case
+    compare(torch, functools.partial(fn, sdk), functools.partial(fn, torch), *arrays, rtol=1e-9,
+            **(kw[0] if kw else {}))  # fmt: skip
 
 
 @pytest.mark.parametrize("mode", ["linear", "lower", "higher", "midpoint", "nearest"])
