@@ -34,6 +34,8 @@ def _on_host(op: str, input: Tensor, fn: Callable[[Any], Any], dtype: Any = None
     """fn over input's values as a float64 array; the result in `dtype` (default: input's
     floating dtype, or the default float for integers) on input's device."""
     tensor_arg(input, op)
+    if input.dtype.name.startswith("float8"):  # as the core's elementwise kernels refuse them
+        raise RuntimeError(f"{op}(): not implemented for {input.dtype.name}; convert to float32")
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else get_default_dtype()
     host = input.detach().cpu().to(float64).contiguous()
