@@ -6,7 +6,7 @@ and optim packages, which keeps ``import sdk`` fast.
 Layering rule: sdk reaches the core only through its C ABI (sdk._C), and never imports
 cpp_extension, templates or examples. Inside sdk, modules import only their own layer or
 lower ones, also inside functions (tests/sdk/test_layers.py), lowest first:
-  _C -> _dtype, grad_mode, _finfo, _autograd_link -> cuda -> op modules (_interop -> _ops_common ->
+  _C -> _dtype, grad_mode, _finfo, _autograd_link, _settings -> cuda -> op modules (_interop -> _ops_common ->
   _ops_creation -> _ops_shape -> _ops_math -> _ops_elementwise -> _ops_reduce -> _indexing
   -> the others) -> _tensor (Tensor) -> this namespace -> autograd, ops, testing -> nn,
   optim, utils, library -> serialization.
@@ -29,23 +29,78 @@ from sdk._dtype import (
     device,
     dtype,
     get_default_dtype,
+    layout,
     memory_format,
     preserve_format,
     set_default_dtype,
+    strided,
 )
 from sdk._finfo import finfo, iinfo
 from sdk._indexing import index_put
-from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
-from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
+from sdk._interop import (
+    as_tensor,
+    asarray,
+    from_dlpack,
+    from_numpy,
+    frombuffer,
+    tensor,
+    to_dlpack,
+)
+from sdk._ops_compose import (
+    as_strided,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    cartesian_prod,
+    column_stack,
+    combinations,
+    dsplit,
+    dstack,
+    hsplit,
+    meshgrid,
+    rot90,
+    tile,
+    unflatten,
+    unravel_index,
+    vander,
+    vsplit,
+)
+from sdk._ops_copies import (
+    alias_copy,
+    as_strided_copy,
+    as_strided_scatter,
+    detach_copy,
+    diagonal_copy,
+    diagonal_scatter,
+    expand_copy,
+    narrow_copy,
+    permute_copy,
+    select_copy,
+    select_scatter,
+    slice_copy,
+    slice_scatter,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsqueeze_copy,
+    view_copy,
+)
 from sdk._ops_creation import (
     Generator,
     arange,
     empty,
     empty_like,
+    empty_permuted,
     empty_strided,
     eye,
     full,
     full_like,
+    initial_seed,
     linspace,
     manual_seed,
     ones,
@@ -57,15 +112,19 @@ from sdk._ops_creation import (
     randn,
     randn_like,
     randperm,
+    seed,
     zeros,
     zeros_like,
 )
+from sdk._ops_creation import torch_range as range  # noqa: A004  (torch's name)
 from sdk._ops_data import (
     bincount,
     bitwise_left_shift,
     bitwise_right_shift,
     bucketize,
     histc,
+    histogram,
+    isin,
     logspace,
     mode,
     scalar_tensor,
@@ -82,14 +141,36 @@ from sdk._ops_elementwise import (
     arctan,
     arctan2,
     arctanh,
+    deg2rad,
+    deg2rad_,
+    fill,
     fix,
+    float_power,
     fmax,
     fmin,
+    gcd,
+    gcd_,
+    hardshrink,
+    heaviside,
     isclose,
+    isreal,
+    lcm,
+    lcm_,
+    ldexp,
+    ldexp_,
     lerp,
+    logaddexp2,
     logit,
+    logit_,
     nan_to_num,
+    positive,
+    prelu,
+    rad2deg,
+    rad2deg_,
     sgn,
+    signbit,
+    sinc,
+    sinc_,
 )
 from sdk._ops_layout import (
     diag,
@@ -102,31 +183,47 @@ from sdk._ops_layout import (
     repeat_interleave,
     roll,
     tril,
+    tril_indices,
     triu,
+    triu_indices,
 )
 from sdk._ops_linalg import (
     addbmm,
     addmm,
     addmv,
+    addr,
     baddbmm,
     bmm,
     cdist,
+    chain_matmul,
     cholesky,
+    cholesky_inverse,
+    cholesky_solve,
     cross,
     det,
     dot,
     einsum,
+    geqrf,
     ger,
     inner,
     inverse,
+    kron,
     linalg_cross,
     linalg_det,
     linalg_inv,
+    logdet,
     matmul,
+    matrix_exp,
+    matrix_power,
     mm,
     mv,
+    orgqr,
+    ormqr,
     outer,
+    slogdet,
+    tensordot,
     triangular_solve,
+    vdot,
 )
 from sdk._ops_math import (
     clamp,
@@ -182,8 +279,10 @@ from sdk._ops_scatter import (
     index_add,
     index_copy,
     index_fill,
+    index_reduce,
     masked_scatter,
     masked_select,
+    put,
     scatter,
     scatter_add,
     scatter_reduce,
@@ -209,9 +308,11 @@ from sdk._ops_shape import (
     movedim,
     narrow,
     nonzero,
+    nonzero_static,
     permute,
     ravel,
     reshape,
+    row_stack,
     select,
     split,
     split_with_sizes,
@@ -223,6 +324,9 @@ from sdk._ops_shape import (
     tensor_split,
     transpose,
     unbind,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
     unsqueeze,
     vstack,
 )
@@ -234,6 +338,66 @@ from sdk._ops_sort import (
     sort,
     topk,
     unique,
+    unique_consecutive,
+)
+from sdk._ops_special import (
+    digamma,
+    frexp,
+    i0,
+    i0_,
+    igamma,
+    igammac,
+    lgamma,
+    mvlgamma,
+    nextafter,
+    polygamma,
+)
+from sdk._ops_stats import (
+    aminmax,
+    corrcoef,
+    cov,
+    cumulative_trapezoid,
+    dist,
+    frobenius_norm,
+    gradient,
+    logcumsumexp,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    quantile,
+    renorm,
+    trace,
+    trapezoid,
+    trapz,
+)
+from sdk._ops_windows import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
+from sdk._settings import (
+    compiled_with_cxx11_abi,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    init_num_threads,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_distributed,
+    is_storage,
+    is_vulkan_available,
+    is_warn_always_enabled,
+    set_anomaly_enabled,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_warn_always,
 )
 from sdk._tensor import Tensor
 from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda has them too
@@ -247,6 +411,7 @@ from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda h
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from sdk.grad_mode import (
     enable_grad,
@@ -259,6 +424,20 @@ from sdk.grad_mode import (
 
 # The ops of the C ABI's tables, one function each, made by sdk._ops_math from the tables
 globals().update({name: getattr(_ops_math, name) for name in _ops_math.TABLE_FUNCTIONS})
+
+# torch's module-level in-place functions (sdk.exp_(t) is t.exp_()) and methods torch also
+# offers as functions: each is the Tensor method itself.
+_AS_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "detach_", "erf_", "erfc_", "exp2_",
+    "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_", "log1p_",
+    "log2_", "log_", "nan_to_num_", "neg_", "negative_", "reciprocal_", "relu_", "resize_as_",
+    "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+    "trunc_", "xlogy_", "zero_", "absolute", "detach", "get_device", "is_same_size",
+    "is_nonzero", "is_signed", "is_inference", "is_conj", "is_neg",
+)  # fmt: skip
+globals().update({name: getattr(Tensor, name) for name in _AS_FUNCTIONS})
 
 # The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
 globals().update(_dtype.TORCH_NAMES)
@@ -297,6 +476,27 @@ def _tensor_arg(x: _Any, op: str) -> Tensor:
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The dtype torch's promotion rules give an op on type1 and type2."""
     return _C.promote_types(type1, type2)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether torch's casting rules allow an op computing in from_ to write a `to` result:
+    not to a lower kind (float to integer, anything but bool to bool)."""
+    kind = {"bool": 0}
+    rank = [kind.get(d.name, 2 if d.is_floating_point else 1) for d in (from_, to)]
+    return rank[0] <= rank[1]
+
+
+def typename(obj: _Any) -> str:
+    """A tensor's legacy type name (Tensor.type(): 'sdk.FloatTensor'), else the object's
+    qualified type name."""
+    if is_tensor(obj):
+        return obj.type()
+    kind = type(obj)
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def result_type(tensor1: _Any, tensor2: _Any) -> dtype:
@@ -406,6 +606,22 @@ _LAZY = (
 )
 # torch's top-level autocast names, which live in sdk.amp (loaded with it).
 _AMP_NAMES = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "get_autocast_gpu_dtype")
+# torch's top-level names built on sdk.nn and sdk.linalg, which live in sdk._toplevel (loaded
+# with them): the nn functions under torch's top-level signatures, and qr/svd/pinverse.
+_TOPLEVEL_NAMES = (
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
+    "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_",
+    "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "convolution", "cosine_embedding_loss",
+    "cosine_similarity", "ctc_loss", "dropout", "dropout_", "embedding", "embedding_bag",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
+    "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+    "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
+    "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
+    "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm", "compile", "fork",
+    "wait", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
+)  # fmt: skip
 
 
 def __getattr__(name: str) -> _Any:
@@ -421,6 +637,8 @@ def __getattr__(name: str) -> _Any:
         return importlib.import_module(f"sdk.{name}")
     if name in _AMP_NAMES:
         return getattr(importlib.import_module("sdk.amp"), name)
+    if name in _TOPLEVEL_NAMES:
+        return getattr(importlib.import_module("sdk._toplevel"), name)
     if name == "set_printoptions":
         return importlib.import_module("sdk._repr").set_printoptions
     if name in ("save", "load"):

@@ -1,4 +1,4 @@
-"""dtype, device, memory_format and Size: the small value types of the sdk Python API."""
+"""dtype, device, memory_format, layout and Size: the small value types of the sdk Python API."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ __all__ = [
     "memory_format",
     "contiguous_format",
     "preserve_format",
+    "layout",
+    "strided",
     "Size",
     # and each dtype by its attribute name (bool_, uint8, ..., float64): see DTYPES below
     "DTYPES",
@@ -297,6 +299,25 @@ class memory_format:
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
+
+
+class layout:
+    """How a tensor's elements are stored: ``sdk.strided`` (dense, with strides) is the one
+    layout here (torch's sparse layouts have no counterpart); ``Tensor.layout`` gives it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"sdk.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = layout("strided")
 
 
 class Size(tuple):

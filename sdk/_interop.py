@@ -29,6 +29,36 @@ def from_numpy(ndarray: Any) -> Tensor:
     return _C.from_array_interface(ndarray)
 
 
+def frombuffer(
+    buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False
+) -> Tensor:
+    """A 1-D tensor over an object exposing the buffer protocol, sharing its memory: count
+    elements (-1: all that fit) of dtype from byte offset (read-only buffers give read-only
+    tensors, whose writes raise)."""
+    import numpy as np
+
+    d = as_dtype(dtype)
+    if d.name == "bfloat16":
+        raise TypeError("frombuffer(): bfloat16 buffers are not supported (numpy has no bfloat16)")
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise TypeError(
+            f"frombuffer(): object of type {type(buffer).__name__} does not implement the "
+            "buffer protocol"
+        ) from None
+    nbytes = view.nbytes
+    if offset < 0 or (offset >= nbytes and nbytes):
+        raise ValueError(f"offset must be non-negative and no greater than buffer length "
+                         f"({nbytes}), but got {offset}")  # fmt: skip
+    if count == 0 or (count < 0 and (nbytes - offset) % d.itemsize):
+        raise ValueError(f"buffer length ({nbytes - offset} bytes after offset) must be a "
+                         f"multiple of element size ({d.itemsize}) and count non-zero")  # fmt: skip
+    array = np.frombuffer(buffer, dtype=np.dtype(d._np), count=count, offset=offset)
+    t = from_numpy(array)
+    return t.requires_grad_() if requires_grad else t
+
+
 def _capsule_of(ext: Any) -> Any:
     """The producer's capsule. A CUDA producer is asked to order its pending work before
     this thread's current stream (DLPack's stream argument; 1 is the legacy default)."""
@@ -202,3 +232,12 @@ def __dlpack__(
 def __dlpack_device__(self: Tensor) -> tuple:
     """(kDLCPU=1, 0) or (kDLCUDA=2, index)."""
     return (_KDL_CUDA, self.device.index or 0) if self.is_cuda else (_KDL_CPU, 0)
+
+
+def to_dlpack(tensor: Tensor) -> Any:
+    """A DLPack capsule of tensor (torch.to_dlpack; tensor.__dlpack__() in the array API)."""
+    if not isinstance(tensor, TensorBase):
+        raise TypeError(
+            f"to_dlpack(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
+    return tensor.__dlpack__()

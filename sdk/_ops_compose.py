@@ -3,10 +3,12 @@ with a storage-level gradient (as_strided); autograd comes from the pieces they 
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
 from sdk import _C
+from sdk._interop import tensor as as_tensor
 from sdk._ops_common import (
     TensorBase,
     int_seq,
@@ -16,6 +18,8 @@ from sdk._ops_common import (
     tensor_arg,
     wrap_dim,
 )
+from sdk._ops_creation import zeros
+from sdk._ops_shape import cat, stack
 
 Tensor = Any
 
@@ -129,3 +133,195 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
             in_offset=input.storage_offset(),
         )  # fmt: skip
     return r
+
+
+# ------------------------------------------------------------------------------ blocks
+
+# torch's stacking, splitting and block builders, made of cat/reshape/flip/index ops.
+
+
+def _seq_or_args(tensors: tuple, op: str) -> tuple[tuple, bool]:
+    """f(a), f(a, b) or f([a, b]): the tensors, and whether one bare tensor was passed."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+        single = False
+    else:
+        single = len(tensors) == 1
+    for t in tensors:
+        tensor_arg(t, op, "tensors")
+    return tensors, single
+
+
+def _make_atleast(n: int) -> Any:
+    def lift(t: Tensor) -> Tensor:
+        if t.ndim >= n:
+            return t
+        if t.ndim == 0:
+            return t.reshape((1,) * n)
+        if n == 2:
+            return t.unsqueeze(0)
+        return t.reshape(1, -1, 1) if t.ndim == 1 else t.unsqueeze(-1)
+
+    def atleast(*tensors: Any) -> Any:
+        ts, single = _seq_or_args(tensors, f"atleast_{n}d")
+        out = tuple(lift(t) for t in ts)
+        return out[0] if single else out
+
+    atleast.__name__ = atleast.__qualname__ = f"atleast_{n}d"
+    atleast.__doc__ = f"Each tensor viewed with at least {n} dims (torch.atleast_{n}d)."
+    return atleast
+
+
+atleast_1d, atleast_2d, atleast_3d = (_make_atleast(n) for n in (1, 2, 3))
+
+
+def _make_split(name: str, least: int, dim: int) -> Any:
+    def op(input: Tensor, indices_or_sections: Any) -> tuple:
+        tensor_arg(input, name)
+        if input.ndim < least:
+            raise RuntimeError(
+                f"torch.{name} requires a tensor with at least {least} dimension, but got a "
+                f"tensor with {input.ndim} dimensions!"
+            )
+        d = 0 if name == "hsplit" and input.ndim == 1 else dim
+        if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
+            size = input.shape[d]
+            if indices_or_sections == 0 or size % indices_or_sections:
+                raise RuntimeError(
+                    f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                    f"dimension {size} is not divisible by the split_size {indices_or_sections}!"
+                )
+        return input.tensor_split(indices_or_sections, d)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"tensor_split along dim {dim}, sections dividing it evenly (torch.{name})."
+    return op
+
+
+hsplit = _make_split("hsplit", 1, 1)
+vsplit = _make_split("vsplit", 2, 0)
+dsplit = _make_split("dsplit", 3, 2)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """Tensors as columns: 0-d and 1-d ones become (n, 1), then joined along dim 1."""
+    ts, _ = _seq_or_args((tensors,), "column_stack")
+    return cat([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in ts], 1)
+
+
+def dstack(tensors: Any) -> Tensor:
+    """Tensors joined along a third dim (each lifted by atleast_3d)."""
+    ts, _ = _seq_or_args((tensors,), "dstack")
+    return cat(list(atleast_3d(list(ts))), 2)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of the given 0-, 1- or 2-dim tensors (dtypes promoted)."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        tensor_arg(t, "block_diag", "tensors")
+        if t.ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                f"{t.ndim} dimensions"
+            )
+        blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
+    if not blocks:
+        return zeros(1, 0)
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = _C.promote_types(dtype, b.dtype)
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        parts = [zeros(r, left, dtype=dtype), b.to(dtype), zeros(r, width - left - c, dtype=dtype)]
+        rows.append(cat(parts, 1))
+        left += c
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element of each 1-D tensor, as the rows of a matrix."""
+    for t in tensors:
+        tensor_arg(t, "cartesian_prod", "tensors")
+        if t.ndim != 1:
+            raise RuntimeError("Expect a 1D vector, but got shape " + str(list(t.shape)))
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a 1-D tensor's elements, as rows (itertools' order)."""
+    tensor_arg(input, "combinations")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty(0)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input.new_empty(0, r)
+    flat = as_tensor([i for row in rows for i in row])
+    return input.index_select(0, flat).reshape(len(rows), r)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """input rotated by k * 90 degrees in the plane of dims, from dims[0] towards dims[1]."""
+    tensor_arg(input, "rot90")
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (wrap_dim(d, input.ndim, "rot90") for d in dims)
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
+    k %= 4
+    if k == 1:
+        return input.flip([d1]).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip([d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple:
+    """The coordinates in `shape` of flat indices (a tuple of tensors, one per dim)."""
+    if not isinstance(indices, TensorBase):
+        indices = as_tensor(indices)
+    if indices.dtype.is_floating_point or indices.dtype.name == "bool":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    dims = int_seq(shape, "unravel_index", "shape")
+    if any(s < 0 for s in dims):
+        raise ValueError(f"'shape' cannot have negative values, but got {dims}")
+    coords = []
+    rest = indices.long()
+    for s in reversed(dims):
+        coords.append(rest.remainder(s) if s else rest * 0)
+        rest = rest.floor_divide(s) if s else rest
+    return tuple(reversed(coords))
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of a 1-D x: columns x**(N-1), ..., x**0 (reversed when
+    increasing); integers stay int64."""
+    tensor_arg(x, "vander", "x")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    base = x if x.dtype.is_floating_point else x.long()
+    if n == 0:
+        return base.new_empty(x.shape[0], 0)
+    cols = cat([base.new_ones(x.shape[0], 1), base.unsqueeze(1).expand(-1, n - 1)], 1)
+    powers = cols.cumprod(1)
+    return powers if increasing else powers.flip([1])

@@ -9,6 +9,7 @@ from sdk._dtype import (
     as_dtype,
     contiguous_format,
     device,
+    float64,
     get_default_dtype,
     int64,
     preserve_format,
@@ -51,6 +52,31 @@ def empty_strided(
     size, stride = int_seq(size, "empty_strided"), int_seq(stride, "empty_strided", "stride")
     t = _C.empty_strided(size, stride, _float_dtype(dtype))
     return _finish(t, requires_grad, "empty_strided")
+
+
+def empty_permuted(
+    size: Any,
+    physical_layout: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialized tensor of logical `size` whose memory holds its dims in the order
+    physical_layout gives (a permutation of range(len(size))): physical_layout[-1] is the
+    dim with stride 1."""
+    shape = int_seq(size, "empty_permuted")
+    order = tuple(int_seq(physical_layout, "empty_permuted", "physical_layout"))
+    if sorted(order) != list(range(len(shape))):
+        raise RuntimeError(
+            f"empty_permuted: physical_layout {list(order)} is not a permutation of the "
+            f"{len(shape)} dims"
+        )
+    dense = empty([shape[d] for d in order], dtype=dtype, device=device)
+    inverse = [order.index(d) for d in range(len(shape))]
+    return _finish(dense.permute(inverse), requires_grad, "empty_permuted")
 
 
 def full(
@@ -229,6 +255,41 @@ def arange(
     return _finish(t, requires_grad, "arange")
 
 
+def torch_range(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from start to end INCLUSIVE by step, in the default float dtype (torch.range,
+    deprecated there in favour of arange, which stops before end)."""
+    import warnings
+
+    warnings.warn(
+        "sdk.range is deprecated because its behavior is inconsistent with Python's range "
+        "builtin. Instead, use sdk.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("range(): step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    count = int((end - start) / step) + 1
+    d = get_default_dtype() if dtype is None else as_dtype(dtype)
+    t = _C.arange(0, count, 1, None)
+    t = _C.to_dtype(t, float64, False) * step + start
+    return _finish(_C.to_dtype(t, d, False), requires_grad, "range")
+
+
+torch_range.__name__ = torch_range.__qualname__ = "range"  # sdk.range (here it would hide range)
+
+
 def linspace(
     start: float,
     end: float,
@@ -339,10 +400,30 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None) -> Tensor:
     return _C.tensor_from_data(perm, int64 if dtype is None else as_dtype(dtype), None)
 
 
+# The default generator's last seed: the core's kDefaultSeed (core/src/random.cpp, torch's
+# default seed too) until manual_seed or seed sets another.
+_default_seed = [67280421310721]
+
+
 def manual_seed(seed: int) -> Any:
     """Seed the default generator."""
     _C.manual_seed(int(seed))
+    _default_seed[0] = int(seed) & (2**64 - 1)
     return None
+
+
+def seed() -> int:
+    """Seed the default generator from the OS's entropy; returns the seed used."""
+    import os
+
+    value = int.from_bytes(os.urandom(8), "little") >> 1  # 63 bits, as torch's
+    manual_seed(value)
+    return value
+
+
+def initial_seed() -> int:
+    """The default generator's last seed (manual_seed's or seed's, else the default)."""
+    return _default_seed[0]
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:

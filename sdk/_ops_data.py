@@ -11,7 +11,7 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import float32, float64, get_default_dtype, int8, int16, int32, int64, uint8
+from sdk._dtype import bool_, float32, float64, get_default_dtype, int8, int16, int32, int64, uint8
 from sdk._interop import tensor as _tensor_from_data
 from sdk._ops_common import TensorBase, tensor_arg, wrap_dim
 from sdk._ops_creation import arange, full, linspace, zeros
@@ -253,3 +253,80 @@ def _powers(dtype: Any) -> Tensor:
     signed = dtype is not uint8
     vals = [(1 << k) - ((1 << bits) if signed and k == bits - 1 else 0) for k in range(bits)]
     return _tensor_from_data(vals, dtype=dtype)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:  # fmt: skip
+    """Whether each of elements occurs in test_elements (either may be a number), as bools
+    of elements' shape; NaN occurs nowhere."""
+    if not isinstance(elements, TensorBase) and not isinstance(test_elements, TensorBase):
+        raise TypeError("isin(): one of 'elements' and 'test_elements' must be a Tensor")
+    e = elements if isinstance(elements, TensorBase) else _tensor_from_data(elements)
+    t = test_elements if isinstance(test_elements, TensorBase) else _tensor_from_data(
+        test_elements)  # fmt: skip
+    common = _C.promote_types(e.dtype, t.dtype)
+    flat = t.detach().reshape(-1).to(common)
+    values = e.detach().reshape(-1).to(common)
+    if flat.numel() == 0:
+        found = e.new_zeros(e.shape, dtype=bool_)
+    else:
+        ordered = flat.sort().values
+        pos = searchsorted(ordered, values).clamp(max=flat.numel() - 1)
+        found = ordered.index_select(0, pos).eq(values).reshape(e.shape)
+    return found.logical_not() if invert else found
+
+
+def bitwise_left_shift_(self: Tensor, other: Any) -> Tensor:
+    """In-place bitwise_left_shift (the result keeps self's dtype)."""
+    return self.copy_(bitwise_left_shift(self, other).to(self.dtype))
+
+
+def bitwise_right_shift_(self: Tensor, other: Any) -> Tensor:
+    """In-place bitwise_right_shift (the result keeps self's dtype)."""
+    return self.copy_(bitwise_right_shift(self, other).to(self.dtype))
+
+
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def histogram(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False) -> Any:  # fmt: skip
+    """(hist, bin_edges) of a float input: `bins` equal bins over range (the data's range by
+    default, widened by 1/2 each side when it is one value) or the given increasing edges;
+    bins are closed on the left, the last one on both sides; values outside are ignored.
+    weight sums weights instead of counting; density divides by the total and the widths."""
+    x = tensor_arg(input, "histogram", "input").detach()
+    if not x.is_floating_point():
+        raise _C.InvalidArgumentError(f"torch.histogram: input tensor and bins tensors should "
+                                      f"have the same dtype, got {x.dtype}")  # fmt: skip
+    edges = _histogram_edges(x, bins, range)
+    n = edges.numel() - 1
+    flat = x.reshape(-1)
+    inside = flat.ge(edges[0]).logical_and(flat.le(edges[-1]))
+    index = (searchsorted(edges, flat, right=True) - 1).clamp(0, n - 1)
+    w = full(flat.shape, 1.0, dtype=x.dtype) if weight is None else weight.reshape(-1).to(x.dtype)
+    w = where(inside, w, 0.0)
+    hist = zeros(n, dtype=x.dtype, device=x.device).index_add(0, index, w)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return histogram_result(hist, edges)
+
+
+def _histogram_edges(x: Tensor, bins: Any, range: Any) -> Tensor:  # noqa: A002
+    if isinstance(bins, TensorBase):
+        if bins.ndim != 1 or bins.numel() < 2:
+            raise _error("torch.histogram(): bins must be a 1D tensor of at least 2 edges")
+        return bins.to(x.dtype)
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins <= 0:
+        raise _error(f"torch.histogram(): bins must be > 0, but got {bins}")
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif x.numel():
+        lo, hi = float(x.min()), float(x.max())
+    else:
+        lo, hi = 0.0, 0.0
+    if lo > hi:
+        raise _error(f"torch.histogram(): min should not exceed max, got min {lo} max {hi}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return linspace(lo, hi, bins + 1, dtype=x.dtype)

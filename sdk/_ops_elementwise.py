@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from sdk import _C, _ops_math
-from sdk._dtype import get_default_dtype
+from sdk._dtype import bool_, float64, get_default_dtype
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -18,6 +18,7 @@ from sdk._ops_common import (
     write_inplace,
 )
 from sdk._ops_math import _number
+from sdk._ops_shape import broadcast_tensors
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 Number = Any
@@ -252,16 +253,39 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _mish_(input) if inplace else _M.mish(input)
 
 
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    x = tensor_arg(input, "hardshrink")
+    return _ops_math.where(x.abs() > _number(lambd, "hardshrink", "lambd"), x, 0.0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1, or dim 0
+    of a 1-d input)."""
+    tensor_arg(input, "prelu")
+    tensor_arg(weight, "prelu", "weight")
+    n = weight.numel()
+    if n != 1:
+        ch = 1 if input.ndim >= 2 else 0
+        if weight.ndim != 1 or input.ndim == 0 or input.shape[ch] != n:
+            raise RuntimeError(
+                f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {n} and channel size = {input.shape[ch] if input.ndim else 1}."
+            )
+        weight = weight.reshape(n, *([1] * (input.ndim - ch - 1)))
+    return _ops_math.where(input > 0, input, weight * input)
+
+
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise maximum, ignoring NaN (NaN only where both are NaN)."""
     a, b = tensor_arg(input, "fmax", "input"), tensor_arg(other, "fmax", "other")
-    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.maximum(b)))
+    return _ops_math.where(b.isnan() | (a >= b), a, b)  # ties and the gradient go to input
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """The elementwise minimum, ignoring NaN (NaN only where both are NaN)."""
     a, b = tensor_arg(input, "fmin", "input"), tensor_arg(other, "fmin", "other")
-    return _ops_math.where(a.isnan(), b, _ops_math.where(b.isnan(), a, a.minimum(b)))
+    return _ops_math.where(b.isnan() | (a <= b), a, b)  # ties and the gradient go to input
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
@@ -270,3 +294,178 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     if eps is not None:
         p = p.clamp(eps, 1 - eps)
     return (p / (1 - p)).log()
+
+
+# ------------------------------------------------------------------------------ compositions
+
+# torch's elementwise functions that compose table ops: their gradients come from the parts.
+
+
+def _floating(input: Tensor) -> Tensor:
+    """input, or input as the default float dtype when it is integral or bool."""
+    return input if input.dtype.is_floating_point else input.to(get_default_dtype())
+
+
+def _assign(op: str, self: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """The in-place form of a composed op: compute on self's old value, then copy the
+    result in; a result dtype that self cannot hold is refused, as torch refuses it."""
+    tensor_arg(self, op, "self")
+    r = compute(self.clone() if needs_grad(self) else self)
+    if r.dtype.is_floating_point and not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}(): result type {r.dtype.name} can't be cast to the desired output type "
+            f"{self.dtype.name}"
+        )
+    return self.copy_(r)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians (integers become the default float dtype)."""
+    return _floating(tensor_arg(input, "deg2rad")) * (3.141592653589793 / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees (integers become the default float dtype)."""
+    return _floating(tensor_arg(input, "rad2deg")) * (180.0 / 3.141592653589793)
+
+
+def deg2rad_(self: Tensor) -> Tensor:
+    return _assign("deg2rad_", self, deg2rad)
+
+
+def rad2deg_(self: Tensor) -> Tensor:
+    return _assign("rad2deg_", self, rad2deg)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set (-0.0 and negative NaN included for floats)."""
+    tensor_arg(input, "signbit")
+    if input.dtype.is_floating_point:
+        return _M.copysign(_C.full((), 1.0, input.dtype), input) < 0
+    return input < 0
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), 1 at x == 0 (a gradient of 0 there)."""
+    x = _floating(tensor_arg(input, "sinc"))
+    zero = x == 0
+    px = _ops_math.where(zero, 1.0, x) * 3.141592653589793
+    return _ops_math.where(zero, 1.0, px.sin() / px)
+
+
+def sinc_(self: Tensor) -> Tensor:
+    return _assign("sinc_", self, sinc)
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """log2(2**input + 2**other), without overflow."""
+    ln2 = 0.6931471805599453
+    a, b = tensor_arg(input, "logaddexp2"), tensor_arg(other, "logaddexp2", "other")
+    return _M.logaddexp(_floating(a) * ln2, _floating(b) * ln2) / ln2
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where input < 0, values where input == 0, 1 where input > 0 (same dtypes)."""
+    tensor_arg(input, "heaviside")
+    tensor_arg(values, "heaviside", "values")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    x, v = input.detach(), values.detach()  # a step: no derivative (torch has none either)
+    return _ops_math.where(x == 0, v, (x > 0).to(x.dtype))
+
+
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    return _assign("heaviside_", self, lambda s: heaviside(s, values))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64 (either may be a number)."""
+    if not isinstance(input, TensorBase) and not isinstance(exponent, TensorBase):
+        raise TypeError("float_power(): one of 'input' and 'exponent' must be a Tensor")
+    base = input.to(float64) if isinstance(input, TensorBase) else float(input)
+    exp = exponent.to(float64) if isinstance(exponent, TensorBase) else exponent
+    if not isinstance(base, TensorBase):
+        base = full_scalar(base, float64)
+    return _M.pow(base, exp)
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    if self.dtype.name != "float64":
+        raise RuntimeError(
+            "the base given to float_power_ has dtype "
+            f"{self.dtype.name} but the operation's result requires dtype float64"
+        )
+    return _assign("float_power_", self, lambda s: float_power(s, exponent))
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2 ** other (a floating result)."""
+    tensor_arg(input, "ldexp")
+    tensor_arg(other, "ldexp", "other")
+    return _floating(input) * _M.exp2(_floating(other))
+
+
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    return _assign("ldexp_", self, lambda s: ldexp(s, other))
+
+
+def logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    return _assign("logit_", self, lambda s: logit(s, eps))
+
+
+def _integral(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor]:
+    tensor_arg(a, op)
+    tensor_arg(b, op, "other")
+    for t in (a, b):
+        if t.dtype.is_floating_point or t.dtype.name == "bool":
+            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{t.dtype.name}'")
+    return a, b
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor, elementwise, of integer tensors (gcd(0, 0) == 0)."""
+    a, b = _integral("gcd", input, other)
+    a, b = (t.contiguous() for t in broadcast_tensors(a.abs(), b.abs()))
+    while bool((b != 0).any()):  # Euclid, on every element at once
+        nonzero = b != 0
+        rest = _M.fmod(a, b.clamp(min=1))
+        a, b = _ops_math.where(nonzero, b, a), _ops_math.where(nonzero, rest, b)
+    return a
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple, elementwise, of integer tensors (0 where either is 0)."""
+    a, b = _integral("lcm", input, other)
+    g = gcd(a, b)
+    return _ops_math.where(g == 0, 0, (_M.floor_divide(a, g.clamp(min=1)) * b).abs())
+
+
+def gcd_(self: Tensor, other: Tensor) -> Tensor:
+    return self.copy_(gcd(self, other))
+
+
+def lcm_(self: Tensor, other: Tensor) -> Tensor:
+    return self.copy_(lcm(self, other))
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True everywhere: every dtype here is real (no complex dtypes)."""
+    return tensor_arg(input, "isreal").new_ones(input.shape, dtype=bool_)
+
+
+def positive(input: Tensor) -> Tensor:
+    """input itself (unary plus); refused for bool tensors, as torch refuses them."""
+    tensor_arg(input, "positive")
+    if input.dtype.name == "bool":
+        raise RuntimeError(
+            "The `+` operator, on a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return input
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor of input's shape and dtype, every element value (torch.fill)."""
+    tensor_arg(input, "fill")
+    out = input.clone()
+    return _M.fill_(out, value)

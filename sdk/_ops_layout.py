@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from sdk import _C
+from sdk._dtype import int64
+from sdk._interop import _check_device, tensor
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -289,3 +291,35 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
     offset = self.storage_offset() if storage_offset is None else storage_offset
     return _C.as_strided_(self, int_seq(tuple(size), "as_strided_"),
                           int_seq(tuple(stride), "as_strided_"), offset)  # fmt: skip
+
+
+def _triangle_indices(
+    op: str, row: int, col: int, offset: int, dtype: Any, device: Any, lower: bool
+) -> Tensor:
+    """The (2, N) row-major coordinates of a row x col matrix's lower or upper triangle."""
+    _check_device(device, op)
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{op}: row and col must be non-negative, got row={row}, col={col}")
+    pairs = [
+        (r, c) for r in range(row) for c in range(col)
+        if (c - r <= offset if lower else c - r >= offset)
+    ]  # fmt: skip
+    coords = [[r for r, _ in pairs], [c for _, c in pairs]]
+    t = tensor(coords, dtype=int64 if dtype is None else dtype)
+    return t.reshape(2, len(pairs))
+
+
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+    layout: Any = None,
+) -> Tensor:  # fmt: skip
+    """The coordinates of tril(ones(row, col), offset)'s nonzeros: a (2, N) int64 tensor."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, True)
+
+
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+    layout: Any = None,
+) -> Tensor:  # fmt: skip
+    """The coordinates of triu(ones(row, col), offset)'s nonzeros: a (2, N) int64 tensor."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, False)

@@ -5,10 +5,12 @@ them); the factorizations loop over columns, meant for the small matrices extens
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any, Callable
 
 from sdk import _C
+from sdk._interop import from_numpy
 from sdk._ops_common import TensorBase, needs_grad, operand, record, tensor_arg, wrap_dim
 from sdk._ops_creation import eye
 from sdk._ops_math import _no_out_grad, copy_, where
@@ -329,3 +331,247 @@ def _scaled_sum(input: Tensor, prod: Tensor, beta: float, alpha: float) -> Tenso
 # torch.linalg.det / torch.linalg.inv under the C++ API's flat spelling
 linalg_det = det
 linalg_inv = inverse
+
+
+# ------------------------------------------------------------------------------ compositions
+
+# torch's matrix functions composed of the ops above; their gradients come from the parts.
+
+slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(input: Tensor):
+    """(sign, log |det|) of (..., n, n) matrices, from the elimination's pivots (no overflow
+    of the determinant itself); a singular matrix gives (0, -inf)."""
+    a = _square(tensor_arg(input, "slogdet", "input"), "linalg.slogdet")
+    if a.shape[-1] == 0:
+        return slogdet_result(a.new_ones(a.shape[:-2]), a.new_zeros(a.shape[:-2]))
+    _, pivots, sign = _gauss_jordan(a, None)
+    return slogdet_result(pivots.sign().prod(-1) * sign, pivots.abs().log().sum(-1))
+
+
+def logdet(input: Tensor):
+    """log det: nan for a negative determinant, -inf for a singular matrix."""
+    sign, logabs = slogdet(input)
+    return where(sign < 0, float("nan"), logabs)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors (real dtypes: dot)."""
+    return dot(input, other)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of input times the whole of other."""
+    a, b = tensor_arg(input, "kron", "input"), tensor_arg(other, "kron", "other")
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    left = a.reshape(tuple(v for s in sa for v in (s, 1)))
+    right = b.reshape(tuple(v for s in sb for v in (1, s)))
+    return (left * right).reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """Sum over dims of a and b: the last `dims` of a with the first of b, or the two lists."""
+    tensor_arg(a, "tensordot", "a")
+    tensor_arg(b, "tensordot", "b")
+    da, db = _tensordot_dims(a, b, dims)
+    for i, j in zip(da, db):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
+                               f"dim {j}")  # fmt: skip
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [j for j in range(b.ndim) if j not in db]
+    k = 1
+    for i in da:
+        k *= a.shape[i]
+    left = a.permute(*free_a, *da).reshape(-1, k)
+    right = b.permute(*db, *free_b).reshape(k, -1)
+    r = mm(left, right).reshape([a.shape[i] for i in free_a] + [b.shape[j] for j in free_b])
+    return copy_(out.resize_(r.shape), r) if out is not None else r
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list, list]:
+    if isinstance(dims, TensorBase):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
+        raise RuntimeError("tensordot expects dims to be an int or a pair of dim lists")
+    da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    return [wrap_dim(d, a.ndim, "tensordot") for d in da], [
+        wrap_dim(d, b.ndim, "tensordot") for d in db
+    ]
+
+
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """The product of 2-D matrices, left to right (torch.linalg.multi_dot's forerunner)."""
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    r = tensor_arg(matrices[0], "chain_matmul", "matrices")
+    for m in matrices[1:]:
+        r = mm(r, m)
+    return copy_(out.resize_(r.shape), r) if out is not None else r
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """The n-th power of square matrices by repeated squaring (n < 0: of the inverse)."""
+    a = _square(tensor_arg(input, "matrix_power", "input"), "linalg.matrix_power")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    if n == 0:
+        return eye(a.shape[-1], dtype=a.dtype, device=a.device).expand(a.shape).clone()
+    base, n = (inverse(a), -n) if n < 0 else (a, n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result if result is not input else result.clone()
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """exp of square matrices: scaled to norm <= 1/2, an 18-term Taylor series (error below
+    1e-22 there), squared back."""
+    a = _square(tensor_arg(input, "matrix_exp", "input"), "linalg.matrix_exp")
+    n = a.shape[-1]
+    norm = float(a.abs().sum(-2).amax()) if a.numel() else 0.0
+    squarings = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
+    x = a / (2.0**squarings)
+    ident = eye(n, dtype=a.dtype, device=a.device).expand(a.shape)
+    term, total = ident, ident
+    for k in range(1, 19):
+        term = matmul(term, x) / k
+        total = total + term
+    for _ in range(squarings):
+        total = matmul(total, total)
+    return total
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """X with A X = B, given A's Cholesky factor L (A = L L^T), or U (A = U^T U) when upper."""
+    tensor_arg(B, "cholesky_solve", "B")
+    tensor_arg(L, "cholesky_solve", "L")
+    y = triangular_solve(B, L, upper=upper, transpose=upper).solution
+    return triangular_solve(y, L, upper=upper, transpose=not upper).solution
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """A^-1 given A's Cholesky factor L (A = L L^T), or U (A = U^T U) when upper."""
+    f = _square(tensor_arg(L, "cholesky_inverse", "L"), "cholesky_inverse")
+    ident = eye(f.shape[-1], dtype=f.dtype, device=f.device).expand(f.shape)
+    return cholesky_solve(ident, f, upper)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    prod = outer(tensor_arg(vec1, "addr", "vec1"), tensor_arg(vec2, "addr", "vec2"))
+    return _scaled_sum(tensor_arg(input, "addr", "input"), prod, beta, alpha)
+
+
+def _make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Tensor.<name>_: fn on self's old value, written back into self."""
+
+    def op_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        tensor_arg(self, name + "_", "self")
+        r = fn(self.clone() if needs_grad(self) else self, *args, **kwargs)
+        return copy_(self, r.expand(self.shape) if tuple(r.shape) != tuple(self.shape) else r)
+
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = f"In-place {name} (Tensor.{name}_)."
+    return op_
+
+
+addmm_ = _make_inplace("addmm", addmm)
+addmv_ = _make_inplace("addmv", addmv)
+addbmm_ = _make_inplace("addbmm", addbmm)
+baddbmm_ = _make_inplace("baddbmm", baddbmm)
+addr_ = _make_inplace("addr", addr)
+
+
+# ------------------------------------------------------------------------------ Householder
+
+geqrf_result = namedtuple("geqrf", ["a", "tau"])
+
+
+def _reflector(a: Tensor, i: int) -> Tensor:
+    """Column i's Householder vector v (..., m, 1): 0 above row i, 1 at row i, a's below."""
+    m = a.shape[-2]
+    col = a[..., :, i : i + 1]
+    mask = a.new_zeros(m, 1)
+    mask[i + 1 :] = 1
+    unit = a.new_zeros(m, 1)
+    unit[i] = 1
+    return col * mask + unit
+
+
+def _apply_reflectors(a: Tensor, tau: Tensor, x: Tensor, order: Any) -> Tensor:
+    """x after H_i = I - tau_i v_i v_i^T for i in order (H applied on the left)."""
+    for i in order:
+        v = _reflector(a, i)
+        t = tau[..., i : i + 1].unsqueeze(-1)
+        x = x - t * matmul(v, matmul(v.transpose(-2, -1), x))
+    return x
+
+
+def _householder_args(op: str, input: Tensor, tau: Tensor) -> int:
+    tensor_arg(input, op, "input")
+    tensor_arg(tau, op, "tau")
+    if input.ndim < 2 or input.shape[-2] < input.shape[-1] or tau.shape[-1] > input.shape[-1]:
+        raise _error(f"{op}: expected input (..., m, n) with m >= n and tau (..., k) with "
+                     f"k <= n, got {list(input.shape)} and {list(tau.shape)}")  # fmt: skip
+    return tau.shape[-1]
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of Q = H_1 ... H_k from Householder reflectors (geqrf's output):
+    torch.linalg.householder_product; differentiable in both."""
+    k = _householder_args("orgqr", input, tau)
+    m, n = input.shape[-2], input.shape[-1]
+    start = eye(m, n, dtype=input.dtype, device=input.device).expand(*input.shape[:-2], m, n)
+    return _apply_reflectors(input, tau, start, range(k - 1, -1, -1))
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+          transpose: bool = False) -> Tensor:  # fmt: skip
+    """other multiplied by Q = H_1 ... H_k (Q^T with transpose), from the left or right."""
+    k = _householder_args("ormqr", input, tau)
+    tensor_arg(other, "ormqr", "other")
+    x = other if left else other.transpose(-2, -1)
+    # left: Q x applies H_k first; Q^T x applies H_1 first; right (x Q = (Q^T x^T)^T) swaps them
+    first_is_last = transpose != left
+    order = range(k - 1, -1, -1) if first_is_last else range(k)
+    r = _apply_reflectors(input, tau, x, order)
+    return r if left else r.transpose(-2, -1)
+
+
+def geqrf(input: Tensor) -> Any:
+    """(a, tau): the QR factorization as LAPACK's geqrf stores it (R on and above the
+    diagonal, the Householder vectors below it), computed by numpy on the host; not
+    differentiable (as torch)."""
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    a = tensor_arg(input, "geqrf", "input")
+    if a.ndim < 2 or not a.dtype.is_floating_point:
+        raise _error(f"geqrf: expected a floating (..., m, n) matrix, got {a.dtype} of shape "
+                     f"{list(a.shape)}")  # fmt: skip
+    host = np.asarray(a.detach().cpu().numpy(), dtype="float64")
+    m, n = host.shape[-2:]
+    flat = host.reshape(-1, m, n)
+    h, tau = np.empty_like(flat), np.empty((len(flat), min(m, n)))
+    for i, matrix in enumerate(flat):
+        raw, tau[i] = np.linalg.qr(matrix, mode="raw")  # raw is the transposed LAPACK layout
+        h[i] = raw.T
+    shape = host.shape[:-2]
+    h_out = from_numpy(h.reshape(host.shape)).to(a.dtype)
+    return geqrf_result(h_out, from_numpy(tau.reshape(*shape, min(m, n))).to(a.dtype))

@@ -135,3 +135,61 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     result = from_numpy(np.ascontiguousarray(out, dtype=np.int64))
     return result if input.ndim == 2 else result[0]
+
+
+# In-place fills from other distributions, by inverting their CDFs at uniform draws of the
+# same generators (so manual_seed reproduces them as it does rand).
+
+
+def _float_self(self: Tensor, op: str) -> Tensor:
+    tensor_arg(self, op, "self")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected a floating point tensor, got {self.dtype}")
+    return self
+
+
+def _open_uniform(self: Tensor, generator: Any) -> Tensor:
+    """Draws in (0, 1): never exactly 0, whose logarithm the inversions below cannot take."""
+    u = _C.uniform_(_C.empty(tuple(self.shape), float64), 0.0, 1.0, generator)
+    return u.clamp(min=2.0**-53)
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Samples of Exponential(lambd): -log(U) / lambd."""
+    _float_self(self, "exponential_")
+    _check_generator(generator, "exponential_")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return self.copy_(_open_uniform(self, generator).log().neg() / lambd)
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Any = None) -> Tensor:  # fmt: skip
+    """Samples of Cauchy(median, sigma): median + sigma * tan(pi * (U - 1/2))."""
+    _float_self(self, "cauchy_")
+    _check_generator(generator, "cauchy_")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    u = _open_uniform(self, generator)
+    return self.copy_(((u - 0.5) * math.pi).tan() * sigma + median)
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Any = None) -> Tensor:  # fmt: skip
+    """Samples of exp(Normal(mean, std))."""
+    _float_self(self, "log_normal_")
+    _check_generator(generator, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    z = _C.normal_(_C.empty(tuple(self.shape), float64), float(mean), float(std), generator)
+    return self.copy_(z.exp())
+
+
+def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Samples of Geometric(p) on 1, 2, ...: the trial of the first success."""
+    tensor_arg(self, "geometric_", "self")
+    _check_generator(generator, "geometric_")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = _open_uniform(self, generator)
+    return self.copy_((u.log() / math.log1p(-p)).ceil().clamp(min=1))

@@ -286,3 +286,61 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     xs, ix = list(common), list(common)
     xs[d], ix[d] = input.shape[d], indices.shape[d]
     return input.expand(tuple(xs)).gather(d, indices.expand(tuple(ix)))
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:  # fmt: skip
+    """A copy of input where source's slices along dim are combined into the slices index
+    names by reduce: 'prod', 'mean', 'amax' or 'amin' (scatter_reduce over whole slices)."""
+    return _index_reduce("index_reduce", input, dim, index, source, reduce, include_self, None)
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:  # fmt: skip
+    return _index_reduce("index_reduce_", self, dim, index, source, reduce, include_self, self)
+
+
+def _index_reduce(op, input, dim, index, source, reduce, include_self, out):
+    tensor_arg(input, op)
+    tensor_arg(source, op, "source")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+        )
+    d = wrap_dim(dim, input.ndim, op)
+    if index.ndim > 1 or index.numel() != (source.shape[d] if source.ndim else 1):
+        raise IndexError(
+            f"{op}(): Index should have dimension 1 or 0 and as many elements as source has "
+            f"along dim {d} (got {index.numel()})"
+        )
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = index.numel()
+    positions = index.reshape(shape).expand(source.shape) if source.ndim else index.reshape(())
+    return _scatter_reduce(op, input, d, positions, source, reduce, include_self, out)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with the elements at flat positions index (row-major, negative from
+    the end) set to source's (added with accumulate)."""
+    tensor_arg(input, "put")
+    tensor_arg(index, "put", "index")
+    tensor_arg(source, "put", "source")
+    if index.numel() != source.numel():
+        raise RuntimeError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = input.numel()
+    flat = index.reshape(-1).long()
+    if flat.numel() and bool(((flat >= n) | (flat < -n)).any()):
+        raise IndexError(f"put_(): index out of range for a tensor of {n} elements")
+    flat = flat.remainder(max(n, 1))
+    values = source.reshape(-1).to(input.dtype)
+    target = input.reshape(-1)
+    r = target.index_add(0, flat, values) if accumulate else target.index_copy(0, flat, values)
+    return r.reshape(input.shape)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    return self.copy_(put(self.clone(), index, source, accumulate))

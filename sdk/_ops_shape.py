@@ -478,6 +478,20 @@ def argwhere(input: Tensor) -> Tensor:
     return _C.nonzero(input)
 
 
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """nonzero() as a (size, ndim) tensor: the first `size` coordinates, padded with rows of
+    fill_value when there are fewer."""
+    tensor_arg(input, "nonzero_static")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative int, got {size!r}")
+    r = _C.nonzero(input)
+    found = r.shape[0]
+    if found >= size:
+        return r.narrow(0, 0, size).clone()
+    pad = _C.full((size - found, r.shape[1]), fill_value, r.dtype)
+    return cat([r, pad], 0)
+
+
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None) -> Tensor:  # fmt: skip
     """The n-th forward difference along dim (out[i] = in[i + 1] - in[i], applied n times),
@@ -499,3 +513,11 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         hi, lo = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
         x = hi != lo if x.dtype.name == "bool" else hi - lo
     return x
+
+
+# torch's other names: row_stack is vstack; the unsafe_* splits differ from chunk and split
+# only in how torch's autograd tracks the pieces as views, which has no counterpart here.
+row_stack = vstack
+unsafe_chunk = chunk
+unsafe_split = split
+unsafe_split_with_sizes = split_with_sizes

@@ -128,3 +128,33 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         counts = order.new_zeros((distinct.numel(),))
         out.append(counts.scatter_add_(0, group, group.new_ones((flat.numel(),))))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:  # fmt: skip
+    """input with each run of equal consecutive elements (or slices along dim) kept once;
+    with return_inverse the run each element belongs to, with return_counts each run's
+    length. Not differentiable (as torch)."""
+    tensor_arg(input, "unique_consecutive")
+    inverse_wanted = _flag(return_inverse, "unique_consecutive", "return_inverse")
+    counts_wanted = _flag(return_counts, "unique_consecutive", "return_counts")
+    x = input.detach()
+    if dim is None:
+        x, d = x.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, x.ndim, "unique_consecutive")
+    n = x.shape[d] if x.ndim else 1
+    starts = x.new_ones((min(n, 1),), dtype=bool_)
+    if n > 1:
+        changed = x.narrow(d, 1, n - 1) != x.narrow(d, 0, n - 1)
+        others = [i for i in range(changed.ndim) if i != d]
+        starts = cat((starts, changed.any(others) if others else changed))
+    group = starts.long().cumsum(0) - 1
+    kept = starts.nonzero().reshape(-1)
+    out = [x.index_select(d, kept)]
+    if inverse_wanted:
+        out.append(group.reshape(tuple(input.shape)) if dim is None else group)
+    if counts_wanted:
+        ends = cat((kept[1:], kept.new_full((min(kept.numel(), 1),), n)))
+        out.append(ends - kept)
+    return out[0] if len(out) == 1 else tuple(out)

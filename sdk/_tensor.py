@@ -15,6 +15,7 @@ from sdk import (
     _indexing,
     _interop,
     _ops_compose,
+    _ops_copies,
     _ops_creation,
     _ops_data,
     _ops_elementwise,
@@ -27,8 +28,11 @@ from sdk import (
     _ops_scatter,
     _ops_shape,
     _ops_sort,
+    _ops_special,
+    _ops_stats,
     _tensor_types,
 )
+from sdk import _tensor_state as _state
 from sdk._dtype import as_dtype, device, dtype, float16, float32, float64, int32, int64
 from sdk._dtype import bfloat16 as _bfloat16
 from sdk._dtype import bool_ as _bool
@@ -325,6 +329,34 @@ class Tensor(_TableOps, _C.TensorBase):
     def clamp_max_(self, max: Any) -> Tensor:
         return _ops_math.clamp_(self, max=max)
 
+    # ------------------------------------------------------------------ state queries
+
+    # What torch's glue code asks of a tensor, answered in sdk._tensor_state.
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = _state.FALSE
+    is_mps = is_xla = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = _state.FALSE
+    layout = _state.layout
+    output_nr = _state.output_nr
+    is_signed = _state.is_signed
+    is_inference = _state.is_inference
+    is_conj = _state.is_conj
+    is_neg = _state.is_neg
+    is_pinned = _state.is_pinned
+    pin_memory = _state.pin_memory
+    is_shared = _state.is_shared
+    share_memory_ = _state.share_memory_
+    storage = untyped_storage = _state.storage
+    is_set_to = _state.is_set_to
+    set_ = _state.set_
+    resize = _state.resize
+    resize_as = _state.resize_as
+    is_nonzero = _state.is_nonzero
+    const_data_ptr = _state.const_data_ptr
+    char = _state.char
+
+    def polygamma(self, n: int) -> Tensor:
+        """sdk.polygamma(n, self): torch's method takes n after self."""
+        return _ops_special.polygamma(n, self)
+
     # ------------------------------------------------------------------ ops needing order changes
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
@@ -541,6 +573,137 @@ class Tensor(_TableOps, _C.TensorBase):
     cummax = _ops_scan.cummax
     cummin = _ops_scan.cummin
     unique = _ops_sort.unique
+
+    # torch's aliases and in-place forms of the ops above
+    absolute = _ops_math.abs
+    absolute_ = _ops_math.abs_
+    negative_ = _ops_math.neg_
+    subtract_ = _ops_math.sub_
+    multiply_ = _ops_math.mul_
+    divide_ = _ops_math.div_
+    greater_ = _ops_math.gt_
+    greater_equal_ = _ops_math.ge_
+    less_ = _ops_math.lt_
+    less_equal_ = _ops_math.le_
+    not_equal_ = _ops_math.ne_
+    arctan2_ = _ops_math.atan2_
+    addmm_ = _ops_linalg.addmm_
+    addmv = _ops_linalg.addmv
+    addmv_ = _ops_linalg.addmv_
+    addbmm = _ops_linalg.addbmm
+    addbmm_ = _ops_linalg.addbmm_
+    baddbmm_ = _ops_linalg.baddbmm_
+    addr = _ops_linalg.addr
+    addr_ = _ops_linalg.addr_
+
+    # Composed elementwise ops (sdk._ops_elementwise) and special functions (sdk._ops_special)
+    deg2rad = _ops_elementwise.deg2rad
+    deg2rad_ = _ops_elementwise.deg2rad_
+    rad2deg = _ops_elementwise.rad2deg
+    rad2deg_ = _ops_elementwise.rad2deg_
+    signbit = _ops_elementwise.signbit
+    sinc = _ops_elementwise.sinc
+    sinc_ = _ops_elementwise.sinc_
+    logaddexp2 = _ops_elementwise.logaddexp2
+    heaviside = _ops_elementwise.heaviside
+    heaviside_ = _ops_elementwise.heaviside_
+    float_power = _ops_elementwise.float_power
+    float_power_ = _ops_elementwise.float_power_
+    ldexp = _ops_elementwise.ldexp
+    ldexp_ = _ops_elementwise.ldexp_
+    logit = _ops_elementwise.logit
+    logit_ = _ops_elementwise.logit_
+    gcd = _ops_elementwise.gcd
+    gcd_ = _ops_elementwise.gcd_
+    lcm = _ops_elementwise.lcm
+    lcm_ = _ops_elementwise.lcm_
+    fmax = _ops_elementwise.fmax
+    fmin = _ops_elementwise.fmin
+    isreal = _ops_elementwise.isreal
+    hardshrink = _ops_elementwise.hardshrink
+    prelu = _ops_elementwise.prelu
+    lgamma = _ops_special.lgamma
+    lgamma_ = _ops_special.lgamma_
+    digamma = _ops_special.digamma
+    digamma_ = _ops_special.digamma_
+    polygamma_ = _ops_special.polygamma_
+    mvlgamma = _ops_special.mvlgamma
+    mvlgamma_ = _ops_special.mvlgamma_
+    i0 = _ops_special.i0
+    i0_ = _ops_special.i0_
+    igamma = igamma_ = igammac = igammac_ = _ops_special.igamma
+    frexp = _ops_special.frexp
+    nextafter = _ops_special.nextafter
+    nextafter_ = _ops_special.nextafter_
+
+    # Statistics (sdk._ops_stats), counting (sdk._ops_data, sdk._ops_sort)
+    nansum = _ops_stats.nansum
+    nanmean = _ops_stats.nanmean
+    nanmedian = _ops_stats.nanmedian
+    aminmax = _ops_stats.aminmax
+    quantile = _ops_stats.quantile
+    nanquantile = _ops_stats.nanquantile
+    cov = _ops_stats.cov
+    corrcoef = _ops_stats.corrcoef
+    logcumsumexp = _ops_stats.logcumsumexp
+    dist = _ops_stats.dist
+    trace = _ops_stats.trace
+    renorm = _ops_stats.renorm
+    renorm_ = _ops_stats.renorm_
+    count_nonzero = _ops_reduce.count_nonzero
+    histc = _ops_data.histc
+    bincount = _ops_data.bincount
+    mode = _ops_data.mode
+    unique_consecutive = _ops_sort.unique_consecutive
+    histogram = _ops_data.histogram
+    bitwise_left_shift_ = _ops_data.bitwise_left_shift_
+    bitwise_right_shift_ = _ops_data.bitwise_right_shift_
+    positive = _ops_elementwise.positive
+    put = _ops_scatter.put
+    put_ = _ops_scatter.put_
+    index_reduce = _ops_scatter.index_reduce
+    index_reduce_ = _ops_scatter.index_reduce_
+    nonzero_static = _ops_shape.nonzero_static
+    exponential_ = _ops_random.exponential_
+    cauchy_ = _ops_random.cauchy_
+    log_normal_ = _ops_random.log_normal_
+    geometric_ = _ops_random.geometric_
+
+    # Matrix functions (sdk._ops_linalg)
+    det = _ops_linalg.det
+    inverse = _ops_linalg.inverse
+    cholesky = _ops_linalg.cholesky
+    cholesky_solve = _ops_linalg.cholesky_solve
+    cholesky_inverse = _ops_linalg.cholesky_inverse
+    triangular_solve = _ops_linalg.triangular_solve
+    slogdet = _ops_linalg.slogdet
+    logdet = _ops_linalg.logdet
+    matrix_power = _ops_linalg.matrix_power
+    matrix_exp = _ops_linalg.matrix_exp
+    cross = _ops_linalg.cross
+    kron = _ops_linalg.kron
+    vdot = _ops_linalg.vdot
+    geqrf = _ops_linalg.geqrf
+    orgqr = _ops_linalg.orgqr
+    ormqr = _ops_linalg.ormqr
+
+    # Blocks, splits and copies (sdk._ops_compose, sdk._ops_shape, sdk._ops_copies)
+    hsplit = _ops_compose.hsplit
+    vsplit = _ops_compose.vsplit
+    dsplit = _ops_compose.dsplit
+    rot90 = _ops_compose.rot90
+    split_with_sizes = _ops_shape.split_with_sizes
+    unsafe_chunk = _ops_shape.unsafe_chunk
+    unsafe_split = _ops_shape.unsafe_split
+    unsafe_split_with_sizes = _ops_shape.unsafe_split_with_sizes
+    narrow_copy = _ops_copies.narrow_copy
+    select_scatter = _ops_copies.select_scatter
+    slice_scatter = _ops_copies.slice_scatter
+    diagonal_scatter = _ops_copies.diagonal_scatter
+    as_strided_scatter = _ops_copies.as_strided_scatter
+    sum_to_size = _ops_copies.sum_to_size
+    fill_diagonal_ = _ops_copies.fill_diagonal_
+    new_empty_strided = _ops_copies.new_empty_strided
 
     # numpy / DLPack interop (sdk._interop) and in-place random fills (sdk._ops_creation)
     numpy = _interop.numpy

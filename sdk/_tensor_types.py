@@ -133,3 +133,20 @@ def lookup(spec: Any) -> _TensorType | None:
             table = CUDA_TYPES if rest.startswith("cuda.") else CPU_TYPES
             return table.get(rest.removeprefix("cuda."))
     return None
+
+
+def set_default_tensor_type(t: Any) -> None:
+    """torch's legacy form of set_default_dtype: a CPU floating type (sdk.DoubleTensor, or
+    its name 'torch.DoubleTensor') makes its dtype the default; CUDA types are refused
+    (factories take device= instead)."""
+    legacy = lookup(t)
+    if legacy is None:
+        raise TypeError(f"set_default_tensor_type(): invalid type {t!r}")
+    if legacy._device != "cpu":
+        raise NotImplementedError(
+            "set_default_tensor_type(): the default device is always the CPU here; pass "
+            "device='cuda' to the factories instead"
+        )
+    if not legacy.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(legacy.dtype)

@@ -1,5 +1,5 @@
-"""sdk.linalg: torch.linalg's functions. det, inv, cross, cholesky and solve_triangular rename
-sdk ops; the norms compose sdk ops; solve, svd, svdvals, qr and eigh run numpy.linalg on the CPU
+"""sdk.linalg: torch.linalg's functions. det, inv, cross, cholesky, solve_triangular and
+householder_product (orgqr) rename sdk ops; the norms compose sdk ops; solve, svd, svdvals, qr and eigh run numpy.linalg on the CPU
 (no core op exists), with autograd for solve, svdvals and the norms built on them."""
 
 from __future__ import annotations
@@ -11,19 +11,20 @@ from typing import Any
 import numpy as np
 
 import sdk
-from sdk import _C
+from sdk import _C, _ops_linalg
 from sdk._ops_linalg import cholesky as _cholesky
 from sdk._ops_linalg import det, inverse, linalg_cross, triangular_solve
 from sdk.autograd import Function
 
-__all__ = ["cholesky", "cross", "det", "eigh", "inv", "matrix_norm", "norm", "qr", "solve",
-           "solve_triangular", "svd", "svdvals", "vector_norm"]  # fmt: skip
+__all__ = ["cholesky", "cross", "det", "eigh", "householder_product", "inv", "matrix_norm",
+           "norm", "qr", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]  # fmt: skip
 
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 
 inv = inverse
+householder_product = _ops_linalg.orgqr
 cross = linalg_cross
 
 

@@ -124,6 +124,11 @@ DERIVATIVES: dict[str, D] = {
         lambda g, n: (g * (-2 / math.sqrt(math.pi)) * (-(n.inputs[0] * n.inputs[0])).exp(),),
         saves=_X,
     ),
+    # the special functions (sdk/_ops_special.py): each derivative is the next function
+    "lgamma": D(lambda g, n: (g * n.inputs[0].digamma(),), saves=_X),
+    "digamma": D(lambda g, n: (g * n.inputs[0].polygamma(1),), saves=_X),
+    "polygamma": D(lambda g, n: (g * n.inputs[0].polygamma(n.attrs["n"] + 1),), saves=_X),
+    "i0": D(lambda g, n: (g * _ew.i1(n.inputs[0]),), saves=_X),
     "erfinv": D(
         lambda g, n: (g * (math.sqrt(math.pi) / 2) * (n.result * n.result).exp(),), result=True
     ),

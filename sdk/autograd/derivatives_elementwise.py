@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import sdk
 from sdk import _ops_elementwise
+from sdk._ops_special import i1  # noqa: F401  (i0's derivative, in derivatives.py)
 from sdk.autograd.derivatives_struct import _unb
 from sdk.autograd.derivatives_util import _mask_keep
 

@@ -291,8 +291,8 @@ def test_against_torch():
 
 # Methods whose results differ by nature between two tensors (addresses, memory never
 # written, random draws, type names) or that change the tensor's autograd state.
-_UNCOMPARABLE = {"data_ptr", "new_empty", "resize_", "type", "requires_grad_", "backward",
-                 "retain_grad", "cuda", "untyped_storage", "storage",
+_UNCOMPARABLE = {"data_ptr", "const_data_ptr", "new_empty", "resize_", "type", "requires_grad_",
+                 "backward", "retain_grad", "cuda", "untyped_storage", "storage",
                  "element_size", "nbytes", "itemsize"}  # fmt: skip
 _RANDOM = ("random_", "uniform_", "normal_", "exponential_", "geometric_", "cauchy_",
            "log_normal_", "bernoulli")  # fmt: skip

@@ -25,7 +25,17 @@ SDK = pathlib.Path(sdk.__file__).parent
 # layer the graph must still be acyclic (that fixes, e.g., the order of the op modules).
 LAYERS = [
     ("core", ["sdk._C", "sdk._blas_path"]),
-    ("base", ["sdk._dtype", "sdk.grad_mode", "sdk._finfo", "sdk._autograd_link", "sdk.utils.elf"]),
+    (
+        "base",
+        [
+            "sdk._dtype",
+            "sdk.grad_mode",
+            "sdk._finfo",
+            "sdk._autograd_link",
+            "sdk._settings",
+            "sdk.utils.elf",
+        ],
+    ),  # fmt: skip
     (
         "devices",
         [
@@ -39,7 +49,7 @@ LAYERS = [
         ],
     ),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
-    ("tensor", ["sdk._tensor", "sdk._tensor_types"]),
+    ("tensor", ["sdk._tensor", "sdk._tensor_types", "sdk._tensor_state"]),
     ("namespace", ["sdk"]),
     ("autograd", ["sdk.autograd", "sdk.autograd.*", "sdk.ops", "sdk.testing"]),
     (
@@ -57,6 +67,7 @@ LAYERS = [
             "sdk.jit",
             "sdk.library",
             "sdk._op_frameworks",
+            "sdk._toplevel",
             "sdk.interop",
             "sdk.interop.*",
             "sdk.linalg",
@@ -86,10 +97,11 @@ LAZY_IMPORTS = {
 # namespace does it: its PEP 562 __getattr__ loads the subpackages that build on it (and,
 # registered in sdk._autograd_link, sdk.autograd when a lower layer first needs it), and
 # sdk._repr for set_printoptions (kept out of import sdk, as Tensor.__repr__ keeps it), and
-# sdk.amp for torch's top-level autocast names (sdk.autocast, sdk.is_autocast_enabled, ...).
+# sdk.amp for torch's top-level autocast names (sdk.autocast, sdk.is_autocast_enabled, ...),
+# and sdk._toplevel for torch's top-level nn and linalg names (sdk.conv2d, sdk.svd, ...).
 # sdk.utils loads its own subpackages on first use (so that utils.elf stays light).
 BY_NAME = {
-    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp"],
+    "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp", "sdk._toplevel"],
     "sdk.utils": ["sdk.utils.{name}"],
 }
 

@@ -1,5 +1,5 @@
 """nn.functional activations: relu, sigmoid, tanh, elu, gelu, silu, mish, softplus,
-leaky_relu, hardtanh, relu6, softmax, log_softmax, prelu, and the composites (logsigmoid,
+leaky_relu, hardtanh, relu6, softmax, log_softmax, prelu, hardshrink, and the composites (logsigmoid,
 selu, celu, hardswish, hardsigmoid, glu, softsign, tanhshrink, threshold, rrelu)."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ __all__ = [
     "softmax",
     "log_softmax",
     "prelu",
+    "hardshrink",
     "logsigmoid",
     "selu",
     "celu",
@@ -114,21 +115,8 @@ def log_softmax(input: Any, dim: int | None = None, dtype: Any = None) -> Any:
     return sdk.log_softmax(input, dim)
 
 
-def prelu(input: Any, weight: Any) -> Any:
-    """max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1, or dim 0
-    of a 1-d input)."""
-    check_tensor(input, "prelu")
-    check_tensor(weight, "prelu", "weight")
-    n = weight.numel()
-    if n != 1:
-        ch = 1 if input.ndim >= 2 else 0
-        if weight.ndim != 1 or input.ndim == 0 or input.shape[ch] != n:
-            raise RuntimeError(
-                f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
-                f"numbers = {n} and channel size = {input.shape[ch] if input.ndim else 1}."
-            )
-        weight = weight.reshape(n, *([1] * (input.ndim - ch - 1)))
-    return sdk.where(input > 0, input, weight * input)
+prelu = _elementwise.prelu  # (Tensor.prelu too)
+hardshrink = _elementwise.hardshrink  # (Tensor.hardshrink too)
 
 
 # The composites below are built from differentiable sdk ops, so autograd needs no new rules.
