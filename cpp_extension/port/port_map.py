@@ -149,6 +149,9 @@ INCLUDES: dict[str, str] = {
     "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
     "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
     "ATen/ExpandUtils.h": "sdk/expand_utils.h",
+    # at::vec's public headers; the per-ISA ones (vec256/, vec512/) stay refused below
+    "ATen/cpu/vec/vec.h": "sdk/vec.h",
+    "ATen/cpu/vec/functional.h": "sdk/vec.h",
     "c10/cuda/CUDADeviceAssertion.h": "sdk/cuda.h",
     "c10/cuda/CUDADeviceAssertionHost.h": "sdk/cuda.h",
     "torch/csrc/api/include/torch/types.h": "sdk/all.h",
@@ -173,7 +176,8 @@ INCLUDE_PREFIXES: dict[str, str] = {
 TORCH_INCLUDE_ROOTS = ("torch/", "ATen/", "c10/", "THC/", "TH/", "caffe2/")
 INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/native/": "ATen's internal kernels are not part of the SDK",
-    "ATen/cpu/vec/": "no Vectorized types: write scalar loops (the compiler vectorizes)",
+    "ATen/cpu/vec/": "at::vec's per-ISA headers: include ATen/cpu/vec/vec.h (sdk/vec.h: "
+    "Vectorized<T> as portable loops)",
     "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "

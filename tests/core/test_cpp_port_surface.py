@@ -30,6 +30,7 @@ NEW_HEADERS = [
     "symint.h",
     "tag.h",
     "tensor_utils.h",
+    "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
 
@@ -59,7 +60,8 @@ def _program(tmp_path_factory, program: str) -> Path:
 
 
 @pytest.mark.parametrize(
-    "program", ["test_port_surface_api", "test_port_names_api", "test_port_tail_api"]
+    "program",
+    ["test_port_surface_api", "test_port_names_api", "test_port_tail_api", "test_vec_api"],
 )
 def test_cpp_program_passes(program: str, tmp_path_factory) -> None:
     exe = _program(tmp_path_factory, program)
