@@ -123,7 +123,7 @@ static bool exact_ints(PyObject* o) {
 }
 
 bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
-              bool allow_negative) {
+              bool allow_negative, bool is_shape) {
   v->clear();
   if (PyLong_Check(o) || (!PySequence_Check(o) && PyIndex_Check(o) && !is_tensor(o))) {
     int64_t x;
@@ -150,7 +150,7 @@ bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>
   // A size product that overflows int64 would wrap to a small allocation: refuse it here.
   int64_t prod = 1;
   for (int64_t x : *v)
-    if (x > 0 && __builtin_mul_overflow(prod, x, &prod)) {
+    if (is_shape && x > 0 && __builtin_mul_overflow(prod, x, &prod)) {
       PyErr_Format(module_state.invalid_argument_error,
                    "%s(): argument '%s': the number of elements overflows int64", op, arg);
       return false;

@@ -22,10 +22,11 @@ bool double_arg(PyObject* o, const char* op, const char* arg, double* v);
 bool bool_arg(PyObject* o, const char* op, const char* arg, int32_t* v);
 // An sdk.dtype, a dtype code, or None (-1: the op's default).
 bool dtype_arg(PyObject* o, const char* op, const char* arg, sdk_dtype* v);
-// A sequence of ints (or one int), whose product must fit in int64. allow_negative permits
-// negative entries (view/expand's -1, dims counted from the end).
+// A sequence of ints (or one int). allow_negative permits negative entries (view/expand's -1,
+// dims counted from the end). A shape's product must fit in int64; other lists (strides,
+// split sizes, shifts: is_shape false) are not products of anything.
 bool ints_arg(PyObject* o, const char* op, const char* arg, std::vector<int64_t>* v,
-              bool allow_negative);
+              bool allow_negative, bool is_shape = true);
 // Scalar: Python bool/int/float or anything with __index__/__float__ (not tensors).
 // Returns 1 if parsed, 0 if `o` is not a scalar (no error set), -1 on error.
 int scalar_value(PyObject* o, sdk_scalar* s);

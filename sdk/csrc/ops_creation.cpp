@@ -34,7 +34,7 @@ SDK_PY_FASTCALL(o_empty_strided) {
   sdk_tensor* r = nullptr;
   if (!check_nargs("empty_strided", nargs, 3, 3) ||
       !ints_arg(args[0], "empty_strided", "size", &sz, false) ||
-      !ints_arg(args[1], "empty_strided", "stride", &st, false) ||
+      !ints_arg(args[1], "empty_strided", "stride", &st, false, false) ||
       !dtype_arg(args[2], "empty_strided", "dtype", &dt) || !float_dtype("empty_strided", &dt))
     return nullptr;
   if (sz.size() != st.size()) {

@@ -40,7 +40,7 @@ SDK_PY_FASTCALL(o_roll) {
   sdk_tensor *t, *r = nullptr;
   std::vector<int64_t> shifts, dims;
   if (!check_nargs("roll", nargs, 3, 3) || !tensor_arg(args[0], "roll", "input", &t) ||
-      !ints_arg(args[1], "roll", "shifts", &shifts, true) ||
+      !ints_arg(args[1], "roll", "shifts", &shifts, true, false) ||
       !ints_arg(args[2], "roll", "dims", &dims, true))
     return nullptr;
   sdk_status st;
@@ -109,7 +109,7 @@ SDK_PY_FASTCALL(o_as_strided_) {
   if (!check_nargs("as_strided_", nargs, 4, 4) ||
       !tensor_arg(args[0], "as_strided_", "input", &t) ||
       !ints_arg(args[1], "as_strided_", "size", &sizes, false) ||
-      !ints_arg(args[2], "as_strided_", "stride", &strides, false) ||
+      !ints_arg(args[2], "as_strided_", "stride", &strides, false, false) ||
       !int_arg(args[3], "as_strided_", "storage_offset", &offset))
     return nullptr;
   if (sizes.size() != strides.size()) {

@@ -41,7 +41,7 @@ SDK_PY_FASTCALL(o_as_strided) {
   int64_t off;
   if (!check_nargs("as_strided", nargs, 4, 4) || !tensor_arg(args[0], "as_strided", "input", &t) ||
       !ints_arg(args[1], "as_strided", "size", &sz, false) ||
-      !ints_arg(args[2], "as_strided", "stride", &st, false) ||
+      !ints_arg(args[2], "as_strided", "stride", &st, false, false) ||
       !int_arg(args[3], "as_strided", "storage_offset", &off))
     return nullptr;
   if (sz.size() != st.size()) {
@@ -162,7 +162,7 @@ SDK_PY_FASTCALL(o_split_with_sizes) {
   std::vector<int64_t> sz;
   int64_t d;
   if (!check_nargs("split", nargs, 3, 3) || !tensor_arg(args[0], "split", "tensor", &t) ||
-      !ints_arg(args[1], "split", "split_size_or_sections", &sz, false) ||
+      !ints_arg(args[1], "split", "split_size_or_sections", &sz, false, false) ||
       !int_arg(args[2], "split", "dim", &d))
     return nullptr;
   std::vector<sdk_tensor*> rs(sz.size(), nullptr);

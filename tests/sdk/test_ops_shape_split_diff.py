@@ -127,3 +127,21 @@ def test_set_printoptions_against_torch(opts, restore_printoptions):
         assert repr(sdk.tensor(a, dtype=sdk.float32)) == repr(torch.tensor(a, dtype=torch.float32))
     finally:
         torch.set_printoptions(profile="default")
+
+
+def test_lists_that_are_not_shapes_may_have_large_products():
+    # split sizes, strides and shifts are not multiplied together: only a shape's product must
+    # fit in int64 (split raised "the number of elements overflows int64" here)
+    sizes = [75, 86, 316, 1184, 1648, 1829, 148, 714]
+    x = sdk.arange(sum(sizes))
+    pieces = x.split(sizes)
+    assert [p.numel() for p in pieces] == sizes
+    assert pieces[-1][0].item() == sum(sizes) - 714
+    big = 1 << 40
+    v = sdk.zeros(4).as_strided((1, 1, 1), (big, big, 1))
+    assert v.stride() == (big, big, 1)
+    assert (
+        sdk.roll(sdk.arange(6), (big, big), (0, 0))[0].item() == np.roll(np.arange(6), 2 * big)[0]
+    )
+    with pytest.raises(sdk.InvalidArgumentError, match="overflows int64"):
+        sdk.empty((1 << 32, 1 << 32))
