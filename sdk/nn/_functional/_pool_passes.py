@@ -3,7 +3,9 @@ each maximum (the gradient is then one gather), and box sums with a hand-written
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+import math
+from typing import Any
 
 import sdk
 from sdk import _C
@@ -34,100 +36,141 @@ def _extend(t: Any, d: int, lo: int, hi: int, fill: Any) -> Any:
     return sdk.cat(parts, d)
 
 
-def _running_max(parts: list, with_pos: bool) -> tuple:
-    """The elementwise max over (value, position) parts and where it came from: the first part
-    wins ties, a NaN wins (the last one), as the reference pooling kernels scan."""
-    best, pos = parts[0]
-    for v, q in parts[1:]:
-        if not with_pos:
-            best = sdk.maximum(best, v)
-            continue
-        take = (v > best).logical_or_(v.isnan())
-        best = sdk.maximum(best, v)  # where(take, v, best), at a fraction of the cost
-        pos = sdk.where(take, q, pos)
-    return best, pos
+class Windows:
+    """The windows of one dim: out windows of k entries, entry j of window i at position
+    table[i, j] = min(base[i] + j * step, last[i]) of the dim, or at `size` (an appended
+    -inf entry) where sentinel says so; positions come back clamped to the dim."""
+
+    def __init__(self, table: Any, base: Any, step: int, last: Any, sentinel: bool) -> None:
+        self.out, self.k = table.shape
+        self.index = sdk.tensor(table.reshape(-1))
+        self.base, self.last = sdk.tensor(base), sdk.tensor(last)
+        self.step, self.sentinel = step, sentinel
+
+    def front(self, x: Any, d: int) -> Any:
+        """x's windows along dim d as (out, k, *x's other dims): dim d moved to the front and
+        made contiguous, then one index_select of whole rows (the quick way to select)."""
+        moved = _front(x, d).contiguous()
+        if self.sentinel:
+            moved = sdk.cat([moved, sdk.full([1, *moved.shape[1:]], -math.inf, dtype=x.dtype)])
+        picked = moved.index_select(0, _on(self.index, x.device))
+        return picked.reshape(self.out, self.k, *moved.shape[1:])
 
 
-def positions(x: Any, n: int) -> Any:
-    """int64 flat position of each of x's last n dims' elements, shaped like those dims."""
-    spatial = tuple(x.shape[x.ndim - n :])
-    total = 1
-    for s in spatial:
-        total *= s
-    return sdk.arange(total, device=x.device).reshape(spatial)
+def _on(t: Any, device: Any) -> Any:
+    return t if t.device == device else t.to(device)
 
 
-def max_pass(x: Any, pos: Any, d: int, parts: Callable, with_pos: bool) -> tuple:
-    """One dim's pass: parts(t) lists the window-offset views of t along dim d, or gives t's
-    windows as one tensor with the window entries along dim d + 1 (one max reduction)."""
-    vs = parts(x)
-    if not isinstance(vs, list):
-        if not with_pos:
-            return vs.amax(d + 1), None
-        best, which = vs.max(d + 1)
-        return best, parts(pos).gather(d + 1, which.unsqueeze(d + 1)).squeeze(d + 1)
-    ps = parts(pos) if with_pos else [None] * len(vs)
-    return _running_max(list(zip(vs, ps)), with_pos)
+@functools.lru_cache(maxsize=256)
+def strided_windows(size: int, k: int, s: int, p: int, dil: int, out: int) -> Windows:
+    """Kernel k, stride s, padding p, dilation dil. With dil == 1 the positions outside the
+    dim move to the nearest edge, which every window reaching past it holds anyway (the max
+    and its first position stay); else they read the sentinel."""
+    import numpy as np
+
+    base = np.arange(out) * s - p
+    table = base[:, None] + (np.arange(k) * dil)[None, :]
+    outside = (table < 0) | (table >= size)
+    last = np.full(out, size - 1)
+    if dil == 1:
+        return Windows(np.clip(table, 0, size - 1), base, 1, last, False)
+    return Windows(np.where(outside, size, table), base, dil, last, bool(outside.any()))
 
 
-def strided_parts(d: int, k: int, s: int, p: int, dil: int, out: int, fill: Any) -> Callable:
-    """The k window-offset views of a dim with kernel k, stride s, padding p, dilation dil and
-    `out` windows. The padding repeats the edge entry when dil == 1 (the edge is inside every
-    window that reaches past it, so the max and its first position stay); else it is `fill`."""
-
-    def parts(t: Any) -> list:
-        size = t.shape[d]
-        need = (out - 1) * s + dil * (k - 1) + 1
-        edge_fill = None if dil == 1 or not t.is_floating_point() else fill
-        tp = _extend(t, d, p, max(need - size - p, 0), edge_fill)
-        return [_strided(tp, d, j * dil, out, s) for j in range(k)]
-
-    return parts
-
-
-def adaptive_parts(d: int, size: int, out: int) -> Callable:
-    """Adaptive windows [floor(i*size/out), ceil((i+1)*size/out)) of a dim: as strided views
-    when size divides evenly, else one index_select per offset (short windows repeat their
-    last entry, which leaves the max and its first position as they are)."""
-    if size % out == 0:
-        k = size // out
-        return lambda t: [_strided(t, d, j, out, k) for j in range(k)]
+@functools.lru_cache(maxsize=256)
+def adaptive_windows(size: int, out: int) -> Windows:
+    """Adaptive windows [floor(i*size/out), ceil((i+1)*size/out)); shorter windows repeat
+    their last entry (the max and its first position stay)."""
     import numpy as np
 
     i = np.arange(out, dtype=np.int64)
     lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
     k = int((hi - lo).max())
-    table = np.minimum(lo[:, None] + np.arange(k)[None, :], hi[:, None] - 1).reshape(-1)
-
-    def parts(t: Any) -> Any:  # one index_select, the window entries along d + 1
-        index = sdk.tensor(table, device=t.device)
-        if d != 0:  # selecting whole rows of the leading dim is the quick way
-            moved = t.movedim(d, 0).contiguous().index_select(0, index)
-            return moved.reshape(out, k, *moved.shape[1:]).movedim((0, 1), (d, d + 1))
-        return t.index_select(0, index).reshape(out, k, *t.shape[1:])
-
-    return parts
+    table = np.minimum(lo[:, None] + np.arange(k)[None, :], hi[:, None] - 1)
+    return Windows(table, lo, 1, hi - 1, False)
 
 
-def take_max(input: Any, n: int, passes: list, want_indices: bool) -> tuple:
-    """The max over windows of the last n dims of input (passes: (dim, parts) from the last
-    dim to the first, so ties go to the first maximum in scan order) and the flat positions
-    of the maxima (None unless wanted or input needs a gradient): the output is then one
-    gather of input, whose backward puts each gradient on its maximum."""
-    track = want_indices or (input.requires_grad and sdk.is_grad_enabled())
+def _front(x: Any, d: int) -> Any:
+    """x with dim d moved to the front (a view)."""
+    return x if d == 0 else x.permute(d, *range(d), *range(d + 1, x.ndim))
+
+
+def _back(x: Any, d: int) -> Any:
+    """The inverse of _front."""
+    return x if d == 0 else x.permute(*range(1, d + 1), 0, *range(d + 1, x.ndim))
+
+
+def _window_max(x: Any, d: int, w: Windows, track: bool) -> tuple:
+    """The max over each window of dim d, and which entry of the window it is (the first)."""
+    picked = w.front(x, d)
+    best = picked.amax(1)
+    which = _first_hit(picked, best, 1, w.k) if track else None
+    return _back(best, d), (None if which is None else _back(which, d))
+
+
+def _first_hit(picked: Any, best: Any, dim: int, k: int) -> Any:
+    """For each window (along dim of picked), the first entry that is its max or NaN: counted
+    as the number of entries before it that are not (cheap elementwise passes; a max
+    reduction with indices costs many times more)."""
+    nan = bool(best.isnan().any())
+    which = sdk.zeros(best.shape, dtype=sdk.int64, device=best.device)
+    missed = None
+    for j in range(k - 1):
+        entry = _C.select(picked, dim, j)
+        hit = entry >= best
+        if nan:
+            hit.logical_or_(entry.isnan())
+        missed = hit.logical_not_() if missed is None else missed.logical_and_(~hit)
+        which.add_(missed)
+    return which
+
+
+def _coordinate(w: Windows, which: Any, e: int, size: int) -> Any:
+    """The position along dim e of each window's entry `which`."""
+    shape = [1] * which.ndim
+    shape[e] = w.out
+    base = _on(w.base, which.device).reshape(shape)
+    coord = base + (which * w.step if w.step != 1 else which)
+    return sdk.minimum(coord, _on(w.last, which.device).reshape(shape)).clamp_(0, size - 1)
+
+
+def _positions(input: Any, n: int, windows: list, whiches: list) -> Any:
+    """Flat input positions of the maxima: dim e's window entry is read where the dims before
+    it (resolved first) put the maximum."""
+    lead = input.ndim - n
+    sizes = list(input.shape[lead:])
+    flat = None  # position over the spatial dims resolved so far
+    for e in range(n):
+        which = whiches[e]
+        if flat is not None:  # which has the full dims 0..e-1: read it at the resolved ones
+            shape = list(which.shape)
+            merged = which.reshape(*shape[:lead], -1, *shape[lead + e :])
+            pick = flat.reshape(*shape[:lead], -1, *flat.shape[lead + e :])
+            which = merged.gather(lead, pick).reshape(flat.shape)
+        coord = _coordinate(windows[e], which, lead + e, sizes[e])
+        flat = coord if flat is None else flat * sizes[e] + coord
+    return flat
+
+
+def take_max(input: Any, n: int, windows: list, want_indices: bool) -> tuple:
+    """The max over windows of the last n dims of input (windows[e]: dim e's, as
+    strided_windows / adaptive_windows give them) and the flat positions of the maxima (None
+    unless wanted or input needs a gradient): the output is then one gather of input, whose
+    backward puts each gradient on its maximum. One dim at a time from the last, so ties go
+    to the first maximum in scan order."""
+    grad = input.requires_grad and sdk.is_grad_enabled()
+    track = want_indices or grad
+    whiches: list = [None] * n
     with sdk.no_grad():
         x = input.detach()
-        pos = positions(x, n) if track else None
-        if track:
-            pos = pos.expand(*x.shape)
-        for d, parts in passes:
-            x, pos = max_pass(x, pos, d, parts, track)
-    if not track:
-        return x, None
-    lead = list(input.shape[: input.ndim - n])
-    idx = pos.reshape(*lead, -1)
-    if input.requires_grad and sdk.is_grad_enabled():
-        x = input.reshape(*lead, -1).gather(-1, idx).reshape(x.shape)
+        for e in reversed(range(n)):
+            x, whiches[e] = _window_max(x, input.ndim - n + e, windows[e], track)
+        if not track:
+            return x, None
+        pos = _positions(input, n, windows, whiches)
+    if grad:
+        lead = list(input.shape[: input.ndim - n])
+        x = input.reshape(*lead, -1).gather(-1, pos.reshape(*lead, -1)).reshape(pos.shape)
     return x, pos
 
 

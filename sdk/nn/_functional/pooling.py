@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import sdk
@@ -77,12 +76,10 @@ def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
     outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
-    passes = [
-        (x.ndim - n + i, _passes.strided_parts(x.ndim - n + i, k[i], s[i], p[i], d[i], outs[i],
-                                               -math.inf))
-        for i in reversed(range(n))
-    ]  # fmt: skip
-    out, idx = _passes.take_max(x, n, passes, return_indices)
+    tables = [
+        _passes.strided_windows(x.shape[i - n], k[i], s[i], p[i], d[i], outs[i]) for i in range(n)
+    ]
+    out, idx = _passes.take_max(x, n, tables, return_indices)
     if not batched:
         out, idx = out.squeeze(0), None if idx is None else idx.squeeze(0)
     return (out, idx.contiguous()) if return_indices else out
@@ -222,14 +219,8 @@ def _adaptive_max(fn: str, n: int, input: Any, output_size: Any, return_indices:
     """Adaptive max pooling (and the flat spatial index of each maximum): a max along each
     dim in turn, last dim first."""
     outs = _adaptive_sizes(fn, n, input, output_size)
-    passes = [
-        (
-            input.ndim - n + i,
-            _passes.adaptive_parts(input.ndim - n + i, input.shape[i - n], outs[i]),
-        )
-        for i in reversed(range(n))
-    ]
-    out, idx = _passes.take_max(input, n, passes, return_indices)
+    tables = [_passes.adaptive_windows(input.shape[i - n], outs[i]) for i in range(n)]
+    out, idx = _passes.take_max(input, n, tables, return_indices)
     return (out, idx.contiguous()) if return_indices else out
 
 
