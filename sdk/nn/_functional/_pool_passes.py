@@ -109,20 +109,17 @@ def _window_max(x: Any, d: int, w: Windows, track: bool) -> tuple:
 
 
 def _first_hit(picked: Any, best: Any, dim: int, k: int) -> Any:
-    """For each window (along dim of picked), the first entry that is its max or NaN: counted
-    as the number of entries before it that are not (cheap elementwise passes; a max
-    reduction with indices costs many times more)."""
-    nan = bool(best.isnan().any())
-    which = sdk.zeros(best.shape, dtype=sdk.int64, device=best.device)
-    missed = None
-    for j in range(k - 1):
-        entry = _C.select(picked, dim, j)
-        hit = entry >= best
-        if nan:
-            hit.logical_or_(entry.isnan())
-        missed = hit.logical_not_() if missed is None else missed.logical_and_(~hit)
-        which.add_(missed)
-    return which
+    """For each window (along dim of picked), the first entry that is its max or NaN: the
+    entries that are get weights k, k - 1, ..., the largest weight names the first (two
+    elementwise passes and a plain max; a max reduction with indices costs many times more)."""
+    hit = picked == best.unsqueeze(dim)
+    if bool(best.isnan().any()):
+        hit.logical_or_(picked.isnan())
+    shape = [1] * picked.ndim
+    shape[dim] = k
+    kind = picked.dtype if picked.dtype in (sdk.float32, sdk.float64) else sdk.float32
+    rank = sdk.arange(k, 0, -1, dtype=kind, device=picked.device).reshape(shape)
+    return (k - (hit.to(kind) * rank).amax(dim)).long()
 
 
 def _coordinate(w: Windows, which: Any, e: int, size: int) -> Any:
