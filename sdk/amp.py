@@ -17,9 +17,11 @@ import functools
 from typing import Any, Callable
 
 from sdk._dtype import bfloat16, float16
+from sdk._grad_scaler import GradScaler
 from sdk._dtype import dtype as _dtype_cls
 
 __all__ = [
+    "GradScaler",
     "autocast",
     "custom_bwd",
     "custom_fwd",
