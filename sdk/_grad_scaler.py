@@ -134,7 +134,6 @@ class GradScaler:
     def update(self, new_scale: Any = None) -> None:
         """Back the scale off after a skipped step, grow it after growth_interval clean ones
         (or set it to new_scale: a float or a 1-element float32 tensor)."""
-        import sdk
 
         if not self._enabled:
             return

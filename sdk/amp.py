@@ -17,8 +17,8 @@ import functools
 from typing import Any, Callable
 
 from sdk._dtype import bfloat16, float16
-from sdk._grad_scaler import GradScaler
 from sdk._dtype import dtype as _dtype_cls
+from sdk._grad_scaler import GradScaler
 
 __all__ = [
     "GradScaler",
