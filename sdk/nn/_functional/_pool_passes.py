@@ -1,5 +1,5 @@
-"""Pooling as one pass per spatial dim: running maxima that carry the flat input position of
-each maximum (the gradient is then one gather), and box sums with a hand-written transpose."""
+"""Pooling as one pass per spatial dim: window maxima (whose flat input positions are then
+resolved, so the gradient is one gather) and box sums with a hand-written transpose."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ class Windows:
         self.index = sdk.tensor(table.reshape(-1))
         self.base, self.last = sdk.tensor(base), sdk.tensor(last)
         self.step, self.sentinel = step, sentinel
+        # The entries that are in the dim: an all -inf window's maximum is its first of them.
+        self.inside = sdk.tensor(table != table.max()) if sentinel else None
 
     def front(self, x: Any, d: int) -> Any:
         """x's windows along dim d as (out, k, *x's other dims): dim d moved to the front and
@@ -104,22 +106,32 @@ def _window_max(x: Any, d: int, w: Windows, track: bool) -> tuple:
     """The max over each window of dim d, and which entry of the window it is (the first)."""
     picked = w.front(x, d)
     best = picked.amax(1)
-    which = _first_hit(picked, best, 1, w.k) if track else None
+    inside = None
+    if track and w.inside is not None:
+        inside = _on(w.inside, x.device).reshape(w.out, w.k, *[1] * (picked.ndim - 2))
+    which = _first_hit(picked, best, 1, w.k, inside) if track else None
     return _back(best, d), (None if which is None else _back(which, d))
 
 
-def _first_hit(picked: Any, best: Any, dim: int, k: int) -> Any:
-    """For each window (along dim of picked), the first entry that is its max or NaN: the
-    entries that are get weights k, k - 1, ..., the largest weight names the first (two
-    elementwise passes and a plain max; a max reduction with indices costs many times more)."""
-    hit = picked == best.unsqueeze(dim)
-    if bool(best.isnan().any()):
-        hit.logical_or_(picked.isnan())
+def _first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> Any:
+    """For each window (along dim of picked), the entry the reference kernels pick: the last
+    NaN if the window has one, else its first maximum (among the entries `inside` the input,
+    when given). Entries score k - j for a maximum and k + 1 + j for a NaN; the largest score
+    names the entry (elementwise passes and a plain max: a max reduction with indices costs
+    many times more)."""
     shape = [1] * picked.ndim
     shape[dim] = k
     kind = picked.dtype if picked.dtype in (sdk.float32, sdk.float64) else sdk.float32
-    rank = sdk.arange(k, 0, -1, dtype=kind, device=picked.device).reshape(shape)
-    return (k - (hit.to(kind) * rank).amax(dim)).long()
+    j = sdk.arange(k, dtype=kind, device=picked.device).reshape(shape)
+    hit = picked == best.unsqueeze(dim)
+    if inside is not None:
+        hit.logical_and_(inside)
+    score = hit.to(kind) * (k - j)
+    if not bool(best.isnan().any()):
+        return (k - score.amax(dim)).long()
+    score = score + picked.isnan().to(kind) * (k + 1 + j)
+    top = score.amax(dim)
+    return sdk.where(top > k, top - (k + 1), k - top).long()
 
 
 def _coordinate(w: Windows, which: Any, e: int, size: int) -> Any:
