@@ -7,8 +7,8 @@ from typing import Any
 
 import sdk
 
-from .common import check_tensor
 from ._pool_passes import BoxSum
+from .common import check_tensor
 from .pooling import _adaptive_dim
 
 __all__ = ["interpolate", "grid_sample"]
