@@ -119,6 +119,9 @@ def _first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> 
     when given). Entries score k - j for a maximum and k + 1 + j for a NaN; the largest score
     names the entry (elementwise passes and a plain max: a max reduction with indices costs
     many times more)."""
+    nan = bool(best.isnan().any())
+    if k <= 4 and not nan:
+        return _first_hit_few(picked, best, dim, k, inside)
     shape = [1] * picked.ndim
     shape[dim] = k
     kind = picked.dtype if picked.dtype in (sdk.float32, sdk.float64) else sdk.float32
@@ -127,11 +130,25 @@ def _first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> 
     if inside is not None:
         hit.logical_and_(inside)
     score = hit.to(kind) * (k - j)
-    if not bool(best.isnan().any()):
+    if not nan:
         return (k - score.amax(dim)).long()
     score = score + picked.isnan().to(kind) * (k + 1 + j)
     top = score.amax(dim)
     return sdk.where(top > k, top - (k + 1), k - top).long()
+
+
+def _first_hit_few(picked: Any, best: Any, dim: int, k: int, inside: Any) -> Any:
+    """_first_hit for a few entries and no NaN: the number of entries before the first
+    maximum, counted on output-sized tensors."""
+    which = sdk.zeros(best.shape, dtype=sdk.int64, device=best.device)
+    missed = None
+    for j in range(k - 1):
+        hit = _C.select(picked, dim, j) == best
+        if inside is not None:
+            hit.logical_and_(_C.select(inside, dim, j))
+        missed = hit.logical_not_() if missed is None else missed.logical_and_(~hit)
+        which.add_(missed)
+    return which
 
 
 def _coordinate(w: Windows, which: Any, e: int, size: int) -> Any:
