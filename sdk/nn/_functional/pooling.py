@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sdk
@@ -162,10 +163,9 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      count_include_pad, divisor_override)  # fmt: skip
 
 
-def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
-    """Adaptive mean pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out))."""
-    import numpy as np
-
+def _adaptive_dim(x: Any, dim: int, out: int, reduce: str = "mean") -> Any:
+    """Adaptive mean pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out)).
+    One product with the (L, out) averaging matrix, over dim in place (no transpose)."""
     size = x.shape[dim]
     if out == size:
         return x
@@ -173,12 +173,26 @@ def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
         shape = list(x.shape)
         shape[dim : dim + 1] = [out, size // out]
         return x.reshape(shape).mean(dim + 1)
+    avg = _averaging_matrix(size, out, str(x.dtype))
+    if avg.dtype != x.dtype or avg.device != x.device:
+        avg = avg.to(device=x.device, dtype=x.dtype)
+    if dim == x.ndim - 1:
+        return sdk.matmul(x, avg)
+    rest = x.shape[dim + 1 :]
+    flat = x.reshape(*x.shape[:dim], size, -1)
+    return sdk.matmul(avg.t(), flat).reshape(*x.shape[:dim], out, *rest)
+
+
+@functools.lru_cache(maxsize=128)
+def _averaging_matrix(size: int, out: int, dtype: str) -> Any:
+    """(size, out): column i averages window i (dtype names the result's dtype)."""
+    import numpy as np
+
     i = np.arange(out, dtype=np.int64)
     lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
     cols = np.arange(size)[:, None]
-    avg = ((cols >= lo) & (cols < hi)) / (hi - lo)  # one product with the averaging matrix
-    moved = x.movedim(dim, -1)
-    return sdk.matmul(moved, sdk.tensor(avg, dtype=x.dtype)).movedim(-1, dim)
+    avg = ((cols >= lo) & (cols < hi)) / (hi - lo)
+    return sdk.tensor(avg, dtype=getattr(sdk, dtype.rsplit(".", 1)[-1]))
 
 
 def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
