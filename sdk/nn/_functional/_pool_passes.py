@@ -16,23 +16,18 @@ def _strided(t: Any, d: int, start: int, count: int, step: int) -> Any:
     return _C.slice(t, d, start, start + (count - 1) * step + 1, step)
 
 
-def _extend(t: Any, d: int, lo: int, hi: int, fill: Any) -> Any:
-    """t with lo entries before and hi after along dim d: copies of the edge entry (fill None)
-    or the value fill."""
+def _zero_extend(t: Any, d: int, lo: int, hi: int) -> Any:
+    """t with lo zeros before and hi after along dim d."""
     if not lo and not hi:
         return t
     parts = []
-    for n, edge in ((lo, 0), (0, None), (hi, t.shape[d] - 1)):
-        if edge is None:
+    for n in (lo, None, hi):
+        if n is None:
             parts.append(t)
         elif n:
             shape = list(t.shape)
             shape[d] = n
-            parts.append(
-                _C.slice(t, d, edge, edge + 1, 1).expand(*shape)
-                if fill is None
-                else sdk.full(shape, fill, dtype=t.dtype, device=t.device)
-            )
+            parts.append(sdk.zeros(shape, dtype=t.dtype, device=t.device))
     return sdk.cat(parts, d)
 
 
@@ -109,11 +104,11 @@ def _window_max(x: Any, d: int, w: Windows, track: bool) -> tuple:
     inside = None
     if track and w.inside is not None:
         inside = _on(w.inside, x.device).reshape(w.out, w.k, *[1] * (picked.ndim - 2))
-    which = _first_hit(picked, best, 1, w.k, inside) if track else None
+    which = first_hit(picked, best, 1, w.k, inside) if track else None
     return _back(best, d), (None if which is None else _back(which, d))
 
 
-def _first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> Any:
+def first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> Any:
     """For each window (along dim of picked), the entry the reference kernels pick: the last
     NaN if the window has one, else its first maximum (among the entries `inside` the input,
     when given). Entries score k - j for a maximum and k + 1 + j for a NaN; the largest score
@@ -138,7 +133,7 @@ def _first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> 
 
 
 def _first_hit_few(picked: Any, best: Any, dim: int, k: int, inside: Any) -> Any:
-    """_first_hit for a few entries and no NaN: the number of entries before the first
+    """first_hit for a few entries and no NaN: the number of entries before the first
     maximum, counted on output-sized tensors."""
     which = sdk.zeros(best.shape, dtype=sdk.int64, device=best.device)
     missed = None
@@ -208,7 +203,7 @@ class BoxSum(sdk.autograd.Function):
     def forward(ctx: Any, x: Any, d: int, k: int, s: int, p: int, out: int) -> Any:
         ctx.args = (d, k, s, p, out, x.shape[d])
         need = (out - 1) * s + k
-        xp = _extend(x, d, p, max(need - x.shape[d] - p, 0), 0.0)
+        xp = _zero_extend(x, d, p, max(need - x.shape[d] - p, 0))
         total = _strided(xp, d, 0, out, s).clone()
         for j in range(1, k):
             total.add_(_strided(xp, d, j, out, s))

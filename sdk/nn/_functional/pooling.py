@@ -163,7 +163,7 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      count_include_pad, divisor_override)  # fmt: skip
 
 
-def _adaptive_dim(x: Any, dim: int, out: int, reduce: str = "mean") -> Any:
+def _adaptive_dim(x: Any, dim: int, out: int) -> Any:
     """Adaptive mean pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out)).
     One product with the (L, out) averaging matrix, over dim in place (no transpose)."""
     size = x.shape[dim]
@@ -222,10 +222,10 @@ def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
     return out
 
 
-def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+def _adaptive(fn: str, n: int, input: Any, output_size: Any) -> Any:
     x = input
     for i, o in enumerate(_adaptive_sizes(fn, n, input, output_size)):
-        x = _adaptive_dim(x, x.ndim - n + i, o, reduce)
+        x = _adaptive_dim(x, x.ndim - n + i, o)
     return x
 
 
@@ -240,12 +240,12 @@ def _adaptive_max(fn: str, n: int, input: Any, output_size: Any, return_indices:
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last dim to output_size windows."""
-    return _adaptive("adaptive_avg_pool1d", 1, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool1d", 1, input, output_size)
 
 
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last two dims to output_size (an int, or (H, W) with None to keep)."""
-    return _adaptive("adaptive_avg_pool2d", 2, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool2d", 2, input, output_size)
 
 
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
@@ -259,7 +259,7 @@ def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = Fal
 def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last three dims to output_size (an int, or (D, H, W) with None to
     keep a dim)."""
-    return _adaptive("adaptive_avg_pool3d", 3, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool3d", 3, input, output_size)
 
 
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:

@@ -140,7 +140,7 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     x = input
     for i in range(n):
         if mode == "area":  # adaptive average pooling to the new size
-            x = _adaptive_dim(x, 2 + i, sizes[i], "mean")
+            x = _adaptive_dim(x, 2 + i, sizes[i])
         else:
             x = _resize_dim(x, 2 + i, sizes[i], scales[i], mode, bool(align_corners))
     return x if x is input else x.contiguous()

@@ -104,11 +104,11 @@ def _subset(pos: Any, bag: Any, counts: Any, members: Any) -> tuple:
 def _max_rows(weight: Any, rows: Any) -> Any:
     """(bags, dim): for a (bags, width) table of weight rows, the row holding each maximum,
     the first of equal ones (the reference kernel gives it the gradient)."""
-    from ._pool_passes import _first_hit
+    from ._pool_passes import first_hit
 
     num, width = rows.shape
     picked = weight.index_select(0, sdk.tensor(rows.reshape(-1))).reshape(num, width, -1)
-    which = _first_hit(picked, picked.amax(1), 1, width)
+    which = first_hit(picked, picked.amax(1), 1, width)
     return sdk.tensor(rows).gather(1, which)
 
 
