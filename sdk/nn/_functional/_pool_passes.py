@@ -36,20 +36,21 @@ class Windows:
     table[i, j] = min(base[i] + j * step, last[i]) of the dim, or at `size` (an appended
     -inf entry) where sentinel says so; positions come back clamped to the dim."""
 
-    def __init__(self, table: Any, base: Any, step: int, last: Any, sentinel: bool) -> None:
+    def __init__(self, table: Any, base: Any, step: int, last: Any, inside: Any = None) -> None:
         self.out, self.k = table.shape
         self.index = sdk.tensor(table.reshape(-1))
         self.base, self.last = sdk.tensor(base), sdk.tensor(last)
-        self.step, self.sentinel = step, sentinel
+        self.step, self.sentinel = step, inside is not None
         # The entries that are in the dim: an all -inf window's maximum is its first of them.
-        self.inside = sdk.tensor(table != table.max()) if sentinel else None
+        self.inside = None if inside is None else sdk.tensor(inside)
 
     def front(self, x: Any, d: int) -> Any:
         """x's windows along dim d as (out, k, *x's other dims): dim d moved to the front and
         made contiguous, then one index_select of whole rows (the quick way to select)."""
         moved = _front(x, d).contiguous()
         if self.sentinel:
-            moved = sdk.cat([moved, sdk.full([1, *moved.shape[1:]], -math.inf, dtype=x.dtype)])
+            pad = sdk.full([1, *moved.shape[1:]], -math.inf, dtype=x.dtype, device=x.device)
+            moved = sdk.cat([moved, pad])
         picked = moved.index_select(0, _on(self.index, x.device))
         return picked.reshape(self.out, self.k, *moved.shape[1:])
 
@@ -70,8 +71,10 @@ def strided_windows(size: int, k: int, s: int, p: int, dil: int, out: int) -> Wi
     outside = (table < 0) | (table >= size)
     last = np.full(out, size - 1)
     if dil == 1:
-        return Windows(np.clip(table, 0, size - 1), base, 1, last, False)
-    return Windows(np.where(outside, size, table), base, dil, last, bool(outside.any()))
+        return Windows(np.clip(table, 0, size - 1), base, 1, last)
+    if not outside.any():
+        return Windows(table, base, dil, last)
+    return Windows(np.where(outside, size, table), base, dil, last, inside=~outside)
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,7 +87,7 @@ def adaptive_windows(size: int, out: int) -> Windows:
     lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
     k = int((hi - lo).max())
     table = np.minimum(lo[:, None] + np.arange(k)[None, :], hi[:, None] - 1)
-    return Windows(table, lo, 1, hi - 1, False)
+    return Windows(table, lo, 1, hi - 1)
 
 
 def _front(x: Any, d: int) -> Any:
@@ -196,8 +199,8 @@ def take_max(input: Any, n: int, windows: list, want_indices: bool) -> tuple:
 
 
 class BoxSum(sdk.autograd.Function):
-    """Window sums along one dim: sum over j < k of the (zero-padded) input's entries
-    start + j * dil for start = i * s - p, i < out. Its backward is BoxSumT."""
+    """Window sums along one dim: for window i < out, the sum of the (zero-padded) input's
+    entries i * s - p + j, j < k. Its backward is BoxSumT."""
 
     @staticmethod
     def forward(ctx: Any, x: Any, d: int, k: int, s: int, p: int, out: int) -> Any:
