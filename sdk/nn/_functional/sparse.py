@@ -65,6 +65,16 @@ def _bag_of_entries(input: Any, offsets: Any, include_last_offset: bool) -> tupl
     return bag_of, len(ends)
 
 
+def _index(a: Any, weight: Any) -> Any:
+    """The numpy int64 array a as a tensor on weight's device."""
+    return sdk.tensor(a, device=weight.device)
+
+
+def _values(a: Any, weight: Any) -> Any:
+    """The numpy array a as a tensor of weight's dtype, on its device."""
+    return sdk.tensor(a, dtype=weight.dtype, device=weight.device)
+
+
 def _table(flat: Any, pos: Any, bag: Any, counts: Any) -> tuple:
     """(bags, width) tables of each bag's entries, width its largest count: their weight rows,
     their input positions and whether a cell is a real entry. Cells past a bag's count repeat
@@ -107,9 +117,9 @@ def _max_rows(weight: Any, rows: Any) -> Any:
     from ._pool_passes import first_hit
 
     num, width = rows.shape
-    picked = weight.index_select(0, sdk.tensor(rows.reshape(-1))).reshape(num, width, -1)
+    picked = weight.index_select(0, _index(rows.reshape(-1), weight)).reshape(num, width, -1)
     which = first_hit(picked, picked.amax(1), 1, width)
-    return sdk.tensor(rows).gather(1, which)
+    return _index(rows, weight).gather(1, which)
 
 
 def _reduce_max(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, padded: bool) -> Any:
@@ -126,23 +136,23 @@ def _reduce_max(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, padded:
             groups = _groups(counts)
             parts = [_max_rows(w, _table(flat, *_subset(pos, bag, counts, m))[0]) for m in groups]
             order = np.argsort(np.concatenate(groups), kind="stable")
-            row = sdk.cat(parts).index_select(0, sdk.tensor(order))
+            row = sdk.cat(parts).index_select(0, _index(order, weight))
     out = weight.gather(0, row)
     if (counts == 0).any():
-        out = out * sdk.tensor((counts > 0)[:, None], dtype=weight.dtype)
+        out = out * _values((counts > 0)[:, None], weight)
     return out
 
 
 def _sum_by_index_add(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: Any,
                       mean: bool) -> Any:  # fmt: skip
     """Per bag, the sum (or mean) of its rows accumulated by one index_add."""
-    picked = weight.index_select(0, sdk.tensor(flat[pos]))
+    picked = weight.index_select(0, _index(flat[pos], weight))
     if psw is not None:
-        picked = picked * psw.reshape(-1).index_select(0, sdk.tensor(pos)).unsqueeze(1)
+        picked = picked * psw.reshape(-1).index_select(0, _index(pos, weight)).unsqueeze(1)
     if mean:
-        picked = picked * sdk.tensor(1.0 / counts[bag], dtype=weight.dtype).reshape(-1, 1)
-    out = sdk.zeros(len(counts), weight.shape[1], dtype=weight.dtype)
-    return out.index_add(0, sdk.tensor(bag), picked)
+        picked = picked * _values(1.0 / counts[bag], weight).reshape(-1, 1)
+    out = sdk.zeros(len(counts), weight.shape[1], dtype=weight.dtype, device=weight.device)
+    return out.index_add(0, _index(bag, weight), picked)
 
 
 def _sum_by_table(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: Any,
@@ -153,12 +163,12 @@ def _sum_by_table(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: 
 
     rows, where, real = _table(flat, pos, bag, counts)
     scale = real / np.maximum(counts, 1)[:, None] if mean else real
-    scale = sdk.tensor(scale, dtype=weight.dtype)
+    scale = _values(scale, weight)
     if psw is not None:
-        chosen = psw.reshape(-1).index_select(0, sdk.tensor(where.reshape(-1)))
+        chosen = psw.reshape(-1).index_select(0, _index(where.reshape(-1), weight))
         scale = scale * chosen.reshape(where.shape)
     num, width = rows.shape
-    picked = weight.index_select(0, sdk.tensor(rows.reshape(-1))).reshape(num, width, -1)
+    picked = weight.index_select(0, _index(rows.reshape(-1), weight)).reshape(num, width, -1)
     return (picked * scale.unsqueeze(-1)).sum(1)
 
 
@@ -224,6 +234,6 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = 
     pos = np.nonzero(counted)[0]
     bag = bag_of[pos]
     counts = np.bincount(bag, minlength=bags)
-    if bags == 0 or len(pos) == 0:  # nothing to read: zeros (and no gradient), as before
-        return sdk.zeros(bags, dim, dtype=weight.dtype)
+    if bags == 0 or len(pos) == 0:  # nothing read: zeros, with no history
+        return sdk.zeros(bags, dim, dtype=weight.dtype, device=weight.device)
     return _reduce(weight, flat, pos, bag, counts, per_sample_weights, mode)
