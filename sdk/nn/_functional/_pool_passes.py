@@ -16,18 +16,23 @@ def _strided(t: Any, d: int, start: int, count: int, step: int) -> Any:
     return _C.slice(t, d, start, start + (count - 1) * step + 1, step)
 
 
-def _zero_extend(t: Any, d: int, lo: int, hi: int) -> Any:
-    """t with lo zeros before and hi after along dim d."""
+def _extend(t: Any, d: int, lo: int, hi: int, fill: Any) -> Any:
+    """t with lo entries before and hi after along dim d: copies of the edge entry (fill
+    None) or the value fill."""
     if not lo and not hi:
         return t
     parts = []
-    for n in (lo, None, hi):
+    for n, edge in ((lo, 0), (None, None), (hi, t.shape[d] - 1)):
         if n is None:
             parts.append(t)
         elif n:
             shape = list(t.shape)
             shape[d] = n
-            parts.append(sdk.zeros(shape, dtype=t.dtype, device=t.device))
+            parts.append(
+                _C.slice(t, d, edge, edge + 1, 1).expand(*shape)
+                if fill is None
+                else sdk.full(shape, fill, dtype=t.dtype, device=t.device)
+            )
     return sdk.cat(parts, d)
 
 
@@ -43,6 +48,7 @@ class Windows:
         self.step, self.sentinel = step, inside is not None
         # The entries that are in the dim: an all -inf window's maximum is its first of them.
         self.inside = None if inside is None else sdk.tensor(inside)
+        self.strided = None  # (stride, padding before, dilation, padding after): regular windows
 
     def front(self, x: Any, d: int) -> Any:
         """x's windows along dim d as (out, k, *x's other dims): dim d moved to the front and
@@ -71,10 +77,13 @@ def strided_windows(size: int, k: int, s: int, p: int, dil: int, out: int) -> Wi
     outside = (table < 0) | (table >= size)
     last = np.full(out, size - 1)
     if dil == 1:
-        return Windows(np.clip(table, 0, size - 1), base, 1, last)
-    if not outside.any():
-        return Windows(table, base, dil, last)
-    return Windows(np.where(outside, size, table), base, dil, last, inside=~outside)
+        w = Windows(np.clip(table, 0, size - 1), base, 1, last)
+    elif not outside.any():
+        w = Windows(table, base, dil, last)
+    else:
+        w = Windows(np.where(outside, size, table), base, dil, last, inside=~outside)
+    w.strided = (s, p, dil, max(int(table.max()) + 1 - size, 0))
+    return w
 
 
 @functools.lru_cache(maxsize=256)
@@ -100,8 +109,38 @@ def _back(x: Any, d: int) -> Any:
     return x if d == 0 else x.permute(*range(1, d + 1), 0, *range(d + 1, x.ndim))
 
 
+def _strided_parts(x: Any, d: int, w: Windows) -> tuple:
+    """Regular windows as k strided views of x extended past its ends along d (the edge
+    entry repeated when dilation is 1, else -inf), and for each view which of its windows
+    read inside the input (None when all do)."""
+    s, p, dil, after = w.strided
+    fill = None if dil == 1 else -math.inf
+    xp = _extend(x, d, p, after, fill)
+    parts = [_strided(xp, d, j * dil, w.out, s) for j in range(w.k)]
+    if w.inside is None:
+        return parts, None
+    shape = [1] * x.ndim
+    shape[d] = w.out
+    inside = _on(w.inside, x.device)
+    return parts, [inside[:, j].reshape(shape) for j in range(w.k)]
+
+
 def _window_max(x: Any, d: int, w: Windows, track: bool) -> tuple:
-    """The max over each window of dim d, and which entry of the window it is (the first)."""
+    """The max over each window of dim d, and which entry of the window it is (the first).
+    Few regular windows: running maxima of strided views of x (no copy of x); else x's
+    windows gathered into a table with the dim in front."""
+    if w.strided is not None and w.k <= 4:
+        parts, inside = _strided_parts(x, d, w)
+        best = parts[0]
+        for part in parts[1:]:
+            best = sdk.maximum(best, part)
+        if not track:
+            return best.contiguous() if w.k == 1 else best, None
+        if not bool(best.isnan().any()):
+            return best, _first_hit_parts(parts, best, inside)
+        picked = sdk.stack(parts, d + 1)
+        mask = None if inside is None else sdk.stack(inside, d + 1)
+        return best, first_hit(picked, best, d + 1, w.k, mask)
     picked = w.front(x, d)
     best = picked.amax(1)
     inside = None
@@ -136,14 +175,21 @@ def first_hit(picked: Any, best: Any, dim: int, k: int, inside: Any = None) -> A
 
 
 def _first_hit_few(picked: Any, best: Any, dim: int, k: int, inside: Any) -> Any:
-    """first_hit for a few entries and no NaN: the number of entries before the first
-    maximum, counted on output-sized tensors."""
+    """first_hit for a few entries and no NaN."""
+    parts = [_C.select(picked, dim, j) for j in range(k)]
+    masks = None if inside is None else [_C.select(inside, dim, j) for j in range(k)]
+    return _first_hit_parts(parts, best, masks)
+
+
+def _first_hit_parts(parts: list, best: Any, inside: Any) -> Any:
+    """The window entry (index into parts) of each first maximum, no NaN: the number of
+    entries before it, counted on output-sized tensors."""
     which = sdk.zeros(best.shape, dtype=sdk.int64, device=best.device)
     missed = None
-    for j in range(k - 1):
-        hit = _C.select(picked, dim, j) == best
+    for j in range(len(parts) - 1):
+        hit = parts[j] == best
         if inside is not None:
-            hit.logical_and_(_C.select(inside, dim, j))
+            hit.logical_and_(inside[j])
         missed = hit.logical_not_() if missed is None else missed.logical_and_(~hit)
         which.add_(missed)
     return which
@@ -206,7 +252,7 @@ class BoxSum(sdk.autograd.Function):
     def forward(ctx: Any, x: Any, d: int, k: int, s: int, p: int, out: int) -> Any:
         ctx.args = (d, k, s, p, out, x.shape[d])
         need = (out - 1) * s + k
-        xp = _zero_extend(x, d, p, max(need - x.shape[d] - p, 0))
+        xp = _extend(x, d, p, max(need - x.shape[d] - p, 0), 0.0)
         total = _strided(xp, d, 0, out, s).clone()
         for j in range(1, k):
             total.add_(_strided(xp, d, j, out, s))
