@@ -134,3 +134,16 @@ def test_float32_and_non_contiguous_input_match_torch():
                      ("avg_pool3d", (3, 2, 1))):  # fmt: skip
         sx.grad = tx.grad = None
         check(torch, getattr(F, fn)(sx, *args), getattr(TF, fn)(tx, *args), [sx], [tx], tol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 32, 32, 40), (1, 2, 5, 7, 6)])
+def test_adaptive_max_ties_match_torch_on_long_and_short_rows(shape):
+    """Many equal values (0/1): the first maximum in scan order gets the index and the
+    gradient, whether the window max comes from one indexed max (long rows) or from the
+    scoring passes (short ones)."""
+    a = np.random.default_rng(6).integers(0, 2, size=shape).astype(np.float64)
+    sx, tx = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    s_out, s_idx = F.adaptive_max_pool3d(sx, (3, 5, 7), return_indices=True)
+    t_out, t_idx = TF.adaptive_max_pool3d(tx, (3, 5, 7), return_indices=True)
+    np.testing.assert_array_equal(s_idx.numpy(), t_idx.numpy())
+    check(torch, s_out, t_out, [sx], [tx])
