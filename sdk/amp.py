@@ -18,8 +18,10 @@ from typing import Any, Callable
 
 from sdk._dtype import bfloat16, float16
 from sdk._dtype import dtype as _dtype_cls
+from sdk._grad_scaler import GradScaler
 
 __all__ = [
+    "GradScaler",
     "autocast",
     "custom_bwd",
     "custom_fwd",

@@ -1,6 +1,6 @@
 """sdk.cuda.amp: torch.cuda.amp's names (custom_fwd, custom_bwd, autocast), the "cuda"
-spellings of sdk.amp's. The SDK has no autocast mode: see sdk.amp for what each does.
-There is no GradScaler: with no float16 autocast there is nothing for it to scale."""
+spellings of sdk.amp's, and GradScaler, sdk.amp.GradScaler on "cuda". The SDK has no
+autocast mode: see sdk.amp for what each does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sdk import amp as _amp
 from sdk._dtype import dtype as _dtype_cls
 from sdk._dtype import float16
 
-__all__ = ["autocast", "custom_bwd", "custom_fwd"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
 def custom_fwd(fwd: Callable | None = None, *, cast_inputs: _dtype_cls | None = None) -> Callable:
@@ -31,3 +31,15 @@ class autocast(_amp.autocast):
         self, enabled: bool = True, dtype: _dtype_cls = float16, cache_enabled: bool = True
     ) -> None:
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+class GradScaler(_amp.GradScaler):
+    """torch.cuda.amp.GradScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
+    growth_interval=2000, enabled=True): sdk.amp.GradScaler("cuda", ...) (disabled, with a
+    warning, when CUDA is not available)."""
+
+    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000,
+                 enabled: bool = True) -> None:  # fmt: skip
+        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
+                         enabled)  # fmt: skip

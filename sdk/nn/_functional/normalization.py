@@ -37,6 +37,26 @@ def layer_norm(
     return out
 
 
+def _normalize_trailing(x: Any, ndim: int, eps: float) -> Any:
+    """(x - mean) / sqrt(var + eps) over x's last ndim dims: the fused layer_norm kernel (and
+    its fused backward) without an affine part."""
+    out, mean, rstd = sdk._C.layer_norm(x, ndim, None, None, float(eps))
+    if needs_grad(x):
+        record("layer_norm", (x, None, None), out, ndim=ndim, eps=float(eps), mean=mean,
+               rstd=rstd)  # fmt: skip
+    return out
+
+
+def _affine(out: Any, weight: Any, bias: Any) -> Any:
+    """out * weight + bias per channel (dim 1), each optional."""
+    shape = _channel_shape(out)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def _channel_shape(x: Any) -> list:
     """(1, C, 1, ...): per-channel values broadcast over (N, C, *)."""
     return [1, x.shape[1]] + [1] * (x.ndim - 2)
@@ -95,16 +115,8 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
             f"group_norm: num_groups ({num_groups!r}) must be a positive int dividing the "
             f"number of channels ({c})"
         )
-    g = input.reshape(n, num_groups, -1)
-    mean = g.mean(-1, keepdim=True)
-    var = g.var(-1, keepdim=True, correction=0)
-    out = ((g - mean) * (var + eps).rsqrt()).reshape(input.shape)
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    out = _normalize_trailing(input.reshape(n, num_groups, -1), 1, eps).reshape(input.shape)
+    return _affine(out, weight, bias)
 
 
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = None,
@@ -155,36 +167,30 @@ def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None,
             raise ValueError(
                 f"instance_norm: {name} must have shape [{c}] (the channels), got {list(t.shape)}"
             )
-    shape = _channel_shape(input)
     dims = tuple(range(2, input.ndim))
-    if use_input_stats:
-        n = input.numel() // max(input.shape[0] * c, 1)
-        if n <= 1:
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
             raise ValueError(
-                "Expected more than 1 spatial element when training, got input size "
-                f"{list(input.shape)}"
+                "instance_norm: running_mean and running_var must be given when "
+                "use_input_stats is False"
             )
-        mean = input.mean(dims, keepdim=True)
-        var = input.var(dims, keepdim=True, correction=0)
-        if running_mean is not None and running_var is not None:
-            with sdk.no_grad():  # the batch average of the per-instance statistics
-                m = mean.detach().reshape(input.shape[0], c).mean(0)
-                v = var.detach().reshape(input.shape[0], c).mean(0) * (n / (n - 1))
-                running_mean.mul_(1 - momentum).add_(m * momentum)
-                running_var.mul_(1 - momentum).add_(v * momentum)
-    elif running_mean is None or running_var is None:
+        shape = _channel_shape(input)
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        return _affine(out, weight, bias)
+    n = input.numel() // max(input.shape[0] * c, 1)
+    if n <= 1:
         raise ValueError(
-            "instance_norm: running_mean and running_var must be given when use_input_stats "
-            "is False"
+            "Expected more than 1 spatial element when training, got input size "
+            f"{list(input.shape)}"
         )
-    else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    if running_mean is not None and running_var is not None:
+        with sdk.no_grad():  # the batch average of the per-instance statistics
+            x = input.detach()
+            m = x.mean(dims).reshape(input.shape[0], c).mean(0)
+            v = x.var(dims, correction=0).reshape(input.shape[0], c).mean(0) * (n / (n - 1))
+            running_mean.mul_(1 - momentum).add_(m * momentum)
+            running_var.mul_(1 - momentum).add_(v * momentum)
+    return _affine(_normalize_trailing(input, len(dims), eps), weight, bias)
 
 
 def local_response_norm(input: Any, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
+import functools
 from typing import Any
 
 import sdk
 
+from . import _pool_passes as _passes
 from .common import _tuple, check_tensor
 
 __all__ = [
@@ -63,86 +64,26 @@ def _out_sizes(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, ceil_mode
     return outs
 
 
-def _windows(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
-             ceil_mode: bool, fn: str) -> tuple:  # fmt: skip
-    """The k[0] * ... strided slices of x (padded with fill) whose elementwise max / sum over
-    the window offsets is the pooled output; and the output's spatial size."""
-    sizes = x.shape[-n:]
-    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
-    pads = []
-    for L, o, ki, si, pi, di in reversed(list(zip(sizes, outs, k, s, p, d))):
-        need = (o - 1) * si + di * (ki - 1) + 1  # extent the windows cover
-        pads += [pi, max(need - L - pi, 0)]
-    if any(pads):
-        x = sdk.nn.functional.pad(x, pads, value=fill)
-    offsets = [()]
-    for ki, di in zip(k, d):
-        offsets = [o + (j * di,) for o in offsets for j in range(ki)]
-    lead = (slice(None),) * (x.ndim - n)
-    parts = [
-        x[lead + tuple(slice(o, o + (out - 1) * si + 1, si) for o, out, si in zip(off, outs, s))]
-        for off in offsets
-    ]
-    return parts, outs
-
-
-def _separable(x: Any, n: int, k: tuple, s: tuple, p: tuple, d: tuple, fill: float,
-               ceil_mode: bool, fn: str, reduce: Any) -> Any:  # fmt: skip
-    """A box reduction (max or sum) as a 1-d one along each spatial dim in turn, sum(k)
-    window slices instead of prod(k); last dim first, so max ties resolve in scan order."""
-    _out_sizes(x, n, k, s, p, d, ceil_mode, fn)  # the whole box is checked, not each pass
-    out = x
-    for i in reversed(range(n)):
-        one = [j == i for j in range(n)]
-        parts, _ = _windows(out, n, *(tuple(v[j] if one[j] else u for j in range(n))
-                                      for v, u in ((k, 1), (s, 1), (p, 0), (d, 1))),
-                            fill, ceil_mode, fn)  # fmt: skip
-        out = parts[0] if len(parts) == 1 else reduce(parts)
-    return out
-
-
-def _sum(parts: list) -> Any:
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
-    return total
-
-
 def _batched(x: Any, n: int) -> tuple:
     return (x, True) if x.ndim == n + 2 else (x.unsqueeze(0), False)
 
 
 def _max_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, padding: Any,
               dilation: Any, ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
+    """A box max as a max along each dim in turn (last dim first, so ties go to the first
+    maximum in scan order), carrying the maxima's flat positions when needed."""
     k, s, p, d = _pool_args(fn, n, input, kernel_size, stride, padding, dilation)
     if not input.is_floating_point():
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
-    if not return_indices:  # a box max is a max along each dim in turn
-        out = _separable(x, n, k, s, p, d, -math.inf, ceil_mode, fn,
-                         lambda parts: sdk.stack(parts, -1).max(-1)[0])  # fmt: skip
-        return out if batched else out.squeeze(0)
-    parts, outs = _windows(x, n, k, s, p, d, -math.inf, ceil_mode, fn)
-    out, which = sdk.stack(parts, -1).max(-1)
-    idx = sdk.tensor(_flat_positions(x.shape[-n:], outs, k, s, p, d))  # (*outs, K)
-    idx = idx.expand(*out.shape, idx.shape[-1]).gather(-1, which.unsqueeze(-1)).squeeze(-1)
-    return (out, idx) if batched else (out.squeeze(0), idx.squeeze(0))
-
-
-def _flat_positions(sizes: Any, outs: list, k: tuple, s: tuple, p: tuple, d: tuple) -> Any:
-    """int64 (*outs, prod(k)): the flat input position (h * W + w for 2-d) of each window
-    element, window offsets in the order _windows stacks them."""
-    import numpy as np
-
-    pos = np.zeros((1,), dtype=np.int64)  # grows to (*outs, K)
-    for size, o, ki, si, pi, di in zip(sizes, outs, k, s, p, d):
-        coord = (np.arange(o) * si - pi)[:, None] + (np.arange(ki) * di)[None, :]  # (o, ki)
-        lead = pos.ndim - 1
-        pos = pos.reshape(pos.shape[:-1] + (1, pos.shape[-1], 1)) * size + coord.reshape(
-            (1,) * lead + (o, 1, ki)
-        )
-        pos = pos.reshape(pos.shape[:-2] + (-1,))
-    return pos
+    outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
+    tables = [
+        _passes.strided_windows(x.shape[i - n], k[i], s[i], p[i], d[i], outs[i]) for i in range(n)
+    ]
+    out, idx = _passes.take_max(x, n, tables, return_indices)
+    if not batched:
+        out, idx = out.squeeze(0), None if idx is None else idx.squeeze(0)
+    return (out, idx.contiguous()) if return_indices else out
 
 
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -176,7 +117,9 @@ def _avg_pool(fn: str, n: int, input: Any, kernel_size: Any, stride: Any, paddin
         raise TypeError(f"{fn}: expected a floating point input, got {input.dtype}")
     x, batched = _batched(input, n)
     outs = _out_sizes(x, n, k, s, p, d, ceil_mode, fn)
-    total = _separable(x, n, k, s, p, d, 0.0, ceil_mode, fn, _sum)  # a box sum, dim by dim
+    total = x
+    for i in reversed(range(n)):  # a box sum, dim by dim
+        total = _passes.BoxSum.apply(total, x.ndim - n + i, k[i], s[i], p[i], outs[i])
     if divisor_override is not None:
         if not isinstance(divisor_override, int) or divisor_override == 0:
             raise ValueError(f"{fn}: divisor_override must be a non-zero int")
@@ -220,30 +163,36 @@ def avg_pool3d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 
                      count_include_pad, divisor_override)  # fmt: skip
 
 
-def _adaptive_dim(x: Any, dim: int, out: int, reduce: str) -> Any:
-    """Adaptive pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out))."""
-    import numpy as np
-
+def _adaptive_dim(x: Any, dim: int, out: int) -> Any:
+    """Adaptive mean pooling along one dim: window i covers [floor(i*L/out), ceil((i+1)*L/out)).
+    One product with the (L, out) averaging matrix, over dim in place (no transpose)."""
     size = x.shape[dim]
     if out == size:
         return x
     if size % out == 0:
         shape = list(x.shape)
         shape[dim : dim + 1] = [out, size // out]
-        g = x.reshape(shape)
-        return g.mean(dim + 1) if reduce == "mean" else g.amax(dim + 1)
+        return x.reshape(shape).mean(dim + 1)
+    avg = _averaging_matrix(size, out, str(x.dtype))
+    if avg.dtype != x.dtype or avg.device != x.device:
+        avg = avg.to(device=x.device, dtype=x.dtype)
+    if dim == x.ndim - 1:
+        return sdk.matmul(x, avg)
+    rest = x.shape[dim + 1 :]
+    flat = x.reshape(*x.shape[:dim], size, -1)
+    return sdk.matmul(avg.t(), flat).reshape(*x.shape[:dim], out, *rest)
+
+
+@functools.lru_cache(maxsize=128)
+def _averaging_matrix(size: int, out: int, dtype: str) -> Any:
+    """(size, out): column i averages window i (dtype names the result's dtype)."""
+    import numpy as np
+
     i = np.arange(out, dtype=np.int64)
     lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
-    if reduce == "mean":  # one product with the (size, out) averaging matrix
-        cols = np.arange(size)[:, None]
-        avg = ((cols >= lo) & (cols < hi)) / (hi - lo)
-        moved = x.movedim(dim, -1)
-        return sdk.matmul(moved, sdk.tensor(avg, dtype=x.dtype)).movedim(-1, dim)
-    parts = [  # the k-th element of every window (windows shorter than k repeat their last)
-        x.index_select(dim, sdk.tensor(np.minimum(lo + k, hi - 1)))
-        for k in range(int((hi - lo).max()))
-    ]
-    return parts[0] if len(parts) == 1 else sdk.stack(parts, -1).amax(-1)
+    cols = np.arange(size)[:, None]
+    avg = ((cols >= lo) & (cols < hi)) / (hi - lo)
+    return sdk.tensor(avg, dtype=getattr(sdk, dtype.rsplit(".", 1)[-1]))
 
 
 def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
@@ -273,73 +222,46 @@ def _adaptive_sizes(fn: str, n: int, input: Any, output_size: Any) -> list:
     return out
 
 
-def _adaptive(fn: str, n: int, input: Any, output_size: Any, reduce: str) -> Any:
+def _adaptive(fn: str, n: int, input: Any, output_size: Any) -> Any:
     x = input
     for i, o in enumerate(_adaptive_sizes(fn, n, input, output_size)):
-        x = _adaptive_dim(x, x.ndim - n + i, o, reduce)
+        x = _adaptive_dim(x, x.ndim - n + i, o)
     return x
 
 
-def _adaptive_positions(sizes: Any, outs: list) -> Any:
-    """int64 (*outs, K): the flat input position of each element of each adaptive window, in
-    scan order; shorter windows repeat their last element (the max and its first index stay)."""
-    import numpy as np
-
-    pos = np.zeros((1,), dtype=np.int64)
-    for size, o in zip(sizes, outs):
-        i = np.arange(o)
-        lo, hi = (i * size) // o, -((-(i + 1) * size) // o)
-        coord = np.minimum(lo[:, None] + np.arange(int((hi - lo).max()))[None, :], hi[:, None] - 1)
-        lead = pos.ndim - 1
-        pos = pos.reshape(pos.shape[:-1] + (1, pos.shape[-1], 1)) * size + coord.reshape(
-            (1,) * lead + coord.shape[:1] + (1, coord.shape[1])
-        )
-        pos = pos.reshape(pos.shape[:-2] + (-1,))
-    return pos
-
-
-def _adaptive_max_with_indices(fn: str, n: int, input: Any, output_size: Any) -> tuple:
-    """Adaptive max pooling and the flat spatial index of each maximum."""
+def _adaptive_max(fn: str, n: int, input: Any, output_size: Any, return_indices: bool) -> Any:
+    """Adaptive max pooling (and the flat spatial index of each maximum): a max along each
+    dim in turn, last dim first."""
     outs = _adaptive_sizes(fn, n, input, output_size)
-    pos = _adaptive_positions(input.shape[-n:], outs)
-    lead = list(input.shape[:-n])
-    flat = input.reshape(*lead, -1)
-    picked = flat.index_select(-1, sdk.tensor(pos.reshape(-1)))
-    out, which = picked.reshape(*lead, *outs, pos.shape[-1]).max(-1)
-    idx = sdk.tensor(pos).expand(*out.shape, pos.shape[-1]).gather(-1, which.unsqueeze(-1))
-    return out, idx.squeeze(-1)
+    tables = [_passes.adaptive_windows(input.shape[i - n], outs[i]) for i in range(n)]
+    out, idx = _passes.take_max(input, n, tables, return_indices)
+    return (out, idx.contiguous()) if return_indices else out
 
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last dim to output_size windows."""
-    return _adaptive("adaptive_avg_pool1d", 1, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool1d", 1, input, output_size)
 
 
 def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last two dims to output_size (an int, or (H, W) with None to keep)."""
-    return _adaptive("adaptive_avg_pool2d", 2, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool2d", 2, input, output_size)
 
 
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
-    if return_indices:
-        return _adaptive_max_with_indices("adaptive_max_pool1d", 1, input, output_size)
-    return _adaptive("adaptive_max_pool1d", 1, input, output_size, "max")
+    return _adaptive_max("adaptive_max_pool1d", 1, input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
-    if return_indices:
-        return _adaptive_max_with_indices("adaptive_max_pool2d", 2, input, output_size)
-    return _adaptive("adaptive_max_pool2d", 2, input, output_size, "max")
+    return _adaptive_max("adaptive_max_pool2d", 2, input, output_size, return_indices)
 
 
 def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
     """Mean pooling of the last three dims to output_size (an int, or (D, H, W) with None to
     keep a dim)."""
-    return _adaptive("adaptive_avg_pool3d", 3, input, output_size, "mean")
+    return _adaptive("adaptive_avg_pool3d", 3, input, output_size)
 
 
 def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling of the last three dims to output_size."""
-    if return_indices:
-        return _adaptive_max_with_indices("adaptive_max_pool3d", 3, input, output_size)
-    return _adaptive("adaptive_max_pool3d", 3, input, output_size, "max")
+    return _adaptive_max("adaptive_max_pool3d", 3, input, output_size, return_indices)

@@ -7,6 +7,7 @@ from typing import Any
 
 import sdk
 
+from ._pool_passes import BoxSum
 from .common import check_tensor
 from .pooling import _adaptive_dim
 
@@ -32,21 +33,62 @@ def _source_coords(in_size: int, out_size: int, scale: float, mode: str,
 
 def _resize_dim(x: Any, dim: int, out_size: int, scale: float, mode: str,
                 align_corners: bool) -> Any:  # fmt: skip
+    """One spatial dim resized. Whole rows of the leading dim select quickly, so the last dim
+    is moved to the front for the selects and back after (a view); nearest by a whole
+    factor is a broadcast copy."""
     import numpy as np
 
     in_size = x.shape[dim]
     src = _source_coords(in_size, out_size, scale, mode, align_corners)
     if mode in ("nearest", "nearest-exact"):
-        return x.index_select(dim, sdk.tensor(src.astype(np.int64)))
+        factor = out_size // in_size
+        if out_size == factor * in_size and (src == np.arange(out_size) // factor).all():
+            return _Repeat.apply(x, dim, factor)
+        idx = sdk.tensor(src.astype(np.int64))
+        if dim == x.ndim - 1:
+            return _from_front(_to_front(x, dim).index_select(0, idx), dim)
+        return x.index_select(dim, idx)
     i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
     i1 = np.minimum(i0 + 1, in_size - 1)
     w1 = src - i0
+    front = dim == x.ndim - 1
+    moved = _to_front(x, dim) if front else x
+    d = 0 if front else dim
     shape = [1] * x.ndim
-    shape[dim] = out_size
+    shape[d] = out_size
     w1_t = sdk.tensor(w1, dtype=x.dtype).reshape(shape)
-    a = x.index_select(dim, sdk.tensor(i0))
-    b = x.index_select(dim, sdk.tensor(i1))
-    return a + (b - a) * w1_t
+    a = moved.index_select(d, sdk.tensor(i0))
+    b = moved.index_select(d, sdk.tensor(i1))
+    out = sdk.lerp(a, b, w1_t)
+    return _from_front(out, dim) if front else out
+
+
+class _Repeat(sdk.autograd.Function):
+    """Each entry of dim repeated factor times in place (nearest upsampling by a whole
+    factor): a broadcast copy; its gradient is a box sum over each run of copies."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any, dim: int, factor: int) -> Any:
+        ctx.dim, ctx.factor, ctx.size = dim, factor, x.shape[dim]
+        shape = list(x.shape)
+        shape.insert(dim + 1, factor)
+        wide = x.unsqueeze(dim + 1).expand(*shape)
+        return wide.reshape(*x.shape[:dim], x.shape[dim] * factor, *x.shape[dim + 1 :])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> tuple:
+        k = ctx.factor
+        return BoxSum.apply(grad, ctx.dim, k, k, 0, ctx.size), None, None
+
+
+def _to_front(x: Any, dim: int) -> Any:
+    """x with dim first, contiguous."""
+    return x.permute(dim, *range(dim), *range(dim + 1, x.ndim)).contiguous()
+
+
+def _from_front(x: Any, dim: int) -> Any:
+    """The inverse of _to_front's permutation (a view)."""
+    return x.permute(*range(1, dim + 1), 0, *range(dim + 1, x.ndim))
 
 
 def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
@@ -98,10 +140,10 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     x = input
     for i in range(n):
         if mode == "area":  # adaptive average pooling to the new size
-            x = _adaptive_dim(x, 2 + i, sizes[i], "mean")
+            x = _adaptive_dim(x, 2 + i, sizes[i])
         else:
             x = _resize_dim(x, 2 + i, sizes[i], scales[i], mode, bool(align_corners))
-    return x
+    return x if x is input else x.contiguous()
 
 
 def _reflect(c: Any, twice_low: int, twice_high: int) -> Any:

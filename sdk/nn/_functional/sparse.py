@@ -65,33 +65,121 @@ def _bag_of_entries(input: Any, offsets: Any, include_last_offset: bool) -> tupl
     return bag_of, len(ends)
 
 
-def _reduce_max(rows: Any, pos: Any, bag: Any, counts: Any, dim: int) -> Any:
-    """Per bag, the elementwise max of its rows; an empty bag gives zeros."""
+def _index(a: Any, weight: Any) -> Any:
+    """The numpy int64 array a as a tensor on weight's device."""
+    return sdk.tensor(a, device=weight.device)
+
+
+def _values(a: Any, weight: Any) -> Any:
+    """The numpy array a as a tensor of weight's dtype, on its device."""
+    return sdk.tensor(a, dtype=weight.dtype, device=weight.device)
+
+
+def _table(flat: Any, pos: Any, bag: Any, counts: Any) -> tuple:
+    """(bags, width) tables of each bag's entries, width its largest count: their weight rows,
+    their input positions and whether a cell is a real entry. Cells past a bag's count repeat
+    its first entry (an empty bag's read row 0), so a max over a row is unchanged."""
     import numpy as np
 
-    num = len(counts)
-    if len(pos) == 0:
-        return sdk.zeros(num, dim, dtype=rows.dtype)
-    first = np.concatenate([[0], np.cumsum(counts)[:-1]])  # each bag's first entry in pos
+    width = max(int(counts.max()), 1) if len(counts) else 1
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     rank = np.arange(len(pos)) - first[bag]
-    fill = np.where(counts > 0, pos[np.minimum(first, len(pos) - 1)], 0)
-    table = np.repeat(fill[:, None], int(counts.max()), axis=1)  # repeats leave the max as is
-    table[bag, rank] = pos
-    picked = rows.index_select(0, sdk.tensor(table.reshape(-1)))
-    out = picked.reshape(num, table.shape[1], dim).amax(1)
-    return out * sdk.tensor((counts > 0).astype(np.float64)[:, None], dtype=rows.dtype)
+    fill = pos[np.minimum(first, len(pos) - 1)] if len(pos) else np.zeros(len(counts), np.int64)
+    where = np.repeat(np.where(counts > 0, fill, 0)[:, None], width, axis=1)
+    where[bag, rank] = pos
+    real = np.zeros((len(counts), width), dtype=bool)
+    real[bag, rank] = True
+    return flat[where], where, real
 
 
-def _reduce_sum(rows: Any, pos: Any, bag: Any, counts: Any, dim: int, mean: bool) -> Any:
-    """Per bag, the sum (or mean) of its rows, accumulated by one index_add; empty bags give
-    zeros."""
-    out = sdk.zeros(len(counts), dim, dtype=rows.dtype)
-    if len(pos) == 0:
-        return out
-    picked = rows.index_select(0, sdk.tensor(pos))
+def _groups(counts: Any) -> list:
+    """The bags in groups of similar size (counts up to 1, 2, 4, 8, ...), so that each
+    group's table holds at most about twice its entries."""
+    import numpy as np
+
+    width = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
+    return [np.nonzero(width == w)[0] for w in np.unique(width)]
+
+
+def _subset(pos: Any, bag: Any, counts: Any, members: Any) -> tuple:
+    """pos, bag (renumbered from 0) and counts of the bags `members` (sorted) alone."""
+    import numpy as np
+
+    local = np.full(len(counts), -1, dtype=np.int64)
+    local[members] = np.arange(len(members))
+    keep = local[bag] >= 0
+    return pos[keep], local[bag[keep]], counts[members]
+
+
+def _max_rows(weight: Any, rows: Any) -> Any:
+    """(bags, dim): for a (bags, width) table of weight rows, the row holding each maximum,
+    the first of equal ones (the reference kernel gives it the gradient)."""
+    from ._pool_passes import first_hit
+
+    num, width = rows.shape
+    picked = weight.index_select(0, _index(rows.reshape(-1), weight)).reshape(num, width, -1)
+    which = first_hit(picked, picked.amax(1), 1, width)
+    return _index(rows, weight).gather(1, which)
+
+
+def _reduce_max(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, padded: bool) -> Any:
+    """Per bag, the elementwise max of its rows, read as one gather of weight (whose backward
+    puts each gradient on its maximum); the maxima are found through tables of rows, one per
+    group of similar sizes when one table would be mostly padding. Empty bags give zeros."""
+    import numpy as np
+
+    with sdk.no_grad():
+        w = weight.detach()
+        if not padded:
+            row = _max_rows(w, _table(flat, pos, bag, counts)[0])
+        else:
+            groups = _groups(counts)
+            parts = [_max_rows(w, _table(flat, *_subset(pos, bag, counts, m))[0]) for m in groups]
+            order = np.argsort(np.concatenate(groups), kind="stable")
+            row = sdk.cat(parts).index_select(0, _index(order, weight))
+    out = weight.gather(0, row)
+    if (counts == 0).any():
+        out = out * _values((counts > 0)[:, None], weight)
+    return out
+
+
+def _sum_by_index_add(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: Any,
+                      mean: bool) -> Any:  # fmt: skip
+    """Per bag, the sum (or mean) of its rows accumulated by one index_add."""
+    picked = weight.index_select(0, _index(flat[pos], weight))
+    if psw is not None:
+        picked = picked * psw.reshape(-1).index_select(0, _index(pos, weight)).unsqueeze(1)
     if mean:
-        picked = picked * sdk.tensor(1.0 / counts[bag], dtype=rows.dtype).reshape(-1, 1)
-    return out.index_add(0, sdk.tensor(bag), picked)
+        picked = picked * _values(1.0 / counts[bag], weight).reshape(-1, 1)
+    out = sdk.zeros(len(counts), weight.shape[1], dtype=weight.dtype, device=weight.device)
+    return out.index_add(0, _index(bag, weight), picked)
+
+
+def _sum_by_table(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: Any,
+                  mean: bool) -> Any:  # fmt: skip
+    """Per bag, the sum (or mean) of its rows: a (bags, largest count) table of rows read by
+    one index_select, weighted (0 past a bag's count) and summed."""
+    import numpy as np
+
+    rows, where, real = _table(flat, pos, bag, counts)
+    scale = real / np.maximum(counts, 1)[:, None] if mean else real
+    scale = _values(scale, weight)
+    if psw is not None:
+        chosen = psw.reshape(-1).index_select(0, _index(where.reshape(-1), weight))
+        scale = scale * chosen.reshape(where.shape)
+    num, width = rows.shape
+    picked = weight.index_select(0, _index(rows.reshape(-1), weight)).reshape(num, width, -1)
+    return (picked * scale.unsqueeze(-1)).sum(1)
+
+
+def _reduce(weight: Any, flat: Any, pos: Any, bag: Any, counts: Any, psw: Any,
+            mode: str) -> Any:  # fmt: skip
+    """The bags' reductions; `padded`: one table of all bags would be over half padding."""
+    padded = len(counts) * int(counts.max()) > 2 * len(pos)
+    if mode == "max":
+        return _reduce_max(weight, flat, pos, bag, counts, padded)
+    reduce = _sum_by_index_add if padded else _sum_by_table
+    return reduce(weight, flat, pos, bag, counts, psw, mode == "mean")
 
 
 def _renorm_rows_(weight: Any, used: Any, max_norm: float, norm_type: float) -> None:
@@ -146,9 +234,6 @@ def embedding_bag(input: Any, weight: Any, offsets: Any = None, max_norm: Any = 
     pos = np.nonzero(counted)[0]
     bag = bag_of[pos]
     counts = np.bincount(bag, minlength=bags)
-    rows = weight.index_select(0, input.reshape(-1).to(sdk.int64))
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1, 1)
-    if mode == "max":
-        return _reduce_max(rows, pos, bag, counts, dim)
-    return _reduce_sum(rows, pos, bag, counts, dim, mode == "mean")
+    if bags == 0 or len(pos) == 0:  # nothing read: zeros, with no history
+        return sdk.zeros(bags, dim, dtype=weight.dtype, device=weight.device)
+    return _reduce(weight, flat, pos, bag, counts, per_sample_weights, mode)

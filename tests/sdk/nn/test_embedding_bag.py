@@ -93,3 +93,32 @@ def test_max_norm_renormalizes_used_rows_like_torch(max_norm, norm_type):
     np.testing.assert_allclose(w, t_mod.weight.detach().numpy(), rtol=1e-12)
     assert (np.linalg.norm(w[IDX[:6]], norm_type, axis=1) <= max_norm + 1e-6).all()
     np.testing.assert_array_equal(w[8], sw.detach().numpy()[8])  # unused rows stay
+
+
+@pytest.mark.parametrize(("mode", "weighted"), [("sum", False), ("mean", False),
+                                                ("max", False), ("sum", True)])  # fmt: skip
+def test_bags_of_very_unequal_sizes_match_torch(mode, weighted):
+    """One long bag among short and empty ones: the paths for tables that would be mostly
+    padding (grouped tables for max, one index_add for sums)."""
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 20, 60).tolist()
+    offsets = [0, 1, 1, 3, 40, 41, 44, 44, 52]  # bag sizes 1, 0, 2, 37, 1, 3, 0, 8, 8
+    (sw, tw), (si, ti), (so, to) = pair(torch, (20, 5)), _idx(values), _idx(offsets)
+    kw = {"mode": mode}
+    s_in, t_in = [sw], [tw]
+    if weighted:
+        sp, tp = pair(torch, (60,))
+        kw_s, kw_t = dict(kw, per_sample_weights=sp), dict(kw, per_sample_weights=tp)
+        s_in, t_in = [sw, sp], [tw, tp]
+    else:
+        kw_s = kw_t = kw
+    check(torch, F.embedding_bag(si, sw, so, **kw_s), TF.embedding_bag(ti, tw, to, **kw_t),
+          s_in, t_in)  # fmt: skip
+
+
+def test_max_ties_send_the_gradient_to_the_first_row_like_torch():
+    a = np.array([[1.0, 2.0], [1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
+    sw, tw = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (si, ti), (so, to) = _idx([0, 1, 2, 3, 1, 0]), _idx([0, 4])
+    check(torch, F.embedding_bag(si, sw, so, mode="max"),
+          TF.embedding_bag(ti, tw, to, mode="max"), [sw], [tw])  # fmt: skip

@@ -335,3 +335,26 @@ def test_gradcheck(name):
     rng = np.random.default_rng(1)
     x, w = t64(rng.normal(size=xs), True), t64(rng.normal(size=ws) + 1.5, True)
     assert gradcheck(fn, (x, w), eps=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("mode", "kw"), [("nearest", {"scale_factor": 3}),
+                                          ("nearest", {"size": (7, 5)}),
+                                          ("bilinear", {"scale_factor": 2}),
+                                          ("bilinear", {"size": (4, 9), "align_corners": True})])  # fmt: skip
+def test_interpolate_gradients_and_second_derivatives(mode, kw):
+    """Values and gradients against torch (whole-factor nearest is a broadcast copy with a
+    box-sum gradient; the last dim is resized through the leading one); second derivatives
+    by finite differences."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(8).normal(size=(2, 3, 4, 5))
+    sx, tx = sdk.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    s_out = F.interpolate(sx, mode=mode, **kw)
+    t_out = torch.nn.functional.interpolate(tx, mode=mode, **kw)
+    assert s_out.is_contiguous()
+    np.testing.assert_allclose(s_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)
+    w = np.random.default_rng(9).normal(size=tuple(t_out.shape))
+    (s_out * sdk.tensor(w)).sum().backward()
+    (t_out * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+    x = sdk.tensor(a[:1, :1], requires_grad=True)
+    assert sdk.autograd.gradgradcheck(lambda t: F.interpolate(t, mode=mode, **kw), (x,))
