@@ -245,7 +245,15 @@ from sdk._ops_math import (
     true_divide,
     where,
 )
-from sdk._ops_random import bernoulli, get_rng_state, multinomial, normal, set_rng_state
+from sdk._ops_random import (
+    bernoulli,
+    binomial,
+    get_rng_state,
+    multinomial,
+    normal,
+    poisson,
+    set_rng_state,
+)
 from sdk._ops_reduce import (
     all,
     amax,
