@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import timeit
@@ -51,9 +52,30 @@ def best(fn, min_time: float = 0.2, repeat: int = 5) -> float:
     return min(t.repeat(repeat=repeat, number=n)) / n
 
 
-def best_each(fns, min_time: float = 0.1, repeat: int = 5) -> list:
+# Rounds of best_each() in the default-thread run: at 2 threads on 2 shared cores one round
+# can lose a core to anything, so the ratio read there is the median over many rounds.
+ROUNDS = 15 if DEFAULT_THREADS else 5
+LAST_ROUNDS: list = []  # per round, each implementation's seconds per call (None: absent)
+
+
+def paired_vs_best(rounds: list, higher_is_better: bool = False) -> float | None:
+    """The median over rounds of sdk's time over the better other time of the same round (a
+    paired ratio: a slow round slows both sides of it). For GFLOP/s rows, the inverse."""
+    ratios = []
+    for times in rounds:
+        others = [t for t in times[1:] if t is not None]
+        if times[0] is None or not others:
+            return None
+        r = times[0] / min(others)
+        ratios.append(1 / r if higher_is_better else r)
+    return statistics.median(ratios) if ratios else None
+
+
+def best_each(fns, min_time: float = 0.1, repeat: int | None = None) -> list:
     """best() for several implementations of one case, their repeats taken in turn (A B C A B
-    C ...): a noisy second on the shared machine then slows all of them, not just one."""
+    C ...): a noisy second on the shared machine then slows all of them, not just one. Each
+    round's times stay in LAST_ROUNDS for paired_vs_best()."""
+    repeat = ROUNDS if repeat is None else repeat
     timers = []
     for fn in fns:
         if fn is None:
@@ -63,10 +85,11 @@ def best_each(fns, min_time: float = 0.1, repeat: int = 5) -> list:
         n, _ = t.autorange()
         timers.append((t, max(1, int(n * min_time / 0.2))))
     bests = [float("inf")] * len(fns)
+    LAST_ROUNDS.clear()
     for _ in range(repeat):
-        for i, tn in enumerate(timers):
-            if tn is not None:
-                bests[i] = min(bests[i], tn[0].timeit(tn[1]) / tn[1])
+        times = [None if tn is None else tn[0].timeit(tn[1]) / tn[1] for tn in timers]
+        LAST_ROUNDS.append(times)
+        bests = [b if t is None else min(b, t) for b, t in zip(bests, times)]
     return [None if tn is None else b for tn, b in zip(timers, bests)]
 
 
@@ -84,7 +107,9 @@ RECORDS: list = []  # raw numbers of every row, for --json
 
 
 def row(name: str, s, n, t, unit=fmt_time) -> str:
-    RECORDS.append({"case": name, "sdk": s, "numpy": n, "torch": t})
+    paired = paired_vs_best(LAST_ROUNDS) if LAST_ROUNDS else None
+    LAST_ROUNDS.clear()
+    RECORDS.append({"case": name, "sdk": s, "numpy": n, "torch": t, "paired_vs_best": paired})
     cells = [unit(x) if x is not None else "-" for x in (s, n, t)]
     return f"| {name} | {' | '.join(cells)} | {ratio(s, n)} | {ratio(s, t)} |"
 
@@ -191,10 +216,21 @@ def gemm() -> list:
             if torch is not None:
                 x = torch.from_numpy(a)
                 ft = lambda x=x: x @ x  # noqa: E731
-            ts, tn, tt = best_each([lambda s=s: s @ s, lambda a=a: a @ a, ft], 0.2, 3)
+            rounds = max(3, ROUNDS // 2)
+            ts, tn, tt = best_each([lambda s=s: s @ s, lambda a=a: a @ a, ft], 0.2, rounds)
             name = f"{'s' if dtype == 'float32' else 'd'}gemm {n} (GFLOP/s)"
             vals = [gf(x) if x is not None else None for x in (ts, tn, tt)]
-            RECORDS.append({"case": name, "sdk": vals[0], "numpy": vals[1], "torch": vals[2]})
+            paired = paired_vs_best(LAST_ROUNDS, higher_is_better=True)
+            LAST_ROUNDS.clear()
+            RECORDS.append(
+                {
+                    "case": name,
+                    "sdk": vals[0],
+                    "numpy": vals[1],
+                    "torch": vals[2],
+                    "paired_vs_best": paired,
+                }
+            )
             cells = [f"{v:.1f}" if v is not None else "-" for v in vals]
             out.append(
                 f"| {name} | {' | '.join(cells)} | {ratio(vals[0], vals[1])} | {ratio(vals[0], vals[2])} |"

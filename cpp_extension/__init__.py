@@ -41,6 +41,7 @@ __all__ = [
     "BuildExtension",
     "CppExtension",
     "CUDAExtension",
+    "get_cxx_compiler",
     "get_default_build_root",
     "include_paths",
     "is_ninja_available",
@@ -86,6 +87,8 @@ def __getattr__(name: str) -> Any:
         from ._cuda import COMMON_NVCC_FLAGS
 
         return list(COMMON_NVCC_FLAGS)
+    if name == "TORCH_LIB_PATH":  # torch's name for the framework's library folder
+        return library_paths()[0]
     if name == "AnyPythonWheel":  # bdist_wheel tagged py3-none-<platform> (see _wheel)
         from . import _wheel
 
@@ -98,7 +101,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | {"AnyPythonWheel", "COMMON_NVCC_FLAGS"})
+    return sorted(
+        set(globals()) | _LAZY | {"AnyPythonWheel", "COMMON_NVCC_FLAGS", "TORCH_LIB_PATH"}
+    )
 
 
 def _device_cuda(fn: str, device_type: Any, cuda: bool) -> bool:
@@ -149,6 +154,26 @@ def load_ipython_extension(ipython) -> None:
     from ._ipython import load_ipython_extension as register
 
     register(ipython)
+
+
+def _get_build_directory(name: str, verbose: bool) -> str:
+    """The folder load(name, ...) builds in (created): torch's private helper, which setup
+    scripts and tests call to find or clear a JIT build."""
+    from .builder.cache import default_build_dir
+    from .builder.toolchain import sdk_paths
+
+    folder = default_build_dir(name, sdk_paths().abi[0])
+    if verbose:
+        print(f"Using {folder} as the extension build directory for {name}")
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder)
+
+
+def get_cxx_compiler() -> str:
+    """The C++ compiler extensions build with ($CXX, else c++), as torch's."""
+    from .builder.toolchain import compiler_command
+
+    return compiler_command("cxx")[0]
 
 
 def get_default_build_root() -> str:

@@ -259,6 +259,15 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return _ops_math.where(x.abs() > _number(lambd, "hardshrink", "lambd"), x, 0.0)
 
 
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    x = tensor_arg(input, "softshrink")
+    lam = _number(lambd, "softshrink", "lambd")
+    if lam < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lam}.")
+    return _ops_math.where(x > lam, x - lam, _ops_math.where(x < -lam, x + lam, 0.0))
+
+
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1, or dim 0
     of a 1-d input)."""

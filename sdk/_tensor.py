@@ -290,6 +290,26 @@ class Tensor(_TableOps, _C.TensorBase):
     def mT(self) -> Tensor:
         return _ops_shape.transpose(self, -2, -1)
 
+    # The conjugate transposes: the transposes themselves for real dtypes.
+    @property
+    def mH(self) -> Tensor:
+        return _ops_shape.transpose(self, -2, -1)
+
+    @property
+    def H(self) -> Tensor:
+        if self.ndim not in (0, 2):
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+            )
+        return self.T if self.ndim == 2 else self
+
+    def adjoint(self) -> Tensor:
+        return _ops_shape.transpose(self, -2, -1)
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+        """This tensor (every SDK tensor is dense), converted to dtype when given."""
+        return self if dtype is None else self.to(dtype)
+
     # ------------------------------------------------------------------ new_* helpers
 
     # dtype and device default to this tensor's, as in torch.

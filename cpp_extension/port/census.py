@@ -325,8 +325,10 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (r"torch::nn::.*|torch/nn/.*", "no C++ nn modules: write the layer with sdk:: ops"),
     (
-        r"at::vec(::.*)?|ATen/cpu/vec/.*",
-        "no Vectorized types: write scalar loops (the compiler vectorizes)",
+        r"at::vec::(CPU_CAPABILITY::.*|VectorizedN|\w*vnni\w*|cvt\w+)|"
+        r"ATen/cpu/vec/(vec256|vec512|vec_quant).*",
+        "at::vec's per-ISA parts (VNNI packing, fp8 conversions, VectorizedN): sdk/vec.h has "
+        "Vectorized<T>, map, reduce_all and convert as portable loops",
     ),
     (
         r"at::TensorIterator(Config|Base)?(::.*)?",

@@ -148,6 +148,24 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/Atomic.cuh": "sdk/cuda_atomic.h",
     "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
     "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
+    "ATen/ExpandUtils.h": "sdk/expand_utils.h",
+    # at::vec's public headers; the per-ISA ones (vec256/, vec512/) stay refused below
+    "ATen/cpu/vec/vec.h": "sdk/vec.h",
+    "ATen/cpu/vec/functional.h": "sdk/vec.h",
+    "c10/cuda/CUDADeviceAssertion.h": "sdk/cuda.h",
+    "c10/cuda/CUDADeviceAssertionHost.h": "sdk/cuda.h",
+    "torch/csrc/api/include/torch/types.h": "sdk/all.h",
+    "ATen/MemoryOverlap.h": "sdk/expand_utils.h",
+    "ATen/core/Array.h": "sdk/util.h",
+    "ATen/div_rtn.h": "sdk/div_rtn.h",
+    "ATen/core/functional.h": "sdk/util.h",
+    "c10/util/Unroll.h": "sdk/util.h",
+    "c10/util/StringUtil.h": "sdk/util.h",
+    "ATen/NumericUtils.h": "sdk/numeric_limits.h",
+    "ATen/InferSize.h": "sdk/expand_utils.h",
+    # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
+    "torch/utils.h": "sdk/all.h",
+    "ATen/Utils.h": "sdk/tensor.h",
 }
 # Whole folders mapped at once (a longer entry in INCLUDES wins).
 INCLUDE_PREFIXES: dict[str, str] = {
@@ -158,7 +176,8 @@ INCLUDE_PREFIXES: dict[str, str] = {
 TORCH_INCLUDE_ROOTS = ("torch/", "ATen/", "c10/", "THC/", "TH/", "caffe2/")
 INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/native/": "ATen's internal kernels are not part of the SDK",
-    "ATen/cpu/vec/": "no Vectorized types: write scalar loops (the compiler vectorizes)",
+    "ATen/cpu/vec/": "at::vec's per-ISA headers: include ATen/cpu/vec/vec.h (sdk/vec.h: "
+    "Vectorized<T> as portable loops)",
     "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
@@ -195,6 +214,7 @@ MACROS: dict[str, str] = {
     "TORCH_VERSION_PATCH": "SDK_TORCH_API_VERSION_PATCH",
     "RECORD_FUNCTION": "SDK_RECORD_FUNCTION",
     "CUDA_KERNEL_ASSERT": "SDK_CUDA_KERNEL_ASSERT",
+    "CUDA_KERNEL_ASSERT2": "SDK_CUDA_KERNEL_ASSERT2",
     # torch's stable ABI (sdk/stable.h, sdk/headeronly.h)
     "STABLE_TORCH_LIBRARY": "SDK_LIBRARY",
     "STABLE_TORCH_LIBRARY_FRAGMENT": "SDK_LIBRARY_FRAGMENT",

@@ -30,6 +30,7 @@ NEW_HEADERS = [
     "symint.h",
     "tag.h",
     "tensor_utils.h",
+    "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
 
@@ -59,7 +60,8 @@ def _program(tmp_path_factory, program: str) -> Path:
 
 
 @pytest.mark.parametrize(
-    "program", ["test_port_surface_api", "test_port_names_api", "test_port_tail_api"]
+    "program",
+    ["test_port_surface_api", "test_port_names_api", "test_port_tail_api", "test_vec_api"],
 )
 def test_cpp_program_passes(program: str, tmp_path_factory) -> None:
     exe = _program(tmp_path_factory, program)
@@ -93,15 +95,30 @@ def test_bitwise_shifts_match_numpy(tail_program: Path, dtype: str) -> None:
     np.testing.assert_array_equal(rows[:, 3], right.astype(np.int64))
 
 
-def test_nvcc_compiles_warp_helpers_and_limits_in_device_code(tmp_path: Path) -> None:
-    # every DeviceUtils.cuh / NumericLimits.cuh spelling, in kernels (no GPU here: compile only)
+def _nvcc_compiles(tmp_path: Path, program: str, *flags: str) -> None:
+    """tests/core/cpp/<program>.cpp compiles as CUDA (no GPU here: compile only)."""
     nvcc = _nvcc()
     if not nvcc:
         pytest.skip("nvcc not found")
-    obj = tmp_path / "cuda_warp_kernel.o"
-    src = CPP / "cuda_warp_kernel.cpp"
-    _run([nvcc, "-std=c++17", "-x", "cu", f"-I{INCLUDE}", "-c", str(src), "-o", str(obj)])
+    obj = tmp_path / f"{program}.o"
+    src = CPP / f"{program}.cpp"
+    _run([nvcc, "-std=c++17", "-x", "cu", f"-I{INCLUDE}", *flags, "-c", str(src), "-o", str(obj)])
     assert obj.stat().st_size > 0
+
+
+def test_nvcc_compiles_warp_helpers_and_limits_in_device_code(tmp_path: Path) -> None:
+    # every DeviceUtils.cuh / NumericLimits.cuh spelling, in kernels
+    _nvcc_compiles(tmp_path, "cuda_warp_kernel")
+
+
+def test_nvcc_compiles_a_device_side_assertion_kernel(tmp_path: Path) -> None:
+    # TORCH_DSA_KERNEL_ARGS / _LAUNCH and CUDA_KERNEL_ASSERT2 in the SDK's spellings
+    import sysconfig
+
+    import pybind11
+
+    python = sysconfig.get_paths()["include"]
+    _nvcc_compiles(tmp_path, "cuda_dsa_kernel", f"-I{pybind11.get_include()}", f"-I{python}")
 
 
 @pytest.mark.parametrize("header", NEW_HEADERS)

@@ -14,7 +14,14 @@ import pytest
 import cpp_extension
 from tests._support import import_path, subprocess_env
 
-FUNCS = ["load", "load_inline", "include_paths", "library_paths"]
+FUNCS = [
+    "load",
+    "load_inline",
+    "include_paths",
+    "library_paths",
+    "_get_build_directory",
+    "get_cxx_compiler",
+]
 
 
 @pytest.mark.parametrize("fn", FUNCS)
@@ -105,3 +112,16 @@ def test_no_implicit_headers(ext_dir):
             "no_implicit_bad", "sdk::Tensor f(sdk::Tensor x) { return x; }", functions="f",
             no_implicit_headers=True,
         )  # fmt: skip
+
+
+def test_build_directory_helpers_name_where_load_builds(tmp_path, monkeypatch):
+    # torch's _get_build_directory, TORCH_LIB_PATH and get_cxx_compiler, which setup.py files
+    # and tests call, answer for the SDK's builds
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(tmp_path))
+    folder = cpp_extension._get_build_directory("my_ext", False)
+    assert os.path.isdir(folder) and folder.startswith(str(tmp_path))
+    assert os.path.basename(folder) == "my_ext"
+    assert cpp_extension.TORCH_LIB_PATH == cpp_extension.library_paths()[0]
+    assert "TORCH_LIB_PATH" in dir(cpp_extension)
+    monkeypatch.setenv("CXX", "g++ -m64")
+    assert os.path.basename(cpp_extension.get_cxx_compiler()) == "g++"

@@ -344,3 +344,28 @@ def test_poisson_and_binomial_samplers():
         sdk.poisson(sdk.tensor([-1.0]))
     with pytest.raises(RuntimeError, match="prob"):
         sdk.binomial(sdk.tensor([3.0]), sdk.tensor([1.5]))
+
+
+# ------------------------------------------------------------------------------ transposes
+
+
+def test_conjugate_transposes_are_transposes_of_real_tensors():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = sdk.from_numpy(a)
+    np.testing.assert_array_equal(x.mH.numpy(), np.swapaxes(a, -1, -2))
+    np.testing.assert_array_equal(x.adjoint().numpy(), np.swapaxes(a, -1, -2))
+    np.testing.assert_array_equal(x[0].H.numpy(), a[0].T)
+    with pytest.raises(RuntimeError, match="only supported on matrices"):
+        _ = x.H
+    assert x.to_dense() is x and x.to_dense(sdk.float32).dtype == sdk.float32
+
+
+def test_softshrink_values_gradient_and_bad_lambda():
+    a = np.linspace(-2, 2, 9)
+    x = sdk.tensor(a, requires_grad=True)
+    y = sdk.nn.functional.softshrink(x, 0.7)
+    np.testing.assert_allclose(y.detach().numpy(), np.sign(a) * np.maximum(np.abs(a) - 0.7, 0))
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), (np.abs(a) > 0.7).astype(float))
+    with pytest.raises(RuntimeError, match="greater or equal to 0"):
+        sdk.nn.functional.softshrink(x, -1.0)

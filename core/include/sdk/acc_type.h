@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "sdk/device.h"
+#include "sdk/dtype.h"
 #include "sdk/half.h"
 
 namespace sdk {
@@ -43,6 +44,20 @@ SDK_DETAIL_ACC_TYPE(int64_t, int64_t, int64_t)
 /*! \brief at::acc_type: acc_type<scalar_t, is_cuda>. */
 template <typename T, bool is_cuda>
 using acc_type = typename AccumulateType<T, is_cuda>::type;
+
+/*! \brief AccumulateType's rule on dtypes (at::toAccumulateType): the 16-bit and 8-bit floats
+ *  accumulate in float, float in double on the CPU (float on CUDA), integers in int64. */
+constexpr ScalarType toAccumulateType(ScalarType type, bool is_cuda) {
+  return type == kBool                 ? kBool
+         : type == kDouble             ? kDouble
+         : type == kFloat              ? (is_cuda ? kFloat : kDouble)
+         : isFloatingType(type)        ? kFloat
+         : isIntegralType(type, false) ? kLong
+                                       : type;
+}
+constexpr ScalarType toAccumulateType(ScalarType type, DeviceType device) {
+  return toAccumulateType(type, device == DeviceType::CUDA);
+}
 
 /*! \brief acc_type by device type (at::acc_type_device<T, kCUDA>). */
 template <typename T, DeviceType device>

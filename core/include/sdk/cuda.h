@@ -81,6 +81,28 @@ inline cudaDataType_t ScalarTypeToCudaDataType(ScalarType scalar_type) {
 /*! \brief After a <<<...>>> launch: report a bad configuration or missing kernel image. */
 #define SDK_CUDA_KERNEL_LAUNCH_CHECK() SDK_CUDA_CHECK(cudaGetLastError())
 
+// torch's device-side assertions (c10/cuda/CUDADeviceAssertion.h): kernels written for them
+// take two extra parameters and assert with CUDA_KERNEL_ASSERT2. The SDK keeps no assertion
+// log: the parameters are passed as null/0 and CUDA_KERNEL_ASSERT2 is the plain device
+// assert, whose failure surfaces as a CUDA error at the next synchronizing call.
+namespace sdk {
+namespace cuda {
+/*! \brief The assertion log torch's kernels receive; never allocated here. */
+struct DeviceAssertionsData;
+}  // namespace cuda
+}  // namespace sdk
+#define SDK_DSA_KERNEL_ARGS                                                  \
+  [[maybe_unused]] ::sdk::cuda::DeviceAssertionsData *const assertions_data, \
+      [[maybe_unused]] uint32_t assertion_caller_id
+#define SDK_DSA_KERNEL_ARGS_PASS assertions_data, assertion_caller_id
+#define SDK_DSA_KERNEL_LAUNCH(kernel, blocks, threads, shared_mem, stream, ...)                 \
+  do {                                                                                          \
+    kernel<<<blocks, threads, shared_mem, stream>>>(__VA_ARGS__,                                \
+                                                    (::sdk::cuda::DeviceAssertionsData*)0, 0u); \
+    SDK_CUDA_KERNEL_LAUNCH_CHECK();                                                             \
+  } while (0)
+#define SDK_CUDA_KERNEL_ASSERT2(cond) SDK_CUDA_KERNEL_ASSERT(cond)
+
 namespace sdk {
 namespace cuda {
 

@@ -42,6 +42,15 @@ constexpr ScalarType kInt64 = ScalarType::Long;
 constexpr ScalarType kFloat16 = ScalarType::Half;
 constexpr ScalarType kFloat32 = ScalarType::Float;
 constexpr ScalarType kFloat64 = ScalarType::Double;
+// and torch/types.h's short ones
+constexpr ScalarType kU8 = kUInt8;
+constexpr ScalarType kI8 = kInt8;
+constexpr ScalarType kI16 = kInt16;
+constexpr ScalarType kI32 = kInt32;
+constexpr ScalarType kI64 = kInt64;
+constexpr ScalarType kF16 = kFloat16;
+constexpr ScalarType kF32 = kFloat32;
+constexpr ScalarType kF64 = kFloat64;
 
 namespace detail {
 /*! \brief The row of `t` (sdk/dtype_table.h), or kUndefinedFacts for Undefined. */

@@ -36,6 +36,31 @@ class Error : public std::exception {
   std::string message_;
 };
 
+// The kinds as their own classes, named as torch's c10 exceptions, so that ported code
+// catching `c10::TypeError` or `c10::OutOfMemoryError` catches what the SDK throws (every
+// error the C++ API throws is the class of its kind; all are sdk::Error).
+class ValueError : public Error {
+ public:
+  explicit ValueError(std::string message) : Error(SDK_ERROR_VALUE, std::move(message)) {}
+};
+class TypeError : public Error {
+ public:
+  explicit TypeError(std::string message) : Error(SDK_ERROR_TYPE, std::move(message)) {}
+};
+class IndexError : public Error {
+ public:
+  explicit IndexError(std::string message) : Error(SDK_ERROR_INDEX, std::move(message)) {}
+};
+class OutOfMemoryError : public Error {
+ public:
+  explicit OutOfMemoryError(std::string message) : Error(SDK_ERROR_MEMORY, std::move(message)) {}
+};
+class NotImplementedError : public Error {
+ public:
+  explicit NotImplementedError(std::string message)
+      : Error(SDK_ERROR_NOT_IMPLEMENTED, std::move(message)) {}
+};
+
 // Message building without <sstream>/<iostream>: str_append overloads for the types a
 // message mentions. Other sdk types (ScalarType, Device, IntArrayRef, Tensor) add their
 // own overloads in namespace sdk, found by argument-dependent lookup.
@@ -68,16 +93,30 @@ inline std::string concat(const Args&... args) {
   return s;
 }
 
-// Out of line (noinline, cold) so that the happy path of every call stays a compare.
+// Out of line (noinline, cold) so that the happy path of every call stays a compare. Throws
+// the class of the kind (ValueError, ...; sdk::Error itself for RUNTIME).
 [[noreturn]] SDK_NOINLINE inline void throw_error(sdk_status kind, std::string message) {
-  throw Error(kind, std::move(message));
+  switch (kind) {
+    case SDK_ERROR_VALUE:
+      throw ValueError(std::move(message));
+    case SDK_ERROR_TYPE:
+      throw TypeError(std::move(message));
+    case SDK_ERROR_INDEX:
+      throw IndexError(std::move(message));
+    case SDK_ERROR_MEMORY:
+      throw OutOfMemoryError(std::move(message));
+    case SDK_ERROR_NOT_IMPLEMENTED:
+      throw NotImplementedError(std::move(message));
+    default:
+      throw Error(kind, std::move(message));
+  }
 }
 
 [[noreturn]] SDK_NOINLINE inline void throw_check(sdk_status kind, const char* file, int line,
                                                   const char* cond, std::string message) {
   if (message.empty()) message = concat("Expected ", cond, " to be true, but got false.");
   str_append(message, concat(" (", file, ":", line, ")"));
-  throw Error(kind, std::move(message));
+  throw_error(kind, std::move(message));
 }
 
 /*! \brief The core's message as C++ and Python users read it: the C entry point's name
@@ -111,7 +150,7 @@ inline std::string user_facing_message(const char* msg) {
   const char* msg = sdk_last_error_message();
   std::string text =
       (msg && *msg) ? user_facing_message(msg) : concat(op, ": failed without a message");
-  throw Error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
+  throw_error(kind == SDK_OK ? SDK_ERROR_RUNTIME : kind, std::move(text));
 }
 
 // A meta tensor's data was asked for (data_ptr, accessors): it has none.
@@ -233,6 +272,13 @@ inline void warn(const std::string& message) {
 #define SDK_CHECK_TYPE(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_TYPE, cond, __VA_ARGS__)
 /*! \brief As SDK_CHECK, raising IndexError in Python. */
 #define SDK_CHECK_INDEX(cond, ...) SDK_DETAIL_CHECK(SDK_ERROR_INDEX, cond, __VA_ARGS__)
+/*! \brief TORCH_CHECK_ARG: a check of argument number argN ("invalid argument 2: ..."). */
+#define SDK_CHECK_ARG(cond, argN, ...) \
+  SDK_DETAIL_CHECK(SDK_ERROR_VALUE, cond, "invalid argument ", argN, ": ", __VA_ARGS__)
+/*! \brief TORCH_CHECK_TENSOR_ALL: every element of the bool tensor `cond` is true
+ *  (sdk::detail::all_true, in sdk/composite.h). */
+#define SDK_CHECK_TENSOR_ALL(cond, ...) \
+  SDK_DETAIL_CHECK(SDK_ERROR_RUNTIME, ::sdk::detail::all_true(cond), __VA_ARGS__)
 /*! \brief As SDK_CHECK, raising NotImplementedError in Python. */
 #define SDK_CHECK_NOT_IMPLEMENTED(cond, ...) \
   SDK_DETAIL_CHECK(SDK_ERROR_NOT_IMPLEMENTED, cond, __VA_ARGS__)

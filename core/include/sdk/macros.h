@@ -85,4 +85,13 @@
   do {                                    \
   } while (0)
 
+// Token pasting and unique names (C10_CONCATENATE, C10_UID, C10_ANONYMOUS_VARIABLE).
+#define SDK_CONCATENATE_IMPL(s1, s2) s1##s2
+#define SDK_CONCATENATE(s1, s2) SDK_CONCATENATE_IMPL(s1, s2)
+#define SDK_STRINGIZE_IMPL(x) #x
+#define SDK_STRINGIZE(x) SDK_STRINGIZE_IMPL(x)
+#define SDK_MACRO_EXPAND(args) args
+#define SDK_UID __COUNTER__
+#define SDK_ANONYMOUS_VARIABLE(str) SDK_CONCATENATE(str, __COUNTER__)
+
 #endif  // SDK_MACROS_H_

@@ -5,6 +5,7 @@
 
 #include <cfloat>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdk/float8.h"
 #include "sdk/half.h"
@@ -71,6 +72,37 @@ template <typename T>
 struct scalar_value_type {
   using type = T;
 };
+
+/*! \brief NaN and infinity tests for every element type, host and device (ATen/NumericUtils.h's
+ *  at::_isnan, at::_isinf): false for integers, through float for the 16- and 8-bit floats. */
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isnan(T) {
+  return false;
+}
+template <typename T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isnan(T v) {
+  return v != v;
+}
+template <
+    typename T,
+    std::enable_if_t<!std::is_integral<T>::value && !std::is_floating_point<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isnan(T v) {
+  return _isnan(static_cast<float>(v));
+}
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isinf(T) {
+  return false;
+}
+template <typename T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isinf(T v) {
+  return v == v && (v - v) != (v - v);  // inf - inf is NaN; finite - itself is 0
+}
+template <
+    typename T,
+    std::enable_if_t<!std::is_integral<T>::value && !std::is_floating_point<T>::value, int> = 0>
+SDK_DEVICE_INLINE bool _isinf(T v) {
+  return _isinf(static_cast<float>(v));
+}
 
 }  // namespace sdk
 

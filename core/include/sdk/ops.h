@@ -504,6 +504,8 @@ inline Tensor nonzero(const Tensor& self) {
 inline ScalarType promote_types(ScalarType a, ScalarType b) {
   return from_c_dtype(sdk_promote_types(to_c(a), to_c(b)));
 }
+/*! \brief c10::promoteTypes, the same rule. */
+inline ScalarType promoteTypes(ScalarType a, ScalarType b) { return promote_types(a, b); }
 
 /*! \brief Export as a versioned DLPack tensor sharing memory; the caller owns the result
  *  and calls its deleter. */

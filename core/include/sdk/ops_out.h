@@ -115,6 +115,14 @@ inline Tensor& argmin_out(Tensor& out, const Tensor& self,
                           std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
   return detail::assign_out(out, argmin(self, dim, keepdim), "argmin_out");
 }
+inline Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim,
+                           std::optional<ScalarType> dtype = std::nullopt) {
+  return detail::assign_out(out, softmax(self, dim, dtype), "softmax_out");
+}
+inline Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
+                               std::optional<ScalarType> dtype = std::nullopt) {
+  return detail::assign_out(out, log_softmax(self, dim, dtype), "log_softmax_out");
+}
 inline Tensor& all_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false) {
   return detail::assign_out(out, all(self, dim, keepdim), "all_out");
 }

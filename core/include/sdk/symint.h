@@ -12,6 +12,29 @@
 
 namespace sdk {
 
+/*! \brief A condition on sizes, always concrete (torch's c10::SymBool). */
+class SymBool {
+ public:
+  constexpr SymBool(bool value = false) : value_(value) {}  // NOLINT: implicit like torch
+  constexpr bool expect_true(const char* /*file*/ = nullptr, int64_t /*line*/ = 0) const {
+    return value_;
+  }
+  constexpr bool guard_bool(const char* /*file*/, int64_t /*line*/) const { return value_; }
+  constexpr bool guard_or_false(const char* /*file*/, int64_t /*line*/) const { return value_; }
+  constexpr bool guard_or_true(const char* /*file*/, int64_t /*line*/) const { return value_; }
+  constexpr std::optional<bool> maybe_as_bool() const { return value_; }
+  constexpr bool is_heap_allocated() const { return false; }
+  constexpr SymBool sym_not() const { return !value_; }
+  constexpr SymBool sym_and(const SymBool& o) const { return value_ && o.value_; }
+  constexpr SymBool sym_or(const SymBool& o) const { return value_ || o.value_; }
+  constexpr SymBool operator!() const { return !value_; }
+  constexpr SymBool operator&(const SymBool& o) const { return value_ && o.value_; }
+  constexpr SymBool operator|(const SymBool& o) const { return value_ || o.value_; }
+
+ private:
+  bool value_;
+};
+
 /*! \brief A size that is always a concrete integer. */
 class SymInt {
  public:
@@ -23,6 +46,12 @@ class SymInt {
   constexpr std::optional<int64_t> maybe_as_int() const { return value_; }
   constexpr bool is_symbolic() const { return false; }
   constexpr bool is_heap_allocated() const { return false; }
+  constexpr SymBool sym_eq(const SymInt& o) const { return value_ == o.value_; }
+  constexpr SymBool sym_ne(const SymInt& o) const { return value_ != o.value_; }
+  constexpr SymBool sym_lt(const SymInt& o) const { return value_ < o.value_; }
+  constexpr SymBool sym_le(const SymInt& o) const { return value_ <= o.value_; }
+  constexpr SymBool sym_gt(const SymInt& o) const { return value_ > o.value_; }
+  constexpr SymBool sym_ge(const SymInt& o) const { return value_ >= o.value_; }
 
  private:
   int64_t value_;
@@ -64,6 +93,8 @@ inline SymIntArrayRef fromIntArrayRefSlow(IntArrayRef sizes) { return sizes; }
 
 }  // namespace sdk
 
+/*! \brief TORCH_SYM_CHECK: SDK_CHECK of a SymBool (or bool) condition on sizes. */
+#define SDK_SYM_CHECK(cond, ...) SDK_CHECK(::sdk::SymBool(cond).expect_true(), __VA_ARGS__)
 /*! \brief torch's C10_AS_INTARRAYREF_SLOW(x): the sizes as an IntArrayRef. */
 #define SDK_AS_INTARRAYREF_SLOW(x) ::sdk::asIntArrayRefSlow(x)
 

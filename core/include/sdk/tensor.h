@@ -7,12 +7,15 @@
 #ifndef SDK_TENSOR_H_
 #define SDK_TENSOR_H_
 
+#include <cstdio>
 #include <iosfwd>
 #include <string>
 
 #include "sdk/accessor.h"
 #include "sdk/array_ref.h"
 #include "sdk/c_api.h"
+#include "sdk/composite.h"
+#include "sdk/composite_math.h"
 #include "sdk/device.h"
 #include "sdk/dispatch.h"
 #include "sdk/dtype.h"
@@ -95,6 +98,8 @@ inline std::string to_string(const Tensor& t) {
   s += ')';
   return s;
 }
+
+inline void Tensor::print() const { std::printf("%s\n", to_string(*this).c_str()); }
 
 /*! \brief Messages name a tensor by its shape and dtype: "Tensor[2, 3] float32". */
 inline void str_append(std::string& s, const Tensor& t) {

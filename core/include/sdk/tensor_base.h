@@ -747,6 +747,9 @@ class Tensor {
   std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true,
                                               bool transpose = false,
                                               bool unitriangular = false) const;
+  // torch's composite methods (aliases, splits, flips, small math): sdk/composite.h,
+  // composite_math.h
+#include "sdk/tensor_composite_decl.h"
 
  private:
   sdk_tensor* checked() const {

@@ -300,6 +300,25 @@ inline void checkDeviceType(CheckedFrom c, ArrayRef<Tensor> tensors, DeviceType 
                        t.device().type(), " DeviceType"));
   }
 }
+/*! \brief torch's legacy device-and-layout enum (c10::Backend), the dense members the SDK
+ *  has. */
+enum class Backend { CPU, CUDA, Meta, Undefined };
+inline DeviceType backendToDeviceType(Backend b) {
+  SDK_CHECK_VALUE(b != Backend::Undefined,
+                  "backendToDeviceType: the Undefined backend has no "
+                  "device type");
+  return b == Backend::CPU    ? DeviceType::CPU
+         : b == Backend::CUDA ? DeviceType::CUDA
+                              : DeviceType::Meta;
+}
+/*! \brief Every defined tensor is on `backend`'s device type (the legacy form of
+ *  checkDeviceType). */
+inline void checkBackend(CheckedFrom c, ArrayRef<Tensor> tensors, Backend backend) {
+  checkDeviceType(c, tensors, backendToDeviceType(backend));
+}
+inline void checkBackend(CheckedFrom c, const Tensor& t, Backend backend) {
+  checkBackend(c, ArrayRef<Tensor>(&t, 1), backend);
+}
 /*! \brief The data pointer of a defined tensor, nullptr for an undefined one. */
 inline void* maybe_data_ptr(const Tensor& tensor) {
   return tensor.defined() ? tensor.data_ptr() : nullptr;

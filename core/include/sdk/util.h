@@ -119,6 +119,8 @@ class SmallVector : public std::vector<T> {
 
 /*! \brief Sizes or strides under construction (at::DimVector). */
 using DimVector = SmallVector<int64_t, 5>;
+/*! \brief Symbolic sizes under construction (at::SymDimVector; sizes are concrete here). */
+using SymDimVector = SmallVector<SymInt, 5>;
 /*! \brief torch's old name of IntArrayRef (at::IntList). */
 using IntList = IntArrayRef;
 
@@ -142,6 +144,98 @@ inline int64_t sum_integers(const C& container) {
   for (const auto& v : container) sum += static_cast<int64_t>(v);
   return sum;
 }
+
+/*! \brief The product of dims[0..k) (c10::size_to_dim_). */
+inline int64_t size_to_dim_(int k, IntArrayRef dims) {
+  SDK_CHECK_INDEX(k >= 0 && static_cast<size_t>(k) <= dims.size(), "size_to_dim_: k ", k,
+                  " out of range for ", dims.size(), " dims");
+  return multiply_integers(dims.begin(), dims.begin() + k);
+}
+/*! \brief The product of dims[k..) (c10::size_from_dim_). */
+inline int64_t size_from_dim_(int k, IntArrayRef dims) {
+  SDK_CHECK_INDEX(k >= 0 && static_cast<size_t>(k) <= dims.size(), "size_from_dim_: k ", k,
+                  " out of range for ", dims.size(), " dims");
+  return multiply_integers(dims.begin() + k, dims.end());
+}
+/*! \brief The product of dims[k+1..l) for k < l, of dims[l+1..k) otherwise (c10's). */
+inline int64_t size_between_dim_(int k, int l, IntArrayRef dims) {
+  const int n = static_cast<int>(dims.size());
+  SDK_CHECK_INDEX(k >= 0 && l >= 0 && k < n && l < n, "size_between_dim_: dims ", k, ", ", l,
+                  " out of range for ", n, " dims");
+  return k < l ? multiply_integers(dims.begin() + k + 1, dims.begin() + l)
+               : multiply_integers(dims.begin() + l + 1, dims.begin() + k);
+}
+/*! \brief Row-major (contiguous) strides of `sizes` (c10::contiguous_strides). */
+inline DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;) {
+    strides[i - 1] = strides[i] * (sizes[i] > 1 ? sizes[i] : 1);
+  }
+  return strides;
+}
+/*! \brief dim wrapped into [0, ndim) (a 0-d tensor takes dims -1 and 0 when wrap_scalar);
+ *  IndexError otherwise (c10::maybe_wrap_dim). */
+inline int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar = true) {
+  if (ndim <= 0) {
+    SDK_CHECK_INDEX(wrap_scalar, "Dimension specified as ", dim, " but tensor has no dimensions");
+    ndim = 1;
+  }
+  SDK_CHECK_INDEX(dim >= -ndim && dim < ndim,
+                  "Dimension out of range (expected to be in range of [", -ndim, ", ", ndim - 1,
+                  "], but got ", dim, ")");
+  return dim < 0 ? dim + ndim : dim;
+}
+/*! \brief fn applied to each element of `inputs`, as a std::vector (c10::fmap). */
+template <typename T, typename F>
+inline auto fmap(const T& inputs, const F& fn) -> std::vector<decltype(fn(*inputs.begin()))> {
+  std::vector<decltype(fn(*inputs.begin()))> out;
+  out.reserve(inputs.size());
+  for (const auto& v : inputs) out.push_back(fn(v));
+  return out;
+}
+/*! \brief The elements of `container` printed with `delimiter` between them (c10::Join). */
+template <class Container>
+inline std::string Join(const std::string& delimiter, const Container& container) {
+  std::string s;
+  bool first = true;
+  for (const auto& v : container) {
+    if (!first) s += delimiter;
+    first = false;
+    str_append(s, v);
+  }
+  return s;
+}
+namespace detail {
+/*! \brief A fixed-size array that passes by value to a CUDA kernel (at::detail::Array). */
+template <typename T, int size_>
+struct Array {
+  T data[size_];
+  Array() = default;
+  SDK_HOST_DEVICE Array(T x) {  // NOLINT: every element x, implicit as torch's
+    for (int i = 0; i < size_; ++i) data[i] = x;
+  }
+  SDK_HOST_DEVICE T operator[](int i) const { return data[i]; }
+  SDK_HOST_DEVICE T& operator[](int i) { return data[i]; }
+  static constexpr int size() { return size_; }
+};
+}  // namespace detail
+/*! \brief f(std::integral_constant<int, 0>{}, args...), then 1, ..., n - 1: a loop over a
+ *  compile-time index (c10::ForcedUnroll). */
+template <int n>
+struct ForcedUnroll {
+  template <typename Func, typename... Args>
+  SDK_DEVICE_INLINE void operator()(const Func& f, Args... args) const {
+    ForcedUnroll<n - 1>{}(f, args...);
+    f(std::integral_constant<int, n - 1>{}, args...);
+  }
+};
+template <>
+struct ForcedUnroll<1> {
+  template <typename Func, typename... Args>
+  SDK_DEVICE_INLINE void operator()(const Func& f, Args... args) const {
+    f(std::integral_constant<int, 0>{}, args...);
+  }
+};
 
 /*! \brief The bits of `from` read as a To of the same size (c10::bit_cast). */
 template <typename To, typename From,

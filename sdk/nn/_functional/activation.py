@@ -27,6 +27,7 @@ __all__ = [
     "log_softmax",
     "prelu",
     "hardshrink",
+    "softshrink",
     "logsigmoid",
     "selu",
     "celu",
@@ -117,6 +118,7 @@ def log_softmax(input: Any, dim: int | None = None, dtype: Any = None) -> Any:
 
 prelu = _elementwise.prelu  # (Tensor.prelu too)
 hardshrink = _elementwise.hardshrink  # (Tensor.hardshrink too)
+softshrink = _elementwise.softshrink
 
 
 # The composites below are built from differentiable sdk ops, so autograd needs no new rules.
