@@ -220,7 +220,10 @@ from sdk._ops_linalg import (
     orgqr,
     ormqr,
     outer,
+    pinverse,
+    qr,
     slogdet,
+    svd,
     tensordot,
     triangular_solve,
     vdot,
@@ -245,7 +248,15 @@ from sdk._ops_math import (
     true_divide,
     where,
 )
-from sdk._ops_random import bernoulli, get_rng_state, multinomial, normal, set_rng_state
+from sdk._ops_random import (
+    bernoulli,
+    binomial,
+    get_rng_state,
+    multinomial,
+    normal,
+    poisson,
+    set_rng_state,
+)
 from sdk._ops_reduce import (
     all,
     amax,
@@ -606,8 +617,9 @@ _LAZY = (
 )
 # torch's top-level autocast names, which live in sdk.amp (loaded with it).
 _AMP_NAMES = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "get_autocast_gpu_dtype")
-# torch's top-level names built on sdk.nn and sdk.linalg, which live in sdk._toplevel (loaded
-# with them): the nn functions under torch's top-level signatures, and qr/svd/pinverse.
+# torch's top-level names built on sdk.nn, sdk.linalg and sdk.jit, which live in sdk._toplevel
+# (loaded with them): the nn functions under torch's top-level signatures, the RNN cells,
+# nuclear_norm, compile/fork/wait.
 _TOPLEVEL_NAMES = (
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
     "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_",
@@ -617,9 +629,9 @@ _TOPLEVEL_NAMES = (
     "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
     "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
     "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
-    "native_channel_shuffle", "pairwise_distance", "pdist", "pinverse", "pixel_shuffle",
-    "pixel_unshuffle", "poisson_nll_loss", "qr", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
-    "svd", "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm", "compile", "fork",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle",
+    "pixel_unshuffle", "poisson_nll_loss", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
+    "threshold", "threshold_", "triplet_margin_loss", "nuclear_norm", "compile", "fork",
     "wait", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
 )  # fmt: skip
 

@@ -575,3 +575,100 @@ def geqrf(input: Tensor) -> Any:
     shape = host.shape[:-2]
     h_out = from_numpy(h.reshape(host.shape)).to(a.dtype)
     return geqrf_result(h_out, from_numpy(tau.reshape(*shape, min(m, n))).to(a.dtype))
+
+
+# ------------------------------------------------------------------------------ on the host
+
+# The decompositions the core has no kernel for run numpy.linalg on the host, forward only
+# (sdk.linalg binds linalg_qr and linalg_svd as its qr and svd; its svdvals, solve and norms
+# add autograd where they can).
+
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+svd_result = namedtuple("svd", ["U", "S", "V"])
+qr_result = namedtuple("qr", ["Q", "R"])
+
+
+def host_matrix(x: Tensor, fn: str, square: bool = False) -> Tensor:
+    """x when it is a float32/float64 tensor of (batches of) matrices; else a clear error."""
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"linalg.{fn}(): argument 'A' must be Tensor, not {type(x).__name__}")
+    if x.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"linalg.{fn}: expected a float32 or float64 tensor, got {x.dtype}")
+    if x.ndim < 2:
+        raise RuntimeError(f"linalg.{fn}: the input tensor A must have at least 2 dimensions.")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"linalg.{fn}: A must be batches of square matrices, but they are "
+                           f"{x.shape[-2]} by {x.shape[-1]} matrices")  # fmt: skip
+    return x
+
+
+def forward_only(x: Tensor, fn: str) -> None:
+    """Refuse a gradient that a host decomposition would silently drop."""
+    if needs_grad(x):
+        raise NotImplementedError(
+            f"linalg.{fn}: autograd is not supported (forward only); call it under "
+            "sdk.no_grad() or on A.detach()"
+        )
+
+
+def _host(fn: Any, a: Tensor) -> Any:
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    return fn(np, np.ascontiguousarray(a.detach().cpu().numpy()))
+
+
+def _back(array: Any, like: Tensor) -> Tensor:
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    r = from_numpy(np.ascontiguousarray(array)).to(like.dtype)
+    return r.to(like.device) if like.is_cuda else r
+
+
+def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
+    """(Q, R) with A = Q R, as torch.linalg.qr (forward only); mode 'r' gives an empty Q."""
+    host_matrix(A, "qr")
+    forward_only(A, "qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")  # fmt: skip
+    if mode == "r":
+        r = _host(lambda np, a: np.linalg.qr(a, mode="r"), A)
+        return QRResult(A.new_empty(0), _back(r, A))
+    q, r = _host(lambda np, a: np.linalg.qr(a, mode=mode), A)
+    return QRResult(_back(q, A), _back(r, A))
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True) -> Any:
+    """(U, S, Vh) with A = U diag(S) Vh, as torch.linalg.svd (forward only)."""
+    host_matrix(A, "svd")
+    forward_only(A, "svd")
+    u, s, vh = _host(lambda np, a: np.linalg.svd(a, full_matrices=full_matrices), A)
+    return SVDResult(_back(u, A), _back(s, A), _back(vh, A))
+
+
+def qr(input: Tensor, some: bool = True) -> Any:
+    """torch.qr: (Q, R), reduced (some=True) or complete."""
+    q, r = linalg_qr(input, "reduced" if some else "complete")
+    return qr_result(q, r)
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """torch.svd: (U, S, V) with input = U diag(S) V^T (V, where linalg.svd gives Vh);
+    without compute_uv, U and V are zeros, as torch's."""
+    u, s, vh = linalg_svd(input, full_matrices=not some)
+    v = vh.transpose(-2, -1)
+    if not compute_uv:
+        u, v = u.new_zeros(u.shape), v.new_zeros(v.shape)
+    return svd_result(u, s, v)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The Moore-Penrose pseudo-inverse from the SVD, singular values at most rcond times the
+    largest counted as zero (forward only)."""
+    u, s, vh = linalg_svd(input, full_matrices=False)
+    if s.numel() == 0:
+        return input.transpose(-2, -1).clone()
+    cutoff = s.amax(-1, keepdim=True) * rcond
+    inv = where(s > cutoff, 1.0 / s, s.new_zeros(()))
+    return matmul(vh.transpose(-2, -1) * inv.unsqueeze(-2), u.transpose(-2, -1))

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import float64
+from sdk._dtype import float64, int64
 from sdk._interop import from_numpy
 from sdk._ops_common import TensorBase, tensor_arg
 from sdk._ops_creation import rand, randn
@@ -193,3 +193,41 @@ def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     u = _open_uniform(self, generator)
     return self.copy_((u.log() / math.log1p(-p)).ceil().clamp(min=1))
+
+
+# Integer-valued samplers: numpy's samplers, seeded by a draw from the sdk generator (so
+# manual_seed and generator= reproduce them as they do rand).
+
+
+def _host_rng(generator: Any) -> Any:
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    seed = int(_C.randint_(_C.empty((1,), int64), 0, 2**62, generator).item())
+    return np.random.default_rng(seed)
+
+
+def _host_values(t: Tensor, op: str, arg: str) -> Any:
+    tensor_arg(t, op, arg)
+    if not t.dtype.is_floating_point:
+        raise TypeError(f"{op}(): expected a floating point '{arg}', got {t.dtype}")
+    return t.detach().cpu().to(float64).numpy()
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Samples of Poisson(rate) for each rate of input, in input's dtype."""
+    _check_generator(generator, "poisson")
+    rates = _host_values(input, "poisson", "input")
+    if (rates < 0).any() or not (rates == rates).all():
+        raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be non-negative")
+    out = from_numpy(_host_rng(generator).poisson(rates).astype("float64"))
+    return out.to(input.dtype)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Samples of Binomial(count, prob), elementwise (broadcast), in count's dtype."""
+    _check_generator(generator, "binomial")
+    n, p = _host_values(count, "binomial", "count"), _host_values(prob, "binomial", "prob")
+    if (p < 0).any() or (p > 1).any() or (n < 0).any():
+        raise RuntimeError("binomial(): expected count >= 0 and 0 <= prob <= 1")
+    out = from_numpy(_host_rng(generator).binomial(n.astype("int64"), p).astype("float64"))
+    return out.to(count.dtype)

@@ -705,6 +705,9 @@ class Tensor(_TableOps, _C.TensorBase):
     vdot = _ops_linalg.vdot
     geqrf = _ops_linalg.geqrf
     orgqr = _ops_linalg.orgqr
+    qr = _ops_linalg.qr
+    svd = _ops_linalg.svd
+    pinverse = _ops_linalg.pinverse
     ormqr = _ops_linalg.ormqr
 
     # Blocks, splits and copies (sdk._ops_compose, sdk._ops_shape, sdk._ops_copies)

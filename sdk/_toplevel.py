@@ -1,8 +1,9 @@
 """torch's top-level functions that live above the sdk namespace: the nn functions torch also
 offers as torch.X (torch.conv2d, torch.layer_norm, torch.dropout, ...) with torch's top-level
 signatures (which differ from nn.functional's: int reductions, weight-first embedding,
-batch_norm's argument order), forwarding to sdk.nn.functional; and torch.qr/svd/pinverse,
-forwarding to sdk.linalg. sdk's namespace loads this module on the first such name."""
+batch_norm's argument order), forwarding to sdk.nn.functional; the RNN cells; nuclear_norm
+(through sdk.linalg.svdvals); compile/fork/wait (eager, as sdk.jit). sdk's namespace loads
+this module on the first such name."""
 
 from __future__ import annotations
 
@@ -338,32 +339,6 @@ ctc_loss = _refuse(
 
 
 # ------------------------------------------------------------------------------ linalg
-
-
-def qr(input: Tensor, some: bool = True) -> Any:
-    """(Q, R): sdk.linalg.qr, reduced (some=True) or complete."""
-    return _linalg.qr(input, "reduced" if some else "complete")
-
-
-def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tuple:
-    """(U, S, V) with input = U diag(S) V^T (V, not V^T as sdk.linalg.svd's Vh); without
-    compute_uv, U and V are zero matrices, as torch's."""
-    u, s, vh = _linalg.svd(input, full_matrices=not some)
-    v = vh.transpose(-2, -1)
-    if not compute_uv:
-        u, v = sdk.zeros_like(u), sdk.zeros_like(v)
-    return u, s, v
-
-
-def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
-    """The Moore-Penrose pseudo-inverse from the SVD, singular values below rcond times the
-    largest counted as zero."""
-    u, s, vh = _linalg.svd(input, full_matrices=False)
-    if s.numel() == 0:
-        return input.transpose(-2, -1).clone()
-    cutoff = s.amax(-1, keepdim=True) * rcond
-    inv = sdk.where(s > cutoff, 1.0 / s, sdk.zeros_like(s))
-    return (vh.transpose(-2, -1) * inv.unsqueeze(-2)).matmul(u.transpose(-2, -1))
 
 
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -19,8 +19,7 @@ from sdk.autograd import Function
 __all__ = ["cholesky", "cross", "det", "eigh", "householder_product", "inv", "matrix_norm",
            "norm", "qr", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]  # fmt: skip
 
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+QRResult, SVDResult = _ops_linalg.QRResult, _ops_linalg.SVDResult
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 
 inv = inverse
@@ -54,23 +53,8 @@ def _float_tensor(x: Any, fn: str, name: str = "A") -> Any:
     return x
 
 
-def _matrix(x: Any, fn: str, square: bool = False) -> Any:
-    _float_tensor(x, fn)
-    if x.ndim < 2:
-        raise RuntimeError(f"linalg.{fn}: the input tensor A must have at least 2 dimensions.")
-    if square and x.shape[-1] != x.shape[-2]:
-        raise RuntimeError(f"linalg.{fn}: A must be batches of square matrices, but they are "
-                           f"{x.shape[-2]} by {x.shape[-1]} matrices")  # fmt: skip
-    return x
-
-
-def _forward_only(x: Any, fn: str) -> None:
-    # Silently dropping the gradient would be a wrong answer; say so instead.
-    if sdk.is_grad_enabled() and x.requires_grad:
-        raise NotImplementedError(
-            f"linalg.{fn}: autograd is not supported (forward only); call it under "
-            "sdk.no_grad() or on A.detach()"
-        )
+_matrix = _ops_linalg.host_matrix
+_forward_only = _ops_linalg.forward_only
 
 
 def _np(x: Any) -> Any:
@@ -268,26 +252,8 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Any:
 # ----------------------------------------------------------------------------- decompositions
 
 
-def qr(A: Any, mode: str = "reduced") -> Any:
-    """(Q, R) with A = Q R, as torch.linalg.qr (forward only); mode 'r' gives an empty Q."""
-    _matrix(A, "qr")
-    _forward_only(A, "qr")
-    if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
-                           "'reduced' (default), 'r', or 'complete'")  # fmt: skip
-    if mode == "r":
-        return QRResult(sdk.empty(0, dtype=A.dtype), _sdk(np.linalg.qr(_np(A), mode="r"), A))
-    q, r = np.linalg.qr(_np(A), mode=mode)
-    return QRResult(_sdk(q, A), _sdk(r, A))
-
-
-def svd(A: Any, full_matrices: bool = True) -> Any:
-    """(U, S, Vh) with A = U diag(S) Vh, as torch.linalg.svd (forward only; svdvals and the
-    norms built on it are differentiable)."""
-    _matrix(A, "svd")
-    _forward_only(A, "svd")
-    u, s, vh = np.linalg.svd(_np(A), full_matrices=full_matrices)
-    return SVDResult(_sdk(u, A), _sdk(s, A), _sdk(vh, A))
+qr = _ops_linalg.linalg_qr
+svd = _ops_linalg.linalg_svd
 
 
 def eigh(A: Any, UPLO: str = "L") -> Any:

@@ -329,6 +329,23 @@ def test_compile_runs_eagerly_and_fork_waits():
     assert sdk.wait(sdk.fork(f, sdk.ones(2))).tolist() == [2.0, 2.0]
 
 
+def test_poisson_and_binomial_samplers():
+    sdk.manual_seed(9)
+    rates = sdk.full((100_000,), 3.5, dtype=sdk.float64)
+    x = sdk.poisson(rates)
+    assert x.dtype == sdk.float64 and bool((x == x.round()).all())
+    assert abs(x.mean().item() - 3.5) < 6 * math.sqrt(3.5 / x.numel())
+    sdk.manual_seed(9)
+    assert sdk.poisson(rates).tolist() == x.tolist()  # the sdk generator's seed drives it
+    b = sdk.binomial(sdk.full((100_000,), 10.0), sdk.full((100_000,), 0.3))
+    assert b.dtype == sdk.float32 and 0 <= b.min().item() and b.max().item() <= 10
+    assert abs(b.mean().item() - 3.0) < 6 * math.sqrt(2.1 / b.numel())
+    with pytest.raises(RuntimeError, match="non-negative"):
+        sdk.poisson(sdk.tensor([-1.0]))
+    with pytest.raises(RuntimeError, match="prob"):
+        sdk.binomial(sdk.tensor([3.0]), sdk.tensor([1.5]))
+
+
 # ------------------------------------------------------------------------------ transposes
 
 

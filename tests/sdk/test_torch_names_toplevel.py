@@ -216,6 +216,12 @@ def test_linalg_forms():
     _, _, v0 = sdk.svd(sdk.tensor(a), compute_uv=False)
     assert float(v0.abs().sum()) == 0.0
     assert_same(sdk.pinverse(sdk.tensor(a)), torch.pinverse(torch.tensor(a)), rtol=1e-9)
+    t = sdk.tensor(a)
+    assert_same(t.pinverse(1e-3), torch.tensor(a).pinverse(1e-3), rtol=1e-9)
+    assert_same(t.qr().R.abs(), torch.tensor(a).qr().R.abs(), rtol=1e-9)
+    assert_same(t.svd().S, torch.tensor(a).svd().S, rtol=1e-9)
+    with pytest.raises(NotImplementedError, match="forward only"):
+        sdk.tensor(a, requires_grad=True).svd()
 
 
 @pytest.mark.parametrize("name", ["conv_transpose3d", "embedding_bag", "ctc_loss"])
