@@ -4,8 +4,11 @@ optimizer step and backs the scale off, growing it again after a run of clean st
 from __future__ import annotations
 
 import enum
+import math
 import warnings
 from typing import Any
+
+import sdk
 
 __all__ = ["GradScaler"]
 
@@ -33,8 +36,6 @@ class GradScaler:
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16,
                  growth_factor: float = 2.0, backoff_factor: float = 0.5,
                  growth_interval: int = 2000, enabled: bool = True) -> None:  # fmt: skip
-        import sdk
-
         if not isinstance(device, str):
             raise TypeError(f"GradScaler: device must be a str, got {type(device).__name__}")
         self._device = device
@@ -60,8 +61,6 @@ class GradScaler:
 
     def scale(self, outputs: Any) -> Any:
         """outputs (a tensor, or an iterable of them, nested) times the scale."""
-        import sdk
-
         if not self._enabled:
             return outputs
         if isinstance(outputs, sdk._C.TensorBase):
@@ -76,8 +75,6 @@ class GradScaler:
             raise ValueError("outputs must be a Tensor or an iterable of Tensors") from None
 
     def _lazy_init(self, device: Any) -> None:
-        import sdk
-
         if self._scale is None:
             self._scale = sdk.full((), self._init_scale, dtype=sdk.float32, device=device)
             self._growth_tracker = sdk.full(
@@ -151,8 +148,6 @@ class GradScaler:
         self._per_optimizer_states = {}
 
     def _set_scale(self, new_scale: Any) -> None:
-        import sdk
-
         if isinstance(new_scale, (int, float)) and not isinstance(new_scale, bool):
             self._scale.fill_(float(new_scale))
             return
@@ -171,7 +166,6 @@ class GradScaler:
 
     def _update_scale(self, found_inf: bool) -> None:
         """torch's _amp_update_scale_ rule, on the float32 scale and the int32 tracker."""
-        import math
 
         if found_inf:
             self._scale.mul_(self._backoff_factor)
@@ -291,8 +285,6 @@ def _check_factors(growth_factor: float, backoff_factor: float, growth_interval:
 def _unscale_grads(optimizer: Any, inv_scale: Any) -> dict:
     """Multiply every gradient of optimizer's params by inv_scale in place; per device, a
     float32 0-d tensor that is 1 when some gradient there holds an inf or NaN."""
-    import sdk
-
     found: dict = {}
     with sdk.no_grad():
         for group in optimizer.param_groups:
@@ -307,3 +299,15 @@ def _unscale_grads(optimizer: Any, inv_scale: Any) -> dict:
                 found[key] = bad if key not in found else sdk.maximum(found[key], bad)
                 g.mul_(inv_scale.to(g.device))
     return found
+
+
+class CudaGradScaler(GradScaler):
+    """torch.cuda.amp.GradScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
+    growth_interval=2000, enabled=True): GradScaler("cuda", ...) (disabled, with a warning,
+    when CUDA is not available). sdk.cuda.amp.GradScaler is this class."""
+
+    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000,
+                 enabled: bool = True) -> None:  # fmt: skip
+        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
+                         enabled)  # fmt: skip

@@ -14,13 +14,13 @@ behaves while autocast is off:
 from __future__ import annotations
 
 import functools
+import importlib
 from typing import Any, Callable
 
 from sdk._dtype import bfloat16, float16
 from sdk._dtype import dtype as _dtype_cls
-from sdk._grad_scaler import GradScaler
 
-__all__ = [
+__all__ = [  # noqa: F822  (GradScaler: loaded by __getattr__)
     "GradScaler",
     "autocast",
     "custom_bwd",
@@ -143,3 +143,10 @@ def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
         return bwd(*args, **kwargs)
 
     return decorate_bwd
+
+
+def __getattr__(name: str) -> Any:
+    # GradScaler computes with tensors (a higher layer than this module): loaded on first use
+    if name == "GradScaler":
+        return importlib.import_module("sdk._grad_scaler").GradScaler
+    raise AttributeError(f"module 'sdk.amp' has no attribute '{name}'")

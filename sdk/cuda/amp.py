@@ -4,13 +4,14 @@ autocast mode: see sdk.amp for what each does."""
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+from typing import Any, Callable
 
 from sdk import amp as _amp
 from sdk._dtype import dtype as _dtype_cls
 from sdk._dtype import float16
 
-__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]  # noqa: F822 (__getattr__)
 
 
 def custom_fwd(fwd: Callable | None = None, *, cast_inputs: _dtype_cls | None = None) -> Callable:
@@ -33,13 +34,8 @@ class autocast(_amp.autocast):
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
-class GradScaler(_amp.GradScaler):
-    """torch.cuda.amp.GradScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
-    growth_interval=2000, enabled=True): sdk.amp.GradScaler("cuda", ...) (disabled, with a
-    warning, when CUDA is not available)."""
-
-    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:  # fmt: skip
-        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
-                         enabled)  # fmt: skip
+def __getattr__(name: str) -> Any:
+    # sdk.amp.GradScaler on "cuda", loaded on first use (it computes with tensors)
+    if name == "GradScaler":
+        return importlib.import_module("sdk._grad_scaler").CudaGradScaler
+    raise AttributeError(f"module 'sdk.cuda.amp' has no attribute '{name}'")

@@ -65,6 +65,7 @@ LAYERS = [
             "sdk.utils.hooks",
             "sdk.utils.checkpoint",
             "sdk.jit",
+            "sdk._grad_scaler",
             "sdk.library",
             "sdk._op_frameworks",
             "sdk._toplevel",
@@ -103,6 +104,9 @@ LAZY_IMPORTS = {
 BY_NAME = {
     "sdk": ["sdk.{name}", "sdk.serialization", "sdk._repr", "sdk.amp", "sdk._toplevel"],
     "sdk.utils": ["sdk.utils.{name}"],
+    # GradScaler computes with tensors, a layer above sdk.amp's
+    "sdk.amp": ["sdk._grad_scaler"],
+    "sdk.cuda.amp": ["sdk._grad_scaler"],
 }
 
 

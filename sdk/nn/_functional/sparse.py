@@ -6,6 +6,7 @@ from typing import Any
 
 import sdk
 
+from ._pool_passes import first_hit
 from .common import _wrap_index, check_tensor
 
 __all__ = ["embedding_bag"]
@@ -114,8 +115,6 @@ def _subset(pos: Any, bag: Any, counts: Any, members: Any) -> tuple:
 def _max_rows(weight: Any, rows: Any) -> Any:
     """(bags, dim): for a (bags, width) table of weight rows, the row holding each maximum,
     the first of equal ones (the reference kernel gives it the gradient)."""
-    from ._pool_passes import first_hit
-
     num, width = rows.shape
     picked = weight.index_select(0, _index(rows.reshape(-1), weight)).reshape(num, width, -1)
     which = first_hit(picked, picked.amax(1), 1, width)
