@@ -68,7 +68,16 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDAContextLight.h": "sdk/cuda.h",
     "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
     "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
+    "ATen/NumericUtils.h": "sdk/numeric_limits.h",
+    # torch's kernels' declarations, included by extensions for the ATen headers they pull in
+    # (at::native:: names themselves stay refused and are reported where used)
+    "ATen/NativeFunctions.h": "sdk/tensor.h",
     "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    "ATen/cuda/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
+    "ATen/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
+    "ATen/cuda/CUDAGraphsUtils.cuh": "sdk/cuda_generator.h",
+    "ATen/cuda/PhiloxUtils.cuh": "sdk/cuda_generator.h",
+    "ATen/cuda/PhiloxCudaState.h": "sdk/cuda_generator.h",
     # torch's Python stream type; the census's users include it for the CUDA streams it brings
     "torch/csrc/cuda/Stream.h": "sdk/cuda_guard.h",
     "ATen/Generator.h": "sdk/tensor.h",
@@ -159,7 +168,6 @@ TORCH_INCLUDE_ROOTS = ("torch/", "ATen/", "c10/", "THC/", "TH/", "caffe2/")
 INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/native/": "ATen's internal kernels are not part of the SDK",
     "ATen/cpu/vec/": "no Vectorized types: write scalar loops (the compiler vectorizes)",
-    "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",

@@ -1,10 +1,12 @@
 // sdk/numeric_limits.h: torch's at::numeric_limits (lowest, max, lower_bound, upper_bound of
-// each dtype, usable in host and device code) and at::scalar_value_type.
+// each dtype, usable in host and device code), at::scalar_value_type, and at::_isnan /
+// at::_isinf of ATen/NumericUtils.h.
 #ifndef SDK_NUMERIC_LIMITS_H_
 #define SDK_NUMERIC_LIMITS_H_
 
 #include <cfloat>
 #include <cstdint>
+#include <type_traits>
 
 #include "sdk/float8.h"
 #include "sdk/half.h"
@@ -71,6 +73,33 @@ template <typename T>
 struct scalar_value_type {
   using type = T;
 };
+
+/*! \brief Whether `v` is NaN, for every dtype in host and device code (at::_isnan): false
+ *  for integers and bool; the 16- and 8-bit floats are tested as float. */
+template <typename T>
+SDK_DEVICE_INLINE bool _isnan(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return v != v;
+  } else {
+    const float x = static_cast<float>(v);
+    return x != x;
+  }
+}
+
+/*! \brief Whether `v` is +inf or -inf (at::_isinf): false for integers, bool and NaN. Uses
+ *  only arithmetic, so no math header decides between host and device. */
+template <typename T>
+SDK_DEVICE_INLINE bool _isinf(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else {
+    using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const F x = static_cast<F>(v);
+    return x == x && x - x != x - x;  // inf - inf is NaN; a finite x gives 0
+  }
+}
 
 }  // namespace sdk
 
