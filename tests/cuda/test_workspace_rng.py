@@ -30,7 +30,7 @@ def error(fn, *args):
     try:
         fn(*args)
     except Exception as e:
-        return [type(e).__name__, str(e)]
+        return [[c.__name__ for c in type(e).__mro__], str(e)]
     return None
 m = cpp_extension.load("workspace_rng", [os.environ["SRC"]])
 r = {}
@@ -55,18 +55,25 @@ print(json.dumps(r))
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    fake = build_once(run_folder(tmp_path_factory, "fake_backend"), build_fake_backend)
+def ported(tmp_path_factory):
+    """The idiom source ported (the porter must find every name) and its JIT cache."""
     out = tmp_path_factory.mktemp("ported")
     report = _port.port_paths([IDIOMS], out)
     assert [(m.path, m.line, m.name) for m in report.missing] == []
+    return out / "workspace_rng.cpp", run_folder(tmp_path_factory, "workspace_rng_cache")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, ported):
+    fake = build_once(run_folder(tmp_path_factory, "fake_backend"), build_fake_backend)
+    src, cache = ported
     proc = run_python(
         SCRIPT,
         SDK_CUDA_LIBRARY=str(fake),
         SDK_CUDA_FAKE="1",
         SDK_FAKE_CUDA_DEVICES="2",
-        SRC=str(out / "workspace_rng.cpp"),
-        SDK_EXTENSIONS_DIR=str(run_folder(tmp_path_factory, "workspace_rng_cache")),
+        SRC=str(src),
+        SDK_EXTENSIONS_DIR=str(cache),
         MAX_JOBS="2",
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -95,7 +102,19 @@ def test_philox_offsets_advance_in_whole_calls_of_four(results):
 
 
 def test_bad_device_and_generator_object_are_refused(results):
-    kind, msg = results["bad_device"]
-    assert kind == "ValueError" and "getDefaultCUDAGenerator: no CUDA device 5" in msg
-    kind, msg = results["generator_object"]
-    assert kind == "ValueError" and "default generator" in msg
+    kinds, msg = results["bad_device"]
+    assert "ValueError" in kinds and "getDefaultCUDAGenerator: no CUDA device 5" in msg
+    kinds, msg = results["generator_object"]
+    assert "ValueError" in kinds and "default generator" in msg
+
+
+def test_without_cuda_the_generator_and_allocator_say_why(results, ported, monkeypatch):
+    import cpp_extension
+
+    src, cache = ported
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(cache))  # the build the fake run made
+    m = cpp_extension.load("workspace_rng", [str(src)])
+    with pytest.raises(RuntimeError, match="getDefaultCUDAGenerator: CUDA is not available: .+"):
+        m.philox_inputs(4, 1, -1)
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        m.keep_workspace(16, 0)

@@ -98,6 +98,11 @@ namespace detail {
 inline CUDAGeneratorImpl* getDefaultCUDAGenerator(DeviceIndex device_index = -1) {
   static std::mutex lock;
   static std::vector<std::unique_ptr<CUDAGeneratorImpl>> generators;
+  if (!::sdk::cuda::is_available()) {
+    ::sdk::detail::throw_error(
+        SDK_ERROR_RUNTIME, ::sdk::detail::concat("getDefaultCUDAGenerator: CUDA is not available: ",
+                                                 sdk_cuda_unavailable_reason()));
+  }
   const DeviceIndex device = resolve_device(device_index, "getDefaultCUDAGenerator");
   if (device < 0 || device >= ::sdk::cuda::device_count()) {
     ::sdk::detail::throw_error(
