@@ -48,6 +48,11 @@ r["draws"] = m.philox_inputs(4, 2, -1) + m.philox_inputs(5, 2, 0)
 r["device1"] = m.philox_inputs(1, 1, 1)
 sdk.cuda.manual_seed(7)
 r["reseeded"] = m.philox_inputs(4, 1, 0)
+core = ctypes.CDLL(os.path.join(os.path.dirname(sdk.__file__), "lib", "libsdk_core.so"))
+core.sdk_last_error_message.restype = ctypes.c_char_p
+r["raw_null"] = core.sdk_cuda_raw_record_stream(None, ctypes.c_void_p(0x1234))
+r["raw_unknown"] = core.sdk_cuda_raw_record_stream(ctypes.c_void_p(0x42), ctypes.c_void_p(1))
+r["raw_unknown_msg"] = core.sdk_last_error_message().decode()
 r["bad_device"] = error(m.philox_inputs, 4, 1, 5)
 r["generator_object"] = error(m.philox_from_generator)
 print(json.dumps(r))
@@ -87,6 +92,12 @@ def test_a_workspace_records_its_stream_until_it_goes(results):
 
 def test_memory_the_allocator_did_not_hand_out_is_left_alone(results):
     assert results["borrowed_uses"] == []
+
+
+def test_the_c_function_ignores_null_and_refuses_a_pointer_it_did_not_hand_out(results):
+    assert results["raw_null"] == 0
+    assert results["raw_unknown"] == 1  # SDK_ERROR_VALUE
+    assert "record_stream" in results["raw_unknown_msg"]
 
 
 def test_allocate_zero_bytes_and_raw_roundtrip(results):
