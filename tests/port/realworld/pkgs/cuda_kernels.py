@@ -1,7 +1,8 @@
-"""CUDA-only packages of rendering and sequence kernels (NeRF sampling, gaussian splatting,
-selective scan): compiled with nvcc against the SDK's headers, nothing run (no GPU here).
-Their idioms: cub temporary storage from the caching allocator's object, Philox seeds from
-the default CUDA generator, curand, glm, ATen/NativeFunctions.h included for its headers."""
+"""CUDA-only packages of rendering, sequence and quantized-matmul kernels (NeRF sampling,
+gaussian splatting, selective scan, GPTQ): compiled with nvcc against the SDK's headers,
+nothing run (no GPU here). Their idioms: cub temporary storage from the caching allocator's
+object, Philox seeds from the default CUDA generator, curand, glm, ATen/NativeFunctions.h
+included for its headers."""
 
 from __future__ import annotations
 
@@ -87,4 +88,28 @@ MAMBA_SSM = Package(
         ),
     ),
     ops=(Op("selective_scan_fwd float32 (compile only)", "cuda"),),
+)
+
+_GPTQ = "autogptq_extension"
+
+AUTO_GPTQ = Package(
+    name="auto-gptq",
+    version="0.7.1",
+    filename="auto_gptq-0.7.1.tar.gz",
+    sha256="5c61ad380e9b4c603757c254765e9083a90a820cd0aff1b5d2c6f7fd96c85e80",
+    # its exllama and marlin kernels include headers the sdist leaves out: not built
+    port_roots=(f"{_GPTQ}/cuda_64", f"{_GPTQ}/cuda_256"),
+    why="GPTQ 4-bit quantized matmul kernels (CUDA)",
+    builds=tuple(
+        Build(
+            f"cuda_{bits}",
+            (
+                f"{_GPTQ}/cuda_{bits}/autogptq_cuda_{bits}.cpp",
+                f"{_GPTQ}/cuda_{bits}/autogptq_cuda_kernel_{bits}.cu",
+            ),
+            compile_only=True,
+        )
+        for bits in (64, 256)
+    ),
+    ops=tuple(Op(f"vecquant matmuls, {b} threads (compile only)", f"cuda_{b}") for b in (64, 256)),
 )
