@@ -103,6 +103,8 @@ SDK_API void sdk_generator_destroy(sdk_generator* gen) { delete gen; }
 
 SDK_API void sdk_manual_seed(sdk_generator* gen, uint64_t seed_value) {
   sdk_generator& g = gen ? *gen : default_generator();
+  // torch.manual_seed seeds the CUDA devices' generators too
+  if (!gen) sdk::detail::cuda::reseed_philox_all(seed_value);
   std::lock_guard<std::mutex> lock(g.mu);
   seed(g, seed_value);
 }

@@ -299,19 +299,22 @@ def dump_census(census: dict) -> str:
 # expression a whole census name matches (headers by path, methods as `.name()`). Headers
 # are also refused by port_map.INCLUDES_WITHOUT_COUNTERPART, the porter's own reasons.
 _NS = r"(?:at|c10|torch)::"
-_RNG = port_map.INCLUDES_WITHOUT_COUNTERPART["ATen/cuda/CUDAGeneratorImpl.h"]
 REFUSALS: tuple[tuple[str, str], ...] = (
     (r"THC?[A-Z].*", "THC was removed from torch itself; use the sdk/cuda.h helpers"),
     (
-        r"at::native(::.*)?|ATen/NativeFunctions\.h|ATen/native/.*",
+        r"at::native(::.*)?|ATen/native/.*",
         "ATen's internal kernels are not part of the SDK",
     ),
     (
-        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::.*|c10::cuda::impl::.*|"
+        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::(?!getDefaultCUDAGenerator$).*|"
+        r"c10::cuda::impl::.*|"
         r"(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
         "torch's internals (detail/impl namespaces)",
     ),
-    (r"(at|torch)::_\w+", "torch's private ops (a leading underscore): call the public op"),
+    (
+        r"(at|torch)::_(?!isnan$|isinf$)\w+",  # ATen/NumericUtils.h's two are public helpers
+        "torch's private ops (a leading underscore): call the public op",
+    ),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
         r"torch::(CustomClassHolder|class_|init|arg)|schema:(->)?__torch__\.torch\.classes|"
@@ -348,13 +351,12 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "the SDK runs on CPU and CUDA only",
     ),
     (
-        r"at::(PhiloxCudaState|CUDAGeneratorImpl|get_generator_or_default|check_generator)|"
-        r"at::cuda::philox::.*|ATen/CUDAGeneratorImpl\.h|ATen/cuda/CUDAGraphsUtils\.cuh|"
-        r"ATen/cuda/CUDAGeneratorImpl\.h",
-        _RNG,
+        r"at::check_generator",
+        "no generator objects for CUDA kernels: take the device's default one with "
+        "sdk::get_generator_or_default(std::nullopt, sdk::cuda::detail::getDefaultCUDAGenerator())",
     ),
     (
-        rf"({_NS})?(TensorImpl|StorageImpl|Storage|DataPtr|Allocator|GetCPUAllocator|"
+        rf"({_NS})?(TensorImpl|StorageImpl|Storage|Allocator|GetCPUAllocator|"
         r"DispatchKeySet|DispatchKey(::\w+)?)|\.(unsafeGetTensorImpl|storage|has_storage|"
         r"unsafeReleaseTensorImpl|key_set)\(\)|c10/core/(Allocator|CPUAllocator|TensorImpl|"
         r"StorageImpl)\.h",
@@ -410,22 +412,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "no unique along a dimension: sdk::unique (and sdk.unique) cover the flattened tensor "
         "only; for unique slices move `dim` first, reshape to rows and deduplicate the rows "
         "on the CPU (a std::map keyed by a row's values)",
-    ),
-    (
-        r"c10::cuda::CUDACachingAllocator::recordStream",
-        "no allocator object to record a DataPtr on: call record_stream(stream) on the "
-        "tensor that owns the memory (sdk::Tensor::record_stream)",
-    ),
-    (
-        r"c10::cuda::CUDACachingAllocator::get",
-        "no allocator object: allocate device memory with "
-        "sdk::cuda::CUDACachingAllocator::raw_alloc/raw_delete, or as an empty uint8 tensor",
-    ),
-    (
-        r"at::cuda::getCurrentCUDABlasLtHandle",
-        "no cuBLASLt handle: create one with cublasLtCreate (keep one per device) and pass "
-        "sdk::cuda::getCurrentCUDAStream() to cublasLtMatmul; sdk::cuda::getCurrentCUDABlasHandle "
-        "gives a cuBLAS handle",
     ),
     (
         r"\.meta\(\)",

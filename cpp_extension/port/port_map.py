@@ -68,7 +68,16 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/CUDAContextLight.h": "sdk/cuda.h",
     "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
     "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
+    "ATen/NumericUtils.h": "sdk/numeric_limits.h",
+    # torch's kernels' declarations, included by extensions for the ATen headers they pull in
+    # (at::native:: names themselves stay refused and are reported where used)
+    "ATen/NativeFunctions.h": "sdk/tensor.h",
     "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    "ATen/cuda/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
+    "ATen/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
+    "ATen/cuda/CUDAGraphsUtils.cuh": "sdk/cuda_generator.h",
+    "ATen/cuda/PhiloxUtils.cuh": "sdk/cuda_generator.h",
+    "ATen/cuda/PhiloxCudaState.h": "sdk/cuda_generator.h",
     # torch's Python stream type; the census's users include it for the CUDA streams it brings
     "torch/csrc/cuda/Stream.h": "sdk/cuda_guard.h",
     "ATen/Generator.h": "sdk/tensor.h",
@@ -161,7 +170,6 @@ INCLUDES: dict[str, str] = {
     "ATen/core/functional.h": "sdk/util.h",
     "c10/util/Unroll.h": "sdk/util.h",
     "c10/util/StringUtil.h": "sdk/util.h",
-    "ATen/NumericUtils.h": "sdk/numeric_limits.h",
     "ATen/InferSize.h": "sdk/expand_utils.h",
     # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
     "torch/utils.h": "sdk/all.h",
@@ -178,7 +186,6 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/native/": "ATen's internal kernels are not part of the SDK",
     "ATen/cpu/vec/": "at::vec's per-ISA headers: include ATen/cpu/vec/vec.h (sdk/vec.h: "
     "Vectorized<T> as portable loops)",
-    "ATen/cuda/CUDAGeneratorImpl.h": "no device random generator state for extensions yet",
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",

@@ -281,19 +281,17 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
     ("name", "kind", "reason"),
     [
         ("THCState", "name", "THC was removed"),
-        ("ATen/NativeFunctions.h", "header", "internal kernels"),
+        ("ATen/native/cuda/Loops.cuh", "header", "internal kernels"),
+        ("at::native::add_out", "name", "internal kernels"),
         ("ATen/cpu/vec/vec.h", "header", "Vectorized"),
         ("c10::make_intrusive", "name", "custom classes"),
         ("at::ScalarType::QUInt4x2", "name", "quantized"),
         (".dequantize()", "method", "quantized"),
         ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
         (".unsafeGetTensorImpl()", "method", "TensorImpl"),
-        ("at::cuda::philox::unpack", "name", "random generator"),
+        ("at::check_generator", "name", "default one"),
         (".set_()", "method", "no storage handles"),
         ("at::unique_dim", "name", "deduplicate the rows"),
-        ("c10::cuda::CUDACachingAllocator::recordStream", "name", "Tensor::record_stream"),
-        ("c10::cuda::CUDACachingAllocator::get", "name", "raw_alloc"),
-        ("at::cuda::getCurrentCUDABlasLtHandle", "name", "cublasLtCreate"),
         ("at::kFloat8_e8m0fnu", "name", "no e8m0fnu or 4-bit float"),
         ("c10/util/Float4_e2m1fn_x2.h", "header", "no e8m0fnu or 4-bit float"),
     ],
@@ -324,6 +322,33 @@ def test_record_stream_is_a_counterpart_not_a_refusal():
     status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
     assert status[".record_stream()"] == "counterpart"
     assert _port_census.refusal(".record_stream()", "method") is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "c10::cuda::CUDACachingAllocator::recordStream",
+        "c10::cuda::CUDACachingAllocator::get",
+        "c10::cuda::CUDACachingAllocator::CUDAAllocator",
+        "c10::DataPtr",
+        "at::DataPtr",
+        "at::cuda::getCurrentCUDABlasLtHandle",
+        "at::PhiloxCudaState",
+        "at::CUDAGeneratorImpl",
+        "at::cuda::detail::getDefaultCUDAGenerator",
+        "at::cuda::philox::unpack",
+        "at::get_generator_or_default",
+        "at::_isnan",
+    ],
+)
+def test_allocator_object_blaslt_handle_and_philox_are_counterparts(name):
+    """The caching allocator's object, its DataPtr and recordStream, the default CUDA
+    generator's Philox state (ABI 1.11), the cuBLASLt handle and at::_isnan: counterparts
+    now, no longer refused or missing."""
+    census = _census([[name, "name", 0, 0, 3, 2, 2]])
+    status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}
+    assert status[name] == "counterpart"
+    assert _port_census.refusal(name, "name") is None
 
 
 def test_float8_names_are_counterparts_not_refusals():

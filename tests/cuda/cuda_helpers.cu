@@ -96,8 +96,14 @@ bool blas_handle() {
   cublasHandle_t h = sdk::cuda::getCurrentCUDABlasHandle();
   cudaStream_t bound = nullptr;
   SDK_CUDABLAS_CHECK(cublasGetStream(h, &bound));
-  return h != nullptr && bound == sdk::cuda::getCurrentCUDAStream().stream() &&
-         sdk::cuda::getCurrentCUDABlasHandle() == h;
+  bool same = h != nullptr && bound == sdk::cuda::getCurrentCUDAStream().stream() &&
+              sdk::cuda::getCurrentCUDABlasHandle() == h;
+#if __has_include(<cublasLt.h>)
+  // the cuBLASLt handle is this thread's cuBLAS handle, cast (cuBLAS allows it)
+  same = same && reinterpret_cast<void*>(sdk::cuda::getCurrentCUDABlasLtHandle()) ==
+                     reinterpret_cast<void*>(h);
+#endif
+  return same;
 #else
   SDK_CHECK_NOT_IMPLEMENTED(false, "no cublas_v2.h in this toolkit");
   return false;

@@ -52,6 +52,32 @@ def test_every_overload_compiles_with_nvcc(tmp_path):
     assert (tmp_path / "all.o").stat().st_size > 0
 
 
+# Kernels templated on scalar_t add a float accumulator (or an int literal) into a scalar_t
+# buffer: torch's gpuAtomicAdd is one overload per type, so the value converts.
+MIXED = """
+#include <sdk/cuda.h>
+#include <sdk/cuda_atomic.h>
+template <typename scalar_t> __global__ void accumulate(scalar_t* grad, float part) {
+  gpuAtomicAdd(grad, part); gpuAtomicAddNoReturn(grad + 1, part); gpuAtomicAdd(grad + 2, 1);
+  gpuAtomicMax(grad + 3, part); gpuAtomicMin(grad + 3, 0); gpuAtomicMul(grad + 4, 2.0);
+}
+template __global__ void accumulate<double>(double*, float);
+template __global__ void accumulate<float>(float*, float);
+template __global__ void accumulate<sdk::Half>(sdk::Half*, float);
+template __global__ void accumulate<sdk::BFloat16>(sdk::BFloat16*, float);
+"""
+
+
+def test_a_value_of_another_type_converts(tmp_path):
+    toolkit = require_nvcc()
+    src = tmp_path / "mixed.cu"
+    src.write_text(MIXED)
+    cmd = [toolkit.nvcc, "-std=c++17", "--expt-relaxed-constexpr", f"-I{REPO / 'core' / 'include'}"]
+    cmd += [f"-arch=sm_{TEST_ARCH.replace('.', '')}", "-c", str(src), "-o", str(tmp_path / "m.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 def test_the_header_is_empty_for_host_compilers(tmp_path):
     # included from a .cpp (sdk/cuda.h's users do), it declares nothing device-only
     src = tmp_path / "host.cpp"

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 10
+#define SDK_ABI_VERSION_MINOR 11
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1171,6 +1171,30 @@ SDK_API sdk_status sdk_cuda_reset_peak_memory_stats(int32_t device_index);
 SDK_API sdk_status sdk_cuda_raw_alloc(int64_t nbytes, int32_t device_index, void** ptr);
 /*! \brief Return memory from sdk_cuda_raw_alloc (NULL is ignored). */
 SDK_API sdk_status sdk_cuda_raw_free(void* ptr);
+
+/* ---- A raw block used on other streams (ABI 1.11) ---------------------------------- */
+/*! \brief torch's CUDACachingAllocator::recordStream for memory from sdk_cuda_raw_alloc:
+ *  the block that starts at `ptr` is used on `stream` too, so once freed it is reused only
+ *  after the work queued on `stream` by then has finished (as sdk_cuda_record_stream for a
+ *  tensor's storage). NULL `ptr` is ignored; a pointer that is not the start of a block the
+ *  allocator handed out fails with SDK_ERROR_VALUE. ABI 1.11. */
+SDK_API sdk_status sdk_cuda_raw_record_stream(void* ptr, void* stream);
+
+/* ---- Philox seeds and offsets for device random numbers (ABI 1.11) ---------------------- */
+/* Kernels that draw random numbers on the device (curand_init(seed, thread, offset, ...))
+ * take a seed and an offset from the device's default CUDA generator, as torch's
+ * CUDAGeneratorImpl::philox_cuda_state hands them out: each call reserves `increment` draws
+ * per thread, so the next kernel starts past them. sdk_manual_seed(NULL, s) sets every
+ * device's seed to s and its offset to 0. Host state only: no CUDA call is made. */
+
+/*! \brief The seed and offset of device `device_index`'s default CUDA generator (-1: the
+ *  current device), then advance its offset by `increment` rounded up to a multiple of 4.
+ *  ABI 1.11. */
+SDK_API sdk_status sdk_cuda_philox_state(int32_t device_index, uint64_t increment, uint64_t* seed,
+                                         uint64_t* offset);
+/*! \brief Set device `device_index`'s default CUDA generator (-1: the current device) to
+ *  `seed`, its offset to 0 (torch.cuda.manual_seed for one device). ABI 1.11. */
+SDK_API sdk_status sdk_cuda_philox_seed(int32_t device_index, uint64_t seed);
 
 /* ---- Device queries, pooled streams and events (ABI 1.10) --------------------------- */
 /* torch.cuda's get_device_properties, mem_get_info, get_arch_list, Stream and Event. Each

@@ -1,7 +1,8 @@
 // sdk/cuda.h: CUDA helpers for extension authors: streams, device and stream guards, events,
 // device properties, cuBLAS handles and error checks (torch's at::cuda::getCurrentCUDAStream,
 // CUDAGuard, OptionalCUDAGuard, CUDAStreamGuard, getStreamFromPool, CUDAEvent,
-// getCurrentDeviceProperties, getCurrentCUDABlasHandle, C10_CUDA_CHECK).
+// getCurrentDeviceProperties, getCurrentCUDABlasHandle, getCurrentCUDABlasLtHandle,
+// C10_CUDA_CHECK).
 //
 // Include it from .cu files (or C++ files compiled with the CUDA include path); the guards and
 // streams alone are in sdk/cuda_guard.h, which needs no toolkit. Everything
@@ -287,6 +288,9 @@ class CUDAEvent {
 // (CUDAExtension(..., libraries=["cublas"]) or extra_ldflags=["-lcublas"]).
 #if __has_include(<cublas_v2.h>)
 #include <cublas_v2.h>
+#if __has_include(<cublasLt.h>)
+#include <cublasLt.h>
+#endif
 
 namespace sdk {
 namespace cuda {
@@ -348,6 +352,16 @@ inline cublasHandle_t getCurrentCUDABlasHandle() {
   if (s != CUBLAS_STATUS_SUCCESS) detail::throw_cublas(s, "cublasSetStream", __FILE__, __LINE__);
   return h;
 }
+
+#if __has_include(<cublasLt.h>)
+/*! \brief This thread's cuBLASLt handle for the current device
+ *  (at::cuda::getCurrentCUDABlasLtHandle): the cuBLAS handle above, since cuBLAS documents
+ *  that a cuBLAS handle serves, cast, wherever a cuBLASLt handle is taken. A cuBLASLt
+ *  handle carries no stream: pass getCurrentCUDAStream() to cublasLtMatmul. */
+inline cublasLtHandle_t getCurrentCUDABlasLtHandle() {
+  return reinterpret_cast<cublasLtHandle_t>(getCurrentCUDABlasHandle());
+}
+#endif
 
 }  // namespace cuda
 }  // namespace sdk

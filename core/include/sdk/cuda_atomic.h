@@ -120,27 +120,44 @@ static inline __device__ int64_t atomicAdd(int64_t* address, int64_t val) {
 }
 
 // ---- torch's gpuAtomic* family: one spelling for every dtype ---------------------------------
+// The element type comes from the pointer alone and the value converts to it, as with torch's
+// one overload per type: a kernel templated on scalar_t adds its float accumulator (or a
+// literal) into a scalar_t buffer.
+
+namespace sdk {
+namespace cuda {
+namespace detail {
+template <typename T>
+struct not_deduced {
+  using type = T;
+};
+template <typename T>
+using not_deduced_t = typename not_deduced<T>::type;
+}  // namespace detail
+}  // namespace cuda
+}  // namespace sdk
 
 template <typename T>
-static inline __device__ T gpuAtomicAdd(T* address, T val) {
+static inline __device__ T gpuAtomicAdd(T* address, ::sdk::cuda::detail::not_deduced_t<T> val) {
   return atomicAdd(address, val);
 }
 template <typename T>
-static inline __device__ void gpuAtomicAddNoReturn(T* address, T val) {
+static inline __device__ void gpuAtomicAddNoReturn(T* address,
+                                                   ::sdk::cuda::detail::not_deduced_t<T> val) {
   atomicAdd(address, val);
 }
 template <typename T>
-static inline __device__ T gpuAtomicMul(T* address, T val) {
+static inline __device__ T gpuAtomicMul(T* address, ::sdk::cuda::detail::not_deduced_t<T> val) {
   return ::sdk::cuda::detail::atomic_update(
       address, [val](T v) { return ::sdk::cuda::detail::mul(v, val); });
 }
 template <typename T>
-static inline __device__ T gpuAtomicMax(T* address, T val) {
+static inline __device__ T gpuAtomicMax(T* address, ::sdk::cuda::detail::not_deduced_t<T> val) {
   return ::sdk::cuda::detail::atomic_update(
       address, [val](T v) { return ::sdk::cuda::detail::pick<true>(v, val); });
 }
 template <typename T>
-static inline __device__ T gpuAtomicMin(T* address, T val) {
+static inline __device__ T gpuAtomicMin(T* address, ::sdk::cuda::detail::not_deduced_t<T> val) {
   return ::sdk::cuda::detail::atomic_update(
       address, [val](T v) { return ::sdk::cuda::detail::pick<false>(v, val); });
 }

@@ -1,8 +1,8 @@
 // sdk/cuda_guard.h: CUDA device and stream guards that compile without the CUDA toolkit
 // (torch's c10/cuda/CUDAGuard.h, c10/cuda/CUDAStream.h, ATen/DeviceGuard.h): CUDAGuard,
 // OptionalCUDAGuard, CUDAStreamGuard, OptionalCUDAStreamGuard, getCurrentCUDAStream,
-// CUDACachingAllocator::raw_alloc / raw_delete, and the device-generic DeviceGuard /
-// OptionalDeviceGuard.
+// CUDACachingAllocator (raw_alloc / raw_delete, recordStream, get()'s allocator object), and
+// the device-generic DeviceGuard / OptionalDeviceGuard.
 //
 // Everything goes through the C ABI, so a C++ file that only guards devices builds with a
 // plain C++ compiler. Without CUDA (no toolkit, driver or GPU) the device-generic guards on a
@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "sdk/data_ptr.h"
 #include "sdk/tensor.h"
 #include "sdk/util.h"
 
@@ -305,6 +306,61 @@ inline void raw_delete(void* ptr) {
 /*! \brief Release the cached, unused blocks to the driver. */
 inline void emptyCache() {
   ::sdk::detail::check_status(sdk_cuda_empty_cache(), "CUDACachingAllocator::emptyCache");
+}
+
+namespace detail {
+// The deleter of the DataPtrs allocate() hands out. A deleter cannot throw, and the only
+// failure left here (the driver's context already gone) loses nothing: warn and go on.
+inline void delete_block(void* ptr) {
+  if (sdk_cuda_raw_free(ptr) != SDK_OK) {
+    ::sdk::warn(std::string("CUDACachingAllocator: freeing a block failed: ") +
+                sdk_last_error_message());
+  }
+}
+}  // namespace detail
+
+/*! \brief The block behind `ptr` (from allocate()) is used on `stream` too: once freed it is
+ *  reused only after the work queued on `stream` by then has finished (torch's
+ *  recordStream). Memory the allocator did not hand out (another deleter) is left alone, as
+ *  torch does: its owner orders its reuse. */
+inline void recordStream(const DataPtr& ptr, CUDAStream stream) {
+  if (!ptr || ptr.get_deleter() != &detail::delete_block) return;
+  ::sdk::detail::check_status(sdk_cuda_raw_record_stream(ptr.get_context(), stream.stream()),
+                              "CUDACachingAllocator::recordStream");
+}
+
+/*! \brief The caching allocator as an object (torch's CUDACachingAllocator::CUDAAllocator,
+ *  what get() returns): allocate() gives a DataPtr that frees itself; the raw_* calls are
+ *  the free functions above under torch's Allocator names too. */
+class CUDAAllocator {
+ public:
+  /*! \brief `nbytes` on the current device, ordered on its current stream; 0 bytes give an
+   *  empty DataPtr. */
+  DataPtr allocate(size_t nbytes) const {
+    const Device device(kCUDA, current_device());
+    if (nbytes == 0) return DataPtr(nullptr, device);
+    void* ptr = CUDACachingAllocator::raw_alloc(nbytes);
+    return DataPtr(ptr, ptr, &detail::delete_block, device);
+  }
+  void* raw_alloc(size_t nbytes) const { return CUDACachingAllocator::raw_alloc(nbytes); }
+  void* raw_alloc_with_stream(size_t nbytes, ::sdk::cuda::detail::cuda_stream_t stream) const {
+    return CUDACachingAllocator::raw_alloc_with_stream(nbytes, stream);
+  }
+  void raw_delete(void* ptr) const { CUDACachingAllocator::raw_delete(ptr); }
+  void* raw_allocate(size_t nbytes) const { return raw_alloc(nbytes); }
+  void raw_deallocate(void* ptr) const { raw_delete(ptr); }
+  /*! \brief What frees raw_alloc's memory, for a DataPtr or unique_ptr of one's own. */
+  DeleterFnPtr raw_deleter() const { return &detail::delete_block; }
+  void recordStream(const DataPtr& ptr, CUDAStream stream) const {
+    CUDACachingAllocator::recordStream(ptr, stream);
+  }
+  void emptyCache() const { CUDACachingAllocator::emptyCache(); }
+};
+
+/*! \brief The process's caching allocator (torch's CUDACachingAllocator::get()). */
+inline CUDAAllocator* get() {
+  static CUDAAllocator allocator;
+  return &allocator;
 }
 }  // namespace CUDACachingAllocator
 

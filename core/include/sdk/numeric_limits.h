@@ -1,5 +1,6 @@
 // sdk/numeric_limits.h: torch's at::numeric_limits (lowest, max, lower_bound, upper_bound of
-// each dtype, usable in host and device code) and at::scalar_value_type.
+// each dtype, usable in host and device code), at::scalar_value_type, and at::_isnan /
+// at::_isinf of ATen/NumericUtils.h.
 #ifndef SDK_NUMERIC_LIMITS_H_
 #define SDK_NUMERIC_LIMITS_H_
 
@@ -73,35 +74,31 @@ struct scalar_value_type {
   using type = T;
 };
 
-/*! \brief NaN and infinity tests for every element type, host and device (ATen/NumericUtils.h's
- *  at::_isnan, at::_isinf): false for integers, through float for the 16- and 8-bit floats. */
-template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
-SDK_DEVICE_INLINE bool _isnan(T) {
-  return false;
-}
-template <typename T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+/*! \brief Whether `v` is NaN, for every dtype in host and device code (at::_isnan): false
+ *  for integers and bool; the 16- and 8-bit floats are tested as float. */
+template <typename T>
 SDK_DEVICE_INLINE bool _isnan(T v) {
-  return v != v;
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return v != v;
+  } else {
+    const float x = static_cast<float>(v);
+    return x != x;
+  }
 }
-template <
-    typename T,
-    std::enable_if_t<!std::is_integral<T>::value && !std::is_floating_point<T>::value, int> = 0>
-SDK_DEVICE_INLINE bool _isnan(T v) {
-  return _isnan(static_cast<float>(v));
-}
-template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
-SDK_DEVICE_INLINE bool _isinf(T) {
-  return false;
-}
-template <typename T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+
+/*! \brief Whether `v` is +inf or -inf (at::_isinf): false for integers, bool and NaN. Uses
+ *  only arithmetic, so no math header decides between host and device. */
+template <typename T>
 SDK_DEVICE_INLINE bool _isinf(T v) {
-  return v == v && (v - v) != (v - v);  // inf - inf is NaN; finite - itself is 0
-}
-template <
-    typename T,
-    std::enable_if_t<!std::is_integral<T>::value && !std::is_floating_point<T>::value, int> = 0>
-SDK_DEVICE_INLINE bool _isinf(T v) {
-  return _isinf(static_cast<float>(v));
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else {
+    using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const F x = static_cast<F>(v);
+    return x == x && x - x != x - x;  // inf - inf is NaN; a finite x gives 0
+  }
 }
 
 }  // namespace sdk

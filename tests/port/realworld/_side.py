@@ -80,6 +80,13 @@ def first_error(exc: BaseException) -> str:
     return (text.splitlines() or [type(exc).__name__])[0][:300]
 
 
+def first_compile_error(stderr: str) -> str:
+    """nvcc's or the host compiler's first diagnostic that is an error (`file:line: error:` or
+    `file(line): error:`), not an `In file included from .../error.h` line above it."""
+    lines = [ln for ln in stderr.splitlines() if "error:" in ln]
+    return lines[0] if lines else (stderr.strip().splitlines() or ["failed"])[-1]
+
+
 def _compile_only(fw: Adapter, build: Build, root: Path) -> None:
     """nvcc -c on each CUDA source: the check for CUDA-only packages on a machine with no GPU."""
     import sysconfig
@@ -97,8 +104,7 @@ def _compile_only(fw: Adapter, build: Build, root: Path) -> None:
         cmd += [f"-D{d}" for d in build.defines] + incs + [str(path), "-o", os.devnull]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
-            msg = lines[0] if lines else proc.stderr.strip().splitlines()[-1]
+            msg = first_compile_error(proc.stderr)
             for p in (str(root) + "/", *(str(Path(p)) + "/" for p in paths)):
                 msg = msg.replace(p, "")
             raise RuntimeError(msg)

@@ -2,8 +2,8 @@
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
 extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
 pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
-clouds, sorting, attention, optimizers, sequence modelling, speech, optical flow and
-orthogonal parametrizations. CPU ops run, CUDA-only
+clouds, sorting, attention, optimizers, sequence modelling, speech, optical flow,
+orthogonal parametrizations, NeRF sampling, gaussian splatting and quantized matmuls. CPU ops run, CUDA-only
 ones compile."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
+from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.flow import HOUSEHOLDER, SPATIAL_CORRELATION
 from .pkgs.mmcv import MMCV
@@ -41,5 +42,9 @@ PACKAGES: dict[str, Package] = {
         FAST_RNNT,
         SPATIAL_CORRELATION,
         HOUSEHOLDER,
+        NERFACC,
+        GSPLAT,
+        MAMBA_SSM,
+        AUTO_GPTQ,
     )
 }

@@ -232,3 +232,17 @@ def test_the_first_compiler_error_of_a_build_log_is_reported():
     got = _side.first_error(RuntimeError(log))
     assert got == "neighbors.cpp:47: error: 'unique_ptr' is not a member of 'std'"
     assert _side.first_error(RuntimeError("plain failure")) == "plain failure"
+
+
+def test_a_compile_only_build_reports_the_error_line_not_an_include_chain():
+    stderr = (
+        "In file included from /x/sdk/error.h:16,\n"
+        "                 from /x/sdk/device.h:8,\n"
+        "/p/selective_scan.cpp:236:71: error: 'at' has not been declared\n"
+        '/p/k.cu(53): error: identifier "scalar_t" is undefined\n'
+        '2 errors detected in the compilation of "k.cu".\n'
+    )
+    got = _side.first_compile_error(stderr)
+    assert got == "/p/selective_scan.cpp:236:71: error: 'at' has not been declared"
+    nvcc_only = '/p/k.cu(53): error: identifier "scalar_t" is undefined\n1 error detected\n'
+    assert _side.first_compile_error(nvcc_only).startswith("/p/k.cu(53): error: identifier")

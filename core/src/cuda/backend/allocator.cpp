@@ -286,7 +286,9 @@ void cache_record_stream(void* p, cudaStream_t stream) {
   std::lock_guard<std::mutex> lock(st.mutex);
   auto owner = st.owner.find(p);
   if (owner == st.owner.end()) {
-    fail(SDK_ERROR_VALUE, "record_stream: the tensor's memory is not from the sdk allocator");
+    fail(SDK_ERROR_VALUE, "record_stream: ", p,
+         " is not the start of a live block from the sdk allocator (a tensor's storage or "
+         "raw_alloc's result)");
   }
   Block* b = st.devices[static_cast<size_t>(owner->second)].live[p];
   if (stream == b->stream) return;

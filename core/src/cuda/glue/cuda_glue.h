@@ -17,6 +17,8 @@ namespace sdk::detail::cuda {
 inline bool is_cuda(const TensorImpl& t) { return t.device().type == SDK_CUDA; }
 inline bool is_cuda(sdk_device d) { return d.type == SDK_CUDA; }
 
+// Every device's default CUDA generator to `seed`, offset 0 (philox.cpp; no CUDA call).
+void reseed_philox_all(uint64_t seed);
 // Where the backend library is looked for: $SDK_CUDA_LIBRARY, else beside the core.
 std::string backend_path();
 // The loaded backend; throws RuntimeError "CUDA is not available: <reason>" otherwise.

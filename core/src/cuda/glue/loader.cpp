@@ -260,4 +260,10 @@ SDK_API sdk_status sdk_cuda_raw_free(void* ptr) {
   SDK_SAFE_CALL_END;
 }
 
+SDK_API sdk_status sdk_cuda_raw_record_stream(void* ptr, void* stream) {
+  SDK_SAFE_CALL_BEGIN;
+  if (ptr) cu::call(cu::backend().record_stream(ptr, stream));
+  SDK_SAFE_CALL_END;
+}
+
 }  // extern "C"
