@@ -36,6 +36,18 @@ from sdk._dtype import (
 from sdk._finfo import finfo, iinfo
 from sdk._indexing import index_put
 from sdk._interop import as_tensor, asarray, from_dlpack, from_numpy, tensor
+from sdk._ops_complex import (
+    conj,
+    conj_physical,
+    imag,
+    is_complex,
+    is_conj,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
 from sdk._ops_compose import as_strided, meshgrid, tile, unflatten
 from sdk._ops_creation import (
     Generator,
@@ -262,7 +274,6 @@ globals().update({name: getattr(_ops_math, name) for name in _ops_math.TABLE_FUN
 
 # The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
 globals().update(_dtype.TORCH_NAMES)
-cfloat = None  # no complex dtypes
 
 _C._set_tensor_class(Tensor)
 _C._set_python_types(_DTYPES, Size, device("cpu"), device)

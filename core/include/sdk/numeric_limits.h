@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cstdint>
 
+#include "sdk/complex.h"
 #include "sdk/float8.h"
 #include "sdk/half.h"
 #include "sdk/macros.h"
@@ -65,10 +66,14 @@ SDK_DETAIL_FLOAT_LIMITS(Float8_e4m3fnuz, Float8_e4m3fnuz::from_bits(0xFF),
                         Float8_e4m3fnuz::from_bits(0x7F))
 #undef SDK_DETAIL_FLOAT_LIMITS
 
-/*! \brief The real type of a scalar type (at::scalar_value_type): the SDK has no complex
- *  dtypes, so every scalar type is its own. */
+/*! \brief The real type of a scalar type (at::scalar_value_type): float for complex<float>,
+ *  and every other scalar type its own. */
 template <typename T>
 struct scalar_value_type {
+  using type = T;
+};
+template <typename T>
+struct scalar_value_type<complex<T>> {
   using type = T;
 };
 
