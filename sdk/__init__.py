@@ -46,6 +46,18 @@ from sdk._interop import (
     tensor,
     to_dlpack,
 )
+from sdk._ops_complex import (
+    conj,
+    conj_physical,
+    imag,
+    is_complex,
+    is_conj,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
 from sdk._ops_compose import (
     as_strided,
     atleast_1d,
@@ -452,7 +464,6 @@ globals().update({name: getattr(Tensor, name) for name in _AS_FUNCTIONS})
 
 # The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
 globals().update(_dtype.TORCH_NAMES)
-cfloat = None  # no complex dtypes
 
 _C._set_tensor_class(Tensor)
 _C._set_python_types(_DTYPES, Size, device("cpu"), device)

@@ -29,19 +29,16 @@ __all__ = [
 class dtype:
     """An element type (the codes are the core's sdk_dtype_code values)."""
 
-    __slots__ = ("code", "name", "itemsize", "is_floating_point", "is_signed", "_np")
+    __slots__ = ("code", "name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_np")
 
-    def __init__(self, code: int, name: str, itemsize: int, floating: bool, signed: bool, np_name):
+    def __init__(self, code: int, name: str, itemsize: int, kind: str, np_name):
         self.code = code
         self.name = name
         self.itemsize = itemsize
-        self.is_floating_point = floating
-        self.is_signed = signed
+        self.is_floating_point = kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_")
+        self.is_complex = kind == "COMPLEX"  # not floating, as in torch
+        self.is_signed = kind == "INT" or self.is_floating_point or self.is_complex
         self._np = np_name
-
-    @property
-    def is_complex(self) -> bool:
-        return False
 
     def __repr__(self) -> str:
         return f"sdk.{self.name}"
@@ -57,16 +54,29 @@ class dtype:
         return (as_dtype, (self.name,))
 
     def to_real(self) -> dtype:
-        return self
+        """The dtype of a complex dtype's parts (float32 for complex64); any other is its own."""
+        return _BY_NAME[_PARTS[self.name]] if self.is_complex else self
+
+    def to_complex(self) -> dtype:
+        """The complex dtype whose parts have this float's width (torch's to_complex):
+        complex128 for float64, complex64 for the other floats; a complex dtype is its own."""
+        if self.is_complex:
+            return self
+        if not self.is_floating_point:
+            raise TypeError(f"to_complex(): {self} is not a floating point dtype")
+        return _BY_NAME["complex128" if self.name == "float64" else "complex64"]
+
+
+# The part dtype of each complex dtype.
+_PARTS = {"complex64": "float32", "complex128": "float64"}
 
 
 def _from_row(name: str, row: tuple) -> dtype:
     """The dtype of one SDK_DTYPES row, as sdk._C.DTYPES gives it: (code, Torch, itemsize,
     DLPack kind, py_alias)."""
     code, _torch, itemsize, kind, _alias = row
-    floating = kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_")
-    numpy_name = name if kind in ("BOOL", "UINT", "INT", "FLOAT") else None  # numpy's by name
-    return dtype(code, name, itemsize, floating, kind == "INT" or floating, numpy_name)
+    numpy_name = name if kind in ("BOOL", "UINT", "INT", "FLOAT", "COMPLEX") else None  # by name
+    return dtype(code, name, itemsize, kind, numpy_name)
 
 
 def _attribute(d: dtype) -> str:

@@ -35,12 +35,14 @@ def _dtype_arg(type: Any, who: str) -> dtype:
 
 class finfo:
     """bits, eps, max, min, tiny (= smallest_normal) and resolution of a floating dtype
-    (the default dtype when None)."""
+    (the default dtype when None; a complex dtype's parts)."""
 
     def __init__(self, type: Any = None) -> None:
         import numpy as np
 
         dt = _dtype_arg(type, "finfo")
+        if dt.is_complex:  # torch: a complex dtype's finfo is its parts'
+            dt = dt.to_real()
         if not dt.is_floating_point:
             raise TypeError(f"finfo(): expected a floating point dtype, got {dt}")
         if dt is bfloat16:

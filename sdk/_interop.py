@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import as_dtype, device, get_default_dtype
+from sdk._dtype import TORCH_NAMES, as_dtype, device, get_default_dtype
 
 TensorBase = _C.TensorBase
 
@@ -149,7 +149,12 @@ def tensor(
     elif hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
         t = _copy_as(from_dlpack(data), d)
     else:
-        t = _C.tensor_from_data(data, d, get_default_dtype())
+        try:
+            t = _C.tensor_from_data(data, d, get_default_dtype())
+        except TypeError as e:
+            if "of type complex" not in str(e):
+                raise
+            t = _complex_data(data, d)
     if requires_grad:
         if not t.dtype.is_floating_point:
             raise RuntimeError(
@@ -157,6 +162,17 @@ def tensor(
             )
         t._requires_grad = True
     return t
+
+
+def _complex_data(data: Any, dtype: Any) -> Tensor:
+    """Nested data holding Python complex numbers (numpy reads them): torch's default complex
+    dtype, complex64 (complex128 when the default float is float64), unless dtype is given."""
+    import numpy as np
+
+    a = np.asarray(data, dtype=np.complex128)
+    if dtype is None:
+        dtype = TORCH_NAMES["complex128" if get_default_dtype().name == "float64" else "complex64"]
+    return _from_array(a, dtype)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

@@ -16,6 +16,7 @@ from sdk._dtype import (
 )
 from sdk._interop import _check_device
 from sdk._ops_common import int_seq, sizes_arg, tensor_arg
+from sdk._ops_complex import default_complex_dtype, fill_complex_
 from sdk._ops_meta import MetaTensor, factory, is_meta
 
 Tensor = Any
@@ -79,6 +80,10 @@ def empty_permuted(
     return _finish(dense.permute(inverse), requires_grad, "empty_permuted")
 
 
+def _is_complex(dtype: Any) -> bool:
+    return dtype is not None and as_dtype(dtype).is_complex
+
+
 def full(
     size: Any,
     fill_value: Any,
@@ -93,12 +98,20 @@ def full(
     if hasattr(fill_value, "item") and not isinstance(fill_value, (int, float, bool)):
         fill_value = fill_value.item()
     sz = int_seq(size, "full")
+    if out is None and (isinstance(fill_value, complex) or _is_complex(dtype)):
+        # torch: a complex value gives the default complex dtype
+        d = default_complex_dtype() if dtype is None else as_dtype(dtype)
+        return _finish(fill_complex_(_C.empty(sz, d), fill_value), requires_grad, "full")
     if out is not None:
         if tuple(out.shape) != sz:
             raise _C.InvalidArgumentError(
                 f"full: out has shape {list(out.shape)} but the result has shape {list(sz)}"
             )
-        return _C.fill_(out, fill_value)
+        return (
+            fill_complex_(out, fill_value)
+            if isinstance(fill_value, complex)
+            else (_C.fill_(out, fill_value))
+        )
     d = (
         as_dtype(dtype)
         if dtype is not None

@@ -17,6 +17,7 @@ from sdk._ops_common import (
     tensor_arg,
     write_inplace,
 )
+from sdk._ops_complex import complex_scalar, fill_complex_
 from sdk._ops_shape import nonzero
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
@@ -132,6 +133,10 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def _operands(name: str, input: Any, other: Any) -> tuple:
+    if isinstance(input, complex):  # a Python complex: a 0-dim tensor that promotes as torch's
+        input = complex_scalar(input, other)
+    if isinstance(other, complex):
+        other = complex_scalar(other, input)
     if not isinstance(input, _OK):
         input = operand(input, name, "input")
     if not isinstance(other, _OK):
@@ -168,6 +173,8 @@ def _make_binary_(name: str) -> Callable[..., Tensor]:
     code = BINARY[name]
 
     def op_(self: Tensor, other: Any, *, alpha: Number = 1) -> Tensor:
+        if isinstance(other, complex):
+            other = complex_scalar(other, self)
         if not isinstance(other, _OK):
             other = operand(other, name + "_", "other")
         g = needs_grad(self, other)
@@ -475,7 +482,11 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     g = needs_grad(self, value)
     if g:
         check_inplace(self)
-    _C.fill_(self, value.item() if isinstance(value, TensorBase) else value)
+    v = value.item() if isinstance(value, TensorBase) else value
+    if isinstance(v, complex) or self.dtype.is_complex:
+        fill_complex_(self, v)
+        return self
+    _C.fill_(self, v)
     if g:
         record("fill_", (self, value), self)
     return self

@@ -6,8 +6,9 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C
-from sdk._dtype import get_default_dtype
+from sdk._dtype import as_dtype, get_default_dtype
 from sdk._ops_common import TensorBase, dtype_or_none, needs_grad, record, tensor_arg, wrap_dims
+from sdk._ops_complex import reduce_complex
 from sdk._ops_math import abs as _abs
 from sdk._ops_math import eq, exp, log, maximum, minimum, sqrt, to_dtype
 from sdk._ops_math import pow as _pow
@@ -32,6 +33,10 @@ def _dims(input: Tensor, dim: Any, op: str) -> Any:
 
 def _reduce(code: int, op: str, input: Tensor, dim: Any, keepdim: bool, dtype: Any, out: Any):
     d = _dims(input, dim, op)
+    if input.dtype.is_complex and code in (_SUM, _MEAN) and out is None:
+        if dtype is not None and as_dtype(dtype) is not input.dtype:
+            raise TypeError(f"{op}(): dtype= is not supported for {input.dtype.name} input")
+        return reduce_complex(code, op, input, d, bool(keepdim))
     if out is not None:
         if needs_grad(input):
             raise RuntimeError(f"{op}(): out= does not support automatic differentiation")

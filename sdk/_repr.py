@@ -117,6 +117,22 @@ class _Formatter:
         return self._raw(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's for complex values: the real and the imaginary parts each formatted as floats
+    (their own mode and width), joined as 1.5000+2.0000j."""
+
+    def __init__(self, values: list) -> None:
+        self.re = _Formatter([v.real for v in values], True)
+        self.im = _Formatter([v.imag for v in values], True)
+        self.width = self.re.width + self.im.width + 2
+
+    def _raw(self, v: Any) -> str:
+        imag = (self.im(v.imag) + "j").lstrip()
+        return self.re(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+    __call__ = _raw
+
+
 def _rows(v: Any, fmt: _Formatter, indent: int, depth: int, ndim: int) -> str:
     if depth == ndim - 1:
         items = [" ..." if x is Ellipsis else fmt(x) for x in v]
@@ -136,6 +152,8 @@ def _suffixes(t: Tensor) -> list:
     default = (
         get_default_dtype() if d.is_floating_point else (None if d.name == "bool" else "int64")
     )
+    if d.is_complex:  # torch's default complex dtype goes with the default float
+        default = "complex128" if get_default_dtype().name == "float64" else "complex64"
     if default is not None and d is not default and d.name != default:
         out.append(f"dtype={d!r}")
     if t.grad_fn is not None:
@@ -155,7 +173,8 @@ def tensor_repr(t: Tensor, prefix: str = "tensor(") -> str:
     else:
         summarize = t.numel() > THRESHOLD
         nested = _nested(t, summarize)
-        fmt = _Formatter(_flat(nested, []), floating)
+        values = _flat(nested, [])
+        fmt = _ComplexFormatter(values) if t.dtype.is_complex else _Formatter(values, floating)
         body = fmt._raw(nested) if t.ndim == 0 else _rows(nested, fmt, indent, 0, t.ndim)
     extra = _suffixes(t)
     return prefix + body + "".join(", " + s for s in extra) + ")"

@@ -14,6 +14,7 @@ from sdk import (
     _autograd_link,
     _indexing,
     _interop,
+    _ops_complex,
     _ops_compose,
     _ops_copies,
     _ops_creation,
@@ -494,6 +495,32 @@ class Tensor(_TableOps, _C.TensorBase):
     logsumexp = _ops_reduce.logsumexp
     equal = _ops_reduce.equal
     norm = _ops_reduce.norm
+
+    # complex64 and complex128 (sdk._ops_complex)
+    is_complex = _ops_complex.is_complex
+    is_conj = _ops_complex.is_conj
+    conj = _ops_complex.conj
+    conj_physical = _ops_complex.conj_physical
+    resolve_conj = _ops_complex.resolve_conj
+    resolve_neg = _ops_complex.resolve_neg
+
+    @property
+    def real(self) -> Tensor:
+        """The real parts, as a view (a real tensor's is itself)."""
+        return _ops_complex.real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        _ops_math.copy_(_ops_complex.real(self), value)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary parts, as a view (complex tensors only)."""
+        return _ops_complex.imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        _ops_math.copy_(_ops_complex.imag(self), value)
 
     # Views, reshapes, splits and gathers (sdk._ops_shape)
     view = _ops_shape.view

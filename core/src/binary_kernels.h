@@ -25,6 +25,12 @@ bool binary_compare(int op, sdk_dtype compute, const Launch& L);
 bool binary_division(int op, sdk_dtype compute, const Launch& L);
 // atan2, hypot, copysign, logaddexp, xlogy: floating dtypes only (elementwise_binary_math.cpp)
 bool binary_float_math(int op, sdk_dtype compute, const Launch& L);
+// add, sub, mul, div, eq, ne on complex64 and complex128 (elementwise_complex.cpp)
+bool binary_complex(int op, sdk_dtype compute, const Launch& L);
+// Whether binary_complex takes `op`.
+bool complex_binary_op(int op);
+// A real scalar as the complex `compute` (imaginary part 0), into buf (16 bytes, aligned).
+void store_complex_scalar(sdk_dtype compute, const sdk_scalar& s, char* buf);
 
 // Exponents that pow(tensor, scalar) computes without std::pow, as torch does.
 inline bool pow_special_exponent(double e) {

@@ -13,6 +13,11 @@ using Bits = std::conditional_t<
     N == 1, uint8_t,
     std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
 
+// The 16 bytes of a complex128, for the byte-moving kernels that take it (take).
+struct alignas(16) Bytes16 {
+  uint64_t words[2];
+};
+
 // f(Bits<itemsize>{}) for an item size of 1, 2, 4 or 8 bytes; false, f not called, otherwise.
 template <typename F>
 bool dispatch_bits(int64_t itemsize, F&& f) {

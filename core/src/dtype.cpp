@@ -3,6 +3,21 @@
 
 namespace sdk::detail {
 
+// A complex dtype with any other: the complex one, widened to complex128 when the other holds
+// float64 parts (complex64 with float64), as torch's table.
+sdk_dtype promote_complex(sdk_dtype a, sdk_dtype b) {
+  if (is_complex(a) && is_complex(b)) return a > b ? a : b;
+  const sdk_dtype c = is_complex(a) ? a : b, other = is_complex(a) ? b : a;
+  return other == SDK_FLOAT64 ? SDK_COMPLEX128 : c;
+}
+
+// The complex dtype whose parts hold `d` (torch's toComplexType; float16 and bfloat16, whose
+// complex32 the SDK lacks, take complex64).
+sdk_dtype to_complex(sdk_dtype d) {
+  if (is_complex(d)) return d;
+  return d == SDK_FLOAT64 ? SDK_COMPLEX128 : SDK_COMPLEX64;
+}
+
 // torch's lattice: bool < integers < floats; within integers uint8 and int8
 // meet at int16; within floats float16 and bfloat16 meet at float32.
 sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
@@ -11,6 +26,7 @@ sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
     SDK_FAIL(SDK_ERROR_TYPE, "Promotion for Float8 Types is not supported, attempted to promote ",
              dtype_name(a), " and ", dtype_name(b));
   }
+  if (is_complex(a) || is_complex(b)) return promote_complex(a, b);
   if (a == SDK_BOOL) return b;
   if (b == SDK_BOOL) return a;
   bool fa = is_floating(a), fb = is_floating(b);
@@ -32,16 +48,21 @@ sdk_dtype promote(sdk_dtype a, sdk_dtype b) {
 // uint8[2] + tensor(2) stays uint8 and float16[2] * tensor(2.) stays float16.
 sdk_dtype promote_operands(sdk_dtype a, bool a_zero_dim, sdk_dtype b, bool b_zero_dim) {
   if (a_zero_dim == b_zero_dim) return promote(a, b);
-  auto category = [](sdk_dtype d) { return is_floating(d) ? 2 : (d == SDK_BOOL ? 0 : 1); };
+  auto category = [](sdk_dtype d) {
+    return is_complex(d) ? 3 : is_floating(d) ? 2 : (d == SDK_BOOL ? 0 : 1);
+  };
   sdk_dtype dims = a_zero_dim ? b : a;
   sdk_dtype zero = a_zero_dim ? a : b;
-  return category(zero) > category(dims) ? zero : dims;
+  if (category(zero) <= category(dims)) return dims;
+  // A complex 0-dim operand keeps a floating tensor's width: float64[n] * complex64 is
+  // complex128, float32[n] * complex128 complex64 (torch's combine_categories).
+  return is_complex(zero) && is_floating(dims) ? to_complex(dims) : zero;
 }
 
 sdk_dtype promote_with_scalar(sdk_dtype t, int32_t scalar_kind) {
   switch (scalar_kind) {
     case SDK_SCALAR_FLOAT:
-      return is_floating(t) ? t : SDK_FLOAT32;
+      return is_floating(t) || is_complex(t) ? t : SDK_FLOAT32;
     case SDK_SCALAR_INT:
       return t == SDK_BOOL ? SDK_INT64 : t;
     default:

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <type_traits>
 
+#include "sdk/complex.h"
 #include "sdk/dtype_table.h"
 #include "sdk/float8.h"
 #include "sdk/half.h"
@@ -31,7 +32,7 @@ struct BFloat16 {
 };
 
 // C++ type of each dtype code (the cpp_type column of SDK_DTYPES; Half and BFloat16 are the
-// ones above, the Float8_* types sdk/float8.h's).
+// ones above, the Float8_* types sdk/float8.h's, complex<T> sdk/complex.h's).
 template <sdk_dtype D>
 struct CType;
 #define SDK_DETAIL_CTYPE(NAME, code, name, Torch, itemsize, kind, cpp, ...) \
@@ -113,6 +114,16 @@ constexpr bool is_float8(sdk_dtype d) {
   return d == SDK_FLOAT8_E5M2 || d == SDK_FLOAT8_E4M3FN || d == SDK_FLOAT8_E5M2FNUZ ||
          d == SDK_FLOAT8_E4M3FNUZ;
 }
+// complex64 and complex128 (ABI 1.11): not floating (torch's rule). Copies, fills, views, joins,
+// indexing, eq/ne, add/sub/mul/div, neg and abs take them (elementwise_complex.cpp), so the
+// generic dispatch never instantiates them either.
+constexpr bool is_complex(sdk_dtype d) {
+  return is_valid_dtype(d) && kDtypeFacts[d].kind == SDK_DL_COMPLEX;
+}
+// The part type of a complex dtype (float32 for complex64).
+constexpr sdk_dtype complex_part(sdk_dtype d) {
+  return d == SDK_COMPLEX128 ? SDK_FLOAT64 : SDK_FLOAT32;
+}
 constexpr bool is_floating(sdk_dtype d) {
   return is_valid_dtype(d) && (kDtypeFacts[d].kind == SDK_DL_FLOAT ||
                                kDtypeFacts[d].kind == SDK_DL_BFLOAT || is_float8(d));
@@ -128,6 +139,8 @@ inline const char* dtype_name(sdk_dtype d) {
   return is_valid_dtype(d) ? kDtypeFacts[d].name : nullptr;
 }
 sdk_dtype promote(sdk_dtype a, sdk_dtype b);
+// The complex dtype whose parts hold `d` (torch's toComplexType; float16 takes complex64).
+sdk_dtype to_complex(sdk_dtype d);
 // promote() for two tensor operands, giving 0-dim tensors lower priority (torch's rule).
 sdk_dtype promote_operands(sdk_dtype a, bool a_zero_dim, sdk_dtype b, bool b_zero_dim);
 // Result dtype of tensor `t` op Python scalar of `kind` (torch: a scalar only
@@ -198,6 +211,16 @@ double round_to_float8(sdk_dtype d, double v);
       SDK_DTYPE_CASE(SDK_FLOAT8_E4M3FNUZ, __VA_ARGS__) \
       SDK_DTYPE_DEFAULT(dtype, name);                  \
     }                                                  \
+  }()
+
+// complex64 and complex128, used only by the kernels that take them (is_complex).
+#define SDK_DISPATCH_COMPLEX(dtype, name, ...)    \
+  [&] {                                           \
+    switch (dtype) {                              \
+      SDK_DTYPE_CASE(SDK_COMPLEX64, __VA_ARGS__)  \
+      SDK_DTYPE_CASE(SDK_COMPLEX128, __VA_ARGS__) \
+      SDK_DTYPE_DEFAULT(dtype, name);             \
+    }                                             \
   }()
 
 #define SDK_DISPATCH_ALL(dtype, name, ...)      \

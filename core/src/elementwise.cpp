@@ -28,6 +28,10 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
                    dtype_name(common), "'");
     return {SDK_FLOAT32, SDK_BOOL};
   }
+  if (is_complex(common)) {  // add, sub, mul, div, eq, ne only (elementwise_complex.cpp)
+    SDK_TYPE_CHECK(complex_binary_op(op), name, ": unsupported dtype ", dtype_name(common));
+    return {common, is_comparison(op) ? SDK_BOOL : common};
+  }
   switch (op) {
     case SDK_ADD:
     case SDK_MUL:
@@ -72,11 +76,20 @@ BinaryTypes binary_types(int op, sdk_dtype common) {
   }
 }
 
+// The complex kernels are CPU only.
+void check_complex_on_cpu(const char* op, sdk_dtype compute, const TensorImpl& t) {
+  if (is_complex(compute) && cuda::is_cuda(t)) {
+    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, op, ": ", dtype_name(compute),
+             " tensors are not implemented on CUDA; keep them on the CPU");
+  }
+}
+
 // Run `op` with inputs of dtype `compute` (comparisons/logical: bool out); each family of
 // ops is compiled in its own file (binary_kernels.h).
 void binary_kernel(int op, sdk_dtype compute, const Launch& L) {
-  if (binary_arith(op, compute, L) || binary_compare(op, compute, L) ||
-      binary_division(op, compute, L) || binary_float_math(op, compute, L)) {
+  if (binary_complex(op, compute, L) || binary_arith(op, compute, L) ||
+      binary_compare(op, compute, L) || binary_division(op, compute, L) ||
+      binary_float_math(op, compute, L)) {
     return;
   }
   SDK_FAIL(SDK_ERROR_TYPE, binary_name(op), ": unsupported dtype ", dtype_name(compute));
@@ -114,6 +127,7 @@ void binary_tensors(int op, const TensorImpl& ta, const TensorImpl& tb, sdk_tens
     return binary_tensors(op, *a8, *b8, out, result);
   }
   BinaryTypes ty = binary_types(op, common);
+  check_complex_on_cpu(binary_name(op), ty.compute, ta);
   int64_t sz[kIterMaxDims];
   int64_t nd;
   if (same_shape(ta, tb)) {
@@ -160,6 +174,7 @@ void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s_in, bo
   // torch: a Python scalar lifts the category (int -> float) but never the width.
   const sdk_dtype common = promote_with_scalar(ta.dtype, s_in.kind);
   BinaryTypes ty = binary_types(op, common);
+  check_complex_on_cpu(binary_name(op), ty.compute, ta);
   // torch stores the scalar as the 8-bit float before comparing.
   const sdk_scalar s =
       is_float8(common) ? float_scalar(round_to_float8(common, scalar_as<double>(s_in))) : s_in;
@@ -179,8 +194,12 @@ void binary_with_scalar(int op, const TensorImpl& ta, const sdk_scalar& s_in, bo
   if (ia->dtype != ty.compute) ia = (ha = contiguous_copy(ta, ty.compute)).get();
   ia = plan.fix_alias(ia, ha);
   alignas(16) char buf[16];
-  SDK_DISPATCH_ALL(ty.compute, binary_name(op),
-                   [&] { *reinterpret_cast<scalar_t*>(buf) = scalar_as<scalar_t>(s); });
+  if (is_complex(ty.compute)) {
+    store_complex_scalar(ty.compute, s, buf);
+  } else {
+    SDK_DISPATCH_ALL(ty.compute, binary_name(op),
+                     [&] { *reinterpret_cast<scalar_t*>(buf) = scalar_as<scalar_t>(s); });
+  }
   TensorImpl& o = *plan.target;
   if (op == SDK_POW && !scalar_first && o.numel > 0 && !cuda::is_cuda(o) &&
       pow_special_exponent(scalar_as<double>(s))) {

@@ -51,7 +51,8 @@ SDK_INLINE To cast_to(From v) {
 
 // torch's casting rule for out=: no float -> integer, no non-bool -> bool.
 inline bool can_cast(sdk_dtype from, sdk_dtype to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
   if (from != SDK_BOOL && to == SDK_BOOL) return false;
   return true;
 }
@@ -277,6 +278,9 @@ void check_scalar(const sdk_scalar& s, const char* op, const char* arg);
 // integer, a finite float beyond the float type's range), as torch's fill_/full/masked_fill.
 void check_fill_value(const sdk_scalar& v, sdk_dtype dtype, const char* op);
 void fill_tensor(TensorImpl& t, const sdk_scalar& v);
+// sdk_unary on a complex tensor: neg, and abs (real result); a TypeError naming the op
+// otherwise (elementwise_complex.cpp).
+void unary_complex(int op, const TensorImpl& tx, sdk_tensor* out, sdk_tensor** result);
 // Same shape and contiguous for out and every input: a flat loop suffices.
 inline bool all_flat(const TensorImpl& out, std::initializer_list<const TensorImpl*> ins) {
   if (!out.contiguous) return false;

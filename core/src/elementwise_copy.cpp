@@ -224,6 +224,64 @@ void copy_float8(TensorImpl& dst, const TensorImpl& src, const TensorIter& it) {
   }
 }
 
+// Set while an explicit conversion (sdk_copy_, sdk_to_dtype) runs: only those may turn a
+// complex tensor into a real one (its real part, as torch's .to()); an op that converts its
+// input to a real compute dtype would drop the imaginary part silently, so it raises.
+thread_local bool t_explicit_conversion = false;
+
+struct ExplicitConversion {
+  bool prev = t_explicit_conversion;
+  ExplicitConversion() { t_explicit_conversion = true; }
+  ~ExplicitConversion() { t_explicit_conversion = prev; }
+  ExplicitConversion(const ExplicitConversion&) = delete;
+  ExplicitConversion& operator=(const ExplicitConversion&) = delete;
+};
+
+// A copy with a complex side, src converted to dst's dtype first through a temporary when a
+// kernel below does not take the pair: complex <-> complex, part type (float32 for complex64)
+// -> complex, complex -> part type (the real part) and complex -> bool (either part non-zero,
+// as torch). Every other dtype goes through the part type, as torch converts.
+void copy_complex(TensorImpl& dst, const TensorImpl& src, const TensorIter& it) {
+  const sdk_dtype via = is_complex(dst.dtype) ? complex_part(dst.dtype) : complex_part(src.dtype);
+  const bool direct = (is_complex(dst.dtype) && (is_complex(src.dtype) || src.dtype == via)) ||
+                      dst.dtype == via || dst.dtype == SDK_BOOL;
+  if (!direct) {
+    Ref tmp = make_tensor(dst.ndim, dst.sizes, via, dst.device());
+    copy_into(*tmp, src);
+    return copy_into(dst, *tmp);
+  }
+  if (is_complex(dst.dtype) && is_complex(src.dtype)) {
+    SDK_DISPATCH_COMPLEX(dst.dtype, "copy", [&] {
+      using To = scalar_t;
+      SDK_DISPATCH_COMPLEX(src.dtype, "copy", [&] {
+        for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
+          unary_loop<To, scalar_t, false>(p, s, n, [](scalar_t v) { return To(v); });
+        });
+      });
+    });
+  } else if (is_complex(dst.dtype)) {
+    SDK_DISPATCH_COMPLEX(dst.dtype, "copy", [&] {
+      using P = typename scalar_t::value_type;
+      for_each_erased(it, [](char** p, const int64_t* s, int64_t n) {
+        unary_loop<scalar_t, P, false>(p, s, n, [](P v) { return scalar_t(v); });
+      });
+    });
+  } else {
+    const bool to_bool = dst.dtype == SDK_BOOL;
+    SDK_DISPATCH_COMPLEX(src.dtype, "copy", [&] {
+      using P = typename scalar_t::value_type;
+      for_each_erased(it, [to_bool](char** p, const int64_t* s, int64_t n) {
+        if (to_bool) {
+          unary_loop<bool, scalar_t, false>(p, s, n,
+                                            [](scalar_t v) { return static_cast<bool>(v); });
+        } else {
+          unary_loop<P, scalar_t, false>(p, s, n, [](scalar_t v) { return v.real(); });
+        }
+      });
+    });
+  }
+}
+
 // Fill the elements `it` walks with x.
 template <typename T>
 void fill_with(const TensorIter& it, T x) {
@@ -247,6 +305,17 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
     SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "copy: converting ", dtype_name(src.dtype), " to ",
              dtype_name(dst.dtype), " is not implemented on CUDA; convert on the CPU");
   }
+  const bool complex = is_complex(dst.dtype) || is_complex(src.dtype);
+  if (complex && (cuda::is_cuda(dst) || cuda::is_cuda(src))) {
+    SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED,
+             "copy: ", dtype_name(is_complex(dst.dtype) ? dst.dtype : src.dtype),
+             " tensors are not implemented on CUDA; keep them on the CPU");
+  }
+  if (is_complex(src.dtype) && !is_complex(dst.dtype) && !t_explicit_conversion) {
+    SDK_FAIL(SDK_ERROR_TYPE, "unsupported dtype ", dtype_name(src.dtype),
+             ": this op takes no complex tensors (converting to ", dtype_name(dst.dtype),
+             " would drop the imaginary part; take .real or .abs() first)");
+  }
   if (cuda::is_cuda(dst) || cuda::is_cuda(src)) return cuda::copy_into(dst, src);
   if (dst.dtype == src.dtype && dst.contiguous && src.contiguous && same_shape(dst, src)) {
     std::memmove(dst.data(), src.data(), static_cast<size_t>(dst.numel * dst.itemsize()));
@@ -256,6 +325,7 @@ void copy_into(TensorImpl& dst, const TensorImpl& src) {
   it.build({&dst, &src}, "copy");
   if (dst.dtype == src.dtype && (copy_transposed(it) || copy_small_inner(it))) return;
   if (float8) return copy_float8(dst, src, it);
+  if (complex) return copy_complex(dst, src, it);
   SDK_DISPATCH_ALL(dst.dtype, "copy", [&] {
     using To = scalar_t;
     SDK_DISPATCH_ALL(src.dtype, "copy", [&] {
@@ -284,7 +354,7 @@ Ref cast_if_needed(const TensorImpl& t, sdk_dtype dtype) {
 void fill_tensor(TensorImpl& t, const sdk_scalar& v) {
   if (t.numel == 0) return;
   if (cuda::is_cuda(t)) {
-    if (is_float8(t.dtype)) {
+    if (is_float8(t.dtype) || is_complex(t.dtype)) {
       SDK_FAIL(SDK_ERROR_NOT_IMPLEMENTED, "fill_: ", dtype_name(t.dtype),
                " is not implemented on CUDA; fill on the CPU");
     }
@@ -292,6 +362,12 @@ void fill_tensor(TensorImpl& t, const sdk_scalar& v) {
   }
   TensorIter it;
   it.build({&t}, "fill_");
+  if (is_complex(t.dtype)) {  // a real value: the imaginary part is zero
+    SDK_DISPATCH_COMPLEX(t.dtype, "fill_", [&] {
+      fill_with(it, scalar_t(scalar_as<typename scalar_t::value_type>(v)));
+    });
+    return;
+  }
   if (is_float8(t.dtype)) {  // the value's one byte, stored as any byte is
     SDK_DISPATCH_FLOAT8(t.dtype, "fill_", [&] { fill_with(it, scalar_as<scalar_t>(v).x); });
     return;
@@ -310,6 +386,7 @@ void check_fill_value(const sdk_scalar& v, sdk_dtype dtype, const char* op) {
   const bool is_float = v.kind == SDK_SCALAR_FLOAT;
   const double x = is_float ? v.f : static_cast<double>(v.i);
   bool fits = true;
+  if (is_complex(dtype)) dtype = complex_part(dtype);  // the real part takes the value
   if (is_floating(dtype)) {
     double max = std::numeric_limits<double>::max();
     if (dtype == SDK_FLOAT16) max = 65504.0;
@@ -431,6 +508,7 @@ SDK_API sdk_status sdk_to_dtype(const sdk_tensor* t, sdk_dtype dtype, int32_t co
   } else {
     // Keep a transposed input's layout, as torch's .to() does.
     Ref r = empty_like_layout(x.ndim, x.sizes, dtype, x.device(), {&x});
+    ExplicitConversion explicit_conversion;
     copy_into(*r, x);
     *result = r.release_handle();
   }
@@ -462,6 +540,7 @@ SDK_API sdk_status sdk_copy_(sdk_tensor* dst, const sdk_tensor* src) {
              " cannot be broadcast to the destination shape ", shape_str(d));
   }
   if (&d != &s && !same_view(d, s)) {
+    ExplicitConversion explicit_conversion;
     if (shares_storage(d, s)) {
       Ref tmp = contiguous_copy(s);  // overlapping: read everything before writing
       copy_into(d, *tmp);

@@ -363,6 +363,10 @@ SDK_API sdk_status sdk_unary(int32_t op, const sdk_tensor* x, sdk_tensor* out,
   const TensorImpl& tx = checked(x, "sdk_unary", "x");
   if (!out) check_not_null(result, "sdk_unary", "result");
   if (op < 0 || op >= kUnaryOps) SDK_FAIL(SDK_ERROR_VALUE, "sdk_unary: unknown op code ", op);
+  if (is_complex(tx.dtype)) {
+    unary_complex(op, tx, out, result);
+    return SDK_OK;
+  }
   const char* name = unary_name(op);
   UnaryTypes ty = unary_types(op, tx.dtype);
   OutPlan plan;

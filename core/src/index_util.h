@@ -53,8 +53,11 @@ inline void copy_elem(char* d, const char* s, int64_t isz) {
     case 4:
       std::memcpy(d, s, 4);
       break;
-    default:
+    case 8:
       std::memcpy(d, s, 8);
+      break;
+    default:  // complex128
+      std::memcpy(d, s, size_t(isz));
       break;
   }
 }

@@ -43,7 +43,8 @@ inline const char* dname(sdk_dtype d) {
 
 // torch's casting rule for out=: no float -> integral, no non-bool -> bool.
 inline bool can_cast(sdk_dtype from, sdk_dtype to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
   if (from != SDK_BOOL && to == SDK_BOOL) return false;
   return true;
 }
@@ -156,8 +157,11 @@ inline void copy_same_dtype(const TensorImpl& src, TensorImpl& dst) {
             return run(uint16_t());
           case 4:
             return run(uint32_t());
-          default:
+          case 8:
             return run(uint64_t());
+          default:  // complex128
+            for (int64_t i = 0; i < n; ++i)
+              std::memcpy(p[0] + i * st[0], p[1] + i * st[1], size_t(isz));
         }
       });
 }

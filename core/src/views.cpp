@@ -1,5 +1,6 @@
 // core/src/views.cpp: shape views sharing storage (view, reshape, permute, slice, expand, ...).
 #include <algorithm>
+#include <vector>
 
 #include "cuda/glue/cuda_glue.h"
 #include "elementwise.h"
@@ -193,6 +194,53 @@ SDK_API sdk_status sdk_view_dtype(const sdk_tensor* t, sdk_dtype dtype, sdk_tens
                  " bytes), not as ", dtype_name(dtype));
   Ref r = make_view(x, x.ndim, x.sizes, x.strides, x.offset);
   r->dtype = dtype;
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_view_as_real(const sdk_tensor* t, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_view_as_real", "t");
+  check_not_null(result, "sdk_view_as_real", "result");
+  SDK_TYPE_CHECK(is_complex(x.dtype), "view_as_real: only complex tensors are supported, got ",
+                 dtype_name(x.dtype));
+  std::vector<int64_t> sizes(size_t(x.ndim) + 1), strides(size_t(x.ndim) + 1);
+  for (int64_t d = 0; d < x.ndim; ++d) {
+    sizes[d] = x.sizes[d];
+    strides[d] = x.strides[d] * 2;  // in parts, two to an element
+  }
+  sizes[x.ndim] = 2;
+  strides[x.ndim] = 1;
+  Ref r = make_view(x, x.ndim + 1, sizes.data(), strides.data(), x.offset * 2);
+  r->dtype = complex_part(x.dtype);
+  *result = r.release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_view_as_complex(const sdk_tensor* t, sdk_tensor** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_view_as_complex", "t");
+  check_not_null(result, "sdk_view_as_complex", "result");
+  SDK_TYPE_CHECK(x.dtype == SDK_FLOAT32 || x.dtype == SDK_FLOAT64,
+                 "view_as_complex: only float32 and float64 tensors are supported, got ",
+                 dtype_name(x.dtype));
+  SDK_VALUE_CHECK(x.ndim > 0, "view_as_complex: the input must have one or more dims");
+  const int64_t last = x.ndim - 1;
+  SDK_VALUE_CHECK(x.sizes[last] == 2, "view_as_complex: the last dim must have size 2, got shape ",
+                  shape_str(x));
+  SDK_VALUE_CHECK(x.strides[last] == 1, "view_as_complex: the last dim must have stride 1, got ",
+                  x.strides[last]);
+  for (int64_t d = 0; d < last; ++d) {
+    SDK_VALUE_CHECK(x.strides[d] % 2 == 0,
+                    "view_as_complex: every stride but the last must be even, ", "dim ", d, " has ",
+                    x.strides[d]);
+  }
+  SDK_VALUE_CHECK(x.offset % 2 == 0, "view_as_complex: the storage offset must be even, got ",
+                  x.offset);
+  std::vector<int64_t> strides(size_t(last) + 1);  // + 1: never empty, data() is valid
+  for (int64_t d = 0; d < last; ++d) strides[d] = x.strides[d] / 2;
+  Ref r = make_view(x, last, x.sizes, strides.data(), x.offset / 2);
+  r->dtype = x.dtype == SDK_FLOAT64 ? SDK_COMPLEX128 : SDK_COMPLEX64;
   *result = r.release_handle();
   SDK_SAFE_CALL_END;
 }

@@ -392,10 +392,10 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "are there): keep the bytes in a uint8 tensor (kByte) and convert in the kernel",
     ),
     (
-        rf"({_NS})?(complex|kComplex\w+|ScalarType::Complex\w+)|"
-        r"torch::headeronly::ScalarType::Complex\w+|(c10|torch/headeronly)/util/complex\.h",
-        "no complex dtypes in the core's dtype table: keep the real and imaginary parts as a "
-        "last dimension of 2 in a float tensor",
+        rf"({_NS})?(k?ComplexHalf|ScalarType::ComplexHalf)|"
+        r"torch::headeronly::ScalarType::ComplexHalf",
+        "no complex32 (ComplexHalf) in the core's dtype table (complex64 and complex128 are "
+        "there): keep float16 parts as a last dimension of 2 in a float16 tensor",
     ),
     (
         rf"({_NS})?(kUInt(16|32|64)|ScalarType::UInt(16|32|64))|"

@@ -103,6 +103,8 @@ INCLUDES: dict[str, str] = {
     "c10/util/Float8_e5m2.h": "sdk/float8.h",
     "c10/util/Float8_e4m3fnuz.h": "sdk/float8.h",
     "c10/util/Float8_e5m2fnuz.h": "sdk/float8.h",
+    "c10/util/complex.h": "sdk/complex.h",
+    "c10/util/complex_math.h": "sdk/complex.h",
     "c10/core/ScalarType.h": "sdk/dtype.h",
     "c10/core/ScalarTypeToTypeMeta.h": "sdk/dtype.h",
     "c10/util/typeid.h": "sdk/dtype.h",
@@ -150,6 +152,7 @@ INCLUDES: dict[str, str] = {
     "torch/headeronly/util/Float8_e5m2.h": "sdk/float8.h",
     "torch/headeronly/util/Float8_e4m3fnuz.h": "sdk/float8.h",
     "torch/headeronly/util/Float8_e5m2fnuz.h": "sdk/float8.h",
+    "torch/headeronly/util/complex.h": "sdk/complex.h",
     "torch/csrc/stable/device.h": "sdk/stable.h",
     # gpuAtomicAdd and atomicAdd for the 16-bit floats and small integers; THC's header was
     # their older home. CUDAApplyUtils.cuh is included for them and for the CUDA context; its

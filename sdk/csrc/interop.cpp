@@ -45,6 +45,10 @@ bool dtype_from_typestr(const char* ts, sdk_dtype* dt) {
     *dt = SDK_FLOAT32;
   else if (kind == 'f' && size == 8)
     *dt = SDK_FLOAT64;
+  else if (kind == 'c' && size == 8)
+    *dt = SDK_COMPLEX64;
+  else if (kind == 'c' && size == 16)
+    *dt = SDK_COMPLEX128;
   else
     return false;
   return true;

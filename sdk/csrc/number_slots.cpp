@@ -194,9 +194,25 @@ PyObject* nb_invert(PyObject* a) {
   return unary_slot(a, is_bool ? SDK_LOGICAL_NOT : SDK_BITWISE_NOT, FB_NONE);
 }
 
+// A Python complex as a 0-dim complex128 tensor (the number exactly; promotion with a tensor of
+// dims then gives that tensor's complex width), or nullptr with an exception set.
+PyObject* complex_operand(PyObject* z) {
+  const double parts[2] = {PyComplex_RealAsDouble(z), PyComplex_ImagAsDouble(z)};
+  if (PyErr_Occurred()) return nullptr;
+  sdk_tensor* t = nullptr;
+  if (sdk_empty(0, nullptr, SDK_COMPLEX128, sdk_device{SDK_CPU, 0}, &t) != SDK_OK)
+    return raise_last_error();
+  std::memcpy(sdk_tensor_data_ptr(t), parts, sizeof(parts));
+  return wrap(t);
+}
+
 PyObject* tb_richcompare(PyObject* a, PyObject* b, int cmp) {
   static const int32_t ops[] = {SDK_LT, SDK_LE, SDK_EQ, SDK_NE, SDK_GT, SDK_GE};
   if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (PyComplex_Check(b)) {  // else Python would answer == by identity: a silent False
+    OwnedRef z(complex_operand(b));
+    return z.p ? binary_slot(a, z.p, ops[cmp], FB_NONE, false) : nullptr;
+  }
   if (!is_tensor(b)) {
     sdk_scalar s;
     int k = scalar_value(b, &s);

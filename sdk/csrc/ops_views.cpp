@@ -1,6 +1,6 @@
 // sdk/csrc/ops_views.cpp: raw ops that make views, and contiguous.
-// view, view_dtype, reshape, expand, as_strided, permute, transpose, slice, select, (un)squeeze,
-// flatten, split, _alias.
+// view, view_dtype, view_as_real/complex, reshape, expand, as_strided, permute, transpose, slice,
+// select, (un)squeeze, flatten, split, _alias.
 #include "ops_util.h"
 
 using namespace sdkpy;
@@ -30,6 +30,19 @@ SDK_PY_FASTCALL(o_view_dtype) {
       !dtype_arg(args[1], "view", "dtype", &dt))
     return nullptr;
   return finish(sdk_view_dtype(t, dt, &r), &r, nullptr);
+}
+// view_as_real(t) / view_as_complex(t): a complex tensor's parts as a last dim of 2, and back.
+PyObject* one_tensor_view(PyObject* const* args, Py_ssize_t nargs, const char* op,
+                          sdk_status (*fn)(const sdk_tensor*, sdk_tensor**)) {
+  sdk_tensor *t, *r = nullptr;
+  if (!check_nargs(op, nargs, 1, 1) || !tensor_arg(args[0], op, "input", &t)) return nullptr;
+  return finish(fn(t, &r), &r, nullptr);
+}
+SDK_PY_FASTCALL(o_view_as_real) {
+  return one_tensor_view(args, nargs, "view_as_real", sdk_view_as_real);
+}
+SDK_PY_FASTCALL(o_view_as_complex) {
+  return one_tensor_view(args, nargs, "view_as_complex", sdk_view_as_complex);
 }
 SDK_PY_FASTCALL(o_reshape) { return with_sizes(args, nargs, "reshape", sdk_reshape); }
 SDK_PY_FASTCALL(o_expand) { return with_sizes(args, nargs, "expand", sdk_expand); }
@@ -188,6 +201,8 @@ SDK_PY_FASTCALL(o_alias) {
 PyMethodDef sdkpy::ops_views_methods[] = {
     SDK_PY_FASTCALL_METHOD("view", o_view, "view(input, size)"),
     SDK_PY_FASTCALL_METHOD("view_dtype", o_view_dtype, "view_dtype(input, dtype)"),
+    SDK_PY_FASTCALL_METHOD("view_as_real", o_view_as_real, "view_as_real(input)"),
+    SDK_PY_FASTCALL_METHOD("view_as_complex", o_view_as_complex, "view_as_complex(input)"),
     SDK_PY_FASTCALL_METHOD("reshape", o_reshape, "reshape(input, size)"),
     SDK_PY_FASTCALL_METHOD("expand", o_expand, "expand(input, size)"),
     SDK_PY_FASTCALL_METHOD("as_strided", o_as_strided,

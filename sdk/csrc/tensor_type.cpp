@@ -160,18 +160,23 @@ PyObject* get_use_count(PyObject* self, void*) {
 // numpy's typestr of a dtype ("<f4": byte order, kind letter, itemsize), from its SDK_DTYPES
 // row; nullptr for bfloat16 (numpy has no such type) and unknown codes.
 const char* typestr(sdk_dtype dt) {
-  using Str = std::array<char, 4>;
+  using Str = std::array<char, 5>;
   static const auto kTypestrs = [] {
     std::array<Str, sdk::detail::kDtypeCount> strs{};
     for (int i = 0; i < sdk::detail::kDtypeCount; ++i) {
       const sdk::detail::DtypeFacts& f = sdk::detail::kDtypeFacts[i];
-      const char letter = f.kind == SDK_DL_BOOL    ? 'b'
-                          : f.kind == SDK_DL_UINT  ? 'u'
-                          : f.kind == SDK_DL_INT   ? 'i'
-                          : f.kind == SDK_DL_FLOAT ? 'f'
-                                                   : '\0';
+      const char letter = f.kind == SDK_DL_BOOL      ? 'b'
+                          : f.kind == SDK_DL_UINT    ? 'u'
+                          : f.kind == SDK_DL_INT     ? 'i'
+                          : f.kind == SDK_DL_FLOAT   ? 'f'
+                          : f.kind == SDK_DL_COMPLEX ? 'c'
+                                                     : '\0';
       const char order = f.itemsize == 1 ? '|' : '<';
-      if (letter) strs[i] = Str{order, letter, static_cast<char>('0' + f.itemsize), '\0'};
+      const char tens = static_cast<char>('0' + f.itemsize / 10), ones = '0' + f.itemsize % 10;
+      if (letter && f.itemsize >= 10)
+        strs[i] = Str{order, letter, tens, static_cast<char>(ones)};
+      else if (letter)
+        strs[i] = Str{order, letter, static_cast<char>(ones), '\0'};
     }
     return strs;
   }();
@@ -526,6 +531,16 @@ PyObject* read_element(const void* p, sdk_dtype dt) {
       return PyFloat_FromDouble(sdk::Float8_e5m2fnuz::from_bits(*static_cast<const uint8_t*>(p)));
     case SDK_FLOAT8_E4M3FNUZ:
       return PyFloat_FromDouble(sdk::Float8_e4m3fnuz::from_bits(*static_cast<const uint8_t*>(p)));
+    case SDK_COMPLEX64: {
+      float z[2];
+      std::memcpy(z, p, sizeof(z));
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
+    case SDK_COMPLEX128: {
+      double z[2];
+      std::memcpy(z, p, sizeof(z));
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
     default:
       PyErr_Format(PyExc_TypeError, "unsupported dtype code %d", static_cast<int>(dt));
       return nullptr;

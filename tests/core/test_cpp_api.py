@@ -35,6 +35,7 @@ CPP_API_HEADERS = [
     "array_ref.h",
     "composite.h",
     "composite_math.h",
+    "complex.h",
     "device.h",
     "dispatch.h",
     "div_rtn.h",
@@ -254,6 +255,24 @@ def test_nvcc_compiles_float8_conversions(tmp_path: Path) -> None:
         f"-I{INCLUDE}",
         "-c",
         str(CPP / "cuda_float8_kernel.cpp"),
+    ]
+    _run([*cmd, "-o", str(obj)])
+    assert obj.stat().st_size > 0
+
+
+def test_nvcc_compiles_complex_arithmetic(tmp_path: Path) -> None:
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    obj = tmp_path / "cuda_complex_kernel.o"
+    cmd = [
+        nvcc,
+        "-std=c++17",
+        "-x",
+        "cu",
+        f"-I{INCLUDE}",
+        "-c",
+        str(CPP / "cuda_complex_kernel.cpp"),
     ]
     _run([*cmd, "-o", str(obj)])
     assert obj.stat().st_size > 0

@@ -19,7 +19,7 @@ from sdk import _dtype
 from tests.core.test_cpp_api import INCLUDE, _cxx
 
 ABI_1_0 = Path(__file__).resolve().parents[1] / "abi" / "abi_1_0" / "include" / "sdk" / "c_api.h"
-_ROW = re.compile(r'X\((\w+), (\d+), "(\w+)", (\w+), (\d+), (\w+), (\w+), "(\w*)"\)')
+_ROW = re.compile(r'X\((\w+), (\d+), "(\w+)", (\w+), (\d+), (\w+), ([\w<>]+), "(\w*)"\)')
 # The names schemas took for ScalarType defaults before the table (torch's spellings).
 _SCHEMA_NAMES_BEFORE = {
     "float": 8, "float32": 8, "double": 9, "float64": 9, "half": 6, "float16": 6,
@@ -42,7 +42,7 @@ ROWS = table_rows()
 
 
 def test_rows_are_the_codes_in_order():
-    assert [r[1] for r in ROWS] == list(range(len(ROWS))) and len(ROWS) == 14
+    assert [r[1] for r in ROWS] == list(range(len(ROWS))) and len(ROWS) == 16
 
 
 def test_abi_1_0_codes_are_unchanged():
@@ -75,7 +75,8 @@ def test_python_dtypes_follow_the_table():
         assert sdk._C.DTYPES[name] == (code, torch_name, itemsize, kind, alias)
         assert (d.code, d.name, d.itemsize, repr(d)) == (code, name, itemsize, f"sdk.{name}")
         assert d.is_floating_point == (kind in ("FLOAT", "BFLOAT") or kind.startswith("FLOAT8_"))
-        assert d.is_signed == (kind == "INT" or d.is_floating_point)
+        assert d.is_complex == (kind == "COMPLEX")
+        assert d.is_signed == (kind in ("INT", "COMPLEX") or d.is_floating_point)
         assert getattr(_dtype, "bool_" if name == "bool" else name) is d
         assert _dtype.as_dtype(name) is d and (not alias or getattr(sdk, alias) is d)
         t = sdk.zeros(2, dtype=d)
@@ -94,10 +95,11 @@ def test_python_dtypes_follow_the_table():
 def test_python_names_are_the_old_ones():
     """sdk's dtype attributes and as_dtype's names are what they were before the table."""
     aliases = {"float": "float32", "double": "float64", "half": "float16", "long": "int64",
-               "int": "int32", "short": "int16"}  # fmt: skip
+               "int": "int32", "short": "int16", "cfloat": "complex64",
+               "cdouble": "complex128"}  # fmt: skip
     assert {a: d.name for a, d in _dtype.TORCH_NAMES.items() if a != d.name} == aliases
     assert set(_dtype._BY_NAME) == {r[2] for r in ROWS} | set(aliases) | {"bool_"}
-    for bad in ("byte", "char", "Float", "bool_x", "complex64"):
+    for bad in ("byte", "char", "Float", "bool_x", "complex32"):
         with pytest.raises(TypeError, match="unknown dtype name"):
             _dtype.as_dtype(bad)
 
@@ -149,9 +151,11 @@ def test_schema_takes_exactly_the_names_the_table_implies():
     implied = {}
     for _, code, name, torch_name, *_ in ROWS:
         implied[name] = implied[torch_name.lower()] = code
-    # The names of before the table, and each later row's (float8_e4m3fn, ABI 1.10) once.
+    # The names of before the table, and each later row's: its name (float8_e4m3fn, ABI 1.10)
+    # and its ScalarType's lowercased where that differs (complexfloat, ABI 1.11).
     assert {k: v for k, v in implied.items() if v < 10} == _SCHEMA_NAMES_BEFORE
-    assert {k: v for k, v in implied.items() if v >= 10} == {r[2]: r[1] for r in ROWS[10:]}
+    later = {r[2]: r[1] for r in ROWS[10:]} | {r[3].lower(): r[1] for r in ROWS[10:]}
+    assert {k: v for k, v in implied.items() if v >= 10} == later
     for text, code in implied.items():
         assert _default_of(text) is _dtype.DTYPES[code], text
     for text in ("Float", "FLOAT", "bool_", "float3", "floatt", "uint16", "cfloat", "Half"):

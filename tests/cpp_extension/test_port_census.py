@@ -366,6 +366,24 @@ def test_float8_names_are_counterparts_not_refusals():
     assert all(_port_census.refusal(row[0], row[1]) is None for row in names)
 
 
+def test_complex_names_are_counterparts_not_refusals():
+    """complex64 and complex128 are dtypes of the core (ABI 1.11): torch's names of them and of
+    c10::complex map; only complex32 (ComplexHalf) is refused."""
+    names = [
+        ["c10::complex", "name", 3, 2, 0, 0, 2],
+        ["at::kComplexFloat", "name", 3, 2, 0, 0, 2],
+        ["at::ScalarType::ComplexDouble", "name", 3, 2, 0, 0, 2],
+        ["c10/util/complex.h", "header", 3, 2, 0, 0, 2],
+        ["at::isComplexType", "name", 3, 2, 0, 0, 2],
+        ["c10::toRealValueType", "name", 3, 2, 0, 0, 2],
+        ["AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES", "macro", 3, 2, 0, 0, 2],
+    ]
+    status = {r.name: r.status for r in _port_census.coverage_report(_census(names), INCLUDE).rows}
+    assert status == {row[0]: "counterpart" for row in names}
+    assert all(_port_census.refusal(row[0], row[1]) is None for row in names)
+    assert "no complex32" in _port_census.refusal("at::kComplexHalf", "name")
+
+
 def test_int_list_list_schemas_are_a_counterpart_not_a_refusal():
     census = _census([["schema:int[][]", "schema", 3, 2, 0, 0, 2]])
     status = {r.name: r.status for r in _port_census.coverage_report(census, INCLUDE).rows}

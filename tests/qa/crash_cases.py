@@ -208,7 +208,7 @@ def special_cases():
     add("argmax empty dim", lambda: sdk.empty(0, 3).argmax(1))
     add("from_dlpack junk", lambda: sdk.from_dlpack(object()))
     add("from_numpy obj", lambda: sdk.from_numpy(np.array([object()])))
-    add("from_numpy complex", lambda: sdk.from_numpy(np.ones(2, dtype=np.complex64)))
+    add("from_numpy complex256", lambda: sdk.from_numpy(np.ones(2, dtype=np.clongdouble)))
     add(
         "from_numpy readonly",
         lambda: sdk.from_numpy(np.frombuffer(b"\0" * 16, dtype=np.float32)).fill_(1),

@@ -70,6 +70,8 @@ CPP_ONLY: dict[str, str] = {
     "from_c_dtype": "C ABI conversion",
     "to_c": "C ABI conversion",
     "isComplexType": "C++ dtype helper; Python has dtype.is_complex",
+    "toRealValueType": "C++ dtype helper; Python has dtype.to_real()",
+    "toComplexType": "C++ dtype helper; Python has dtype.to_complex()",
     "isFloatingType": "C++ dtype helper; Python has dtype.is_floating_point",
     "isIntegralType": "C++ dtype helper",
     "isFloat8Type": "C++ dtype helper; Python compares with the sdk.float8_* dtypes",

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import sdk
+from tests.sdk.method_walker import walk_methods
 
 # name: (mantissa bits, exponent bias, kind); kind as sdk/float8.h's: "ieee" (inf and NaN in the
 # top exponent), "fn" (S.1111.111 is NaN, no inf, overflow saturates as torch does), "fnuz"
@@ -289,42 +290,13 @@ def test_against_torch():
         assert repr(si) == repr(ti)
 
 
-# Methods whose results differ by nature between two tensors (addresses, memory never
-# written, random draws, type names) or that change the tensor's autograd state.
-_UNCOMPARABLE = {"data_ptr", "const_data_ptr", "new_empty", "resize_", "type", "requires_grad_",
-                 "backward", "retain_grad", "cuda", "untyped_storage", "storage",
-                 "element_size", "nbytes", "itemsize"}  # fmt: skip
-_RANDOM = ("random_", "uniform_", "normal_", "exponential_", "geometric_", "cauchy_",
-           "log_normal_", "bernoulli")  # fmt: skip
-
-
 def test_every_method_moves_the_values_or_names_the_dtype():
     """Each Tensor method callable without arguments either gives, on an e4m3fn tensor, what
     it gives on the same values in float32 (copies, views, conversions), or raises naming
     float8_e4m3fn; never a wrong number."""
     values = [[1.0, -2.0], [0.5, 3.0]]
-    named = 0
-    for name in sorted(n for n in dir(sdk.Tensor) if not n.startswith("_")):
-        if name in _UNCOMPARABLE or name.startswith(_RANDOM):
-            continue
-        x8 = sdk.tensor(values).to(sdk.float8_e4m3fn)
-        x32 = sdk.tensor(values)
-        try:
-            method8, method32 = getattr(x8, name), getattr(x32, name)
-        except Exception:  # properties that need more dims (mT of 1-d): not a method here
-            continue
-        if not callable(method8):
-            continue
-        try:
-            want = method32()
-        except Exception:
-            continue  # needs arguments
-        try:
-            got = method8()
-        except Exception as e:  # noqa: BLE001
-            assert "float8_e4m3fn" in str(e), f"{name}: {type(e).__name__}: {e}"
-            named += 1
-            continue
+
+    def compare(name, got, want):
         if isinstance(want, sdk.Tensor):
             assert got.shape == want.shape, name
             np.testing.assert_array_equal(_f64(got), _f64(want), err_msg=name)
@@ -333,6 +305,13 @@ def test_every_method_moves_the_values_or_names_the_dtype():
                 np.testing.assert_array_equal(_f64(a), _f64(b), err_msg=name)
         else:
             assert got == want, name
+
+    named = walk_methods(
+        lambda: sdk.tensor(values).to(sdk.float8_e4m3fn),
+        lambda name: getattr(sdk.tensor(values), name)(),
+        compare,
+        "float8_e4m3fn",
+    )
     assert named > 50  # the arithmetic, reductions and math functions
 
 

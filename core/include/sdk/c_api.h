@@ -146,10 +146,12 @@ SDK_API sdk_status sdk_abi_check(uint32_t major, uint32_t minor);
  *   kind        the DLPack type code SDK_DL_<kind> (sdk_dl_type_code, below): BOOL, UINT, INT,
  *               FLOAT, BFLOAT (a float32's upper half; numpy has no such type) or one of the
  *               FLOAT8_* codes (ABI 1.10: the 8-bit floats, which DLPack 1.1 names each by its
- *               own code; numpy has none). Floating means FLOAT, BFLOAT or FLOAT8_*; signed
- *               means INT or floating;
+ *               own code; numpy has none) or COMPLEX (ABI 1.11: complex64 and complex128, a
+ *               real and an imaginary part of the float of half the width, real part first).
+ *               Floating means FLOAT, BFLOAT or FLOAT8_* (complex is not floating, as in
+ *               torch); signed means INT, floating or COMPLEX;
  *   cpp_type    the C++ element type (Half and BFloat16 are the 16-bit floats of sdk/half.h,
- *               Float8_* the 8-bit ones of sdk/float8.h);
+ *               Float8_* the 8-bit ones of sdk/float8.h, complex<T> sdk/complex.h's);
  *   py_alias    torch's other Python name for it (torch.float), or "".
  * Rationale: the core, the C++ API (sdk/dtype.h), sdk._C.DTYPES (from which sdk makes its dtype
  * objects) and the schema parser all read these rows, so each fact is written once; a new dtype
@@ -172,7 +174,9 @@ SDK_API sdk_status sdk_abi_check(uint32_t major, uint32_t minor);
   X(FLOAT8_E5M2FNUZ, 12, "float8_e5m2fnuz", Float8_e5m2fnuz, 1, FLOAT8_E5M2FNUZ, Float8_e5m2fnuz, \
     "")                                                                                           \
   X(FLOAT8_E4M3FNUZ, 13, "float8_e4m3fnuz", Float8_e4m3fnuz, 1, FLOAT8_E4M3FNUZ, Float8_e4m3fnuz, \
-    "")
+    "")                                                                                           \
+  X(COMPLEX64, 14, "complex64", ComplexFloat, 8, COMPLEX, complex<float>, "cfloat")               \
+  X(COMPLEX128, 15, "complex128", ComplexDouble, 16, COMPLEX, complex<double>, "cdouble")
 
 /*! \brief X-macro helper: the enum constant of one SDK_DTYPES row. */
 #define SDK_DETAIL_DTYPE_ENUM(NAME, code, ...) SDK_##NAME = code,
@@ -190,7 +194,8 @@ SDK_API int64_t sdk_dtype_itemsize(sdk_dtype dtype);
 /*! \brief Name of `dtype` ("float32"), or NULL for an unknown code. */
 SDK_API const char* sdk_dtype_name(sdk_dtype dtype);
 /*! \brief The dtype torch's promotion rules give to an op on a and b; -1 for an unknown code
- *  and for an 8-bit float with any other dtype (torch promotes none of them). */
+ *  and for an 8-bit float with any other dtype (torch promotes none of them). A complex dtype
+ *  with a floating one keeps the wider part: complex64 with float64 is complex128 (ABI 1.11). */
 SDK_API sdk_dtype sdk_promote_types(sdk_dtype a, sdk_dtype b);
 
 /*! \brief Device kinds; the values equal DLPack's device codes (SDK_META aside). */
@@ -390,6 +395,15 @@ SDK_API sdk_status sdk_view(const sdk_tensor* t, int64_t ndim, const int64_t* si
  *  size: same sizes, strides and offset, shared storage; TypeError naming both dtypes
  *  otherwise. How the 8-bit floats' codes are read and written as uint8. ABI 1.10. */
 SDK_API sdk_status sdk_view_dtype(const sdk_tensor* t, sdk_dtype dtype, sdk_tensor** result);
+/*! \brief A complex tensor's memory as its real dtype with a last dim of 2 (real, imaginary):
+ *  torch's view_as_real, strides doubled, shared storage. TypeError for a non-complex tensor.
+ *  ABI 1.11. */
+SDK_API sdk_status sdk_view_as_real(const sdk_tensor* t, sdk_tensor** result);
+/*! \brief The inverse of sdk_view_as_real (torch's view_as_complex): a float32 or float64 tensor
+ *  whose last dim has size 2 and stride 1, every other stride even and its offset even, read
+ *  as complex64 or complex128 without the last dim; an error naming what is wrong otherwise.
+ *  ABI 1.11. */
+SDK_API sdk_status sdk_view_as_complex(const sdk_tensor* t, sdk_tensor** result);
 /*! \brief Like sdk_view, but copies when a view is impossible. */
 SDK_API sdk_status sdk_reshape(const sdk_tensor* t, int64_t ndim, const int64_t* sizes,
                                sdk_tensor** result);
@@ -1040,6 +1054,7 @@ typedef enum {
   SDK_DL_UINT = 1,
   SDK_DL_FLOAT = 2,
   SDK_DL_BFLOAT = 4,
+  SDK_DL_COMPLEX = 5, /*!< ABI 1.11 */
   SDK_DL_BOOL = 6,
   SDK_DL_FLOAT8_E4M3FN = 10,   /*!< ABI 1.10 */
   SDK_DL_FLOAT8_E4M3FNUZ = 11, /*!< ABI 1.10 */

@@ -190,6 +190,63 @@ namespace detail {
   SDK_DETAIL_DISPATCH(TYPE, NAME, "float64, float32, " SDK_DETAIL_FLOAT8_NAMES, \
                       SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__))
 
+// ---- complex64 and complex128 (scalar_t is sdk::complex<float> / complex<double>) -----------
+#define SDK_DETAIL_COMPLEX_CASES(...)                              \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::ComplexDouble, __VA_ARGS__) \
+  SDK_DISPATCH_CASE(::sdk::ScalarType::ComplexFloat, __VA_ARGS__)
+#define SDK_DETAIL_FLOATING_AND_COMPLEX_CASES(...) \
+  SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DETAIL_COMPLEX_CASES(__VA_ARGS__)
+#define SDK_DETAIL_ALL_AND_COMPLEX_CASES(...) \
+  SDK_DETAIL_INTEGRAL_CASES(__VA_ARGS__)      \
+  SDK_DETAIL_FLOATING_CASES(__VA_ARGS__) SDK_DETAIL_COMPLEX_CASES(__VA_ARGS__)
+#define SDK_DETAIL_ALL_AND_COMPLEX_NAMES \
+  "uint8, int8, int16, int32, int64, float32, float64, complex64, complex128"
+
+/*! \brief complex128, complex64. */
+#define SDK_DISPATCH_COMPLEX_TYPES(TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "complex128, complex64", SDK_DETAIL_COMPLEX_CASES(__VA_ARGS__))
+/*! \brief complex128, complex64 and one more type. */
+#define SDK_DISPATCH_COMPLEX_TYPES_AND(SCALARTYPE, TYPE, NAME, ...)     \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "complex128, complex64 and one more", \
+                      SDK_DETAIL_COMPLEX_CASES(__VA_ARGS__)             \
+                          SDK_DISPATCH_CASE(SCALARTYPE, __VA_ARGS__))
+/*! \brief float64, float32, complex128, complex64. */
+#define SDK_DISPATCH_FLOATING_AND_COMPLEX_TYPES(TYPE, NAME, ...)             \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "float64, float32, complex128, complex64", \
+                      SDK_DETAIL_FLOATING_AND_COMPLEX_CASES(__VA_ARGS__))
+/*! \brief The floating and complex types and one more. */
+#define SDK_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND1(SCALARTYPE, TYPE, NAME, ...)         \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "float64, float32, complex128, complex64 and one more", \
+                      SDK_DETAIL_FLOATING_AND_COMPLEX_CASES(__VA_ARGS__)                  \
+                          SDK_DISPATCH_CASE(SCALARTYPE, __VA_ARGS__))
+/*! \brief The floating and complex types and two more. */
+#define SDK_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(SCALARTYPE1, SCALARTYPE2, TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, "float64, float32, complex128, complex64 and two more",       \
+                      SDK_DETAIL_FLOATING_AND_COMPLEX_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(     \
+                          SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__))
+/*! \brief The integral, floating and complex types. */
+#define SDK_DISPATCH_ALL_TYPES_AND_COMPLEX(TYPE, NAME, ...)         \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_ALL_AND_COMPLEX_NAMES, \
+                      SDK_DETAIL_ALL_AND_COMPLEX_CASES(__VA_ARGS__))
+/*! \brief SDK_DISPATCH_ALL_TYPES_AND_COMPLEX and one more type (torch spells it _AND). */
+#define SDK_DISPATCH_ALL_TYPES_AND_COMPLEX_AND(SCALARTYPE, TYPE, NAME, ...)         \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_ALL_AND_COMPLEX_NAMES " and one more", \
+                      SDK_DETAIL_ALL_AND_COMPLEX_CASES(__VA_ARGS__)                 \
+                          SDK_DISPATCH_CASE(SCALARTYPE, __VA_ARGS__))
+#define SDK_DISPATCH_ALL_TYPES_AND_COMPLEX_AND1 SDK_DISPATCH_ALL_TYPES_AND_COMPLEX_AND
+/*! \brief SDK_DISPATCH_ALL_TYPES_AND_COMPLEX and two more types. */
+#define SDK_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(SCALARTYPE1, SCALARTYPE2, TYPE, NAME, ...) \
+  SDK_DETAIL_DISPATCH(TYPE, NAME, SDK_DETAIL_ALL_AND_COMPLEX_NAMES " and two more",        \
+                      SDK_DETAIL_ALL_AND_COMPLEX_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(     \
+                          SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__))
+/*! \brief SDK_DISPATCH_ALL_TYPES_AND_COMPLEX and three more types. */
+#define SDK_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(SCALARTYPE1, SCALARTYPE2, SCALARTYPE3, TYPE, NAME, \
+                                                ...)                                               \
+  SDK_DETAIL_DISPATCH(                                                                             \
+      TYPE, NAME, SDK_DETAIL_ALL_AND_COMPLEX_NAMES " and three more",                              \
+      SDK_DETAIL_ALL_AND_COMPLEX_CASES(__VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__)    \
+          SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE3, __VA_ARGS__))
+
 // ---- SDK_DISPATCH_SWITCH: a dispatch made of the cases listed --------------------------------
 //   SDK_DISPATCH_SWITCH(x.scalar_type(), "f",
 //       SDK_DISPATCH_CASE_FLOATING_TYPES([&] { ... }) SDK_DISPATCH_CASE(sdk::kHalf, [&] { ... }))
@@ -209,6 +266,9 @@ namespace detail {
   SDK_DETAIL_FLOATING_CASES(__VA_ARGS__)                                     \
   SDK_DISPATCH_CASE(SCALARTYPE1, __VA_ARGS__) SDK_DISPATCH_CASE(SCALARTYPE2, __VA_ARGS__)
 #define SDK_DISPATCH_CASE_FLOAT8_TYPES(...) SDK_DETAIL_FLOAT8_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_COMPLEX_TYPES(...) SDK_DETAIL_COMPLEX_CASES(__VA_ARGS__)
+#define SDK_DISPATCH_CASE_FLOATING_AND_COMPLEX_TYPES(...) \
+  SDK_DETAIL_FLOATING_AND_COMPLEX_CASES(__VA_ARGS__)
 #define SDK_DISPATCH_CASE_INDEX_TYPES(...)                                       \
   SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Int, index_t, __VA_ARGS__) \
   SDK_PRIVATE_CASE_TYPE_USING_HINT(::sdk::ScalarType::Long, index_t, __VA_ARGS__)
@@ -227,6 +287,8 @@ namespace detail {
 #define SDK_INTEGRAL_TYPES ::sdk::kByte, ::sdk::kChar, ::sdk::kInt, ::sdk::kLong, ::sdk::kShort
 #define SDK_ALL_TYPES SDK_INTEGRAL_TYPES, SDK_FLOATING_TYPES
 #define SDK_INDEX_TYPES ::sdk::kInt, ::sdk::kLong
+/*! \brief complex128, complex64 (torch's AT_COMPLEX_TYPES). */
+#define SDK_COMPLEX_TYPES ::sdk::kComplexDouble, ::sdk::kComplexFloat
 /*! \brief The 8-bit floats (torch's AT_FLOAT8_TYPES without e8m0fnu, which the SDK lacks). */
 #define SDK_FLOAT8_TYPES \
   ::sdk::kFloat8_e5m2, ::sdk::kFloat8_e5m2fnuz, ::sdk::kFloat8_e4m3fn, ::sdk::kFloat8_e4m3fnuz

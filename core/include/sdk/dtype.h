@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "sdk/c_api.h"
+#include "sdk/complex.h"
 #include "sdk/dtype_table.h"
 #include "sdk/float8.h"
 #include "sdk/half.h"
@@ -85,7 +87,31 @@ constexpr bool isIntegralType(ScalarType t, bool includeBool) {
   const int kind = detail::dtype_facts(t).kind;
   return kind == SDK_DL_INT || kind == SDK_DL_UINT || (includeBool && kind == SDK_DL_BOOL);
 }
-constexpr bool isComplexType(ScalarType) { return false; }
+/*! \brief Whether t is complex64 or complex128 (torch's isComplexType). */
+constexpr bool isComplexType(ScalarType t) { return detail::dtype_facts(t).kind == SDK_DL_COMPLEX; }
+/*! \brief The type of a complex dtype's parts (kFloat for kComplexFloat); any other dtype is
+ *  its own (torch's toRealValueType). */
+constexpr ScalarType toRealValueType(ScalarType t) {
+  return t == ScalarType::ComplexFloat    ? ScalarType::Float
+         : t == ScalarType::ComplexDouble ? ScalarType::Double
+                                          : t;
+}
+/*! \brief The complex dtype of a floating dtype's width (torch's toComplexType): kComplexFloat
+ *  for kFloat, kComplexDouble for kDouble; a complex dtype is its own. Half and BFloat16 have no
+ *  complex counterpart here (torch's ComplexHalf), and other dtypes none in torch either. */
+inline ScalarType toComplexType(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float:
+    case ScalarType::ComplexFloat:
+      return ScalarType::ComplexFloat;
+    case ScalarType::Double:
+    case ScalarType::ComplexDouble:
+      return ScalarType::ComplexDouble;
+    default:
+      throw std::invalid_argument(std::string("toComplexType: no complex dtype for ") +
+                                  detail::dtype_facts(t).name);
+  }
+}
 
 inline void str_append(std::string& s, ScalarType t) { s += toString(t); }
 

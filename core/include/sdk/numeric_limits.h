@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sdk/complex.h"
 #include "sdk/float8.h"
 #include "sdk/half.h"
 #include "sdk/macros.h"
@@ -67,10 +68,14 @@ SDK_DETAIL_FLOAT_LIMITS(Float8_e4m3fnuz, Float8_e4m3fnuz::from_bits(0xFF),
                         Float8_e4m3fnuz::from_bits(0x7F))
 #undef SDK_DETAIL_FLOAT_LIMITS
 
-/*! \brief The real type of a scalar type (at::scalar_value_type): the SDK has no complex
- *  dtypes, so every scalar type is its own. */
+/*! \brief The real type of a scalar type (at::scalar_value_type): float for complex<float>,
+ *  and every other scalar type its own. */
 template <typename T>
 struct scalar_value_type {
+  using type = T;
+};
+template <typename T>
+struct scalar_value_type<complex<T>> {
   using type = T;
 };
 

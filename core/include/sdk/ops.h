@@ -374,6 +374,21 @@ inline Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t len
 inline Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   SDK_DETAIL_RETURN("select", sdk_select(self.get(), dim, index, &r_));
 }
+/*! \brief A complex tensor's memory as its parts' dtype with a last dim of 2 (real, imaginary):
+ *  torch's view_as_real (ABI 1.11). */
+inline Tensor view_as_real(const Tensor& self) {
+  SDK_DETAIL_RETURN("view_as_real", sdk_view_as_real(self.get(), &r_));
+}
+/*! \brief A float32/float64 tensor with a last dim of 2 and stride 1 read as complex64/128. */
+inline Tensor view_as_complex(const Tensor& self) {
+  SDK_DETAIL_RETURN("view_as_complex", sdk_view_as_complex(self.get(), &r_));
+}
+/*! \brief The real parts of a complex tensor as a view (a real tensor is its own). */
+inline Tensor real(const Tensor& self) {
+  return isComplexType(self.scalar_type()) ? select(view_as_real(self), -1, 0) : self;
+}
+/*! \brief The imaginary parts of a complex tensor as a view. */
+inline Tensor imag(const Tensor& self) { return select(view_as_real(self), -1, 1); }
 inline std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes,
                                             int64_t dim = 0) {
   std::vector<Tensor> pieces(split_sizes.size());

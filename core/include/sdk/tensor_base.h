@@ -675,8 +675,8 @@ class Tensor {
   const Tensor& resize_(IntArrayRef size) const;
 
   // ---- more of torch's methods (bodies in sdk/ops_data.h and sdk/linalg.h) -------------
-  /*! \brief Always false: sdk has no complex dtypes and no sparse layouts. */
-  bool is_complex() const { return false; }
+  /*! \brief Whether the dtype is complex64 or complex128 (sdk has no sparse layouts). */
+  bool is_complex() const { return isComplexType(scalar_type()); }
   bool is_sparse() const { return false; }
   /*! \brief Whether this is a meta tensor (shapes only, no data: what a Meta kernel sees). */
   bool is_meta() const { return sdk_tensor_device(checked()).type == SDK_META; }
