@@ -303,7 +303,7 @@ _RNG = port_map.INCLUDES_WITHOUT_COUNTERPART["ATen/cuda/CUDAGeneratorImpl.h"]
 REFUSALS: tuple[tuple[str, str], ...] = (
     (r"THC?[A-Z].*", "THC was removed from torch itself; use the sdk/cuda.h helpers"),
     (
-        r"at::native(::.*)?|ATen/NativeFunctions\.h|ATen/native/.*",
+        r"at::native(::.*)?|ATen/native/.*",
         "ATen's internal kernels are not part of the SDK",
     ),
     (

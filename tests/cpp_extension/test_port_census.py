@@ -281,7 +281,8 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
     ("name", "kind", "reason"),
     [
         ("THCState", "name", "THC was removed"),
-        ("ATen/NativeFunctions.h", "header", "internal kernels"),
+        ("ATen/native/cpu/Loops.h", "header", "internal kernels"),
+        ("at::native::add", "name", "internal kernels"),
         ("ATen/cpu/vec/vec.h", "header", "Vectorized"),
         ("c10::make_intrusive", "name", "custom classes"),
         ("at::ScalarType::QUInt4x2", "name", "quantized"),

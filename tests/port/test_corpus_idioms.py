@@ -1,7 +1,9 @@
 """The porting corpus of idioms met in published extensions (corpus_idioms/): a per-device
 kernel registry filled by a token-pasting macro (`at::k##device`), DeviceTypeName by
 argument-dependent lookup, at::globalContext(), torch::multinomial, torch::tensor({1, 0}) and
-std::unique_ptr with no <memory>. Each case is ported with `python -m cpp_extension port`
+std::unique_ptr with no <memory>; and an older-style module (legacy_module/) whose ops header
+includes only torch/torch.h (pybind11 comes with it in an extension build), which makes its
+masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h. Each case is ported with `python -m cpp_extension port`
 (which must find every name), built, and checked against numpy; the originals are built with
 torch too when it is installed."""
 
@@ -86,3 +88,30 @@ def test_multinomial_frequencies_follow_the_weights(fw, registry):
 def test_multinomial_refuses_bad_weights(fw, registry, weights, n, replacement, message):
     with pytest.raises((RuntimeError, ValueError), match=message):
         registry.sample(fw.tensor(np.array(weights)), n, replacement)
+
+
+@pytest.fixture(scope="module")
+def legacy(fw):
+    return build_case(fw, "idioms", "legacy_module", "ops.cpp", "module.cpp")
+
+
+def test_torch_h_ports_to_the_header_that_brings_the_module_macros(ported):
+    out, _ = ported
+    header = (out / "legacy_module" / "ops.h").read_text()
+    assert "#include <sdk/all_extension.h>" in header
+    assert "#include <sdk/tensor.h>" in (out / "legacy_module" / "ops.cpp").read_text()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_mask_made_through_the_deprecated_type(fw, legacy, dtype):
+    s = np.array([[0.1, 0.9, 0.5], [0.7, 0.2, 0.3]], dtype=dtype)
+    mask, order = (t.numpy() for t in legacy.threshold_mask(fw.tensor(s), 0.4))
+    assert mask.dtype == np.uint8
+    np.testing.assert_array_equal(mask, (s > 0.4).astype(np.uint8))
+    np.testing.assert_array_equal(order, np.argsort(-s, axis=1, kind="stable"))
+    assert legacy.mask_type_is_byte(fw.tensor(s)) is True
+
+
+def test_the_deprecated_type_check_refuses_other_dtypes(fw, legacy):
+    with pytest.raises(RuntimeError, match="scores must be float32 or float64"):
+        legacy.threshold_mask(fw.tensor(np.ones((2, 2), dtype=np.int32)), 0.4)

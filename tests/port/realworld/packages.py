@@ -11,11 +11,12 @@ from __future__ import annotations
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
+from .pkgs.coding import TORCHAC
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.flow import HOUSEHOLDER, SPATIAL_CORRELATION
 from .pkgs.mmcv import MMCV
 from .pkgs.nlp import FAIRSEQ
-from .pkgs.optim import TORCHOPT
+from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
 
@@ -41,5 +42,7 @@ PACKAGES: dict[str, Package] = {
         FAST_RNNT,
         SPATIAL_CORRELATION,
         HOUSEHOLDER,
+        DEEPSPEED,
+        TORCHAC,
     )
 }
