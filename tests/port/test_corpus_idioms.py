@@ -3,7 +3,8 @@ kernel registry filled by a token-pasting macro (`at::k##device`), DeviceTypeNam
 argument-dependent lookup, at::globalContext(), torch::multinomial, torch::tensor({1, 0}) and
 std::unique_ptr with no <memory>; and an older-style module (legacy_module/) whose ops header
 includes only torch/torch.h (pybind11 comes with it in an extension build), which makes its
-masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h. Each case is ported with `python -m cpp_extension port`
+masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h; and a
+neighbour list registered by schema string (pair_list/) with torch::frobenius_norm. Each case is ported with `python -m cpp_extension port`
 (which must find every name), built, and checked against numpy; the originals are built with
 torch too when it is installed."""
 
@@ -115,3 +116,32 @@ def test_a_mask_made_through_the_deprecated_type(fw, legacy, dtype):
 def test_the_deprecated_type_check_refuses_other_dtypes(fw, legacy):
     with pytest.raises(RuntimeError, match="scores must be float32 or float64"):
         legacy.threshold_mask(fw.tensor(np.ones((2, 2), dtype=np.int32)), 0.4)
+
+
+@pytest.fixture(scope="module")
+def pair_list(fw):
+    build_case(fw, "idioms", "pair_list", "pairs.cpp", is_python_module=False)
+    return fw.ops.pair_list
+
+
+def test_pairs_within_a_cutoff(fw, pair_list):
+    pos = np.random.default_rng(3).uniform(0, 4, (7, 3))
+    neighbors, deltas, distances = (t.numpy() for t in pair_list.pairs_within(fw.tensor(pos), 2.5))
+    rows, cols = np.tril_indices(7, -1)
+    order = np.lexsort((cols, rows))  # row-major over the lower triangle
+    rows, cols = rows[order], cols[order]
+    d = pos[rows] - pos[cols]
+    dist = np.sqrt((d * d).sum(1))
+    far = dist > 2.5
+    assert far.any() and (~far).any()
+    np.testing.assert_array_equal(neighbors, np.where(far, -1, np.stack([rows, cols])))
+    np.testing.assert_allclose(distances, np.where(far, np.nan, dist), rtol=1e-12)
+    np.testing.assert_allclose(deltas, np.where(far[:, None], np.nan, d), rtol=1e-12)
+
+
+def test_frobenius_norm_over_two_dims_and_its_limit(fw, pair_list):
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    got = pair_list.whole_norm(fw.tensor(x), 2).numpy()
+    np.testing.assert_allclose(got, [[np.sqrt((x * x).sum())]], rtol=1e-12)
+    with pytest.raises((RuntimeError, ValueError), match="at most 2 dim"):
+        pair_list.whole_norm(fw.tensor(np.ones((2, 2, 2))), 3)

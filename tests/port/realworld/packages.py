@@ -19,6 +19,7 @@ from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
+from .pkgs.vision import TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
 
@@ -44,5 +45,6 @@ PACKAGES: dict[str, Package] = {
         HOUSEHOLDER,
         DEEPSPEED,
         TORCHAC,
+        TORCH_ENCODING,
     )
 }
