@@ -28,7 +28,8 @@ INCLUDES: dict[str, str] = {
     # relies on that, e.g. on assert and INT_MAX
     "torch/types.h": "sdk/all.h",
     "torch/library.h": "sdk/library.h",
-    "torch/script.h": "sdk/library.h",
+    # torch/script.h brings ATen, the autograd Function and op registration
+    "torch/script.h": "sdk/all.h",
     "torch/custom_class.h": "sdk/library.h",
     "torch/autograd.h": "sdk/autograd.h",
     "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",

@@ -1,12 +1,13 @@
 """The porting corpus of idioms met in published extensions (corpus_idioms/): a per-device
 kernel registry filled by a token-pasting macro (`at::k##device`), DeviceTypeName by
 argument-dependent lookup, at::globalContext(), torch::multinomial, torch::tensor({1, 0}) and
-std::unique_ptr with no <memory>; and an older-style module (legacy_module/) whose ops header
-includes only torch/torch.h (pybind11 comes with it in an extension build), which makes its
-masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h; and a
-neighbour list registered by schema string (pair_list/) with torch::frobenius_norm. Each case is ported with `python -m cpp_extension port`
-(which must find every name), built, and checked against numpy; the originals are built with
-torch too when it is installed."""
+std::unique_ptr with no <memory>. Then: an older-style module (legacy_module/) whose ops
+header includes only torch/torch.h (pybind11 comes with it in an extension build), which makes
+its masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h; a
+neighbour list registered by schema string (pair_list/) with torch::frobenius_norm; and an
+autograd Function op library whose one include is torch/script.h (script_autograd/). Each
+case is ported with `python -m cpp_extension port` (which must find every name), built, and
+checked against numpy; the originals are built with torch too when it is installed."""
 
 from __future__ import annotations
 
@@ -145,3 +146,21 @@ def test_frobenius_norm_over_two_dims_and_its_limit(fw, pair_list):
     np.testing.assert_allclose(got, [[np.sqrt((x * x).sum())]], rtol=1e-12)
     with pytest.raises((RuntimeError, ValueError), match="at most 2 dim"):
         pair_list.whole_norm(fw.tensor(np.ones((2, 2, 2))), 3)
+
+
+def test_an_autograd_function_under_torch_script_h(fw):
+    build_case(fw, "idioms", "script_autograd", "affine.cpp", is_python_module=False)
+    rng = np.random.default_rng(5)
+    x, w, b = (
+        rng.standard_normal((2, 3, 1)),
+        rng.standard_normal((2, 4, 3)),
+        rng.standard_normal((2, 4, 1)),
+    )
+    g = rng.standard_normal((2, 4, 1))
+    tx, tw, tb = (fw.tensor(a.copy()).requires_grad_() for a in (x, w, b))
+    y = fw.ops.script_affine.affine(tx, tw, tb)
+    np.testing.assert_allclose(y.detach().numpy(), w @ x + b, rtol=1e-12)
+    (y * fw.tensor(g)).sum().backward()
+    np.testing.assert_allclose(tx.grad.numpy(), np.swapaxes(w, -1, -2) @ g, rtol=1e-12)
+    np.testing.assert_allclose(tw.grad.numpy(), g @ np.swapaxes(x, -1, -2), rtol=1e-12)
+    np.testing.assert_allclose(tb.grad.numpy(), g, rtol=1e-12)

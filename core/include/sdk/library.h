@@ -191,7 +191,9 @@ class Library {
   }
   /*! \brief Define an op and register `fn` as its kernel for every device (torch's
    *  catch-all). `schema_or_name` is a full schema, or a bare name whose schema is
-   *  inferred from fn's C++ signature. */
+   *  inferred from fn's C++ signature. As in torch, the kernel is CompositeImplicitAutograd:
+   *  a call that needs gradients runs it with grad mode on, so an autograd Function applied
+   *  inside records the graph. */
   template <typename F,
             std::enable_if_t<!std::is_same_v<std::decay_t<F>, std::vector<Tag>>, int> = 0>
   Library& def(const std::string& schema_or_name, F&& fn, const std::vector<Tag>& /*tags*/ = {}) & {
@@ -201,7 +203,7 @@ class Library {
       text = detail::infer_schema<detail::StoredCallable<F>>(schema_or_name);
     }
     def(text);
-    return register_kernel(name, DispatchKey::CompositeExplicitAutograd, std::forward<F>(fn));
+    return register_kernel(name, DispatchKey::CompositeImplicitAutograd, std::forward<F>(fn));
   }
   /*! \brief Register `fn` for op `name` under the block's dispatch key (SDK_LIBRARY_IMPL),
    *  or for every device in an SDK_LIBRARY / SDK_LIBRARY_FRAGMENT block. */

@@ -76,7 +76,7 @@ TORCHOPT = Package(
 # CPU op builder builds them: OpenMP and the 256-bit SIMD path (-D__AVX256__, AVX2 + FMA +
 # F16C); 1003 elements so the SIMD body and the scalar tail both run.
 DS_FLAGS = ("-fopenmp", "-mavx2", "-mfma", "-mf16c")
-DS_LR, DS_WD, DS_STEP, DS_N = 1e-2, 0.01, 3, 1003
+DS_LR, DS_WD, DS_STEP, DS_N, DS_SPLIT = 1e-2, 0.01, 3, 1003, 517
 
 
 def _ds_state(rng, half=False):
@@ -103,6 +103,19 @@ def _ds_adam_ref(i):
     denom = np.sqrt(v) / np.sqrt(1 - B2**DS_STEP) + EPS
     p = p * (1 - DS_LR * DS_WD) - DS_LR / (1 - B1**DS_STEP) * m / denom
     return p.astype(i["p"].dtype), m, v
+
+
+def _ds_multi_tensor_adam(ns, fw, i):
+    """The fused step over lists of tensors (grads, params, exp_avg, exp_avg_sq), each state
+    split in two tensors: a list of lists of tensors through pybind11."""
+    lists = [[fw.tensor(i[k][:DS_SPLIT]), fw.tensor(i[k][DS_SPLIT:])] for k in ("g", "p", "m", "v")]
+    noop = fw.tensor(np.zeros(1, np.int32))
+    ns.multi_tensor_adam(2048, noop, lists, DS_LR, B1, B2, EPS, DS_STEP, 1, 1, DS_WD)
+    return [t for k in (1, 2, 3) for t in lists[k]]
+
+
+def _ds_multi_tensor_adam_ref(i):
+    return tuple(a for out in _ds_adam_ref(i) for a in (out[:DS_SPLIT], out[DS_SPLIT:]))
 
 
 def _ds_lion(ns, fw, i):
@@ -151,6 +164,7 @@ DEEPSPEED = Package(
         "csrc/adam",
         "csrc/lion",
         "csrc/adagrad",
+        "csrc/cpu/adam",
         *(f"csrc/includes/{h}.h" for h in ("cpu_adam", "cpu_lion", "cpu_adagrad", "simd", "sve")),
     ),
     why="training at scale: ZeRO-Offload's SIMD CPU optimizer steps",
@@ -158,6 +172,8 @@ DEEPSPEED = Package(
         _ds_build("cpu_adam", "csrc/adam/cpu_adam.cpp", "csrc/adam/cpu_adam_impl.cpp"),
         _ds_build("cpu_lion", "csrc/lion/cpu_lion.cpp", "csrc/lion/cpu_lion_impl.cpp"),
         _ds_build("cpu_adagrad", "csrc/adagrad/cpu_adagrad.cpp"),
+        # the CPU build of the fused (multi-tensor) Adam op, over the same optimizer code
+        _ds_build("fused_adam", "csrc/cpu/adam/fused_adam.cpp", "csrc/adam/cpu_adam_impl.cpp"),
     ),
     ops=(
         Op("adam_update", "cpu_adam", _ds_state, _ds_adam, _ds_adam_ref, rtol=1e-5),
@@ -178,6 +194,13 @@ DEEPSPEED = Package(
             lambda i: (i["p"], i["m"], i["v"]),
             rtol=1e-4,
             atol=1e-5,
+        ),
+        Op(
+            "multi_tensor_adam",
+            "fused_adam",
+            _ds_state,
+            _ds_multi_tensor_adam,
+            _ds_multi_tensor_adam_ref,
         ),
         Op("lion_update", "cpu_lion", _ds_state, _ds_lion, _ds_lion_ref),
         Op("adagrad_update", "cpu_adagrad", _ds_state, _ds_adagrad, _ds_adagrad_ref),
