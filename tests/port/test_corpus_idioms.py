@@ -114,6 +114,13 @@ def test_a_mask_made_through_the_deprecated_type(fw, legacy, dtype):
     assert legacy.mask_type_is_byte(fw.tensor(s)) is True
 
 
+def test_a_cast_to_another_tensors_type_and_dtype(fw, legacy):
+    x = np.array([1.5, -2.25, 3.0])
+    for a in legacy.as_type_of(fw.tensor(x), fw.tensor(np.zeros(2, np.float32))):
+        assert a.numpy().dtype == np.float32
+        np.testing.assert_array_equal(a.numpy(), x.astype(np.float32))
+
+
 def test_the_deprecated_type_check_refuses_other_dtypes(fw, legacy):
     with pytest.raises(RuntimeError, match="scores must be float32 or float64"):
         legacy.threshold_mask(fw.tensor(np.ones((2, 2), dtype=np.int32)), 0.4)

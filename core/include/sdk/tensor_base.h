@@ -294,6 +294,13 @@ class Tensor {
       delete;  // the borrowed tensor would be a temporary
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  // exact overloads: TypeMeta and the deprecated type convert to ScalarType and TensorOptions
+  Tensor to(TypeMeta dtype, bool non_blocking = false, bool copy = false) const {
+    return to(dtype.toScalarType(), non_blocking, copy);
+  }
+  Tensor to(DeprecatedTypeProperties type, bool non_blocking = false, bool copy = false) const {
+    return to(TensorOptions(type), non_blocking, copy);
+  }
   /*! \brief To `device` and `dtype` at once. */
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor type_as(const Tensor& other) const;

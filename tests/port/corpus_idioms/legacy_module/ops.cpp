@@ -34,3 +34,7 @@ bool mask_type_is_byte(const at::Tensor& scores) {
   auto type = scores.type().toScalarType(at::kByte);
   return type.scalarType() == at::kByte && type != scores.type() && !type.is_cuda();
 }
+
+std::vector<at::Tensor> as_type_of(const at::Tensor& x, const at::Tensor& y) {
+  return {x.to(y.type()), x.to(y.dtype())};
+}
