@@ -2,8 +2,9 @@
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
 extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
 pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
-clouds, sorting, attention, optimizers, sequence modelling, speech, optical flow and
-orthogonal parametrizations. CPU ops run, CUDA-only
+clouds, sorting, attention, optimizers (differentiable, and large-scale training's SIMD CPU
+steps), sequence modelling, speech, optical flow, orthogonal parametrizations, learned
+compression and semantic segmentation. CPU ops run, CUDA-only
 ones compile."""
 
 from __future__ import annotations
