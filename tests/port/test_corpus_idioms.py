@@ -155,7 +155,8 @@ def test_frobenius_norm_over_two_dims_and_its_limit(fw, pair_list):
         pair_list.whole_norm(fw.tensor(np.ones((2, 2, 2))), 3)
 
 
-def test_an_autograd_function_under_torch_script_h(fw):
+@pytest.mark.parametrize("op", ["affine", "affine_impl"])
+def test_an_autograd_function_under_torch_script_h(fw, op):
     build_case(fw, "idioms", "script_autograd", "affine.cpp", is_python_module=False)
     rng = np.random.default_rng(5)
     x, w, b = (
@@ -165,7 +166,7 @@ def test_an_autograd_function_under_torch_script_h(fw):
     )
     g = rng.standard_normal((2, 4, 1))
     tx, tw, tb = (fw.tensor(a.copy()).requires_grad_() for a in (x, w, b))
-    y = fw.ops.script_affine.affine(tx, tw, tb)
+    y = getattr(fw.ops.script_affine, op)(tx, tw, tb)
     np.testing.assert_allclose(y.detach().numpy(), w @ x + b, rtol=1e-12)
     (y * fw.tensor(g)).sum().backward()
     np.testing.assert_allclose(tx.grad.numpy(), np.swapaxes(w, -1, -2) @ g, rtol=1e-12)

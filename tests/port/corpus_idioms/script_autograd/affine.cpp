@@ -1,6 +1,7 @@
 // An op library in the idiom of TorchScript-era extensions: torch/script.h as the only
 // include (it brings ATen, the autograd Function and op registration), an autograd Function
-// with its own backward, and TORCH_LIBRARY's m.def of a plain function (schema inferred).
+// with its own backward, and TORCH_LIBRARY's m.def of a plain function (schema inferred), or
+// m.def of a schema and m.impl of the function in the same block.
 #include <torch/script.h>
 
 using Context = torch::autograd::AutogradContext;
@@ -27,4 +28,9 @@ static Tensor affine(const Tensor& x, const Tensor& w, const Tensor& b) {
   return AffineFunction::apply(x, w, b);
 }
 
-TORCH_LIBRARY(script_affine, m) { m.def("affine", affine); }
+TORCH_LIBRARY(script_affine, m) {
+  m.def("affine", affine);
+  // the same op defined by schema, its kernel given to impl() in the same block (catch-all)
+  m.def("affine_impl(Tensor x, Tensor w, Tensor b) -> Tensor");
+  m.impl("affine_impl", affine);
+}
