@@ -262,10 +262,11 @@ def register_autograd(op: Any, backward: Callable, /, *, setup_context: Callable
 
 
 def _no_formula(name: str) -> type:
+    """A Function whose forward is `run()` (the op's call) and whose backward refuses."""
     from sdk.autograd import Function  # lazy: sdk.autograd is heavy (numpy)
 
-    def forward(ctx: Any, handle: Any, kwargs: dict, *tensors: Any) -> Any:
-        return handle._call_below_autograd(**kwargs)
+    def forward(ctx: Any, run: Any, *tensors: Any) -> Any:
+        return run()
 
     def backward(ctx: Any, *grads: Any) -> Any:
         raise RuntimeError(
@@ -284,7 +285,18 @@ def _autograd_hook(handle: Any, kwargs: dict) -> Any:
         if handle._has_kernel(_C.DISPATCH_AUTOGRAD):  # a C++ Autograd kernel
             return handle._call_key(_C.DISPATCH_AUTOGRAD, **kwargs)
         tensors = [v for v in kwargs.values() if isinstance(v, _C.TensorBase)]
-        return _no_formula(handle.name).apply(handle, kwargs, *tensors)
+        if handle._has_kernel(_C.DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD):
+            # a decomposition (torch's catch-all m.def(name, fn) too): it runs with grad mode
+            # on, so the C++ autograd Functions it applies record the graph
+            out = handle._call_key(_C.DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD, **kwargs)
+            if not _untracked(out):
+                return out
+            # a C++ kernel of plain sdk ops (which do not record): refuse at backward, as
+            # for an op with no formula, rather than return a result with no gradient
+            return _no_formula(handle.name).apply(lambda: out, *tensors)
+        return _no_formula(handle.name).apply(
+            lambda: handle._call_below_autograd(**kwargs), *tensors
+        )
     args = []
     for a in handle.arguments:
         if a["name"] in kwargs:
@@ -294,6 +306,13 @@ def _autograd_hook(handle: Any, kwargs: dict) -> Any:
     if _Default in args:
         args = _with_defaults(handle, args)
     return cls.apply(*args)
+
+
+def _untracked(out: Any) -> bool:
+    """Whether an op's result has floating-point tensors and none of them requires grad."""
+    flat = out if isinstance(out, (tuple, list)) else (out,)
+    floats = [t for t in flat if isinstance(t, _C.TensorBase) and t.dtype.is_floating_point]
+    return bool(floats) and not any(t.requires_grad for t in floats)
 
 
 class _DefaultMarker:

@@ -21,13 +21,15 @@ INCLUDES: dict[str, str] = {
     "torch/nn/modules.h": "sdk/nn_modules.h",
     "torch/nn/options.h": "sdk/nn_options.h",
     "torch/csrc/utils/pybind.h": "sdk/extension.h",
-    "torch/torch.h": "sdk/all.h",
+    # in an extension build torch/torch.h brings torch/extension.h too (see the header)
+    "torch/torch.h": "sdk/all_extension.h",
     "torch/all.h": "sdk/all.h",
     # torch/types.h includes all of ATen (and the standard headers it brings): real code
     # relies on that, e.g. on assert and INT_MAX
     "torch/types.h": "sdk/all.h",
     "torch/library.h": "sdk/library.h",
-    "torch/script.h": "sdk/library.h",
+    # torch/script.h brings ATen, the autograd Function and op registration
+    "torch/script.h": "sdk/all.h",
     "torch/custom_class.h": "sdk/library.h",
     "torch/autograd.h": "sdk/autograd.h",
     "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",
@@ -45,6 +47,8 @@ INCLUDES: dict[str, str] = {
     "ATen/core/Tensor.h": "sdk/tensor.h",
     "ATen/Tensor.h": "sdk/tensor.h",
     "ATen/Functions.h": "sdk/tensor.h",
+    # included by habit beside ATen/ATen.h; its at::native:: kernels stay refused by name
+    "ATen/NativeFunctions.h": "sdk/tensor.h",
     "ATen/TensorOperators.h": "sdk/tensor.h",
     "ATen/TensorIndexing.h": "sdk/indexing.h",
     "ATen/Dispatch.h": "sdk/dispatch.h",

@@ -32,6 +32,7 @@ CPP_API_HEADERS = [
     "acc_type.h",
     "accessor.h",
     "all.h",
+    "all_extension.h",
     "array_ref.h",
     "composite.h",
     "composite_math.h",

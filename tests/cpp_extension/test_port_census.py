@@ -283,6 +283,8 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("THCState", "name", "THC was removed"),
         ("ATen/native/cuda/Loops.cuh", "header", "internal kernels"),
         ("at::native::add_out", "name", "internal kernels"),
+        ("ATen/native/cpu/Loops.h", "header", "internal kernels"),
+        ("at::native::add", "name", "internal kernels"),
         ("ATen/cpu/vec/vec.h", "header", "Vectorized"),
         ("c10::make_intrusive", "name", "custom classes"),
         ("at::ScalarType::QUInt4x2", "name", "quantized"),

@@ -190,6 +190,24 @@ def test_without_autograd_registration_backward_refuses():
         y.sum().backward()
 
 
+def test_a_composite_implicit_kernel_that_records_nothing_refuses_at_backward():
+    # a CompositeImplicitAutograd kernel runs with grad mode on (C++ autograd Functions in it
+    # record: tests/port/test_corpus_idioms.py); a result with no history is refused at
+    # backward, never returned without a gradient (a Python kernel's ops record nothing)
+    n = ns()
+    lib = L.Library(n, "DEF")
+    lib.define("opaque(Tensor x) -> Tensor")
+    lib.impl(
+        "opaque", lambda x: sdk.from_numpy(x.detach().numpy() * 2), "CompositeImplicitAutograd"
+    )
+    y = getattr(sdk.ops, n).opaque(sdk.ones(2, requires_grad=True))
+    np.testing.assert_array_equal(y.detach().numpy(), [2.0, 2.0])
+    assert y.requires_grad
+    with pytest.raises(RuntimeError, match=f"backward through {n}::opaque but no autograd formula"):
+        y.sum().backward()
+    lib._destroy()
+
+
 def test_opcheck_catches_an_unannotated_mutation_and_an_unannotated_alias():
     n = ns()
 

@@ -182,14 +182,26 @@ constexpr bool operator!=(ScalarType a, TypeMeta b) { return a != b.toScalarType
 inline void str_append(std::string& s, TypeMeta t) { s += t.name(); }
 
 /*! \brief What the deprecated Tensor::type() returns (torch's DeprecatedTypeProperties,
- *  still used by tutorial code as AT_DISPATCH_*(x.type(), ...)): converts to ScalarType. */
+ *  still used by tutorial code as AT_DISPATCH_*(x.type(), ...)): converts to ScalarType, and
+ *  to TensorOptions (dtype and device kind), so old code's
+ *  `zeros(sizes, x.type().toScalarType(kByte))` makes a uint8 tensor on x's device. */
 class DeprecatedTypeProperties {
  public:
   constexpr DeprecatedTypeProperties(ScalarType t, bool cuda) : type_(t), cuda_(cuda) {}
   constexpr operator ScalarType() const { return type_; }  // NOLINT: implicit like torch
   constexpr ScalarType scalarType() const { return type_; }
+  constexpr TypeMeta typeMeta() const { return TypeMeta(type_); }
   constexpr bool is_cuda() const { return cuda_; }
   constexpr const char* name() const { return toString(type_); }
+  /*! \brief The same device kind with another dtype. */
+  constexpr DeprecatedTypeProperties toScalarType(ScalarType t) const { return {t, cuda_}; }
+  /*! \brief The same dtype on the CPU / on CUDA. */
+  constexpr DeprecatedTypeProperties cpu() const { return {type_, false}; }
+  constexpr DeprecatedTypeProperties cuda() const { return {type_, true}; }
+  constexpr bool operator==(const DeprecatedTypeProperties& o) const {
+    return type_ == o.type_ && cuda_ == o.cuda_;
+  }
+  constexpr bool operator!=(const DeprecatedTypeProperties& o) const { return !(*this == o); }
 
  private:
   ScalarType type_;

@@ -163,7 +163,7 @@ class Library {
    *  throwing (what the SDK_LIBRARY macros do: they run while a library loads). */
   Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file,
           uint32_t line, bool record_errors = false)
-      : ns_(std::move(ns)), record_errors_(record_errors) {
+      : ns_(std::move(ns)), record_errors_(record_errors), catch_all_(kind != IMPL) {
     std::string source = std::string(file ? file : "?") + ":" + std::to_string(line);
     if (key && detail::is_ignored_key(*key)) return;  // e.g. BackendSelect: nothing to do
     int32_t k = key ? static_cast<int32_t>(*key) : -1;
@@ -177,7 +177,8 @@ class Library {
   Library(Library&& o) noexcept
       : lib_(std::exchange(o.lib_, nullptr)),
         ns_(std::move(o.ns_)),
-        record_errors_(o.record_errors_) {}
+        record_errors_(o.record_errors_),
+        catch_all_(o.catch_all_) {}
   Library& operator=(Library&&) = delete;
 
   /*! \brief Define an op from its schema. */
@@ -191,7 +192,9 @@ class Library {
   }
   /*! \brief Define an op and register `fn` as its kernel for every device (torch's
    *  catch-all). `schema_or_name` is a full schema, or a bare name whose schema is
-   *  inferred from fn's C++ signature. */
+   *  inferred from fn's C++ signature. As in torch, the kernel is CompositeImplicitAutograd:
+   *  a call that needs gradients runs it with grad mode on, so an autograd Function applied
+   *  inside records the graph. */
   template <typename F,
             std::enable_if_t<!std::is_same_v<std::decay_t<F>, std::vector<Tag>>, int> = 0>
   Library& def(const std::string& schema_or_name, F&& fn, const std::vector<Tag>& /*tags*/ = {}) & {
@@ -201,13 +204,15 @@ class Library {
       text = detail::infer_schema<detail::StoredCallable<F>>(schema_or_name);
     }
     def(text);
-    return register_kernel(name, DispatchKey::CompositeExplicitAutograd, std::forward<F>(fn));
+    return register_kernel(name, DispatchKey::CompositeImplicitAutograd, std::forward<F>(fn));
   }
   /*! \brief Register `fn` for op `name` under the block's dispatch key (SDK_LIBRARY_IMPL),
-   *  or for every device in an SDK_LIBRARY / SDK_LIBRARY_FRAGMENT block. */
+   *  or for every device in an SDK_LIBRARY / SDK_LIBRARY_FRAGMENT block (torch's catch-all:
+   *  CompositeImplicitAutograd, as def(name, fn)). */
   template <typename F>
   Library& impl(const std::string& name, F&& fn) & {
-    return register_kernel(name, DispatchKey::Undefined, std::forward<F>(fn));
+    DispatchKey key = catch_all_ ? DispatchKey::CompositeImplicitAutograd : DispatchKey::Undefined;
+    return register_kernel(name, key, std::forward<F>(fn));
   }
   template <typename F>
   Library& impl(const std::string& name, DispatchedKernel<F> k) & {
@@ -229,6 +234,7 @@ class Library {
   sdk_library* lib_ = nullptr;
   std::string ns_;
   bool record_errors_ = false;
+  bool catch_all_ = false;  // an SDK_LIBRARY(_FRAGMENT) scope: impl() without a key is every device
 
   // Throw, or (in a loading library) keep the error for the loader and carry on.
   bool guard(sdk_status st, const std::string& what) {

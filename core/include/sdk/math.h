@@ -417,6 +417,16 @@ inline Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayR
 inline Tensor norm(const Tensor& self, const Scalar& p = 2) {
   return norm(self, std::optional<Scalar>(p), IntArrayRef{});
 }
+/*! \brief The Frobenius norm, sqrt(sum(self * self)), over at most two dims (torch's
+ *  frobenius_norm, which molecular-dynamics code calls for pair distances). */
+inline Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false) {
+  if (dim.size() > 2) {
+    detail::throw_error(SDK_ERROR_VALUE,
+                        detail::concat("frobenius_norm(): expected at most 2 dims, got ",
+                                       static_cast<int64_t>(dim.size())));
+  }
+  return norm(self, std::optional<Scalar>(2), dim, keepdim);
+}
 /*! \brief beta * self + alpha * (batch1 @ batch2) over a batch of matrices. */
 inline Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
                       const Scalar& beta = 1, const Scalar& alpha = 1) {

@@ -37,6 +37,13 @@ class TensorOptions {
   TensorOptions(Layout) {}                                                // NOLINT
   TensorOptions(MemoryFormat format)                                      // NOLINT
       : memory_format_(format), has_memory_format_(true) {}
+  /*! \brief The dtype and device kind of the deprecated Tensor::type() (a CUDA type means
+   *  the current CUDA device, as in torch). */
+  TensorOptions(DeprecatedTypeProperties t)  // NOLINT: implicit like torch
+      : dtype_(t.scalarType()),
+        device_(t.is_cuda() ? Device(DeviceType::CUDA) : Device(DeviceType::CPU)),
+        has_dtype_(true),
+        has_device_(true) {}
 
   /*! \brief A copy with the dtype set. */
   TensorOptions dtype(ScalarType dtype) const {

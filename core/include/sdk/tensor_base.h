@@ -294,6 +294,13 @@ class Tensor {
       delete;  // the borrowed tensor would be a temporary
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  // exact overloads: TypeMeta and the deprecated type convert to ScalarType and TensorOptions
+  Tensor to(TypeMeta dtype, bool non_blocking = false, bool copy = false) const {
+    return to(dtype.toScalarType(), non_blocking, copy);
+  }
+  Tensor to(DeprecatedTypeProperties type, bool non_blocking = false, bool copy = false) const {
+    return to(TensorOptions(type), non_blocking, copy);
+  }
   /*! \brief To `device` and `dtype` at once. */
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor type_as(const Tensor& other) const;
@@ -339,22 +346,7 @@ class Tensor {
   Tensor expand_as(const Tensor& other) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   /*! \brief Dim `source` moved to position `destination`, the others in order. */
-  Tensor movedim(int64_t source, int64_t destination) const {
-    const int64_t n = dim();
-    const int64_t src = source < 0 ? source + n : source;
-    const int64_t dst = destination < 0 ? destination + n : destination;
-    if (src < 0 || src >= n || dst < 0 || dst >= n) {
-      detail::throw_error(SDK_ERROR_INDEX,
-                          detail::concat("movedim: dims ", source, ", ", destination,
-                                         " out of range for a ", n, "-d tensor"));
-    }
-    std::vector<int64_t> order;
-    for (int64_t d = 0; d < n; ++d) {
-      if (d != src) order.push_back(d);
-    }
-    order.insert(order.begin() + dst, src);
-    return permute(order);
-  }
+  Tensor movedim(int64_t source, int64_t destination) const;
   Tensor moveaxis(int64_t source, int64_t destination) const {
     return movedim(source, destination);
   }

@@ -294,6 +294,21 @@ inline const Tensor& Tensor::clamp_(const std::optional<Scalar>& min,
 }
 inline Tensor Tensor::clamp_min(const Scalar& min) const { return sdk::clamp_min(*this, min); }
 inline Tensor Tensor::clamp_max(const Scalar& max) const { return sdk::clamp_max(*this, max); }
+inline Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  const int64_t n = dim();
+  const int64_t src = source < 0 ? source + n : source;
+  const int64_t dst = destination < 0 ? destination + n : destination;
+  if (src < 0 || src >= n || dst < 0 || dst >= n) {
+    detail::throw_error(SDK_ERROR_INDEX, detail::concat("movedim: dims ", source, ", ", destination,
+                                                        " out of range for a ", n, "-d tensor"));
+  }
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < n; ++d) {
+    if (d != src) order.push_back(d);
+  }
+  order.insert(order.begin() + dst, src);
+  return permute(order);
+}
 inline Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   return sdk::where(condition, *this, other);
 }

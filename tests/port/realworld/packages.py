@@ -2,23 +2,26 @@
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
 extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
 pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
-clouds, sorting, attention, optimizers, sequence modelling, speech, optical flow,
-orthogonal parametrizations, NeRF sampling, gaussian splatting and quantized matmuls. CPU ops run, CUDA-only
-ones compile."""
+clouds, sorting, attention, optimizers (differentiable, and large-scale training's SIMD CPU
+steps), sequence modelling, speech, optical flow, orthogonal parametrizations, learned
+compression, semantic segmentation, NeRF sampling, gaussian splatting and quantized matmuls.
+CPU ops run, CUDA-only ones compile."""
 
 from __future__ import annotations
 
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
+from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
 from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.flow import HOUSEHOLDER, SPATIAL_CORRELATION
 from .pkgs.mmcv import MMCV
 from .pkgs.nlp import FAIRSEQ
-from .pkgs.optim import TORCHOPT
+from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
+from .pkgs.vision import TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
 
@@ -46,5 +49,8 @@ PACKAGES: dict[str, Package] = {
         GSPLAT,
         MAMBA_SSM,
         AUTO_GPTQ,
+        DEEPSPEED,
+        TORCHAC,
+        TORCH_ENCODING,
     )
 }
