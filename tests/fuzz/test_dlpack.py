@@ -45,7 +45,7 @@ MUTATIONS = {
     "shape NULL": ("shape NULL", r"shape.*NULL"),
     "negative size": ("negative size", r"negative size"),
     "dtype opaque": ({"dtype": (3, 64, 1)}, r"unsupported DLPack dtype \(code 3"),
-    "dtype complex": ({"dtype": (5, 64, 1)}, r"code 5"),
+    "dtype complex32": ({"dtype": (5, 32, 1)}, r"code 5"),  # complex64/128 are dtypes
     "dtype 255": ({"dtype": (255, 8, 1)}, r"code 255"),
     "bits mismatch": ("bits", r"unsupported DLPack dtype"),
     "lanes 4": ("lanes 4", r"lanes=4"),
