@@ -311,7 +311,11 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
 
 
 def _floating(input: Tensor) -> Tensor:
-    """input, or input as the default float dtype when it is integral or bool."""
+    """input, or input as the default float dtype when it is integral or bool. A complex
+    input is refused (these compositions are of real ops): converting would drop its
+    imaginary part."""
+    if input.dtype.is_complex:
+        raise TypeError(f"not implemented for {input.dtype.name} (a real-valued op)")
     return input if input.dtype.is_floating_point else input.to(get_default_dtype())
 
 

@@ -36,6 +36,8 @@ def _on_host(op: str, input: Tensor, fn: Callable[[Any], Any], dtype: Any = None
     tensor_arg(input, op)
     if input.dtype.name.startswith("float8"):  # as the core's elementwise kernels refuse them
         raise RuntimeError(f"{op}(): not implemented for {input.dtype.name}; convert to float32")
+    if input.dtype.is_complex:  # float64 on the host would drop the imaginary part
+        raise TypeError(f"{op}(): not implemented for {input.dtype.name} (real dtypes only)")
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else get_default_dtype()
     host = input.detach().cpu().to(float64).contiguous()
@@ -239,7 +241,9 @@ def frexp(input: Tensor) -> Any:
     """(mantissa, exponent) with input == mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."""
     tensor_arg(input, "frexp")
     if not input.dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError(
+            f"torch.frexp() only supports floating-point dtypes, got {input.dtype.name}"
+        )
     exponents = _on_host("frexp", input, lambda x: _np().frexp(x)[1].astype("float64"))
     # mantissa = input * 2 ** -exponent, in two exact power-of-two steps (2 ** 1074 alone
     # would overflow for subnormals), differentiable through the products

@@ -23,6 +23,10 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _floating(x: Tensor) -> Tensor:
+    """x in a float dtype (integers and bool as the default); complex is refused, since the
+    conversion would drop the imaginary part."""
+    if x.dtype.is_complex:
+        raise TypeError(f"not implemented for {x.dtype.name} (real dtypes only)")
     return x if x.dtype.is_floating_point else x.to(get_default_dtype())
 
 

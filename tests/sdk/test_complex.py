@@ -243,6 +243,7 @@ def test_walk_every_method_matches_numpy_or_names_the_dtype():
         "abs": lambda: np.abs(x), "absolute": lambda: np.abs(x), "conj": lambda: np.conj(x),
         "conj_physical": lambda: np.conj(x), "bool": lambda: x != 0,
         "is_complex": lambda: True, "is_floating_point": lambda: False,
+        "count_nonzero": lambda: np.count_nonzero(x),
         "tolist": lambda: x.tolist(), "numpy": lambda: x, "new_ones": lambda: np.array(1 + 0j),
         **{k: (lambda t=t: x.real.astype(t)) for k, t in casts.items()},
     }  # fmt: skip
