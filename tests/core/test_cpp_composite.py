@@ -339,3 +339,15 @@ def test_checks_and_utilities_pass(program: Path) -> None:
     proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 failures" in proc.stdout, proc.stdout
+
+
+def test_expand_helpers_refuse_a_temporary_they_would_borrow(tmp_path: Path) -> None:
+    # expand_inplace/expand_outplace may return a borrow of their argument: a temporary
+    # would be destroyed before the result is read, so those overloads are deleted (as torch's)
+    from tests.core.test_cpp_port_surface import _syntax
+
+    bad = "void f(const sdk::Tensor& a) { auto r = sdk::expand_inplace(a, sdk::ones({3})); }"
+    proc = _syntax(tmp_path, f"#include <sdk/expand_utils.h>\n{bad}\n")
+    assert proc.returncode != 0 and "deleted" in proc.stderr
+    good = "void f(const sdk::Tensor& a, const sdk::Tensor& b) { auto r = sdk::expand_outplace(a, b); }"
+    assert _syntax(tmp_path, f"#include <sdk/expand_utils.h>\n{good}\n").returncode == 0

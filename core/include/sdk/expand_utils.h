@@ -68,16 +68,26 @@ inline MaybeOwned<Tensor> expand_size(const Tensor& to_expand, IntArrayRef sizes
   if (to_expand.sizes().equals(sizes)) return MaybeOwned<Tensor>::borrowed(to_expand);
   return MaybeOwned<Tensor>::owned(to_expand.expand(sizes));
 }
+// The results may borrow their argument: a temporary would be gone before they are read.
+MaybeOwned<Tensor> expand_size(Tensor&& to_expand, IntArrayRef sizes) = delete;
 /*! \brief `to_expand` expanded to the shape of `tensor` (which an in-place op writes). */
 inline MaybeOwned<Tensor> expand_inplace(const Tensor& tensor, const Tensor& to_expand) {
   return expand_size(to_expand, tensor.sizes());
 }
+MaybeOwned<Tensor> expand_inplace(const Tensor& tensor, Tensor&& to_expand) = delete;
 /*! \brief Both tensors expanded to their broadcast shape. */
 inline std::tuple<MaybeOwned<Tensor>, MaybeOwned<Tensor>> expand_outplace(
     const Tensor& to_expand1, const Tensor& to_expand2) {
   std::vector<int64_t> shape = infer_size(to_expand1.sizes(), to_expand2.sizes());
   return std::make_tuple(expand_size(to_expand1, shape), expand_size(to_expand2, shape));
 }
+
+std::tuple<MaybeOwned<Tensor>, MaybeOwned<Tensor>> expand_outplace(
+    Tensor&& to_expand1, const Tensor& to_expand2) = delete;
+std::tuple<MaybeOwned<Tensor>, MaybeOwned<Tensor>> expand_outplace(const Tensor& to_expand1,
+                                                                   Tensor&& to_expand2) = delete;
+std::tuple<MaybeOwned<Tensor>, MaybeOwned<Tensor>> expand_outplace(Tensor&& to_expand1,
+                                                                   Tensor&& to_expand2) = delete;
 
 /*! \brief Whether a tensor's elements share memory with each other (at::MemOverlap). */
 enum class MemOverlap { No, Yes, TooHard };

@@ -260,7 +260,8 @@ void utilities() {
   auto ab = sdk::expand_outplace(a, b);
   EXPECT((std::get<0>(ab)->sizes().vec() == Ints{3, 4}) &&
          (std::get<1>(ab)->sizes().vec() == Ints{3, 4}));
-  auto same = sdk::expand_inplace(a, sdk::ones({3, 1}));
+  const Tensor a2 = sdk::ones({3, 1});  // a named tensor: the result may borrow it
+  auto same = sdk::expand_inplace(a, a2);
   EXPECT(same->sizes().vec() == Ints({3, 1}));
   EXPECT(sdk::has_internal_overlap(a) == sdk::MemOverlap::No);
   EXPECT(sdk::has_internal_overlap(b.expand({2, 4})) == sdk::MemOverlap::Yes);
