@@ -14,6 +14,14 @@ from sdk._interop import tensor as as_tensor
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 
 
+def _cos(x: Any) -> Any:
+    return _ops_special._np().cos(x)
+
+
+def _sqrt(x: Any) -> Any:
+    return _ops_special._np().sqrt(x)
+
+
 def _window(
     name: str, n: int, periodic: bool, dtype: Any, device: Any, requires_grad: bool,
     value: Callable[[int, int], float],
@@ -28,8 +36,12 @@ def _window(
     if not d.is_floating_point:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {d}")
     m = n + 1 if periodic else n
-    values = [1.0] if n == 1 else [value(i, m) for i in range(n)]
-    t = as_tensor(values, dtype=float64).to(d)
+    np = _ops_special._np()
+    # the positions as one array (a length that cannot be allocated fails here, at once);
+    # value() maps them with numpy's elementwise functions
+    i = np.arange(n, dtype="float64")
+    values = np.ones(1) if n == 1 else value(i, m)
+    t = as_tensor(np.asarray(values, dtype="float64"), dtype=float64).to(d)
     return t.requires_grad_() if requires_grad else t
 
 
@@ -39,7 +51,7 @@ def hann_window(
 ) -> Tensor:  # fmt: skip
     """0.5 - 0.5 cos(2 pi i / (N - 1))."""
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda i, m: 0.5 - 0.5 * math.cos(2 * math.pi * i / (m - 1)))  # fmt: skip
+                   lambda i, m: 0.5 - 0.5 * _cos(2 * math.pi * i / (m - 1)))  # fmt: skip
 
 
 def hamming_window(
@@ -48,7 +60,7 @@ def hamming_window(
 ) -> Tensor:  # fmt: skip
     """alpha - beta cos(2 pi i / (N - 1))."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda i, m: alpha - beta * math.cos(2 * math.pi * i / (m - 1)))  # fmt: skip
+                   lambda i, m: alpha - beta * _cos(2 * math.pi * i / (m - 1)))  # fmt: skip
 
 
 def blackman_window(
@@ -59,7 +71,7 @@ def blackman_window(
 
     def value(i: int, m: int) -> float:
         x = 2 * math.pi * i / (m - 1)
-        return 0.42 - 0.5 * math.cos(x) + 0.08 * math.cos(2 * x)
+        return 0.42 - 0.5 * _cos(x) + 0.08 * _cos(2 * x)
 
     return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
                    value)  # fmt: skip
@@ -86,7 +98,7 @@ def kaiser_window(
         float64,
         device,
         False,
-        lambda i, m: beta * math.sqrt(max(0.0, 1 - (2 * i / (m - 1) - 1) ** 2)),
+        lambda i, m: beta * _sqrt(_ops_special._np().maximum(0.0, 1 - (2 * i / (m - 1) - 1) ** 2)),
     )
     if window_length > 1:
         args = _ops_special.i0(args) / _ops_special.i0(as_tensor(float(beta), dtype=float64))
