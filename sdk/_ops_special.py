@@ -22,6 +22,7 @@ frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
 # Bernoulli numbers B2, B4, ..., B16: the asymptotic series of digamma and Hurwitz zeta
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
 _SHIFT_LIMIT = 1e5  # a polygamma argument below -_SHIFT_LIMIT would need that many terms
+_MAX_ORDER = 170  # 171! overflows float64
 
 
 def _np() -> Any:
@@ -152,6 +153,8 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
         raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n > _MAX_ORDER:  # n! alone overflows float64 (and takes hours to form for huge n)
+        raise ValueError(f"polygamma(): n = {n} is above {_MAX_ORDER}, where n! overflows float64")
     r = _on_host("polygamma", input, lambda x: _polygamma_np(n, x))
     return _finish("polygamma", input, r, out, n=n)
 
@@ -165,9 +168,10 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
         raise RuntimeError("mvlgamma(): only floating inputs are supported")
     if not bool((input > (p - 1) / 2).all()):
         raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
-    total = lgamma(input)
-    for j in range(1, p):
-        total = total + lgamma(input - j / 2)
+    # sum_j lgamma(x - j / 2) as one op over a trailing dim of p terms (a p that cannot be
+    # allocated fails at once, where a loop would run p times)
+    halves = _ops_math.mul(_interop.tensor(_np().arange(p, dtype="float64")), 0.5).to(input.dtype)
+    total = lgamma(input.unsqueeze(-1) - halves).sum(-1)
     return total + p * (p - 1) / 4 * math.log(math.pi)
 
 
