@@ -290,10 +290,9 @@ class device:
         return hash((self.type, self.index or 0))
 
 
-class memory_format:
-    """How a new tensor lays out its elements: ``sdk.contiguous_format`` (row-major) or
-    ``sdk.preserve_format`` (the layout of a dense source, e.g. a transposed one; the
-    default of ``*_like`` and ``clone``), as torch's."""
+class _NamedConstant:
+    """A module-level constant named by its sdk attribute (repr ``sdk.<name>``), pickled by
+    that name so it unpickles as the same object."""
 
     __slots__ = ("name",)
 
@@ -305,26 +304,25 @@ class memory_format:
 
     def __reduce__(self) -> str:
         return self.name
+
+
+class memory_format(_NamedConstant):
+    """How a new tensor lays out its elements: ``sdk.contiguous_format`` (row-major) or
+    ``sdk.preserve_format`` (the layout of a dense source, e.g. a transposed one; the
+    default of ``*_like`` and ``clone``), as torch's."""
+
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 
 
-class layout:
+class layout(_NamedConstant):
     """How a tensor's elements are stored: ``sdk.strided`` (dense, with strides) is the one
     layout here (torch's sparse layouts have no counterpart); ``Tensor.layout`` gives it."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"sdk.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
+    __slots__ = ()
 
 
 strided = layout("strided")
