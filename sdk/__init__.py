@@ -502,9 +502,14 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 def can_cast(from_: dtype, to: dtype) -> bool:
     """Whether torch's casting rules allow an op computing in from_ to write a `to` result:
-    not to a lower kind (float to integer, anything but bool to bool)."""
-    kind = {"bool": 0}
-    rank = [kind.get(d.name, 2 if d.is_floating_point else 1) for d in (from_, to)]
+    not to a lower kind (complex to real, float to integer, anything but bool to bool)."""
+    for arg, d in (("from_", from_), ("to", to)):
+        if not isinstance(d, dtype):
+            raise TypeError(
+                f"can_cast(): argument '{arg}' must be sdk.dtype, not {type(d).__name__}"
+            )
+    rank = [0 if d.name == "bool" else 3 if d.is_complex else 2 if d.is_floating_point else 1
+            for d in (from_, to)]  # fmt: skip
     return rank[0] <= rank[1]
 
 

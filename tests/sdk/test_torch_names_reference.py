@@ -211,6 +211,9 @@ def test_can_cast_follows_the_kinds():
     assert sdk.can_cast(sdk.int8, sdk.uint8) and sdk.can_cast(sdk.bool, sdk.float32)
     assert sdk.can_cast(sdk.float64, sdk.float16) and sdk.can_cast(sdk.int64, sdk.float32)
     assert not sdk.can_cast(sdk.float64, sdk.int64) and not sdk.can_cast(sdk.int32, sdk.bool)
+    assert not sdk.can_cast(sdk.complex64, sdk.float64) and sdk.can_cast(sdk.float64, sdk.complex64)
+    with pytest.raises(TypeError, match="must be sdk.dtype, not Tensor"):
+        sdk.can_cast(sdk.ones(2), sdk.float32)
 
 
 def test_typename_and_frombuffer():
