@@ -460,7 +460,27 @@ _AS_FUNCTIONS = (
     "trunc_", "xlogy_", "zero_", "absolute", "detach", "get_device", "is_same_size",
     "is_nonzero", "is_signed", "is_inference", "is_conj", "is_neg",
 )  # fmt: skip
-globals().update({name: getattr(Tensor, name) for name in _AS_FUNCTIONS})
+
+
+def _as_function(name: str) -> _Any:
+    """torch.<name>(input, ...): Tensor.<name> with a TypeError for a non-tensor input (the
+    method itself would fail on it with an AttributeError)."""
+    method = getattr(Tensor, name)
+
+    def function(input: _Any, *args: _Any, **kwargs: _Any) -> _Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                f"{type(input).__name__}"
+            )
+        return method(input, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    return function
+
+
+globals().update({name: _as_function(name) for name in _AS_FUNCTIONS})
 
 # The dtypes by torch's names (sdk.float32, sdk.float, sdk.bool), from the C ABI's SDK_DTYPES
 globals().update(_dtype.TORCH_NAMES)

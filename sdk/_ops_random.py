@@ -219,7 +219,10 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     rates = _host_values(input, "poisson", "input")
     if (rates < 0).any() or not (rates == rates).all():
         raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be non-negative")
-    out = from_numpy(_host_rng(generator).poisson(rates).astype("float64"))
+    import numpy as np  # lazy: import sdk stays free of numpy
+
+    draws = _host_rng(generator).poisson(rates)  # a 0-d rate gives a Python int
+    out = from_numpy(np.asarray(draws, dtype="float64"))
     return out.to(input.dtype)
 
 

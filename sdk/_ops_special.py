@@ -55,7 +55,8 @@ def _lgamma_scalar(v: float) -> float:
 
 def _lgamma_np(x: Any) -> Any:
     np = _np()
-    return np.frompyfunc(_lgamma_scalar, 1, 1)(x).astype("float64")
+    # asarray: a 0-d input gives frompyfunc's result as a Python float
+    return np.asarray(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype="float64")
 
 
 def _digamma_np(x: Any) -> Any:

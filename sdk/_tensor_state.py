@@ -78,6 +78,10 @@ def storage(self: Tensor) -> Any:
 
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """Whether both tensors view the same memory with the same dtype and geometry."""
+    if not isinstance(tensor, type(self)):
+        raise TypeError(
+            f"is_set_to(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
     return (
         self.data_ptr() == tensor.data_ptr() and self.dtype is tensor.dtype
         and self.device == tensor.device and tuple(self.shape) == tuple(tensor.shape)
@@ -110,6 +114,10 @@ def resize(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    if not isinstance(tensor, type(self)):
+        raise TypeError(
+            f"resize_as(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
     return resize(self, tuple(tensor.shape))
 
 
