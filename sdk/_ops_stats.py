@@ -10,8 +10,9 @@ from collections import namedtuple
 from typing import Any
 
 from sdk import _C, _ops_math, _ops_reduce, _ops_shape, _ops_sort
-from sdk._dtype import get_default_dtype, int64
+from sdk._dtype import int64
 from sdk._ops_common import TensorBase, tensor_arg, wrap_dim, wrap_dims
+from sdk._ops_elementwise import _floating
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 
@@ -20,14 +21,6 @@ nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
 
 _where = _ops_math.where
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
-def _floating(x: Tensor) -> Tensor:
-    """x in a float dtype (integers and bool as the default); complex is refused, since the
-    conversion would drop the imaginary part."""
-    if x.dtype.is_complex:
-        raise TypeError(f"not implemented for {x.dtype.name} (real dtypes only)")
-    return x if x.dtype.is_floating_point else x.to(get_default_dtype())
 
 
 # ------------------------------------------------------------------------------ NaN-aware

@@ -178,7 +178,8 @@ def test_split_into_32bit_launches(fake):
     assert split(lib, 0, 2**31)[0] == 0
 
 
-RECORD_SCRIPT = """
+# A child's view of the stand-in backend: uses(ptr) lists the streams recorded on a block.
+FAKE_STREAM_USES = """
 import ctypes, os
 import sdk, sdk.cuda
 lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
@@ -187,6 +188,11 @@ def uses(ptr):
     out = (ctypes.c_void_p * 4)()
     n = lib.sdk_fake_stream_uses(ctypes.c_void_p(ptr), out, 4)
     return [out[i] or 0 for i in range(min(n, 4))]
+"""
+
+RECORD_SCRIPT = (
+    FAKE_STREAM_USES
+    + """
 x = sdk.ones(1000, device="cuda")
 base = x.data_ptr()
 x[10:].record_stream(sdk.cuda.ExternalStream(0x1234))  # a view records its storage's block
@@ -204,6 +210,7 @@ except TypeError as e:
 del x
 print("after free", uses(base))
 """
+)
 
 
 def test_record_stream_reaches_the_allocator(fake):

@@ -12,20 +12,17 @@ import pytest
 from cpp_extension.port import main as _port
 from tests._support import REPO, build_once, run_folder
 from tests.cuda.conftest import build_fake_backend, gpu_available, run_python
+from tests.cuda.test_fast_path import FAKE_STREAM_USES
 
 pytestmark = pytest.mark.skipif(gpu_available(), reason="a real GPU is visible")
 
 IDIOMS = REPO / "tests" / "cuda" / "idioms"
 
-SCRIPT = """
-import ctypes, json, os, sys
-import cpp_extension, sdk, sdk.cuda
-lib = ctypes.CDLL(os.environ["SDK_CUDA_LIBRARY"])
-lib.sdk_fake_stream_uses.restype = ctypes.c_int64
-def uses(ptr):
-    out = (ctypes.c_void_p * 4)()
-    n = lib.sdk_fake_stream_uses(ctypes.c_void_p(ptr), out, 4)
-    return [out[i] or 0 for i in range(min(n, 4))]
+SCRIPT = (
+    FAKE_STREAM_USES
+    + """
+import json, sys
+import cpp_extension
 def error(fn, *args):
     try:
         fn(*args)
@@ -57,6 +54,7 @@ r["bad_device"] = error(m.philox_inputs, 4, 1, 5)
 r["generator_object"] = error(m.philox_from_generator)
 print(json.dumps(r))
 """
+)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@
 #include "sdk/ops.h"
 #include "sdk/ops_data.h"
 #include "sdk/tensor_base.h"
+#include "sdk/util.h"
 
 namespace sdk {
 namespace detail {
@@ -28,12 +29,6 @@ constexpr double kPi = 3.14159265358979323846;
 // rule for deg2rad, sinc, float_power's exponent ...).
 inline Tensor as_floating(const Tensor& self) {
   return self.is_floating_point() ? self : self.to(kFloat);
-}
-inline int64_t wrap(int64_t dim, int64_t ndim, const char* op) {
-  const int64_t n = ndim == 0 ? 1 : ndim;
-  SDK_CHECK_INDEX(dim >= -n && dim < n, op, ": dim ", dim, " out of range for a ", ndim,
-                  "-d tensor (expected in [", -n, ", ", n - 1, "])");
-  return dim < 0 ? dim + n : dim;
 }
 // SDK_CHECK_TENSOR_ALL's test: a bool tensor whose elements are all true.
 inline bool all_true(const Tensor& cond) {
@@ -149,7 +144,7 @@ inline std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, in
                   "tensor_split expected at least a 1-dimensional tensor, but got a tensor "
                   "with 0 dims");
   SDK_CHECK_VALUE(sections > 0, "number of sections must be larger than 0, got ", sections);
-  const int64_t d = detail::wrap(dim, self.dim(), "tensor_split");
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.size(d), each = size / sections, extra = size % sections;
   std::vector<Tensor> out;
   int64_t start = 0;
@@ -165,7 +160,7 @@ inline std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices,
   SDK_CHECK_VALUE(self.dim() > 0,
                   "tensor_split expected at least a 1-dimensional tensor, but got a tensor "
                   "with 0 dims");
-  const int64_t d = detail::wrap(dim, self.dim(), "tensor_split"), size = self.size(d);
+  const int64_t d = maybe_wrap_dim(dim, self.dim()), size = self.size(d);
   auto clamp = [size](int64_t i) {
     if (i < 0) i += size;
     return i < 0 ? int64_t(0) : (i > size ? size : i);
@@ -279,8 +274,8 @@ inline Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = {0, 1}
   SDK_CHECK_VALUE(dims.size() == 2,
                   "expected total rotation dims == 2, but got dims = ", dims.size());
   SDK_CHECK_VALUE(self.dim() >= 2, "expected total dims >= 2, but got total dims = ", self.dim());
-  const int64_t d0 = detail::wrap(dims[0], self.dim(), "rot90");
-  const int64_t d1 = detail::wrap(dims[1], self.dim(), "rot90");
+  const int64_t d0 = maybe_wrap_dim(dims[0], self.dim());
+  const int64_t d1 = maybe_wrap_dim(dims[1], self.dim());
   SDK_CHECK_VALUE(d0 != d1, "expected rotation dims to be different, but got dim0 = ", d0,
                   " and dim1 = ", d1);
   switch (((k % 4) + 4) % 4) {
@@ -496,7 +491,7 @@ inline Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm
                   maxnorm.toDouble());
   SDK_CHECK_VALUE(this->dim() > 1, "renorm: input needs at least 2 dimensions, got ", this->dim(),
                   " dimensions");
-  const int64_t d = detail::wrap(dim, this->dim(), "renorm");
+  const int64_t d = maybe_wrap_dim(dim, this->dim());
   std::vector<int64_t> others;
   for (int64_t i = 0; i < this->dim(); ++i) {
     if (i != d) others.push_back(i);
@@ -514,7 +509,7 @@ inline Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tenso
                   "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ",
                   std::string(reduce), ".");
   SDK_CHECK_VALUE(index.dim() <= 1, "index_reduce(): Index is supposed to be a vector");
-  const int64_t d = detail::wrap(dim, this->dim(), "index_reduce");
+  const int64_t d = maybe_wrap_dim(dim, this->dim());
   SDK_CHECK_VALUE(source.dim() == this->dim() && index.numel() == source.size(d),
                   "index_reduce(): source must have the dims of self and index.numel() == "
                   "source.size(dim), got source ",
@@ -547,8 +542,8 @@ inline Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const
   std::vector<int64_t> order(static_cast<size_t>(n), -1);
   std::vector<bool> taken(static_cast<size_t>(n), false);
   for (size_t i = 0; i < source.size(); ++i) {
-    const int64_t s = detail::wrap(source[i], n, "movedim");
-    const int64_t d = detail::wrap(destination[i], n, "movedim");
+    const int64_t s = maybe_wrap_dim(source[i], n);
+    const int64_t d = maybe_wrap_dim(destination[i], n);
     SDK_CHECK_VALUE(order[d] < 0 && !taken[s],
                     "movedim: repeated dim in `source` or "
                     "`destination` (",

@@ -214,12 +214,12 @@ inline Tensor corrcoef(const Tensor& self) {
 }
 /*! \brief Integral of y along dim by the trapezoidal rule, spacing dx or the sample points x. */
 inline Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1) {
-  const int64_t d = detail::wrap(dim, y.dim(), "trapezoid"), n = y.size(d);
+  const int64_t d = maybe_wrap_dim(dim, y.dim()), n = y.size(d);
   if (n == 0) return y.sum({d}) * 0;
   return (y.sum({d}) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5) * dx;
 }
 inline Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1) {
-  const int64_t d = detail::wrap(dim, y.dim(), "trapezoid"), n = y.size(d);
+  const int64_t d = maybe_wrap_dim(dim, y.dim()), n = y.size(d);
   if (n == 0) return y.sum({d}) * 0;
   Tensor dx = x.dim() == 1 ? x.diff() : x.diff(1, dim);
   if (x.dim() == 1) {  // 1-d sample points run along dim
