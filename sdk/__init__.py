@@ -20,7 +20,7 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from sdk import _C, _autograd_link, _blas_path, _dtype, _ops_linalg, _ops_math  # noqa: F401  (_blas_path: see its docstring)
+from sdk import _C, _autograd_link, _blas_path, _dtype, _ops_common, _ops_linalg, _ops_math  # noqa: F401  (_blas_path: see its docstring)
 from sdk._C import InvalidArgumentError, OutOfMemoryError, error_type
 from sdk._dtype import DTYPES as _DTYPES
 from sdk._dtype import (
@@ -468,11 +468,7 @@ def _as_function(name: str) -> _Any:
     method = getattr(Tensor, name)
 
     def function(input: _Any, *args: _Any, **kwargs: _Any) -> _Any:
-        if not isinstance(input, Tensor):
-            raise TypeError(
-                f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                f"{type(input).__name__}"
-            )
+        _ops_common.tensor_arg(input, name)
         return method(input, *args, **kwargs)
 
     function.__name__ = function.__qualname__ = name

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sdk._dtype import int8, strided
+from sdk._ops_common import tensor_arg
 
 Tensor = Any  # the public class lives in sdk._tensor; annotations only
 
@@ -78,10 +79,7 @@ def storage(self: Tensor) -> Any:
 
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
     """Whether both tensors view the same memory with the same dtype and geometry."""
-    if not isinstance(tensor, type(self)):
-        raise TypeError(
-            f"is_set_to(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
-        )
+    tensor_arg(tensor, "is_set_to", "tensor")
     return (
         self.data_ptr() == tensor.data_ptr() and self.dtype is tensor.dtype
         and self.device == tensor.device and tuple(self.shape) == tuple(tensor.shape)
@@ -114,10 +112,7 @@ def resize(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
-    if not isinstance(tensor, type(self)):
-        raise TypeError(
-            f"resize_as(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
-        )
+    tensor_arg(tensor, "resize_as", "tensor")
     return resize(self, tuple(tensor.shape))
 
 
