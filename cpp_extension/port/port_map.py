@@ -73,9 +73,6 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
     "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
     "ATen/NumericUtils.h": "sdk/numeric_limits.h",
-    # torch's kernels' declarations, included by extensions for the ATen headers they pull in
-    # (at::native:: names themselves stay refused and are reported where used)
-    "ATen/NativeFunctions.h": "sdk/tensor.h",
     "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
     "ATen/cuda/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
     "ATen/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
