@@ -218,6 +218,16 @@ def _shift_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:
     return a, b
 
 
+def shift_base(value: Any, amounts: Tensor) -> Tensor:
+    """The Python int of `value << tensor` / `value >> tensor` as a 0-d tensor of the amounts'
+    dtype (a wrapped number, as in torch)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(
+            f"unsupported operand type(s) for a shift: '{type(value).__name__}' and 'Tensor'"
+        )
+    return full((), value, dtype=amounts.dtype)
+
+
 def bitwise_left_shift(input: Tensor, other: Any) -> Tensor:
     """input << other elementwise in the promoted integer dtype, wrapping as torch: a shift
     below 0 or of the bit width or more gives 0."""

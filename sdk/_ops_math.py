@@ -556,6 +556,9 @@ FALLBACKS = {
     "bitwise_and": _MADE["bitwise_and"],
     "bitwise_or": _MADE["bitwise_or"],
     "bitwise_xor": _MADE["bitwise_xor"],
+    "iand": _inplace("bitwise_and_"),
+    "ior": _inplace("bitwise_or_"),
+    "ixor": _inplace("bitwise_xor_"),
 }
 
 

@@ -405,6 +405,14 @@ class Tensor(_TableOps, _C.TensorBase):
     bitwise_right_shift = _ops_data.bitwise_right_shift
     __lshift__ = _ops_data.bitwise_left_shift
     __rshift__ = _ops_data.bitwise_right_shift
+    __ilshift__ = _ops_data.bitwise_left_shift_  # a <<= b writes into a, as torch (views see it)
+    __irshift__ = _ops_data.bitwise_right_shift_
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _ops_data.bitwise_left_shift(_ops_data.shift_base(other, self), self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _ops_data.bitwise_right_shift(_ops_data.shift_base(other, self), self)
 
     # Aliases of table ops, arithmetic, in-place ops; matrix products
     negative = _ops_math.negative

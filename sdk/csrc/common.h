@@ -30,7 +30,7 @@ namespace sdkpy {
 
 // The number of arithmetic slots that fall back to a Python function on the autograd path
 // (the ArithmeticFallback codes of number_slots.cpp).
-constexpr int kArithmeticFallbackCount = 20;
+constexpr int kArithmeticFallbackCount = 23;
 // One past the largest error code of SDK_ERRORS (c_api.h): the size of the table of types.
 #define SDKPY_ERROR_CODE(kind, code, builtin, sdk_type, meaning) code,
 constexpr int kErrorTypeSlots = 1 + std::max({SDK_ERRORS(SDKPY_ERROR_CODE) 0});

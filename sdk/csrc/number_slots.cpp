@@ -35,14 +35,18 @@ enum ArithmeticFallback {
   FB_AND,
   FB_OR,
   FB_XOR,
+  FB_IAND,
+  FB_IOR,
+  FB_IXOR,
   FB_COUNT
 };
 static_assert(FB_COUNT == kArithmeticFallbackCount, "ModuleState::arithmetic_fallbacks' size");
 // The keys of _register_fallbacks' dict, by ArithmeticFallback.
 const char* kFallbackNames[FB_COUNT] = {
-    "add",       "sub",  "mul",  "div",         "floor_divide", "remainder",  "pow",
-    "matmul",    "neg",  "abs",  "iadd",        "isub",         "imul",       "idiv",
-    "ifloordiv", "imod", "ipow", "bitwise_and", "bitwise_or",   "bitwise_xor"};
+    "add",        "sub",         "mul",       "div",  "floor_divide", "remainder",
+    "pow",        "matmul",      "neg",       "abs",  "iadd",         "isub",
+    "imul",       "idiv",        "ifloordiv", "imod", "ipow",         "bitwise_and",
+    "bitwise_or", "bitwise_xor", "iand",      "ior",  "ixor"};
 
 // ---- the slots ---------------------------------------------------------------------------
 
@@ -156,6 +160,9 @@ PyObject* nb_or(PyObject* a, PyObject* b) {
 PyObject* nb_xor(PyObject* a, PyObject* b) {
   return binary_slot(a, b, SDK_BITWISE_XOR, FB_XOR, false);
 }
+PyObject* nb_iand(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_BITWISE_AND, FB_IAND); }
+PyObject* nb_ior(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_BITWISE_OR, FB_IOR); }
+PyObject* nb_ixor(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_BITWISE_XOR, FB_IXOR); }
 PyObject* nb_iadd(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_ADD, FB_IADD); }
 PyObject* nb_isub(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_SUB, FB_ISUB); }
 PyObject* nb_imul(PyObject* a, PyObject* b) { return inplace_slot(a, b, SDK_MUL, FB_IMUL); }
@@ -249,6 +256,9 @@ void install_arithmetic_slots(PyTypeObject* type, PyNumberMethods* nb) {
   nb->nb_inplace_floor_divide = nb_ifloordiv;
   nb->nb_inplace_remainder = nb_imod;
   nb->nb_inplace_power = nb_ipow;
+  nb->nb_inplace_and = nb_iand;  // a &= b writes into a, as torch (its views see it)
+  nb->nb_inplace_or = nb_ior;
+  nb->nb_inplace_xor = nb_ixor;
   type->tp_richcompare = tb_richcompare;
 }
 

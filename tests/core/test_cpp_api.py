@@ -79,6 +79,10 @@ def _cxx() -> str:
 def _require_core() -> None:
     if not CORE_LIB.exists():
         pytest.skip(f"core library not built ({CORE_LIB}); run python setup.py build_ext --inplace")
+    # The programs inherit SDK_BLAS_LIBRARY, which importing sdk sets where the core's own
+    # search misses scipy-openblas32 (an editable install): without it a program's first
+    # matmul fails, or passes only when an earlier test in the worker imported sdk.
+    import sdk  # noqa: F401
 
 
 def _run(cmd: list[str], cwd: Path | None = None, env: dict | None = None, timeout: int = 900):

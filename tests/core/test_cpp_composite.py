@@ -65,6 +65,11 @@ def _unique_consecutive(a):
     return a[starts], np.cumsum(starts) - 1, np.diff(np.append(first, a.size))
 
 
+def _shift_right(a, s):
+    """torch's >> of int32: a shift of the bit width or more gives the sign."""
+    return np.where(s < 32, a >> np.minimum(s, 31), np.where(a < 0, -1, 0))
+
+
 def _references() -> dict:
     x, m, v, s, ints = _inputs()
     masked = np.where(x > 0.5, x, np.nan)
@@ -156,6 +161,20 @@ def _references() -> dict:
     }
     for name, pieces in splits.items():
         ref.update({f"{name}.{i}": p for i, p in enumerate(pieces)})
+    bits = np.array([5, -7, 12, -1], dtype=np.int32)
+    amounts = np.array([1, 2, 40, 31], dtype=np.int32)
+    ref.update(
+        {
+            "dunder_rshift": bits >> 1,
+            "dunder_rshift_t": _shift_right(bits, amounts),
+            "dunder_lshift": bits << 3,
+            "dunder_and": bits & 6,
+            "dunder_or_t": bits | amounts,
+            "dunder_xor": bits ^ 3,
+            "dunder_inplace": ((bits >> 1) & amounts) ^ 1,
+            "shift_inplace": (bits << 2) >> 1,
+        }
+    )
     return ref
 
 

@@ -374,3 +374,42 @@ def test_is_same_size():
     assert not a.is_same_size(sdk.zeros(6))
     with pytest.raises(TypeError, match="is_same_size\\(\\): argument 'other' must be Tensor"):
         a.is_same_size([2, 3])
+
+
+@pytest.mark.parametrize(
+    "name, ref",
+    [
+        ("iand", np.bitwise_and),
+        ("ior", np.bitwise_or),
+        ("ixor", np.bitwise_xor),
+        ("ilshift", np.left_shift),
+        ("irshift", np.right_shift),
+    ],
+)
+@pytest.mark.parametrize("other", ["int", "tensor"])
+def test_in_place_bitwise_operators_write_into_the_tensor_and_its_views(name, ref, other):
+    import operator
+
+    values = np.array([5, -7, 12, 0, -1], dtype=np.int64)
+    amounts = np.array([3, 1, 2, 7, 4], dtype=np.int64)
+    a = sdk.tensor(values)
+    view = a[1:3]
+    b = 2 if other == "int" else sdk.tensor(amounts)
+    got = getattr(operator, name)(a, b)
+    want = ref(values, 2 if other == "int" else amounts)
+    assert got is a  # in place, as torch: a name bound to the tensor sees the change
+    np.testing.assert_array_equal(a.numpy(), want)
+    np.testing.assert_array_equal(view.numpy(), want[1:3])
+
+
+def test_reflected_shifts_and_in_place_bitwise_errors():
+    a = sdk.tensor([1, 2, 3], dtype=sdk.int32)
+    np.testing.assert_array_equal((1 << a).numpy(), np.array([2, 4, 8], dtype=np.int32))
+    np.testing.assert_array_equal((64 >> a).numpy(), np.array([32, 16, 8], dtype=np.int32))
+    assert (1 << a).dtype == sdk.int32
+    with pytest.raises(TypeError, match="shift"):
+        1.5 << a
+    flags = sdk.tensor([True, False])
+    with pytest.raises(TypeError, match="can't be cast"):
+        flags &= sdk.tensor([1, 2])
+    np.testing.assert_array_equal(flags.numpy(), [True, False])  # unchanged by the refusal

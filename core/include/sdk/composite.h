@@ -16,7 +16,9 @@
 #include "sdk/linalg.h"
 #include "sdk/math.h"
 #include "sdk/ops.h"
+#include "sdk/ops_bits.h"
 #include "sdk/ops_data.h"
+#include "sdk/ops_out.h"
 #include "sdk/tensor_base.h"
 #include "sdk/util.h"
 
@@ -641,6 +643,49 @@ inline Tensor Tensor::sum_to_size(IntArrayRef size) const {
   SDK_CHECK_VALUE(ok, "size {", size, "} is not expandable to size {", sizes(), "}.");
   if (dims.empty()) return *this;
   return sum(dims, true).reshape(size);
+}
+
+// ---- torch's operator spellings (Tensor::__and__ ... __irshift__, at::__and__ ...) --------
+namespace detail {
+// An in-place op's result written back into self, with torch's checks: the shape broadcasting
+// gave must be self's, and the result's dtype one that self's may take.
+inline const Tensor& assign_inplace(const Tensor& self, const Tensor& result, const char* op) {
+  SDK_CHECK_VALUE(result.sizes().equals(self.sizes()), op, ": output with shape ", self.sizes(),
+                  " doesn't match the broadcast shape ", result.sizes());
+  SDK_CHECK_TYPE(out_can_cast(result.scalar_type(), self.scalar_type()), op, ": result type ",
+                 result.scalar_type(), " can't be cast to the desired output type ",
+                 self.scalar_type());
+  return self.copy_(result);
+}
+}  // namespace detail
+#define SDK_DETAIL_DUNDER(name, iname, op)                                                     \
+  inline Tensor Tensor::name(const Tensor& other) const { return sdk::op(*this, other); }      \
+  inline Tensor Tensor::name(const Scalar& other) const { return sdk::op(*this, other); }      \
+  inline const Tensor& Tensor::iname(const Tensor& other) const {                              \
+    return detail::assign_inplace(*this, sdk::op(*this, other), #iname);                       \
+  }                                                                                            \
+  inline const Tensor& Tensor::iname(const Scalar& other) const {                              \
+    return detail::assign_inplace(*this, sdk::op(*this, other), #iname);                       \
+  }                                                                                            \
+  inline Tensor name(const Tensor& self, const Tensor& other) { return sdk::op(self, other); } \
+  inline Tensor name(const Tensor& self, const Scalar& other) { return sdk::op(self, other); }
+SDK_DETAIL_DUNDER(__and__, __iand__, bitwise_and)
+SDK_DETAIL_DUNDER(__or__, __ior__, bitwise_or)
+SDK_DETAIL_DUNDER(__xor__, __ixor__, bitwise_xor)
+SDK_DETAIL_DUNDER(__lshift__, __ilshift__, bitwise_left_shift)
+SDK_DETAIL_DUNDER(__rshift__, __irshift__, bitwise_right_shift)
+#undef SDK_DETAIL_DUNDER
+inline const Tensor& Tensor::bitwise_left_shift_(const Tensor& other) const {
+  return __ilshift__(other);
+}
+inline const Tensor& Tensor::bitwise_left_shift_(const Scalar& other) const {
+  return __ilshift__(other);
+}
+inline const Tensor& Tensor::bitwise_right_shift_(const Tensor& other) const {
+  return __irshift__(other);
+}
+inline const Tensor& Tensor::bitwise_right_shift_(const Scalar& other) const {
+  return __irshift__(other);
 }
 }  // namespace sdk
 

@@ -145,6 +145,19 @@ SDK_DETAIL_HALF_TYPE_ARITH(BFloat16)
 #undef SDK_DETAIL_HALF_TYPE_ARITH
 #undef SDK_DETAIL_HALF_ARITH
 
+#if defined(__CUDACC__)
+// torch's __ldg of its 16-bit floats (a load through the read-only cache), found by
+// argument-dependent lookup from a kernel's unqualified __ldg(p); the using-declaration keeps
+// CUDA's own overloads visible to code inside namespace sdk.
+using ::__ldg;
+__device__ inline Half __ldg(const Half* p) {
+  return Half::from_bits(::__ldg(reinterpret_cast<const unsigned short*>(p)));
+}
+__device__ inline BFloat16 __ldg(const BFloat16* p) {
+  return BFloat16::from_bits(::__ldg(reinterpret_cast<const unsigned short*>(p)));
+}
+#endif
+
 }  // namespace sdk
 
 #endif  // SDK_HALF_H_

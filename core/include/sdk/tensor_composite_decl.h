@@ -155,3 +155,20 @@ Tensor isreal() const;
 Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
            const std::optional<Tensor>& aweights = {}) const;
 Tensor corrcoef() const;
+// torch's operator spellings as methods (Tensor::__and__, ... , __irshift__), which kernels call
+// by name; the shifts as bitwise_left_shift / bitwise_right_shift
+#define SDK_DETAIL_DUNDER_DECL(name, iname)       \
+  Tensor name(const Tensor& other) const;         \
+  Tensor name(const Scalar& other) const;         \
+  const Tensor& iname(const Tensor& other) const; \
+  const Tensor& iname(const Scalar& other) const;
+SDK_DETAIL_DUNDER_DECL(__and__, __iand__)
+SDK_DETAIL_DUNDER_DECL(__or__, __ior__)
+SDK_DETAIL_DUNDER_DECL(__xor__, __ixor__)
+SDK_DETAIL_DUNDER_DECL(__lshift__, __ilshift__)
+SDK_DETAIL_DUNDER_DECL(__rshift__, __irshift__)
+#undef SDK_DETAIL_DUNDER_DECL
+const Tensor& bitwise_left_shift_(const Tensor& other) const;
+const Tensor& bitwise_left_shift_(const Scalar& other) const;
+const Tensor& bitwise_right_shift_(const Tensor& other) const;
+const Tensor& bitwise_right_shift_(const Scalar& other) const;

@@ -169,6 +169,21 @@ int print_values() {
         sdk::scaled_dot_product_attention(x, x, x, m.narrow(1, 0, 3), 0.0, false, 0.5));
   print("pdist", sdk::pdist(m));
   print("pdist_1", sdk::pdist(m, 1));
+  // torch's operator spellings as methods and functions (Tensor::__rshift__, at::__and__, ...)
+  const Tensor bits = sdk::tensor({5, -7, 12, -1}, sdk::kInt);
+  const Tensor amounts = sdk::tensor({1, 2, 40, 31}, sdk::kInt);
+  print("dunder_rshift", bits.__rshift__(1));
+  print("dunder_rshift_t", bits.__rshift__(amounts));
+  print("dunder_lshift", sdk::__lshift__(bits, 3));
+  print("dunder_and", bits.__and__(6));
+  print("dunder_or_t", sdk::__or__(bits, amounts));
+  print("dunder_xor", bits.__xor__(3));
+  Tensor inplace = bits.clone();
+  inplace.__irshift__(1).__iand__(amounts).__ixor__(1);
+  print("dunder_inplace", inplace);
+  Tensor shifted = bits.clone();
+  shifted.bitwise_left_shift_(2).bitwise_right_shift_(sdk::tensor({1}, sdk::kInt));
+  print("shift_inplace", shifted);
   print("addr", m.narrow(1, 0, 3).addr(v.narrow(0, 0, 3), w3, 0.5, 2));
   print("matrix_power_3", m.narrow(1, 0, 3).matrix_power(3));
   print("matrix_power_m2",
@@ -229,6 +244,11 @@ void errors() {
   EXPECT_ERROR(SDK_ERROR_NOT_IMPLEMENTED, "dim is not supported",
                sdk::unique_consecutive(m, false, false, 0));
   EXPECT_ERROR(SDK_ERROR_TYPE, "not supported", sdk::positive(m.gt(0)));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "can't be cast to the desired output type",
+               m.gt(0).__iand__(sdk::tensor({1, 2, 3, 4})));
+  EXPECT_ERROR(SDK_ERROR_VALUE, "doesn't match the broadcast shape",
+               sdk::tensor({1, 2}).__ior__(sdk::ones({3, 2}, sdk::kLong)));
+  EXPECT_ERROR(SDK_ERROR_TYPE, "shift amount must be an integer", m.__lshift__(1.5));
   EXPECT_ERROR(SDK_ERROR_VALUE, "must match the size of tensor b",
                sdk::infer_size({2, 3}, {4, 1, 2}));
   EXPECT_ERROR(SDK_ERROR_VALUE, "only one dimension can be inferred", sdk::infer_size({-1, -1}, 4));
