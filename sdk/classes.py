@@ -84,7 +84,9 @@ def _from_state(class_name: str, state: Any) -> ScriptObject:
     try:
         set_state = _C.class_method(class_name, "__setstate__")
     except ValueError as e:
-        raise TypeError(f"cannot unpickle an object of class {_qualified_type(class_name)}: {e}") from None
+        raise TypeError(
+            f"cannot unpickle an object of class {_qualified_type(class_name)}: {e}"
+        ) from None
     return set_state(state)
 
 

@@ -677,8 +677,10 @@ SDK_API sdk_status sdk_library_method(sdk_library* lib, const char* class_name, 
     SDK_FAIL(e.kind, where(lib), ": ", e.what());
   }
   SDK_VALUE_CHECK(parsed.name.find("::") == std::string::npos && parsed.overload.empty(),
-                  where(lib), ": a method's schema names the method alone (no namespace or "
-                  "overload): '", schema, "'");
+                  where(lib),
+                  ": a method's schema names the method alone (no namespace or "
+                  "overload): '",
+                  schema, "'");
   std::string method = parsed.name;
   Registry& r = registry();
   std::unique_lock<std::shared_mutex> lock(r.mu);
@@ -782,8 +784,6 @@ SDK_API sdk_status sdk_object_retain(const sdk_class* cls, void* object) {
   SDK_SAFE_CALL_END;
 }
 
-SDK_API void sdk_object_release(const sdk_class* cls, void* object) {
-  object_release(cls, object);
-}
+SDK_API void sdk_object_release(const sdk_class* cls, void* object) { object_release(cls, object); }
 
 }  // extern "C"

@@ -479,8 +479,8 @@ SDK_API sdk_status sdk_values_push_object(sdk_values* values, const sdk_class* c
   SDK_SAFE_CALL_END;
 }
 
-SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i,
-                                         const sdk_class** cls, void** object) {
+SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i, const sdk_class** cls,
+                                         void** object) {
   SDK_SAFE_CALL_BEGIN;
   check_not_null(cls, "sdk_values_get_object", "cls");
   check_not_null(object, "sdk_values_get_object", "object");

@@ -489,8 +489,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   bool ok = add_error_types(m) == 0;
   for (PyMethodDef* table : method_tables) ok = ok && add_methods(m, table) == 0;
   if (!ok || autograd_ready(m) < 0 || op_registry_ready(m) < 0 || op_objects_ready(m) < 0 ||
-      tensor_type_ready(m) < 0 ||
-      generator_type_ready(m) < 0) {
+      tensor_type_ready(m) < 0 || generator_type_ready(m) < 0) {
     Py_DECREF(m);
     return nullptr;
   }

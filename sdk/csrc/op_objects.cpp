@@ -49,8 +49,7 @@ PyObject* so_get_address(PyObject* self, void*) {
 
 PyGetSetDef so_getset[] = {
     {"_class_name", so_get_class_name, nullptr, "The class, 'ns.Name'.", nullptr},
-    {"_class_alive", so_get_alive, nullptr, "Whether the class's library is still open.",
-     nullptr},
+    {"_class_alive", so_get_alive, nullptr, "Whether the class's library is still open.", nullptr},
     {"_address", so_get_address, nullptr, "The C++ object's address (identity).", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };

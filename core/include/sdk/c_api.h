@@ -1324,7 +1324,7 @@ typedef enum {
   /*! int[][] in ABI 1.8 only. No value has this tag since ABI 1.9: an int[][] is a LIST of
    *  INT_LISTs, which sdk_values_push/get_int_list_list still write and read. */
   SDK_VALUE_INT_LIST_LIST = 12,
-  SDK_VALUE_LIST = 13, /*!< values of any tags, lists included (ABI 1.9; "Lists of values") */
+  SDK_VALUE_LIST = 13,  /*!< values of any tags, lists included (ABI 1.9; "Lists of values") */
   SDK_VALUE_OBJECT = 14 /*!< a custom-class object (ABI 1.12; "Custom classes") */
 } sdk_value_tag;
 
@@ -1646,8 +1646,8 @@ SDK_API void sdk_object_release(const sdk_class* cls, void* object);
 SDK_API sdk_status sdk_values_push_object(sdk_values* values, const sdk_class* cls, void* object);
 /*! \brief Read OBJECT value i: its class and object, borrowed (valid as every getter's
  *  pointers). TypeError when value i is not an object. */
-SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i,
-                                         const sdk_class** cls, void** object);
+SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i, const sdk_class** cls,
+                                         void** object);
 
 /* ========================================================================= */
 /* Autograd from C and C++ (ABI 1.3)                                         */

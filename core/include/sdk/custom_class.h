@@ -59,7 +59,8 @@ inline void class_object_release(void* object) {
 
 template <typename T>
 const sdk_class* registered_class() {
-  SDK_CHECK(ClassOf<T>::cls, "a custom class used in an op or method is not registered in this "
+  SDK_CHECK(ClassOf<T>::cls,
+            "a custom class used in an op or method is not registered in this "
             "library: register it with m.class_<T>(\"Name\") (torch::class_) before the ops that "
             "take it");
   return ClassOf<T>::cls;
@@ -215,8 +216,7 @@ class class_ {
   class_& add(const std::string& name, F&& f, bool instance) {
     using Stored = detail::StoredCallable<F>;
     std::string schema = detail::infer_schema<Stored>(name);
-    lib_->register_method(name_, instance ? detail::name_self(schema) : schema,
-                          std::forward<F>(f));
+    lib_->register_method(name_, instance ? detail::name_self(schema) : schema, std::forward<F>(f));
     return *this;
   }
 };
