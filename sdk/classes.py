@@ -97,8 +97,8 @@ class _Class:
     def __init__(self, name: str) -> None:
         self._name = name
 
-    @property
-    def __qualname__(self) -> str:  # type: ignore[override]
+    def qualified_name(self) -> str:
+        """The schema type: '__torch__.torch.classes.ns.Name'."""
         return _qualified_type(self._name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> ScriptObject:

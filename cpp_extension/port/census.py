@@ -317,11 +317,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
-        r"torch::arg",
-        "custom-class methods take positional arguments (no torch::arg names or defaults): "
-        "write the schema with m.def for defaults",
-    ),
-    (
         rf"({_NS})?(IValue|ivalue::.*|Dict|GenericDict)|ATen/core/ivalue\.h",
         "no IValue or its containers: registered ops take typed arguments",
     ),

@@ -280,7 +280,7 @@ def test_op_library_built_against_abi_1_11_runs(tmp_path):
     out = tmp_path / "libabi_1_11.so"
     proc = subprocess.run(
         ["cc", "-std=c99", "-shared", "-fPIC", f"-I{c_api_1_11(tmp_path)}", str(src), "-o",
-         str(out)],
+         str(out), f"-L{Path(sdk.get_library_path()).parent}", "-lsdk_core"],
         capture_output=True, text=True,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

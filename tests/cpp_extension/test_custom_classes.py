@@ -357,7 +357,9 @@ def test_wrong_objects_and_values_are_refused_by_name(lib):
         ops(lib).sum_stack(3)
     with pytest.raises(TypeError, match=rf"'self' must be {want}, got an object of class"):
         s.merge.__func__(opaque, s)  # the method op called with another class's object
-    with pytest.raises(TypeError, match="must be int"):
+    with pytest.raises(
+        TypeError, match=r"Stack\.__init__\(\): argument '_0' must be a list of ints"
+    ):
         classes(lib).Stack(["x"])
     with pytest.raises(RuntimeError, match="the stack is empty"):
         classes(lib).Stack([]).pop()
@@ -439,7 +441,7 @@ def test_same_answers_as_torch(lib, tmp_path):
         c.merge(s)
         k = classes_ns.KeyIndex(tensor(np.array([5, 9, 2], dtype=np.int64)))
         got = k.get(tensor(np.array([2, 5, 8], dtype=np.int64)))
-        back = pickle.loads(pickle.dumps(s)) if hasattr(s, "__reduce__") else s
+        back = copy.deepcopy(s)  # through def_pickle in both
         return [
             s.pop(),
             s.size(),
