@@ -42,12 +42,18 @@ struct CustomClassHolder : intrusive_ptr_target {};
 
 namespace detail {
 
-// The class T was registered as in this library (set by class_<T>).
+// The class T was registered as in this library (set by class_<T>). A plain pointer, constant
+// initialized: registration runs in static initializers, before (or after) any dynamic
+// initialization of a static of this template would.
 template <typename T>
 struct ClassOf {
   inline static const sdk_class* cls = nullptr;
-  inline static std::string type_name;  // "__torch__.torch.classes.ns.Name"
 };
+
+// "__torch__.torch.classes.ns.Name", the schema type of class `cls`.
+inline std::string class_type_name(const sdk_class* cls) {
+  return std::string("__torch__.torch.classes.") + sdk_class_name(cls);
+}
 
 // The class's reference counting, handed to the core: the object is its intrusive_ptr_target.
 inline void class_object_retain(void* object) {
@@ -70,17 +76,14 @@ const sdk_class* registered_class() {
 template <typename T>
 struct BoxImpl<intrusive_ptr<T>, std::enable_if_t<std::is_base_of_v<CustomClassHolder, T>>> {
   using Stored = intrusive_ptr<T>;
-  static std::string schema() {
-    registered_class<T>();
-    return ClassOf<T>::type_name;
-  }
+  static std::string schema() { return class_type_name(registered_class<T>()); }
   static Stored read(const sdk_values* v, int64_t i) {
     const sdk_class* cls = nullptr;
     void* object = nullptr;
     check(sdk_values_get_object(v, i, &cls, &object), "reading an object argument");
     SDK_CHECK_TYPE(cls == registered_class<T>(), "expected an object of class ",
-                   ClassOf<T>::type_name, ", got one of class __torch__.torch.classes.",
-                   sdk_class_name(cls));
+                   class_type_name(registered_class<T>()), ", got one of class ",
+                   class_type_name(cls));
     return Stored::reclaim_copy(static_cast<T*>(static_cast<intrusive_ptr_target*>(object)));
   }
   static void push(sdk_values* v, const Stored& p) {
@@ -197,7 +200,9 @@ class class_ {
     return def_static("__setstate__", std::move(set_state));
   }
   /*! \brief The schema type: "__torch__.torch.classes.ns.Name". */
-  const std::string& qualified_classname() const { return detail::ClassOf<T>::type_name; }
+  std::string qualClassName() const {
+    return detail::class_type_name(detail::registered_class<T>());
+  }
 
  private:
   std::shared_ptr<Library> owned_;  // the static form's scope
@@ -207,9 +212,7 @@ class class_ {
   void register_class() {
     const sdk_class* cls =
         lib_->register_class(name_, &detail::class_object_retain, &detail::class_object_release);
-    if (!cls) return;  // kept for the loader
-    detail::ClassOf<T>::cls = cls;
-    detail::ClassOf<T>::type_name = std::string("__torch__.torch.classes.") + sdk_class_name(cls);
+    if (cls) detail::ClassOf<T>::cls = cls;  // else the failure is kept for the loader
   }
 
   template <typename F>

@@ -137,7 +137,8 @@ class intrusive_ptr {
   }
   bool unique() const noexcept { return use_count() == 1; }
   void reset() noexcept {
-    if (p_) intrusive_ptr_counts::decref(std::exchange(p_, nullptr));
+    if (p_)
+      intrusive_ptr_counts::decref(const_cast<std::remove_const_t<T>*>(std::exchange(p_, nullptr)));
   }
   void swap(intrusive_ptr& o) noexcept { std::swap(p_, o.p_); }
 
@@ -229,7 +230,10 @@ class weak_intrusive_ptr {
   }
 
   void reset() noexcept {
-    if (p_) intrusive_ptr_counts::weak_decref(std::exchange(p_, nullptr));
+    if (p_) {
+      intrusive_ptr_counts::weak_decref(
+          const_cast<std::remove_const_t<T>*>(std::exchange(p_, nullptr)));
+    }
   }
   /*! \brief A strong reference, or null when the object is gone. */
   intrusive_ptr<T> lock() const noexcept {
@@ -248,5 +252,13 @@ class weak_intrusive_ptr {
 };
 
 }  // namespace sdk
+
+/*! \brief Hashing by the pointee's address, so an intrusive_ptr keys unordered containers. */
+template <typename T>
+struct std::hash<sdk::intrusive_ptr<T>> {
+  size_t operator()(const sdk::intrusive_ptr<T>& p) const noexcept {
+    return std::hash<T*>()(p.get());
+  }
+};
 
 #endif  // SDK_INTRUSIVE_PTR_H_
