@@ -473,3 +473,32 @@ def test_sdk_classes_lists_namespaces_and_classes(lib):
     assert {"Stack", "Opaque", "KeyIndex"} <= set(dir(classes(lib)))
     assert "of_range" in dir(classes(lib).Stack)
     assert Path(sdk.classes.__file__).name == "classes.py"
+
+
+def test_a_python_kernel_takes_and_returns_objects(lib):
+    import sdk.library as L
+
+    pyns = _ns()
+    stack = f"__torch__.torch.classes.{lib}.Stack"
+    pylib = L.Library(pyns, "DEF")
+    try:
+        pylib.define(f"grow({stack} s, int n) -> {stack}")
+        pylib.define(f"broken({stack} s) -> {stack}")
+
+        def grow(s, n):
+            t = s.clone()
+            for i in range(n):
+                t.push(i)
+            return t
+
+        pylib.impl("grow", grow)
+        pylib.impl("broken", lambda s: s.size())
+        s = classes(lib).Stack([9])
+        g = getattr(sdk.ops, pyns).grow(s, 3)
+        assert (g.size(), s.size(), ops(lib).sum_stack(g)) == (4, 1, 12)
+        with pytest.raises(TypeError, match=rf"argument 's' must be {stack}, got an object"):
+            getattr(sdk.ops, pyns).grow(classes(lib).Opaque(1), 1)
+        with pytest.raises(TypeError, match=rf"the Python kernel returned a int for its {stack}"):
+            getattr(sdk.ops, pyns).broken(s)
+    finally:
+        pylib._destroy()
