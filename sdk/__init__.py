@@ -639,6 +639,7 @@ _LAZY = (
     "cuda",
     "backends",
     "ops",
+    "classes",
     "library",
     "utils",
     "linalg",

@@ -1,5 +1,6 @@
 // core/src/library.cpp: operators registered by libraries: the registry, registration scopes
-// (sdk_library) and dispatch (sdk_op_call); their boxed values are values.cpp's.
+// (sdk_library) and dispatch (sdk_op_call); their boxed values are values.cpp's, custom
+// classes classes.cpp's (both over registry.h).
 //
 // An sdk_op is created the first time its name is defined or given a kernel and is never
 // freed, so a handle stays valid; its definition and kernels come and go with the scopes
@@ -16,75 +17,11 @@
 #include <shared_mutex>
 
 #include "dtype.h"
-#include "schema.h"
-#include "sdk/dispatch_key.h"
-#include "value.h"
+#include "registry.h"
 
 using sdk::detail::Value;
 
 namespace sdk::detail {
-namespace {
-
-constexpr int kNumKeys = kNumDispatchKeys;  // sdk_dispatch_key values 0 .. kNumKeys - 1
-
-const char* key_name(int key) { return dispatch_key_name(key); }
-
-struct Kernel {
-  sdk_boxed_kernel fn = nullptr;
-  void* context = nullptr;
-  void (*context_free)(void*) = nullptr;
-  sdk_library* owner = nullptr;
-  std::string source;
-  ~Kernel() {
-    if (context_free) context_free(context);
-  }
-};
-
-// What sdk_op_argument_info hands out: strings that live as long as the definition.
-struct ArgText {
-  std::string type, alias;
-};
-
-struct Definition {
-  Schema schema;
-  std::string text;  // canonical
-  sdk_library* owner = nullptr;
-  std::string source;
-  std::vector<ArgText> args, rets;
-};
-
-}  // namespace
-}  // namespace sdk::detail
-
-struct sdk_op {
-  std::string qualified;  // "ns::name" or "ns::name.overload"
-  std::string ns;
-  std::shared_ptr<const sdk::detail::Definition> def;  // null: not (or no longer) defined
-  // def.get() for lock-free readers (schema text, argument info); definitions are never
-  // freed (Registry::definitions keeps them), so a reader never sees a dangling one
-  std::atomic<const sdk::detail::Definition*> def_raw{nullptr};
-  std::shared_ptr<sdk::detail::Kernel> kernels[sdk::detail::kNumKeys];
-  bool dangling_reported = false;
-};
-
-struct sdk_library {
-  int32_t kind = SDK_LIBRARY_DEF;
-  std::string ns;
-  int32_t key = -1;
-  std::string source;
-};
-
-namespace sdk::detail {
-namespace {
-
-struct Registry {
-  std::shared_mutex mu;
-  std::map<std::string, std::unique_ptr<sdk_op>> ops;   // by qualified name
-  std::map<std::string, sdk_library*> namespace_owner;  // ns -> its DEF scope
-  std::mutex errors_mu;
-  std::vector<std::string> errors;
-  std::vector<std::shared_ptr<const Definition>> definitions;  // every one ever made
-};
 
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: libraries unload after exit
@@ -101,6 +38,8 @@ std::string where(const sdk_library* lib) {
   if (!lib->source.empty()) s += " at " + lib->source;
   return s;
 }
+
+namespace {
 
 sdk_op* get_or_create(Registry& r, const std::string& qualified, const std::string& ns) {
   auto it = r.ops.find(qualified);
@@ -126,6 +65,8 @@ std::string qualify(const sdk_library* lib, const std::string& name) {
   return lib->ns + "::" + name;
 }
 
+}  // namespace
+
 void check_identifier(const char* what, const std::string& s) {
   bool ok = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (char c : s) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -142,6 +83,8 @@ std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* li
   d->schema = std::move(schema);
   return d;
 }
+
+namespace {
 
 // The device key for the tensors among `values`: Meta when any is a meta tensor, else CUDA
 // when any is on a GPU, else CPU.
@@ -255,6 +198,7 @@ sdk_status run(const sdk_op* op, int key, sdk_values* values) {
 }
 
 }  // namespace
+
 }  // namespace sdk::detail
 
 using namespace sdk::detail;
@@ -376,6 +320,7 @@ SDK_API void sdk_library_close(sdk_library* lib) {
     }
     auto it = r.namespace_owner.find(lib->ns);
     if (it != r.namespace_owner.end() && it->second == lib) r.namespace_owner.erase(it);
+    close_classes(r, lib, dropped);
   }
   dropped.clear();
   delete lib;

@@ -54,6 +54,8 @@ const char* base_text(BaseType b) {
       return "MemoryFormat";
     case BaseType::Generator:
       return "Generator";
+    case BaseType::Object:
+      return "__torch__.torch.classes";
   }
   return "?";
 }
@@ -186,6 +188,7 @@ class Parser {
   Type parse_type() {
     Type ty;
     std::string word = identifier("a type");
+    if (word == "__torch__") return parse_class_type();
     bool found = false;
     for (const BaseName& b : kBaseNames) {
       if (word == b.text) {
@@ -198,6 +201,18 @@ class Parser {
            "' (expected Tensor, int, SymInt, float, bool, str, Scalar, ScalarType, Device, "
            "Layout, MemoryFormat or Generator)");
     }
+    return ty;
+  }
+
+  // The rest of __torch__.torch.classes.ns.Name.
+  Type parse_class_type() {
+    Type ty;
+    ty.base = BaseType::Object;
+    if (!take(".torch.classes.")) fail("expected a class type: __torch__.torch.classes.ns.Name");
+    std::string ns = identifier("the class's namespace");
+    if (peek() != '.') fail("expected a class type: __torch__.torch.classes.ns.Name");
+    ++pos_;
+    ty.class_name = ns + "." + identifier("the class's name");
     return ty;
   }
 
@@ -557,6 +572,7 @@ class Parser {
         bad();
       case BaseType::Tensor:
       case BaseType::Generator:
+      case BaseType::Object:
         bad();
     }
   }
@@ -564,8 +580,12 @@ class Parser {
 
 }  // namespace
 
+std::string class_type_name(const std::string& class_name) {
+  return "__torch__.torch.classes." + class_name;
+}
+
 std::string Type::str() const {
-  std::string s = base_text(base);
+  std::string s = base == BaseType::Object ? class_type_name(class_name) : base_text(base);
   if (optional_elements) s += "?";
   if (list) s += list_size >= 0 ? "[" + std::to_string(list_size) + "]" : "[]";
   for (int32_t k = 0; k < nesting; ++k) s += "[]";

@@ -30,6 +30,7 @@ enum class BaseType : int32_t {
   Layout,        // carried as an int (torch's layouts; only strided exists here)
   MemoryFormat,  // carried as an int (sdk_memory_format)
   Generator,     // only None is accepted: kernels draw from the default generator
+  Object,        // a custom-class object, __torch__.torch.classes.ns.Name (ABI 1.12)
 };
 
 // The largest N of T[N]: fixed-size lists are small (sizes, strides); a default like
@@ -43,6 +44,7 @@ struct Type {
   int64_t list_size = -1;          // N of T[N]; -1 when unsized
   bool optional_elements = false;  // Tensor?[]
   int32_t nesting = 0;             // lists around the list: int[][] 1, float[][][] 2
+  std::string class_name;          // Object: "ns.Name"
   std::string str() const;         // as written in a schema: "Tensor?[]", "int[2]", "int[][]"
   Type item() const;               // a list's items: int[] for int[][], Tensor? for Tensor?[]
 };
@@ -89,6 +91,11 @@ int32_t schema_item_tag(const Type& ty);
 // non-empty `default_ns` is an error. Throws Error(SDK_ERROR_VALUE) naming the problem and
 // its column.
 Schema parse_schema(const std::string& text, const std::string& default_ns);
+
+// The schema spelling of custom class "ns.Name": "__torch__.torch.classes.ns.Name".
+std::string class_type_name(const std::string& class_name);
+// The name ("ns.Name") of a custom class (library.cpp).
+const std::string& class_name_of(const sdk_class* cls);
 
 // Whether `text` is a bare operator name ("op" or "op.overload"), not a full schema.
 bool is_bare_name(const std::string& text);

@@ -49,6 +49,8 @@ int32_t value_tag_of(const Type& ty) {
       return SDK_VALUE_DEVICE;
     case BaseType::Generator:
       return SDK_VALUE_NONE;
+    case BaseType::Object:
+      return SDK_VALUE_OBJECT;
     default:
       return SDK_VALUE_INT;  // int, SymInt, Layout, MemoryFormat; Scalar is INT/FLOAT/BOOL
   }
@@ -128,6 +130,11 @@ Misfit fit(const Type& ty, Value& v) {
       break;
     case BaseType::Generator:
       return {"", value_tag_name(v.tag)};
+    case BaseType::Object:
+      if (v.tag == SDK_VALUE_OBJECT && class_name_of(v.object.cls) != ty.class_name) {
+        return {"", "an object of class " + class_type_name(class_name_of(v.object.cls))};
+      }
+      break;
     default:
       break;
   }
@@ -167,6 +174,8 @@ const char* value_tag_name(int32_t tag) {
       return "int[][]";
     case SDK_VALUE_LIST:
       return "a list";
+    case SDK_VALUE_OBJECT:
+      return "an object";
     default:
       return "an unknown value";
   }

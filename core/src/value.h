@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor_impl.h"
@@ -11,6 +12,8 @@
 namespace sdk::detail {
 struct Value;
 }  // namespace sdk::detail
+
+struct sdk_class;
 
 // The C ABI's sdk_values: a vector of Values. Defined before Value because a LIST value holds
 // one (its items), which sdk_values_get_list hands out as a read-only view.
@@ -35,6 +38,33 @@ struct ValueExtra {
   int32_t depth = 0;                 // LIST: list levels, itself included (list_depth)
 };
 
+// Take and drop one reference to a custom-class object through its class (classes.cpp): a
+// dead class's objects are neither retained nor released (c_api.h, "Custom classes").
+void object_retain(const sdk_class* cls, void* object);
+void object_release(const sdk_class* cls, void* object);
+
+// An OBJECT value's object and class, holding one reference.
+struct ObjectRef {
+  const sdk_class* cls = nullptr;
+  void* object = nullptr;
+
+  ObjectRef() = default;
+  ObjectRef(const sdk_class* c, void* o) : cls(c), object(o) {}  // adopts a reference
+  ObjectRef(const ObjectRef& o) : cls(o.cls), object(o.object) {
+    if (object) object_retain(cls, object);
+  }
+  ObjectRef(ObjectRef&& o) noexcept
+      : cls(std::exchange(o.cls, nullptr)), object(std::exchange(o.object, nullptr)) {}
+  ObjectRef& operator=(ObjectRef o) noexcept {
+    std::swap(cls, o.cls);
+    std::swap(object, o.object);
+    return *this;
+  }
+  ~ObjectRef() {
+    if (object) object_release(cls, object);
+  }
+};
+
 // One tagged value; `tag` (an sdk_value_tag) says which member holds it.
 struct Value {
   int32_t tag = SDK_VALUE_NONE;
@@ -42,12 +72,14 @@ struct Value {
   double f = 0.0;                     // FLOAT
   sdk_device device{};                // DEVICE
   Ref tensor;                         // TENSOR
+  ObjectRef object;                   // OBJECT (ABI 1.12)
   std::unique_ptr<ValueExtra> extra;  // STRING and the lists
 
   Value() = default;
   Value(Value&&) noexcept = default;
   Value& operator=(Value&&) noexcept = default;
-  Value(const Value& o) : tag(o.tag), i(o.i), f(o.f), device(o.device), tensor(o.tensor) {
+  Value(const Value& o)
+      : tag(o.tag), i(o.i), f(o.f), device(o.device), tensor(o.tensor), object(o.object) {
     if (o.extra) extra = std::make_unique<ValueExtra>(*o.extra);
   }
   Value& operator=(const Value& o) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dtype.h"
+#include "schema.h"
 #include "value.h"
 
 namespace sdk::detail {
@@ -452,6 +453,40 @@ SDK_API sdk_status sdk_values_get_list(const sdk_values* values, int64_t i,
   SDK_SAFE_CALL_BEGIN;
   check_not_null(items, "sdk_values_get_list", "items");
   *items = &typed(values, i, SDK_VALUE_LIST, "sdk_values_get_list").x().list;
+  SDK_SAFE_CALL_END;
+}
+
+}  // extern "C"
+
+// ---- custom-class objects (ABI 1.12) --------------------------------------------------------
+
+extern "C" {
+
+SDK_API sdk_status sdk_values_push_object(sdk_values* values, const sdk_class* cls, void* object) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(cls, "sdk_values_push_object", "cls");
+  SDK_VALUE_CHECK(object != nullptr, "sdk_values_push_object: the object is NULL (an undefined ",
+                  class_type_name(class_name_of(cls)), "; use None for an optional one)");
+  check_not_null(values, "sdk_values_push_object", "values");
+  SDK_REQUIRE(sdk_class_is_alive(cls), SDK_ERROR_RUNTIME, "an object of class ",
+              class_type_name(class_name_of(cls)),
+              " cannot be passed on: the library that registered the class was closed");
+  object_retain(cls, object);
+  Value x;
+  x.tag = SDK_VALUE_OBJECT;
+  x.object = ObjectRef(cls, object);
+  push(values, std::move(x), "sdk_values_push_object");
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i, const sdk_class** cls,
+                                         void** object) {
+  SDK_SAFE_CALL_BEGIN;
+  check_not_null(cls, "sdk_values_get_object", "cls");
+  check_not_null(object, "sdk_values_get_object", "object");
+  const Value& x = typed(values, i, SDK_VALUE_OBJECT, "sdk_values_get_object");
+  *cls = x.object.cls;
+  *object = x.object.object;
   SDK_SAFE_CALL_END;
 }
 

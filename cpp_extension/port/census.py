@@ -317,12 +317,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
-        r"torch::(CustomClassHolder|class_|init|arg)|schema:(->)?__torch__\.torch\.classes|"
-        r"c10::(intrusive_ptr|make_intrusive|"
-        r"intrusive_ptr_target)|torch::make_intrusive|c10/util/intrusive_ptr\.h",
-        "no TorchScript custom classes: keep an op's state in a pybind11 class",
-    ),
-    (
         rf"({_NS})?(IValue|ivalue::.*|Dict|GenericDict)|ATen/core/ivalue\.h",
         "no IValue or its containers: registered ops take typed arguments",
     ),
@@ -470,6 +464,8 @@ def schema_probe(feature: str) -> tuple[str, str]:
         return "", "probe(Tensor x) -> ()"
     if what == "->tuple":
         return "", "probe(Tensor x) -> (Tensor, Tensor)"
+    if what.endswith("__torch__.torch.classes"):  # a class type, reduced to its prefix
+        what += ".probe.Probe"
     if what.startswith("->"):
         return "", f"probe(Tensor x) -> {what[2:]}"
     return "", f"probe({what} x) -> ()"

@@ -30,7 +30,8 @@ INCLUDES: dict[str, str] = {
     "torch/library.h": "sdk/library.h",
     # torch/script.h brings ATen, the autograd Function and op registration
     "torch/script.h": "sdk/all.h",
-    "torch/custom_class.h": "sdk/library.h",
+    "torch/custom_class.h": "sdk/custom_class.h",
+    "c10/util/intrusive_ptr.h": "sdk/intrusive_ptr.h",
     "torch/autograd.h": "sdk/autograd.h",
     "torch/csrc/autograd/custom_function.h": "sdk/autograd.h",
     "torch/csrc/autograd/function.h": "sdk/autograd.h",
@@ -325,9 +326,10 @@ PYTHON_MODULES: dict[str, str] = {
     "torch.utils.cpp_extension": "cpp_extension",
     "torch.ops": "sdk.ops",
     "torch.library": "sdk.library",
+    "torch.classes": "sdk.classes",
     "torch": "sdk",
 }
-PYTHON_DYNAMIC: tuple[str, ...] = ("sdk.ops",)
+PYTHON_DYNAMIC: tuple[str, ...] = ("sdk.ops", "sdk.classes")
 # Distributions named in strings (install_requires, requirements): reported, not rewritten.
 PYTHON_DEPENDENCIES: dict[str, str] = {"torch": "tensor-sdk"}
 

@@ -239,6 +239,14 @@ int autograd_ready(PyObject* module);
 
 // op_registry.cpp: sdk._C.OpHandle and the registration constants.
 int op_registry_ready(PyObject* module);
+// op_registry.cpp: the OpHandle of `op` (the same object for every call with the same op).
+PyObject* op_handle(const sdk_op* op);
+// op_objects.cpp: sdk._C.ScriptObject, custom-class objects (ABI 1.12): a new Python object
+// holding a new reference to `object` of class `cls`; and the class and object of Python
+// object `o` (false, with no exception set, when it is not one).
+int op_objects_ready(PyObject* module);
+PyObject* object_to_py(const sdk_class* cls, void* object);
+bool object_of(PyObject* o, const sdk_class** cls, void** object);
 // op_values.cpp: value i of boxed values as a new Python object.
 PyObject* value_to_py(sdk_values* v, int64_t i);
 // op_values.cpp: the core device of an sdk.device (anything with .type, 'cpu' or 'cuda',
@@ -267,5 +275,6 @@ extern PyMethodDef interop_methods[];
 extern PyMethodDef op_registry_methods[];
 extern PyMethodDef op_kernels_methods[];
 extern PyMethodDef autograd_methods[];
+extern PyMethodDef op_objects_methods[];
 
 }  // namespace sdkpy

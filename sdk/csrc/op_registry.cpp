@@ -591,11 +591,17 @@ PyObject* new_op_object(const sdk_op* op) {
 
 // op_find(name) -> OpHandle (the same object for every call with the same op)
 PyObject* m_op_find(PyObject*, PyObject* name) {
-  static PyObject* cache = PyDict_New();  // op address -> handle
   const char* n = c_text(name, "op_find", "the op name");
   if (!n) return nullptr;
   const sdk_op* op = nullptr;
   if (sdk_op_find(n, &op) != SDK_OK) return raise_last_error();
+  return op_handle(op);
+}
+
+}  // namespace
+
+PyObject* op_handle(const sdk_op* op) {
+  static PyObject* cache = PyDict_New();  // op address -> handle
   PyObject* key = PyLong_FromVoidPtr(const_cast<sdk_op*>(op));
   if (!key) return nullptr;
   PyObject* found = PyDict_GetItemWithError(cache, key);
@@ -608,6 +614,8 @@ PyObject* m_op_find(PyObject*, PyObject* name) {
   Py_DECREF(key);
   return h;
 }
+
+namespace {
 
 // op_list(ns or None) -> list of "ns::name"
 PyObject* m_op_list(PyObject*, PyObject* ns) {

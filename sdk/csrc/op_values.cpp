@@ -127,6 +127,14 @@ bool push_number_arg(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_v
   }
 }
 
+// A custom-class object: the core checks its class against the schema's.
+bool push_object(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
+  const sdk_class* cls = nullptr;
+  void* object = nullptr;
+  if (!object_of(o, &cls, &object)) return kind_error(site, a, o);
+  return pushed(sdk_values_push_object(v, cls, object));
+}
+
 bool push_string(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values* v) {
   if (!PyUnicode_Check(o)) return kind_error(site, a, o);
   Py_ssize_t n = 0;
@@ -371,6 +379,8 @@ bool push_value(const ValueSite& site, const ArgPlan& a, PyObject* o, sdk_values
     }
     case SDK_VALUE_DEVICE:
       return push_device(o, v);
+    case SDK_VALUE_OBJECT:
+      return push_object(site, a, o, v);
     case SDK_VALUE_INT_LIST:
       return push_int_list(site, a, o, v);
     case SDK_VALUE_LIST:
@@ -432,6 +442,12 @@ PyObject* read_value_to_py(const sdk_values* v, int64_t i) {
       sdk_device d{};
       sdk_values_get_device(v, i, &d);
       return device_to_py(d);
+    }
+    case SDK_VALUE_OBJECT: {
+      const sdk_class* cls = nullptr;
+      void* object = nullptr;
+      if (sdk_values_get_object(v, i, &cls, &object) != SDK_OK) return raise_last_error();
+      return object_to_py(cls, object);
     }
     case SDK_VALUE_INT_LIST:
     case SDK_VALUE_FLOAT_LIST:

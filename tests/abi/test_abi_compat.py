@@ -219,6 +219,79 @@ int main(void) {
     assert int(version) >> 16 == 1 and int(version) & 0xFFFF >= 1
 
 
+# An op library in C as written against ABI 1.11: it checks the ABI it was built for when it
+# loads, registers an op and reads its arguments; OLDER_THAN_1_12 below makes its header.
+OP_LIBRARY_1_11 = r"""
+#include <sdk/c_api.h>
+
+/* the sum of an int[] (the minor version it was built against, when asked with an empty
+   list) */
+static sdk_status total_kernel(void* ctx, const sdk_op* op, sdk_values* v) {
+  const int64_t* d = NULL;
+  int64_t n = 0, k, sum = 0;
+  sdk_status st = sdk_values_get_int_list(v, 0, &d, &n);
+  (void)ctx;
+  (void)op;
+  if (st != SDK_OK) return st;
+  for (k = 0; k < n; ++k) sum += d[k];
+  sdk_values_clear(v);
+  return sdk_values_push_int(v, n == 0 ? SDK_ABI_VERSION_MINOR : sum);
+}
+
+__attribute__((constructor)) static void register_ops(void) {
+  sdk_library* lib = NULL;
+  if (SDK_ABI_CHECK() != SDK_OK ||
+      sdk_library_open(SDK_LIBRARY_DEF, "{NS}", -1, "abi_1_11.c", &lib) != SDK_OK ||
+      sdk_library_define(lib, "total(int[] xs) -> int") != SDK_OK ||
+      sdk_library_impl(lib, "total", -1, total_kernel, NULL, NULL) != SDK_OK) {
+    sdk_library_record_error(sdk_last_error_message());
+  }
+}
+"""
+
+
+def c_api_1_11(tmp_path: Path) -> Path:
+    """An include folder whose sdk/c_api.h is the current one without its ABI 1.12 additions
+    (the custom-class section and SDK_VALUE_OBJECT) and with minor version 11."""
+    text = (REPO / "core" / "include" / "sdk" / "c_api.h").read_text()
+    start = text.index("/* Custom classes (ABI 1.12)")
+    start = text.rindex("/* ====", 0, start)
+    end = text.index("/* Autograd from C and C++ (ABI 1.3)")
+    end = text.rindex("/* ====", 0, end)
+    text = text[:start] + text[end:]
+    text = re.sub(r"\n\s*SDK_VALUE_OBJECT = 14[^\n]*", "", text)
+    text = text.replace("SDK_VALUE_LIST = 13,", "SDK_VALUE_LIST = 13")
+    text = text.replace("#define SDK_ABI_VERSION_MINOR 12", "#define SDK_ABI_VERSION_MINOR 11")
+    assert "sdk_class" not in text and "OBJECT" not in text
+    inc = tmp_path / "include_1_11" / "sdk"
+    inc.mkdir(parents=True)
+    (inc / "c_api.h").write_text(text)
+    return inc.parent
+
+
+def test_op_library_built_against_abi_1_11_runs(tmp_path):
+    """An op library built against the ABI 1.11 header loads on the 1.12 core (its ABI check
+    passes), registers and runs; the core still checks its arguments."""
+    import uuid
+
+    ns = "abi111_" + uuid.uuid4().hex[:8]
+    src = tmp_path / "abi_1_11.c"
+    src.write_text(OP_LIBRARY_1_11.replace("{NS}", ns))
+    out = tmp_path / "libabi_1_11.so"
+    proc = subprocess.run(
+        ["cc", "-std=c99", "-shared", "-fPIC", f"-I{c_api_1_11(tmp_path)}", str(src), "-o",
+         str(out), f"-L{Path(sdk.get_library_path()).parent}", "-lsdk_core"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    sdk.ops.load_library(out)
+    total = getattr(sdk.ops, ns).total
+    assert total([]) == 11  # built against 1.11
+    assert total([4, -1, 9]) == 12
+    with pytest.raises(TypeError, match="argument 'xs' must be int\\[\\], not"):
+        total("12")
+
+
 @pytest.mark.parametrize("bridge", ["pybind11", "ctypes"])
 def test_old_cxx11_abi(ext_dir, bridge):
     """The pre-C++11 std::string ABI in the extension does not meet the core: only C crosses."""

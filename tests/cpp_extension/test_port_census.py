@@ -286,7 +286,6 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("ATen/native/cpu/Loops.h", "header", "internal kernels"),
         ("at::native::add", "name", "internal kernels"),
         ("ATen/cpu/vec/vec.h", "header", "Vectorized"),
-        ("c10::make_intrusive", "name", "custom classes"),
         ("at::ScalarType::QUInt4x2", "name", "quantized"),
         (".dequantize()", "method", "quantized"),
         ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
@@ -384,6 +383,31 @@ def test_complex_names_are_counterparts_not_refusals():
     assert status == {row[0]: "counterpart" for row in names}
     assert all(_port_census.refusal(row[0], row[1]) is None for row in names)
     assert "no complex32" in _port_census.refusal("at::kComplexHalf", "name")
+
+
+def test_custom_class_names_are_counterparts_not_refusals():
+    """torch's custom classes (ABI 1.12): the class_ API, intrusive_ptr and its header, and a
+    schema's class types map."""
+    names = [
+        ["c10::intrusive_ptr", "name", 3, 2, 0, 0, 2],
+        ["c10::make_intrusive", "name", 3, 2, 0, 0, 2],
+        ["c10::intrusive_ptr_target", "name", 3, 2, 0, 0, 2],
+        ["c10::weak_intrusive_ptr", "name", 3, 2, 0, 0, 2],
+        ["torch::CustomClassHolder", "name", 3, 2, 0, 0, 2],
+        ["torch::class_", "name", 3, 2, 0, 0, 2],
+        ["torch::init", "name", 3, 2, 0, 0, 2],
+        ["c10/util/intrusive_ptr.h", "header", 3, 2, 0, 0, 2],
+        ["torch/custom_class.h", "header", 3, 2, 0, 0, 2],
+        ["schema:__torch__.torch.classes", "schema", 3, 2, 0, 0, 2],
+        ["schema:->__torch__.torch.classes", "schema", 3, 2, 0, 0, 2],
+    ]
+    status = {r.name: r.status for r in _port_census.coverage_report(_census(names), INCLUDE).rows}
+    assert status == {row[0]: "counterpart" for row in names}
+    assert all(_port_census.refusal(row[0], row[1]) is None for row in names)
+    assert _port_census.schema_probe("schema:->__torch__.torch.classes") == (
+        "",
+        "probe(Tensor x) -> __torch__.torch.classes.probe.Probe",
+    )
 
 
 def test_int_list_list_schemas_are_a_counterpart_not_a_refusal():

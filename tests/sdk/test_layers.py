@@ -51,7 +51,7 @@ LAYERS = [
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
     ("tensor", ["sdk._tensor", "sdk._tensor_types", "sdk._tensor_state"]),
     ("namespace", ["sdk"]),
-    ("autograd", ["sdk.autograd", "sdk.autograd.*", "sdk.ops", "sdk.testing"]),
+    ("autograd", ["sdk.autograd", "sdk.autograd.*", "sdk.ops", "sdk.classes", "sdk.testing"]),
     (
         "libraries",
         [

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 11
+#define SDK_ABI_VERSION_MINOR 12
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1324,7 +1324,8 @@ typedef enum {
   /*! int[][] in ABI 1.8 only. No value has this tag since ABI 1.9: an int[][] is a LIST of
    *  INT_LISTs, which sdk_values_push/get_int_list_list still write and read. */
   SDK_VALUE_INT_LIST_LIST = 12,
-  SDK_VALUE_LIST = 13 /*!< values of any tags, lists included (ABI 1.9; "Lists of values") */
+  SDK_VALUE_LIST = 13,  /*!< values of any tags, lists included (ABI 1.9; "Lists of values") */
+  SDK_VALUE_OBJECT = 14 /*!< a custom-class object (ABI 1.12; "Custom classes") */
 } sdk_value_tag;
 
 /*! \brief A list of boxed values: a call's arguments in, its results out. */
@@ -1577,6 +1578,76 @@ SDK_API sdk_status sdk_op_dispatch_key(const sdk_op* op, const sdk_values* value
 /*! \brief 1 while the calling thread runs a Meta kernel (allocations make meta tensors),
  *  else 0. Since ABI 1.7. */
 SDK_API int32_t sdk_meta_mode_is_enabled(void);
+
+/* ========================================================================= */
+/* Custom classes (ABI 1.12)                                                 */
+/* ========================================================================= */
+/* A library registers a class under its namespace (torch's custom classes: C++
+ * torch::class_<T>("ns", "Name"), schema type __torch__.torch.classes.ns.Name): an
+ * object type whose methods are ops. An object crosses the ABI as a pointer and its
+ * class; the object counts its own references, and whoever keeps it (the core's values,
+ * Python) takes and drops a reference through the class's `retain` and `release`,
+ * functions of the library that registered it. A value of tag SDK_VALUE_OBJECT holds one
+ * reference. Methods are registered ops named "ns.Name.method", found by
+ * sdk_class_method and called with sdk_op_call; an instance method takes the object as
+ * its first argument, a static one ("__init__", "__setstate__", def_static) does not.
+ * The core checks an object against the class a schema names (TypeError naming both).
+ *
+ * A class, like an op, is never freed. When the library that registered it closes, the
+ * class is dead: its methods are undefined, pushing one of its objects fails with a
+ * RuntimeError naming the class, and references dropped afterwards are not released (the
+ * objects' memory is kept rather than freed by code that may be unloaded). Registering
+ * the name again makes a new class. Rationale: the refcount lives in the object, so one
+ * count serves C++, the core and Python with no wrapper object per crossing; the two
+ * functions are the whole vtable the core needs. */
+
+/*! \brief A registered custom class. */
+typedef struct sdk_class sdk_class;
+/*! \brief Take (retain) or drop (release) one reference to `object`. */
+typedef void (*sdk_object_fn)(void* object);
+
+/*! \brief Register class `name` (an identifier) in the scope's namespace; `retain` and
+ *  `release` count references to its objects. ValueError for a bad name or a class
+ *  already registered and not closed; an IMPL scope cannot register classes. */
+SDK_API sdk_status sdk_library_class(sdk_library* lib, const char* name, sdk_object_fn retain,
+                                     sdk_object_fn release, const sdk_class** result);
+/*! \brief Define method `schema` of class `class_name` (registered by any scope of the
+ *  namespace) and register `kernel` for it, every device. The schema's name is the method's
+ *  ("push(__torch__.torch.classes.ns.Stack self, int x) -> ()"); `context_free` as
+ *  sdk_library_impl's. The method goes away when `lib` closes. ValueError for a malformed
+ *  schema, an unknown class or a method defined twice. */
+SDK_API sdk_status sdk_library_method(sdk_library* lib, const char* class_name, const char* schema,
+                                      sdk_boxed_kernel kernel, void* context,
+                                      void (*context_free)(void*));
+/*! \brief Find a class: "ns.Name" or "__torch__.torch.classes.ns.Name". ValueError naming
+ *  the namespace's classes when there is none. */
+SDK_API sdk_status sdk_class_find(const char* name, const sdk_class** result);
+/*! \brief Its name, "ns.Name" ("" for NULL). */
+SDK_API const char* sdk_class_name(const sdk_class* cls);
+/*! \brief 1 while the library that registered it is open, else 0. */
+SDK_API int32_t sdk_class_is_alive(const sdk_class* cls);
+/*! \brief Method `name` of the class. ValueError naming its methods when it has none such;
+ *  RuntimeError when the class is dead. */
+SDK_API sdk_status sdk_class_method(const sdk_class* cls, const char* name, const sdk_op** result);
+/*! \brief The names of its defined methods, one per line. Valid until the next call on
+ *  this thread. */
+SDK_API const char* sdk_class_methods(const sdk_class* cls);
+/*! \brief Names ("ns.Name") of the live classes of namespace `ns` (all when NULL), one per
+ *  line. Valid until the next call on this thread. */
+SDK_API const char* sdk_class_list(const char* ns);
+
+/*! \brief Take one reference to `object` of class `cls` (RuntimeError when the class is
+ *  dead). */
+SDK_API sdk_status sdk_object_retain(const sdk_class* cls, void* object);
+/*! \brief Drop one reference (nothing when the class is dead; NULL is ignored). */
+SDK_API void sdk_object_release(const sdk_class* cls, void* object);
+/*! \brief Push `object` of class `cls`, taking a reference (RuntimeError when the class is
+ *  dead; ValueError for a NULL object). */
+SDK_API sdk_status sdk_values_push_object(sdk_values* values, const sdk_class* cls, void* object);
+/*! \brief Read OBJECT value i: its class and object, borrowed (valid as every getter's
+ *  pointers). TypeError when value i is not an object. */
+SDK_API sdk_status sdk_values_get_object(const sdk_values* values, int64_t i, const sdk_class** cls,
+                                         void** object);
 
 /* ========================================================================= */
 /* Autograd from C and C++ (ABI 1.3)                                         */

@@ -153,6 +153,9 @@ inline std::string schema(const char* text, AliasAnalysisKind = AliasAnalysisKin
   return text;
 }
 
+template <typename T>
+class class_;  // sdk/custom_class.h
+
 /*! \brief A registration scope: what SDK_LIBRARY / SDK_LIBRARY_FRAGMENT / SDK_LIBRARY_IMPL
  *  blocks receive as `m`. */
 class Library {
@@ -229,6 +232,31 @@ class Library {
   }
   /*! \brief The namespace. */
   const std::string& ns() const { return ns_; }
+
+  /*! \brief Register custom class T as `name` of this namespace (torch's m.class_<T>); see
+   *  sdk/custom_class.h. */
+  template <typename T>
+  ::sdk::class_<T> class_(const std::string& name) &;
+  /*! \brief What class_ registers through: the class (NULL when the failure was kept for the
+   *  loader) and its methods. */
+  const sdk_class* register_class(const std::string& name, sdk_object_fn retain,
+                                  sdk_object_fn release) {
+    const sdk_class* cls = nullptr;
+    if (!lib_ || !guard(sdk_library_class(lib_, name.c_str(), retain, release, &cls), name)) {
+      return nullptr;
+    }
+    return cls;
+  }
+  template <typename F>
+  void register_method(const std::string& class_name, const std::string& schema, F&& fn) {
+    if (!lib_) return;
+    using Stored = detail::StoredCallable<F>;
+    auto* ctx = new Stored(std::forward<F>(fn));
+    using Adapter = typename detail::KernelFor<Stored>::type;
+    guard(sdk_library_method(lib_, class_name.c_str(), schema.c_str(), &Adapter::boxed, ctx,
+                             &Adapter::free_context),
+          schema);
+  }
 
  private:
   sdk_library* lib_ = nullptr;
@@ -461,5 +489,8 @@ class RegisterOperators {
 
 /*! \brief torch's TORCH_FN(fn): the function itself. */
 #define SDK_FN(fn) (&fn)
+
+// torch's <torch/library.h> brings custom classes (m.class_<T>) along.
+#include "sdk/custom_class.h"  // NOLINT(build/include_order): needs Library above
 
 #endif  // SDK_LIBRARY_H_
