@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.core._core import CPU, I32, I64, CoreError, P, T, check, from_numpy, lib
-from tests.core.test_cpp_port_surface import _program
+from tests.core.test_cpp_port_surface import _nvcc_compiles, _program
 
 lib.sdk_tensor_storage.argtypes = [P, ctypes.POINTER(P)]
 lib.sdk_storage_release.argtypes = [P]
@@ -37,6 +37,11 @@ def test_cpp_program_passes(tmp_path_factory) -> None:
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 failures" in proc.stdout, proc.stdout
+
+
+def test_nvcc_compiles_the_storage_idioms_of_cuda_extensions(tmp_path) -> None:
+    # set_ onto a CUDA tensor's storage, a kernel over the view, recordStream of the storage
+    _nvcc_compiles(tmp_path, "cuda_storage_kernel")
 
 
 def storage_of(t: T) -> int:
