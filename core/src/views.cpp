@@ -125,14 +125,15 @@ std::string device_str(sdk_device d) {
 // RuntimeError naming `op` when autograd tracks `t` while grad mode is on: set_ has no
 // derivative (torch refuses a leaf that requires grad, and records a node that fails in
 // backward for anything else; failing at once says which call it was).
-void check_untracked(const sdk_tensor* t, const char* op, const char* arg) {
+// `is_self`: t is the tensor set_ changes (else its source).
+void check_untracked(const sdk_tensor* t, const char* op, bool is_self) {
   if (!sdk_grad_mode_is_enabled() || !sdk_tensor_requires_grad(t)) return;
-  if (std::string(arg) == "self" && sdk_tensor_is_leaf(t)) {
+  if (is_self && sdk_tensor_is_leaf(t)) {
     SDK_FAIL(SDK_ERROR_RUNTIME, op, ": a leaf Variable that requires grad is being used in an ",
              "in-place operation.");
   }
-  SDK_FAIL(SDK_ERROR_RUNTIME, op, ": '", arg, "' requires grad, and set_ has no derivative; ",
-           "detach() it, or call set_ under no_grad");
+  SDK_FAIL(SDK_ERROR_RUNTIME, op, ": '", is_self ? "self" : "source",
+           "' requires grad, and set_ has no derivative; detach() it, or call set_ under no_grad");
 }
 
 // t views s from now on (after every check: nothing changed on failure). The storage t
@@ -536,7 +537,7 @@ SDK_API sdk_status sdk_tensor_set_storage_(sdk_tensor* t, sdk_storage* storage,
     contiguous_strides(ndim, sizes, dense);
   }
   check_geometry(*s, x.itemsize(), ndim, sizes, strides ? strides : dense, storage_offset, op);
-  check_untracked(t, op, "self");
+  check_untracked(t, op, true);
   point_at(x, s, ndim, sizes, strides ? strides : dense, storage_offset);
   SDK_SAFE_CALL_END;
 }
@@ -551,8 +552,8 @@ SDK_API sdk_status sdk_tensor_set_tensor_(sdk_tensor* t, const sdk_tensor* sourc
   SDK_VALUE_CHECK(src.device().type == x.device().type && src.device().index == x.device().index,
                   op, ": the source is on ", device_str(src.device()), " but the tensor on ",
                   device_str(x.device()), "; the devices must match");
-  check_untracked(t, op, "self");
-  check_untracked(source, op, "source");
+  check_untracked(t, op, true);
+  check_untracked(source, op, false);
   if (&src == &x) return SDK_OK;
   point_at(x, src.storage, src.ndim, src.sizes, src.strides, src.offset);
   SDK_SAFE_CALL_END;
