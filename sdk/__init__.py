@@ -411,7 +411,6 @@ from sdk._settings import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_distributed,
-    is_storage,
     is_vulkan_available,
     is_warn_always_enabled,
     set_anomaly_enabled,
@@ -422,6 +421,7 @@ from sdk._settings import (
     set_num_interop_threads,
     set_warn_always,
 )
+from sdk._storage import TypedStorage, UntypedStorage, is_storage
 from sdk._tensor import Tensor
 from sdk._tensor_types import (  # torch's legacy typed constructors; sdk.cuda has them too
     BFloat16Tensor,

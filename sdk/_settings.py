@@ -132,10 +132,5 @@ def is_distributed(input: Any) -> bool:
     return False
 
 
-def is_storage(obj: Any) -> bool:
-    """False: the sdk has no Storage objects (a tensor's memory is reached through it)."""
-    return False
-
-
 def is_vulkan_available() -> bool:
     return False

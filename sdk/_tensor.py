@@ -31,6 +31,7 @@ from sdk import (
     _ops_sort,
     _ops_special,
     _ops_stats,
+    _storage,
     _tensor_types,
 )
 from sdk import _tensor_state as _state
@@ -365,9 +366,10 @@ class Tensor(_TableOps, _C.TensorBase):
     pin_memory = _state.pin_memory
     is_shared = _state.is_shared
     share_memory_ = _state.share_memory_
-    storage = untyped_storage = _state.storage
-    is_set_to = _state.is_set_to
-    set_ = _state.set_
+    storage = _storage.storage
+    untyped_storage = _storage.untyped_storage
+    is_set_to = _storage.is_set_to
+    set_ = _storage.set_
     resize = _state.resize
     resize_as = _state.resize_as
     is_nonzero = _state.is_nonzero

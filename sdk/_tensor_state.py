@@ -1,5 +1,5 @@
 """The answers to torch's questions about a tensor that glue code asks (layout, is_sparse,
-is_pinned, output_nr, storage, ...): Tensor binds these as its methods and properties.
+is_pinned, output_nr, ...): Tensor binds these as its methods and properties.
 
 Every sdk tensor is dense and strided, real, in ordinary (unpinned, unshared) host or CUDA
 memory, and never an inference, meta, nested or quantized tensor, nor on another device."""
@@ -67,31 +67,6 @@ def share_memory_(self: Tensor) -> Tensor:
         "share_memory_(): the sdk cannot move a tensor into memory shared between processes; "
         "pass tensors to worker processes by pickling (a copy), or create the shared buffer "
         "yourself (multiprocessing.shared_memory) and wrap it with sdk.frombuffer"
-    )
-
-
-def storage(self: Tensor) -> Any:
-    raise NotImplementedError(
-        "storage(): the sdk has no Storage objects; use data_ptr(), nbytes, element_size(), "
-        "storage_offset() and stride() for the memory, or numpy()"
-    )
-
-
-def is_set_to(self: Tensor, tensor: Tensor) -> bool:
-    """Whether both tensors view the same memory with the same dtype and geometry."""
-    tensor_arg(tensor, "is_set_to", "tensor")
-    return (
-        self.data_ptr() == tensor.data_ptr() and self.dtype is tensor.dtype
-        and self.device == tensor.device and tuple(self.shape) == tuple(tensor.shape)
-        and self.stride() == tensor.stride()
-    )  # fmt: skip
-
-
-def set_(self: Tensor, source: Any = None, *args: Any, **kwargs: Any) -> Tensor:
-    raise NotImplementedError(
-        "set_(): a tensor cannot be re-pointed at other memory here; use "
-        "as_strided_(size, stride, storage_offset) for new geometry over its own memory, or "
-        "copy_(source)"
     )
 
 

@@ -134,6 +134,10 @@ TensorImpl::~TensorImpl() {
   if (void* slot = autograd_slot.load(std::memory_order_acquire)) release_autograd_slot(slot);
   if (sizes != inline_sizes) delete[] sizes;  // strides live in the same array
   if (storage) storage->release();
+  if (left_storages) {
+    for (Storage* s : *left_storages) s->release();
+    delete left_storages;
+  }
 }
 
 int64_t checked_numel(int64_t ndim, const int64_t* sz, const char* op) {
@@ -406,6 +410,39 @@ SDK_API sdk_status sdk_tensor_set_read_only(sdk_tensor* t, const char* owner) {
 }
 SDK_API int32_t sdk_tensor_is_read_only(const sdk_tensor* t) {
   return t && to_impl(t)->storage->read_only.load(std::memory_order_acquire) ? 1 : 0;
+}
+
+// ---- storage handles (ABI 1.12): an sdk_storage* is a Storage* ----
+
+SDK_API sdk_status sdk_tensor_storage(const sdk_tensor* t, sdk_storage** result) {
+  SDK_SAFE_CALL_BEGIN;
+  const TensorImpl& x = checked(t, "sdk_tensor_storage", "t");
+  check_not_null(result, "sdk_tensor_storage", "result");
+  x.storage->retain();
+  *result = to_handle(x.storage);
+  SDK_SAFE_CALL_END;
+}
+SDK_API void sdk_storage_retain(sdk_storage* s) {
+  if (s) to_storage(s)->retain();
+}
+SDK_API void sdk_storage_release(sdk_storage* s) {
+  if (s) to_storage(s)->release();
+}
+SDK_API int64_t sdk_storage_use_count(const sdk_storage* s) {
+  return s ? to_storage(s)->refcount.load(std::memory_order_acquire) : 0;
+}
+SDK_API void* sdk_storage_data_ptr(const sdk_storage* s) {
+  return s ? to_storage(s)->data : nullptr;
+}
+SDK_API int64_t sdk_storage_nbytes(const sdk_storage* s) { return s ? to_storage(s)->nbytes : 0; }
+SDK_API sdk_device sdk_storage_device(const sdk_storage* s) {
+  return s ? to_storage(s)->device : sdk_device{SDK_CPU, 0};
+}
+SDK_API int32_t sdk_storage_is_read_only(const sdk_storage* s) {
+  return s && to_storage(s)->read_only.load(std::memory_order_acquire) ? 1 : 0;
+}
+SDK_API int32_t sdk_storage_resizable(const sdk_storage* s) {
+  return s && !to_storage(s)->foreign ? 1 : 0;
 }
 
 }  // extern "C"

@@ -124,6 +124,11 @@ struct TensorImpl {
   // The autograd engine's per-tensor state (sdk_tensor_autograd_slot); released through the
   // engine when this view is freed.
   std::atomic<void*> autograd_slot{nullptr};
+  // Storages this view was moved off by set_ (each once, one reference each), released with
+  // it: memory exported from the view before (a numpy array, a DLPack capsule, which hold
+  // the view, not its storage) stays valid. Empty and meta storages, which no export can
+  // read, are not kept. nullptr until the first such set_.
+  std::vector<Storage*>* left_storages = nullptr;
 
   TensorImpl() = default;
   TensorImpl(const TensorImpl&) = delete;
@@ -147,6 +152,10 @@ inline TensorImpl* to_impl(const sdk_tensor* t) {
   return reinterpret_cast<TensorImpl*>(const_cast<sdk_tensor*>(t));
 }
 inline sdk_tensor* to_handle(TensorImpl* t) { return reinterpret_cast<sdk_tensor*>(t); }
+inline Storage* to_storage(const sdk_storage* s) {
+  return reinterpret_cast<Storage*>(const_cast<sdk_storage*>(s));
+}
+inline sdk_storage* to_handle(Storage* s) { return reinterpret_cast<sdk_storage*>(s); }
 
 // Owning smart pointer used throughout the implementation.
 class Ref {

@@ -1,5 +1,6 @@
 // core/src/views.cpp: shape views sharing storage (view, reshape, permute, slice, expand, ...).
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "cuda/glue/cuda_glue.h"
@@ -87,10 +88,10 @@ Ref reshape_impl(const TensorImpl& t, int64_t ndim, const int64_t* sizes, const 
   return make_view(*c, ndim, sz, nullptr, 0);
 }
 
-// sdk_as_strided's checks: sizes and strides >= 0 and the last element reached inside the
-// storage.
-void check_geometry(const TensorImpl& x, int64_t ndim, const int64_t* sizes, const int64_t* strides,
-                    int64_t storage_offset, const char* op) {
+// sdk_as_strided's and set_'s checks: sizes and strides >= 0 and every byte of the last
+// element reached (items of `itemsize` bytes, `storage_offset` of them in) inside `s`.
+void check_geometry(const Storage& s, int64_t itemsize, int64_t ndim, const int64_t* sizes,
+                    const int64_t* strides, int64_t storage_offset, const char* op) {
   check_sizes_arg(ndim, sizes, op);
   if (ndim > 0) check_not_null(strides, op, "strides");
   SDK_VALUE_CHECK(storage_offset >= 0, op, ": storage_offset must be >= 0, got ", storage_offset);
@@ -105,11 +106,59 @@ void check_geometry(const TensorImpl& x, int64_t ndim, const int64_t* sizes, con
       SDK_FAIL(SDK_ERROR_VALUE, op, ": strides overflow");
     }
   }
-  int64_t capacity = x.storage->nbytes / x.itemsize();
+  int64_t capacity = s.nbytes / itemsize;
   if (numel > 0 && last >= capacity) {
     SDK_FAIL(SDK_ERROR_VALUE, op, ": size ", sizes_str(ndim, sizes), ", stride ",
              sizes_str(ndim, strides), " and offset ", storage_offset, " reach element ", last,
-             " but the storage holds ", capacity, " elements");
+             " but the storage holds ", capacity, " elements (", s.nbytes, " bytes, elements of ",
+             itemsize, ")");
+  }
+}
+
+// "cpu", "cuda:1", "meta": a device as torch prints it.
+std::string device_str(sdk_device d) {
+  if (d.type == SDK_CPU) return "cpu";
+  if (d.type == SDK_META) return "meta";
+  return str(d.type == SDK_CUDA ? "cuda:" : "device type ", d.type == SDK_CUDA ? d.index : d.type);
+}
+
+// RuntimeError naming `op` when autograd tracks `t` while grad mode is on: set_ has no
+// derivative (torch refuses a leaf that requires grad, and records a node that fails in
+// backward for anything else; failing at once says which call it was).
+// `is_self`: t is the tensor set_ changes (else its source).
+void check_untracked(const sdk_tensor* t, const char* op, bool is_self) {
+  if (!sdk_grad_mode_is_enabled() || !sdk_tensor_requires_grad(t)) return;
+  if (is_self && sdk_tensor_is_leaf(t)) {
+    SDK_FAIL(SDK_ERROR_RUNTIME, op, ": a leaf Variable that requires grad is being used in an ",
+             "in-place operation.");
+  }
+  SDK_FAIL(SDK_ERROR_RUNTIME, op, ": '", is_self ? "self" : "source",
+           "' requires grad, and set_ has no derivative; detach() it, or call set_ under no_grad");
+}
+
+// t views s from now on (after every check: nothing changed on failure). The storage t
+// leaves stays alive with t (TensorImpl::left_storages).
+void point_at(TensorImpl& t, Storage* s, int64_t ndim, const int64_t* sizes, const int64_t* strides,
+              int64_t storage_offset) {
+  Storage* old = t.storage;
+  const bool keep = old != s && old->nbytes > 0 && old->device.type != SDK_META;
+  std::vector<Storage*>* left = t.left_storages;
+  const bool known = left && std::find(left->begin(), left->end(), old) != left->end();
+  if (keep && !known) {  // room first: the push below cannot fail after t changed
+    if (!left) left = t.left_storages = new std::vector<Storage*>();
+    left->reserve(left->size() + 1);
+  }
+  int64_t sz[64], st[64];  // copies: the arguments may be t's own arrays, which set_shape frees
+  std::copy(sizes, sizes + ndim, sz);
+  if (strides) std::copy(strides, strides + ndim, st);
+  t.set_shape(ndim, sz, strides ? st : nullptr);  // may throw: before anything changed
+  s->retain();
+  t.storage = s;
+  t.offset = storage_offset;
+  if (keep && !known) {
+    left->push_back(old);  // adopts t's reference
+  } else {
+    old->release();
   }
 }
 
@@ -146,7 +195,7 @@ SDK_API sdk_status sdk_as_strided(const sdk_tensor* t, int64_t ndim, const int64
   SDK_SAFE_CALL_BEGIN;
   const char* op = "sdk_as_strided";
   VIEW_PROLOGUE(op);
-  check_geometry(x, ndim, sizes, strides, storage_offset, op);
+  check_geometry(*x.storage, x.itemsize(), ndim, sizes, strides, storage_offset, op);
   *result = make_view(x, ndim, sizes, strides, storage_offset).release_handle();
   SDK_SAFE_CALL_END;
 }
@@ -156,7 +205,7 @@ SDK_API sdk_status sdk_as_strided_(sdk_tensor* t, int64_t ndim, const int64_t* s
   SDK_SAFE_CALL_BEGIN;
   const char* op = "sdk_as_strided_";
   TensorImpl& x = const_cast<TensorImpl&>(checked(t, op, "t"));
-  check_geometry(x, ndim, sizes, strides, storage_offset, op);
+  check_geometry(*x.storage, x.itemsize(), ndim, sizes, strides, storage_offset, op);
   int64_t sz[64], st[64];  // copies: the arguments may be t's own arrays, which set_shape frees
   std::copy(sizes, sizes + ndim, sz);
   std::copy(strides, strides + ndim, st);
@@ -466,6 +515,47 @@ SDK_API sdk_status sdk_split_with_sizes(const sdk_tensor* t, int64_t n, const in
   }
   // Only hand out references once every piece exists: no partial results.
   for (int64_t i = 0; i < n; ++i) results[i] = parts[static_cast<size_t>(i)].release_handle();
+  SDK_SAFE_CALL_END;
+}
+
+// ---- set_ (ABI 1.12): a tensor takes another storage ----
+
+SDK_API sdk_status sdk_tensor_set_storage_(sdk_tensor* t, sdk_storage* storage,
+                                           int64_t storage_offset, int64_t ndim,
+                                           const int64_t* sizes, const int64_t* strides) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "set_";
+  TensorImpl& x = const_cast<TensorImpl&>(checked(t, "sdk_tensor_set_storage_", "t"));
+  check_not_null(storage, "sdk_tensor_set_storage_", "storage");
+  Storage* s = to_storage(storage);
+  SDK_VALUE_CHECK(s->device.type == x.device().type && s->device.index == x.device().index, op,
+                  ": the storage is on ", device_str(s->device), " but the tensor on ",
+                  device_str(x.device()), "; the devices must match");
+  check_sizes_arg(ndim, sizes, op);
+  int64_t dense[kIterMaxDims];
+  if (!strides) {
+    contiguous_strides(ndim, sizes, dense);
+  }
+  check_geometry(*s, x.itemsize(), ndim, sizes, strides ? strides : dense, storage_offset, op);
+  check_untracked(t, op, true);
+  point_at(x, s, ndim, sizes, strides ? strides : dense, storage_offset);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API sdk_status sdk_tensor_set_tensor_(sdk_tensor* t, const sdk_tensor* source) {
+  SDK_SAFE_CALL_BEGIN;
+  const char* op = "set_";
+  TensorImpl& x = const_cast<TensorImpl&>(checked(t, "sdk_tensor_set_tensor_", "t"));
+  const TensorImpl& src = checked(source, "sdk_tensor_set_tensor_", "source");
+  SDK_TYPE_CHECK(src.dtype == x.dtype, op, ": could not set a tensor of dtype ",
+                 dtype_name(x.dtype), " to a source of dtype ", dtype_name(src.dtype));
+  SDK_VALUE_CHECK(src.device().type == x.device().type && src.device().index == x.device().index,
+                  op, ": the source is on ", device_str(src.device()), " but the tensor on ",
+                  device_str(x.device()), "; the devices must match");
+  check_untracked(t, op, true);
+  check_untracked(source, op, false);
+  if (&src == &x) return SDK_OK;
+  point_at(x, src.storage, src.ndim, src.sizes, src.strides, src.offset);
   SDK_SAFE_CALL_END;
 }
 

@@ -350,12 +350,12 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "sdk::get_generator_or_default(std::nullopt, sdk::cuda::detail::getDefaultCUDAGenerator())",
     ),
     (
-        rf"({_NS})?(TensorImpl|StorageImpl|Storage|Allocator|GetCPUAllocator|"
-        r"DispatchKeySet|DispatchKey(::\w+)?)|\.(unsafeGetTensorImpl|storage|has_storage|"
+        rf"({_NS})?(TensorImpl|StorageImpl(::\w+)?|Allocator|GetCPUAllocator|"
+        r"DispatchKeySet|DispatchKey(::\w+)?)|\.(unsafeGetTensorImpl|unsafeGetStorageImpl|"
         r"unsafeReleaseTensorImpl|key_set)\(\)|c10/core/(Allocator|CPUAllocator|TensorImpl|"
         r"StorageImpl)\.h",
-        "tensor internals (TensorImpl, Storage, allocators, dispatch keys): use data_ptr(), "
-        "sizes(), strides()",
+        "tensor internals (TensorImpl, StorageImpl, allocators, dispatch keys): use data_ptr(), "
+        "sizes(), strides(), and storage() (sdk::Storage) for the memory tensors share",
     ),
     (
         r"torch::serialize::.*|torch/serialize/archive\.h",
@@ -395,11 +395,6 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         rf"({_NS})?(kUInt(16|32|64)|ScalarType::UInt(16|32|64))|"
         r"torch::headeronly::ScalarType::UInt(16|32|64)",
         "no unsigned dtypes wider than 8 bits: use the signed dtype of the same width",
-    ),
-    (
-        r"\.set_\(\)",
-        "a tensor cannot take another's storage in place (the C ABI has no storage handles): "
-        "return the new tensor, or resize_() and copy_() into the old one",
     ),
     (
         rf"{_NS}unique_dim",

@@ -114,6 +114,8 @@ INCLUDES: dict[str, str] = {
     "c10/core/DeviceType.h": "sdk/device.h",
     "c10/core/TensorOptions.h": "sdk/options.h",
     "c10/core/Scalar.h": "sdk/scalar.h",
+    "c10/core/Storage.h": "sdk/storage.h",
+    "ATen/Storage.h": "sdk/storage.h",
     "c10/macros/Macros.h": "sdk/macros.h",
     "torch/version.h": "sdk/macros.h",
     "ATen/Config.h": "sdk/macros.h",
@@ -265,7 +267,7 @@ is_leaf retain_grad backward defined accessor packed_accessor32
 packed_accessor64 generic_packed_accessor is_sparse is_pinned pin_memory
 layout suggest_memory_format is_non_overlapping_and_dense new_zeros
 new_ones new_empty new_full new_tensor half bfloat16
-int_repr record_stream storage
+int_repr record_stream storage has_storage is_alias_of is_set_to
 fill_ zero_ copy_ uniform_ normal_ random_ bernoulli_ exponential_
 masked_fill masked_fill_ masked_scatter_ masked_select index_put_
 index_fill_ index_copy_ index_add_ index_add scatter scatter_

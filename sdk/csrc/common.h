@@ -267,6 +267,7 @@ extern PyMethodDef ops_scan_methods[];
 extern PyMethodDef ops_index_methods[];
 extern PyMethodDef ops_scatter_methods[];
 extern PyMethodDef ops_layout_methods[];
+extern PyMethodDef ops_storage_methods[];
 extern PyMethodDef ops_nn_methods[];
 extern PyMethodDef cuda_methods[];
 extern PyMethodDef cuda_device_methods[];

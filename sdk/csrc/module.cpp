@@ -485,7 +485,8 @@ PyMODINIT_FUNC PyInit__C(void) {
       ops_reduce_methods, ops_linalg_methods,      ops_sort_methods,     ops_scan_methods,
       ops_index_methods,  ops_scatter_methods,     ops_layout_methods,   ops_nn_methods,
       cuda_methods,       generator_methods,       interop_methods,      op_registry_methods,
-      op_kernels_methods, autograd_methods,        cuda_device_methods,  op_objects_methods};
+      op_kernels_methods, autograd_methods,        cuda_device_methods,  op_objects_methods,
+      ops_storage_methods};
   bool ok = add_error_types(m) == 0;
   for (PyMethodDef* table : method_tables) ok = ok && add_methods(m, table) == 0;
   if (!ok || autograd_ready(m) < 0 || op_registry_ready(m) < 0 || op_objects_ready(m) < 0 ||

@@ -62,6 +62,7 @@ CPP_API_HEADERS = [
     "scan.h",
     "scatter.h",
     "sort.h",
+    "storage.h",
     "tensor.h",
     "tensor_base.h",
     "tensor_methods.h",

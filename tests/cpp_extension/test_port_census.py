@@ -291,7 +291,7 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("c10::xpu::getCurrentXPUStream", "name", "CPU and CUDA only"),
         (".unsafeGetTensorImpl()", "method", "TensorImpl"),
         ("at::check_generator", "name", "default one"),
-        (".set_()", "method", "no storage handles"),
+        ("c10::StorageImpl", "name", "TensorImpl, StorageImpl"),
         ("at::unique_dim", "name", "deduplicate the rows"),
         ("at::kFloat8_e8m0fnu", "name", "no e8m0fnu or 4-bit float"),
         ("c10/util/Float4_e2m1fn_x2.h", "header", "no e8m0fnu or 4-bit float"),

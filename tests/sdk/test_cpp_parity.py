@@ -132,6 +132,7 @@ CPP_ONLY: dict[str, str] = {
     "cross_entropy_loss": "ATen's internal name; Python has sdk.nn.functional.cross_entropy",
     "upsample_bilinear2d": "ATen's name; Python has sdk.nn.functional.interpolate",
     "grid_sampler": "ATen's name; Python has sdk.nn.functional.grid_sample",
+    "is_alias_of": "C++ Tensor method torch's Python lacks (compare untyped_storage()._cdata)",
 }
 
 

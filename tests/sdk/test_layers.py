@@ -49,7 +49,7 @@ LAYERS = [
         ],
     ),
     ("ops", ["sdk._interop", "sdk._ops_*", "sdk._indexing", "sdk._repr", "sdk._tensor_pickle"]),
-    ("tensor", ["sdk._tensor", "sdk._tensor_types", "sdk._tensor_state"]),
+    ("tensor", ["sdk._tensor", "sdk._tensor_types", "sdk._tensor_state", "sdk._storage"]),
     ("namespace", ["sdk"]),
     ("autograd", ["sdk.autograd", "sdk.autograd.*", "sdk.ops", "sdk.classes", "sdk.testing"]),
     (

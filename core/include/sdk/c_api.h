@@ -464,6 +464,63 @@ SDK_API sdk_status sdk_unfold(const sdk_tensor* t, int64_t dimension, int64_t si
 SDK_API sdk_status sdk_resize_(sdk_tensor* t, int64_t ndim, const int64_t* sizes);
 
 /* ========================================================================= */
+/* Storages: the memory tensors share (ABI 1.12)                            */
+/* ========================================================================= */
+/* A storage is the one allocation behind a tensor and all its views: bytes on one device,
+ * refcounted by every tensor on it and every sdk_storage handle. A handle keeps the memory
+ * alive after the tensors are gone; a tensor moved onto a storage (sdk_tensor_set_storage_)
+ * keeps it alive after the tensor it came from is freed. The read-only mark
+ * (sdk_tensor_set_read_only) belongs to the storage, so every tensor on it is read-only.
+ * Rationale: torch's Tensor::storage(), Storage and set_ let an extension tell whether two
+ * tensors share memory (Storage::is_alias_of), read the whole allocation (nbytes, data) and
+ * point one tensor at another's memory (set_); a storage handle, rather than a raw pointer
+ * and size, is what makes the last safe: the core checks every geometry against the bytes
+ * the storage holds and keeps the memory alive for as long as it is reachable. */
+
+/*! \brief Opaque, atomically refcounted storage. */
+typedef struct sdk_storage sdk_storage;
+
+/*! \brief A NEW reference to the storage of `t` (release it with sdk_storage_release). Two
+ *  tensors share memory exactly when their storages are the same handle. ABI 1.12. */
+SDK_API sdk_status sdk_tensor_storage(const sdk_tensor* t, sdk_storage** result);
+/*! \brief Add a reference. ABI 1.12. */
+SDK_API void sdk_storage_retain(sdk_storage* s);
+/*! \brief Drop a reference (NULL is ignored); the last one, of the handles and the tensors
+ *  on the storage together, frees the memory. ABI 1.12. */
+SDK_API void sdk_storage_release(sdk_storage* s);
+/*! \brief References to the storage: the tensors on it plus the handles (NULL: 0). ABI 1.12. */
+SDK_API int64_t sdk_storage_use_count(const sdk_storage* s);
+/*! \brief Address of the first byte; NULL for a meta storage (and for NULL). ABI 1.12. */
+SDK_API void* sdk_storage_data_ptr(const sdk_storage* s);
+/*! \brief Size in bytes (NULL: 0). ABI 1.12. */
+SDK_API int64_t sdk_storage_nbytes(const sdk_storage* s);
+/*! \brief Device of the memory (NULL: the CPU). ABI 1.12. */
+SDK_API sdk_device sdk_storage_device(const sdk_storage* s);
+/*! \brief 1 when the memory is read-only (see sdk_tensor_set_read_only), else 0. ABI 1.12. */
+SDK_API int32_t sdk_storage_is_read_only(const sdk_storage* s);
+/*! \brief 1 when the core allocated the memory (sdk_resize_ may then move a tensor to a
+ *  larger copy), 0 for wrapped memory (sdk_from_blob, DLPack, numpy). ABI 1.12. */
+SDK_API int32_t sdk_storage_resizable(const sdk_storage* s);
+
+/*! \brief torch's set_(source, storage_offset, size, stride): `t` itself views `storage`
+ *  (same device as `t`) with its own dtype and the given sizes, strides (NULL: contiguous)
+ *  and storage offset (in elements of t's dtype). Sizes, strides and offset must be >= 0
+ *  and every byte of the element farthest from the start inside the storage, else
+ *  SDK_ERROR_VALUE naming that extent and the storage's size (torch grows a storage that is
+ *  too small; here a storage keeps its size, so nothing past its end is ever read). While grad mode
+ * is on, a `t` that requires grad is refused (SDK_ERROR_RUNTIME; set_ has no derivative, and torch
+ * refuses a leaf). Like sdk_resize_, it changes `t` for every holder of it; the old storage lives
+ * on in its other tensors and handles. ABI 1.12. */
+SDK_API sdk_status sdk_tensor_set_storage_(sdk_tensor* t, sdk_storage* storage,
+                                           int64_t storage_offset, int64_t ndim,
+                                           const int64_t* sizes, const int64_t* strides);
+/*! \brief torch's set_(source): `t` takes the storage, storage offset, sizes and strides of
+ *  `source`, which must have t's dtype (SDK_ERROR_TYPE naming both) and device. While grad
+ *  mode is on, a `source` that requires grad is refused as well (the result would have to
+ *  require grad with no derivative). ABI 1.12. */
+SDK_API sdk_status sdk_tensor_set_tensor_(sdk_tensor* t, const sdk_tensor* source);
+
+/* ========================================================================= */
 /* Elementwise ops (numpy broadcasting, any strides, torch type promotion)   */
 /* ========================================================================= */
 

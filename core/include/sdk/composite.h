@@ -482,9 +482,8 @@ inline std::vector<Tensor> Tensor::nonzero_numpy() const {
   return out;
 }
 inline bool Tensor::is_set_to(const Tensor& tensor) const {
-  return storage_data_ptr() == tensor.storage_data_ptr() &&
-         storage_offset() == tensor.storage_offset() && sizes() == tensor.sizes() &&
-         strides() == tensor.strides();
+  return is_alias_of(tensor) && storage_offset() == tensor.storage_offset() &&
+         sizes() == tensor.sizes() && strides() == tensor.strides();
 }
 inline bool Tensor::is_variable() const { return true; }
 inline Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {

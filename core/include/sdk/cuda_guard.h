@@ -319,12 +319,14 @@ inline void delete_block(void* ptr) {
 }
 }  // namespace detail
 
-/*! \brief The block behind `ptr` (from allocate()) is used on `stream` too: once freed it is
- *  reused only after the work queued on `stream` by then has finished (torch's
- *  recordStream). Memory the allocator did not hand out (another deleter) is left alone, as
- *  torch does: its owner orders its reuse. */
+/*! \brief The block behind `ptr` (from allocate(), or a CUDA tensor's Storage::data_ptr())
+ *  is used on `stream` too: once freed it is reused only after the work queued on `stream` by
+ *  then has finished (torch's recordStream). Memory the allocator did not hand out (another
+ *  deleter) is left alone, as torch does: its owner orders its reuse. */
 inline void recordStream(const DataPtr& ptr, CUDAStream stream) {
-  if (!ptr || ptr.get_deleter() != &detail::delete_block) return;
+  const DeleterFnPtr deleter = ptr.get_deleter();
+  if (!ptr || (deleter != &detail::delete_block && deleter != &::sdk::detail::storage_block))
+    return;
   ::sdk::detail::check_status(sdk_cuda_raw_record_stream(ptr.get_context(), stream.stream()),
                               "CUDACachingAllocator::recordStream");
 }

@@ -15,6 +15,10 @@ using DeleterFnPtr = void (*)(void*);
 
 namespace detail {
 inline void delete_nothing(void*) {}
+// The deleter of a DataPtr that borrows a block of the core's CUDA allocator from a storage
+// (Storage::data_ptr()): it frees nothing, and tells recordStream that the context is the
+// block's start.
+inline void storage_block(void*) {}
 }  // namespace detail
 
 /*! \brief Raw memory `get()` on `device()` that owns a context (usually the same pointer)

@@ -22,6 +22,7 @@
 #include "sdk/op_table.h"
 #include "sdk/options.h"
 #include "sdk/scalar.h"
+#include "sdk/storage.h"
 #include "sdk/symint.h"
 
 namespace sdk {
@@ -715,13 +716,19 @@ class Tensor {
   Tensor bitwise_left_shift(const Scalar& other) const;
   Tensor bitwise_right_shift(const Tensor& other) const;
   Tensor bitwise_right_shift(const Scalar& other) const;
+  // ---- storage (sdk/storage.h; bodies in sdk/tensor_methods.h) -------------------------
+  /*! \brief The memory this tensor and its views share; every defined tensor has one. */
+  Storage storage() const;
+  bool has_storage() const noexcept { return defined(); }
   /*! \brief Whether the two tensors view the same storage. */
-  bool is_alias_of(const Tensor& other) const {
-    if (!defined() || !other.defined()) return false;
-    if (is_same(other)) return true;
-    const void* mine = sdk_tensor_storage_ptr(get());
-    return mine != nullptr && mine == sdk_tensor_storage_ptr(other.get());
-  }
+  bool is_alias_of(const Tensor& other) const;
+  /*! \brief View `source` from now on (sdk_tensor_set_storage_; stride {}: contiguous; no
+   *  size: all of it, 1-d), or the storage and geometry of a tensor, or an empty storage. */
+  const Tensor& set_(const Storage& source, int64_t storage_offset, IntArrayRef size,
+                     IntArrayRef stride = {}) const;
+  const Tensor& set_(const Storage& source) const;
+  const Tensor& set_(const Tensor& source) const;
+  const Tensor& set_() const;
   /*! \brief Fill with exponential samples of rate lambd (float dtypes). */
   const Tensor& exponential_(double lambd = 1) const;
   /*! \brief Write `source` at the flat (row-major) positions `index` (int64; negative counts

@@ -78,6 +78,42 @@ inline void Tensor::check_writable(const char* what) const {
   }
 }
 
+// ---- storage ---------------------------------------------------------------------------
+
+inline Storage Tensor::storage() const {
+  sdk_storage* s = nullptr;
+  detail::check_status(sdk_tensor_storage(checked(), &s), "storage");
+  return Storage::steal(s);
+}
+inline bool Tensor::is_alias_of(const Tensor& other) const {
+  if (!defined() || !other.defined()) return false;
+  return is_same(other) || storage().is_alias_of(other.storage());
+}
+inline const Tensor& Tensor::set_(const Storage& source, int64_t storage_offset, IntArrayRef size,
+                                  IntArrayRef stride) const {
+  if (SDK_UNLIKELY(!source.defined())) {
+    detail::throw_error(SDK_ERROR_VALUE, "set_(): the source Storage is undefined");
+  }
+  if (SDK_UNLIKELY(!stride.empty() && stride.size() != size.size())) {
+    detail::throw_error(SDK_ERROR_VALUE, detail::concat("set_(): ", size.size(), " sizes but ",
+                                                        stride.size(), " strides"));
+  }
+  detail::check_status(sdk_tensor_set_storage_(checked(), source.get(), storage_offset,
+                                               static_cast<int64_t>(size.size()), size.data(),
+                                               stride.empty() ? nullptr : stride.data()),
+                       "set_");
+  return *this;
+}
+inline const Tensor& Tensor::set_(const Storage& source) const {
+  const int64_t n = static_cast<int64_t>(source.nbytes()) / element_size();  // torch's: floor
+  return set_(source, 0, IntArrayRef(&n, 1));
+}
+inline const Tensor& Tensor::set_(const Tensor& source) const {
+  detail::check_status(sdk_tensor_set_tensor_(checked(), source.get()), "set_");
+  return *this;
+}
+inline const Tensor& Tensor::set_() const { return set_(empty({0}, options())); }
+
 [[noreturn]] SDK_NOINLINE inline void Tensor::throw_bad_dtype(ScalarType expected,
                                                               ScalarType actual, const char* what) {
   detail::throw_error(SDK_ERROR_TYPE, detail::concat(what, "<T>(): expected scalar type ", expected,

@@ -55,7 +55,7 @@ GSPLAT = Package(
             compile_only=True,
         ),
         # cub's radix sort with temporary storage from the caching allocator; the sorted
-        # buffer is handed back with Tensor.set_ (refused: no storage handles)
+        # buffer is handed back with Tensor.set_ (sdk_tensor_set_tensor_, ABI 1.12)
         Build(
             "intersect", (f"{_GSPLAT}/csrc/IntersectTile.cu",), _GSPLAT_INCLUDES, compile_only=True
         ),
