@@ -601,7 +601,19 @@ def load_census(path: str | os.PathLike | None = None) -> dict:
     return data
 
 
+# torch names whose namespace rewrite lands on an SDK name of another meaning: the porter's
+# output compiles to something else or not at all, so they count as refused, not counterparts.
+FALSE_FRIENDS: dict[str, str] = {
+    "torch::arg": "custom-class methods take positional arguments only: torch::arg (names and "
+    "defaults) would become sdk::arg, the complex angle",
+    "torch::nn::init::uniform_": "no C++ nn modules (torch::nn::init would become sdk::init, a "
+    "custom class's constructor)",
+}
+
+
 def status_of(name: str, kind: str, sdk: SdkHeaders) -> tuple[str, str]:
+    if name in FALSE_FRIENDS:
+        return "refused", FALSE_FRIENDS[name]
     if kind == "schema":
         if _schema_has(name):
             return "counterpart", ""

@@ -252,17 +252,18 @@ __attribute__((constructor)) static void register_ops(void) {
 
 def c_api_1_11(tmp_path: Path) -> Path:
     """An include folder whose sdk/c_api.h is the current one without its ABI 1.12 additions
-    (the custom-class section and SDK_VALUE_OBJECT) and with minor version 11."""
+    (the sections titled "(ABI 1.12)": storages, custom classes; and SDK_VALUE_OBJECT) and
+    with minor version 11."""
     text = (REPO / "core" / "include" / "sdk" / "c_api.h").read_text()
-    start = text.index("/* Custom classes (ABI 1.12)")
-    start = text.rindex("/* ====", 0, start)
-    end = text.index("/* Autograd from C and C++ (ABI 1.3)")
-    end = text.rindex("/* ====", 0, end)
-    text = text[:start] + text[end:]
+    while (title := text.find("(ABI 1.12)  ")) >= 0:
+        start = text.rindex("/* ====", 0, title)  # the section's opening rule
+        body = text.index("/* ====", title)  # its closing rule
+        end = text.index("/* ====", body + 1)  # the next section's opening rule
+        text = text[:start] + text[end:]
     text = re.sub(r"\n\s*SDK_VALUE_OBJECT = 14[^\n]*", "", text)
     text = text.replace("SDK_VALUE_LIST = 13,", "SDK_VALUE_LIST = 13")
     text = text.replace("#define SDK_ABI_VERSION_MINOR 12", "#define SDK_ABI_VERSION_MINOR 11")
-    assert "sdk_class" not in text and "OBJECT" not in text
+    assert "sdk_class" not in text and "OBJECT" not in text and "sdk_storage" not in text
     inc = tmp_path / "include_1_11" / "sdk"
     inc.mkdir(parents=True)
     (inc / "c_api.h").write_text(text)
