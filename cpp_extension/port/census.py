@@ -602,10 +602,9 @@ def load_census(path: str | os.PathLike | None = None) -> dict:
 
 
 # torch names whose namespace rewrite lands on an SDK name of another meaning: the porter's
-# output compiles to something else or not at all, so they count as refused, not counterparts.
+# output compiles to something else or not at all, so they count as refused, not counterparts
+# (port_map.TORCH_ONLY_NAMES gives a name its own rewrite instead).
 FALSE_FRIENDS: dict[str, str] = {
-    "torch::arg": "custom-class methods take positional arguments only: torch::arg (names and "
-    "defaults) would become sdk::arg, the complex angle",
     "torch::nn::init::uniform_": "no C++ nn modules (torch::nn::init would become sdk::init, a "
     "custom class's constructor)",
 }

@@ -47,6 +47,9 @@ _NAMESPACE_DECL = re.compile(rf"\b(namespace\s+)({_NS_ALT})\b(?=\s*\{{)")
 _STD_NAME = re.compile(
     rf"(?<![\w$])(?<!\w::)((?:::)?(?:{_NS_ALT})\s*::\s*)({'|'.join(port_map.STD_NAMES)})(?![\w$])"
 )
+_TORCH_ONLY_NAME = re.compile(
+    rf"(?<![\w$])(?<!\w::)((?:::)?torch\s*::\s*)({'|'.join(port_map.TORCH_ONLY_NAMES)})(?![\w$])"
+)
 # torch::RegisterOperators("ns::op", &fn): the SDK's class registers with .op() only
 _REGISTER_OPERATORS = re.compile(
     rf"(?<![\w$])(?:::)?(?:{_NS_ALT})\s*::\s*(RegisterOperators)(?=\s*\(\s*[^\s)])"
@@ -233,6 +236,9 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
     for m in _STD_NAME.finditer(code):  # at::optional -> std::optional: always visible
         std_at.add(m.start(1))
         edits.add(m.start(1), m.end(2), port_map.STD_NAMES[m.group(2)], "namespace")
+    for m in _TORCH_ONLY_NAME.finditer(code):  # torch::arg -> sdk::class_arg
+        std_at.add(m.start(1))
+        edits.add(m.start(1), m.end(2), port_map.TORCH_ONLY_NAMES[m.group(2)], "namespace")
     for m in _REGISTER_OPERATORS.finditer(code):  # RegisterOperators(schema, fn): .op(...)
         edits.add(m.end(1), m.end(1), "().op", "call")
     # what a reopened `namespace at {` of the file declares (not what `using` brings in)

@@ -178,6 +178,14 @@ TORCH_LIBRARY({NS}, m) {
       .def("size", &Stack::size)
       .def("clone", &Stack::clone)
       .def("merge", &Stack::merge)
+      .def(
+          "push_n",
+          [](const c10::intrusive_ptr<Stack>& self, int64_t x, int64_t times, double scale) {
+            for (int64_t i = 0; i < times; ++i) self->items.push_back(x);
+            return static_cast<double>(self->size()) * scale;
+          },
+          "push x, times times",
+          {torch::arg("x"), torch::arg("times") = 1, torch::arg("scale") = 0.5})
       .def("top",
            [](const c10::intrusive_ptr<Stack>& self) {
              TORCH_CHECK(!self->items.empty(), "Stack.top: the stack is empty");
@@ -271,6 +279,11 @@ def test_construct_call_methods_and_pass_objects_to_ops(lib):
     assert s.size() == 4 and ops(lib).sum_stack(s) == 18
     assert ops(lib).size_or(s) == 4 and ops(lib).size_or(None) == -1
     assert ops(lib).sum_through_dispatcher(s) == 180
+    # torch::arg: names and defaults of a method's arguments
+    assert s.push_n(7) == 2.5 and s.top() == 7
+    assert s.push_n(x=2, times=3, scale=1.0) == 8.0 and s.pop() == 2
+    with pytest.raises(TypeError, match="times"):
+        s.push_n(1, times="3")
     assert "sum_stack" in dir(ops(lib)) and {"push", "pop", "top"} <= set(dir(s))
     assert isinstance(s, sdk.classes.ScriptObject)
     assert f"sdk.classes.{lib}.Stack object" in repr(s)
@@ -451,6 +464,8 @@ def test_same_answers_as_torch(lib, tmp_path):
             ops_ns.sum_through_dispatcher(c),
             ops_ns.sum_stack(ops_ns.make_stack(6)),
             classes_ns.Stack.of_range(3).top(),
+            s.push_n(4, times=2),
+            s.push_n(x=5, scale=2.0),
             list(np.asarray(got)),
             back.size(),
             ops_ns.pointer_counts(),
@@ -502,3 +517,22 @@ def test_a_python_kernel_takes_and_returns_objects(lib):
             getattr(sdk.ops, pyns).broken(s)
     finally:
         pylib._destroy()
+
+
+WRONG_ARGS = r"""
+#include <sdk/custom_class.h>
+struct Box : sdk::CustomClassHolder {};
+SDK_LIBRARY({NS}, m) {
+  m.class_<Box>("Box").def(
+      "get", [](const sdk::intrusive_ptr<Box>&, int64_t a) { return a; }, "",
+      {sdk::class_arg("a"), sdk::class_arg("b") = 2});
+}
+"""
+
+
+def test_torch_arg_entries_that_do_not_match_the_arguments_fail_the_load(tmp_path, ext_dir):
+    ns = _ns()
+    src = tmp_path / "wrong_args.cpp"
+    src.write_text(WRONG_ARGS.replace("{NS}", ns))
+    with pytest.raises(ImportError, match=r"Box\.get: 2 torch::arg entries .* \(after self\)"):
+        load(f"wrong_args_{ns}", [str(src)], is_python_module=False)

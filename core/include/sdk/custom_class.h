@@ -27,10 +27,14 @@
 #ifndef SDK_CUSTOM_CLASS_H_
 #define SDK_CUSTOM_CLASS_H_
 
+#include <cstdio>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "sdk/intrusive_ptr.h"
 #include "sdk/library.h"
@@ -129,6 +133,101 @@ inline std::string name_self(std::string schema) {
   return schema;
 }
 
+// A default value as the schema writes it.
+inline std::string schema_literal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+inline std::string schema_literal(const std::string& v) {
+  std::string s = "'";
+  for (char c : v) {
+    if (c == '\'' || c == '\\') s += '\\';
+    s += c;
+  }
+  return s + "'";
+}
+
+}  // namespace detail
+
+/*! \brief torch::arg: a method argument's name and optionally its default, listed after the
+ *  method's doc string: `.def("push", &S::push, "", {sdk::class_arg("x"),
+ *  sdk::class_arg("times") = 1})`. The porter writes torch::arg as this (sdk::arg is the
+ *  complex angle, at::arg). */
+struct class_arg {
+  explicit class_arg(std::string name) : name_(std::move(name)) {}
+  class_arg& operator=(std::nullopt_t) { return set("None"); }
+  class_arg& operator=(bool v) { return set(v ? "True" : "False"); }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  class_arg& operator=(I v) {
+    return set(std::to_string(v));
+  }
+  class_arg& operator=(double v) { return set(detail::schema_literal(v)); }
+  class_arg& operator=(const std::string& v) { return set(detail::schema_literal(v)); }
+  class_arg& operator=(const char* v) { return set(detail::schema_literal(std::string(v))); }
+  template <typename V>
+  class_arg& operator=(const std::vector<V>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + class_arg("").assign(v[i]);
+    return set(s + "]");
+  }
+  /*! \brief torch::arg::none(): a default of None. */
+  static std::nullopt_t none() { return std::nullopt; }
+
+  std::string name_;
+  std::optional<std::string> value_;  // the default, as the schema writes it
+
+ private:
+  class_arg& set(std::string v) {
+    value_ = std::move(v);
+    return *this;
+  }
+  template <typename V>
+  std::string assign(const V& v) {
+    *this = v;
+    return *value_;
+  }
+};
+
+namespace detail {
+
+// The inferred schema "name(T _0, U _1) -> R" with its arguments from `first` on named (and
+// given defaults) by `args`; an empty string when the counts differ.
+inline std::string name_args(const std::string& schema, const std::vector<class_arg>& args,
+                             size_t first) {
+  const size_t open = schema.find('(');
+  size_t close = open, depth = 0;
+  std::vector<size_t> ends;  // the end of each argument
+  for (size_t i = open + 1; i < schema.size(); ++i) {
+    const char c = schema[i];
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && depth > 0) {
+      --depth;
+    } else if (c == ')' && depth == 0) {
+      close = i;
+      break;
+    }
+    if (c == ',' && depth == 0) ends.push_back(i);
+  }
+  if (close > open + 1) ends.push_back(close);
+  if (ends.size() != first + args.size()) return "";
+  std::string out = schema.substr(0, open + 1);
+  size_t start = open + 1;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    std::string param = schema.substr(start, ends[i] - start);
+    if (i >= first) {
+      const class_arg& a = args[i - first];
+      param = param.substr(0, param.rfind(' ') + 1) + a.name_ + (a.value_ ? "=" + *a.value_ : "");
+    }
+    out += param + (i + 1 < ends.size() ? "," : "");
+    start = ends[i] + 1;
+  }
+  return out + schema.substr(close);
+}
+
 }  // namespace detail
 
 /*! \brief torch::init<Types...>(): the constructor taking Types, for class_::def. */
@@ -170,8 +269,9 @@ class class_ {
 
   /*! \brief The constructor: sdk.classes.ns.Name(*args) calls T(args...). */
   template <typename... Args>
-  class_& def(InitTypes<Args...>, const std::string& /*doc_string*/ = "") {
-    return def_static("__init__", detail::Construct<T, Args...>{});
+  class_& def(InitTypes<Args...>, const std::string& /*doc_string*/ = "",
+              std::initializer_list<class_arg> default_args = {}) {
+    return add("__init__", detail::Construct<T, Args...>{}, false, default_args);
   }
   /*! \brief A factory constructor: sdk.classes.ns.Name(*args) calls factory(args...). */
   template <typename F>
@@ -179,18 +279,21 @@ class class_ {
     return def_static("__init__", std::move(factory.fn));
   }
   /*! \brief An instance method. */
+  /*! An instance method; `default_args` names the arguments after self (torch::arg). */
   template <typename F>
-  class_& def(const std::string& name, F f, const std::string& /*doc_string*/ = "") {
+  class_& def(const std::string& name, F f, const std::string& /*doc_string*/ = "",
+              std::initializer_list<class_arg> default_args = {}) {
     if constexpr (std::is_member_function_pointer_v<F>) {
-      return add(name, detail::BoundMethod<T, F>{f}, true);
+      return add(name, detail::BoundMethod<T, F>{f}, true, default_args);
     } else {
-      return add(name, std::move(f), true);
+      return add(name, std::move(f), true, default_args);
     }
   }
   /*! \brief A method that takes no object: sdk.classes.ns.Name.name(*args). */
   template <typename F>
-  class_& def_static(const std::string& name, F f, const std::string& /*doc_string*/ = "") {
-    return add(name, std::move(f), false);
+  class_& def_static(const std::string& name, F f, const std::string& /*doc_string*/ = "",
+                     std::initializer_list<class_arg> default_args = {}) {
+    return add(name, std::move(f), false, default_args);
   }
   /*! \brief Pickling (and copy.deepcopy): `get_state(self)` returns the state as op values;
    *  `set_state(state)` returns a new intrusive_ptr<T> from it. */
@@ -216,10 +319,22 @@ class class_ {
   }
 
   template <typename F>
-  class_& add(const std::string& name, F&& f, bool instance) {
+  class_& add(const std::string& name, F&& f, bool instance,
+              std::initializer_list<class_arg> default_args = {}) {
     using Stored = detail::StoredCallable<F>;
     std::string schema = detail::infer_schema<Stored>(name);
-    lib_->register_method(name_, instance ? detail::name_self(schema) : schema, std::forward<F>(f));
+    if (instance) schema = detail::name_self(schema);
+    if (default_args.size() > 0) {
+      std::string named = detail::name_args(schema, default_args, instance ? 1 : 0);
+      if (named.empty()) {
+        lib_->refuse(name_ + "." + name + ": " + std::to_string(default_args.size()) +
+                     " torch::arg entries for the arguments of " + schema +
+                     (instance ? " (after self)" : "") + "; give one per argument");
+        return *this;
+      }
+      schema = std::move(named);
+    }
+    lib_->register_method(name_, schema, std::forward<F>(f));
     return *this;
   }
 };

@@ -258,6 +258,13 @@ class Library {
           schema);
   }
 
+  /*! \brief A registration mistake found by the C++ side: thrown as ValueError, or (in a
+   *  loading library) kept for the loader, as the core's own refusals are. */
+  void refuse(const std::string& message) {
+    if (!record_errors_) detail::throw_error(SDK_ERROR_VALUE, message);
+    sdk_library_record_error(message.c_str());
+  }
+
  private:
   sdk_library* lib_ = nullptr;
   std::string ns_;
