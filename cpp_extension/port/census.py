@@ -300,15 +300,22 @@ def dump_census(census: dict) -> str:
 # are also refused by port_map.INCLUDES_WITHOUT_COUNTERPART, the porter's own reasons.
 _NS = r"(?:at|c10|torch)::"
 REFUSALS: tuple[tuple[str, str], ...] = (
-    (r"THC?[A-Z].*", "THC was removed from torch itself; use the sdk/cuda.h helpers"),
+    (
+        r"THC?[A-Z].*",
+        "THC was removed from torch itself: its tensor C API (THCudaTensor, THFloatTensor, ...) "
+        "has no counterpart, use sdk::Tensor; sdk/thc.h keeps THCState and THC's cuBLAS "
+        "wrappers, and the porter rewrites THCudaMalloc, THCCeilDiv and the other calls",
+    ),
     (
         r"at::native(::.*)?|ATen/native/.*",
         "ATen's internal kernels are not part of the SDK",
     ),
     (
-        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::(?!getDefaultCUDAGenerator$).*|"
-        r"c10::cuda::impl::.*|"
-        r"(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
+        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::(?!(getDefaultCUDAGenerator|"
+        r"canUse32BitIndexMath|TensorInfo|getTensorInfo|IndexToOffset|CUDA_NUM_THREADS|"
+        r"GET_BLOCKS)$).*|c10::cuda::impl::.*|"
+        r"(?!ATen/cuda/detail/(TensorInfo|IndexUtils|UnpackRaw)\.cuh$|"
+        r"ATen/cuda/detail/KernelUtils\.h$)(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
         "torch's internals (detail/impl namespaces)",
     ),
     (
@@ -424,6 +431,8 @@ _REFUSALS = tuple((re.compile(pattern), reason) for pattern, reason in REFUSALS)
 def refusal(name: str, kind: str) -> str | None:
     """The documented reason the SDK has no counterpart for `name`, or None."""
     if kind == "header":
+        if name in port_map.INCLUDES:  # mapped, though its folder is refused (THC/THC.h)
+            return None
         known = [p for p in port_map.INCLUDES_WITHOUT_COUNTERPART if name.startswith(p)]
         if known:
             return port_map.INCLUDES_WITHOUT_COUNTERPART[max(known, key=len)]
@@ -443,9 +452,12 @@ def _porter_has(name: str, kind: str, sdk: SdkHeaders) -> bool:
         if "<>" in name:  # .data<T>() is the porter's rename
             bare = port_map.TEMPLATE_METHOD_RENAMES.get(bare, bare)
         return bare in sdk.names
-    if kind == "name" and "::" not in name:  # the removed TH/THC C API: a few are mapped
-        if name not in port_map.MACROS:
-            return False
+    if kind == "name" and "::" not in name:  # the removed TH/THC C API
+        if name in port_map.THC_CALLS:  # rewritten to today's spelling, where it exists
+            target = port_map.THC_CALLS[name][0].split("::")[1:]
+            return sdk.has_qualified(target) is None
+        if name not in port_map.MACROS:  # else mapped as a macro, or declared by sdk/thc.h
+            return name in sdk.namespace_names
     if kind == "header":
         probe = f"#include <{name}>\n"
     elif kind == "macro":

@@ -1,7 +1,8 @@
 """Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
 (test_port_surface_api.cpp, test_port_names_api.cpp, test_port_tail_api.cpp; its shifts against
-numpy's), and compile checks of their headers: each alone, the CUDA guards
-without the CUDA toolkit, sdk/all.h's standard headers, and the refusal of a Dict argument."""
+numpy's; test_cuda_tensor_info_api.cpp, the host side of the CUDA indexing helpers), and compile
+checks of their headers: each alone, the CUDA guards without the CUDA toolkit, sdk/all.h's
+standard headers, and the refusal of a Dict argument."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ NEW_HEADERS = [
     "containers.h",
     "context.h",
     "cuda_guard.h",
+    "cuda_kernel_utils.h",
+    "cuda_tensor_info.h",
     "headeronly.h",
     "logging.h",
     "memory_format.h",
@@ -61,7 +64,13 @@ def _program(tmp_path_factory, program: str) -> Path:
 
 @pytest.mark.parametrize(
     "program",
-    ["test_port_surface_api", "test_port_names_api", "test_port_tail_api", "test_vec_api"],
+    [
+        "test_port_surface_api",
+        "test_port_names_api",
+        "test_port_tail_api",
+        "test_vec_api",
+        "test_cuda_tensor_info_api",
+    ],
 )
 def test_cpp_program_passes(program: str, tmp_path_factory) -> None:
     exe = _program(tmp_path_factory, program)
