@@ -302,9 +302,8 @@ _NS = r"(?:at|c10|torch)::"
 REFUSALS: tuple[tuple[str, str], ...] = (
     (
         r"THC?[A-Z].*",
-        "THC was removed from torch itself: its tensor C API (THCudaTensor, THFloatTensor, ...) "
-        "has no counterpart, use sdk::Tensor; sdk/thc.h keeps THCState and THC's cuBLAS "
-        "wrappers, and the porter rewrites THCudaMalloc, THCCeilDiv and the other calls",
+        "THC was removed from torch itself: its tensor C API (THCudaTensor, THFloatTensor, "
+        "...) has no counterpart, use sdk::Tensor",
     ),
     (
         r"at::native(::.*)?|ATen/native/.*",
@@ -453,6 +452,8 @@ def _porter_has(name: str, kind: str, sdk: SdkHeaders) -> bool:
             bare = port_map.TEMPLATE_METHOD_RENAMES.get(bare, bare)
         return bare in sdk.names
     if kind == "name" and "::" not in name:  # the removed TH/THC C API
+        if name in port_map.THC_ARG_CHECKS:  # rewritten where its message is a plain string
+            return port_map.THC_ARG_CHECKS[name] in sdk.macros
         if name in port_map.THC_CALLS:  # rewritten to today's spelling, where it exists
             target = port_map.THC_CALLS[name][0].split("::")[1:]
             return sdk.has_qualified(target) is None

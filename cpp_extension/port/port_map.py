@@ -166,6 +166,8 @@ INCLUDES: dict[str, str] = {
     "THC/THC.h": "sdk/thc.h",
     "THC/THCGeneral.h": "sdk/thc.h",
     "THC/THCDeviceUtils.cuh": "sdk/thc.h",
+    # TH's argument check (THArgCheck, rewritten below); its tensor and BLAS calls stay reported
+    "TH/TH.h": "sdk/error.h",
     # the ATen/cuda/detail/ headers extensions include (the rest of detail/ stays refused)
     "ATen/cuda/detail/TensorInfo.cuh": "sdk/cuda_tensor_info.h",
     "ATen/cuda/detail/IndexUtils.cuh": "sdk/cuda_tensor_info.h",
@@ -205,8 +207,8 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",
-    "THC/": "THC was removed from torch itself; THC/THC.h, THCGeneral.h, THCDeviceUtils.cuh and "
-    "THCAtomics.cuh map, use the sdk/cuda.h helpers for the rest",
+    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh and "
+    "THCAtomics.cuh map; use the sdk/cuda.h helpers",
     "torch/csrc/jit/": "no TorchScript",
     "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
 }
@@ -250,6 +252,13 @@ MACROS: dict[str, str] = {
     # c10/util/Logging.h's stream logging (sdk/logging.h)
     "LOG": "SDK_LOG",
     "LOG_IF": "SDK_LOG_IF",
+    # and its glog-style checks, which torch/extension.h brings (sdk/error.h; they throw)
+    "CHECK_EQ": "SDK_CHECK_EQ",
+    "CHECK_NE": "SDK_CHECK_NE",
+    "CHECK_LT": "SDK_CHECK_LT",
+    "CHECK_LE": "SDK_CHECK_LE",
+    "CHECK_GT": "SDK_CHECK_GT",
+    "CHECK_GE": "SDK_CHECK_GE",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)
@@ -263,6 +272,9 @@ THC_CALLS: dict[str, tuple[str, int]] = {
     "THCState_getCurrentStream": ("sdk::cuda::getCurrentCUDAStream", 1),
     "THCState_getCurrentStreamOnDevice": ("sdk::cuda::getCurrentCUDAStream", 1),
 }
+# TH's argument check with a plain message (no printf format): `THArgCheck(cond, 2, "msg")`
+# becomes `SDK_CHECK(cond, "invalid argument ", 2, ": ", "msg")`, TH's message.
+THC_ARG_CHECKS: dict[str, str] = {"THArgCheck": "SDK_CHECK"}
 # Deprecated torch spellings the SDK has under their current name: `.data<T>()`.
 TEMPLATE_METHOD_RENAMES: dict[str, str] = {"data": "data_ptr"}
 
@@ -366,7 +378,11 @@ BEHAVIOUR: tuple[tuple[str, str], ...] = (
     ("`load(..., is_python_module=False)` returns a path", "returns a ctypes-bridge module"),
     ("`torch.autograd.Function`, `gradcheck`", "`sdk.autograd.Function`, `sdk.autograd.gradcheck`"),
     ("`torch.nn.Module`, `torch.optim.Adam`", "`sdk.nn.Module`, `sdk.optim.Adam`"),
-    ("`extern THCState *state;`", "removed: torch's global state is gone, nothing defines it"),
+    (
+        "`extern THCState *state;`",
+        "removed (torch defined it; nothing does now), or a null `static THCState *const "
+        "state` where THC's cuBLAS wrappers still take it",
+    ),
     (
         "`THCState *state = at::globalContext().lazyInitCUDA();`, `getTHCState()`",
         "`nullptr` (sdk/thc.h's functions ignore the state)",

@@ -84,6 +84,30 @@ def test_a_context_state_becomes_null_and_the_cublas_wrappers_keep_it():
     assert result.missing == []
 
 
+def test_an_extern_state_still_passed_to_a_cublas_wrapper_becomes_a_null_stand_in():
+    text = """\
+    #include <TH/TH.h>
+    extern THCState *state;
+    void f(const at::Tensor& x, float* a) {
+      THArgCheck(x.is_contiguous(), 1, "input tensor has to be contiguous");
+      THArgCheck(x.dim() == 4, 2, "expected %d dims", 4);
+      THCudaBlas_Sgemm(state, 'n', 't', 1, 2, 3, 1.0f, a, 1, a, 2, 0.0f, a, 1);
+    }
+    """
+    result = _port(text)
+    lines = result.text.splitlines()
+    assert lines[0] == "#include <sdk/error.h>"
+    assert lines[1] == "static THCState *const state = nullptr;"
+    assert lines[3].strip() == (
+        'SDK_CHECK(x.is_contiguous(), "invalid argument ", 1, ": ", '
+        '"input tensor has to be contiguous");'
+    )
+    # a printf format is not SDK_CHECK's message: left, and reported
+    assert lines[4].strip().startswith("THArgCheck(")
+    assert [(m.line, m.name) for m in result.missing] == [(5, "THArgCheck")]
+    assert result.rewrites == {"include": 1, "namespace": 1, "thc": 2}
+
+
 def test_thc_names_without_counterpart_are_reported_not_silently_kept():
     text = """\
     #include <THC/THC.h>
@@ -183,6 +207,8 @@ COUNTERPARTS = [
     ("THCudaBlas_Sgemm", "name"),
     ("THCudaBlas_SgemmBatched", "name"),
     ("THCudaBlas_Sgemv", "name"),
+    ("THArgCheck", "name"),
+    ("TH/TH.h", "header"),
     ("ATen/cuda/detail/IndexUtils.cuh", "header"),
     ("ATen/cuda/detail/TensorInfo.cuh", "header"),
     ("ATen/cuda/detail/KernelUtils.h", "header"),
@@ -214,7 +240,6 @@ def test_census_counts_thc_and_detail_names_as_counterparts(name, kind):
     [
         ("THFloatTensor", "name", "tensor C API"),
         ("THCudaTensor", "name", "tensor C API"),
-        ("THArgCheck", "name", "THC was removed"),
         ("THC/THCTensorMath.h", "header", "THC was removed"),
         ("ATen/cuda/detail/DeviceThreadHandles.h", "header", "internals"),
         ("ATen/detail/CUDAHooksInterface.h", "header", "internals"),

@@ -80,8 +80,8 @@ struct TensorInfo {
 
   /*! \brief Make `dim` of size 1: offsets then address the start of each reduced slice. */
   void reduceDim(int dim) {
-    SDK_CHECK(dim >= 0 && dim < dims, "TensorInfo::reduceDim: dim ", dim, " is not in [0, ",
-              dims, ")");
+    SDK_CHECK(dim >= 0 && dim < dims, "TensorInfo::reduceDim: dim ", dim, " is not in [0, ", dims,
+              ")");
     sizes[dim] = 1;
   }
 

@@ -42,9 +42,9 @@ inline cublasOperation_t thc_blas_op(char trans, const char* fn) {
     case 'C':
       return CUBLAS_OP_C;
     default:
-      ::sdk::detail::throw_error(SDK_ERROR_VALUE,
-                                 ::sdk::detail::concat(fn, ": trans must be one of n, t, c; got '",
-                                                       trans, "'"));
+      ::sdk::detail::throw_error(
+          SDK_ERROR_VALUE,
+          ::sdk::detail::concat(fn, ": trans must be one of n, t, c; got '", trans, "'"));
   }
 }
 
@@ -89,17 +89,15 @@ inline cublasStatus_t thc_gemm(cublasHandle_t h, const ThcGemmShape& s, const do
                                const double* a, const double* b, const double* beta, double* c) {
   return cublasDgemm(h, s.opa, s.opb, s.m, s.n, s.k, alpha, a, s.lda, b, s.ldb, beta, c, s.ldc);
 }
-inline cublasStatus_t thc_gemm_batched(cublasHandle_t h, const ThcGemmShape& s,
-                                       const float* alpha, const float* const a[],
-                                       const float* const b[], const float* beta, float* const c[],
-                                       int batch) {
+inline cublasStatus_t thc_gemm_batched(cublasHandle_t h, const ThcGemmShape& s, const float* alpha,
+                                       const float* const a[], const float* const b[],
+                                       const float* beta, float* const c[], int batch) {
   return cublasSgemmBatched(h, s.opa, s.opb, s.m, s.n, s.k, alpha, a, s.lda, b, s.ldb, beta, c,
                             s.ldc, batch);
 }
-inline cublasStatus_t thc_gemm_batched(cublasHandle_t h, const ThcGemmShape& s,
-                                       const double* alpha, const double* const a[],
-                                       const double* const b[], const double* beta,
-                                       double* const c[], int batch) {
+inline cublasStatus_t thc_gemm_batched(cublasHandle_t h, const ThcGemmShape& s, const double* alpha,
+                                       const double* const a[], const double* const b[],
+                                       const double* beta, double* const c[], int batch) {
   return cublasDgemmBatched(h, s.opa, s.opb, s.m, s.n, s.k, alpha, a, s.lda, b, s.ldb, beta, c,
                             s.ldc, batch);
 }
@@ -124,8 +122,8 @@ void thc_blas_gemm(const char* fn, char transa, char transb, int64_t m, int64_t 
 
 template <typename T>
 void thc_blas_gemm_batched(const char* fn, char transa, char transb, int64_t m, int64_t n,
-                           int64_t k, T alpha, const T* a[], int64_t lda, const T* b[],
-                           int64_t ldb, T beta, T* c[], int64_t ldc, int64_t batchCount) {
+                           int64_t k, T alpha, const T* a[], int64_t lda, const T* b[], int64_t ldb,
+                           T beta, T* c[], int64_t ldc, int64_t batchCount) {
   const ThcGemmShape s = thc_gemm_shape(transa, transb, m, n, k, lda, ldb, ldc, fn);
   const int batch = thc_blas_int(batchCount, "batchCount", fn);
   SDK_CUDABLAS_CHECK(
@@ -157,8 +155,8 @@ inline void THCudaBlas_Sgemm(THCState* /*state*/, char transa, char transb, int6
                                    ldb, beta, c, ldc);
 }
 inline void THCudaBlas_Dgemm(THCState* /*state*/, char transa, char transb, int64_t m, int64_t n,
-                             int64_t k, double alpha, const double* a, int64_t lda,
-                             const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+                             int64_t k, double alpha, const double* a, int64_t lda, const double* b,
+                             int64_t ldb, double beta, double* c, int64_t ldc) {
   sdk::cuda::detail::thc_blas_gemm("THCudaBlas_Dgemm", transa, transb, m, n, k, alpha, a, lda, b,
                                    ldb, beta, c, ldc);
 }
@@ -179,16 +177,16 @@ inline void THCudaBlas_DgemmBatched(THCState* /*state*/, char transa, char trans
 }
 /*! \brief y = alpha op(A) x + beta y, column-major, on the current stream (THC's). */
 inline void THCudaBlas_Sgemv(THCState* /*state*/, char trans, int64_t m, int64_t n, float alpha,
-                             const float* a, int64_t lda, const float* x, int64_t incx,
-                             float beta, float* y, int64_t incy) {
-  sdk::cuda::detail::thc_blas_gemv("THCudaBlas_Sgemv", trans, m, n, alpha, a, lda, x, incx, beta,
-                                   y, incy);
+                             const float* a, int64_t lda, const float* x, int64_t incx, float beta,
+                             float* y, int64_t incy) {
+  sdk::cuda::detail::thc_blas_gemv("THCudaBlas_Sgemv", trans, m, n, alpha, a, lda, x, incx, beta, y,
+                                   incy);
 }
 inline void THCudaBlas_Dgemv(THCState* /*state*/, char trans, int64_t m, int64_t n, double alpha,
                              const double* a, int64_t lda, const double* x, int64_t incx,
                              double beta, double* y, int64_t incy) {
-  sdk::cuda::detail::thc_blas_gemv("THCudaBlas_Dgemv", trans, m, n, alpha, a, lda, x, incx, beta,
-                                   y, incy);
+  sdk::cuda::detail::thc_blas_gemv("THCudaBlas_Dgemv", trans, m, n, alpha, a, lda, x, incx, beta, y,
+                                   incy);
 }
 
 #endif  // __has_include(<cublas_v2.h>)

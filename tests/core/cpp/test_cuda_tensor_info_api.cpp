@@ -114,7 +114,8 @@ void thirty_two_bit_boundary() {
   EXPECT(canUse32BitIndexMath(sdk::zeros({0}, sdk::kFloat)));
   EXPECT(!canUse32BitIndexMath(sdk::zeros({0}, sdk::kFloat), 0));
   // a size that int cannot hold is refused, not truncated
-  EXPECT_ERROR(SDK_ERROR_RUNTIME, "does not fit", (getTensorInfo<float, int>(x.expand({most + 1}))));
+  EXPECT_ERROR(SDK_ERROR_RUNTIME, "does not fit",
+               (getTensorInfo<float, int>(x.expand({most + 1}))));
   EXPECT(getTensorInfo<float, int64_t>(x.expand({most + 1})).sizes[0] == most + 1);
 }
 
