@@ -430,8 +430,6 @@ _REFUSALS = tuple((re.compile(pattern), reason) for pattern, reason in REFUSALS)
 def refusal(name: str, kind: str) -> str | None:
     """The documented reason the SDK has no counterpart for `name`, or None."""
     if kind == "header":
-        if name in port_map.INCLUDES:  # mapped, though its folder is refused (THC/THC.h)
-            return None
         known = [p for p in port_map.INCLUDES_WITHOUT_COUNTERPART if name.startswith(p)]
         if known:
             return port_map.INCLUDES_WITHOUT_COUNTERPART[max(known, key=len)]
