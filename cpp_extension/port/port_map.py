@@ -166,8 +166,9 @@ INCLUDES: dict[str, str] = {
     "THC/THC.h": "sdk/thc.h",
     "THC/THCGeneral.h": "sdk/thc.h",
     "THC/THCDeviceUtils.cuh": "sdk/thc.h",
-    # TH's argument check (THArgCheck, rewritten below); its tensor and BLAS calls stay reported
-    "TH/TH.h": "sdk/error.h",
+    # TH's BLAS calls (THFloatBlas_gemm, ...); THArgCheck is rewritten below, its tensor API
+    # stays reported
+    "TH/TH.h": "sdk/th.h",
     # the ATen/cuda/detail/ headers extensions include (the rest of detail/ stays refused)
     "ATen/cuda/detail/TensorInfo.cuh": "sdk/cuda_tensor_info.h",
     "ATen/cuda/detail/IndexUtils.cuh": "sdk/cuda_tensor_info.h",

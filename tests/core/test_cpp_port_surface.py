@@ -1,6 +1,7 @@
 """Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
 (test_port_surface_api.cpp, test_port_names_api.cpp, test_port_tail_api.cpp; its shifts against
-numpy's; test_cuda_tensor_info_api.cpp, the host side of the CUDA indexing helpers), and compile
+numpy's; test_cuda_tensor_info_api.cpp, the host side of the CUDA indexing helpers;
+test_th_blas_api.cpp, TH's BLAS calls), and compile
 checks of their headers: each alone, the CUDA guards without the CUDA toolkit, sdk/all.h's
 standard headers, and the refusal of a Dict argument."""
 
@@ -33,6 +34,7 @@ NEW_HEADERS = [
     "symint.h",
     "tag.h",
     "tensor_utils.h",
+    "th.h",
     "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
@@ -70,6 +72,7 @@ def _program(tmp_path_factory, program: str) -> Path:
         "test_port_tail_api",
         "test_vec_api",
         "test_cuda_tensor_info_api",
+        "test_th_blas_api",
     ],
 )
 def test_cpp_program_passes(program: str, tmp_path_factory) -> None:

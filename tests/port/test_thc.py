@@ -96,7 +96,7 @@ def test_an_extern_state_still_passed_to_a_cublas_wrapper_becomes_a_null_stand_i
     """
     result = _port(text)
     lines = result.text.splitlines()
-    assert lines[0] == "#include <sdk/error.h>"
+    assert lines[0] == "#include <sdk/th.h>"
     assert lines[1] == "static THCState *const state = nullptr;"
     assert lines[3].strip() == (
         'SDK_CHECK(x.is_contiguous(), "invalid argument ", 1, ": ", '
@@ -207,6 +207,7 @@ COUNTERPARTS = [
     ("THCudaBlas_Sgemm", "name"),
     ("THCudaBlas_SgemmBatched", "name"),
     ("THCudaBlas_Sgemv", "name"),
+    ("THFloatBlas_gemm", "name"),
     ("THArgCheck", "name"),
     ("TH/TH.h", "header"),
     ("ATen/cuda/detail/IndexUtils.cuh", "header"),
