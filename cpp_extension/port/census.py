@@ -300,15 +300,21 @@ def dump_census(census: dict) -> str:
 # are also refused by port_map.INCLUDES_WITHOUT_COUNTERPART, the porter's own reasons.
 _NS = r"(?:at|c10|torch)::"
 REFUSALS: tuple[tuple[str, str], ...] = (
-    (r"THC?[A-Z].*", "THC was removed from torch itself; use the sdk/cuda.h helpers"),
+    (
+        r"THC?[A-Z].*",
+        "THC was removed from torch itself: its tensor C API (THCudaTensor, THFloatTensor, "
+        "...) has no counterpart, use sdk::Tensor",
+    ),
     (
         r"at::native(::.*)?|ATen/native/.*",
         "ATen's internal kernels are not part of the SDK",
     ),
     (
-        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::(?!getDefaultCUDAGenerator$).*|"
-        r"c10::cuda::impl::.*|"
-        r"(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
+        rf"({_NS})?(detail|impl)::.*|at::cuda::detail::(?!(getDefaultCUDAGenerator|"
+        r"canUse32BitIndexMath|TensorInfo|getTensorInfo|IndexToOffset|CUDA_NUM_THREADS|"
+        r"GET_BLOCKS)$).*|c10::cuda::impl::.*|"
+        r"(?!ATen/cuda/detail/(TensorInfo|IndexUtils|UnpackRaw)\.cuh$|"
+        r"ATen/cuda/detail/KernelUtils\.h$)(ATen|c10|torch)/(.*/)?(detail|impl)/.*",
         "torch's internals (detail/impl namespaces)",
     ),
     (
@@ -432,9 +438,14 @@ def _porter_has(name: str, kind: str, sdk: SdkHeaders) -> bool:
         if "<>" in name:  # .data<T>() is the porter's rename
             bare = port_map.TEMPLATE_METHOD_RENAMES.get(bare, bare)
         return bare in sdk.names
-    if kind == "name" and "::" not in name:  # the removed TH/THC C API: a few are mapped
-        if name not in port_map.MACROS:
-            return False
+    if kind == "name" and "::" not in name:  # the removed TH/THC C API
+        if name in port_map.THC_ARG_CHECKS:  # rewritten where its message is a plain string
+            return port_map.THC_ARG_CHECKS[name] in sdk.macros
+        if name in port_map.THC_CALLS:  # rewritten to today's spelling, where it exists
+            target = port_map.THC_CALLS[name][0].split("::")[1:]
+            return sdk.has_qualified(target) is None
+        if name not in port_map.MACROS:  # else mapped as a macro, or declared by sdk/thc.h
+            return name in sdk.namespace_names
     if kind == "header":
         probe = f"#include <{name}>\n"
     elif kind == "macro":

@@ -63,6 +63,23 @@ _MACRO = re.compile(rf"(?<![\w$])(?:{_MACRO_NAMES})(?![\w$])")
 _TEMPLATE_RENAME = re.compile(
     r"(\.|->)(\s*)(" + "|".join(port_map.TEMPLATE_METHOD_RENAMES) + r")(?=\s*<)"
 )
+# THC (see port_map.THC_CALLS): its calls, `extern THCState *state;` (torch defined that global,
+# nothing does now) and the THCState an old context handed out (a null stand-in)
+_THC_CALL = re.compile(rf"(?<![\w$])(?<!::)({'|'.join(port_map.THC_CALLS)})(?=\s*\()")
+_THC_EXTERN = re.compile(r"^[ \t]*extern\s+THCState\s*\*\s*(\w+)\s*;", re.M)
+_THC_ARG_CHECK = re.compile(rf"(?<![\w$])({'|'.join(port_map.THC_ARG_CHECKS)})(?=\s*\()")
+_CONTEXT_CALL = rf"(?<![\w$])(?:::)?(?:{_NS_ALT})\s*::\s*globalContext\s*\(\s*\)\s*(?:\.|->)\s*"
+_THC_STATE_INIT = re.compile(
+    rf"\bTHCState\s*\*\s*\w+\s*=\s*({_CONTEXT_CALL}(?:lazyInitCUDA|getTHCState)\s*\(\s*\))"
+)
+_THC_GET_STATE = re.compile(rf"{_CONTEXT_CALL}getTHCState\s*\(\s*\)")
+# The TH/THC C API torch removed, in what is left after the port: reported unless the SDK's
+# headers (sdk/thc.h) or the project declare it
+_LEGACY = re.compile(
+    r"(?<![\w$])(?:THC[A-Z_]\w*|THCuda\w+|THArgCheck|THAssert\w*|THError|"
+    r"TH[A-Z][a-z]*(?:Tensor|Blas_)\w*)"
+    r"(?![\w$])"
+)
 _TARGET_NS = sorted(set(port_map.NAMESPACES.values()))
 _QUALIFIED = re.compile(rf"(?<![\w$])(?<!\w::)(?:::)?(?:{'|'.join(_TARGET_NS)})((?:\s*::\s*\w+)+)")
 _METHOD_CALL = re.compile(
@@ -138,11 +155,15 @@ class _Edits:
 
     def add(self, start: int, end: int, new: str, kind: str) -> None:
         self.spans.append((start, end, new))
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if kind:  # "": the rest of an edit already counted
+            self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def _applied(self) -> list[tuple[int, int, str]]:
         kept, pos = [], 0
-        for start, end, new in sorted(self.spans):
+        # at one position: insertions, then the longest replacement (a rule rewriting a whole
+        # expression wins over one rewriting its first name)
+        order = sorted(self.spans, key=lambda e: (e[0], e[1] != e[0], -e[1], e[2]))
+        for start, end, new in order:
             if start < pos:  # overlapping: the first one wins
                 continue
             kept.append((start, end, new))
@@ -199,6 +220,97 @@ def _unknown_target(
     if i is None:
         return None
     return "::".join(parts[: i + 1]), "name" if i + 1 == len(parts) else "namespace"
+
+
+def _call_args(code: str, text: str, open_paren: int) -> list[tuple[int, int]] | None:
+    """The (start, end) of each argument of the call whose `(` is at `open_paren` in masked
+    `code`, blanks around them in `text` excluded; None when the call does not close."""
+    depth, start, args = 0, open_paren + 1, []
+    for i in range(open_paren, len(code)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if (ch == "," and depth == 1) or depth == 0:
+            arg = text[start:i]
+            lead = len(arg) - len(arg.lstrip())
+            args.append((start + lead, start + len(arg.rstrip())))
+            start = i + 1
+            if depth == 0:
+                return args if args != [(open_paren + 1, open_paren + 1)] else []
+    return None
+
+
+def _call_cut(code: str, open_paren: int, drop: int) -> int | None:
+    """Where the arguments of the call whose `(` is at `open_paren` start once the first
+    `drop` are dropped (their comma and the blanks after it too); None when the call has fewer
+    arguments or does not close."""
+    depth, pos, dropped = 0, open_paren + 1, 0
+    if drop == 0:
+        return pos
+    for i in range(open_paren, len(code)):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:  # the call's `)`: every argument seen
+                has_args = code[pos:i].strip() != ""
+                return i if has_args and dropped + 1 == drop else None
+        elif ch == "," and depth == 1:
+            dropped += 1
+            pos = i + 1
+            if dropped == drop:
+                while pos < len(code) and code[pos] in " \t\n":
+                    pos += 1
+                return pos
+    return None
+
+
+def _port_thc(text: str, code: str, sdk: SdkHeaders, edits: _Edits, own: set[str]) -> None:
+    """THC's calls rewritten to today's spelling with their THCState argument dropped, the
+    extern declaration of torch's THCState global removed (a null stand-in where a name still
+    uses it), a context's THCState made null, TH's argument check made an SDK_CHECK."""
+    dropped: list[tuple[int, int]] = []  # the THCState arguments the calls lose
+
+    def dropped_at(pos: int) -> bool:
+        return any(start <= pos < end for start, end in dropped)
+
+    for m in _THC_CALL.finditer(code):
+        target, drop = port_map.THC_CALLS[m.group(1)]
+        if sdk.has_qualified(target.split("::")[1:]) is not None:
+            continue  # not in this SDK version: the name stays, reported below
+        paren = code.index("(", m.end(1))
+        cut = _call_cut(code, paren, drop)
+        if cut is not None:
+            edits.add(m.start(1), cut, f"{target}(", "thc")
+            dropped.append((paren, cut))
+    for m in _THC_EXTERN.finditer(code):
+        # still named once the dropped arguments are gone (THC's cuBLAS wrappers take it)?
+        used = any(
+            not dropped_at(u.start()) and not m.start() <= u.start() < m.end()
+            for u in re.finditer(rf"(?<![\w$]){m.group(1)}(?![\w$])", code)
+        )
+        stand_in = f"static THCState *const {m.group(1)} = nullptr;" if used else ""
+        edits.add(m.start(), m.end(), stand_in, "thc")
+    for m in _THC_ARG_CHECK.finditer(code):
+        if m.group(1) in own:
+            continue
+        args = _call_args(code, text, code.index("(", m.end(1)))
+        if args is None or len(args) != 3:
+            continue
+        (c0, c1), (n0, n1), (s0, s1) = args
+        message = text[s0:s1]
+        if not re.fullmatch(r'(?:\s*"(?:[^"\\%\n]|\\.)*")+', message):
+            continue  # a printf format, or not a literal: not TH's message, so left reported
+        edits.add(m.start(1), c0, f"{port_map.THC_ARG_CHECKS[m.group(1)]}(", "thc")
+        edits.add(c1, n0, ', "invalid argument ", ', "")  # one rewrite, in three places
+        edits.add(n1, s0, ', ": ", ', "")
+    for m in _THC_STATE_INIT.finditer(code):
+        edits.add(m.start(1), m.end(1), "nullptr", "thc")
+    for m in _THC_GET_STATE.finditer(code):
+        edits.add(m.start(), m.end(), "nullptr", "thc")
 
 
 def defined_macros(text: str) -> set[str]:
@@ -267,6 +379,7 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
         new = port_map.TEMPLATE_METHOD_RENAMES[m.group(3)]
         if new in sdk.names:
             edits.add(m.start(3), m.end(3), new, "method")
+    _port_thc(text, code, sdk, edits, own)
 
     ported = edits.apply(text)
     missing.extend(find_missing(ported, path, sdk, own))
@@ -302,6 +415,15 @@ def find_missing(
             name = "::".join(["sdk", *parts[: i + 1]])
             report(m.start(), name, "name" if i + 1 == len(parts) else "namespace")
     own = declared_names(text)
+    # an include's path is not code: <THC/THCTensorMath.h> is reported as a header
+    paths = _INCLUDE.sub(
+        lambda i: i.group(1) + i.group(2) + " " * len(i.group(3)) + i.group(4), code
+    )
+    for m in _LEGACY.finditer(paths):
+        name = m.group(0)
+        if name not in sdk.names and name not in own and name not in own_macros:
+            reason = "THC was removed from torch itself: no SDK spelling"
+            report(m.start(), name, "name", reason)
     methods = set(port_map.ATEN_METHODS) - port_map.GENERIC_METHODS
     for m in _METHOD_CALL.finditer(code):
         name = m.group(1)

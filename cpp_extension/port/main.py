@@ -299,6 +299,16 @@ def port_table() -> str:
         rows.append((_code(f"{prefix}X"), f"`{ours}X` where the SDK defines it"))
     for torch_name, ours in port_map.MACROS.items():
         rows.append((_code(torch_name), _code(ours)))
+    for torch_name, (ours, dropped) in port_map.THC_CALLS.items():
+        args = ", ".join(["state"] * dropped + ["..."])
+        rows.append((_code(f"{torch_name}({args})"), _code(f"{ours}(...)")))
+    for torch_name, ours in port_map.THC_ARG_CHECKS.items():
+        rows.append(
+            (
+                _code(f'{torch_name}(cond, n, "msg")'),
+                _code(f'{ours}(cond, "invalid argument ", n, ": ", "msg")'),
+            )
+        )
     for torch_name, ours in port_map.TEMPLATE_METHOD_RENAMES.items():
         rows.append((_code(f"x.{torch_name}<T>()"), _code(f"x.{ours}<T>()")))
     by_target: dict[str, list[str]] = {}

@@ -163,6 +163,21 @@ INCLUDES: dict[str, str] = {
     # CUDA_tensor_apply functions stay reported by name.
     "ATen/cuda/Atomic.cuh": "sdk/cuda_atomic.h",
     "THC/THCAtomics.cuh": "sdk/cuda_atomic.h",
+    # THC (torch 1.10 and before): the THCState stand-in and THC's cuBLAS wrappers, with what
+    # the rest of THC became (THC_CALLS below rewrites those calls); THCDeviceUtils.cuh's
+    # THCCeilDiv and warp helpers come with it. Its other headers stay refused.
+    "THC/THC.h": "sdk/thc.h",
+    "THC/THCGeneral.h": "sdk/thc.h",
+    "THC/THCDeviceUtils.cuh": "sdk/thc.h",
+    # TH's BLAS calls (THFloatBlas_gemm, ...); THArgCheck is rewritten below, its tensor API
+    # stays reported
+    "TH/TH.h": "sdk/th.h",
+    # the ATen/cuda/detail/ headers extensions include (the rest of detail/ stays refused)
+    "ATen/cuda/detail/TensorInfo.cuh": "sdk/cuda_tensor_info.h",
+    "ATen/cuda/detail/IndexUtils.cuh": "sdk/cuda_tensor_info.h",
+    "ATen/CollapseDims.h": "sdk/cuda_tensor_info.h",
+    "ATen/cuda/detail/KernelUtils.h": "sdk/cuda_kernel_utils.h",
+    "ATen/cuda/detail/UnpackRaw.cuh": "sdk/cuda_generator.h",
     "ATen/cuda/CUDAApplyUtils.cuh": "sdk/cuda.h",
     "ATen/ExpandUtils.h": "sdk/expand_utils.h",
     # at::vec's public headers; the per-ISA ones (vec256/, vec512/) stay refused below
@@ -196,7 +211,8 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",
-    "THC/": "THC was removed from torch itself; use the sdk/cuda.h helpers",
+    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh and "
+    "THCAtomics.cuh map; use the sdk/cuda.h helpers",
     "torch/csrc/jit/": "no TorchScript",
     "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
 }
@@ -244,9 +260,29 @@ MACROS: dict[str, str] = {
     # c10/util/Logging.h's stream logging (sdk/logging.h)
     "LOG": "SDK_LOG",
     "LOG_IF": "SDK_LOG_IF",
+    # and its glog-style checks, which torch/extension.h brings (sdk/error.h; they throw)
+    "CHECK_EQ": "SDK_CHECK_EQ",
+    "CHECK_NE": "SDK_CHECK_NE",
+    "CHECK_LT": "SDK_CHECK_LT",
+    "CHECK_LE": "SDK_CHECK_LE",
+    "CHECK_GT": "SDK_CHECK_GT",
+    "CHECK_GE": "SDK_CHECK_GE",
 }
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)
+# THC's functions (torch 1.10 and before), rewritten to what torch's own code became when THC
+# was removed: name -> (today's spelling, how many leading arguments are dropped: the
+# THCState*). `THCudaMalloc(state, n)` becomes `...::raw_alloc(n)`.
+THC_CALLS: dict[str, tuple[str, int]] = {
+    "THCCeilDiv": ("sdk::ceil_div", 0),
+    "THCudaMalloc": ("sdk::cuda::CUDACachingAllocator::raw_alloc", 1),
+    "THCudaFree": ("sdk::cuda::CUDACachingAllocator::raw_delete", 1),
+    "THCState_getCurrentStream": ("sdk::cuda::getCurrentCUDAStream", 1),
+    "THCState_getCurrentStreamOnDevice": ("sdk::cuda::getCurrentCUDAStream", 1),
+}
+# TH's argument check with a plain message (no printf format): `THArgCheck(cond, 2, "msg")`
+# becomes `SDK_CHECK(cond, "invalid argument ", 2, ": ", "msg")`, TH's message.
+THC_ARG_CHECKS: dict[str, str] = {"THArgCheck": "SDK_CHECK"}
 # Deprecated torch spellings the SDK has under their current name: `.data<T>()`.
 TEMPLATE_METHOD_RENAMES: dict[str, str] = {"data": "data_ptr"}
 
@@ -351,4 +387,13 @@ BEHAVIOUR: tuple[tuple[str, str], ...] = (
     ("`load(..., is_python_module=False)` returns a path", "returns a ctypes-bridge module"),
     ("`torch.autograd.Function`, `gradcheck`", "`sdk.autograd.Function`, `sdk.autograd.gradcheck`"),
     ("`torch.nn.Module`, `torch.optim.Adam`", "`sdk.nn.Module`, `sdk.optim.Adam`"),
+    (
+        "`extern THCState *state;`",
+        "removed (torch defined it; nothing does now), or a null `static THCState *const "
+        "state` where THC's cuBLAS wrappers still take it",
+    ),
+    (
+        "`THCState *state = at::globalContext().lazyInitCUDA();`, `getTHCState()`",
+        "`nullptr` (sdk/thc.h's functions ignore the state)",
+    ),
 )

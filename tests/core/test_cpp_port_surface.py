@@ -1,7 +1,9 @@
 """Builds and runs the C++ checks of the torch spellings ported extensions use beyond the ops
 (test_port_surface_api.cpp, test_port_names_api.cpp, test_port_tail_api.cpp; its shifts against
-numpy's), and compile checks of their headers: each alone, the CUDA guards
-without the CUDA toolkit, sdk/all.h's standard headers, and the refusal of a Dict argument."""
+numpy's; test_cuda_tensor_info_api.cpp, the host side of the CUDA indexing helpers;
+test_th_blas_api.cpp, TH's BLAS calls), and compile
+checks of their headers: each alone, the CUDA guards without the CUDA toolkit, sdk/all.h's
+standard headers, and the refusal of a Dict argument."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ NEW_HEADERS = [
     "containers.h",
     "context.h",
     "cuda_guard.h",
+    "cuda_kernel_utils.h",
+    "cuda_tensor_info.h",
     "custom_class.h",
     "headeronly.h",
     "intrusive_ptr.h",
@@ -32,6 +36,7 @@ NEW_HEADERS = [
     "symint.h",
     "tag.h",
     "tensor_utils.h",
+    "th.h",
     "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
@@ -63,7 +68,14 @@ def _program(tmp_path_factory, program: str) -> Path:
 
 @pytest.mark.parametrize(
     "program",
-    ["test_port_surface_api", "test_port_names_api", "test_port_tail_api", "test_vec_api"],
+    [
+        "test_port_surface_api",
+        "test_port_names_api",
+        "test_port_tail_api",
+        "test_vec_api",
+        "test_cuda_tensor_info_api",
+        "test_th_blas_api",
+    ],
 )
 def test_cpp_program_passes(program: str, tmp_path_factory) -> None:
     exe = _program(tmp_path_factory, program)

@@ -172,7 +172,7 @@ def test_coverage_reports_counterparts_refusals_and_missing():
             ["torch/extension.h", "header", 3, 3, 0, 0, 3],
             ["ATen/native/Foo.h", "header", 0, 0, 1, 1, 1],
             ["THCudaCheck", "name", 0, 0, 2, 1, 1],
-            ["THCState", "name", 0, 0, 2, 1, 1],
+            ["THCudaTensor", "name", 0, 0, 2, 1, 1],
         ]
     )
     report = _port_census.coverage_report(census, INCLUDE)
@@ -188,7 +188,7 @@ def test_coverage_reports_counterparts_refusals_and_missing():
     assert "internal" in status["at::native::some_kernel"][1]
     assert status["ATen/native/Foo.h"][0] == "refused"
     assert status["THCudaCheck"] == ("counterpart", "")  # the porter maps it
-    assert status["THCState"][0] == "refused"
+    assert status["THCudaTensor"][0] == "refused"  # THC's tensor API (THCState maps)
     # ranked by repositories, then occurrences
     assert [r.name for r in report.rows[:3]] == ["TORCH_CHECK", "at::zeros", "torch/extension.h"]
     assert [r.rank for r in report.rows] == list(range(1, len(report.rows) + 1))
@@ -280,7 +280,7 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
 @pytest.mark.parametrize(
     ("name", "kind", "reason"),
     [
-        ("THCState", "name", "THC was removed"),
+        ("THCudaTensor", "name", "THC was removed"),
         ("ATen/native/cuda/Loops.cuh", "header", "internal kernels"),
         ("at::native::add_out", "name", "internal kernels"),
         ("ATen/native/cpu/Loops.h", "header", "internal kernels"),

@@ -340,12 +340,13 @@ def test_every_python_target_is_importable():
 @needs_cxx
 def test_every_cxx_target_compiles(probe_cache):
     """One unit that includes every header the porter writes and names every std:: target
-    and every macro it writes (sdk/cuda.h only with a CUDA toolkit, whose include folder
-    it needs)."""
+    and every macro it writes (sdk/cuda.h and sdk/thc.h only with a CUDA toolkit, whose
+    include folder they need)."""
     compilers = _port_probe.find_compilers(INCLUDE)
     targets = sorted({*port_map.INCLUDES.values(), *port_map.INCLUDE_PREFIXES.values()})
-    if compilers.nvcc is None:
+    if compilers.nvcc is None:  # these two need the toolkit's headers
         targets.remove("sdk/cuda.h")
+        targets.remove("sdk/thc.h")
     text = "".join(f"#include <{h}>\n" for h in targets)
     text += "".join(f"using {name};\n" for name in port_map.STD_NAMES.values())
     macros = set(port_map.MACROS.values()) - set(port_map.BUILD_MACROS)

@@ -104,6 +104,7 @@ CPP_ONLY: dict[str, str] = {
     "asIntArrayRefSlow": "SymInt helper; Python sizes are ints",
     "fromIntArrayRefSlow": "SymInt helper; Python sizes are ints",
     "divup": "C++ integer helper (ceil division)",
+    "collapse_dims": "C++ helper of CUDA kernels' TensorInfo (ATen/CollapseDims.h)",
     "multiply_integers": "C++ integer helper (math.prod in Python)",
     "sum_integers": "C++ integer helper (sum in Python)",
     "expect_contiguous": "C++ MaybeOwned helper; Python has Tensor.contiguous",

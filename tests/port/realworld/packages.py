@@ -4,7 +4,8 @@ extensions whose PyPI release is an sdist with C++ sources (torchvision, torchau
 pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
 clouds, sorting, attention, optimizers (differentiable, and large-scale training's SIMD CPU
 steps), sequence modelling, speech, optical flow, orthogonal parametrizations, learned
-compression, semantic segmentation, NeRF sampling, gaussian splatting and quantized matmuls.
+compression, semantic segmentation, NeRF sampling, gaussian splatting, quantized matmuls and a
+THC-era deformable convolution.
 CPU ops run, CUDA-only ones compile."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
 from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
-from .pkgs.cuda_only import CAUSAL_CONV1D, LINEAR_ASSIGNMENT, WARP_RNNT
+from .pkgs.cuda_only import CAUSAL_CONV1D, DCNV2, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.flow import HOUSEHOLDER, SPATIAL_CORRELATION
 from .pkgs.mmcv import MMCV
 from .pkgs.nlp import FAIRSEQ
@@ -52,5 +53,6 @@ PACKAGES: dict[str, Package] = {
         DEEPSPEED,
         TORCHAC,
         TORCH_ENCODING,
+        DCNV2,
     )
 }

@@ -58,3 +58,28 @@ LINEAR_ASSIGNMENT = Package(
     ),
     ops=(Op("batch_linear_assignment (compile only)", "cuda"),),
 )
+
+DCNV2 = Package(
+    name="DCNv2",
+    version="0.4",
+    filename="DCNv2-0.4.tar.gz",
+    sha256="1a7303fb929d0943227fa0cf4e95d1548484d4fd7c4a35a1d4664cc397810954",
+    port_roots=("src",),
+    why="deformable convolution v2, a THC-era extension (THCState, THCudaBlas_Sgemm, "
+    "THCState_getCurrentStream, THCCeilDiv); its cuBLAS calls need cuBLAS's header",
+    builds=(
+        Build(
+            "cuda",
+            (
+                "src/vision.cpp",
+                "src/cuda/dcn_v2_cuda.cu",
+                "src/cuda/dcn_v2_im2col_cuda.cu",
+                "src/cuda/dcn_v2_psroi_pooling_cuda.cu",
+            ),
+            ("src",),
+            defines=("WITH_CUDA",),
+            compile_only=True,
+        ),
+    ),
+    ops=(Op("dcn_v2_forward (compile only)", "cuda"),),
+)
