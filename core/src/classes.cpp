@@ -102,8 +102,7 @@ SDK_API sdk_status sdk_library_class(sdk_library* lib, const char* name, sdk_obj
 SDK_API sdk_status sdk_library_method(sdk_library* lib, const char* class_name, const char* schema,
                                       sdk_boxed_kernel kernel, void* context,
                                       void (*context_free)(void*)) {
-  auto kernel_owner =
-      std::unique_ptr<void, void (*)(void*)>(context, context_free ? context_free : +[](void*) {});
+  KernelContext kernel_owner = own_context(context, context_free);
   SDK_SAFE_CALL_BEGIN;
   check_not_null(lib, "sdk_library_method", "lib");
   check_not_null(class_name, "sdk_library_method", "class_name");
@@ -142,13 +141,8 @@ SDK_API sdk_status sdk_library_method(sdk_library* lib, const char* class_name, 
   op->def = make_definition(std::move(parsed), lib);
   r.definitions.push_back(op->def);
   op->def_raw.store(op->def.get(), std::memory_order_release);
-  auto rec = std::make_shared<Kernel>();
-  rec->fn = kernel;
-  rec->context = kernel_owner.release();
-  rec->context_free = context_free;
-  rec->owner = lib;
-  rec->source = where(lib);
-  op->kernels[SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD] = std::move(rec);
+  op->kernels[SDK_DISPATCH_COMPOSITE_IMPLICIT_AUTOGRAD] =
+      make_kernel(kernel, kernel_owner, context_free, lib);
   SDK_SAFE_CALL_END;
 }
 

@@ -84,6 +84,21 @@ std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* li
   return d;
 }
 
+KernelContext own_context(void* context, void (*context_free)(void*)) {
+  return KernelContext(context, context_free ? context_free : +[](void*) {});
+}
+
+std::shared_ptr<Kernel> make_kernel(sdk_boxed_kernel fn, KernelContext& owner,
+                                    void (*context_free)(void*), sdk_library* lib) {
+  auto rec = std::make_shared<Kernel>();
+  rec->fn = fn;
+  rec->context = owner.release();
+  rec->context_free = context_free;
+  rec->owner = lib;
+  rec->source = where(lib);
+  return rec;
+}
+
 namespace {
 
 // The device key for the tensors among `values`: Meta when any is a meta tensor, else CUDA
@@ -269,8 +284,7 @@ SDK_API sdk_status sdk_library_impl(sdk_library* lib, const char* name, int32_t 
                                     sdk_boxed_kernel kernel, void* context,
                                     void (*context_free)(void*)) {
   // the context is the registry's from here on: freed now if the registration fails
-  auto kernel_owner =
-      std::unique_ptr<void, void (*)(void*)>(context, context_free ? context_free : +[](void*) {});
+  KernelContext kernel_owner = own_context(context, context_free);
   SDK_SAFE_CALL_BEGIN;
   check_not_null(lib, "sdk_library_impl", "lib");
   check_not_null(name, "sdk_library_impl", "name");
@@ -293,13 +307,7 @@ SDK_API sdk_status sdk_library_impl(sdk_library* lib, const char* name, int32_t 
     SDK_FAIL(SDK_ERROR_VALUE, where(lib), ": op ", qualified, " already has a ", key_name(k),
              " kernel", op->kernels[k]->source.empty() ? "" : " from " + op->kernels[k]->source);
   }
-  auto rec = std::make_shared<Kernel>();
-  rec->fn = kernel;
-  rec->context = kernel_owner.release();
-  rec->context_free = context_free;
-  rec->owner = lib;
-  rec->source = where(lib);
-  op->kernels[k] = std::move(rec);
+  op->kernels[k] = make_kernel(kernel, kernel_owner, context_free, lib);
   SDK_SAFE_CALL_END;
 }
 

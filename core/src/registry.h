@@ -97,6 +97,12 @@ std::string where(const sdk_library* lib);
 void check_identifier(const char* what, const std::string& s);
 // A definition owned by `lib`, kept in Registry::definitions by the caller.
 std::shared_ptr<const Definition> make_definition(Schema schema, sdk_library* lib);
+// The context a registration takes over: freed by its context_free if the registration fails.
+using KernelContext = std::unique_ptr<void, void (*)(void*)>;
+KernelContext own_context(void* context, void (*context_free)(void*));
+// The kernel record of `lib`'s kernel `fn`, taking the context from `owner`.
+std::shared_ptr<Kernel> make_kernel(sdk_boxed_kernel fn, KernelContext& owner,
+                                    void (*context_free)(void*), sdk_library* lib);
 // What closing `lib` does to custom classes (classes.cpp): those it registered die, methods
 // it defined go away (their kernels move to `dropped`, freed after the lock is released).
 // Called with the registry's lock held.

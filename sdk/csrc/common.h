@@ -278,4 +278,7 @@ extern PyMethodDef op_kernels_methods[];
 extern PyMethodDef autograd_methods[];
 extern PyMethodDef op_objects_methods[];
 
+// The lines of `all` (names the core lists one per line) as a Python list of str.
+PyObject* lines_to_list(const std::string& all);
+
 }  // namespace sdkpy

@@ -6,6 +6,22 @@
 #include "op_values.h"
 
 namespace sdkpy {
+
+PyObject* lines_to_list(const std::string& all) {
+  PyObject* l = PyList_New(0);
+  size_t start = 0;
+  while (l && start < all.size()) {
+    size_t end = all.find('\n', start);
+    if (end == std::string::npos) end = all.size();
+    PyObject* s =
+        PyUnicode_FromStringAndSize(all.data() + start, static_cast<Py_ssize_t>(end - start));
+    if (!s || PyList_Append(l, s) < 0) Py_CLEAR(l);
+    Py_XDECREF(s);
+    start = end + 1;
+  }
+  return l;
+}
+
 namespace {
 
 // One reference to an object of a custom class, dropped when the Python object dies.
@@ -63,21 +79,6 @@ const sdk_class* find_class(PyObject* name, const char* fn) {
     return nullptr;
   }
   return cls;
-}
-
-PyObject* lines_to_list(const std::string& all) {
-  PyObject* l = PyList_New(0);
-  size_t start = 0;
-  while (l && start < all.size()) {
-    size_t end = all.find('\n', start);
-    if (end == std::string::npos) end = all.size();
-    PyObject* s =
-        PyUnicode_FromStringAndSize(all.data() + start, static_cast<Py_ssize_t>(end - start));
-    if (!s || PyList_Append(l, s) < 0) Py_CLEAR(l);
-    Py_XDECREF(s);
-    start = end + 1;
-  }
-  return l;
 }
 
 // class_find(name) -> "ns.Name" of the live class (ValueError naming the namespace's classes)

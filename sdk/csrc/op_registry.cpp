@@ -621,23 +621,7 @@ namespace {
 PyObject* m_op_list(PyObject*, PyObject* ns) {
   const char* n = ns == Py_None ? nullptr : c_text(ns, "op_list", "the namespace");
   if (ns != Py_None && !n) return nullptr;
-  std::string all = sdk_op_list(n);
-  PyObject* l = PyList_New(0);
-  size_t start = 0;
-  while (l && start < all.size()) {
-    size_t end = all.find('\n', start);
-    if (end == std::string::npos) end = all.size();
-    PyObject* s =
-        PyUnicode_FromStringAndSize(all.data() + start, static_cast<Py_ssize_t>(end - start));
-    if (!s || PyList_Append(l, s) < 0) {
-      Py_XDECREF(s);
-      Py_DECREF(l);
-      return nullptr;
-    }
-    Py_DECREF(s);
-    start = end + 1;
-  }
-  return l;
+  return lines_to_list(sdk_op_list(n));
 }
 
 PyObject* m_set_op_autograd_hook(PyObject*, PyObject* fn) {
