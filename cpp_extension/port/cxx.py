@@ -246,26 +246,12 @@ def _call_cut(code: str, open_paren: int, drop: int) -> int | None:
     """Where the arguments of the call whose `(` is at `open_paren` start once the first
     `drop` are dropped (their comma and the blanks after it too); None when the call has fewer
     arguments or does not close."""
-    depth, pos, dropped = 0, open_paren + 1, 0
     if drop == 0:
-        return pos
-    for i in range(open_paren, len(code)):
-        ch = code[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:  # the call's `)`: every argument seen
-                has_args = code[pos:i].strip() != ""
-                return i if has_args and dropped + 1 == drop else None
-        elif ch == "," and depth == 1:
-            dropped += 1
-            pos = i + 1
-            if dropped == drop:
-                while pos < len(code) and code[pos] in " \t\n":
-                    pos += 1
-                return pos
-    return None
+        return open_paren + 1
+    args = _call_args(code, code, open_paren)
+    if args is None or len(args) < drop:
+        return None
+    return args[drop][0] if len(args) > drop else code.index(")", args[-1][1])
 
 
 def _port_thc(text: str, code: str, sdk: SdkHeaders, edits: _Edits, own: set[str]) -> None:
