@@ -10,6 +10,8 @@
 #   GPU_CHECK_STEPS   comma-separated steps to run (modules,build,available,tests,lltm_check,
 #             bench,sanitizer; default all); the others are recorded as not requested
 #   GPU_CHECK_SKIP_BUILD=1  use the carried sdk/lib and sdk/_C*.so when present (same Python)
+#   GPU_CHECK_CARRIED_BACKEND=1  build the core and sdk._C here but keep a carried
+#             sdk/lib/libsdk_cuda.so when it loads (nvcc's minutes are spent elsewhere)
 #   GPU_CHECK_TESTS   what the tests step runs (default tests/cuda)
 #   GPU_CHECK_BENCH_ARGS  extra arguments for bench_cuda.py, e.g. "--quick --only bandwidth,gemm16"
 # A module the build or the tests need and the interpreter lacks (scipy-openblas32, say) is
@@ -152,6 +154,18 @@ sys.exit(not glob.glob('sdk/_C' + sysconfig.get_config_var('EXT_SUFFIX')))"; the
     echo "GPU_CHECK_SKIP_BUILD=1: using the carried build"
     ls -la sdk/lib sdk/_C*.so
     return 0
+  fi
+  # A carried backend (built elsewhere for this GPU: nvcc's minutes saved): build the core
+  # and sdk._C only, and keep it if it loads here; else build the backend as usual.
+  if [ "${GPU_CHECK_CARRIED_BACKEND:-0}" = 1 ] && [ -f sdk/lib/libsdk_cuda.so ]; then
+    echo "GPU_CHECK_CARRIED_BACKEND=1: the core and sdk._C only, the carried backend kept"
+    SDK_WITH_CUDA=0 MAX_JOBS="$(nproc)" "$PY" setup.py build_ext --inplace || return 1
+    if [ -z "$GPU" ] || "$PY" -c "import sys, sdk.cuda as c
+sys.exit(0 if c.is_available() else print('carried backend:', c.unavailable_reason()) or 1)"; then
+      ls -la sdk/lib
+      return 0
+    fi
+    echo "the carried backend does not load here: building it"
   fi
   # The visible GPU's architecture only (one SASS, fast); no GPU: the portable default list.
   [ -n "$ARCH" ] && arch_env=(SDK_CUDA_ARCH_LIST="$ARCH")

@@ -11,8 +11,6 @@ import pytest
 from tests import _support
 from tests._support import REPO, subprocess_env  # noqa: F401  (used by the tests)
 
-# One architecture keeps every nvcc test build to a few seconds.
-TEST_ARCH = "8.0"
 
 
 def toolkit_or_none():
@@ -42,6 +40,20 @@ def gpu_available() -> bool:
 
 
 requires_gpu = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU visible")
+
+
+def _test_arch() -> str:
+    """One architecture keeps every nvcc test build to a few seconds: the visible GPU's, so
+    the kernels the GPU tests build run there (sm_80 code does not run on sm_90), else 8.0."""
+    if gpu_available():
+        import sdk.cuda
+
+        major, minor = sdk.cuda.get_device_capability(0)
+        return f"{major}.{minor}"
+    return "8.0"
+
+
+TEST_ARCH = _test_arch()
 
 
 @pytest.fixture
