@@ -12,7 +12,6 @@ from tests import _support
 from tests._support import REPO, subprocess_env  # noqa: F401  (used by the tests)
 
 
-
 def toolkit_or_none():
     from cpp_extension import _cuda
     from cpp_extension._errors import BuildError
