@@ -36,6 +36,9 @@ REDUCE = {
     "inner_unaligned_rows": "m50.sum(1)",
     "outer": "m.sum(0)",
     "outer_of_transpose": "m.t().sum(1)",
+    "outer_f16": "m.half().sum(0)",
+    "outer_f64": "m.double().amax(0)",
+    "outer_unaligned": "x[1:].reshape(63, 65).sum(0)",  # 4-byte base offset: one column a load
     "two_inner_dims": "x.reshape(4, 32, 32).amax((1, 2))",
     "mean_f16": "m.half().mean(1)",
     "int64": "m.long().sum(1)",
@@ -119,8 +122,11 @@ def test_elementwise_path_choice(recorded, case, path, vec):
         ("full_offset", 1, 1, 1, 4095),
         ("inner", 2, 4, 64, 48),
         ("inner_unaligned_rows", 2, 1, 64, 50),  # 200-byte rows break 16-byte alignment
-        ("outer", 3, 1, 64, 48),
-        ("outer_of_transpose", 3, 1, 64, 48),
+        ("outer", 3, 2, 64, 48),  # 8 bytes a load: two float32 columns per thread
+        ("outer_of_transpose", 3, 2, 64, 48),
+        ("outer_f16", 3, 4, 64, 48),
+        ("outer_f64", 3, 1, 64, 48),
+        ("outer_unaligned", 3, 1, 63, 65),
         ("two_inner_dims", 2, 4, 4, 1024),
         ("mean_f16", 2, 8, 64, 48),
         ("int64", 0, None, None, None),

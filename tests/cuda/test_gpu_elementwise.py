@@ -44,7 +44,11 @@ def test_unary_special_values_and_integer_inputs():
         ref = getattr(sdk, name)(x)
         got = getattr(sdk, name)(x.cuda())
         assert got.dtype == ref.dtype and got.is_cuda, name
-        np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy(), err_msg=name)
+        g, r = got.cpu().numpy(), ref.numpy()
+        # NaN, the infinities and the zeros exactly; the finite values to the device library's
+        # few ulps (CUDA's tanf is not the host's tanf, nor is torch's)
+        np.testing.assert_array_equal(g[:5], r[:5], err_msg=name)
+        np.testing.assert_allclose(g[5:], r[5:], rtol=1e-6, atol=0, err_msg=name)
     i = sdk.tensor([0, 3, -4], dtype=sdk.int32)
     for name in ("trunc", "isnan", "isfinite", "log2", "silu"):
         ref, got = getattr(sdk, name)(i), getattr(sdk, name)(i.cuda())

@@ -99,7 +99,7 @@ enum ReducePath {
 
 struct ReducePlan {
   int path;
-  int vec;  // elements per 16-byte load (1: unaligned base or row pitch)
+  int vec;  // elements per vector load, 16 bytes (8 for kReduceOuter); 1: unaligned base or pitch
   int itemsize;
   int64_t rows, cols;  // the input as a rows x cols row-major matrix
 };
@@ -123,10 +123,14 @@ inline bool fast_reduce_op(int op) {
   return op == SDK_SUM || op == SDK_MEAN || op == SDK_AMAX || op == SDK_AMIN;
 }
 
-inline int vector_width_rows(const void* base, int64_t row_bytes, int itemsize) {
-  bool aligned =
-      reinterpret_cast<uintptr_t>(base) % kVectorBytes == 0 && row_bytes % kVectorBytes == 0;
-  return aligned ? kVectorBytes / itemsize : 1;
+// Bytes per thread per row of an outer reduction: a warp reads 32 x 8 adjacent bytes of a
+// row, so 16-bit inputs keep as many bytes in flight as float32 ones (4 columns a thread).
+constexpr int kOuterVectorBytes = 8;
+
+inline int vector_width_rows(const void* base, int64_t row_bytes, int itemsize,
+                             int bytes = kVectorBytes) {
+  bool aligned = reinterpret_cast<uintptr_t>(base) % bytes == 0 && row_bytes % bytes == 0;
+  return aligned && itemsize < bytes ? bytes / itemsize : 1;
 }
 
 inline ReducePlan plan_reduce(const sdk_cuda_reduce_desc& d) {
@@ -147,7 +151,8 @@ inline ReducePlan plan_reduce(const sdk_cuda_reduce_desc& d) {
   }
   if (one_run(d.out_ndim, d.out_sizes, d.in_out_strides, isz, &no) &&
       one_run(d.red_ndim, d.red_sizes, d.in_red_strides, no * isz, &nr)) {
-    return ReducePlan{kReduceOuter, 1, isz, nr, no};
+    return ReducePlan{kReduceOuter, vector_width_rows(d.in, no * isz, isz, kOuterVectorBytes), isz,
+                      nr, no};
   }
   return p;
 }

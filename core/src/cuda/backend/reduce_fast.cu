@@ -132,46 +132,71 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Outer reduction over a rows x cols input: thread x of warp y takes column c and rows
-// y + kWarps*i of its block's row slice [r0, r1); partials combine in shared memory. With
-// gridDim.y > 1 each slice's result goes to part[blockIdx.y * cols + c] for finish_outer.
-template <typename T, int OP>
+// Outer reduction over a rows x cols input: thread x of warp y takes columns
+// [V*c, V*c + V) (c = the block's 32-column group + x) and rows y + kWarps*i of its block's row
+// slice [r0, r1), V columns in one load (cols % V == 0, base V-aligned: plan_reduce's vec);
+// partials combine in shared memory. With gridDim.y > 1 each slice's result goes to
+// part[blockIdx.y * cols + column] for finish_outer.
+template <typename T, int V, int OP>
 __global__ void __launch_bounds__(kThreads)
     outer_kernel(sdk_cuda_reduce_desc d, int64_t rows, int64_t cols, int64_t per,
                  typename Math<T>::type* part) {
   using A = typename Math<T>::type;
-  __shared__ A sh[kWarps][32];
-  const int64_t c = blockIdx.x * int64_t{32} + threadIdx.x % 32;
+  __shared__ A sh[kWarps][32 * V];
+  const int x = threadIdx.x % 32;
+  const int64_t c = (blockIdx.x * int64_t{32} + x) * V;  // first of this thread's columns
   const int y = threadIdx.x / 32;
   const int64_t r0 = blockIdx.y * per;
   const int64_t r1 = r0 + per < rows ? r0 + per : rows;
   const T* in = reinterpret_cast<const T*>(d.in);
-  A acc[kAcc];
+  A acc[kAcc][V];
 #pragma unroll
-  for (int a = 0; a < kAcc; ++a) acc[a] = start_of<A>(OP);
+  for (int a = 0; a < kAcc; ++a) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[a][j] = start_of<A>(OP);
+  }
   if (c < cols) {
     int64_t r = r0 + y;
+#pragma unroll 1
     for (; r + (kAcc - 1) * kWarps < r1; r += kAcc * kWarps) {
-      T raw[kAcc];
+      Vec<T, V> raw[kAcc];
 #pragma unroll
-      for (int a = 0; a < kAcc; ++a) raw[a] = in[(r + a * kWarps) * cols + c];
+      for (int a = 0; a < kAcc; ++a)
+        raw[a] = *reinterpret_cast<const Vec<T, V>*>(in + (r + a * kWarps) * cols + c);
 #pragma unroll
-      for (int a = 0; a < kAcc; ++a) acc[a] = combine(OP, acc[a], A(widen(raw[a])));
+      for (int a = 0; a < kAcc; ++a) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) acc[a][j] = combine(OP, acc[a][j], A(widen(raw[a].v[j])));
+      }
     }
-    for (; r < r1; r += kWarps) acc[0] = combine(OP, acc[0], A(widen(in[r * cols + c])));
+#pragma unroll 1
+    for (; r < r1; r += kWarps) {
+      Vec<T, V> raw = *reinterpret_cast<const Vec<T, V>*>(in + r * cols + c);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[0][j] = combine(OP, acc[0][j], A(widen(raw.v[j])));
+    }
   }
 #pragma unroll
-  for (int a = 1; a < kAcc; ++a) acc[0] = combine(OP, acc[0], acc[a]);
-  sh[y][threadIdx.x % 32] = acc[0];
-  __syncthreads();
-  if (y != 0 || c >= cols) return;
-  A v = sh[0][threadIdx.x];
+  for (int j = 0; j < V; ++j) {
 #pragma unroll
-  for (int k = 1; k < kWarps; ++k) v = combine(OP, v, sh[k][threadIdx.x]);
-  if (gridDim.y == 1) {
-    store_out(d, c, v);
-  } else {
-    part[blockIdx.y * cols + c] = v;
+    for (int a = 1; a < kAcc; ++a) acc[0][j] = combine(OP, acc[0][j], acc[a][j]);
+    sh[y][x * V + j] = acc[0][j];
+  }
+  __syncthreads();
+  // the block's 32 * V columns: warp 0's threads combine the kWarps partials, V each
+  if (y != 0) return;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const int64_t col = blockIdx.x * int64_t{32} * V + j * 32 + x;
+    if (col >= cols) continue;
+    A v = sh[0][j * 32 + x];
+#pragma unroll
+    for (int k = 1; k < kWarps; ++k) v = combine(OP, v, sh[k][j * 32 + x]);
+    if (gridDim.y == 1) {
+      store_out(d, col, v);
+    } else {
+      part[blockIdx.y * cols + col] = v;
+    }
   }
 }
 
@@ -219,10 +244,10 @@ void launch_inner(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cud
   inner_kernel<T, VEC, OP><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(d, rows, cols);
 }
 
-template <typename T, int OP>
+template <typename T, int V, int OP>
 void launch_outer(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cudaStream_t s) {
   using A = typename Math<T>::type;
-  const int64_t gx = (cols + 31) / 32;
+  const int64_t gx = (cols + 32 * V - 1) / (32 * V);
   // Split the rows when the columns alone give too few blocks to fill the GPU.
   int64_t gy = full_grid(d.device) / gx;
   const int64_t max_slices = (rows + kWarps * kAcc * 4 - 1) / (kWarps * kAcc * 4);
@@ -232,11 +257,11 @@ void launch_outer(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cud
   const int64_t per = (rows + gy - 1) / gy;
   dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
   if (gy == 1) {
-    outer_kernel<T, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, nullptr);
+    outer_kernel<T, V, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, nullptr);
     return;
   }
   A* part = static_cast<A*>(cache_malloc(gy * cols * int64_t(sizeof(A)), d.device));
-  outer_kernel<T, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, part);
+  outer_kernel<T, V, OP><<<grid, kThreads, 0, s>>>(d, rows, cols, per, part);
   finish_outer_kernel<A, OP><<<static_cast<unsigned>((cols + 255) / 256), 256, 0, s>>>(
       d, part, static_cast<int>(gy), cols);
   cache_free(part);
@@ -252,8 +277,11 @@ void launch_plan(const sdk_cuda_reduce_desc& d, const fast::ReducePlan& p, cudaS
     case fast::kReduceInner:
       return p.vec == kVec ? launch_inner<T, kVec, OP>(d, p.rows, p.cols, s)
                            : launch_inner<T, 1, OP>(d, p.rows, p.cols, s);
-    default:
-      return launch_outer<T, OP>(d, p.rows, p.cols, s);
+    default: {
+      constexpr int kOuterVec = fast::kOuterVectorBytes / sizeof(T);  // 1 for double
+      return p.vec == kOuterVec ? launch_outer<T, kOuterVec, OP>(d, p.rows, p.cols, s)
+                                : launch_outer<T, 1, OP>(d, p.rows, p.cols, s);
+    }
   }
 }
 
