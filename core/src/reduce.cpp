@@ -558,6 +558,12 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
       acc_dtype = SDK_BOOL;
       break;
   }
+  // The CUDA backend accumulates 16-bit floats in float inside its kernels and rounds once
+  // at the store: a float32 accumulator tensor would only add a cast kernel per call.
+  if (cuda::is_cuda(x0) && acc_dtype == SDK_FLOAT32 &&
+      (out_dtype == SDK_FLOAT16 || out_dtype == SDK_BFLOAT16)) {
+    acc_dtype = out_dtype;
+  }
   Shape oshape = out_shape(x0, mask, keepdim);
   int64_t red = 1, outn = 1;
   for (int64_t d = 0; d < x0.ndim; ++d) (mask[d] ? red : outn) *= x0.sizes[d];

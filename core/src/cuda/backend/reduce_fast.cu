@@ -5,6 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
+
 #include "common.h"
 #include "device_util.cuh"
 #include "fast_path.h"
@@ -210,21 +212,40 @@ __global__ void finish_outer_kernel(sdk_cuda_reduce_desc d, const A* part, int s
   store_out(d, c, v);
 }
 
-// Blocks that keep every SM busy: resident blocks per SM x SMs (asked once per device).
-int full_grid(int device) {
-  static int sms[64] = {0};
-  int& n = sms[device >= 0 && device < 64 ? device : 0];
-  if (n == 0) {
-    SDK_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+// The device's multiprocessors (asked once per device).
+int sm_count(int device) {
+  static std::atomic<int> sms[64];
+  std::atomic<int>& n = sms[device >= 0 && device < 64 ? device : 0];
+  int v = n.load(std::memory_order_relaxed);
+  if (v == 0) {
+    SDK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device));
+    n.store(v, std::memory_order_relaxed);
   }
-  return n * (2048 / kThreads);
+  return v;
+}
+
+// Blocks of Kernel resident at once: SMs x the blocks its registers and shared memory let
+// one SM hold (asked once per kernel and device). A grid of this size runs in one wave; a
+// larger one leaves a partial last wave (an outer float16 sum lost a third of its speed).
+template <auto Kernel>
+int resident_grid(int device) {
+  static std::atomic<int> grid[64];
+  std::atomic<int>& n = grid[device >= 0 && device < 64 ? device : 0];
+  int v = n.load(std::memory_order_relaxed);
+  if (v == 0) {
+    int per_sm = 0;
+    SDK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, kThreads, 0));
+    v = sm_count(device) * (per_sm > 0 ? per_sm : 1);
+    n.store(v, std::memory_order_relaxed);
+  }
+  return v;
 }
 
 template <typename T, int VEC, int OP>
 void launch_full(const sdk_cuda_reduce_desc& d, int64_t n, cudaStream_t s) {
   using A = typename Math<T>::type;
   int64_t blocks = (n + int64_t{kThreads} * VEC * kAcc - 1) / (int64_t{kThreads} * VEC * kAcc);
-  const int cap = full_grid(d.device);
+  const int cap = resident_grid<full_kernel<T, VEC, OP>>(d.device);
   if (blocks > cap) blocks = cap;
   if (blocks <= 1) {
     full_kernel<T, VEC, OP><<<1, kThreads, 0, s>>>(d, n, nullptr);
@@ -249,7 +270,7 @@ void launch_outer(const sdk_cuda_reduce_desc& d, int64_t rows, int64_t cols, cud
   using A = typename Math<T>::type;
   const int64_t gx = (cols + 32 * V - 1) / (32 * V);
   // Split the rows when the columns alone give too few blocks to fill the GPU.
-  int64_t gy = full_grid(d.device) / gx;
+  int64_t gy = resident_grid<outer_kernel<T, V, OP>>(d.device) / gx;
   const int64_t max_slices = (rows + kWarps * kAcc * 4 - 1) / (kWarps * kAcc * 4);
   if (gy > max_slices) gy = max_slices;
   if (gy > 65535) gy = 65535;
