@@ -203,6 +203,26 @@ def test_stream_logging_shows_warnings_and_info_once_asked(tmp_path: Path) -> No
     assert lines[0].startswith("W ") and "log.cpp:4" in lines[0] and lines[2].startswith("F ")
 
 
+def test_the_logging_header_brings_the_stream_manipulators(tmp_path: Path) -> None:
+    """torch's c10/util/Logging.h includes <iomanip>: ported code (sru's test program) formats
+    with std::setprecision after including torch's headers only."""
+    source = (
+        "#include <sdk/all.h>\n"
+        "int main() {\n"
+        "  std::cout << std::fixed << std::setprecision(4) << 3.14159265 << ' '\n"
+        "            << std::setw(6) << std::setfill('*') << 42 << ' '\n"
+        "            << std::scientific << std::setprecision(2) << 12345.678 << '\\n';\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    src, exe = tmp_path / "fmt.cpp", tmp_path / "fmt"
+    src.write_text(source)
+    _run([_cxx(), *STRICT, str(src), "-o", str(exe)])
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [f"{3.14159265:.4f}", f"{42:*>6}", f"{12345.678:.2e}"]
+
+
 def test_all_header_brings_the_standard_headers_ported_code_relies_on(tmp_path: Path) -> None:
     source = (
         "#include <sdk/all.h>\n"

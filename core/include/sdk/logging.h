@@ -5,6 +5,7 @@
 #define SDK_LOGGING_H_
 
 #include <cstdlib>
+#include <iomanip>  // c10/util/Logging.h brings the stream manipulators too
 #include <iostream>
 #include <sstream>
 

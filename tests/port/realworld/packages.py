@@ -13,6 +13,7 @@ from __future__ import annotations
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
+from .pkgs.clustering import DBSCAN
 from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
 from .pkgs.cuda_only import CAUSAL_CONV1D, DCNV2, LINEAR_ASSIGNMENT, WARP_RNNT
@@ -22,6 +23,7 @@ from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
+from .pkgs.sequence import BEAMGRAD, SRU
 from .pkgs.vision import TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
@@ -54,5 +56,8 @@ PACKAGES: dict[str, Package] = {
         TORCHAC,
         TORCH_ENCODING,
         DCNV2,
+        DBSCAN,
+        SRU,
+        BEAMGRAD,
     )
 }
