@@ -4,8 +4,8 @@ extensions whose PyPI release is an sdist with C++ sources (torchvision, torchau
 pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
 clouds, sorting, attention, optimizers (differentiable, and large-scale training's SIMD CPU
 steps), sequence modelling, speech, optical flow, orthogonal parametrizations, learned
-compression, semantic segmentation, NeRF sampling, gaussian splatting, quantized matmuls and a
-THC-era deformable convolution.
+compression, semantic segmentation, NeRF sampling, gaussian splatting, quantized matmuls, a
+THC-era deformable convolution, density clustering, recurrent units and beam search.
 CPU ops run, CUDA-only ones compile."""
 
 from __future__ import annotations
