@@ -13,7 +13,7 @@ from __future__ import annotations
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
 from .pkgs.audio import FAST_RNNT
-from .pkgs.clustering import DBSCAN
+from .pkgs.clustering import DBSCAN, HAMMING
 from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
 from .pkgs.cuda_only import CAUSAL_CONV1D, DCNV2, LINEAR_ASSIGNMENT, WARP_RNNT
@@ -59,5 +59,6 @@ PACKAGES: dict[str, Package] = {
         DBSCAN,
         SRU,
         BEAMGRAD,
+        HAMMING,
     )
 }

@@ -1,6 +1,6 @@
-"""dbscan-torch (grid-hashed 2-D DBSCAN): a pybind11 module whose binding names the module _C,
-bound here by a small glue file (a JIT build imports the module under the name it was built
-with)."""
+"""Clustering and similarity search: dbscan-torch (grid-hashed 2-D DBSCAN), whose binding
+names its pybind11 module _C, bound here by a small glue file (a JIT build imports the module
+under the name it was built with), and hamming-sim-pytorch (similarity of bit-packed codes)."""
 
 from __future__ import annotations
 
@@ -93,5 +93,48 @@ DBSCAN = Package(
     ops=(
         Op("dbscan2d", "cpu", _points, _dbscan, _dbscan_ref),
         Op("dbscan2d_cuda (compile only)", "cuda"),
+    ),
+)
+
+
+# hamming-sim-pytorch: 1 - Hamming distance / bits between rows of bit-packed uint8 codes (AVX2
+# body for 32 bytes at a time, scalar tail): 37 bytes a row so both paths run.
+def _codes(rng):
+    return {
+        "a": rng.integers(0, 256, (6, 37)).astype(np.uint8),
+        "b": rng.integers(0, 256, (5, 37)).astype(np.uint8),
+    }
+
+
+def _hamming_ref(i):
+    xor = i["a"][:, None, :] ^ i["b"][None, :, :]
+    bits = np.unpackbits(xor, axis=-1).sum(-1)
+    return (1.0 - bits / (8 * i["a"].shape[1])).astype(np.float32)
+
+
+HAMMING = Package(
+    name="hamming-sim-pytorch",
+    version="0.1.2.2",
+    filename="hamming_sim_pytorch-0.1.2.2.tar.gz",
+    sha256="c0b79445c718dffb74a6d9457b56381bbc235818bd7e42e201977f022cfe0201",
+    port_roots=("hamming_sim",),
+    why="binary-code similarity search (AVX2 popcount, OpenMP)",
+    builds=(
+        Build(
+            "sim",
+            ("hamming_sim/hamming_sim.cpp",),
+            cflags=("-march=haswell", "-mavx2", "-fopenmp"),  # scripts/build_extension.py
+        ),
+    ),
+    ops=(
+        Op(
+            "quantized_1bit_tensor_similarity",
+            "sim",
+            _codes,
+            lambda ns, fw, i: ns.quantized_1bit_tensor_similarity(
+                fw.tensor(i["a"]), fw.tensor(i["b"])
+            ),
+            _hamming_ref,
+        ),
     ),
 )
