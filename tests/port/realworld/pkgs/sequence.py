@@ -196,6 +196,7 @@ BEAMGRAD = Package(
                 "src/kernels_x86.cpp",
             ),
             ("include", "src"),
+            defines=("Py_LIMITED_API=0x030A0000",),  # its abi3 build
             namespace="beamgrad",
             cflags=("-ffp-contract=off",),  # the package's own build: no contraction
         ),
@@ -203,6 +204,7 @@ BEAMGRAD = Package(
             "cuda",
             ("python/csrc/cuda_ops.cpp", "cuda/dbs_cuda.cu"),
             ("include", "src"),
+            defines=("Py_LIMITED_API=0x030A0000",),
             compile_only=True,
         ),
     ),
