@@ -23,7 +23,7 @@ def _sru_inputs(rng, k=3, bidir=False, custom=False):
         "w": (rng.standard_normal(w_shape) * 0.5).astype(np.float32),
         "b": (rng.standard_normal(d * H * 2) * 0.1).astype(np.float32),
         "c0": rng.standard_normal((B, d * H)).astype(np.float32),
-        "pad": rng.uniform(size=(L, B)) < 0.2,
+        "pad": np.isin(np.arange(L * B).reshape(L, B), [2, 7, 13]),  # padded tokens
         "k": k,
         "custom": custom,
     }
