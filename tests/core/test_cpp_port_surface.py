@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests._support import build_once, run_folder
@@ -123,6 +124,39 @@ def _nvcc_compiles(tmp_path: Path, program: str, *flags: str) -> None:
 def test_nvcc_compiles_warp_helpers_and_limits_in_device_code(tmp_path: Path) -> None:
     # every DeviceUtils.cuh / NumericLimits.cuh spelling, in kernels
     _nvcc_compiles(tmp_path, "cuda_warp_kernel")
+
+
+def test_cuda_sources_get_cudas_16_bit_types_from_the_sdk_headers(tmp_path: Path) -> None:
+    """torch's Half.h and BFloat16.h include cuda_fp16.h and cuda_bf16.h in CUDA sources, so
+    ported kernels (fpscan's) use __half and __nv_bfloat16 with no include of their own. Their
+    conversions are host functions too: run on the host, checked against numpy's rounding."""
+    nvcc = _nvcc()
+    if not nvcc:
+        pytest.skip("nvcc not found")
+    source = (
+        "#include <sdk/all.h>\n"
+        "#include <cstdio>\n"
+        "int main() {\n"
+        "  const float xs[] = {1.0f / 3, 1000.7f, -2.5e-5f, 65519.0f};\n"
+        "  for (float x : xs) {\n"
+        "    __half h = __float2half(x);\n"
+        "    __nv_bfloat16 b = __float2bfloat16(x);\n"
+        '    std::printf("%a %a\\n", __half2float(h), __bfloat162float(b));\n'
+        "  }\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    src, exe = tmp_path / "fp16.cu", tmp_path / "fp16"
+    src.write_text(source)
+    _run([nvcc, "-std=c++17", f"-I{INCLUDE}", str(src), "-o", str(exe)])
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    got = np.array([[float.fromhex(v) for v in ln.split()] for ln in proc.stdout.splitlines()])
+    xs = np.array([1.0 / 3, 1000.7, -2.5e-5, 65519.0], np.float32)
+    bits = xs.view(np.uint32).astype(np.uint64)  # bfloat16: round to nearest even, 16 bits
+    bf16 = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
+    np.testing.assert_array_equal(got[:, 0], xs.astype(np.float16).astype(np.float64))
+    np.testing.assert_array_equal(got[:, 1], bf16.astype(np.float64))
 
 
 def test_nvcc_compiles_a_device_side_assertion_kernel(tmp_path: Path) -> None:

@@ -6,6 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__CUDACC__)
+// torch's Half.h and BFloat16.h bring CUDA's own 16-bit types (__half, __nv_bfloat16) and their
+// intrinsics to every CUDA source that includes torch's headers
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
 #include "sdk/macros.h"
 
 namespace sdk {

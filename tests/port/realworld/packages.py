@@ -23,7 +23,7 @@ from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
-from .pkgs.sequence import BEAMGRAD, SRU
+from .pkgs.sequence import BEAMGRAD, FPSCAN, SRU
 from .pkgs.vision import TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
@@ -60,5 +60,6 @@ PACKAGES: dict[str, Package] = {
         SRU,
         BEAMGRAD,
         HAMMING,
+        FPSCAN,
     )
 }

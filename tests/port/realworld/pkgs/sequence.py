@@ -222,3 +222,24 @@ BEAMGRAD = Package(
         Op("decode (compile only)", "cuda"),
     ),
 )
+
+
+# fpscan: a first-order linear recurrence h_t = a_t * h_{t-1} + b_t as a parallel scan, CUDA
+# only; its kernels use CUDA's own __half and __nv_bfloat16, which torch's headers bring.
+FPSCAN = Package(
+    name="fpscan",
+    version="0.1.2",
+    filename="fpscan-0.1.2.tar.gz",
+    sha256="b8d79cf782e7cc540c61ed4df73fe7aab28147fbedcb1dbf6379649aac911626",
+    port_roots=("csrc",),
+    why="first-order parallel scan (CUDA)",
+    builds=(
+        Build(
+            "cuda",
+            ("csrc/main.cpp", "csrc/dimwise/dimwise_scan_final.cu", "csrc/full_scan/full_scan.cu"),
+            ("csrc",),
+            compile_only=True,
+        ),
+    ),
+    ops=(Op("scan (compile only)", "cuda"),),
+)
