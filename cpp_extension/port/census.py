@@ -323,6 +323,14 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
     (
+        rf"({_NS})?(getCustomClassType|getCustomClassTypeMap|isCustomClassRegistered|"
+        r"registerCustomClass|registerCustomClassMethod|getCustomClass|ClassType|ClassTypePtr|"
+        r"QualifiedName)",
+        "no TorchScript class types: a custom class has the one name class_<T>(ns, Name) gives "
+        "it (schema type __torch__.torch.classes.ns.Name), with no ClassType object to look up, "
+        "rename or register again",
+    ),
+    (
         rf"({_NS})?(IValue|ivalue::.*|Dict|GenericDict)|ATen/core/ivalue\.h",
         "no IValue or its containers: registered ops take typed arguments",
     ),

@@ -169,6 +169,7 @@ INCLUDES: dict[str, str] = {
     "THC/THC.h": "sdk/thc.h",
     "THC/THCGeneral.h": "sdk/thc.h",
     "THC/THCDeviceUtils.cuh": "sdk/thc.h",
+    "THC/THCNumerics.cuh": "sdk/thc.h",  # THCNumerics<T>, ScalarConvert (sdk/thc_numerics.h)
     # TH's BLAS calls (THFloatBlas_gemm, ...); THArgCheck is rewritten below, its tensor API
     # stays reported
     "TH/TH.h": "sdk/th.h",
@@ -192,6 +193,7 @@ INCLUDES: dict[str, str] = {
     "ATen/core/functional.h": "sdk/util.h",
     "c10/util/Unroll.h": "sdk/util.h",
     "c10/util/StringUtil.h": "sdk/util.h",
+    "c10/util/Registry.h": "sdk/registry.h",  # c10::Registry and the C10_*_REGISTRY macros
     "ATen/InferSize.h": "sdk/expand_utils.h",
     # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
     "torch/utils.h": "sdk/all.h",
@@ -211,8 +213,10 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",
-    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh and "
-    "THCAtomics.cuh map; use the sdk/cuda.h helpers",
+    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh, "
+    "THCNumerics.cuh and THCAtomics.cuh map; use the sdk/cuda.h helpers",
+    "THC/THCAtomics.muh": "torch_musa's copy of THC/THCAtomics.cuh for MUSA GPUs: the SDK runs "
+    "on CPU and CUDA only (THC/THCAtomics.cuh maps to sdk/cuda_atomic.h)",
     "torch/csrc/jit/": "no TorchScript",
     "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
 }

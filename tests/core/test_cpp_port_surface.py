@@ -33,10 +33,12 @@ NEW_HEADERS = [
     "ops_bits.h",
     "cuda_warp.h",
     "ops_out.h",
+    "registry.h",
     "symint.h",
     "tag.h",
     "tensor_utils.h",
     "th.h",
+    "thc_numerics.h",
     "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
