@@ -194,6 +194,7 @@ INCLUDES: dict[str, str] = {
     "c10/util/Unroll.h": "sdk/util.h",
     "c10/util/StringUtil.h": "sdk/util.h",
     "c10/util/Registry.h": "sdk/registry.h",  # c10::Registry and the C10_*_REGISTRY macros
+    "c10/util/Flags.h": "sdk/flags.h",  # C10_DEFINE_int & co., ParseCommandLineFlags
     "ATen/InferSize.h": "sdk/expand_utils.h",
     # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
     "torch/utils.h": "sdk/all.h",
@@ -272,6 +273,14 @@ MACROS: dict[str, str] = {
     "CHECK_GT": "SDK_CHECK_GT",
     "CHECK_GE": "SDK_CHECK_GE",
 }
+# c10/util/Flags.h's macros end in a lowercase type, which the prefix rule does not match.
+MACROS.update(
+    {
+        f"C10_{verb}_{kind}": f"SDK_{verb}_{kind}"
+        for verb in ("DEFINE", "DECLARE")
+        for kind in ("int", "int32", "int64", "double", "bool", "string", "typed_var")
+    }
+)
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)
 # THC's functions (torch 1.10 and before), rewritten to what torch's own code became when THC

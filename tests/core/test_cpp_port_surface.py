@@ -23,6 +23,7 @@ NEW_HEADERS = [
     "cuda_kernel_utils.h",
     "cuda_tensor_info.h",
     "custom_class.h",
+    "flags.h",
     "headeronly.h",
     "intrusive_ptr.h",
     "logging.h",

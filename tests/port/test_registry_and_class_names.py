@@ -1,5 +1,6 @@
 """c10's object registry (c10/util/Registry.h: Registry, Registerer, the C10_*_REGISTRY and
-C10_REGISTER_* macros) ported to sdk/registry.h and run; torch::jit::CustomClassHolder as
+C10_REGISTER_* macros) ported to sdk/registry.h and run; c10's command-line flags
+(c10/util/Flags.h) ported to sdk/flags.h and run; torch::jit::CustomClassHolder as
 sdk::CustomClassHolder; and TorchScript's class-type calls (getCustomClassType,
 registerCustomClass) refused with their reason, in the porter and the census."""
 
@@ -80,6 +81,17 @@ int main() {
 
 def _port(text: str, path: str = "k.cpp"):
     return port_cxx(textwrap.dedent(text), path, _port_names.sdk_headers(INCLUDE))
+
+
+def _build(tmp_path, source: str):
+    from tests.core.test_cpp_api import _cxx
+
+    src, exe = tmp_path / "prog.cpp", tmp_path / "prog"
+    src.write_text(source)
+    cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(src)]
+    build = subprocess.run([*cmd, "-o", str(exe)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-4000:]
+    return exe
 
 
 def _build_and_run(tmp_path, source: str) -> subprocess.CompletedProcess:
@@ -177,6 +189,10 @@ def _row(name: str, kind: str):
         ("c10::Registerer", "name"),
         ("torch::jit::CustomClassHolder", "name"),
         ("torch::CustomClassHolder", "name"),
+        ("c10/util/Flags.h", "header"),
+        ("torch::UsageMessage", "name"),
+        ("torch::SetUsageMessage", "name"),
+        ("torch::ParseCommandLineFlags", "name"),
     ],
 )
 def test_census_counterparts(name, kind):
@@ -198,3 +214,86 @@ def test_census_counterparts(name, kind):
 )
 def test_census_refuses_class_types_with_the_reason(name):
     assert _row(name, "name") == ("refused", CLASS_TYPE_REASON)
+
+
+FLAGS_PROGRAM = """\
+#include <torch/torch.h>
+#include <c10/util/Flags.h>
+#include <cstdio>
+
+C10_DEFINE_string(model, "", "Path to the model");
+C10_DEFINE_bool(use_gpu, false, "Whether to use the GPU");
+C10_DEFINE_int(beam, 4, "Beam size");
+C10_DEFINE_int64(big, 1, "A large number");
+C10_DEFINE_double(scale, 0.5, "A scale");
+C10_DECLARE_int(beam);
+
+int main(int argc, char* argv[]) {
+  torch::SetUsageMessage("./prog --model PATH files...");
+  const bool ok = torch::ParseCommandLineFlags(&argc, &argv);
+  std::printf("%d %d %d\\n", int(ok), int(c10::CommandLineFlagsHasBeenParsed()), argc);
+  for (int i = 1; i < argc; ++i) std::printf("%s\\n", argv[i]);
+  std::printf("%s %d %d %lld %g\\n", FLAGS_model.c_str(), int(FLAGS_use_gpu), FLAGS_beam,
+              (long long)FLAGS_big, FLAGS_scale);
+  std::printf("%s\\n", torch::UsageMessage());
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def flags_program(tmp_path_factory):
+    result = _port(FLAGS_PROGRAM)
+    assert result.missing == []
+    assert "SDK_DEFINE_string(model" in result.text and "C10_" not in result.text
+    return _build(tmp_path_factory.mktemp("flags"), result.text)
+
+
+def _flags(exe, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=60)
+
+
+def test_flags_are_parsed_and_other_arguments_kept(flags_program):
+    run = _flags(
+        flags_program,
+        *("a", "--model=m.pt", "--use_gpu", "TRUE", "b", "--beam", "8"),
+        *("--big=123456789012", "--scale=2.5", "c"),
+    )
+    assert run.returncode == 0 and run.stderr == ""
+    assert run.stdout.splitlines() == [
+        "1 1 4",
+        "a",
+        "b",
+        "c",
+        "m.pt 1 8 123456789012 2.5",
+        "./prog --model PATH files...",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "kept", "message"),
+    [
+        (["--beam"], [], "expecting a value for --beam"),
+        (["x", "--nope=1", "y"], ["x"], "unrecognized commandline argument: --nope=1"),
+        (["--use_gpu", "yes"], [], "Cannot convert argument to bool: yes"),
+    ],
+)
+def test_a_wrong_flag_stops_the_parse_with_its_reason(flags_program, args, kept, message):
+    run = _flags(flags_program, *args)
+    lines = run.stdout.splitlines()
+    assert lines[0] == f"0 1 {1 + len(kept)}" and lines[1 : 1 + len(kept)] == kept
+    assert lines[1 + len(kept)] == " 0 4 1 0.5"  # the defaults stay
+    assert message in run.stderr
+
+
+def test_help_prints_the_usage_and_every_flag_then_exits(flags_program):
+    run = _flags(flags_program, "--help")
+    assert run.returncode == 0
+    lines = run.stdout.splitlines()
+    assert lines[:2] == ["./prog --model PATH files...", "Arguments: "]
+    assert sorted(lines[2:]) == [
+        "    beam: (int, default 4) Beam size",
+        "    big: (int64_t, default 1) A large number",
+        '    model: (std::string, default "") Path to the model',
+        "    scale: (double, default 0.5) A scale",
+        "    use_gpu: (bool, default false) Whether to use the GPU",
+    ]
