@@ -236,8 +236,12 @@ STD_NAMES: dict[str, str] = {
 }
 # torch:: names (torch:: only) whose namespace rewrite would land on an SDK name of another
 # meaning: torch::arg (a custom-class method's argument) is sdk::class_arg, sdk::arg being
-# at::arg, the complex angle.
-TORCH_ONLY_NAMES: dict[str, str] = {"arg": "sdk::class_arg"}
+# at::arg, the complex angle. torch::jit::CustomClassHolder is torch's other spelling of
+# torch::CustomClassHolder (the rest of torch::jit stays reported).
+TORCH_ONLY_NAMES: dict[str, str] = {
+    "arg": "sdk::class_arg",
+    "jit::CustomClassHolder": "sdk::CustomClassHolder",
+}
 # Macro prefixes: TORCH_X, AT_X, C10_X become SDK_X when the SDK's headers define SDK_X;
 # otherwise the macro is reported.
 MACRO_PREFIXES: dict[str, str] = {"TORCH_": "SDK_", "AT_": "SDK_", "C10_": "SDK_"}

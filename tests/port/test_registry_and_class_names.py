@@ -1,7 +1,7 @@
 """c10's object registry (c10/util/Registry.h: Registry, Registerer, the C10_*_REGISTRY and
 C10_REGISTER_* macros) ported to sdk/registry.h and run; c10's command-line flags
-(c10/util/Flags.h) ported to sdk/flags.h and run; torch::jit::CustomClassHolder as
-sdk::CustomClassHolder; and TorchScript's class-type calls (getCustomClassType,
+(c10/util/Flags.h) ported to sdk/flags.h and run; torch::jit::CustomClassHolder written as
+sdk::CustomClassHolder (no sdk::jit namespace: the rest of torch::jit stays reported); and TorchScript's class-type calls (getCustomClassType,
 registerCustomClass) refused with their reason, in the porter and the census."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_jit_custom_class_holder_is_the_same_base(tmp_path):
         """
     )
     assert result.missing == []
-    assert "struct Counter : sdk::jit::CustomClassHolder {" in result.text
+    assert "struct Counter : sdk::CustomClassHolder {" in result.text
     _build_and_run(tmp_path, result.text)  # the static_assert holds
 
 
@@ -297,3 +297,9 @@ def test_help_prints_the_usage_and_every_flag_then_exits(flags_program):
         "    scale: (double, default 0.5) A scale",
         "    use_gpu: (bool, default false) Whether to use the GPU",
     ]
+
+
+@pytest.mark.parametrize("name", ["torch::jit", "torch::jit::load", "torch::jit::Module"])
+def test_the_rest_of_torch_jit_stays_refused(name):
+    status, reason = _row(name, "name")
+    assert status == "refused" and reason.startswith("no TorchScript")

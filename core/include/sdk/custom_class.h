@@ -44,11 +44,6 @@ namespace sdk {
 /*! \brief The base of a custom class (torch::CustomClassHolder). */
 struct CustomClassHolder : intrusive_ptr_target {};
 
-namespace jit {
-/*! \brief torch::jit::CustomClassHolder, torch's other spelling of the same base. */
-using ::sdk::CustomClassHolder;
-}  // namespace jit
-
 namespace detail {
 
 // The class T was registered as in this library (set by class_<T>). A plain pointer, constant
