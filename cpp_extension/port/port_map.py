@@ -74,7 +74,8 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
     "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
     "ATen/NumericUtils.h": "sdk/numeric_limits.h",
-    "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    # torch's CUDAUtils.h includes CUDAContext.h (streams, C10_CUDA_KERNEL_LAUNCH_CHECK)
+    "ATen/cuda/CUDAUtils.h": "sdk/cuda.h",
     "ATen/cuda/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
     "ATen/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
     "ATen/cuda/CUDAGraphsUtils.cuh": "sdk/cuda_generator.h",
@@ -113,6 +114,7 @@ INCLUDES: dict[str, str] = {
     "c10/core/Device.h": "sdk/device.h",
     "c10/core/DeviceType.h": "sdk/device.h",
     "c10/core/TensorOptions.h": "sdk/options.h",
+    "c10/core/MemoryFormat.h": "sdk/memory_format.h",
     "c10/core/Scalar.h": "sdk/scalar.h",
     "c10/core/Storage.h": "sdk/storage.h",
     "ATen/Storage.h": "sdk/storage.h",
