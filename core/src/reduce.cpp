@@ -240,7 +240,11 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
 
 // Rows combined per block (bounds float error growth) and blocks per partial row.
 constexpr int64_t kRowBlock = 128;
-constexpr int64_t kSuperRows = 8 * kRowBlock;
+constexpr int64_t kSuperRows = 4 * kRowBlock;
+// Bytes of a row a column block reads at least when threads need more blocks: shorter runs
+// between 8 KB row strides starve the prefetchers (a 2048x2048 column sum stopped scaling at
+// 8 threads on 128-column blocks); the reduced rows are split instead.
+constexpr int64_t kMinRunBytes = 2048;
 
 // dst[0, len) = the reduction of reduced rows [r0, r1) of one column block: blocks of
 // kRowBlock rows combined four rows at a time, each block then folded into dst.
@@ -264,6 +268,14 @@ void column_partial(const T* col, const std::vector<Dim>& red, int64_t r0, int64
   }
 }
 
+// Column block t of outer_mode: kept-outer index t / ncb, columns [j0, j0 + len).
+struct ColumnBlock {
+  int64_t in, out, j0, len;
+};
+
+// Outer mode: each output column is the reduction of its rows in partial rows of kSuperRows
+// rows, combined in order, so the result is the same for every thread count. Threads take
+// column blocks; when those are too few, (column block, partial row) pairs, combined after.
 template <typename Op, typename A, typename T>
 void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
   std::vector<Dim> kept_outer(p.kept.begin(), p.kept.end() - 1);
@@ -272,55 +284,58 @@ void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
   int64_t n_ko = 1;
   for (const Dim& d : kept_outer) n_ko *= d.size;
   const int64_t nr = p.red_numel;
-  // Column blocks keep the accumulator row in L1 and give threads work
-  // when there are few outer rows.
+  // Column blocks keep the accumulator row in L1 and give threads work when there are few
+  // outer rows, down to kMinRunBytes of a row.
   int64_t cb = sizeof(A) >= 8 ? 1024 : 2048;
   const int64_t nt = max_concurrency();
   if (n_ko < nt && nr * m >= kParallelMin) {
-    cb = std::min(cb, std::max<int64_t>(64, ((m + nt - 1) / nt + 15) & ~int64_t(15)));
+    const int64_t min_cb = std::max<int64_t>(64, kMinRunBytes / int64_t(sizeof(T)));
+    const int64_t even = ((m * n_ko + nt - 1) / nt + 15) & ~int64_t(15);
+    cb = std::min(cb, std::max(min_cb, even));
   }
-  const int64_t ncb = (m + cb - 1) / cb;
+  const int64_t ncb = (m + cb - 1) / cb, ntask = n_ko * ncb, w = std::min(cb, m);
   const int64_t nsb = (nr + kSuperRows - 1) / kSuperRows;  // partial rows per column block
-  // Too few column blocks for the threads: the reduced rows are split instead.
-  const bool split_rows = nt > 1 && n_ko * ncb < nt && nsb > 1 &&
-                          nr * std::min(cb, m) >= kParallelMin && !in_parallel_region();
-  const int64_t per_task = std::max<int64_t>(1, std::min(cb, m) * nr);
-  auto task = [&](int64_t t, A* acc, A* part, A* blk, bool parallel) {
+  auto block = [&](int64_t t) {
     Walker kw(kept_outer, t / ncb);
-    const int64_t j0 = (t % ncb) * cb, len = std::min(cb, m - j0);
-    const T* col = base + kw.in + j0;
-    // acc = init combined in order with each partial row of kSuperRows rows; the
-    // parallel form computes the same partials on several threads first.
-    std::fill(acc, acc + len, Op::init());
-    if (parallel) {
-      parallel_for(0, nsb, 1, [&](int64_t b, int64_t e) {
-        std::unique_ptr<A[]> tblk(new A[len]);
-        for (int64_t s = b; s < e; ++s) {
-          column_partial<Op>(col, p.red, s * kSuperRows, std::min(nr, (s + 1) * kSuperRows), len,
-                             part + s * len, tblk.get());
-        }
-      });
-      for (int64_t s = 0; s < nsb; ++s) combine_row<Op>(acc, part + s * len, len);
-    } else {
-      for (int64_t s = 0; s < nsb; ++s) {
-        column_partial<Op>(col, p.red, s * kSuperRows, std::min(nr, (s + 1) * kSuperRows), len,
-                           part, blk);
-        combine_row<Op>(acc, part, len);
-      }
-    }
-    A* o = out + kw.out + j0 * inner.out;
-    for (int64_t j = 0; j < len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
+    const int64_t j0 = (t % ncb) * cb;
+    return ColumnBlock{kw.in, kw.out, j0, std::min(cb, m - j0)};
   };
+  auto partial = [&](const ColumnBlock& c, int64_t s, A* dst, A* blk) {
+    column_partial<Op>(base + c.in + c.j0, p.red, s * kSuperRows,
+                       std::min(nr, (s + 1) * kSuperRows), c.len, dst, blk);
+  };
+  // acc = init combined in order with each partial row; `part(s)` gives partial row s.
+  auto finish_block = [&](const ColumnBlock& c, A* acc, auto&& part) {
+    std::fill(acc, acc + c.len, Op::init());
+    for (int64_t s = 0; s < nsb; ++s) combine_row<Op>(acc, part(s), c.len);
+    A* o = out + c.out + c.j0 * inner.out;
+    for (int64_t j = 0; j < c.len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
+  };
+  const bool split_rows =
+      nt > 1 && ntask < nt && nsb > 1 && nr * w >= kParallelMin && !in_parallel_region();
   if (split_rows) {
-    const int64_t w = std::min(cb, m);
-    std::unique_ptr<A[]> acc(new A[w]), part(new A[nsb * w]);
-    for (int64_t t = 0; t < n_ko * ncb; ++t) task(t, acc.get(), part.get(), nullptr, true);
+    std::unique_ptr<A[]> parts(new A[size_t(ntask * nsb * w)]);
+    parallel_for(0, ntask * nsb, 1, [&](int64_t b, int64_t e) {
+      std::unique_ptr<A[]> blk(new A[size_t(w)]);
+      for (int64_t i = b; i < e; ++i) partial(block(i / nsb), i % nsb, &parts[i * w], blk.get());
+    });
+    std::unique_ptr<A[]> acc(new A[size_t(w)]);
+    for (int64_t t = 0; t < ntask; ++t) {
+      finish_block(block(t), acc.get(), [&](int64_t s) { return &parts[(t * nsb + s) * w]; });
+    }
     return;
   }
-  parallel_for(0, n_ko * ncb, std::max<int64_t>(1, kParallelMin / 2 / per_task),
+  parallel_for(0, ntask, std::max<int64_t>(1, kParallelMin / 2 / std::max<int64_t>(1, w * nr)),
                [&](int64_t b, int64_t e) {
                  std::unique_ptr<A[]> acc(new A[cb]), part(new A[cb]), blk(new A[cb]);
-                 for (int64_t t = b; t < e; ++t) task(t, acc.get(), part.get(), blk.get(), false);
+                 for (int64_t t = b; t < e; ++t) {
+                   const ColumnBlock c = block(t);
+                   // each partial row is made just before it is combined
+                   finish_block(c, acc.get(), [&](int64_t s) {
+                     partial(c, s, part.get(), blk.get());
+                     return part.get();
+                   });
+                 }
                });
 }
 

@@ -322,6 +322,44 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "torch's private ops (a leading underscore): call the public op",
     ),
     (r"torch::jit(::.*)?|torch/csrc/jit/.*", "no TorchScript: register ops with SDK_LIBRARY"),
+    (r"torch/csrc/python_headers\.h", "torch's wrapper of <Python.h>: include <Python.h>"),
+    (
+        r"torch::autograd::profiler::.*|torch/csrc/autograd/record_function_ops\.h",
+        "torch's profiler internals: mark a range with RECORD_FUNCTION (SDK_RECORD_FUNCTION)",
+    ),
+    (
+        rf"({_NS})?(GeneratorImpl|CPUGeneratorImpl)",
+        "generator internals: take a generator with sdk::get_generator_or_default",
+    ),
+    (
+        rf"({_NS})?((Tensor|String|Tuple|List|Dict|Optional|Int|Float|Bool|None|Number|Any|"
+        r"Interface|Function)Type(::\w+)*|TypeKind(::\w+)*|TypePtr|Symbol(::\w+)*|"
+        r"FunctionSchema)",
+        "no TorchScript types or symbols (c10::TensorType, TypeKind, Symbol, FunctionSchema): "
+        "an op's types are its schema string's",
+    ),
+    (
+        r"at::jit(::.*)?|ATen/code_template\.h",
+        "no code templates of TorchScript's fusers (at::jit::CodeTemplate): format the source "
+        "with std::string",
+    ),
+    (
+        r"torch::deploy(::.*)?|torch/csrc/deploy/.*",
+        "torch::deploy (embedded Python interpreters) was removed from torch itself",
+    ),
+    (r"ATen/TypeDefault\.h", "removed from torch itself (ATen's per-backend types before 1.8)"),
+    (
+        r"schema:(->)?Dict\(.*",
+        "the op registry has no dictionary values: pass the keys and the values as two lists",
+    ),
+    (
+        rf"({_NS})?(getCustomClassType|getCustomClassTypeMap|isCustomClassRegistered|"
+        r"registerCustomClass|registerCustomClassMethod|getCustomClass|ClassType|ClassTypePtr|"
+        r"QualifiedName)",
+        "no TorchScript class types: a custom class has the one name class_<T>(ns, Name) gives "
+        "it (schema type __torch__.torch.classes.ns.Name), with no ClassType object to look up, "
+        "rename or register again",
+    ),
     (
         rf"({_NS})?(IValue|ivalue::.*|Dict|GenericDict)|ATen/core/ivalue\.h",
         "no IValue or its containers: registered ops take typed arguments",
@@ -339,7 +377,7 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     ),
     (
         rf"({_NS})?(kQ(U?Int\w*)|ScalarType::QU?Int\w*|Q(U?Int\w*)|DispatchKey::Quantized\w*|"
-        r"QScheme\w*|k?Per(Tensor|Channel)Affine\w*)|"
+        r"QScheme\w*|k?Per(Tensor|Channel)Affine\w*|Quantizer(Ptr)?|new_qtensor)|"
         r"\.(dequantize|q_scale|q_zero_point|q_per_channel_\w+|qscheme|is_quantized)\(\)|"
         r"ATen/quantized/.*",
         "no quantized tensors: keep the integers and their scale and zero point in plain tensors",
@@ -347,6 +385,7 @@ REFUSALS: tuple[tuple[str, str], ...] = (
     (
         rf"({_NS})?(kXPU|kMPS|kHIP|kMTIA|kPrivateUse1|DeviceType::(XPU|MPS|HIP|MTIA|PrivateUse1)|"
         r"xpu::.*|hip::.*|mps::.*|cuda::getCurrentHIPStream\w*)|"
+        r"at::(kMLU|kMUSA|kXLA|AtenTypeXPU(::.*)?)|TORCH_MLU_CHECK|"
         r"\.is_(xpu|mps|hip|mtia|privateuseone|vulkan|ipu|maia)\(\)|c10/(xpu|hip)/.*|ATen/(hip|mps|xpu)/.*",
         "the SDK runs on CPU and CUDA only",
     ),
@@ -368,14 +407,17 @@ REFUSALS: tuple[tuple[str, str], ...] = (
         "no C++ serialization archives: save tensors from Python",
     ),
     (
-        r"torch::utils::.*|torch::python::.*|torch/csrc/utils/.*",
+        r"torch::utils::.*|torch::python::.*|torch/csrc/utils/.*|torch/csrc/(Exceptions|THP)\.h",
         "torch's internal Python-binding utilities",
     ),
     (r"torch/csrc/inductor/.*", "AOTInductor's C shim: the SDK's C ABI is sdk/c_api.h"),
     (r"torch/csrc/distributed/.*|c10d::.*", "no distributed process groups"),
-    (r"ATen/cudnn/.*|at::native::getCudnnHandle", "no cuDNN handles: call cuDNN directly"),
     (
-        r"(at|torch)::(sparse(_\w+)?|_sparse\w*)|\.(indices|dense_dim|sparse_dim|coalesce|"
+        r"ATen/cudnn/.*|(at|torch)::native::getCudnnHandle",
+        "no cuDNN handles: call cuDNN directly",
+    ),
+    (
+        r"(at|torch)::(sparse(_\w+)?|_sparse\w*|kSparse\w*|Layout::Sparse\w*)|ATen/SparseTensorUtils\.h|\.(indices|dense_dim|sparse_dim|coalesce|"
         r"is_coalesced|_indices|_values|crow_indices|col_indices)\(\)",
         "no sparse tensors: keep the indices and the values as dense tensors",
     ),

@@ -74,7 +74,8 @@ INCLUDES: dict[str, str] = {
     "ATen/cuda/DeviceUtils.cuh": "sdk/cuda_warp.h",
     "ATen/cuda/NumericLimits.cuh": "sdk/numeric_limits.h",
     "ATen/NumericUtils.h": "sdk/numeric_limits.h",
-    "ATen/cuda/CUDAUtils.h": "sdk/cuda_guard.h",
+    # torch's CUDAUtils.h includes CUDAContext.h (streams, C10_CUDA_KERNEL_LAUNCH_CHECK)
+    "ATen/cuda/CUDAUtils.h": "sdk/cuda.h",
     "ATen/cuda/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
     "ATen/CUDAGeneratorImpl.h": "sdk/cuda_generator.h",
     "ATen/cuda/CUDAGraphsUtils.cuh": "sdk/cuda_generator.h",
@@ -113,6 +114,7 @@ INCLUDES: dict[str, str] = {
     "c10/core/Device.h": "sdk/device.h",
     "c10/core/DeviceType.h": "sdk/device.h",
     "c10/core/TensorOptions.h": "sdk/options.h",
+    "c10/core/MemoryFormat.h": "sdk/memory_format.h",
     "c10/core/Scalar.h": "sdk/scalar.h",
     "c10/core/Storage.h": "sdk/storage.h",
     "ATen/Storage.h": "sdk/storage.h",
@@ -169,6 +171,7 @@ INCLUDES: dict[str, str] = {
     "THC/THC.h": "sdk/thc.h",
     "THC/THCGeneral.h": "sdk/thc.h",
     "THC/THCDeviceUtils.cuh": "sdk/thc.h",
+    "THC/THCNumerics.cuh": "sdk/thc.h",  # THCNumerics<T>, ScalarConvert (sdk/thc_numerics.h)
     # TH's BLAS calls (THFloatBlas_gemm, ...); THArgCheck is rewritten below, its tensor API
     # stays reported
     "TH/TH.h": "sdk/th.h",
@@ -192,6 +195,8 @@ INCLUDES: dict[str, str] = {
     "ATen/core/functional.h": "sdk/util.h",
     "c10/util/Unroll.h": "sdk/util.h",
     "c10/util/StringUtil.h": "sdk/util.h",
+    "c10/util/Registry.h": "sdk/registry.h",  # c10::Registry and the C10_*_REGISTRY macros
+    "c10/util/Flags.h": "sdk/flags.h",  # C10_DEFINE_int & co., ParseCommandLineFlags
     "ATen/InferSize.h": "sdk/expand_utils.h",
     # torch/utils.h declares the autograd guards (NoGradGuard, AutoGradMode) and the seeds
     "torch/utils.h": "sdk/all.h",
@@ -211,8 +216,10 @@ INCLUDES_WITHOUT_COUNTERPART: dict[str, str] = {
     "ATen/TensorIterator.h": "no TensorIterator: loop over accessors or data_ptr",
     "ATen/Operators.h": "no at::_ops:: operator structs: call sdk::name(...), or a registered "
     "op through sdk::call_op",
-    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh and "
-    "THCAtomics.cuh map; use the sdk/cuda.h helpers",
+    "THC/": "THC was removed from torch itself: only THC.h, THCGeneral.h, THCDeviceUtils.cuh, "
+    "THCNumerics.cuh and THCAtomics.cuh map; use the sdk/cuda.h helpers",
+    "THC/THCAtomics.muh": "torch_musa's copy of THC/THCAtomics.cuh for MUSA GPUs: the SDK runs "
+    "on CPU and CUDA only (THC/THCAtomics.cuh maps to sdk/cuda_atomic.h)",
     "torch/csrc/jit/": "no TorchScript",
     "torch/nn/": "only nn.h, nn/functional.h, nn/module.h, nn/modules.h, nn/options.h",
 }
@@ -231,8 +238,12 @@ STD_NAMES: dict[str, str] = {
 }
 # torch:: names (torch:: only) whose namespace rewrite would land on an SDK name of another
 # meaning: torch::arg (a custom-class method's argument) is sdk::class_arg, sdk::arg being
-# at::arg, the complex angle.
-TORCH_ONLY_NAMES: dict[str, str] = {"arg": "sdk::class_arg"}
+# at::arg, the complex angle. torch::jit::CustomClassHolder is torch's other spelling of
+# torch::CustomClassHolder (the rest of torch::jit stays reported).
+TORCH_ONLY_NAMES: dict[str, str] = {
+    "arg": "sdk::class_arg",
+    "jit::CustomClassHolder": "sdk::CustomClassHolder",
+}
 # Macro prefixes: TORCH_X, AT_X, C10_X become SDK_X when the SDK's headers define SDK_X;
 # otherwise the macro is reported.
 MACRO_PREFIXES: dict[str, str] = {"TORCH_": "SDK_", "AT_": "SDK_", "C10_": "SDK_"}
@@ -268,6 +279,14 @@ MACROS: dict[str, str] = {
     "CHECK_GT": "SDK_CHECK_GT",
     "CHECK_GE": "SDK_CHECK_GE",
 }
+# c10/util/Flags.h's macros end in a lowercase type, which the prefix rule does not match.
+MACROS.update(
+    {
+        f"C10_{verb}_{kind}": f"SDK_{verb}_{kind}"
+        for verb in ("DEFINE", "DECLARE")
+        for kind in ("int", "int32", "int64", "double", "bool", "string", "typed_var")
+    }
+)
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)
 # THC's functions (torch 1.10 and before), rewritten to what torch's own code became when THC

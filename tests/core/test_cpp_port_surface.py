@@ -24,6 +24,7 @@ NEW_HEADERS = [
     "cuda_kernel_utils.h",
     "cuda_tensor_info.h",
     "custom_class.h",
+    "flags.h",
     "headeronly.h",
     "intrusive_ptr.h",
     "logging.h",
@@ -34,10 +35,12 @@ NEW_HEADERS = [
     "ops_bits.h",
     "cuda_warp.h",
     "ops_out.h",
+    "registry.h",
     "symint.h",
     "tag.h",
     "tensor_utils.h",
     "th.h",
+    "thc_numerics.h",
     "vec.h",
 ]
 STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]

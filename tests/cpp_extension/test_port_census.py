@@ -295,6 +295,25 @@ def test_bad_census_file_is_a_clear_error(tmp_path, content, message):
         ("at::unique_dim", "name", "deduplicate the rows"),
         ("at::kFloat8_e8m0fnu", "name", "no e8m0fnu or 4-bit float"),
         ("c10/util/Float4_e2m1fn_x2.h", "header", "no e8m0fnu or 4-bit float"),
+        ("torch::native::getCudnnHandle", "name", "no cuDNN handles"),
+        ("c10::TensorType::get", "name", "no TorchScript types"),
+        ("c10::TypeKind::TupleType", "name", "no TorchScript types"),
+        ("c10::Symbol::fromQualString", "name", "no TorchScript types"),
+        ("at::jit::CodeTemplate", "name", "code templates"),
+        ("ATen/code_template.h", "header", "code templates"),
+        ("torch::deploy::InterpreterManager", "name", "torch::deploy"),
+        ("torch/csrc/deploy/deploy.h", "header", "torch::deploy"),
+        ("ATen/TypeDefault.h", "header", "removed from torch itself"),
+        ("schema:Dict(str,Tensor)", "schema", "no dictionary values"),
+        ("schema:->Dict(str,int[])", "schema", "no dictionary values"),
+        ("at::AtenTypeXPU::DPCPPTensorContext", "name", "CPU and CUDA only"),
+        ("at::kMLU", "name", "CPU and CUDA only"),
+        ("at::QuantizerPtr", "name", "quantized"),
+        ("at::kSparse", "name", "sparse"),
+        ("torch/csrc/Exceptions.h", "header", "Python-binding"),
+        ("torch/csrc/python_headers.h", "header", "include <Python.h>"),
+        ("torch::autograd::profiler::record_function_enter_new", "name", "RECORD_FUNCTION"),
+        ("c10::GeneratorImpl", "name", "generator internals"),
     ],
 )
 def test_refusals_name_their_reason(name, kind, reason):
@@ -312,6 +331,10 @@ def test_refusals_name_their_reason(name, kind, reason):
         ("at::nativeish", "name"),
         ("schema:impl:Meta", "schema"),  # C++ Meta kernels since ABI 1.7
         ("schema:int[][]", "schema"),  # int[][] arguments since ABI 1.8
+        ("c10::DeviceType", "name"),
+        ("at::ScalarType", "name"),
+        ("c10::SymInt", "name"),
+        ("schema:int[]", "schema"),
     ],
 )
 def test_ordinary_names_are_not_refused(name, kind):

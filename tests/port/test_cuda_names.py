@@ -5,6 +5,7 @@ counterparts it maps to build and answer without a GPU as torch does (RuntimeErr
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,44 @@ def test_toolkit_free_counterparts_build_and_say_why_without_a_gpu(tmp_path, mon
     for call in (m.sync_stream, m.sync_device):
         with pytest.raises(RuntimeError, match="CUDA is not available: .+"):
             call()
+
+
+# torch's ATen/cuda/CUDAUtils.h includes CUDAContext.h: code that includes only it uses the
+# current stream and C10_CUDA_KERNEL_LAUNCH_CHECK (torch-harmonics' attention kernels do).
+UTILS_CU = """
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAUtils.h>
+#include <c10/core/MemoryFormat.h>
+
+bool launch_checked(const at::Tensor& x) {
+  TORCH_CHECK(at::cuda::check_device({x}));
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  (void)stream;
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return x.is_contiguous(at::MemoryFormat::ChannelsLast);
+}
+"""
+
+
+def test_cuda_utils_brings_the_cuda_context(tmp_path):
+    import shutil
+    import subprocess
+    import sysconfig
+
+    import pybind11
+
+    headers = _port_names.sdk_headers(str(REPO / "core" / "include"))
+    result = port_cxx(textwrap.dedent(UTILS_CU), "src/utils.cpp", headers)
+    assert [m.name for m in result.missing] == []
+    assert "#include <sdk/cuda.h>" in result.text
+    assert "#include <sdk/memory_format.h>" in result.text
+    cxx = shutil.which("c++")
+    paths = [*cpp_extension.include_paths(cuda=True), pybind11.get_include()]
+    paths.append(sysconfig.get_paths()["include"])
+    if cxx is None or not any((Path(p) / "cuda_runtime.h").exists() for p in paths):
+        pytest.skip("no C++ compiler or CUDA toolkit headers here")
+    src = tmp_path / "utils.cpp"
+    src.write_text(result.text)
+    cmd = [cxx, "-std=c++17", "-fsyntax-only", *(f"-I{p}" for p in paths), str(src)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -5,6 +5,7 @@ compile with nvcc (THC's cuBLAS wrappers where cuBLAS's header is installed)."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import textwrap
 
@@ -207,6 +208,8 @@ COUNTERPARTS = [
     ("THCudaBlas_Sgemm", "name"),
     ("THCudaBlas_SgemmBatched", "name"),
     ("THCudaBlas_Sgemv", "name"),
+    ("THC/THCNumerics.cuh", "header"),
+    ("THCNumerics", "name"),
     ("THFloatBlas_gemm", "name"),
     ("THArgCheck", "name"),
     ("TH/TH.h", "header"),
@@ -242,6 +245,7 @@ def test_census_counts_thc_and_detail_names_as_counterparts(name, kind):
         ("THFloatTensor", "name", "tensor C API"),
         ("THCudaTensor", "name", "tensor C API"),
         ("THC/THCTensorMath.h", "header", "THC was removed"),
+        ("THC/THCAtomics.muh", "header", "torch_musa's copy of THC/THCAtomics.cuh for MUSA GPUs"),
         ("ATen/cuda/detail/DeviceThreadHandles.h", "header", "internals"),
         ("ATen/detail/CUDAHooksInterface.h", "header", "internals"),
         ("at::cuda::detail::maybeOverlappingIndices", "name", "internals"),
@@ -269,7 +273,8 @@ extern THCState *state;
 template <typename T>
 __global__ void pool(const T* in, T* out, int n) {
   CUDA_KERNEL_LOOP(i, n) {
-    T v = in[i] + WARP_SHFL_DOWN(in[i], 1);
+    T v = THCNumerics<T>::add(in[i], WARP_SHFL_DOWN(in[i], 1));
+    if (THCNumerics<T>::isnan(v)) v = THCNumerics<T>::lower_bound();
     atomicAdd(out + (i % 7), v);
   }
 }
@@ -335,3 +340,187 @@ def test_ported_thc_idioms_compile_with_nvcc(source, name, tmp_path):
     proc, obj = _nvcc_compile(tmp_path, result.text, name)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert obj.stat().st_size > 0
+
+
+# ---- THCNumerics ---------------------------------------------------------------------------
+
+
+def test_thc_numerics_header_maps_and_its_names_are_declared():
+    result = _port(
+        """\
+        #include <THC/THCNumerics.cuh>
+        template <typename T>
+        __device__ T clamp_low(T v) {
+          return THCNumerics<T>::lt(v, THCNumerics<T>::min()) ? ScalarConvert<int, T>::to(0) : v;
+        }
+        """
+    )
+    assert result.text.splitlines()[0] == "#include <sdk/thc.h>"
+    assert result.missing == []
+
+
+UNARY = """exp exp10 expm1 log log10 log1p log2 lgamma cos sin tan acos asin atan cosh sinh tanh
+acosh asinh erf erfc sqrt rsqrt abs neg ceil floor trunc round frac cinv""".split()
+BINARY = "add sub mul div pow atan2".split()
+FLOAT_INPUTS = [0.3, 1.7, 2.5, -0.6, 3.25]
+INT_CASES = {  # (C++ type, numpy dtype): operand pairs, with wrapping and negative exponents
+    ("int8_t", "int8"): [(100, 100), (-128, 3), (-7, 2), (5, -2), (-1, -3), (1, -4), (-3, 4)],
+    ("uint8_t", "uint8"): [(200, 100), (7, 3), (3, 6), (0, 5)],
+    ("int64_t", "int64"): [(2**62, 4), (-9, 4), (3, 21), (-2, -1), (10, 3)],
+}
+
+
+def _thc_program(tmp_path) -> list[str]:
+    from tests.core.test_cpp_api import _cxx
+
+    lines = ["#include <sdk/thc_numerics.h>", "#include <cstdio>", "int main() {"]
+    for cpp in ("float", "double", "sdk::Half"):
+        for x in FLOAT_INPUTS:
+            for f in UNARY:
+                lines.append(
+                    f'  std::printf("{cpp} {f} {x!r} %.17g\\n", '
+                    f"double(float(THCNumerics<{cpp}>::{f}({cpp}({x}f)))));"
+                    if cpp == "sdk::Half"
+                    else f'  std::printf("{cpp} {f} {x!r} %.17g\\n", '
+                    f"double(THCNumerics<{cpp}>::{f}({cpp}({x}))));"
+                )
+            for f in BINARY:
+                y = FLOAT_INPUTS[(FLOAT_INPUTS.index(x) + 1) % len(FLOAT_INPUTS)]
+                cast = "float" if cpp == "sdk::Half" else cpp
+                lines.append(
+                    f'  std::printf("{cpp} {f} {x!r},{y!r} %.17g\\n", double({cast}('
+                    f"THCNumerics<{cpp}>::{f}({cpp}({x}), {cpp}({y})))));"
+                )
+    for (cpp, _), pairs in INT_CASES.items():
+        for a, b in pairs:
+            for f in ("add", "sub", "mul", "div", "pow"):
+                lines.append(
+                    f'  std::printf("{cpp} {f} {a},{b} %lld\\n", (long long)'
+                    f"THCNumerics<{cpp}>::{f}({cpp}({a}LL), {cpp}({b}LL)));"
+                )
+            for f in ("abs", "neg"):
+                lines.append(
+                    f'  std::printf("{cpp} {f} {a} %lld\\n", (long long)'
+                    f"THCNumerics<{cpp}>::{f}({cpp}({a}LL)));"
+                )
+    lines += ["}"]
+    src, exe = tmp_path / "thc_numerics.cpp", tmp_path / "thc_numerics"
+    src.write_text("\n".join(lines) + "\n")
+    cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(src)]
+    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, timeout=600)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
+
+
+def _float_reference(f: str, x, y, dtype):
+    import numpy as np
+
+    compute = np.float32 if dtype == np.float16 else dtype
+    x, y = compute(dtype(x)), compute(dtype(y)) if y is not None else None
+    with np.errstate(all="ignore"):
+        table = {
+            "exp10": lambda: np.power(compute(10), x),
+            "lgamma": lambda: compute(math.lgamma(float(x))),
+            "erf": lambda: compute(math.erf(float(x))),
+            "erfc": lambda: compute(math.erfc(float(x))),
+            "acosh": lambda: np.arccosh(x),
+            "asinh": lambda: np.arcsinh(x),
+            "acos": lambda: np.arccos(x),
+            "asin": lambda: np.arcsin(x),
+            "atan": lambda: np.arctan(x),
+            "rsqrt": lambda: compute(1) / np.sqrt(x),
+            "neg": lambda: -x,
+            "round": lambda: np.sign(x) * np.floor(np.abs(x) + compute(0.5)),  # half away from 0
+            "frac": lambda: x - np.trunc(x),
+            "cinv": lambda: compute(1) / x,
+            "atan2": lambda: np.arctan2(x, y),
+            "add": lambda: x + y,
+            "sub": lambda: x - y,
+            "mul": lambda: x * y,
+            "div": lambda: x / y,
+            "pow": lambda: np.power(x, y),
+        }
+        value = table[f]() if f in table else getattr(np, f)(x)
+    return float(dtype(value))
+
+
+def _int_reference(f: str, a: int, b: int | None, dtype) -> int:
+    """THCNumerics's integer result: exact, then wrapped to dtype's width."""
+    import numpy as np
+
+    if f == "abs":
+        value = abs(a)
+    elif f == "neg":
+        value = -a
+    elif f == "div":
+        value = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C's truncation
+    elif f == "pow" and b < 0:  # the integer part of a^b
+        value = 1 if a == 1 else (1 if b % 2 == 0 else -1) if a == -1 else 0
+    else:
+        value = {"add": a + b, "sub": a - b, "mul": a * b, "pow": a**b}[f]
+    bits = 8 * np.dtype(dtype).itemsize
+    wrapped = value % 2**bits
+    if np.issubdtype(dtype, np.signedinteger) and wrapped >= 2 ** (bits - 1):
+        wrapped -= 2**bits
+    return wrapped
+
+
+def test_thc_numerics_values_match_numpy(tmp_path):
+    import numpy as np
+
+    dtypes = {"float": np.float32, "double": np.float64, "sdk::Half": np.float16}
+    ints = {cpp: np.dtype(name).type for cpp, name in INT_CASES}
+    checked = 0
+    for line in _thc_program(tmp_path):
+        if not line:
+            continue
+        cpp, f, args, got = line.split(" ")
+        if cpp in ints:
+            a, *rest = (int(v) for v in args.split(","))
+            assert int(got) == _int_reference(f, a, rest[0] if rest else None, ints[cpp]), line
+        else:
+            x, *rest = (float(v) for v in args.split(","))
+            want = _float_reference(f, x, rest[0] if rest else None, dtypes[cpp])
+            rtol = {"float": 2e-6, "double": 1e-14, "sdk::Half": 1e-3}[cpp]
+            assert float(got) == pytest.approx(want, rel=rtol, abs=rtol, nan_ok=True), line
+        checked += 1
+    assert checked == 3 * len(FLOAT_INPUTS) * (len(UNARY) + len(BINARY)) + 7 * sum(
+        len(p) for p in INT_CASES.values()
+    )
+
+
+def test_thc_numerics_limits_nan_and_bits(tmp_path):
+    from tests.core.test_cpp_api import _cxx
+
+    src, exe = tmp_path / "limits.cpp", tmp_path / "limits"
+    src.write_text(
+        textwrap.dedent(
+            """\
+            #include <sdk/thc_numerics.h>
+            #include <cstdio>
+            #include <limits>
+            int main() {
+              const float nan = std::numeric_limits<float>::quiet_NaN();
+              std::printf("%d %d %d\\n", THCNumerics<float>::isnan(nan),
+                          THCNumerics<float>::eq_with_nan(nan, nan),
+                          THCNumerics<float>::eq_with_nan(0.0f, -0.0f));
+              std::printf("%d %d\\n", THCNumerics<sdk::Half>::isinf(
+                          THCNumerics<sdk::Half>::upper_bound()),
+                          THCNumerics<int32_t>::isnan(7));
+              std::printf("%.17g %.17g %d %d\\n", double(float(THCNumerics<sdk::Half>::max())),
+                          double(THCNumerics<double>::min()), int(THCNumerics<int8_t>::min()),
+                          int(THCNumerics<uint8_t>::upper_bound()));
+              std::printf("%d %d %d\\n", THCNumerics<bool>::add(true, true),
+                          THCNumerics<bool>::mul(true, false), scalar_cast<int>(2.75));
+            }
+            """
+        )
+    )
+    cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(src)]
+    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, timeout=600)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    import numpy as np
+
+    assert out[:5] == ["1", "1", "0", "1", "0"]  # NaN bits equal themselves; -0 is not +0
+    assert float(out[5]) == float(np.finfo(np.float16).max)
+    assert float(out[6]) == -float(np.finfo(np.float64).max)
+    assert out[7:] == ["-128", "255", "1", "0", "2"]

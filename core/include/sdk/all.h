@@ -48,6 +48,7 @@
 #include "sdk/context.h"
 #include "sdk/cuda_guard.h"
 #include "sdk/expand_utils.h"
+#include "sdk/flags.h"  // torch/torch.h brings c10/util/Flags.h (through Logging.h)
 #include "sdk/library.h"
 #include "sdk/logging.h"
 #include "sdk/nn.h"

@@ -4,7 +4,8 @@
 // signatures. It brings what the rest of THC became, which the porter rewrites calls to:
 // THCCeilDiv -> sdk::ceil_div, THCudaMalloc / THCudaFree -> the caching allocator's
 // raw_alloc / raw_delete, THCState_getCurrentStream -> getCurrentCUDAStream, THCudaCheck ->
-// SDK_CUDA_CHECK, and the warp helpers of THCDeviceUtils.cuh (sdk/cuda_warp.h).
+// SDK_CUDA_CHECK, the warp helpers of THCDeviceUtils.cuh (sdk/cuda_warp.h), and THCNumerics
+// with ScalarConvert (sdk/thc_numerics.h).
 //
 // The SDK keeps no THC state: a THCState* is never dereferenced, so the porter makes the
 // `THCState *state = at::globalContext().lazyInitCUDA();` of old code a null pointer, and the
@@ -18,6 +19,7 @@
 
 #include "sdk/cuda.h"
 #include "sdk/cuda_warp.h"
+#include "sdk/thc_numerics.h"
 #include "sdk/util.h"
 
 /*! \brief THC's library state: a stand-in type, only ever a (null) pointer. */

@@ -1,11 +1,12 @@
 """The table of published packages checked by the real-world port run: pinned sdists (name,
 version, sha256), the sources each build takes, and the ops checked. Chosen among widely used
-extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio,
-pytorch3d and torch-harmonics publish no sdist there), across fields: graphs, detection, point
-clouds, sorting, attention, optimizers (differentiable, and large-scale training's SIMD CPU
-steps), sequence modelling, speech, optical flow, orthogonal parametrizations, learned
-compression, semantic segmentation, NeRF sampling, gaussian splatting, quantized matmuls, a
-THC-era deformable convolution, density clustering, recurrent units and beam search.
+extensions whose PyPI release is an sdist with C++ sources (torchvision, torchaudio and
+pytorch3d publish no sdist there), across fields: graphs, detection, point clouds, sorting,
+attention, optimizers (differentiable, and large-scale training's SIMD CPU steps), sequence
+modelling, speech, optical flow, orthogonal parametrizations, learned compression, semantic
+segmentation, convolution on the sphere, NeRF sampling, gaussian splatting, quantized matmuls,
+a THC-era deformable convolution, density clustering, binary-code similarity, recurrent units,
+beam search and parallel scans.
 CPU ops run, CUDA-only ones compile."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
 from .pkgs.cuda_only import CAUSAL_CONV1D, DCNV2, LINEAR_ASSIGNMENT, WARP_RNNT
 from .pkgs.flow import HOUSEHOLDER, SPATIAL_CORRELATION
+from .pkgs.harmonics import TORCH_HARMONICS
 from .pkgs.mmcv import MMCV
 from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
@@ -56,6 +58,7 @@ PACKAGES: dict[str, Package] = {
         TORCHAC,
         TORCH_ENCODING,
         DCNV2,
+        TORCH_HARMONICS,
         DBSCAN,
         SRU,
         BEAMGRAD,

@@ -1,5 +1,6 @@
 // Kernels over channels-last (NHWC) memory in torch's idiom: inputs laid out with
 // contiguous(at::MemoryFormat::ChannelsLast), outputs in the layout the input suggests.
+#include <c10/core/MemoryFormat.h>
 #include <torch/extension.h>
 
 #include <tuple>
