@@ -540,6 +540,13 @@ sdk_dtype arith_acc(sdk_dtype out_dtype) {
   return SDK_INT64;
 }
 
+// The CUDA backend accumulates 16-bit floats in float inside its kernels and rounds once at
+// the store: a float32 accumulator tensor would only add a cast kernel per call.
+sdk_dtype device_acc(const TensorImpl& x, sdk_dtype acc, sdk_dtype out) {
+  const bool half = out == SDK_FLOAT16 || out == SDK_BFLOAT16;
+  return cuda::is_cuda(x) && acc == SDK_FLOAT32 && half ? out : acc;
+}
+
 Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask, bool keepdim,
                 sdk_dtype dtype, sdk_tensor* out, const char* name) {
   Ref xr;  // x after an optional cast (amax/amin with a dtype)
@@ -573,12 +580,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
       acc_dtype = SDK_BOOL;
       break;
   }
-  // The CUDA backend accumulates 16-bit floats in float inside its kernels and rounds once
-  // at the store: a float32 accumulator tensor would only add a cast kernel per call.
-  if (cuda::is_cuda(x0) && acc_dtype == SDK_FLOAT32 &&
-      (out_dtype == SDK_FLOAT16 || out_dtype == SDK_BFLOAT16)) {
-    acc_dtype = out_dtype;
-  }
+  acc_dtype = device_acc(x0, acc_dtype, out_dtype);
   Shape oshape = out_shape(x0, mask, keepdim);
   int64_t red = 1, outn = 1;
   for (int64_t d = 0; d < x0.ndim; ++d) (mask[d] ? red : outn) *= x0.sizes[d];
