@@ -212,18 +212,6 @@ __global__ void finish_outer_kernel(sdk_cuda_reduce_desc d, const A* part, int s
   store_out(d, c, v);
 }
 
-// The device's multiprocessors (asked once per device).
-int sm_count(int device) {
-  static std::atomic<int> sms[64];
-  std::atomic<int>& n = sms[device >= 0 && device < 64 ? device : 0];
-  int v = n.load(std::memory_order_relaxed);
-  if (v == 0) {
-    SDK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device));
-    n.store(v, std::memory_order_relaxed);
-  }
-  return v;
-}
-
 // Blocks of Kernel resident at once: SMs x the blocks its registers and shared memory let
 // one SM hold (asked once per kernel and device). A grid of this size runs in one wave; a
 // larger one leaves a partial last wave (an outer float16 sum lost a third of its speed).
@@ -233,9 +221,10 @@ int resident_grid(int device) {
   std::atomic<int>& n = grid[device >= 0 && device < 64 ? device : 0];
   int v = n.load(std::memory_order_relaxed);
   if (v == 0) {
-    int per_sm = 0;
+    int sms = 0, per_sm = 0;
+    SDK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     SDK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, kThreads, 0));
-    v = sm_count(device) * (per_sm > 0 ? per_sm : 1);
+    v = sms * (per_sm > 0 ? per_sm : 1);
     n.store(v, std::memory_order_relaxed);
   }
   return v;
