@@ -38,13 +38,14 @@ def gpu_available() -> bool:
         return False
 
 
-requires_gpu = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU visible")
+GPU_VISIBLE = gpu_available()  # asked once per test process
+requires_gpu = pytest.mark.skipif(not GPU_VISIBLE, reason="no CUDA GPU visible")
 
 
 def _test_arch() -> str:
     """One architecture keeps every nvcc test build to a few seconds: the visible GPU's, so
     the kernels the GPU tests build run there (sm_80 code does not run on sm_90), else 8.0."""
-    if gpu_available():
+    if GPU_VISIBLE:
         import sdk.cuda
 
         major, minor = sdk.cuda.get_device_capability(0)
