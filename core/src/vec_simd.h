@@ -1,4 +1,4 @@
-// core/src/vec_simd.h: float32 exp/sigmoid loops and softmax row passes in AVX-512 and AVX2.
+// core/src/vec_simd.h: float32 exp/sigmoid/tanh loops and softmax row passes in AVX-512 and AVX2.
 //
 // The auto-vectorised forms in vec_math.h need a compare and a blend per
 // clamp or special case; AVX-512's scalef builds 2^n * p with one rounding
@@ -254,11 +254,11 @@ SDK_VS_AVX512 inline void exp_sub_acc_avx512(const float* x, const float* m, flo
   }
 }
 
-// The AVX2 e^x for x <= 0 (or NaN): 2^n from exponent bits in two halves, so
-// subnormal results stay right; results below the underflow point are zeroed.
-SDK_VS_AVX2 inline __m256 exp_nonpos256(__m256 x) {
+// The AVX2 e^x of x already clamped to [-104, 89] (or NaN): x = n ln2 + r as in exp512, 2^n
+// from exponent bits in two halves (no scalef in AVX2), so subnormal results stay right and
+// x near 89 overflows to inf in the last multiply.
+SDK_VS_AVX2 inline __m256 exp_clamped256(__m256 x) {
   const __m256 kRound = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds
-  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);      // second operand: NaN passes through
   __m256 n =
       _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kRound), kRound);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
@@ -277,8 +277,89 @@ SDK_VS_AVX2 inline __m256 exp_nonpos256(__m256 x) {
   const __m256i bias = _mm256_set1_epi32(127);
   __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h1, bias), 23));
   __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h2, bias), 23));
-  __m256 res = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-103.97f), _CMP_LE_OQ), res);
+  return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+// e^x for x <= 0 (or NaN): results below the underflow point are zeroed.
+SDK_VS_AVX2 inline __m256 exp_nonpos256(__m256 x) {
+  x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);  // second operand: NaN passes through
+  return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-103.97f), _CMP_LE_OQ),
+                          exp_clamped256(x));
+}
+
+// e^x for any x: the clamps keep NaN (max/min return their second operand), +inf becomes 89,
+// whose e^x overflows to inf, and -inf becomes -104, zeroed with everything past underflow.
+SDK_VS_AVX2 inline __m256 exp256(__m256 x) {
+  x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
+  return exp_nonpos256(x);
+}
+
+// sigmoid as sigmoid512: 1/(1+e) for e = e^{-|x|}, then e/(1+e) where x's sign bit is set
+// (blendv reads that bit; for -0 both forms are 0.5). A true division: rcp_ps has 12 bits,
+// and one Newton step from there leaves the result about an ulp worse.
+SDK_VS_AVX2 inline __m256 sigmoid256(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 e = exp_nonpos256(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)));  // e^{-|x|}
+  __m256 inv = _mm256_div_ps(one, _mm256_add_ps(one, e));
+  return _mm256_blendv_ps(inv, _mm256_mul_ps(e, inv), x);
+}
+
+// tanh as tanh512 (same reduction and polynomial, so the same error bound); 2^(n+1) from
+// exponent bits: |x| <= 9.1 keeps n in [-27, 0], a normal power of two.
+SDK_VS_AVX2 inline __m256 tanh256(__m256 x) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 a = _mm256_min_ps(_mm256_set1_ps(9.1f), _mm256_andnot_ps(sign, x));
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(a, _mm256_set1_ps(-2.88539008177792681f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // -2/ln2
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(0.3465728759765625f), a);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(7.14303410154708616e-7f), r);
+  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(-0.04442405328154564f), r,
+                             _mm256_set1_ps(0.13386476039886475f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(-0.33333760499954224f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.6666617393493652f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(-0.9999999403953552f));
+  __m256 h = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
+  __m256i e2 = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(128));
+  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(e2, 23));  // 2^(n+1), exact
+  __m256 m =
+      _mm256_fmadd_ps(s2, h, _mm256_fnmadd_ps(s2, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)));
+  __m256 y = _mm256_div_ps(m, _mm256_sub_ps(_mm256_set1_ps(2.0f), m));  // tanh|x|, +0 at 0
+  return _mm256_or_ps(y, _mm256_and_ps(x, sign));
+}
+
+// y[i] = f(x[i]) for i < n with an 8-lane kernel; the tail through masked loads and stores.
+template <typename F>
+SDK_VS_AVX2 inline void map256(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    _mm256_storeu_ps(y + i, f(a));
+    _mm256_storeu_ps(y + i + 8, f(b));
+  }
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (; i < n; i += 8) {
+    __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n - i < 8 ? n - i : 8)), lanes);
+    _mm256_maskstore_ps(y + i, k, f(_mm256_maskload_ps(x + i, k)));
+  }
+}
+
+struct Exp256 {
+  SDK_VS_AVX2 __m256 operator()(__m256 v) const { return exp256(v); }
+};
+struct Sigmoid256 {
+  SDK_VS_AVX2 __m256 operator()(__m256 v) const { return sigmoid256(v); }
+};
+struct Tanh256 {
+  SDK_VS_AVX2 __m256 operator()(__m256 v) const { return tanh256(v); }
+};
+SDK_VS_AVX2 inline void exp_avx2(const float* x, float* y, int64_t n) {
+  map256(x, y, n, Exp256{});
+}
+SDK_VS_AVX2 inline void sigmoid_avx2(const float* x, float* y, int64_t n) {
+  map256(x, y, n, Sigmoid256{});
+}
+SDK_VS_AVX2 inline void tanh_avx2(const float* x, float* y, int64_t n) {
+  map256(x, y, n, Tanh256{});
 }
 
 // exp_shift_sum over the multiple-of-8 prefix in AVX2; returns the count done.
