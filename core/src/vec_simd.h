@@ -352,9 +352,7 @@ struct Sigmoid256 {
 struct Tanh256 {
   SDK_VS_AVX2 __m256 operator()(__m256 v) const { return tanh256(v); }
 };
-SDK_VS_AVX2 inline void exp_avx2(const float* x, float* y, int64_t n) {
-  map256(x, y, n, Exp256{});
-}
+SDK_VS_AVX2 inline void exp_avx2(const float* x, float* y, int64_t n) { map256(x, y, n, Exp256{}); }
 SDK_VS_AVX2 inline void sigmoid_avx2(const float* x, float* y, int64_t n) {
   map256(x, y, n, Sigmoid256{});
 }

@@ -5,10 +5,16 @@ the reductions, softmax, exp and sigmoid all run here and are checked against nu
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tests._support import run_python
+
+# The test files whose code paths change with the SIMD level (vec_simd.h's exp/sigmoid/tanh,
+# reduce_kernels.h's sums and extrema): the rest of the suite runs them at this machine's level
+# only, so each lower level reruns them here, in a fresh process (the level is read once).
+SIMD_TEST_FILES = ["core/test_vec_math.py", "sdk/test_ops_reduce.py"]
 
 CHECK = """
 import json, sys
@@ -61,3 +67,18 @@ def test_every_simd_level_matches_numpy(capability):
         if not ok:
             bad[key] = value
     assert not bad, f"SDK_CPU_CAPABILITY={capability}: {bad}"
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2"])
+def test_simd_sensitive_files_pass_at_every_level(capability):
+    tests = Path(__file__).resolve().parents[1]
+    files = [str(tests / f) for f in SIMD_TEST_FILES]
+    proc = run_python(
+        f"""
+        import sys, pytest
+        sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:xdist", *{files!r}]))
+        """,
+        SDK_CPU_CAPABILITY=capability,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout, proc.stdout[-2000:]
