@@ -242,6 +242,17 @@ bool unary_int_more(int op, const Launch& L) {
   return false;
 }
 
+// Ops with a branch-free float32 form in vec_math.h, which vectorizes (the float and 16-bit
+// types compute in float): that through the multiversioned loops; double through libm.
+template <typename T, typename C, typename F32, typename Libm>
+void float_or_libm(const Launch& L, F32 f32, Libm libm) {
+  if constexpr (std::is_same_v<C, float>) {
+    L.unary<T, T>(f32);
+  } else {
+    L.unary_libm<T, T>(libm);
+  }
+}
+
 // The float ops of unary_kernel; *done is false when `op` is not one of them.
 template <typename T, typename C>
 void unary_float(int op, const Launch& L, bool* done) {
@@ -253,7 +264,8 @@ void unary_float(int op, const Launch& L, bool* done) {
 #endif
       return L.unary<T, T>([](C x) { return exp_c(x); });
     case SDK_LOG:
-      return L.unary_libm<T, T>([](C x) { return std::log(x); });
+      return float_or_libm<T, C>(
+          L, [](float x) { return vm::log_f32(x); }, [](C x) { return std::log(x); });
     case SDK_SQRT:
       return L.unary<T, T>([](C x) { return std::sqrt(x); });
     case SDK_RSQRT:
@@ -273,16 +285,20 @@ void unary_float(int op, const Launch& L, bool* done) {
 #endif
       return L.unary<T, T>([](C x) { return sigmoid_c(x); });
     case SDK_GELU:
-      return L.unary_libm<T, T>(
+      return float_or_libm<T, C>(
+          L, [](float x) { return vm::gelu_f32(x); },
           [](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))); });
     case SDK_RECIPROCAL:
       return L.unary<T, T>([](C x) { return C(1) / x; });
     case SDK_LOG1P:
-      return L.unary_libm<T, T>([](C x) { return std::log1p(x); });
+      return float_or_libm<T, C>(
+          L, [](float x) { return vm::log1p_f32(x); }, [](C x) { return std::log1p(x); });
     case SDK_EXPM1:
-      return L.unary_libm<T, T>([](C x) { return std::expm1(x); });
+      return float_or_libm<T, C>(
+          L, [](float x) { return vm::expm1_f32(x); }, [](C x) { return std::expm1(x); });
     case SDK_ERF:
-      return L.unary_libm<T, T>([](C x) { return std::erf(x); });
+      return float_or_libm<T, C>(
+          L, [](float x) { return vm::erf_f32(x); }, [](C x) { return std::erf(x); });
     case SDK_FLOOR:
       return L.unary<T, T>([](C x) { return std::floor(x); });
     case SDK_CEIL:

@@ -31,21 +31,10 @@ SDK_INLINE float select(bool c, float a, float b) {
   return bits_to_float((float_to_bits(a) & m) | (float_to_bits(b) & ~m));
 }
 
-// e^x: x = n*ln2 + r with |r| <= ln2/2, e^r by a degree-7 Taylor polynomial
-// (truncation < 1e-8 relative), 2^n built from exponent bits in two halves so
-// results down to the subnormal range stay exact.
-SDK_INLINE float exp_f32(float x) {
-  const float kLog2e = 1.44269504088896341f;
-  const float kLn2Hi = 0.693145751953125f;  // few mantissa bits: n * hi is exact
-  const float kLn2Lo = 1.42860682030941723212e-6f;
-  float xc = select(__builtin_isgreater(x, 89.0f), 89.0f, x);
-  xc = select(__builtin_isless(xc, -104.0f), -104.0f, xc);
-  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |v| < 2^22):
-  // plain adds vectorize on every x86-64, a rounding builtin does not.
-  const float kShifter = 12582912.0f;
-  float n = (xc * kLog2e + kShifter) - kShifter;
-  float r = xc - n * kLn2Hi;
-  r = r - n * kLn2Lo;
+// e^(n ln2 + r) for |r| <= ln2/2 (a little more is fine) and integral n in [-150, 128]: e^r by
+// a degree-7 Taylor polynomial (truncation < 1e-8 relative), 2^n built from exponent bits in
+// two halves so results down to the subnormal range stay exact.
+SDK_INLINE float exp_scaled(float n, float r) {
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -59,7 +48,23 @@ SDK_INLINE float exp_f32(float x) {
   int32_t h2 = ni - h1;
   float s1 = bits_to_float(static_cast<uint32_t>(h1 + 127) << 23);
   float s2 = bits_to_float(static_cast<uint32_t>(h2 + 127) << 23);
-  float res = p * s1 * s2;
+  return p * s1 * s2;
+}
+
+// e^x: x = n*ln2 + r with |r| <= ln2/2, then exp_scaled.
+SDK_INLINE float exp_f32(float x) {
+  const float kLog2e = 1.44269504088896341f;
+  const float kLn2Hi = 0.693145751953125f;  // few mantissa bits: n * hi is exact
+  const float kLn2Lo = 1.42860682030941723212e-6f;
+  float xc = select(__builtin_isgreater(x, 89.0f), 89.0f, x);
+  xc = select(__builtin_isless(xc, -104.0f), -104.0f, xc);
+  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |v| < 2^22):
+  // plain adds vectorize on every x86-64, a rounding builtin does not.
+  const float kShifter = 12582912.0f;
+  float n = (xc * kLog2e + kShifter) - kShifter;
+  float r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  float res = exp_scaled(n, r);
   res = select(__builtin_isgreater(x, 88.72283935546875f), __builtin_inff(), res);
   res = select(__builtin_isless(x, -103.972076416f), 0.0f, res);
   return select(__builtin_isunordered(x, x), x, res);
@@ -73,32 +78,20 @@ SDK_INLINE float exp_nonpos_f32(float x) {
   float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
   float r = xc - n * 0.693145751953125f;
   r = r - n * 1.42860682030941723212e-6f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  int32_t ni = static_cast<int32_t>(n);
-  int32_t h1 = ni >> 1;
-  int32_t h2 = ni - h1;
-  float s1 = bits_to_float(static_cast<uint32_t>(h1 + 127) << 23);
-  float s2 = bits_to_float(static_cast<uint32_t>(h2 + 127) << 23);
-  float res = p * s1 * s2;
+  float res = exp_scaled(n, r);
   return select(__builtin_isless(x, -103.972076416f), 0.0f, res);
 }
 
-// e^x - 1 for x <= 0 (or NaN), accurate near 0: x = n*ln2 + r, |r| <= ln2/2,
-// e^r - 1 = r + r^2 * q(r) (degree-8 Taylor, < 0.3 ulp truncation), then
-// 2^n * (e^r - 1) + (2^n - 1). For n == 0 this is the polynomial alone (no
-// cancellation); for n <= -1 both terms have the result's sign and the sum
-// is at least 0.29 in magnitude, so it adds at most half an ulp.
-SDK_INLINE float expm1_nonpos_f32(float x) {
+// e^x - 1 for x clamped to [-87, 88.75] (or NaN), accurate near 0: x = n*ln2 + r, e^r - 1 =
+// r + r^2 q(r) (degree-8 Taylor), then 2^n (e^r - 1) + (2^n - 1). n stops at 127 (2^128 is
+// not a float), so r reaches 0.7 near the top, where the truncation is still under 0.1 ulp;
+// x past 88.72 overflows to inf in the last add. For n == 0 this is the polynomial alone (no
+// cancellation); otherwise both terms have the result's sign (n >= 1, or n <= -1 where the
+// sum is at least 0.29 in magnitude), so the add costs at most half an ulp.
+SDK_INLINE float expm1_clamped_f32(float xc) {
   const float kShifter = 12582912.0f;
-  float xc = select(__builtin_isless(x, -87.0f), -87.0f, x);  // e^-87 - 1 rounds to -1
   float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
+  n = select(__builtin_isgreater(n, 127.0f), 127.0f, n);
   float r = xc - n * 0.693145751953125f;
   r = r - n * 1.42860682030941723212e-6f;
   float q = 1.0f / 40320.0f;
@@ -111,6 +104,132 @@ SDK_INLINE float expm1_nonpos_f32(float x) {
   float p = r + (r * r) * q;
   float s = bits_to_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
   return s * p + (s - 1.0f);
+}
+
+// e^x - 1 for x <= 0 (or NaN); e^-87 - 1 rounds to -1.
+SDK_INLINE float expm1_nonpos_f32(float x) {
+  return expm1_clamped_f32(select(__builtin_isless(x, -87.0f), -87.0f, x));
+}
+
+// e^x - 1 for any x (NaN passes both clamps: its comparisons are false; -0 stays -0).
+SDK_INLINE float expm1_f32(float x) {
+  float xc = select(__builtin_isless(x, -87.0f), -87.0f, x);
+  xc = select(__builtin_isgreater(xc, 88.75f), 88.75f, xc);
+  return select(x == 0.0f, x, expm1_clamped_f32(xc));
+}
+
+// log x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log x = e ln2 + log(1 + f), f = m - 1
+// (exact), log(1 + f) = f - f^2/2 + f^3 Q(f) (minimax, scripts/fit_vec_math_poly.py); ln2 in
+// two parts, e ln2_hi exact. Subnormals are scaled by 2^23 first. Within 1.5 ulp.
+SDK_INLINE float log_f32(float x) {
+  const bool sub = __builtin_isless(x, 1.17549435e-38f);
+  const float xs = select(sub, x * 8388608.0f, x);
+  const uint32_t u = float_to_bits(xs);
+  const bool high = (u & 0x007fffffu) > 0x3504f3u;  // m > sqrt(2): take m/2, e + 1
+  float m = bits_to_float((u & 0x007fffffu) | (high ? 0x3f000000u : 0x3f800000u));
+  const int32_t e = int32_t(u >> 23) - (high ? 126 : 127) - (sub ? 23 : 0);
+  const float ef = static_cast<float>(e);
+  const float f = m - 1.0f;
+  const float z = f * f;
+  float q = 0.06746643781661987f;
+  q = q * f - 0.11675656586885452f;
+  q = q * f + 0.11888163536787033f;
+  q = q * f - 0.1240558847784996f;
+  q = q * f + 0.14219552278518677f;
+  q = q * f - 0.1666799634695053f;
+  q = q * f + 0.2000211924314499f;
+  q = q * f - 0.25000008940696716f;
+  q = q * f + 0.3333331346511841f;
+  float y = f * z * q - 0.5f * z + ef * -2.12194440e-4f;
+  float res = (f + y) + ef * 0.693359375f;
+  res = select(__builtin_isless(x, 0.0f), __builtin_nanf(""), res);
+  res = select(x == 0.0f, -__builtin_inff(), res);
+  return select(__builtin_isunordered(x, x) || x == __builtin_inff(), x, res);
+}
+
+// log(1 + x) = log u + (x - (u - 1)) / u for u = 1 + x rounded: the second term is the
+// rounding error of u, so the sum keeps log_f32's accuracy. Where u is 1 the result is x itself
+// (which keeps -0), where u is 0 or inf it is log u (-inf, inf).
+SDK_INLINE float log1p_f32(float x) {
+  const float u = 1.0f + x;
+  const float lu = log_f32(u);
+  const float res = lu + (x - (u - 1.0f)) / u;
+  const bool edge = u == 0.0f || u == __builtin_inff();
+  return select(u == 1.0f, x, select(edge, lu, res));
+}
+
+// x^2 = hi + lo with hi exact: x split into its top 12 significant bits and the rest, whose
+// products are exact in float except the small lo. Past about 1e19 hi is inf (callers clamp).
+SDK_INLINE void square_split(float x, float* hi, float* lo) {
+  const float xh = bits_to_float(float_to_bits(x) & 0xfffff000u);
+  const float xl = x - xh;
+  *hi = xh * xh;
+  *lo = (2.0f * xh) * xl + xl * xl;
+}
+
+// e^-(hi + lo) for hi >= 0 exact and lo small: the reduction subtracts n ln2 from hi (exact
+// by Sterbenz) before lo joins, so the rounding of a square does not scale the error by it.
+SDK_INLINE float exp_neg_hilo_f32(float hi, float lo) {
+  const float kShifter = 12582912.0f;
+  const float s = -(hi + lo);
+  const float sc = select(__builtin_isless(s, -104.0f), -104.0f, s);
+  const float n = (sc * 1.44269504088896341f + kShifter) - kShifter;
+  float r = (-hi - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+  r = r - lo;
+  return select(__builtin_isless(s, -103.972076416f), 0.0f, exp_scaled(n, r));
+}
+
+// erf(a) / a for 0 <= a < 0.5 and erfc(a) for a >= 0.5 (a >= 10.5 gives 0): the two pieces
+// of erf_f32 and gelu_f32. erfc(a) = e^{-a^2} R(1 / (1 + a/2)), R a degree-9 minimax fit on
+// [0.5, 10] (scripts/fit_vec_math_poly.py); a^2 from square_split keeps the tail relative.
+SDK_INLINE float erf_over_x_small(float a) {
+  const float z = a * a;
+  float p = 0.004717995412647724f;
+  p = p * z - 0.026757188141345978f;
+  p = p * z + 0.11282823234796524f;
+  p = p * z - 0.37612608075141907f;
+  return p * z + 1.1283791065216064f;
+}
+SDK_INLINE float erfc_large(float a, float a2_hi, float a2_lo) {
+  const float u = 1.0f / (1.0f + 0.5f * a);
+  float r = -0.07463116943836212f;
+  r = r * u + 0.35218024253845215f;
+  r = r * u - 0.6127264499664307f;
+  r = r * u + 0.40827879309654236f;
+  r = r * u - 0.10942786186933517f;
+  r = r * u + 0.23601463437080383f;
+  r = r * u + 0.23464840650558472f;
+  r = r * u + 0.2836743891239166f;
+  r = r * u + 0.2819770574569702f;
+  r = r * u + 3.837048552668421e-06f;
+  return select(__builtin_isgreater(a, 10.5f), 0.0f, exp_neg_hilo_f32(a2_hi, a2_lo) * r);
+}
+
+// erf x: a P(a^2) below 0.5, 1 - erfc(a) above, x's sign put back. Within 3 ulp (R's float
+// evaluation, u's rounding mostly, costs 2 of them).
+SDK_INLINE float erf_f32(float x) {
+  const float a = __builtin_fabsf(x);
+  float hi, lo;
+  square_split(a, &hi, &lo);
+  const float r =
+      select(__builtin_isless(a, 0.5f), a * erf_over_x_small(a), 1.0f - erfc_large(a, hi, lo));
+  return __builtin_copysignf(r, x);
+}
+
+// The exact GELU, x (1 + erf(v)) / 2 with v = x / sqrt 2: 1 + erf(v) is 1 + v P(v^2) for
+// |v| < 0.5, 2 - erfc(v) above, and erfc(-v) itself below -0.5, with no cancellation: the
+// negative tail stays accurate to the last subnormal (1 + erf(v) rounds it away). v^2 is
+// x^2 / 2 from square_split (exact halving), so the tail's exponent is not rounded first.
+// Within 6 ulp everywhere (float32 1 + erf(v) loses every digit by x = -5).
+SDK_INLINE float gelu_f32(float x) {
+  const float v = x * 0.70710678118654752440f;
+  const float a = __builtin_fabsf(v);
+  float hi, lo;
+  square_split(x, &hi, &lo);
+  const float c = erfc_large(a, 0.5f * hi, 0.5f * lo);
+  const float tail = select(__builtin_isless(v, 0.0f), c, 2.0f - c);
+  const float one_plus = select(__builtin_isless(a, 0.5f), 1.0f + v * erf_over_x_small(a), tail);
+  return 0.5f * x * one_plus;
 }
 
 // tanh(x) = -m / (m + 2) with m = e^{-2|x|} - 1 in (-1, 0]: no overflow for any
