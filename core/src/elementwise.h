@@ -125,8 +125,8 @@ SDK_MULTIVERSION void mv_binary_sv(To* o, Ti a, const Ti* b, int64_t n, F f) {
 }
 
 // Inner loop of a unary op To <- f(Ti): contiguous runs take the multiversioned path (unless
-// kMulti is false: see Launch::unary_libm).
-template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, typename F>
+// kMulti is false: see Launch::unary_libm); so do strided ones when kChunked (Launch::unary).
+template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, bool kChunked = false, typename F>
 SDK_INLINE void unary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   if (s[0] == sizeof(To) && s[1] == sizeof(Ti)) {
     if constexpr (kMulti) {
@@ -140,6 +140,20 @@ SDK_INLINE void unary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   }
   char* o = p[0];
   const char* a = p[1];
+  if constexpr (kMulti && kChunked) {
+    // Strided runs through the same multiversioned loop in chunks: its FMA-contracted
+    // polynomials round differently from a baseline loop's, and a value's result must not
+    // depend on the layout it came in (a transpose gives the transpose of the result).
+    Ti in[256];
+    To out[256];
+    for (int64_t i = 0; i < n; i += 256) {
+      const int64_t k = n - i < 256 ? n - i : 256;
+      for (int64_t j = 0; j < k; ++j) in[j] = *reinterpret_cast<const Ti*>(a + (i + j) * s[1]);
+      mv_unary(out, in, k, f);
+      for (int64_t j = 0; j < k; ++j) *reinterpret_cast<To*>(o + (i + j) * s[0]) = out[j];
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1]) {
     *reinterpret_cast<To*>(o) = f(*reinterpret_cast<const Ti*>(a));
   }
@@ -264,7 +278,11 @@ struct Launch {
   void unary(const FC& fc) const {
     using C = typename OpMath<Ti>::type;
     auto f = [fc](Ti a) { return cast_to<To>(fc(static_cast<C>(a))); };
-    run([f](char** p, const int64_t* s, int64_t m) { unary_loop<To, Ti, kMulti>(p, s, m, f); });
+    // Float ops: strided runs chunked (unary_loop), so they round as contiguous ones do.
+    constexpr bool kChunked = std::is_floating_point_v<Ti>;
+    run([f](char** p, const int64_t* s, int64_t m) {
+      unary_loop<To, Ti, kMulti, kChunked>(p, s, m, f);
+    });
   }
   // To <- fc(C a) where fc's work is a call into libm (sin, log, erf, ...): with no vector
   // math library (-ffast-math's) such a loop is the same scalar calls for every ISA, so it

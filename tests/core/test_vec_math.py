@@ -1,4 +1,7 @@
-"""Accuracy of the core's vectorized float32 math (exp, tanh, sigmoid, elu) and pow fast paths."""
+"""Accuracy of the core's vectorized float32 math (exp, tanh, sigmoid, elu, log, log1p, expm1,
+erf, GELU) and pow fast paths."""
+
+import math
 
 import numpy as np
 import pytest
@@ -148,7 +151,48 @@ def test_float32_math_ulp_over_the_whole_range(name, fn, ref, bound):
         assert np.signbit(out[3]) and not np.signbit(out[2])
 
 
-@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid"])
+def _erf64(x: np.ndarray) -> np.ndarray:
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
+def _gelu64(x: np.ndarray) -> np.ndarray:
+    """x (1 + erf(x / sqrt 2)) / 2 through erfc, so the negative tail is exact too."""
+    return 0.5 * x * np.frompyfunc(math.erfc, 1, 1)(-x / math.sqrt(2)).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "name,fn,ref,bound",
+    [
+        ("log", lambda t: t.log(), np.log, 1.0),
+        ("log1p", lambda t: t.log1p(), np.log1p, 2.0),
+        ("expm1", lambda t: t.expm1(), np.expm1, 2.0),
+        ("erf", lambda t: t.erf(), _erf64, 3.0),
+        ("gelu", lambda t: sdk.nn.functional.gelu(t), _gelu64, 6.0),
+    ],
+)
+def test_float32_log_erf_gelu_over_the_whole_range(name, fn, ref, bound):
+    """vec_math.h's branch-free forms (libm's loop before) on every 4099th float32 bit pattern:
+    within `bound` ulp of the float64 result where that is a finite float32, and elsewhere the
+    same NaN or infinity; -0 keeps its sign where the function keeps it."""
+    x = _float32_range()
+    got = fn(sdk.from_numpy(x.copy())).numpy()
+    with np.errstate(all="ignore"):
+        want = ref(x.astype(np.float64))
+        ok = np.isfinite(x) & np.isfinite(want) & (np.abs(want) <= np.finfo(np.float32).max)
+        rounded = want[~ok].astype(np.float32)
+    err = _ulp_error(got[ok], want[ok])
+    worst = int(np.argmax(err))
+    assert err[worst] <= bound, f"{name}({x[ok][worst]!r}) = {got[ok][worst]!r}: {err[worst]:.2f}"
+    np.testing.assert_array_equal(got[~ok], rounded)
+    zeros = np.array([0.0, -0.0], np.float32)
+    out = fn(sdk.from_numpy(zeros)).numpy()
+    if name == "log":
+        assert (out == -np.inf).all()
+    else:
+        assert (out == 0).all() and np.signbit(out[1]) and not np.signbit(out[0])
+
+
+@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid", "log", "erf"])
 def test_float32_math_same_whatever_the_layout(name):
     # Strided runs (a transpose, a step) give the values of the contiguous run, bit for bit.
     x = np.random.default_rng(7).uniform(-20, 20, (300, 257)).astype(np.float32)
