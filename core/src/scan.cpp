@@ -45,10 +45,39 @@ template <typename R>
 using ScanAcc = std::conditional_t<std::is_floating_point_v<R>, double,
                                    std::conditional_t<std::is_integral_v<R>, int64_t, float>>;
 
+// Scans along the last dim: kRows rows at a time, so kRows running values advance together (one
+// row alone waits on its add's latency at every element: cumsum over 256x1024 took 3.7x
+// torch's time).
+constexpr int64_t kRows = 8;
+
+template <bool kProd, typename R>
+void scan_rows(const R* in, R* out, const Around& a) {
+  using Acc = ScanAcc<R>;
+  const int64_t nblk = (a.outer + kRows - 1) / kRows;
+  parallel_for(0, nblk, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, a.n * kRows)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t t = b; t < e; ++t) {
+                   const int64_t r0 = t * kRows, h = std::min(kRows, a.outer - r0);
+                   const R* src = in + r0 * a.n;
+                   R* dst = out + r0 * a.n;
+                   Acc acc[kRows];
+                   for (int64_t r = 0; r < kRows; ++r) acc[r] = Acc(kProd ? 1 : 0);
+                   for (int64_t j = 0; j < a.n; ++j) {
+                     for (int64_t r = 0; r < h; ++r) {
+                       Acc v = convert<Acc>(src[r * a.n + j]);
+                       acc[r] = kProd ? wrap_mul(acc[r], v) : wrap_add(acc[r], v);
+                       dst[r * a.n + j] = convert<R>(acc[r]);
+                     }
+                   }
+                 }
+               });
+}
+
 // out = running sum (kProd false) or product of in, both contiguous of dtype R.
 template <bool kProd, typename R>
 void scan_kernel(const R* in, R* out, const Around& a) {
   using Acc = ScanAcc<R>;
+  if (a.inner == 1 && a.outer > 1) return scan_rows<kProd>(in, out, a);
   for_blocks(a, [&](int64_t o, int64_t i0, int64_t w) {
     Acc acc[kBlock];
     for (int64_t c = 0; c < w; ++c) acc[c] = Acc(kProd ? 1 : 0);
