@@ -1,4 +1,4 @@
-"""Refit the polynomial of the core's AVX-512 float32 tanh (core/src/vec_simd.h, tanh512).
+"""Refit the polynomial of the core's AVX-512 and AVX2 float32 tanh (core/src/vec_simd.h, kTanh).
 
 tanh512 needs h(r) = (1 - e^{-2r}) / 2 = r + r^2 Q(r) for |r| <= ln2/4 with a small relative
 error. This fits Q of a given degree by Lawson's iteration (weighted least squares whose weights

@@ -80,6 +80,19 @@ SDK_VS_AVX512 inline __m512 sigmoid512(__m512 x) {
   return _mm512_mask_mul_ps(inv, neg, e, inv);
 }
 
+// The constants of tanh512 and tanh256 (one reduction and one polynomial, two ISAs):
+// -2/ln2; ln2/2 in two parts (the high one has 16 significant bits, so n times it is exact);
+// Q's coefficients, lowest power first (scripts/fit_tanh_poly.py).
+struct TanhConstants {
+  float m2_over_ln2, ln2_hi_half, ln2_lo_half, q[5];
+};
+inline constexpr TanhConstants kTanh{
+    -2.88539008177792681f,
+    0.3465728759765625f,
+    7.14303410154708616e-7f,
+    {-0.9999999403953552f, 0.6666617393493652f, -0.33333760499954224f, 0.13386476039886475f,
+     -0.04442405328154564f}};
+
 // tanh|x| = m / (2 - m) with m = 1 - e^{-2|x|} in [0, 1) (no overflow; m ~ 2|x| near 0, so
 // no cancellation), the sign of x put back at the end. With -2|x| = n ln2 - 2r, |r| <= ln2/4:
 // m = (1 - 2^n) + 2^(n+1) h(r), h(r) = (1 - e^{-2r}) / 2 = r + r^2 Q(r). Q is a degree-4
@@ -91,16 +104,15 @@ SDK_VS_AVX512 inline __m512 sigmoid512(__m512 x) {
 // to 1 (tanh is 1 in float); min_ps returns its second operand, so a NaN x passes through.
 SDK_VS_AVX512 inline __m512 tanh512(__m512 x) {
   __m512 a = _mm512_min_ps(_mm512_set1_ps(9.1f), _mm512_abs_ps(x));
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(-2.88539008177792681f)),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // -2/ln2
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(kTanh.m2_over_ln2)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   // r = |x| + n ln2/2 in two parts (n ln2_hi/2 is exact: ln2_hi has 16 significant bits).
-  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(0.3465728759765625f), a);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(7.14303410154708616e-7f), r);
-  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(-0.04442405328154564f), r,
-                             _mm512_set1_ps(0.13386476039886475f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.33333760499954224f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.6666617393493652f));
-  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(-0.9999999403953552f));
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(kTanh.ln2_hi_half), a);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(kTanh.ln2_lo_half), r);
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kTanh.q[4]), r, _mm512_set1_ps(kTanh.q[3]));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kTanh.q[2]));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kTanh.q[1]));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kTanh.q[0]));
   __m512 h = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
   __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(2.0f), n);  // 2^(n+1), exact
   __m512 m =
@@ -309,15 +321,14 @@ SDK_VS_AVX2 inline __m256 sigmoid256(__m256 x) {
 SDK_VS_AVX2 inline __m256 tanh256(__m256 x) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   __m256 a = _mm256_min_ps(_mm256_set1_ps(9.1f), _mm256_andnot_ps(sign, x));
-  __m256 n = _mm256_round_ps(_mm256_mul_ps(a, _mm256_set1_ps(-2.88539008177792681f)),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);  // -2/ln2
-  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(0.3465728759765625f), a);
-  r = _mm256_fmadd_ps(n, _mm256_set1_ps(7.14303410154708616e-7f), r);
-  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(-0.04442405328154564f), r,
-                             _mm256_set1_ps(0.13386476039886475f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(-0.33333760499954224f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.6666617393493652f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(-0.9999999403953552f));
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(a, _mm256_set1_ps(kTanh.m2_over_ln2)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(kTanh.ln2_hi_half), a);
+  r = _mm256_fmadd_ps(n, _mm256_set1_ps(kTanh.ln2_lo_half), r);
+  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(kTanh.q[4]), r, _mm256_set1_ps(kTanh.q[3]));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kTanh.q[2]));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kTanh.q[1]));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kTanh.q[0]));
   __m256 h = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
   __m256i e2 = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(128));
   __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(e2, 23));  // 2^(n+1), exact
