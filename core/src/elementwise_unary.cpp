@@ -242,6 +242,34 @@ bool unary_int_more(int op, const Launch& L) {
   return false;
 }
 
+// float32 sin (quarter 0) and cos (1): vm::sin_quarter_f32 through the multiversioned loop,
+// 256 elements at a time, then libm for those past its range (|x| > kTrigMax, inf, NaN). The
+// chunks go through buffers, so in-place calls and strided runs are handled, and round, alike.
+template <typename T>
+bool float_trig(const Launch& L, int32_t quarter) {
+  if constexpr (std::is_same_v<T, float>) {
+    L.run([quarter](char** p, const int64_t* s, int64_t m) {
+      float in[256], out[256];
+      for (int64_t i = 0; i < m; i += 256) {
+        const int64_t k = std::min<int64_t>(256, m - i);
+        for (int64_t j = 0; j < k; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
+        if (quarter == 0) {
+          mv_unary(out, in, k, [](float x) { return vm::sin_quarter_f32(x, 0); });
+        } else {
+          mv_unary(out, in, k, [](float x) { return vm::sin_quarter_f32(x, 1); });
+        }
+        for (int64_t j = 0; j < k; ++j) {
+          if (!(std::fabs(in[j]) <= vm::kTrigMax))
+            out[j] = quarter ? std::cos(in[j]) : std::sin(in[j]);
+        }
+        for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
+      }
+    });
+    return true;
+  }
+  return false;
+}
+
 // Ops with a branch-free float32 form in vec_math.h, which vectorizes (the float and 16-bit
 // types compute in float): that through the multiversioned loops; double through libm.
 template <typename T, typename C, typename F32, typename Libm>
@@ -271,8 +299,10 @@ void unary_float(int op, const Launch& L, bool* done) {
     case SDK_RSQRT:
       return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
     case SDK_SIN:
+      if (float_trig<T>(L, 0)) return;
       return L.unary_libm<T, T>([](C x) { return std::sin(x); });
     case SDK_COS:
+      if (float_trig<T>(L, 1)) return;
       return L.unary_libm<T, T>([](C x) { return std::cos(x); });
     case SDK_TANH:
 #if defined(__x86_64__)

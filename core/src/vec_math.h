@@ -179,57 +179,80 @@ SDK_INLINE float exp_neg_hilo_f32(float hi, float lo) {
   return select(__builtin_isless(s, -103.972076416f), 0.0f, exp_scaled(n, r));
 }
 
-// erf(a) / a for 0 <= a < 0.5 and erfc(a) for a >= 0.5 (a >= 10.5 gives 0): the two pieces
-// of erf_f32 and gelu_f32. erfc(a) = e^{-a^2} R(1 / (1 + a/2)), R a degree-9 minimax fit on
-// [0.5, 10] (scripts/fit_vec_math_poly.py); a^2 from square_split keeps the tail relative.
+// erf(a) / a for 0 <= a < 0.75 and erfc(a) for a >= 0 (a >= 10.5 gives 0): the pieces of
+// erf_f32 and gelu_f32. erfc(a) = e^{-a^2} R(1 / (1 + a/2)), R a degree-9 minimax fit on
+// [0, 10] (scripts/fit_vec_math_poly.py); a^2 from square_split keeps the tail relative.
 SDK_INLINE float erf_over_x_small(float a) {
   const float z = a * a;
-  float p = 0.004717995412647724f;
-  p = p * z - 0.026757188141345978f;
-  p = p * z + 0.11282823234796524f;
-  p = p * z - 0.37612608075141907f;
+  float p = -0.0006749526364728808f;
+  p = p * z + 0.0051143476739525795f;
+  p = p * z - 0.026834625750780106f;
+  p = p * z + 0.11283376812934875f;
+  p = p * z - 0.3761261999607086f;
   return p * z + 1.1283791065216064f;
 }
 SDK_INLINE float erfc_large(float a, float a2_hi, float a2_lo) {
   const float u = 1.0f / (1.0f + 0.5f * a);
-  float r = -0.07463116943836212f;
-  r = r * u + 0.35218024253845215f;
-  r = r * u - 0.6127264499664307f;
-  r = r * u + 0.40827879309654236f;
-  r = r * u - 0.10942786186933517f;
-  r = r * u + 0.23601463437080383f;
-  r = r * u + 0.23464840650558472f;
-  r = r * u + 0.2836743891239166f;
-  r = r * u + 0.2819770574569702f;
-  r = r * u + 3.837048552668421e-06f;
+  float r = -0.055051229894161224f;
+  r = r * u + 0.26390281319618225f;
+  r = r * u - 0.44147711992263794f;
+  r = r * u + 0.22119039297103882f;
+  r = r * u + 0.017078043892979622f;
+  r = r * u + 0.1812497228384018f;
+  r = r * u + 0.24979354441165924f;
+  r = r * u + 0.2810984253883362f;
+  r = r * u + 0.28222137689590454f;
+  r = r * u - 6.011335699440679e-06f;
   return select(__builtin_isgreater(a, 10.5f), 0.0f, exp_neg_hilo_f32(a2_hi, a2_lo) * r);
 }
 
-// erf x: a P(a^2) below 0.5, 1 - erfc(a) above, x's sign put back. Within 3 ulp (R's float
+// erf x: a P(a^2) below 0.75, 1 - erfc(a) above, x's sign put back. Within 3 ulp (R's float
 // evaluation, u's rounding mostly, costs 2 of them).
 SDK_INLINE float erf_f32(float x) {
   const float a = __builtin_fabsf(x);
   float hi, lo;
   square_split(a, &hi, &lo);
   const float r =
-      select(__builtin_isless(a, 0.5f), a * erf_over_x_small(a), 1.0f - erfc_large(a, hi, lo));
+      select(__builtin_isless(a, 0.75f), a * erf_over_x_small(a), 1.0f - erfc_large(a, hi, lo));
   return __builtin_copysignf(r, x);
 }
 
-// The exact GELU, x (1 + erf(v)) / 2 with v = x / sqrt 2: 1 + erf(v) is 1 + v P(v^2) for
-// |v| < 0.5, 2 - erfc(v) above, and erfc(-v) itself below -0.5, with no cancellation: the
-// negative tail stays accurate to the last subnormal (1 + erf(v) rounds it away). v^2 is
-// x^2 / 2 from square_split (exact halving), so the tail's exponent is not rounded first.
-// Within 6 ulp everywhere (float32 1 + erf(v) loses every digit by x = -5).
+// The exact GELU, x (1 + erf(v)) / 2 with v = x / sqrt 2: 1 + erf(v) is 2 - erfc(v) for v >= 0
+// and erfc(-v) below, with no cancellation: the negative tail stays accurate to the last
+// subnormal (1 + erf(v) rounds it away by x = -5). Near 0 erfc's absolute error is all the sum
+// needs, so no small-|v| branch. v^2 is x^2 / 2 from square_split (exact halving), so the
+// tail's exponent is not rounded first. Within 7 ulp everywhere.
 SDK_INLINE float gelu_f32(float x) {
-  const float v = x * 0.70710678118654752440f;
-  const float a = __builtin_fabsf(v);
+  const float a = __builtin_fabsf(x * 0.70710678118654752440f);
   float hi, lo;
   square_split(x, &hi, &lo);
   const float c = erfc_large(a, 0.5f * hi, 0.5f * lo);
-  const float tail = select(__builtin_isless(v, 0.0f), c, 2.0f - c);
-  const float one_plus = select(__builtin_isless(a, 0.5f), 1.0f + v * erf_over_x_small(a), tail);
+  const float one_plus = select(__builtin_isless(x, 0.0f), c, 2.0f - c);
   return 0.5f * x * one_plus;
+}
+
+// sin x (quarter 0) or cos x = sin(x + pi/2) (quarter 1) for |x| <= kTrigMax: x = n pi/2 + r in
+// double (pi/2 in two parts, the first with 33 significant bits, so n times it is exact for
+// |n| < 2^20 and r keeps its relative accuracy even where x nears a multiple of pi/2), r then
+// rounded to float (|r| <= pi/4): sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2)
+// (minimax, scripts/fit_vec_math_poly.py), picked and signed by n + quarter mod 4. Within 1
+// ulp. Past kTrigMax (and for inf and NaN) the result is meaningless: the caller takes libm's.
+inline constexpr float kTrigMax = 262144.0f;
+SDK_INLINE float sin_quarter_f32(float x, int32_t quarter) {
+  const double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  const double xd = static_cast<double>(select(__builtin_fabsf(x) <= kTrigMax, x, 0.0f));
+  const double n = (xd * 0.6366197723675814 + kShifter) - kShifter;
+  const float r = static_cast<float>((xd - n * 1.5707963267341256) - n * 6.077100506506192e-11);
+  const int32_t q = static_cast<int32_t>(n) + quarter;
+  const float z = r * r;
+  const float sn = r + (r * z) * ((-0.0001951521699083969f * z + 0.00833216030150652f) * z -
+                                  0.16666655242443085f);
+  const float cs =
+      (1.0f - 0.5f * z) +
+      (z * z) * ((2.4433082217001356e-05f * z - 0.0013887315290048718f) * z + 0.04166664555668831f);
+  const float v = select((q & 1) != 0, cs, sn);
+  const float res = bits_to_float(float_to_bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
+  return select(x == 0.0f && quarter == 0, x, res);  // sin(-0) = -0
 }
 
 // tanh(x) = -m / (m + 2) with m = e^{-2|x|} - 1 in (-1, 0]: no overflow for any
