@@ -242,29 +242,44 @@ bool unary_int_more(int op, const Launch& L) {
   return false;
 }
 
-// float32 sin (quarter 0) and cos (1): vm::sin_quarter_f32 through the multiversioned loop,
-// 256 elements at a time, then libm for those past its range (|x| > kTrigMax, inf, NaN). The
-// chunks go through buffers, so in-place calls and strided runs are handled, and round, alike.
+// float32 sin (quarter 0) and cos (1): vm::sin_quarter_f32 through the multiversioned loop, then
+// libm for the elements past its range (|x| > kTrigMax, inf, NaN). A contiguous run with none
+// of those (a vectorizable scan finds out) goes straight through, in place or not; the rest goes
+// 256 elements at a time through buffers, so strided runs round as contiguous ones do.
+inline bool all_in_trig_range(const float* x, int64_t n) {
+  bool out = false;
+  for (int64_t i = 0; i < n; ++i) out |= !(std::fabs(x[i]) <= vm::kTrigMax);
+  return !out;
+}
+template <typename F>
+void trig_run(char** p, const int64_t* s, int64_t m, int32_t quarter, F f) {
+  if (s[0] == sizeof(float) && s[1] == sizeof(float) &&
+      all_in_trig_range(reinterpret_cast<const float*>(p[1]), m)) {
+    return mv_unary(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), m, f);
+  }
+  float in[256], out[256];
+  for (int64_t i = 0; i < m; i += 256) {
+    const int64_t k = std::min<int64_t>(256, m - i);
+    for (int64_t j = 0; j < k; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
+    mv_unary(out, in, k, f);
+    for (int64_t j = 0; j < k; ++j) {
+      if (!(std::fabs(in[j]) <= vm::kTrigMax)) out[j] = quarter ? std::cos(in[j]) : std::sin(in[j]);
+    }
+    for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
+  }
+}
 template <typename T>
 bool float_trig(const Launch& L, int32_t quarter) {
   if constexpr (std::is_same_v<T, float>) {
-    L.run([quarter](char** p, const int64_t* s, int64_t m) {
-      float in[256], out[256];
-      for (int64_t i = 0; i < m; i += 256) {
-        const int64_t k = std::min<int64_t>(256, m - i);
-        for (int64_t j = 0; j < k; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
-        if (quarter == 0) {
-          mv_unary(out, in, k, [](float x) { return vm::sin_quarter_f32(x, 0); });
-        } else {
-          mv_unary(out, in, k, [](float x) { return vm::sin_quarter_f32(x, 1); });
-        }
-        for (int64_t j = 0; j < k; ++j) {
-          if (!(std::fabs(in[j]) <= vm::kTrigMax))
-            out[j] = quarter ? std::cos(in[j]) : std::sin(in[j]);
-        }
-        for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
-      }
-    });
+    if (quarter == 0) {
+      L.run([](char** p, const int64_t* s, int64_t m) {
+        trig_run(p, s, m, 0, [](float x) { return vm::sin_quarter_f32(x, 0); });
+      });
+    } else {
+      L.run([](char** p, const int64_t* s, int64_t m) {
+        trig_run(p, s, m, 1, [](float x) { return vm::sin_quarter_f32(x, 1); });
+      });
+    }
     return true;
   }
   return false;

@@ -225,3 +225,24 @@ def test_float32_tanh_within_2_5_ulp_densely():
     assert err[worst] <= 2.5, f"tanh({x[worst]!r}) = {got[worst]!r}: {err[worst]:.3f} ulp"
     assert np.all(np.abs(got) <= 1)
     assert np.array_equal(np.signbit(got), np.signbit(x))
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_float32_sin_cos_past_the_vector_range(name):
+    """Past 2^18 (kTrigMax), and for inf and NaN, sin and cos take libm's float32 result, whether
+    the run is contiguous, strided or in place, and the in-range values beside them do not move."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-100, 100, 3000).astype(np.float32)
+    x[::7] = rng.uniform(2.0**18, 1e30, x[::7].size).astype(np.float32)
+    x[5], x[11] = np.inf, np.nan
+    want = getattr(np, name)(x.astype(np.float64))
+    for t in (sdk.from_numpy(x.copy()), sdk.from_numpy(np.stack([x, x], 1)).t()[0]):
+        got = getattr(t, name)().numpy()
+        ok = np.isfinite(x)
+        assert np.all(_ulp_error(got[ok], want[ok]) <= 2.0)
+        assert np.isnan(got[~ok]).all()
+    inplace = sdk.from_numpy(x.copy())
+    getattr(inplace, name + "_")()
+    np.testing.assert_array_equal(
+        inplace.numpy(), getattr(sdk.from_numpy(x.copy()), name)().numpy()
+    )
