@@ -11,7 +11,9 @@
 // the loader picks one at run time (ifunc), so one binary runs on any x86-64.
 // The AVX2 copy targets x86-64-v3 (AVX2 with FMA, every AVX2 CPU since 2013) where gcc can
 // dispatch on it (gcc 12): a plain "avx2" copy has no fused multiply-add, and the polynomials
-// of vec_math.h took 1.3x as long without it (exact GELU 1.66 -> 2.27 ms per 1M on Zen).
+// of vec_math.h took 1.3x as long without it (exact GELU 1.66 -> 2.27 ms per 1M on Zen). A CPU
+// that reports AVX2 without the rest of x86-64-v3 (no shipped one does; a hypervisor's custom
+// model might) gets the baseline copy of these loops; vec_simd.h's AVX2 loops still run there.
 #if defined(SDK_MULTIVERSION)
 #elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #define SDK_MULTIVERSION __attribute__((target_clones("arch=x86-64-v3", "avx512f", "default")))
