@@ -1,6 +1,7 @@
 // core/src/elementwise.h: shared pieces of the elementwise ops: casts, `out` handling, loops.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "dtype.h"
@@ -126,6 +127,21 @@ SDK_MULTIVERSION void mv_binary_sv(To* o, Ti a, const Ti* b, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
 }
 
+// A strided run of n elements (out at o, input at a, byte strides s[0] and s[1]) through
+// block(in, out, k) on contiguous copies of up to 256 elements: the run computes, and rounds,
+// exactly as a contiguous one would.
+template <typename To, typename Ti, typename B>
+SDK_INLINE void run_in_chunks(char* o, const char* a, const int64_t* s, int64_t n, const B& block) {
+  Ti in[256];
+  To out[256];
+  for (int64_t i = 0; i < n; i += 256) {
+    const int64_t k = n - i < 256 ? n - i : 256;
+    for (int64_t j = 0; j < k; ++j) std::memcpy(&in[j], a + (i + j) * s[1], sizeof(Ti));
+    block(static_cast<const Ti*>(in), static_cast<To*>(out), k);
+    for (int64_t j = 0; j < k; ++j) std::memcpy(o + (i + j) * s[0], &out[j], sizeof(To));
+  }
+}
+
 // Inner loop of a unary op To <- f(Ti): contiguous runs take the multiversioned path (unless
 // kMulti is false: see Launch::unary_libm); so do strided ones when kChunked (Launch::unary).
 template <typename To, typename Ti, bool kMulti = kVectorize<Ti>, bool kChunked = false, typename F>
@@ -143,18 +159,11 @@ SDK_INLINE void unary_loop(char** p, const int64_t* s, int64_t n, const F& f) {
   char* o = p[0];
   const char* a = p[1];
   if constexpr (kMulti && kChunked) {
-    // Strided runs through the same multiversioned loop in chunks: its FMA-contracted
-    // polynomials round differently from a baseline loop's, and a value's result must not
-    // depend on the layout it came in (a transpose gives the transpose of the result).
-    Ti in[256];
-    To out[256];
-    for (int64_t i = 0; i < n; i += 256) {
-      const int64_t k = n - i < 256 ? n - i : 256;
-      for (int64_t j = 0; j < k; ++j) in[j] = *reinterpret_cast<const Ti*>(a + (i + j) * s[1]);
-      mv_unary(out, in, k, f);
-      for (int64_t j = 0; j < k; ++j) *reinterpret_cast<To*>(o + (i + j) * s[0]) = out[j];
-    }
-    return;
+    // Strided runs through the same multiversioned loop: its FMA-contracted polynomials round
+    // differently from a baseline loop's, and a value's result must not depend on the layout
+    // it came in (a transpose gives the transpose of the result).
+    return run_in_chunks<To, Ti>(
+        o, a, s, n, [&f](const Ti* in, To* out, int64_t k) { mv_unary(out, in, k, f); });
   }
   for (int64_t i = 0; i < n; ++i, o += s[0], a += s[1]) {
     *reinterpret_cast<To*>(o) = f(*reinterpret_cast<const Ti*>(a));

@@ -129,13 +129,7 @@ bool float_simd_unary(const Launch& L, SimdBlock avx512, SimdBlock avx2) {
       if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
         return block(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), m);
       }
-      float buf[256];
-      for (int64_t i = 0; i < m; i += 256) {
-        const int64_t k = std::min<int64_t>(256, m - i);
-        for (int64_t j = 0; j < k; ++j) std::memcpy(&buf[j], p[1] + (i + j) * s[1], sizeof(float));
-        block(buf, buf, k);
-        for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &buf[j], sizeof(float));
-      }
+      run_in_chunks<float, float>(p[0], p[1], s, m, block);
     });
     return true;
   }
@@ -242,43 +236,34 @@ bool unary_int_more(int op, const Launch& L) {
   return false;
 }
 
-// float32 sin (quarter 0) and cos (1): vm::sin_quarter_f32 through the multiversioned loop, then
-// libm for the elements past its range (|x| > kTrigMax, inf, NaN). A contiguous run with none
-// of those (a vectorizable scan finds out) goes straight through, in place or not; the rest goes
-// 256 elements at a time through buffers, so strided runs round as contiguous ones do.
-inline bool all_in_trig_range(const float* x, int64_t n) {
-  bool out = false;
-  for (int64_t i = 0; i < n; ++i) out |= !(std::fabs(x[i]) <= vm::kTrigMax);
-  return !out;
-}
-template <typename F>
-void trig_run(char** p, const int64_t* s, int64_t m, int32_t quarter, F f) {
-  if (s[0] == sizeof(float) && s[1] == sizeof(float) &&
-      all_in_trig_range(reinterpret_cast<const float*>(p[1]), m)) {
-    return mv_unary(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), m, f);
+// float32 sin (kQuarter 0) and cos (1): vm::sin_quarter_f32 through the multiversioned loop,
+// then libm for the elements past its range (|x| > kTrigMax, inf, NaN). A contiguous run with
+// none of those (a vectorizable scan finds out) goes straight through, in place or not; the
+// rest goes through run_in_chunks, whose copies keep the input for the libm pass.
+inline bool in_trig_range(float x) { return std::fabs(x) <= vm::kTrigMax; }
+template <int32_t kQuarter>
+void trig_run(char** p, const int64_t* s, int64_t m) {
+  const auto f = [](float x) { return vm::sin_quarter_f32(x, kQuarter); };
+  if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+    const float* x = reinterpret_cast<const float*>(p[1]);
+    bool past = false;
+    for (int64_t i = 0; i < m; ++i) past |= !in_trig_range(x[i]);
+    if (!past) return mv_unary(reinterpret_cast<float*>(p[0]), x, m, f);
   }
-  float in[256], out[256];
-  for (int64_t i = 0; i < m; i += 256) {
-    const int64_t k = std::min<int64_t>(256, m - i);
-    for (int64_t j = 0; j < k; ++j) std::memcpy(&in[j], p[1] + (i + j) * s[1], sizeof(float));
+  run_in_chunks<float, float>(p[0], p[1], s, m, [&f](const float* in, float* out, int64_t k) {
     mv_unary(out, in, k, f);
     for (int64_t j = 0; j < k; ++j) {
-      if (!(std::fabs(in[j]) <= vm::kTrigMax)) out[j] = quarter ? std::cos(in[j]) : std::sin(in[j]);
+      if (!in_trig_range(in[j])) out[j] = kQuarter ? std::cos(in[j]) : std::sin(in[j]);
     }
-    for (int64_t j = 0; j < k; ++j) std::memcpy(p[0] + (i + j) * s[0], &out[j], sizeof(float));
-  }
+  });
 }
 template <typename T>
-bool float_trig(const Launch& L, int32_t quarter) {
+bool float_trig(const Launch& L, int op) {
   if constexpr (std::is_same_v<T, float>) {
-    if (quarter == 0) {
-      L.run([](char** p, const int64_t* s, int64_t m) {
-        trig_run(p, s, m, 0, [](float x) { return vm::sin_quarter_f32(x, 0); });
-      });
+    if (op == SDK_SIN) {
+      L.run([](char** p, const int64_t* s, int64_t m) { trig_run<0>(p, s, m); });
     } else {
-      L.run([](char** p, const int64_t* s, int64_t m) {
-        trig_run(p, s, m, 1, [](float x) { return vm::sin_quarter_f32(x, 1); });
-      });
+      L.run([](char** p, const int64_t* s, int64_t m) { trig_run<1>(p, s, m); });
     }
     return true;
   }
@@ -314,10 +299,10 @@ void unary_float(int op, const Launch& L, bool* done) {
     case SDK_RSQRT:
       return L.unary<T, T>([](C x) { return C(1) / std::sqrt(x); });
     case SDK_SIN:
-      if (float_trig<T>(L, 0)) return;
+      if (float_trig<T>(L, op)) return;
       return L.unary_libm<T, T>([](C x) { return std::sin(x); });
     case SDK_COS:
-      if (float_trig<T>(L, 1)) return;
+      if (float_trig<T>(L, op)) return;
       return L.unary_libm<T, T>([](C x) { return std::cos(x); });
     case SDK_TANH:
 #if defined(__x86_64__)

@@ -31,6 +31,14 @@ SDK_INLINE float select(bool c, float a, float b) {
   return bits_to_float((float_to_bits(a) & m) | (float_to_bits(b) & ~m));
 }
 
+// The reduction x = n ln2 + r shared by the exp forms: n = round(x log2 e) by adding and
+// removing 1.5 * 2^23 (exact for |v| < 2^22: plain adds vectorize on every x86-64, a rounding
+// builtin does not), ln2 in two parts, the high one with few mantissa bits so n * hi is exact.
+inline constexpr float kLog2e = 1.44269504088896341f;
+inline constexpr float kLn2Hi = 0.693145751953125f;
+inline constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+inline constexpr float kRoundShifter = 12582912.0f;
+
 // e^(n ln2 + r) for |r| <= ln2/2 (a little more is fine) and integral n in [-150, 128]: e^r by
 // a degree-7 Taylor polynomial (truncation < 1e-8 relative), 2^n built from exponent bits in
 // two halves so results down to the subnormal range stay exact.
@@ -51,17 +59,11 @@ SDK_INLINE float exp_scaled(float n, float r) {
   return p * s1 * s2;
 }
 
-// e^x: x = n*ln2 + r with |r| <= ln2/2, then exp_scaled.
+// e^x: the reduction above, then exp_scaled.
 SDK_INLINE float exp_f32(float x) {
-  const float kLog2e = 1.44269504088896341f;
-  const float kLn2Hi = 0.693145751953125f;  // few mantissa bits: n * hi is exact
-  const float kLn2Lo = 1.42860682030941723212e-6f;
   float xc = select(__builtin_isgreater(x, 89.0f), 89.0f, x);
   xc = select(__builtin_isless(xc, -104.0f), -104.0f, xc);
-  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |v| < 2^22):
-  // plain adds vectorize on every x86-64, a rounding builtin does not.
-  const float kShifter = 12582912.0f;
-  float n = (xc * kLog2e + kShifter) - kShifter;
+  float n = (xc * kLog2e + kRoundShifter) - kRoundShifter;
   float r = xc - n * kLn2Hi;
   r = r - n * kLn2Lo;
   float res = exp_scaled(n, r);
@@ -73,11 +75,10 @@ SDK_INLINE float exp_f32(float x) {
 // e^x for x <= 0 (or NaN), the case of softmax (x - max) and sigmoid (-|x|):
 // no overflow handling, so fewer selects than exp_f32.
 SDK_INLINE float exp_nonpos_f32(float x) {
-  const float kShifter = 12582912.0f;
   float xc = select(__builtin_isless(x, -104.0f), -104.0f, x);
-  float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
-  float r = xc - n * 0.693145751953125f;
-  r = r - n * 1.42860682030941723212e-6f;
+  float n = (xc * kLog2e + kRoundShifter) - kRoundShifter;
+  float r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
   float res = exp_scaled(n, r);
   return select(__builtin_isless(x, -103.972076416f), 0.0f, res);
 }
@@ -89,11 +90,10 @@ SDK_INLINE float exp_nonpos_f32(float x) {
 // cancellation); otherwise both terms have the result's sign (n >= 1, or n <= -1 where the
 // sum is at least 0.29 in magnitude), so the add costs at most half an ulp.
 SDK_INLINE float expm1_clamped_f32(float xc) {
-  const float kShifter = 12582912.0f;
-  float n = (xc * 1.44269504088896341f + kShifter) - kShifter;
+  float n = (xc * kLog2e + kRoundShifter) - kRoundShifter;
   n = select(__builtin_isgreater(n, 127.0f), 127.0f, n);
-  float r = xc - n * 0.693145751953125f;
-  r = r - n * 1.42860682030941723212e-6f;
+  float r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
   float q = 1.0f / 40320.0f;
   q = q * r + 1.0f / 5040.0f;
   q = q * r + 1.0f / 720.0f;
@@ -170,11 +170,10 @@ SDK_INLINE void square_split(float x, float* hi, float* lo) {
 // e^-(hi + lo) for hi >= 0 exact and lo small: the reduction subtracts n ln2 from hi (exact
 // by Sterbenz) before lo joins, so the rounding of a square does not scale the error by it.
 SDK_INLINE float exp_neg_hilo_f32(float hi, float lo) {
-  const float kShifter = 12582912.0f;
   const float s = -(hi + lo);
   const float sc = select(__builtin_isless(s, -104.0f), -104.0f, s);
-  const float n = (sc * 1.44269504088896341f + kShifter) - kShifter;
-  float r = (-hi - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+  const float n = (sc * kLog2e + kRoundShifter) - kRoundShifter;
+  float r = (-hi - n * kLn2Hi) - n * kLn2Lo;
   r = r - lo;
   return select(__builtin_isless(s, -103.972076416f), 0.0f, exp_scaled(n, r));
 }

@@ -47,10 +47,10 @@ SDK_VS_AVX512 inline __m512 exp_poly512(__m512 r) {
 
 // e^x of x already clamped to [-104, 89] (or NaN): x = n ln2 + r, 2^n by scalef.
 SDK_VS_AVX512 inline __m512 exp_clamped512(__m512 x) {
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(vm::kLog2e)),
                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723212e-6f), r);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(vm::kLn2Hi), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(vm::kLn2Lo), r);
   return _mm512_scalef_ps(exp_poly512(r), n);
 }
 
@@ -270,11 +270,10 @@ SDK_VS_AVX512 inline void exp_sub_acc_avx512(const float* x, const float* m, flo
 // from exponent bits in two halves (no scalef in AVX2), so subnormal results stay right and
 // x near 89 overflows to inf in the last multiply.
 SDK_VS_AVX2 inline __m256 exp_clamped256(__m256 x) {
-  const __m256 kRound = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds
-  __m256 n =
-      _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), kRound), kRound);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860682030941723212e-6f), r);
+  const __m256 kRound = _mm256_set1_ps(vm::kRoundShifter);
+  __m256 n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(vm::kLog2e), kRound), kRound);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Hi), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Lo), r);
   __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
@@ -292,7 +291,8 @@ SDK_VS_AVX2 inline __m256 exp_clamped256(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
 }
 
-// e^x for x <= 0 (or NaN): results below the underflow point are zeroed.
+// e^x for x <= 0 (or NaN; exp256 also passes x up to 89, which exp_clamped256 takes):
+// results below the underflow point are zeroed.
 SDK_VS_AVX2 inline __m256 exp_nonpos256(__m256 x) {
   x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);  // second operand: NaN passes through
   return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-103.97f), _CMP_LE_OQ),
