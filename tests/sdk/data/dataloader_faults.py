@@ -9,6 +9,7 @@ import fcntl
 import gc
 import multiprocessing as mp
 import os
+import platform
 import signal
 import struct
 import sys
@@ -132,6 +133,32 @@ def pipe_bytes(fd):
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]
 
 
+# writev's number, by machine: the syscall a worker's frame writer blocks in.
+_WRITEV = {"x86_64": 20, "aarch64": 66, "arm64": 66, "ppc64le": 146, "s390x": 146}
+
+
+def blocked_writing(pid, pipe_fd):
+    """Whether a thread of `pid` sleeps in writev on the pipe that `pipe_fd` reads. A
+    blocking writev sleeps only while bytes of its frame are still unwritten, and nobody
+    reads the pipe while the caller looks: the thread stays there, mid-frame. None when
+    /proc cannot say (another system, or no permission to read a thread's syscall)."""
+    nr = _WRITEV.get(platform.machine())
+    if nr is None:
+        return None
+    pipe = f"pipe:[{os.fstat(pipe_fd).st_ino}]"
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+                fields = f.read().split()
+            if not fields or fields[0] != str(nr):
+                continue
+            if os.readlink(f"/proc/{pid}/fd/{int(fields[1], 16)}") == pipe:
+                return True
+    except (FileNotFoundError, PermissionError):
+        return None  # gone, or /proc withholds it
+    return False
+
+
 def gone(pid):
     """Whether `pid` is no longer a running process (reaped, or a zombie nobody reaps)."""
     try:
@@ -163,13 +190,18 @@ def kill_mid_send(ctx, timeout):
     it = iter(loader)
     pid = next(it)["pid"]
     reader = it._readers[0]
-    # Every batch is bigger than the pipe: while a part of one waits there or here, the
-    # worker is in the middle of sending it (batch 1 may have come whole, then batch 2).
-    wait_until(lambda: reader.mid_frame or pipe_bytes(reader.fd) > 0, "the worker to send")
+    # Every batch is bigger than the pipe, and nobody reads it now: the frame writer fills
+    # it and then sleeps in writev, in the middle of a frame, until the kill. (Bytes in the
+    # pipe alone do not say that: they may end a frame the writer has finished.)
+    exact = blocked_writing(pid, reader.fd) is not None
+    if exact:
+        wait_until(lambda: blocked_writing(pid, reader.fd), "the worker to block in writev")
+    else:  # /proc cannot say: bytes waiting are the best sign, right nearly always
+        wait_until(lambda: reader.mid_frame or pipe_bytes(reader.fd) > 0, "the worker to send")
     os.kill(pid, signal.SIGKILL)
     err = raised(lambda: list(it), RuntimeError)
     assert f"pid {pid}" in str(err) and "killed by signal" in str(err), err
-    assert "died while sending batch" in str(err), err
+    assert not exact or "died while sending batch" in str(err), err
     no_children()
     print("raised:", err)
 
