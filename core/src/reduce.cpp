@@ -154,7 +154,8 @@ struct RowTree {
     // One row (or part of one) is left to reduce_contig: it halves the same way as split()
     // (and float max/min take one SIMD pass).
     if (nd.r1 - nd.r0 > 1 && split(nd, a, b)) {
-      return Op::combine(eval<Op, A>(base, a), eval<Op, A>(base, b));
+      const A lo = eval<Op, A>(base, a);  // in memory order, as reduce_contig
+      return Op::combine(lo, eval<Op, A>(base, b));
     }
     return leaf<Op, A>(base, nd);
   }
@@ -226,16 +227,24 @@ void inner_mode(const T* base, const Plan& p, A* out, const Job& job) {
     }
     return;
   }
-  parallel_for(0, p.out_numel, std::max<int64_t>(1, kParallelMin / 2 / work),
-               [&](int64_t b, int64_t e) {
-                 Walker kw(p.kept, b);
-                 for (int64_t o = b; o < e; ++o, kw.next()) {
-                   // One row per output: the tree is reduce_contig's own (no walker needed).
-                   const A v = red_outer.empty() ? reduce_contig<Op, A>(base + kw.in, tree.n)
-                                                 : tree.eval<Op, A>(base + kw.in, root);
-                   out[kw.out] = finish(v, job.mean, job.count);
-                 }
-               });
+  const int64_t grain = std::max<int64_t>(1, kParallelMin / 2 / work);
+  if (red_outer.empty() && p.kept.size() == 1) {  // rows at one stride: one loop per chunk
+    const Dim k = p.kept[0];
+    parallel_for(0, p.out_numel, grain, [&](int64_t b, int64_t e) {
+      reduce_rows<Op, A>(base + b * k.in, k.in, tree.n, e - b, out + b * k.out, k.out, job.mean,
+                         job.count);
+    });
+    return;
+  }
+  parallel_for(0, p.out_numel, grain, [&](int64_t b, int64_t e) {
+    Walker kw(p.kept, b);
+    for (int64_t o = b; o < e; ++o, kw.next()) {
+      // One row per output: the tree is reduce_contig's own (no walker needed).
+      const A v = red_outer.empty() ? reduce_contig<Op, A>(base + kw.in, tree.n)
+                                    : tree.eval<Op, A>(base + kw.in, root);
+      out[kw.out] = finish(v, job.mean, job.count);
+    }
+  });
 }
 
 // Rows combined per block (bounds float error growth) and blocks per partial row.

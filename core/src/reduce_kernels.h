@@ -261,12 +261,34 @@ struct Ymm<float> {
   SDK_K2_AVX2 static V zero() { return _mm256_setzero_ps(); }
   SDK_K2_AVX2 static V load(const float* p) { return _mm256_load_ps(p); }
   SDK_K2_AVX2 static V load_mask(const float* p, __m256i k) { return _mm256_maskload_ps(p, k); }
+  SDK_K2_AVX2 static V load_and(const float* p, __m256i k) {
+    return _mm256_and_ps(_mm256_load_ps(p), _mm256_castsi256_ps(k));
+  }
   SDK_K2_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
   // Slot s plus slot s + L/2 on cycles of L = 8, 4 and 2 slots.
   SDK_K2_AVX2 static float halves(V v) {
     __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+  }
+  // halves() of v[0..7] at once, into out[0..7]: the same sums of the same pairs, with eight
+  // rows in the lanes.
+  SDK_K2_AVX2 static void halves_rows(const V* v, float* out) {
+    V h[4];  // h[i] = [v[2i] lanes l + l+4 | v[2i+1] lanes l + l+4], l < 4
+    for (int i = 0; i < 4; ++i) {
+      h[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
+                           _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
+    }
+    // d[i] = lanes l + l+2 (l < 2) of rows 4i, 4i+2 | 4i+1, 4i+3
+    V d[2];
+    for (int i = 0; i < 2; ++i) {
+      d[i] = _mm256_add_ps(_mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                           _mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+    // lane 0 + lane 1: rows 0, 2, 4, 6 | 1, 3, 5, 7
+    const V e = _mm256_add_ps(_mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                              _mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(e, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
   }
   // The lanes l with lo <= v + l < hi, as maskload's mask (element indices fit 32 bits: the
   // caller's n is at most kBlock).
@@ -284,10 +306,22 @@ struct Ymm<double> {
   SDK_K2_AVX2 static V zero() { return _mm256_setzero_pd(); }
   SDK_K2_AVX2 static V load(const double* p) { return _mm256_load_pd(p); }
   SDK_K2_AVX2 static V load_mask(const double* p, __m256i k) { return _mm256_maskload_pd(p, k); }
+  SDK_K2_AVX2 static V load_and(const double* p, __m256i k) {
+    return _mm256_and_pd(_mm256_load_pd(p), _mm256_castsi256_pd(k));
+  }
   SDK_K2_AVX2 static V add(V a, V b) { return _mm256_add_pd(a, b); }
   SDK_K2_AVX2 static double halves(V v) {
     __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+  }
+  SDK_K2_AVX2 static void halves_rows(const V* v, double* out) {  // four rows, as float's
+    const V h01 = _mm256_add_pd(_mm256_permute2f128_pd(v[0], v[1], 0x20),
+                                _mm256_permute2f128_pd(v[0], v[1], 0x31));
+    const V h23 = _mm256_add_pd(_mm256_permute2f128_pd(v[2], v[3], 0x20),
+                                _mm256_permute2f128_pd(v[2], v[3], 0x31));
+    // lane 0 + lane 1 of each row: rows 0, 2 | 1, 3
+    const V e = _mm256_add_pd(_mm256_unpacklo_pd(h01, h23), _mm256_unpackhi_pd(h01, h23));
+    _mm256_storeu_pd(out, _mm256_permute4x64_pd(e, _MM_SHUFFLE(3, 1, 2, 0)));
   }
   SDK_K2_AVX2 static __m256i lanes_in(int64_t v, int64_t lo, int64_t hi) {
     const __m256i idx = _mm256_add_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(v));
@@ -296,18 +330,34 @@ struct Ymm<double> {
   }
 };
 
-// a[j] += the lanes in [lo, hi) of the vector at line-relative element v + jW, j < 4.
+// a[j] += the lanes in [lo, hi) of the vector at line-relative element v + jW, j < 4 (+0 in
+// the others, as a maskload gives). On a line-aligned q this is a plain aligned load, masked
+// after: AMD's maskload waits on memory instead of overlapping it, which ran a sum of 64-float
+// rows 6x slower and stalled every 2048-element block at its edges. A vector with a lane in
+// [lo, hi) lies in a 64-byte line that holds an element of the tensor, so its read cannot
+// fault; a vector with none is not read. It does read bytes outside the tensor, hence no
+// AddressSanitizer check here. A misaligned q (floats off a 4-byte boundary) keeps maskload.
 template <typename A>
-SDK_K2_AVX2 inline void add_group_masked_avx2(typename Ymm<A>::V* a, const A* q, int64_t v,
-                                              int64_t lo, int64_t hi) {
+SDK_K2_AVX2 SDK_K2_NO_ASAN inline void add_group_masked_avx2(typename Ymm<A>::V* a, const A* q,
+                                                             int64_t v, int64_t lo, int64_t hi,
+                                                             bool aligned) {
   using Y = Ymm<A>;
   for (int j = 0; j < 4; ++j) {
-    a[j] = Y::add(a[j], Y::load_mask(q + v + j * Y::W, Y::lanes_in(v + j * Y::W, lo, hi)));
+    const int64_t u = v + j * Y::W;
+    const __m256i k = Y::lanes_in(u, lo, hi);
+    typename Y::V x = Y::zero();
+    if (!aligned) {
+      x = Y::load_mask(q + u, k);
+    } else if (u < hi && u + Y::W > lo) {
+      x = Y::load_and(q + u, k);
+    }
+    a[j] = Y::add(a[j], x);
   }
 }
 
+// sum_block_avx2 before its last fold: W lanes, each the sum of its slots.
 template <typename A>
-SDK_K2_AVX2 A sum_block_avx2(const A* p, int64_t n) {
+SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_avx2(const A* p, int64_t n) {
   using Y = Ymm<A>;
   using V = typename Y::V;
   constexpr int W = Y::W;
@@ -317,11 +367,12 @@ SDK_K2_AVX2 A sum_block_avx2(const A* p, int64_t n) {
   const int64_t end = n + o;
   V a[4] = {Y::zero(), Y::zero(), Y::zero(), Y::zero()};
   int64_t v = 0;
-  if (o != 0 && end >= 4 * W) {  // the first group, which starts before p
-    add_group_masked_avx2<A>(a, q, 0, o, end);
+  const bool aligned = addr % sizeof(A) == 0;  // q + v is a line start: aligned loads
+  if (o != 0 && end >= 4 * W) {                // the first group, which starts before p
+    add_group_masked_avx2<A>(a, q, 0, o, end, aligned);
     v = 4 * W;
   }
-  if (addr % sizeof(A) == 0) {  // q + v is a line start: aligned loads
+  if (aligned) {
     for (; v + 4 * W <= end; v += 4 * W) {
       a[0] = Y::add(a[0], Y::load(q + v));
       a[1] = Y::add(a[1], Y::load(q + v + W));
@@ -329,11 +380,15 @@ SDK_K2_AVX2 A sum_block_avx2(const A* p, int64_t n) {
       a[3] = Y::add(a[3], Y::load(q + v + 3 * W));
     }
   }
-  for (; v < end; v += 4 * W) add_group_masked_avx2<A>(a, q, v, o, end);  // tail (or all)
+  for (; v < end; v += 4 * W) add_group_masked_avx2<A>(a, q, v, o, end, aligned);  // tail
   // Partial k (the elements i = k mod 4W) sits in slot (k + o) mod 4W. Each step of the fold
   // adds slot s to slot s + L/2 of a cycle of L slots, which pairs partial k with k + L/2
   // whatever o is: a rotation of the cycle changes where a pair's sum lands, not its value.
-  return Y::halves(Y::add(Y::add(a[0], a[2]), Y::add(a[1], a[3])));
+  return Y::add(Y::add(a[0], a[2]), Y::add(a[1], a[3]));
+}
+template <typename A>
+SDK_K2_AVX2 A sum_block_avx2(const A* p, int64_t n) {
+  return Ymm<A>::halves(sum_lanes_avx2<A>(p, n));
 }
 #endif
 
@@ -369,8 +424,11 @@ A reduce_contig(const T* p, int64_t n) {
     return minmax_contig<(Op::kMinMax < 0)>(p, n);
   }
   if (n > kBlock) {
-    int64_t h = (n / 2) & ~int64_t(15);
-    return Op::combine(reduce_contig<Op, A>(p, h), reduce_contig<Op, A>(p + h, n - h));
+    // Left half first (a call's arguments may be evaluated right to left): reading the
+    // blocks backwards defeats the prefetchers, 1.3x slower from DRAM.
+    const int64_t h = (n / 2) & ~int64_t(15);
+    const A lo = reduce_contig<Op, A>(p, h);
+    return Op::combine(lo, reduce_contig<Op, A>(p + h, n - h));
   }
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
@@ -389,6 +447,43 @@ inline A finish(A v, bool mean, int64_t count) {
     if (mean) return v / static_cast<A>(count);
   }
   return v;
+}
+
+#if defined(__x86_64__)
+// sum_block_avx2 of each row, W rows folded together: a row of 64 floats has fewer elements
+// than the fold's latency in cycles.
+template <typename A>
+SDK_K2_AVX2 void sum_rows_avx2(const A* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_t os,
+                               bool mean, int64_t count) {
+  using Y = Ymm<A>;
+  int64_t r = 0;
+  for (; r + Y::W <= rows; r += Y::W) {
+    typename Y::V v[Y::W];
+    A sums[Y::W];
+    for (int k = 0; k < Y::W; ++k) v[k] = sum_lanes_avx2<A>(p + (r + k) * rs, n);
+    Y::halves_rows(v, sums);
+    for (int k = 0; k < Y::W; ++k) out[(r + k) * os] = finish(sums[k], mean, count);
+  }
+  for (; r < rows; ++r) out[r * os] = finish(sum_block_avx2<A>(p + r * rs, n), mean, count);
+}
+#endif
+
+// out[r * os] = the reduction of row r, the n contiguous elements at p + r * rs, for r < rows:
+// reduce_contig's value, in one loop. On short rows the call and dispatch per row cost more
+// than the row (a 1M x 64 float sum over its rows ran 1.3x torch).
+template <typename Op, typename A, typename T>
+void reduce_rows(const T* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_t os, bool mean,
+                 int64_t count) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
+                std::is_floating_point_v<A>) {
+    if (n <= kBlock && !has_avx512() && has_avx2()) {
+      return sum_rows_avx2<A>(p, rs, n, rows, out, os, mean, count);
+    }
+  }
+#endif
+  for (int64_t r = 0; r < rows; ++r)
+    out[r * os] = finish(reduce_contig<Op, A>(p + r * rs, n), mean, count);
 }
 
 }  // namespace

@@ -213,6 +213,30 @@ def test_full_sum_does_not_depend_on_the_address(dtype, n, rng):
     )
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 5, 8, 13, 16, 31, 32, 33, 64, 100, 2048, 2049])
+def test_sums_over_rows_match_each_rows_own_sum(dtype, n, rng):
+    """A sum over the last dim folds eight rows together (reduce_kernels.h, sum_rows_avx2):
+    each row must still sum to the bits of that row alone, whatever the row count, the start
+    offset and the values (signed zeros, inf, NaN, magnitudes 1e-20 to 1e20)."""
+    for rows, off in [(1, 0), (7, 1), (8, 4), (19, 3)]:
+        buf = rng.standard_normal(rows * n + off) * 10.0 ** rng.integers(-20, 21, rows * n + off)
+        x = buf.astype(dtype)[off:].reshape(rows, n)
+        x[0] = -0.0
+        if rows > 2:
+            x[1, n // 2], x[2, n - 1] = np.inf, np.nan
+        sums, means = sdk.from_numpy(x).sum(1).numpy(), sdk.from_numpy(x).mean(1).numpy()
+        for r in range(rows):
+            row = sdk.from_numpy(x[r].copy())
+            assert sums[r].tobytes() == row.sum().numpy().tobytes(), (rows, off, r)
+            assert means[r].tobytes() == row.mean().numpy().tobytes(), (rows, off, r)
+        if rows > 2:
+            assert np.isinf(sums[1]) and np.isnan(sums[2])
+        x64 = x[3:].astype(np.float64)
+        err = np.abs(sums[3:] - x64.sum(1))
+        assert (err <= 1e-5 * np.abs(x64).sum(1)).all(), err
+
+
 @pytest.mark.parametrize("n", [64, 65, 79, 100, 1000])
 def test_float_amax_amin_at_every_offset(n, rng):
     """amax/amin of float32 rows take the first line's elements in one masked load from the
