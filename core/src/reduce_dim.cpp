@@ -41,9 +41,63 @@ inline bool better(A v, A best) {
   return kMin ? (v < best || nan_of(v)) : (v > best || nan_of(v));
 }
 
+#if defined(__x86_64__)
+// find_first's vector part: the first i of whole vectors that matches, or where they end.
+template <typename A>
+SDK_K2_AVX2 int64_t find_first_avx2(const A* p, int64_t n, A m, bool nan) {
+  constexpr int W = 32 / sizeof(A);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    int bits;
+    if constexpr (std::is_same_v<A, float>) {
+      const __m256 v = _mm256_loadu_ps(p + i);
+      bits = _mm256_movemask_ps(nan ? _mm256_cmp_ps(v, v, _CMP_UNORD_Q)
+                                    : _mm256_cmp_ps(v, _mm256_set1_ps(m), _CMP_EQ_OQ));
+    } else {
+      const __m256d v = _mm256_loadu_pd(p + i);
+      bits = _mm256_movemask_pd(nan ? _mm256_cmp_pd(v, v, _CMP_UNORD_Q)
+                                    : _mm256_cmp_pd(v, _mm256_set1_pd(m), _CMP_EQ_OQ));
+    }
+    if (bits != 0) return i + __builtin_ctz(unsigned(bits));
+  }
+  return i;
+}
+#endif
+
+// Floats and doubles of a run are taken kScan at a time: the SIMD extremum of the block
+// (minmax_contig, NaN if the block holds one), and an element-by-element scan only of a block
+// that beats the best so far or holds a NaN. Random data rescans a few blocks; a rising run
+// rescans each, from L1.
+constexpr int64_t kScan = 1024;
+
+// The first i < n with p[i] == m, or the first NaN when `nan` (the caller knows there is one).
+template <typename A>
+int64_t find_first(const A* p, int64_t n, A m, bool nan) {
+  int64_t i = 0;
+#if defined(__x86_64__)
+  if (has_avx2()) i = find_first_avx2(p, n, m, nan);
+#endif
+  while (i < n && (nan ? p[i] == p[i] : p[i] != m)) ++i;
+  return i;
+}
+
 // Index and value of the extremum of p[0, n) (contiguous), by the rule of better().
 template <bool kMin, typename A, typename T>
 void extremum_run(const T* p, int64_t n, A& best, int64_t& at) {
+  if constexpr (std::is_same_v<A, T> && std::is_floating_point_v<T>) {
+    if (n >= 16) {
+      for (int64_t b = 0; b < n; b += kScan) {
+        const int64_t len = std::min(kScan, n - b);
+        const A m = minmax_contig<kMin>(p + b, len);
+        const bool nan = m != m;
+        if (b != 0 && !nan && !better<kMin>(m, best)) continue;
+        at = b + find_first(p + b, len, m, nan);
+        best = p[at];     // not m: of -0 and +0, the one found first
+        if (nan) return;  // the first NaN wins
+      }
+      return;
+    }
+  }
   best = convert<A>(p[0]);
   at = 0;
   for (int64_t i = 1; i < n; ++i) {

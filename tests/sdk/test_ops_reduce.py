@@ -90,6 +90,37 @@ def test_max_min_with_dim(rng, close):
         sdk.zeros(0).max()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [15, 16, 17, 100, 1023, 1024, 1025, 3000, 70000])
+def test_argmax_argmin_find_the_first_extremum_and_the_first_nan(dtype, n, rng):
+    """Float rows are searched a block of 1024 at a time (reduce_dim.cpp, extremum_run): ties,
+    signed zeros and NaNs must resolve to the first occurrence, as numpy's, wherever the
+    blocks fall; max/min return the value at that index."""
+    cases = {"random": rng.standard_normal((3, n)).astype(dtype)}
+    ties = np.zeros((3, n), dtype)
+    ties[:, [n // 3, n // 2, n - 1]] = 5  # equal extrema in different blocks
+    ties[:, [n // 4, n - 2]] = -5
+    cases["ties"] = ties
+    zeros = np.full((3, n), -1, dtype)
+    zeros[:, n // 2], zeros[:, n - 1] = -0.0, 0.0  # -0 first: it is the max, and kept as -0
+    cases["zeros"] = zeros
+    cases["rising"] = np.tile(np.arange(n, dtype=dtype), (3, 1))
+    nans = rng.standard_normal((3, n)).astype(dtype)
+    nans[0, [n // 2, n - 1]] = np.nan
+    nans[1, 0] = np.nan
+    nans[2, [n - 1]] = np.nan
+    cases["nans"] = nans
+    for name, a in cases.items():
+        t = sdk.from_numpy(a)
+        for arg, ext, npf in [(t.argmax, t.max, np.argmax), (t.argmin, t.min, np.argmin)]:
+            want = npf(a, axis=1)
+            np.testing.assert_array_equal(arg(1).numpy(), want, err_msg=name)
+            values = ext(1).values.numpy()
+            picked = a[np.arange(3), want]
+            assert values.tobytes() == picked.tobytes(), (name, values, picked)
+        assert sdk.from_numpy(a[1].copy()).argmax().item() == np.argmax(a[1]), name
+
+
 @pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)], ids=str)
 def test_var_std(dim, rng, close):
     a = rng.standard_normal((5, 6))
