@@ -20,9 +20,12 @@ max_result = namedtuple("max", ["values", "indices"])
 min_result = namedtuple("min", ["values", "indices"])
 
 # Codes of the C ABI's reduction table (SDK_REDUCE_OPS in sdk/c_api.h).
-_SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY = (
-    _C.REDUCE_OPS[n] for n in ("sum", "mean", "prod", "amax", "amin", "all", "any")
+_SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY, _SUMSQ = (
+    _C.REDUCE_OPS[n] for n in ("sum", "mean", "prod", "amax", "amin", "all", "any", "sumsq")
 )
+
+
+_FLOAT32 = dtype_or_none("float32")
 
 
 def _dims(input: Tensor, dim: Any, op: str) -> Any:
@@ -240,7 +243,13 @@ def norm(
     if not x.dtype.is_floating_point:
         raise TypeError(f"norm(): expected a floating point tensor, got {x.dtype}")
     if p in ("fro", 2, 2.0):
-        return sqrt(sum(x * x, dim, keepdim=keepdim))
+        if needs_grad(x):  # through the ops autograd knows
+            return sqrt(sum(x * x, dim, keepdim=keepdim))
+        # One pass, no x * x tensor (at 16M elements the copy cost 3.6x the reduction); 16-bit
+        # floats square and add in float32 and round once, at the end, as torch's.
+        wide = x.dtype.itemsize == 2
+        acc = _C.reduce(_SUMSQ, x, _dims(x, dim, "norm"), keepdim, _FLOAT32 if wide else None)
+        return to_dtype(sqrt(acc), x.dtype) if wide else sqrt(acc)
     a = _abs(x)
     if p == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim=keepdim)

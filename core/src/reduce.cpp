@@ -273,7 +273,7 @@ void column_partial(const T* col, const std::vector<Dim>& red, int64_t r0, int64
       combine_rows4<Op>(into, rows, len);
     }
     for (; r < b1; ++r, rw.next()) combine_row<Op>(into, col + rw.in, len);
-    if (into == blk) combine_row<Op>(dst, blk, len);
+    if (into == blk) combine_row<typename PartOf<Op>::type>(dst, blk, len);
   }
 }
 
@@ -316,7 +316,7 @@ void outer_mode(const T* base, const Plan& p, A* out, const Job& job) {
   // acc = init combined in order with each partial row; `part(s)` gives partial row s.
   auto finish_block = [&](const ColumnBlock& c, A* acc, auto&& part) {
     std::fill(acc, acc + c.len, Op::init());
-    for (int64_t s = 0; s < nsb; ++s) combine_row<Op>(acc, part(s), c.len);
+    for (int64_t s = 0; s < nsb; ++s) combine_row<typename PartOf<Op>::type>(acc, part(s), c.len);
     A* o = out + c.out + c.j0 * inner.out;
     for (int64_t j = 0; j < c.len; ++j) o[j * inner.out] = finish(acc[j], job.mean, job.count);
   };
@@ -564,6 +564,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
   switch (op) {
     case SDK_SUM:
     case SDK_PROD:
+    case SDK_SUMSQ:
       out_dtype = dtype >= 0 ? dtype : (is_integral(x0.dtype, true) ? SDK_INT64 : x0.dtype);
       acc_dtype = arith_acc(out_dtype);
       break;
@@ -589,7 +590,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
       acc_dtype = SDK_BOOL;
       break;
   }
-  acc_dtype = device_acc(x0, acc_dtype, out_dtype);
+  if (op != SDK_SUMSQ) acc_dtype = device_acc(x0, acc_dtype, out_dtype);  // SUMSQ: see below
   Shape oshape = out_shape(x0, mask, keepdim);
   int64_t red = 1, outn = 1;
   for (int64_t d = 0; d < x0.ndim; ++d) (mask[d] ? red : outn) *= x0.sizes[d];
@@ -607,7 +608,16 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
     acc = make_tensor(oshape, acc_dtype, x0.device());
   }
   Job job{op == SDK_MEAN, red};
-  if (cuda::is_cuda(x0)) {
+  if (cuda::is_cuda(x0) && op == SDK_SUMSQ) {
+    // The device kernels take no squaring step: x * x in the accumulator's type (a float16
+    // square overflows past 256), then a sum.
+    Ref xa = to_dtype(*x, acc_dtype, false);
+    sdk_tensor* sq = nullptr;
+    if (sdk_binary(SDK_MUL, to_handle(xa.get()), to_handle(xa.get()), nullptr, &sq) != SDK_OK) {
+      SDK_FAIL(sdk_last_error_kind(), name, ": ", sdk_last_error_message());
+    }
+    cuda::reduce(SDK_SUM, *Ref(to_impl(sq)), mask, *acc);
+  } else if (cuda::is_cuda(x0)) {
     cuda::reduce(op, *x, mask, *acc);
   } else {
     switch (op) {
@@ -617,6 +627,9 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
         break;
       case SDK_PROD:
         dispatch_arith<ProdOp>(*x, mask, *acc, job, name);
+        break;
+      case SDK_SUMSQ:
+        dispatch_arith<SumSqOp>(*x, mask, *acc, job, name);
         break;
       case SDK_AMAX:
         dispatch_minmax<MaxOp>(*x, mask, *acc, name);

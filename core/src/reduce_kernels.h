@@ -52,6 +52,34 @@ struct MinOp {
   }
   static A combine(A a, A b) { return (b < a || is_nan(b)) ? b : a; }
 };
+// The sum of squares: elements enter squared (enter()), partial sums combine as SumOp's.
+template <typename A>
+struct SumSqOp : SumOp<A> {
+  static constexpr bool kSquares = true;
+};
+template <typename Op, typename = void>
+struct squares : std::false_type {};
+template <typename Op>
+struct squares<Op, std::void_t<decltype(Op::kSquares)>> : std::true_type {};
+// An element as it enters a reduction (squared for SumSqOp).
+template <typename Op, typename A>
+inline A enter(A v) {
+  if constexpr (squares<Op>::value) {
+    return wrap_mul(v, v);
+  } else {
+    return v;
+  }
+}
+// The op that combines partial results of Op (rows of partial sums, not elements).
+template <typename Op>
+struct PartOf {
+  using type = Op;
+};
+template <typename A>
+struct PartOf<SumSqOp<A>> {
+  using type = SumOp<A>;
+};
+
 struct AllOp {
   static constexpr int kMinMax = 0;
   static bool init() { return true; }
@@ -76,7 +104,7 @@ __attribute__((always_inline)) inline A reduce_block(const T* p, int64_t n) {
   constexpr int L = 16;
   if (n < 2 * L) {
     A acc = Op::init();
-    for (int64_t i = 0; i < n; ++i) acc = Op::combine(acc, convert<A>(p[i]));
+    for (int64_t i = 0; i < n; ++i) acc = Op::combine(acc, enter<Op>(convert<A>(p[i])));
     return acc;
   }
   // Each accumulator starts at init() and takes its first element like the others: copied
@@ -87,9 +115,9 @@ __attribute__((always_inline)) inline A reduce_block(const T* p, int64_t n) {
   for (int j = 0; j < L; ++j) acc[j] = Op::init();
   int64_t i = 0;
   for (; i + L <= n; i += L) {
-    for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], convert<A>(p[i + j]));
+    for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], enter<Op>(convert<A>(p[i + j])));
   }
-  for (; i < n; ++i) acc[0] = Op::combine(acc[0], convert<A>(p[i]));
+  for (; i < n; ++i) acc[0] = Op::combine(acc[0], enter<Op>(convert<A>(p[i])));
   // Unrolled whole, so acc stays in registers: as a loop the fold went through the stack,
   // with a store-to-load stall at each step (a product of 64-float rows ran 5x torch).
 #pragma GCC unroll 4
@@ -104,7 +132,7 @@ __attribute__((always_inline)) inline A reduce_block(const T* p, int64_t n) {
 template <typename Op, typename A, typename T>
 __attribute__((always_inline)) inline void combine_row_body(A* __restrict acc,
                                                             const T* __restrict row, int64_t m) {
-  for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], convert<A>(row[j]));
+  for (int64_t j = 0; j < m; ++j) acc[j] = Op::combine(acc[j], enter<Op>(convert<A>(row[j])));
 }
 
 // The same for four rows at once: a quarter of the accumulator loads and stores.
@@ -115,8 +143,8 @@ __attribute__((always_inline)) inline void combine_rows4_body(A* __restrict acc,
                                                               const T* __restrict r2,
                                                               const T* __restrict r3, int64_t m) {
   for (int64_t j = 0; j < m; ++j) {
-    A a = Op::combine(convert<A>(r0[j]), convert<A>(r1[j]));
-    A b = Op::combine(convert<A>(r2[j]), convert<A>(r3[j]));
+    A a = Op::combine(enter<Op>(convert<A>(r0[j])), enter<Op>(convert<A>(r1[j])));
+    A b = Op::combine(enter<Op>(convert<A>(r2[j])), enter<Op>(convert<A>(r3[j])));
     acc[j] = Op::combine(acc[j], Op::combine(a, b));
   }
 }

@@ -262,7 +262,7 @@ def c_api_1_11(tmp_path: Path) -> Path:
         text = text[:start] + text[end:]
     text = re.sub(r"\n\s*SDK_VALUE_OBJECT = 14[^\n]*", "", text)
     text = text.replace("SDK_VALUE_LIST = 13,", "SDK_VALUE_LIST = 13")
-    text = text.replace("#define SDK_ABI_VERSION_MINOR 12", "#define SDK_ABI_VERSION_MINOR 11")
+    text = re.sub(r"#define SDK_ABI_VERSION_MINOR \d+", "#define SDK_ABI_VERSION_MINOR 11", text)
     assert "sdk_class" not in text and "OBJECT" not in text and "sdk_storage" not in text
     inc = tmp_path / "include_1_11" / "sdk"
     inc.mkdir(parents=True)
@@ -271,7 +271,7 @@ def c_api_1_11(tmp_path: Path) -> Path:
 
 
 def test_op_library_built_against_abi_1_11_runs(tmp_path):
-    """An op library built against the ABI 1.11 header loads on the 1.12 core (its ABI check
+    """An op library built against the ABI 1.11 header loads on a newer core (its ABI check
     passes), registers and runs; the core still checks its arguments."""
     import uuid
 

@@ -124,6 +124,22 @@ def test_reductions(dims, keepdim):
     np.testing.assert_array_equal(host(sdk.amin(t, **kw)), a.min(**np_kw))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_norm_and_the_sum_of_squares(dtype):
+    """SDK_REDUCE_SUMSQ on a CUDA tensor squares in the accumulator's type, then sums: a
+    float16 norm past 256 must not overflow."""
+    a = (RNG.standard_normal((4, 50)) * 300).astype(dtype)
+    t = cuda(a)
+    ref = np.sqrt((a.astype(np.float64) ** 2).sum(1))
+    got = host(t.norm(dim=1))
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(
+        got.astype(np.float64), ref, rtol=2e-3 if dtype == "float16" else 1e-6
+    )
+    sq = sdk._C.reduce(sdk._C.REDUCE_OPS["sumsq"], t, None, False, sdk.float32)  # 1.8e7
+    np.testing.assert_allclose(float(host(sq)), (a.astype(np.float64) ** 2).sum(), rtol=2e-3)
+
+
 def test_large_full_reduction_and_int_sum():
     a = RNG.integers(-5, 5, size=1_000_003)
     t = cuda(a)

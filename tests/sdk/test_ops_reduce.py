@@ -121,6 +121,51 @@ def test_argmax_argmin_find_the_first_extremum_and_the_first_nan(dtype, n, rng):
         assert sdk.from_numpy(a[1].copy()).argmax().item() == np.argmax(a[1]), name
 
 
+SUMSQ = sdk._C.REDUCE_OPS["sumsq"]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize(
+    "shape, dim",
+    [((7, 1000), 1), ((1500, 40), 0), ((2000, 16), 0), ((3, 700, 5), (0, 2)), ((300000,), None)],
+    ids=str,
+)
+def test_sum_of_squares_squares_each_element_once(shape, dim, threads, rng):
+    """SDK_REDUCE_SUMSQ squares elements as they enter and adds partial sums as they are:
+    column reductions combine blocks of rows and partial rows (reduce.cpp, PartOf), which must
+    not be squared again; the result must not depend on the thread count or the layout."""
+    x = rng.standard_normal(shape).astype(np.float32) * 3
+    want = (x.astype(np.float64) ** 2).sum(axis=dim)
+    d = None if dim is None else (dim,) if isinstance(dim, int) else dim
+    old = sdk.get_num_threads()
+    sdk.set_num_threads(threads)
+    try:
+        got = sdk._C.reduce(SUMSQ, sdk.from_numpy(x), d, False, None).numpy()
+        flipped = np.asfortranarray(x)  # the same values, reduced in another order of memory
+        again = sdk._C.reduce(SUMSQ, sdk.from_numpy(flipped), d, False, None).numpy()
+        norm = sdk.from_numpy(x).norm(dim=dim).numpy()
+    finally:
+        sdk.set_num_threads(old)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+    np.testing.assert_allclose(again, want, rtol=2e-6)
+    np.testing.assert_allclose(norm, np.sqrt(want), rtol=2e-6)
+
+
+def test_sum_of_squares_dtypes_and_16_bit_norms():
+    """Integers square and add in int64, as sum; float16/bfloat16 norms square and add in
+    float32 and round once (x * x in float16 would overflow past 256, as torch's does not)."""
+    ints = np.arange(-50, 50, dtype=np.int32).reshape(10, 10)
+    got = sdk._C.reduce(SUMSQ, sdk.from_numpy(ints), (1,), False, None)
+    assert got.dtype == sdk.int64
+    np.testing.assert_array_equal(got.numpy(), (ints.astype(np.int64) ** 2).sum(1))
+    big = np.linspace(-900, 900, 64, dtype=np.float32).reshape(4, 16)
+    for dt in (sdk.float16, sdk.bfloat16):
+        n = sdk.from_numpy(big).to(dt).norm(dim=1)
+        assert n.dtype == dt
+        exact = np.sqrt((big.astype(np.float64) ** 2).sum(1))
+        np.testing.assert_allclose(n.to(sdk.float32).numpy(), exact, rtol=1e-2)
+
+
 @pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)], ids=str)
 def test_var_std(dim, rng, close):
     a = rng.standard_normal((5, 6))

@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 12
+#define SDK_ABI_VERSION_MINOR 13
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -807,7 +807,8 @@ SDK_API sdk_status sdk_isclose(const sdk_tensor* a, const sdk_tensor* b, double 
 /* ========================================================================= */
 
 /*! \brief Reductions for sdk_reduce (an op table as above). AMAX/AMIN give values only; ALL
- *  and ANY give bool. */
+ *  and ANY give bool. SUMSQ (ABI 1.13) is the sum of the squares x * x (a 2-norm before its
+ *  square root, in one pass), with SUM's dtypes. */
 #define SDK_REDUCE_OPS(X) \
   X(SUM, sum, 0)          \
   X(MEAN, mean, 1)        \
@@ -815,7 +816,8 @@ SDK_API sdk_status sdk_isclose(const sdk_tensor* a, const sdk_tensor* b, double 
   X(AMAX, amax, 3)        \
   X(AMIN, amin, 4)        \
   X(ALL, all, 5)          \
-  X(ANY, any, 6)
+  X(ANY, any, 6)          \
+  X(SUMSQ, sumsq, 7)
 
 /*! \brief Reduction codes (SDK_REDUCE_OPS). */
 typedef enum { SDK_REDUCE_OPS(SDK_DETAIL_OP_ENUM) } sdk_reduce_op;
