@@ -243,13 +243,16 @@ def norm(
     if not x.dtype.is_floating_point:
         raise TypeError(f"norm(): expected a floating point tensor, got {x.dtype}")
     if p in ("fro", 2, 2.0):
-        if needs_grad(x):  # through the ops autograd knows
-            return sqrt(sum(x * x, dim, keepdim=keepdim))
-        # One pass, no x * x tensor (at 16M elements the copy cost 3.6x the reduction); 16-bit
-        # floats square and add in float32 and round once, at the end, as torch's.
+        # 16-bit floats square and add in float32 and round once, at the end, as torch's
         wide = x.dtype.itemsize == 2
-        acc = _C.reduce(_SUMSQ, x, _dims(x, dim, "norm"), keepdim, _FLOAT32 if wide else None)
-        return to_dtype(sqrt(acc), x.dtype) if wide else sqrt(acc)
+        if needs_grad(x):  # through the ops autograd knows
+            w = to_dtype(x, _FLOAT32) if wide else x
+            n = sqrt(sum(w * w, dim, keepdim=keepdim))
+        else:  # one pass, no x * x tensor (at 16M elements the copy cost 3.6x the reduction)
+            n = sqrt(
+                _C.reduce(_SUMSQ, x, _dims(x, dim, "norm"), keepdim, _FLOAT32 if wide else None)
+            )
+        return to_dtype(n, x.dtype) if wide else n
     a = _abs(x)
     if p == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim=keepdim)

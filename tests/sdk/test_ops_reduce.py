@@ -164,6 +164,12 @@ def test_sum_of_squares_dtypes_and_16_bit_norms():
         assert n.dtype == dt
         exact = np.sqrt((big.astype(np.float64) ** 2).sum(1))
         np.testing.assert_allclose(n.to(sdk.float32).numpy(), exact, rtol=1e-2)
+        leaf = sdk.from_numpy(big).to(dt).requires_grad_(True)  # the path autograd records
+        g = leaf.norm(dim=1)
+        np.testing.assert_allclose(g.detach().to(sdk.float32).numpy(), exact, rtol=1e-2)
+        g.sum().backward()
+        want = big / exact[:, None]
+        np.testing.assert_allclose(leaf.grad.to(sdk.float32).numpy(), want, atol=1e-2)
 
 
 @pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)], ids=str)
