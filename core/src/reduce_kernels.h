@@ -297,7 +297,8 @@ struct Ymm<float> {
   SDK_K2_AVX2 static V zero() { return _mm256_setzero_ps(); }
   SDK_K2_AVX2 static V load(const float* p) { return _mm256_load_ps(p); }
   SDK_K2_AVX2 static V load_mask(const float* p, __m256i k) { return _mm256_maskload_ps(p, k); }
-  SDK_K2_AVX2 static V load_and(const float* p, __m256i k) {
+  // The whole vector at p, lanes outside k zeroed: see add_group_masked_avx2.
+  SDK_K2_AVX2 SDK_K2_NO_ASAN static V load_and(const float* p, __m256i k) {
     return _mm256_and_ps(_mm256_load_ps(p), _mm256_castsi256_ps(k));
   }
   SDK_K2_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
@@ -342,7 +343,8 @@ struct Ymm<double> {
   SDK_K2_AVX2 static V zero() { return _mm256_setzero_pd(); }
   SDK_K2_AVX2 static V load(const double* p) { return _mm256_load_pd(p); }
   SDK_K2_AVX2 static V load_mask(const double* p, __m256i k) { return _mm256_maskload_pd(p, k); }
-  SDK_K2_AVX2 static V load_and(const double* p, __m256i k) {
+  // The whole vector at p, lanes outside k zeroed: see add_group_masked_avx2.
+  SDK_K2_AVX2 SDK_K2_NO_ASAN static V load_and(const double* p, __m256i k) {
     return _mm256_and_pd(_mm256_load_pd(p), _mm256_castsi256_pd(k));
   }
   SDK_K2_AVX2 static V add(V a, V b) { return _mm256_add_pd(a, b); }
@@ -372,11 +374,10 @@ struct Ymm<double> {
 // rows 6x slower and stalled every 2048-element block at its edges. A vector with a lane in
 // [lo, hi) lies in a 64-byte line that holds an element of the tensor, so its read cannot
 // fault; a vector with none is not read. It does read bytes outside the tensor, hence no
-// AddressSanitizer check here. A misaligned q (floats off a 4-byte boundary) keeps maskload.
+// sanitizer checks in load_and. A misaligned q (floats off a 4-byte boundary) keeps maskload.
 template <typename A>
-SDK_K2_AVX2 SDK_K2_NO_ASAN inline void add_group_masked_avx2(typename Ymm<A>::V* a, const A* q,
-                                                             int64_t v, int64_t lo, int64_t hi,
-                                                             bool aligned) {
+SDK_K2_AVX2 inline void add_group_masked_avx2(typename Ymm<A>::V* a, const A* q, int64_t v,
+                                              int64_t lo, int64_t hi, bool aligned) {
   using Y = Ymm<A>;
   for (int j = 0; j < 4; ++j) {
     const int64_t u = v + j * Y::W;
