@@ -12,12 +12,9 @@ where the reductions of core/src/reduce*.cpp stand.
 
 from __future__ import annotations
 
-import argparse
-import math
-
 import _checkout  # noqa: F401  (the sdk under test: the checkout's build or the installed one)
 import numpy as np
-from bench_unary import best_of, parse_size
+from bench_unary import parse_size, setup, timed_cells
 
 import sdk
 
@@ -78,40 +75,21 @@ def calls(x: np.ndarray, rows, method: str, npfn) -> tuple:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1K,1M,16M", help="element counts, e.g. 64K,1M,64M")
-    ap.add_argument("--threads", type=int, default=1, help="sdk's and torch's thread count")
-    ap.add_argument("--only", default="", help="comma-separated op names")
-    ap.add_argument("--rounds", type=int, default=0, help="rounds (default: by size)")
-    args = ap.parse_args()
-    sdk.set_num_threads(args.threads)
-    if torch is not None:
-        torch.set_num_threads(args.threads)
-    only = {o.strip() for o in args.only.split(",") if o.strip()}
-    print(f"threads {args.threads}; torch {torch.__version__ if torch else '-'}")
+    args, only = setup(__doc__, "1K,1M,16M")
     print("| op | over | n | sdk (us) | torch (us) | numpy (us) | sdk/best |")
     print("|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(0)
     for size in args.sizes.split(","):
         n = parse_size(size)
         x = rng.standard_normal(n, dtype=np.float32)
-        rounds = args.rounds or max(5, min(200, (1 << 24) // max(n, 1)))
         for name, rows, method, npfn in CASES:
             if (only and name not in only) or (rows not in (None, "cols") and n % rows):
                 continue
             if rows == "cols" and n < 1024 * 16:
                 continue
-            s, t, npy = best_of(list(calls(x, rows, method, npfn)), rounds)
-            ref = min(t, npy)
-            over = (
-                "all"
-                if rows is None
-                else "dim 0 of (1024, n/1024)"
-                if rows == "cols"
-                else f"rows of {rows}"
-            )
-            cells = [f"{v:.1f}" if v < math.inf else "-" for v in (s, t, npy)]
-            print(f"| {name} | {over} | {size} | {' | '.join(cells)} | {s / ref:.2f} |")
+            over = {None: "all", "cols": "dim 0 of (1024, n/1024)"}.get(rows, f"rows of {rows}")
+            cells = timed_cells(list(calls(x, rows, method, npfn)), args, n)
+            print(f"| {name} | {over} | {size} | {cells}")
 
 
 if __name__ == "__main__":

@@ -85,9 +85,11 @@ def best_of(calls: list, rounds: int) -> list[float]:
     return [b * 1e6 for b in best]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1K,1M", help="element counts, e.g. 1K,1M,16M")
+def setup(doc: str, sizes: str) -> tuple[argparse.Namespace, set[str]]:
+    """The options these tables share (--sizes, --threads, --only, --rounds), parsed, with
+    sdk's and torch's thread counts set; and the set of op names --only keeps."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--sizes", default=sizes, help="element counts, e.g. 1K,1M,16M")
     ap.add_argument("--threads", type=int, default=1, help="sdk's and torch's thread count")
     ap.add_argument("--only", default="", help="comma-separated op names")
     ap.add_argument("--rounds", type=int, default=0, help="rounds (default: by size)")
@@ -95,19 +97,26 @@ def main() -> None:
     sdk.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)
-    only = {o.strip() for o in args.only.split(",") if o.strip()}
     print(f"threads {args.threads}; torch {torch.__version__ if torch else '-'}")
+    return args, {o.strip() for o in args.only.split(",") if o.strip()}
+
+
+def timed_cells(calls: list, args: argparse.Namespace, n: int) -> str:
+    """The table cells of one row: sdk, torch and numpy microseconds, and sdk over the best."""
+    rounds = args.rounds or max(5, min(200, (1 << 24) // max(n, 1)))
+    s, t, npy = best_of(calls, rounds)
+    cells = [f"{v:.1f}" if v < math.inf else "-" for v in (s, t, npy)]
+    return f"{' | '.join(cells)} | {s / min(t, npy):.2f} |"
+
+
+def main() -> None:
+    args, only = setup(__doc__, "1K,1M")
     print("| op | n | sdk (us) | torch (us) | numpy (us) | sdk/best |\n|---|---|---|---|---|---|")
     for size in args.sizes.split(","):
         n = parse_size(size)
-        rounds = args.rounds or max(5, min(200, (1 << 24) // max(n, 1)))
         for name, calls in cases(n).items():
-            if only and name not in only:
-                continue
-            s, t, npy = best_of(list(calls), rounds)
-            ref = min(t, npy)
-            cells = [f"{v:.1f}" if v < math.inf else "-" for v in (s, t, npy)]
-            print(f"| {name} | {size} | {' | '.join(cells)} | {s / ref:.2f} |")
+            if not only or name in only:
+                print(f"| {name} | {size} | {timed_cells(list(calls), args, n)}")
 
 
 if __name__ == "__main__":

@@ -556,6 +556,39 @@ sdk_dtype device_acc(const TensorImpl& x, sdk_dtype acc, sdk_dtype out) {
   return cuda::is_cuda(x) && acc == SDK_FLOAT32 && half ? out : acc;
 }
 
+// The reduction `op` of x (x0 after an optional cast) into acc, on x0's device.
+void run_op(int32_t op, const TensorImpl& x0, const TensorImpl& x, const std::vector<bool>& mask,
+            TensorImpl& acc, const Job& job, const char* name) {
+  if (cuda::is_cuda(x0) && op == SDK_SUMSQ) {
+    // The device kernels take no squaring step: x * x in the accumulator's type (a float16
+    // square overflows past 256), then a sum.
+    Ref xa = to_dtype(x, acc.dtype, false);
+    sdk_tensor* sq = nullptr;
+    if (sdk_binary(SDK_MUL, to_handle(xa.get()), to_handle(xa.get()), nullptr, &sq) != SDK_OK) {
+      SDK_FAIL(sdk_last_error_kind(), name, ": ", sdk_last_error_message());
+    }
+    return cuda::reduce(SDK_SUM, *Ref(to_impl(sq)), mask, acc);
+  }
+  if (cuda::is_cuda(x0)) return cuda::reduce(op, x, mask, acc);
+  switch (op) {
+    case SDK_SUM:
+    case SDK_MEAN:
+      return dispatch_arith<SumOp>(x, mask, acc, job, name);
+    case SDK_PROD:
+      return dispatch_arith<ProdOp>(x, mask, acc, job, name);
+    case SDK_SUMSQ:
+      return dispatch_arith<SumSqOp>(x, mask, acc, job, name);
+    case SDK_AMAX:
+      return dispatch_minmax<MaxOp>(x, mask, acc, name);
+    case SDK_AMIN:
+      return dispatch_minmax<MinOp>(x, mask, acc, name);
+    case SDK_ALL:
+      return dispatch_logical<AllOp>(x, mask, acc, name);
+    default:
+      return dispatch_logical<AnyOp>(x, mask, acc, name);
+  }
+}
+
 Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask, bool keepdim,
                 sdk_dtype dtype, sdk_tensor* out, const char* name) {
   Ref xr;  // x after an optional cast (amax/amin with a dtype)
@@ -608,43 +641,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
     acc = make_tensor(oshape, acc_dtype, x0.device());
   }
   Job job{op == SDK_MEAN, red};
-  if (cuda::is_cuda(x0) && op == SDK_SUMSQ) {
-    // The device kernels take no squaring step: x * x in the accumulator's type (a float16
-    // square overflows past 256), then a sum.
-    Ref xa = to_dtype(*x, acc_dtype, false);
-    sdk_tensor* sq = nullptr;
-    if (sdk_binary(SDK_MUL, to_handle(xa.get()), to_handle(xa.get()), nullptr, &sq) != SDK_OK) {
-      SDK_FAIL(sdk_last_error_kind(), name, ": ", sdk_last_error_message());
-    }
-    cuda::reduce(SDK_SUM, *Ref(to_impl(sq)), mask, *acc);
-  } else if (cuda::is_cuda(x0)) {
-    cuda::reduce(op, *x, mask, *acc);
-  } else {
-    switch (op) {
-      case SDK_SUM:
-      case SDK_MEAN:
-        dispatch_arith<SumOp>(*x, mask, *acc, job, name);
-        break;
-      case SDK_PROD:
-        dispatch_arith<ProdOp>(*x, mask, *acc, job, name);
-        break;
-      case SDK_SUMSQ:
-        dispatch_arith<SumSqOp>(*x, mask, *acc, job, name);
-        break;
-      case SDK_AMAX:
-        dispatch_minmax<MaxOp>(*x, mask, *acc, name);
-        break;
-      case SDK_AMIN:
-        dispatch_minmax<MinOp>(*x, mask, *acc, name);
-        break;
-      case SDK_ALL:
-        dispatch_logical<AllOp>(*x, mask, *acc, name);
-        break;
-      default:
-        dispatch_logical<AnyOp>(*x, mask, *acc, name);
-        break;
-    }
-  }
+  run_op(op, x0, *x, mask, *acc, job, name);
   Ref res = acc;
   if (acc_dtype != out_dtype) res = to_dtype(*acc, out_dtype, false);
   return finish_out(res, out, name);
