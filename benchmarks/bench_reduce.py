@@ -60,8 +60,6 @@ def calls(x: np.ndarray, rows, method: str, npfn) -> tuple:
     def call(obj):
         if obj is None:
             return None
-        if method == "var" and dim is not None:
-            return lambda: obj.var(dim)
         return lambda: getattr(obj, method)(**kw)
 
     npcall = None

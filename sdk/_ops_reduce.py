@@ -25,7 +25,7 @@ _SUM, _MEAN, _PROD, _AMAX, _AMIN, _ALL, _ANY, _SUMSQ = (
 )
 
 
-_FLOAT32 = dtype_or_none("float32")
+_FLOAT32 = as_dtype("float32")
 
 
 def _dims(input: Tensor, dim: Any, op: str) -> Any:
@@ -244,15 +244,15 @@ def norm(
         raise TypeError(f"norm(): expected a floating point tensor, got {x.dtype}")
     if p in ("fro", 2, 2.0):
         # 16-bit floats square and add in float32 and round once, at the end, as torch's
-        wide = x.dtype.itemsize == 2
+        narrow = x.dtype.itemsize == 2
         if needs_grad(x):  # through the ops autograd knows
-            w = to_dtype(x, _FLOAT32) if wide else x
+            w = to_dtype(x, _FLOAT32) if narrow else x
             n = sqrt(sum(w * w, dim, keepdim=keepdim))
         else:  # one pass, no x * x tensor (at 16M elements the copy cost 3.6x the reduction)
             n = sqrt(
-                _C.reduce(_SUMSQ, x, _dims(x, dim, "norm"), keepdim, _FLOAT32 if wide else None)
+                _C.reduce(_SUMSQ, x, _dims(x, dim, "norm"), keepdim, _FLOAT32 if narrow else None)
             )
-        return to_dtype(n, x.dtype) if wide else n
+        return to_dtype(n, x.dtype) if narrow else n
     a = _abs(x)
     if p == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim=keepdim)

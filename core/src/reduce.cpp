@@ -550,10 +550,11 @@ sdk_dtype arith_acc(sdk_dtype out_dtype) {
 }
 
 // The CUDA backend accumulates 16-bit floats in float inside its kernels and rounds once at
-// the store: a float32 accumulator tensor would only add a cast kernel per call.
-sdk_dtype device_acc(const TensorImpl& x, sdk_dtype acc, sdk_dtype out) {
+// the store: a float32 accumulator tensor would only add a cast kernel per call. Not for
+// SUMSQ, whose squares are a tensor of the accumulator's type (run_op).
+sdk_dtype device_acc(int32_t op, const TensorImpl& x, sdk_dtype acc, sdk_dtype out) {
   const bool half = out == SDK_FLOAT16 || out == SDK_BFLOAT16;
-  return cuda::is_cuda(x) && acc == SDK_FLOAT32 && half ? out : acc;
+  return cuda::is_cuda(x) && op != SDK_SUMSQ && acc == SDK_FLOAT32 && half ? out : acc;
 }
 
 // The reduction `op` of x (x0 after an optional cast) into acc, on x0's device.
@@ -623,7 +624,7 @@ Ref reduce_impl(int32_t op, const TensorImpl& x0, const std::vector<bool>& mask,
       acc_dtype = SDK_BOOL;
       break;
   }
-  if (op != SDK_SUMSQ) acc_dtype = device_acc(x0, acc_dtype, out_dtype);  // SUMSQ: see below
+  acc_dtype = device_acc(op, x0, acc_dtype, out_dtype);
   Shape oshape = out_shape(x0, mask, keepdim);
   int64_t red = 1, outn = 1;
   for (int64_t d = 0; d < x0.ndim; ++d) (mask[d] ? red : outn) *= x0.sizes[d];

@@ -64,12 +64,6 @@ SDK_K2_AVX2 int64_t find_first_avx2(const A* p, int64_t n, A m, bool nan) {
 }
 #endif
 
-// Floats and doubles of a run are taken kScan at a time: the SIMD extremum of the block
-// (minmax_contig, NaN if the block holds one), and an element-by-element scan only of a block
-// that beats the best so far or holds a NaN. Random data rescans a few blocks; a rising run
-// rescans each, from L1.
-constexpr int64_t kScan = 1024;
-
 // The first i < n with p[i] == m, or the first NaN when `nan` (the caller knows there is one).
 template <typename A>
 int64_t find_first(const A* p, int64_t n, A m, bool nan) {
@@ -80,6 +74,12 @@ int64_t find_first(const A* p, int64_t n, A m, bool nan) {
   while (i < n && (nan ? p[i] == p[i] : p[i] != m)) ++i;
   return i;
 }
+
+// Floats and doubles of a run are taken kScan at a time: the SIMD extremum of the block
+// (minmax_contig, NaN if the block holds one), and a search for its first index only of a block
+// that beats the best so far or holds a NaN. Random data rescans a few blocks; a rising run
+// rescans each, from L1.
+constexpr int64_t kScan = 1024;
 
 // Index and value of the extremum of p[0, n) (contiguous), by the rule of better().
 template <bool kMin, typename A, typename T>

@@ -54,17 +54,11 @@ struct MinOp {
 };
 // The sum of squares: elements enter squared (enter()), partial sums combine as SumOp's.
 template <typename A>
-struct SumSqOp : SumOp<A> {
-  static constexpr bool kSquares = true;
-};
-template <typename Op, typename = void>
-struct squares : std::false_type {};
-template <typename Op>
-struct squares<Op, std::void_t<decltype(Op::kSquares)>> : std::true_type {};
+struct SumSqOp : SumOp<A> {};
 // An element as it enters a reduction (squared for SumSqOp).
 template <typename Op, typename A>
 inline A enter(A v) {
-  if constexpr (squares<Op>::value) {
+  if constexpr (std::is_same_v<Op, SumSqOp<A>>) {
     return wrap_mul(v, v);
   } else {
     return v;
@@ -303,11 +297,7 @@ struct Ymm<float> {
   }
   SDK_K2_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
   // Slot s plus slot s + L/2 on cycles of L = 8, 4 and 2 slots.
-  SDK_K2_AVX2 static float halves(V v) {
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
-  }
+  SDK_K2_AVX2 static float halves(V v) { return vs::hsum256(v); }
   // halves() of v[0..7] at once, into out[0..7]: the same sums of the same pairs, with eight
   // rows in the lanes.
   SDK_K2_AVX2 static void halves_rows(const V* v, float* out) {

@@ -33,6 +33,13 @@ namespace sdk::detail::vs {
 using sdk::detail::has_avx2;  // cpu_features.h (SDK_CPU_CAPABILITY caps them)
 using sdk::detail::has_avx512;
 
+// The sum of v's eight lanes as a tree: lane l plus l + 4, then l + 2, then l + 1.
+SDK_VS_AVX2 inline float hsum256(__m256 v) {
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+
 // e^r for |r| <= ln2/2: degree-7 Taylor polynomial (truncation < 1e-8 relative).
 SDK_VS_AVX512 inline __m512 exp_poly512(__m512 r) {
   __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
@@ -395,12 +402,8 @@ SDK_VS_AVX2 inline int64_t exp_shift_sum_avx2(const float* x, float* y, int64_t 
       if (y) _mm256_storeu_ps(y + i, v);
       acc0 = _mm256_add_ps(acc0, v);
     }
-    // The eight lanes added as a tree, in registers: a chain of seven adds through memory
-    // was a third of a 16-float softmax row.
-    const __m256 v = _mm256_add_ps(acc0, acc1);
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    sum += double(_mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h))));
+    // a tree in registers: a chain of seven adds through memory was a third of a 16-float row
+    sum += double(hsum256(_mm256_add_ps(acc0, acc1)));
   }
   *total += sum;
   return i;
