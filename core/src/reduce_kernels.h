@@ -301,21 +301,7 @@ struct Ymm<float> {
   // halves() of v[0..7] at once, into out[0..7]: the same sums of the same pairs, with eight
   // rows in the lanes.
   SDK_K2_AVX2 static void halves_rows(const V* v, float* out) {
-    V h[4];  // h[i] = [v[2i] lanes l + l+4 | v[2i+1] lanes l + l+4], l < 4
-    for (int i = 0; i < 4; ++i) {
-      h[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
-                           _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
-    }
-    // d[i] = lanes l + l+2 (l < 2) of rows 4i, 4i+2 | 4i+1, 4i+3
-    V d[2];
-    for (int i = 0; i < 2; ++i) {
-      d[i] = _mm256_add_ps(_mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                           _mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
-    }
-    // lane 0 + lane 1: rows 0, 2, 4, 6 | 1, 3, 5, 7
-    const V e = _mm256_add_ps(_mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(2, 0, 2, 0)),
-                              _mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(3, 1, 3, 1)));
-    _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(e, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    _mm256_storeu_ps(out, vs::fold_rows8<false>(v));
   }
   // The lanes l with lo <= v + l < hi, as maskload's mask (element indices fit 32 bits: the
   // caller's n is at most kBlock).

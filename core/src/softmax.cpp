@@ -116,6 +116,19 @@ void softmax_row_split(const A* x, A* y, int64_t n, int64_t nc) {
   each([&](int64_t, int64_t lo, int64_t len) { finish_row<kLog>(x + lo, y + lo, len, m, sum); });
 }
 
+// Rows of at most 128 floats, eight at a time (vec_simd.h); false where it does not apply.
+template <bool kLog>
+inline bool short_rows(const float* x, float* y, int64_t rows, int64_t r, const float* x_end) {
+#if defined(__x86_64__)
+  if (vs::has_avx2()) return vs::softmax_short_rows_avx2<kLog>(x, y, rows, r, x_end);
+#endif
+  return false;
+}
+template <bool kLog>
+inline bool short_rows(const double*, double*, int64_t, int64_t, const double*) {
+  return false;
+}
+
 // Softmax of `rows` contiguous rows of r (the last dim).
 template <bool kLog, typename T>
 void softmax_rows(const T* base, T* out, int64_t rows, int64_t r) {
@@ -132,6 +145,8 @@ void softmax_rows(const T* base, T* out, int64_t rows, int64_t r) {
   parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, r)),
                [&](int64_t b, int64_t e) {
                  if constexpr (kDirect) {
+                   if (short_rows<kLog>(base + b * r, out + b * r, e - b, r, base + rows * r))
+                     return;
                    for (int64_t o = b; o < e; ++o)
                      softmax_row<kLog, A>(base + o * r, out + o * r, r);
                  } else {  // halves: through a row buffer in float

@@ -8,6 +8,7 @@
 // elementwise_unary.cpp include this (immintrin.h is a heavy header).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__x86_64__)
@@ -38,6 +39,30 @@ SDK_VS_AVX2 inline float hsum256(__m256 v) {
   __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   h = _mm_add_ps(h, _mm_movehl_ps(h, h));
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+
+// Eight rows at once: lane k of the result is hsum256(v[k]) (kMax false, the same sums of the
+// same pairs) or v[k]'s max, a transpose folded in three steps.
+template <bool kMax>
+SDK_VS_AVX2 inline __m256 op256(__m256 a, __m256 b) {
+  return kMax ? _mm256_max_ps(a, b) : _mm256_add_ps(a, b);
+}
+template <bool kMax>
+SDK_VS_AVX2 inline __m256 fold_rows8(const __m256* v) {
+  __m256 h[4];  // h[i] = [v[2i] lanes l op l+4 | v[2i+1] lanes l op l+4], l < 4
+  for (int i = 0; i < 4; ++i) {
+    h[i] = op256<kMax>(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
+                       _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
+  }
+  __m256 d[2];  // d[i] = lanes l op l+2 (l < 2) of rows 4i, 4i+2 | 4i+1, 4i+3
+  for (int i = 0; i < 2; ++i) {
+    d[i] = op256<kMax>(_mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                       _mm256_shuffle_ps(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  // lane 0 op lane 1: rows 0, 2, 4, 6 | 1, 3, 5, 7
+  const __m256 e = op256<kMax>(_mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                               _mm256_shuffle_ps(d[0], d[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm256_permutevar8x32_ps(e, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 // e^r for |r| <= ln2/2: degree-7 Taylor polynomial (truncation < 1e-8 relative).
@@ -407,6 +432,118 @@ SDK_VS_AVX2 inline int64_t exp_shift_sum_avx2(const float* x, float* y, int64_t 
   }
   *total += sum;
   return i;
+}
+// Vector k < NV of a row of r floats, 8 (NV - 1) < r <= 8 NV, lanes past the row -inf. The
+// last vector reads on into the next row while that stays inside x (x_end), else masked.
+template <int NV>
+SDK_VS_AVX2 inline __m256 row_vec(const float* row, int k, __m256i tail, const float* x_end) {
+  if (k + 1 < NV) return _mm256_loadu_ps(row + 8 * k);
+  const float* p = row + 8 * k;
+  const __m256 v = p + 8 <= x_end ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, tail);
+  return _mm256_blendv_ps(_mm256_set1_ps(-__builtin_inff()), v, _mm256_castsi256_ps(tail));
+}
+
+// A row's last vector: whole where the next row follows in this range, else masked.
+SDK_VS_AVX2 inline void store_last(float* p, __m256 v, __m256i tail, bool spill) {
+  if (spill) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, tail, v);
+  }
+}
+
+// Softmax (kLog false) or log_softmax of nrows <= 8 contiguous rows of r floats (8 (NV - 1) <
+// r <= 8 NV, `tail` the last vector's lanes inside a row), eight rows at a time: their maxima
+// and sums fold into one vector each (fold_rows8), so the horizontal steps, the division and
+// the log are shared, where the row passes spend more on them than on a short row. The sums
+// are the row passes' (the same pairs in the same order), and so is the division: softmax
+// has their bits when r is a multiple of 8; log_softmax takes the log in float, as torch.
+// The exps wait in a buffer of whole vectors, not in y: a reload of y from overlapping
+// unaligned stores misses store forwarding, a stall per row. A row's last vector is written
+// whole: its lanes past the row land in the next row, which is written after it; the last row
+// of the range (`ends`: another thread's rows may follow) writes with a mask. A NaN makes its
+// row NaN through the exp and the sum even where max_ps drops it, as in softmax_row.
+template <bool kLog, int NV>
+SDK_VS_AVX2 void softmax_rows8_avx2(const float* x, float* y, int nrows, int64_t r, __m256i tail,
+                                    const float* x_end, bool ends) {
+  auto spill = [&](int j) { return !(ends && j + 1 == nrows); };
+  __m256 part[8];
+  alignas(32) float buf[kLog ? 8 : 64 * NV];  // softmax's e^(x - max), rows apart
+  for (int j = 0; j < 8; ++j) {
+    if (j >= nrows) {
+      part[j] = part[0];
+      continue;
+    }
+    __m256 m = row_vec<NV>(x + j * r, 0, tail, x_end);
+    for (int k = 1; k < NV; ++k) m = _mm256_max_ps(m, row_vec<NV>(x + j * r, k, tail, x_end));
+    part[j] = m;
+  }
+  __m256 mx = fold_rows8<true>(part);
+  // an all -inf row shifts by 0: 0/0, NaN, as in torch
+  mx = _mm256_blendv_ps(mx, _mm256_setzero_ps(),
+                        _mm256_cmp_ps(mx, _mm256_set1_ps(-__builtin_inff()), _CMP_EQ_OQ));
+  for (int j = 0; j < nrows; ++j) {
+    const __m256 mj = _mm256_permutevar8x32_ps(mx, _mm256_set1_epi32(j));
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    for (int k = 0; k < NV; ++k) {
+      const __m256 e = exp_nonpos256(_mm256_sub_ps(row_vec<NV>(x + j * r, k, tail, x_end), mj));
+      if (!kLog) _mm256_store_ps(buf + (j * NV + k) * 8, e);
+      if (k % 2 == 0) acc0 = _mm256_add_ps(acc0, e);
+      if (k % 2 == 1) acc1 = _mm256_add_ps(acc1, e);
+    }
+    part[j] = _mm256_add_ps(acc0, acc1);
+  }
+  for (int j = nrows; j < 8; ++j) part[j] = part[0];
+  const __m256 sum = fold_rows8<false>(part);
+  if constexpr (kLog) {
+    alignas(32) float mf[8], sf[8];
+    _mm256_store_ps(mf, mx);
+    _mm256_store_ps(sf, sum);
+    for (int l = 0; l < 8; ++l) mf[l] += vm::log_f32(sf[l]);
+    const __m256 shift = _mm256_load_ps(mf);
+    for (int j = 0; j < nrows; ++j) {
+      const __m256 sj = _mm256_permutevar8x32_ps(shift, _mm256_set1_epi32(j));
+      for (int k = 0; k + 1 < NV; ++k)
+        _mm256_storeu_ps(y + j * r + 8 * k, _mm256_sub_ps(_mm256_loadu_ps(x + j * r + 8 * k), sj));
+      store_last(y + j * r + 8 * (NV - 1),
+                 _mm256_sub_ps(row_vec<NV>(x + j * r, NV - 1, tail, x_end), sj), tail, spill(j));
+    }
+  } else {
+    const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), sum);  // fl(1 / sum), as in double
+    for (int j = 0; j < nrows; ++j) {
+      const __m256 ij = _mm256_permutevar8x32_ps(inv, _mm256_set1_epi32(j));
+      for (int k = 0; k + 1 < NV; ++k)
+        _mm256_storeu_ps(y + j * r + 8 * k,
+                         _mm256_mul_ps(_mm256_load_ps(buf + (j * NV + k) * 8), ij));
+      store_last(y + j * r + 8 * (NV - 1),
+                 _mm256_mul_ps(_mm256_load_ps(buf + (j * NV + NV - 1) * 8), ij), tail, spill(j));
+    }
+  }
+}
+
+template <bool kLog, int NV>
+SDK_VS_AVX2 void softmax_short_avx2(const float* x, float* y, int64_t rows, int64_t r,
+                                    const float* x_end) {
+  const __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(r - 8 * (NV - 1))),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (int64_t o = 0; o < rows; o += 8) {
+    const int n = rows - o < 8 ? int(rows - o) : 8;
+    softmax_rows8_avx2<kLog, NV>(x + o * r, y + o * r, n, r, tail, x_end, o + n == rows);
+  }
+}
+
+// softmax_rows8_avx2 over `rows` rows of r in [1, 128], x_end the end of x; false for longer
+// rows (there one row is long enough for the row passes' own loops).
+template <bool kLog, int NV = 1>
+SDK_VS_AVX2 inline bool softmax_short_rows_avx2(const float* x, float* y, int64_t rows, int64_t r,
+                                                const float* x_end) {
+  if constexpr (NV > 16) {
+    return false;
+  } else {
+    if (r > 8 * NV) return softmax_short_rows_avx2<kLog, NV + 1>(x, y, rows, r, x_end);
+    softmax_short_avx2<kLog, NV>(x, y, rows, r, x_end);
+    return true;
+  }
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

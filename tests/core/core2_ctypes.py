@@ -211,6 +211,7 @@ SIGS = {
     "sdk_index_put_": [P, I64, P, P, I32],
     "sdk_nonzero": [P, P],
     "sdk_set_num_threads": [I32],
+    "sdk_get_num_threads": [],
 }
 if LIB is not None:
     for _name, _sig in SIGS.items():

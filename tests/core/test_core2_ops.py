@@ -186,6 +186,47 @@ def test_softmax_extremes():
     np.testing.assert_allclose(got[1], [0, 1 / (1 + np.e), np.e / (1 + np.e)], rtol=1e-6)
 
 
+def softmax64(x, log):
+    """softmax/log_softmax of float64 x over its last dim (NaN rows NaN, as torch)."""
+    m = x.max(axis=-1, keepdims=True)
+    m = np.where(np.isneginf(m), 0.0, m)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        e = np.exp(x - m)
+        s = e.sum(axis=-1, keepdims=True)
+        return x - (m + np.log(s)) if log else e / s
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_short_rows(log):
+    """Rows of 1-136 floats (up to 128 go eight at a time, written past each row's end and
+    rewritten by the next): every row against float64, the tensor's last row, rows split
+    across threads, and NaN/inf rows that must not leak into their neighbours."""
+    name = "sdk_log_softmax" if log else "sdk_softmax"
+    tol = dict(rtol=2e-6, atol=2e-6 if log else 1e-7)
+    for r in range(1, 137):
+        for rows in (1, 2, 9):
+            a = (rng.standard_normal((rows, r)) * 4).astype(np.float32)
+            np.testing.assert_allclose(
+                call(name, T(a).h, -1).numpy(), softmax64(a.astype(np.float64), log), **tol
+            )
+    r = 13
+    a = (rng.standard_normal((7, r)) * 4).astype(np.float32)
+    a[1, 5], a[3, :], a[4, 2], a[5, 0] = np.nan, -np.inf, np.inf, -np.inf
+    got = call(name, T(a).h, -1).numpy()
+    np.testing.assert_allclose(got, softmax64(a.astype(np.float64), log), equal_nan=True, **tol)
+    assert np.isnan(got[[1, 3, 4]]).all() and not np.isnan(got[[0, 2, 5, 6]]).any()
+    # many rows per thread: chunks meet inside the tensor (each chunk's last row is masked)
+    big = (rng.standard_normal((40001, 21)) * 4).astype(np.float32)
+    want = softmax64(big.astype(np.float64), log)
+    before = LIB.sdk_get_num_threads()
+    try:
+        for threads in (1, 2, 5):
+            LIB.sdk_set_num_threads(threads)
+            np.testing.assert_allclose(call(name, T(big).h, -1).numpy(), want, **tol)
+    finally:
+        LIB.sdk_set_num_threads(before)
+
+
 # ----------------------------------------------------------------------------- linalg
 
 
