@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 #include "kernel_util.h"
@@ -344,60 +345,112 @@ struct Ymm<double> {
   }
 };
 
-// a[j] += the lanes in [lo, hi) of the vector at line-relative element v + jW, j < 4 (+0 in
-// the others, as a maskload gives). On a line-aligned q this is a plain aligned load, masked
-// after: AMD's maskload waits on memory instead of overlapping it, which ran a sum of 64-float
-// rows 6x slower and stalled every 2048-element block at its edges. A vector with a lane in
-// [lo, hi) lies in a 64-byte line that holds an element of the tensor, so its read cannot
-// fault; a vector with none is not read. It does read bytes outside the tensor, hence no
-// sanitizer checks in load_and. A misaligned q (floats off a 4-byte boundary) keeps maskload.
+// The lanes in [lo, hi) of the group of 4 vectors at line-relative element v: masks, and which
+// vectors hold any (the others are not read).
+template <typename A>
+struct GroupMask {
+  __m256i k[4];
+  bool read[4];
+  SDK_K2_AVX2 void set(int64_t v, int64_t lo, int64_t hi) {
+    for (int j = 0; j < 4; ++j) {
+      const int64_t u = v + j * Ymm<A>::W;
+      k[j] = Ymm<A>::lanes_in(u, lo, hi);
+      read[j] = u < hi && u + Ymm<A>::W > lo;
+    }
+  }
+};
+
+// How sum_lanes_avx2 walks n elements that start o elements into a 64-byte line: a masked
+// first group when it starts before them, whole groups, a masked last group. Rows whose
+// stride is a multiple of 64 bytes share one plan: on rows of 16 floats, working out the
+// masks per row cost more than the row.
+template <typename A>
+struct LinePlan {
+  static constexpr int64_t G = 4 * Ymm<A>::W;      // a group: four vectors, whole lines
+  int64_t o = 0, end = 0, body = 0, body_end = 0;  // whole groups in [body, body_end)
+  bool head = false, tail = false;
+  GroupMask<A> first, last;
+  LinePlan() = default;
+  SDK_K2_AVX2 LinePlan(int64_t o_, int64_t n) : o(o_), end(n + o_) {
+    if (o != 0 && end >= G) {  // the first group, which starts before the row
+      head = true;
+      first.set(0, o, end);
+      body = G;
+    }
+    body_end = body + (end - body) / G * G;
+    if (body_end < end) {
+      tail = true;
+      last.set(body_end, o, end);
+    }
+  }
+};
+
+// a[j] += the lanes of group m's masks in the vector at q + v + jW (+0 in the others, as a
+// maskload gives). On a line-aligned q this is a plain aligned load, masked after: AMD's
+// maskload waits on memory instead of overlapping it, which ran a sum of 64-float rows 6x
+// slower and stalled every 2048-element block at its edges. A vector with a lane in the row
+// lies in a 64-byte line that holds an element of the tensor, so its read cannot fault; a
+// vector with none is not read. It does read bytes outside the tensor, hence no sanitizer
+// checks in load_and. A misaligned q (floats off a 4-byte boundary) keeps maskload.
 template <typename A>
 SDK_K2_AVX2 inline void add_group_masked_avx2(typename Ymm<A>::V* a, const A* q, int64_t v,
-                                              int64_t lo, int64_t hi, bool aligned) {
+                                              const GroupMask<A>& m, bool aligned) {
   using Y = Ymm<A>;
   for (int j = 0; j < 4; ++j) {
-    const int64_t u = v + j * Y::W;
-    const __m256i k = Y::lanes_in(u, lo, hi);
+    const A* p = q + v + j * Y::W;
     typename Y::V x = Y::zero();
     if (!aligned) {
-      x = Y::load_mask(q + u, k);
-    } else if (u < hi && u + Y::W > lo) {
-      x = Y::load_and(q + u, k);
+      x = Y::load_mask(p, m.k[j]);
+    } else if (m.read[j]) {
+      x = Y::load_and(p, m.k[j]);
     }
     a[j] = Y::add(a[j], x);
   }
 }
 
-// sum_block_avx2 before its last fold: W lanes, each the sum of its slots.
+// sum_block_avx2 before its last fold (W lanes, each the sum of its slots), of the row at q + o
+// walked by `plan`; q is the start of the row's first line when aligned.
 template <typename A>
-SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_avx2(const A* p, int64_t n) {
+SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_planned(const A* q, const LinePlan<A>& plan,
+                                                        bool aligned) {
   using Y = Ymm<A>;
   using V = typename Y::V;
   constexpr int W = Y::W;
-  const auto addr = reinterpret_cast<uintptr_t>(p);
-  const int64_t o = addr % sizeof(A) ? 0 : int64_t(addr % 64 / sizeof(A));
-  const A* q = reinterpret_cast<const A*>(addr - uintptr_t(o) * sizeof(A));
-  const int64_t end = n + o;
   V a[4] = {Y::zero(), Y::zero(), Y::zero(), Y::zero()};
-  int64_t v = 0;
-  const bool aligned = addr % sizeof(A) == 0;  // q + v is a line start: aligned loads
-  if (o != 0 && end >= 4 * W) {                // the first group, which starts before p
-    add_group_masked_avx2<A>(a, q, 0, o, end, aligned);
-    v = 4 * W;
-  }
+  if (plan.head) add_group_masked_avx2<A>(a, q, 0, plan.first, aligned);
+  int64_t v = plan.body;
   if (aligned) {
-    for (; v + 4 * W <= end; v += 4 * W) {
+    for (; v < plan.body_end; v += 4 * W) {
       a[0] = Y::add(a[0], Y::load(q + v));
       a[1] = Y::add(a[1], Y::load(q + v + W));
       a[2] = Y::add(a[2], Y::load(q + v + 2 * W));
       a[3] = Y::add(a[3], Y::load(q + v + 3 * W));
     }
+  } else {  // maskload with all-ones masks: the whole groups of a misaligned row
+    GroupMask<A> all;
+    all.set(0, 0, 4 * W);
+    for (; v < plan.body_end; v += 4 * W) add_group_masked_avx2<A>(a, q, v, all, false);
   }
-  for (; v < end; v += 4 * W) add_group_masked_avx2<A>(a, q, v, o, end, aligned);  // tail
+  if (plan.tail) add_group_masked_avx2<A>(a, q, plan.body_end, plan.last, aligned);
   // Partial k (the elements i = k mod 4W) sits in slot (k + o) mod 4W. Each step of the fold
   // adds slot s to slot s + L/2 of a cycle of L slots, which pairs partial k with k + L/2
   // whatever o is: a rotation of the cycle changes where a pair's sum lands, not its value.
   return Y::add(Y::add(a[0], a[2]), Y::add(a[1], a[3]));
+}
+
+// The line offset (in elements) of p: whole 64-byte lines from p - o, unless p is misaligned.
+template <typename A>
+inline int64_t line_offset(const A* p) {
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  return addr % sizeof(A) ? 0 : int64_t(addr % 64 / sizeof(A));
+}
+
+// sum_block_avx2 before its last fold: W lanes, each the sum of its slots.
+template <typename A>
+SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_avx2(const A* p, int64_t n) {
+  const int64_t o = line_offset(p);
+  const bool aligned = reinterpret_cast<uintptr_t>(p) % sizeof(A) == 0;
+  return sum_lanes_planned<A>(p - o, LinePlan<A>(o, n), aligned);
 }
 template <typename A>
 SDK_K2_AVX2 A sum_block_avx2(const A* p, int64_t n) {
@@ -463,20 +516,47 @@ inline A finish(A v, bool mean, int64_t count) {
 }
 
 #if defined(__x86_64__)
-// sum_block_avx2 of each row, W rows folded together: a row of 64 floats has fewer elements
-// than the fold's latency in cycles.
-template <typename A>
-SDK_K2_AVX2 void sum_rows_avx2(const A* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_t os,
-                               bool mean, int64_t count) {
+// sum_rows_avx2's batches of W rows, row i walked by plan_of(i); returns the rows done.
+template <typename A, typename PlanOf>
+SDK_K2_AVX2 inline int64_t sum_rows_planned(const A* p, int64_t rs, int64_t rows, A* out,
+                                            int64_t os, bool mean, int64_t count, PlanOf plan_of) {
   using Y = Ymm<A>;
   int64_t r = 0;
   for (; r + Y::W <= rows; r += Y::W) {
     typename Y::V v[Y::W];
     A sums[Y::W];
-    for (int k = 0; k < Y::W; ++k) v[k] = sum_lanes_avx2<A>(p + (r + k) * rs, n);
+    for (int k = 0; k < Y::W; ++k) {
+      const LinePlan<A>& plan = plan_of(r + k);
+      v[k] = sum_lanes_planned<A>(p + (r + k) * rs - plan.o, plan, true);
+    }
     Y::halves_rows(v, sums);
     for (int k = 0; k < Y::W; ++k) out[(r + k) * os] = finish(sums[k], mean, count);
   }
+  return r;
+}
+
+// sum_block_avx2 of each row, W rows folded together: a row of 64 floats has fewer elements
+// than the fold's latency in cycles.
+template <typename A>
+SDK_K2_AVX2 void sum_rows_avx2(const A* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_t os,
+                               bool mean, int64_t count) {
+  int64_t r = 0;
+  // Row i starts at line offset (i mod P)'s: P plans serve them all, P = 1 when the stride
+  // is whole lines (the plan then stays in registers), at most 64 / sizeof(A), a power of 2.
+  const int64_t P = 64 / std::gcd<int64_t>(rs * int64_t(sizeof(A)) % 64, 64);
+  if (reinterpret_cast<uintptr_t>(p) % sizeof(A) == 0 && rows >= 2 * P) {
+    if (P == 1) {
+      const LinePlan<A> plan(line_offset(p), n);
+      r = sum_rows_planned<A>(p, rs, rows, out, os, mean, count,
+                              [&](int64_t) -> const auto& { return plan; });
+    } else {
+      LinePlan<A> plans[64 / sizeof(A)];
+      for (int64_t i = 0; i < P; ++i) plans[i] = LinePlan<A>(line_offset(p + i * rs), n);
+      r = sum_rows_planned<A>(p, rs, rows, out, os, mean, count,
+                              [&](int64_t i) -> const auto& { return plans[i & (P - 1)]; });
+    }
+  }
+  // the rest, and every row of a misaligned p or of fewer than 2P rows: one at a time
   for (; r < rows; ++r) out[r * os] = finish(sum_block_avx2<A>(p + r * rs, n), mean, count);
 }
 #endif
