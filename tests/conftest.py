@@ -10,6 +10,18 @@ from tests._support import use_tested_package
 use_tested_package()  # before anything imports sdk: the checkout's build, else the installed one
 
 
+def pytest_sessionfinish(session) -> None:
+    """Drop the run's precompiled torch header (tests/port/corpus_kit.py, about 800 MB) once
+    every worker is done: pytest keeps the last runs' temporary folders."""
+    import os
+    import shutil
+
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    shutil.rmtree(factory.getbasetemp() / "shared" / "torch_pch", ignore_errors=True)
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
