@@ -300,8 +300,9 @@ def test_full_sum_does_not_depend_on_the_address(dtype, n, rng):
 def test_sums_over_rows_match_each_rows_own_sum(dtype, n, rng):
     """A sum over the last dim folds eight rows together (reduce_kernels.h, sum_rows_avx2):
     each row must still sum to the bits of that row alone, whatever the row count, the start
-    offset and the values (signed zeros, inf, NaN, magnitudes 1e-20 to 1e20)."""
-    for rows, off in [(1, 0), (7, 1), (8, 4), (19, 3)]:
+    offset and the values (signed zeros, inf, NaN, magnitudes 1e-20 to 1e20). 40 rows: a
+    stride of n elements visits up to 16 line offsets, each with its own LinePlan."""
+    for rows, off in [(1, 0), (7, 1), (8, 4), (19, 3), (40, 2)]:
         buf = rng.standard_normal(rows * n + off) * 10.0 ** rng.integers(-20, 21, rows * n + off)
         x = buf.astype(dtype)[off:].reshape(rows, n)
         x[0] = -0.0
