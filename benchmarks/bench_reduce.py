@@ -40,8 +40,10 @@ CASES = [
     ("var", 1024, "var", None),
     ("norm", 1024, "norm", None),
     ("softmax", 1024, "softmax", None),
+    ("softmax", 128, "softmax", None),
     ("softmax", 16, "softmax", None),
     ("log_softmax", 1024, "log_softmax", None),
+    ("log_softmax", 16, "log_softmax", None),
 ]
 
 
