@@ -14,12 +14,13 @@ def pytest_sessionfinish(session) -> None:
     """Drop the run's precompiled torch header (tests/port/corpus_kit.py, about 800 MB) once
     every worker is done: pytest keeps the last runs' temporary folders."""
     import os
-    import shutil
 
     factory = getattr(session.config, "_tmp_path_factory", None)
     if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
         return
-    shutil.rmtree(factory.getbasetemp() / "shared" / "torch_pch", ignore_errors=True)
+    from tests.port.corpus_kit import remove_torch_pch
+
+    remove_torch_pch(factory)
 
 
 @pytest.fixture

@@ -366,12 +366,13 @@ struct GroupMask {
 // masks per row cost more than the row.
 template <typename A>
 struct LinePlan {
-  static constexpr int64_t G = 4 * Ymm<A>::W;      // a group: four vectors, whole lines
-  int64_t o = 0, end = 0, body = 0, body_end = 0;  // whole groups in [body, body_end)
+  static constexpr int64_t G = 4 * Ymm<A>::W;  // a group: four vectors, whole lines
+  int64_t o = 0, body = 0, body_end = 0;       // whole groups in [body, body_end)
   bool head = false, tail = false;
   GroupMask<A> first, last;
   LinePlan() = default;
-  SDK_K2_AVX2 LinePlan(int64_t o_, int64_t n) : o(o_), end(n + o_) {
+  SDK_K2_AVX2 LinePlan(int64_t o_, int64_t n) : o(o_) {
+    const int64_t end = n + o;
     if (o != 0 && end >= G) {  // the first group, which starts before the row
       head = true;
       first.set(0, o, end);
@@ -424,24 +425,15 @@ SDK_K2_AVX2 inline int64_t add_groups_aligned(typename Ymm<A>::V* a, const A* q,
 }
 
 // sum_block_avx2 before its last fold (W lanes, each the sum of its slots), of the row at q + o
-// walked by `plan`; q is the start of the row's first line when aligned.
+// walked by `plan`; q is the start of the row's first line (the row's floats 4-byte aligned).
 template <typename A>
-SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_planned(const A* q, const LinePlan<A>& plan,
-                                                        bool aligned) {
+SDK_K2_AVX2 inline typename Ymm<A>::V sum_lanes_planned(const A* q, const LinePlan<A>& plan) {
   using Y = Ymm<A>;
   using V = typename Y::V;
-  constexpr int W = Y::W;
   V a[4] = {Y::zero(), Y::zero(), Y::zero(), Y::zero()};
-  if (plan.head) add_group_masked_avx2<A>(a, q, 0, plan.first, aligned);
-  int64_t v = plan.body;
-  if (aligned) {
-    v = add_groups_aligned<A>(a, q, v, plan.body_end);
-  } else {  // maskload with all-ones masks: the whole groups of a misaligned row
-    GroupMask<A> all;
-    all.set(0, 0, 4 * W);
-    for (; v < plan.body_end; v += 4 * W) add_group_masked_avx2<A>(a, q, v, all, false);
-  }
-  if (plan.tail) add_group_masked_avx2<A>(a, q, plan.body_end, plan.last, aligned);
+  if (plan.head) add_group_masked_avx2<A>(a, q, 0, plan.first, true);
+  add_groups_aligned<A>(a, q, plan.body, plan.body_end);
+  if (plan.tail) add_group_masked_avx2<A>(a, q, plan.body_end, plan.last, true);
   // Partial k (the elements i = k mod 4W) sits in slot (k + o) mod 4W. Each step of the fold
   // adds slot s to slot s + L/2 of a cycle of L slots, which pairs partial k with k + L/2
   // whatever o is: a rotation of the cycle changes where a pair's sum lands, not its value.
@@ -557,7 +549,7 @@ SDK_K2_AVX2 inline int64_t sum_rows_planned(const A* p, int64_t rs, int64_t rows
     A sums[Y::W];
     for (int k = 0; k < Y::W; ++k) {
       const LinePlan<A>& plan = plan_of(r + k);
-      v[k] = sum_lanes_planned<A>(p + (r + k) * rs - plan.o, plan, true);
+      v[k] = sum_lanes_planned<A>(p + (r + k) * rs - plan.o, plan);
     }
     Y::halves_rows(v, sums);
     for (int k = 0; k < Y::W; ++k) out[(r + k) * os] = finish(sums[k], mean, count);

@@ -469,15 +469,12 @@ SDK_VS_AVX2 void softmax_rows8_avx2(const float* x, float* y, int nrows, int64_t
   auto spill = [&](int j) { return !(ends && j + 1 == nrows); };
   __m256 part[8];
   alignas(32) float buf[kLog ? 8 : 64 * NV];  // softmax's e^(x - max), rows apart
-  for (int j = 0; j < 8; ++j) {
-    if (j >= nrows) {
-      part[j] = part[0];
-      continue;
-    }
+  for (int j = 0; j < nrows; ++j) {
     __m256 m = row_vec<NV>(x + j * r, 0, tail, x_end);
     for (int k = 1; k < NV; ++k) m = _mm256_max_ps(m, row_vec<NV>(x + j * r, k, tail, x_end));
     part[j] = m;
   }
+  for (int j = nrows; j < 8; ++j) part[j] = part[0];  // lanes of rows not there: unused
   __m256 mx = fold_rows8<true>(part);
   // an all -inf row shifts by 0: 0/0, NaN, as in torch
   mx = _mm256_blendv_ps(mx, _mm256_setzero_ps(),

@@ -69,6 +69,9 @@ def corpus_fixtures(corpus: Path, tag: str):
     return ported, fw
 
 
+TORCH_PCH = "torch_pch"  # the run folder of the precompiled torch header
+
+
 def torch_pch_load(request) -> Callable[..., Any]:
     """torch's load() with torch/extension.h precompiled once per run (`-include` of a header
     whose .gch lies beside it): each build of an original then takes about 12 s instead of
@@ -77,17 +80,23 @@ def torch_pch_load(request) -> Callable[..., Any]:
     before, so what is built never changes, only how fast."""
     from torch.utils import cpp_extension as torch_ext
 
-    header = build_once(
-        run_folder(request.getfixturevalue("tmp_path_factory"), "torch_pch"), _torch_pch
-    )
+    factory = request.getfixturevalue("tmp_path_factory")
+    header = build_once(run_folder(factory, TORCH_PCH), _torch_pch)
+    include = ["-include", str(header)] if header.with_suffix(".h.gch").is_file() else []
 
     def load(name: str, sources: list[str], extra_cflags: list[str] | None = None, **kwargs):
-        flags = list(extra_cflags or [])
-        if header.with_suffix(".h.gch").is_file():
-            flags = ["-include", str(header), *flags]
-        return torch_ext.load(name, sources, extra_cflags=flags, **kwargs)
+        return torch_ext.load(
+            name, sources, extra_cflags=[*include, *(extra_cflags or [])], **kwargs
+        )
 
     return load
+
+
+def remove_torch_pch(tmp_path_factory) -> None:
+    """Delete the run's precompiled header (about 800 MB) once every worker is done with it."""
+    import shutil
+
+    shutil.rmtree(run_folder(tmp_path_factory, TORCH_PCH), ignore_errors=True)
 
 
 def _torch_pch(folder: Path) -> Path:
