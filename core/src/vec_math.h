@@ -38,6 +38,7 @@ inline constexpr float kLog2e = 1.44269504088896341f;
 inline constexpr float kLn2Hi = 0.693145751953125f;
 inline constexpr float kLn2Lo = 1.42860682030941723212e-6f;
 inline constexpr float kRoundShifter = 12582912.0f;
+inline constexpr float kExpUnderflow = -103.972076416f;  // e^x rounds to 0 in float below this
 
 // e^(n ln2 + r) for |r| <= ln2/2 (a little more is fine) and integral n in [-150, 128]: e^r by
 // a degree-7 Taylor polynomial (truncation < 1e-8 relative), 2^n built from exponent bits in
@@ -68,7 +69,7 @@ SDK_INLINE float exp_f32(float x) {
   r = r - n * kLn2Lo;
   float res = exp_scaled(n, r);
   res = select(__builtin_isgreater(x, 88.72283935546875f), __builtin_inff(), res);
-  res = select(__builtin_isless(x, -103.972076416f), 0.0f, res);
+  res = select(__builtin_isless(x, kExpUnderflow), 0.0f, res);
   return select(__builtin_isunordered(x, x), x, res);
 }
 
@@ -80,7 +81,7 @@ SDK_INLINE float exp_nonpos_f32(float x) {
   float r = xc - n * kLn2Hi;
   r = r - n * kLn2Lo;
   float res = exp_scaled(n, r);
-  return select(__builtin_isless(x, -103.972076416f), 0.0f, res);
+  return select(__builtin_isless(x, kExpUnderflow), 0.0f, res);
 }
 
 // e^x - 1 for x clamped to [-87, 88.75] (or NaN), accurate near 0: x = n*ln2 + r, e^r - 1 =
@@ -167,18 +168,20 @@ SDK_INLINE void square_split(float x, float* hi, float* lo) {
   *lo = (2.0f * xh) * xl + xl * xl;
 }
 
-// e^-(hi + lo) for hi >= 0 exact and lo small: the reduction subtracts n ln2 from hi (exact
-// by Sterbenz) before lo joins, so the rounding of a square does not scale the error by it.
+// e^-(hi + lo) for hi >= 0 exact and lo small, hi + lo at most 103.9 (erfc_large's range;
+// past it the result is meaningless, and the clamp only keeps n a valid int32): the reduction
+// subtracts n ln2 from hi (exact by Sterbenz) before lo joins, so the rounding of a square
+// does not scale the error by it.
 SDK_INLINE float exp_neg_hilo_f32(float hi, float lo) {
   const float s = -(hi + lo);
   const float sc = select(__builtin_isless(s, -104.0f), -104.0f, s);
   const float n = (sc * kLog2e + kRoundShifter) - kRoundShifter;
   float r = (-hi - n * kLn2Hi) - n * kLn2Lo;
   r = r - lo;
-  return select(__builtin_isless(s, -103.972076416f), 0.0f, exp_scaled(n, r));
+  return exp_scaled(n, r);
 }
 
-// erf(a) / a for 0 <= a < 0.75 and erfc(a) for a >= 0 (a >= 10.5 gives 0): the pieces of
+// erf(a) / a for 0 <= a < 0.75 and erfc(a) for a >= 0 (0 past kErfcZeroFrom): the pieces of
 // erf_f32 and gelu_f32. erfc(a) = e^{-a^2} R(1 / (1 + a/2)), R a degree-9 minimax fit on
 // [0, 10] (scripts/fit_vec_math_poly.py); a^2 from square_split keeps the tail relative.
 SDK_INLINE float erf_over_x_small(float a) {
@@ -190,19 +193,22 @@ SDK_INLINE float erf_over_x_small(float a) {
   p = p * z - 0.3761261999607086f;
   return p * z + 1.1283791065216064f;
 }
+// R's coefficients, lowest power first (vec_simd.h's gelu256 evaluates the same R).
+inline constexpr float kErfcR[10] = {
+    -6.011335699440679e-06f, 0.28222137689590454f,  0.2810984253883362f,  0.24979354441165924f,
+    0.1812497228384018f,     0.017078043892979622f, 0.22119039297103882f, -0.44147711992263794f,
+    0.26390281319618225f,    -0.055051229894161224f};
+// Past this a, erfc(a) is taken as 0: e^{-a^2} is below e^{-103.8}, where 1 - erfc(a) (erf)
+// is 1 and (a sqrt 2) erfc(a) / 2 (GELU's negative tail) rounds to 0 in float, so neither
+// result changes, and up to it -a^2 stays above the point where e^x underflows (no clamp
+// there). NaN compares false and goes through.
+inline constexpr float kErfcZeroFrom = 10.19f;
 SDK_INLINE float erfc_large(float a, float a2_hi, float a2_lo) {
   const float u = 1.0f / (1.0f + 0.5f * a);
-  float r = -0.055051229894161224f;
-  r = r * u + 0.26390281319618225f;
-  r = r * u - 0.44147711992263794f;
-  r = r * u + 0.22119039297103882f;
-  r = r * u + 0.017078043892979622f;
-  r = r * u + 0.1812497228384018f;
-  r = r * u + 0.24979354441165924f;
-  r = r * u + 0.2810984253883362f;
-  r = r * u + 0.28222137689590454f;
-  r = r * u - 6.011335699440679e-06f;
-  return select(__builtin_isgreater(a, 10.5f), 0.0f, exp_neg_hilo_f32(a2_hi, a2_lo) * r);
+  float r = kErfcR[9];
+#pragma GCC unroll 9
+  for (int i = 8; i >= 0; --i) r = r * u + kErfcR[i];
+  return select(__builtin_isgreater(a, kErfcZeroFrom), 0.0f, exp_neg_hilo_f32(a2_hi, a2_lo) * r);
 }
 
 // erf x: a P(a^2) below 0.75, 1 - erfc(a) above, x's sign put back. Within 3 ulp (R's float
@@ -221,8 +227,9 @@ SDK_INLINE float erf_f32(float x) {
 // subnormal (1 + erf(v) rounds it away by x = -5). Near 0 erfc's absolute error is all the sum
 // needs, so no small-|v| branch. v^2 is x^2 / 2 from square_split (exact halving), so the
 // tail's exponent is not rounded first. Within 7 ulp everywhere.
+inline constexpr float kSqrtHalf = 0.70710678118654752440f;
 SDK_INLINE float gelu_f32(float x) {
-  const float a = __builtin_fabsf(x * 0.70710678118654752440f);
+  const float a = __builtin_fabsf(x * kSqrtHalf);
   float hi, lo;
   square_split(x, &hi, &lo);
   const float c = erfc_large(a, 0.5f * hi, 0.5f * lo);

@@ -301,11 +301,17 @@ SDK_VS_AVX512 inline void exp_sub_acc_avx512(const float* x, const float* m, flo
 // The AVX2 e^x of x already clamped to [-104, 89] (or NaN): x = n ln2 + r as in exp512, 2^n
 // from exponent bits in two halves (no scalef in AVX2), so subnormal results stay right and
 // x near 89 overflows to inf in the last multiply.
+SDK_VS_AVX2 inline __m256 exp_scaled256(__m256 n, __m256 r);
 SDK_VS_AVX2 inline __m256 exp_clamped256(__m256 x) {
   const __m256 kRound = _mm256_set1_ps(vm::kRoundShifter);
   __m256 n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(vm::kLog2e), kRound), kRound);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Hi), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Lo), r);
+  return exp_scaled256(n, r);
+}
+
+// e^r for |r| <= ln2/2 (a little more is fine): vm::exp_scaled's degree-7 polynomial.
+SDK_VS_AVX2 inline __m256 exp_poly256(__m256 r) {
   __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
@@ -313,7 +319,12 @@ SDK_VS_AVX2 inline __m256 exp_clamped256(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  return _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+}
+
+// vm::exp_scaled in AVX2: e^r by the polynomial, times 2^n in two halves.
+SDK_VS_AVX2 inline __m256 exp_scaled256(__m256 n, __m256 r) {
+  const __m256 p = exp_poly256(r);
   __m256i ni = _mm256_cvttps_epi32(n);
   __m256i h1 = _mm256_srai_epi32(ni, 1);
   __m256i h2 = _mm256_sub_epi32(ni, h1);
@@ -370,6 +381,45 @@ SDK_VS_AVX2 inline __m256 tanh256(__m256 x) {
   return _mm256_or_ps(y, _mm256_and_ps(x, sign));
 }
 
+// vm::gelu_f32 in AVX2, with the same R, threshold and reduction but fewer instructions
+// (40 a vector; the auto-vectorised gelu_f32 took 57 and 1.3x torch's time):
+// - w = x erfc(|v|) / 2 (v = x / sqrt 2) is (e^{-x^2/2} 2^64) ((x/2) R(u)) 2^-64: the scale
+//   2^(n+64) is a normal float for every n in range, so the products before the last are
+//   normal too (for tiny x as well) and the last rounds once, also where w is subnormal
+//   (the scalar form rounds e^{-a^2} there, then twice more);
+// - x^2/2 = h + l exactly: a product and its FMA remainder (the scalar form splits x);
+// - the result is x - w for x >= 0 and w below (where x's sign bit is set);
+// - |x| is compared with the threshold times sqrt 2. Past it (and for infinities, whose x^2
+//   is not finite) the exponential is masked to 0; x is clamped at 20 first so that +inf
+//   gives inf - 0, while -inf gives 0 * -inf = NaN, as the scalar form and torch do.
+SDK_VS_AVX2 inline __m256 gelu256(__m256 x) {
+  const __m256 two_m64 = _mm256_set1_ps(5.42101086242752217e-20f);  // 2^-64
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 hx = _mm256_mul_ps(_mm256_min_ps(_mm256_set1_ps(20.0f), x), _mm256_set1_ps(0.5f));
+  const __m256 h = _mm256_mul_ps(hx, x);
+  const __m256 l = _mm256_fmsub_ps(hx, x, h);  // h + l = x^2 / 2
+  const __m256 u =
+      _mm256_div_ps(one, _mm256_fmadd_ps(ax, _mm256_set1_ps(0.5f * vm::kSqrtHalf), one));
+  __m256 r = _mm256_set1_ps(vm::kErfcR[9]);
+#pragma GCC unroll 9
+  for (int i = 8; i >= 0; --i) r = _mm256_fmadd_ps(r, u, _mm256_set1_ps(vm::kErfcR[i]));
+  // e^{-(h + l)} as vm::exp_neg_hilo_f32: n ln2 comes off h before l joins
+  const __m256 kRound = _mm256_set1_ps(vm::kRoundShifter);
+  const __m256 n = _mm256_sub_ps(
+      _mm256_fmadd_ps(_mm256_add_ps(h, l), _mm256_set1_ps(-vm::kLog2e), kRound), kRound);
+  __m256 t = _mm256_fnmsub_ps(n, _mm256_set1_ps(vm::kLn2Hi), h);
+  t = _mm256_sub_ps(_mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Lo), t), l);
+  const __m256i scale =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127 + 64)), 23);
+  __m256 e = _mm256_mul_ps(exp_poly256(t), _mm256_castsi256_ps(scale));
+  const __m256 past =
+      _mm256_cmp_ps(ax, _mm256_set1_ps(vm::kErfcZeroFrom * 1.41421356237309505f), _CMP_GT_OQ);
+  e = _mm256_andnot_ps(past, e);
+  const __m256 w = _mm256_mul_ps(_mm256_mul_ps(e, _mm256_mul_ps(r, hx)), two_m64);
+  return _mm256_blendv_ps(_mm256_sub_ps(x, w), w, x);
+}
+
 // y[i] = f(x[i]) for i < n with an 8-lane kernel; the tail through masked loads and stores.
 template <typename F>
 SDK_VS_AVX2 inline void map256(const float* x, float* y, int64_t n, F f) {
@@ -395,7 +445,13 @@ struct Sigmoid256 {
 struct Tanh256 {
   SDK_VS_AVX2 __m256 operator()(__m256 v) const { return tanh256(v); }
 };
+struct Gelu256 {
+  SDK_VS_AVX2 __m256 operator()(__m256 v) const { return gelu256(v); }
+};
 SDK_VS_AVX2 inline void exp_avx2(const float* x, float* y, int64_t n) { map256(x, y, n, Exp256{}); }
+SDK_VS_AVX2 inline void gelu_avx2(const float* x, float* y, int64_t n) {
+  map256(x, y, n, Gelu256{});
+}
 SDK_VS_AVX2 inline void sigmoid_avx2(const float* x, float* y, int64_t n) {
   map256(x, y, n, Sigmoid256{});
 }

@@ -197,7 +197,7 @@ def test_float32_log_erf_gelu_over_the_whole_range(name, fn, ref, bound):
         assert (out == 0).all() and np.signbit(out[1]) and not np.signbit(out[0])
 
 
-@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid", "log", "erf", "sin"])
+@pytest.mark.parametrize("name", ["tanh", "exp", "sigmoid", "log", "erf", "gelu", "sin"])
 def test_float32_math_same_whatever_the_layout(name):
     # Strided runs (a transpose, a step) give the values of the contiguous run, bit for bit.
     x = np.random.default_rng(7).uniform(-20, 20, (300, 257)).astype(np.float32)
