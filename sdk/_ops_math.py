@@ -106,11 +106,32 @@ def _make_unary_(name: str) -> Callable[[Tensor], Tensor]:
     return op_
 
 
+_TANH = UNARY["tanh"]
+_GELU_BETA = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_tanh(x: Tensor) -> Tensor:
+    """x (1 + tanh(beta (x + 0.044715 x^3))) / 2, torch's order of operations, in one buffer:
+    the raw ops record no nodes (gelu records one) and write in place after the first."""
+    t = _binary(_MUL, x, x)
+    for op, other in ((_MUL, x), (_MUL, 0.044715), (_ADD, x), (_MUL, _GELU_BETA)):
+        _binary(op, t, other, t)
+    _unary(_TANH, t, t)
+    for op, other in ((_ADD, 1.0), (_MUL, x), (_MUL, 0.5)):
+        _binary(op, t, other, t)
+    return t
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU: exact (erf) form, or the tanh approximation with approximate='tanh'."""
     if approximate == "tanh":
-        inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
-        return 0.5 * input * (1.0 + _MADE["tanh"](inner))
+        if not (isinstance(input, TensorBase) and input.is_floating_point()):
+            inner = (input + 0.044715 * input * input * input) * _GELU_BETA
+            return 0.5 * input * (1.0 + _MADE["tanh"](inner))
+        r = _gelu_tanh(input)
+        if needs_grad(input):
+            record("gelu", (input,), r, approximate="tanh")
+        return r
     if approximate != "none":
         raise _C.InvalidArgumentError(
             f"gelu(): approximate must be 'none' or 'tanh', got {approximate!r}"

@@ -404,14 +404,17 @@ SDK_VS_AVX2 inline __m256 gelu256(__m256 x) {
   __m256 r = _mm256_set1_ps(vm::kErfcR[9]);
 #pragma GCC unroll 9
   for (int i = 8; i >= 0; --i) r = _mm256_fmadd_ps(r, u, _mm256_set1_ps(vm::kErfcR[i]));
-  // e^{-(h + l)} as vm::exp_neg_hilo_f32: n ln2 comes off h before l joins
+  // e^{-(h + l)} as vm::exp_neg_hilo_f32, n ln2 off h before l joins, with n = round(-h
+  // log2 e) (l is below h's last bit) and 2^(n+64) from nr's bits, n sitting in the low
+  // mantissa bits of nr = 1.5 * 2^23 + n
   const __m256 kRound = _mm256_set1_ps(vm::kRoundShifter);
-  const __m256 n = _mm256_sub_ps(
-      _mm256_fmadd_ps(_mm256_add_ps(h, l), _mm256_set1_ps(-vm::kLog2e), kRound), kRound);
+  const __m256 nr = _mm256_fmadd_ps(h, _mm256_set1_ps(-vm::kLog2e), kRound);
+  const __m256 n = _mm256_sub_ps(nr, kRound);
   __m256 t = _mm256_fnmsub_ps(n, _mm256_set1_ps(vm::kLn2Hi), h);
   t = _mm256_sub_ps(_mm256_fnmadd_ps(n, _mm256_set1_ps(vm::kLn2Lo), t), l);
-  const __m256i scale =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127 + 64)), 23);
+  const int32_t kBits = 0x4b400000;  // the bits of kRoundShifter
+  const __m256i scale = _mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_castps_si256(nr), _mm256_set1_epi32(127 + 64 - kBits)), 23);
   __m256 e = _mm256_mul_ps(exp_poly256(t), _mm256_castsi256_ps(scale));
   const __m256 past =
       _mm256_cmp_ps(ax, _mm256_set1_ps(vm::kErfcZeroFrom * 1.41421356237309505f), _CMP_GT_OQ);

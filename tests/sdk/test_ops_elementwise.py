@@ -66,6 +66,40 @@ def test_unary_matches_numpy(name, dtype, rng, close, to_sdk):
     close(getattr(t, name)(), ref.astype(_ref_dtype(dtype)), check_dtype=False)
 
 
+def _gelu_tanh64(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gelu_tanh_form(dtype, rng, close, to_sdk):
+    """approximate='tanh' runs its steps in one buffer and records one node: values in every
+    floating dtype and layout, the input untouched, the gradient of the formula."""
+    x = _input(rng, (4, 6), None, dtype)
+    t = to_sdk(x, dtype)
+    before = t.clone()
+    xr = sdk.tensor(t.float()).numpy().astype(np.float64) if dtype in ("float16", "bfloat16") else x
+    got = sdk.nn.functional.gelu(t, approximate="tanh")
+    assert got.dtype == t.dtype and got.shape == t.shape
+    close(got, _gelu_tanh64(xr).astype(_ref_dtype(dtype)), check_dtype=False)
+    assert sdk.equal(t, before)
+    close(
+        sdk.nn.functional.gelu(t.t(), approximate="tanh"),
+        _gelu_tanh64(xr.T).astype(_ref_dtype(dtype)),
+        check_dtype=False,
+    )
+    if dtype == "float64":
+        leaf = sdk.from_numpy(x.copy()).requires_grad_()
+        y = sdk.nn.functional.gelu(leaf, approximate="tanh")
+        assert y.grad_fn.name() == "GeluBackward0"  # one node, straight to the leaf
+        assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+        y.sum().backward()
+        h = 1e-6
+        num = (_gelu_tanh64(x + h) - _gelu_tanh64(x - h)) / (2 * h)
+        np.testing.assert_allclose(leaf.grad.numpy(), num, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        sdk.nn.functional.gelu(t, approximate="tan")
+
+
 @pytest.mark.parametrize("name", ["exp", "sigmoid", "tanh", "neg", "abs", "sqrt"])
 def test_unary_non_contiguous_and_zero_size(name, rng, close):
     fn, domain = UNARY[name]
