@@ -62,6 +62,14 @@ void scan_rows(const R* in, R* out, const Around& a) {
                    R* dst = out + r0 * a.n;
                    Acc acc[kRows];
                    for (int64_t r = 0; r < kRows; ++r) acc[r] = Acc(kProd ? 1 : 0);
+                   if (h == 1) {  // a lone row (the last, or the only one): no row loop
+                     for (int64_t j = 0; j < a.n; ++j) {
+                       Acc v = convert<Acc>(src[j]);
+                       acc[0] = kProd ? wrap_mul(acc[0], v) : wrap_add(acc[0], v);
+                       dst[j] = convert<R>(acc[0]);
+                     }
+                     continue;
+                   }
                    for (int64_t j = 0; j < a.n; ++j) {
                      for (int64_t r = 0; r < h; ++r) {
                        Acc v = convert<Acc>(src[r * a.n + j]);
@@ -77,7 +85,7 @@ void scan_rows(const R* in, R* out, const Around& a) {
 template <bool kProd, typename R>
 void scan_kernel(const R* in, R* out, const Around& a) {
   using Acc = ScanAcc<R>;
-  if (a.inner == 1 && a.outer > 1) return scan_rows<kProd>(in, out, a);
+  if (a.inner == 1) return scan_rows<kProd>(in, out, a);
   for_blocks(a, [&](int64_t o, int64_t i0, int64_t w) {
     Acc acc[kBlock];
     for (int64_t c = 0; c < w; ++c) acc[c] = Acc(kProd ? 1 : 0);

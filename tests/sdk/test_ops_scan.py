@@ -35,6 +35,23 @@ def test_scans_follow_torchs_dtype_rule(rng, dtype, op):
         np.testing.assert_allclose(arr(r).astype(np.float64), ref, rtol=tol)
 
 
+@pytest.mark.parametrize("shape", [(1, 1000), (1000,), (9, 70), (17, 3), (2, 9, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_scans_along_the_last_dim_whatever_the_row_count(rng, shape, dtype):
+    """The last dim scans eight rows at a time, and a lone row (one row in all, or the last
+    of 9 or 17) takes its own loop: same values either way."""
+    a = small_values(rng, shape, dtype)
+    t = make(a, dtype)
+    x = arr(t).astype(np.float64 if dtype in FLOATS else np.int64)
+    np.testing.assert_allclose(arr(t.cumsum(-1)).astype(np.float64), np.cumsum(x, -1), rtol=1e-6)
+    p = np.where(x == 0, 1, np.clip(x, -2, 2))
+    np.testing.assert_allclose(
+        arr(make(p.astype(a.dtype), dtype).cumprod(-1)).astype(np.float64)[..., :20],
+        np.cumprod(p, -1)[..., :20],
+        rtol=1e-6,
+    )
+
+
 def test_cumsum_dtype_argument_casts_first(rng):
     a = np.array([[0.6, 0.6, 0.6], [1.5, -1.5, 2.5]])
     t = sdk.tensor(a)
