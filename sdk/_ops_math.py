@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from sdk import _C
+from sdk import _C, _dtype
 from sdk._ops_common import (
     TensorBase,
     check_inplace,
@@ -112,14 +112,19 @@ _GELU_BETA = math.sqrt(2.0 / math.pi)
 
 def _gelu_tanh(x: Tensor) -> Tensor:
     """x (1 + tanh(beta (x + 0.044715 x^3))) / 2, torch's order of operations, in one buffer:
-    the raw ops record no nodes (gelu records one) and write in place after the first."""
+    the raw ops record no nodes (gelu records one) and write in place after the first. The
+    half types compute in float32 and round once, as torch does (step by step in float16,
+    1 + tanh cancelled the negative tail to 2000 ulp)."""
+    dtype = x.dtype
+    if dtype in (_dtype.float16, _dtype.bfloat16):
+        x = _C.to_dtype(x, _dtype.float32)
     t = _binary(_MUL, x, x)
     for op, other in ((_MUL, x), (_MUL, 0.044715), (_ADD, x), (_MUL, _GELU_BETA)):
         _binary(op, t, other, t)
     _unary(_TANH, t, t)
     for op, other in ((_ADD, 1.0), (_MUL, x), (_MUL, 0.5)):
         _binary(op, t, other, t)
-    return t
+    return t if t.dtype is dtype else _C.to_dtype(t, dtype)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
