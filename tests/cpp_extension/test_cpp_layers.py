@@ -223,6 +223,15 @@ def test_cpp_linear_string_padding_gelu_moments_and_losses(ext):
         ext.gelu_tanh(g, "tanh").numpy(), F.gelu(g, approximate="tanh").numpy(), rtol=1e-12
     )
     np.testing.assert_allclose(ext.gelu_tanh(g, "none").numpy(), F.gelu(g).numpy(), rtol=1e-12)
+    g16 = (g * 3).to(sdk.float16)  # float inside, one rounding, in C++ as in Python
+    got16 = ext.gelu_tanh(g16, "tanh")
+    assert got16.dtype == sdk.float16
+    np.testing.assert_allclose(
+        got16.float().numpy(),
+        F.gelu(g16, approximate="tanh").float().numpy(),
+        rtol=2**-10,
+        atol=1e-7,
+    )
     with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
         ext.gelu_tanh(g, "fast")
 

@@ -91,16 +91,21 @@ def test_max_min_with_dim(rng, close):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n", [15, 16, 17, 100, 1023, 1024, 1025, 3000, 70000])
+@pytest.mark.parametrize("n", [15, 16, 17, 31, 33, 64, 100, 1023, 1024, 1025, 3000, 70000])
 def test_argmax_argmin_find_the_first_extremum_and_the_first_nan(dtype, n, rng):
-    """Float rows are searched a block of 1024 at a time (reduce_dim.cpp, extremum_run): ties,
+    """Float rows are searched a block of 1024 at a time, or (float32 on AVX2) in one pass of
+    16 lanes whose last step rereads up to 15 floats (reduce_dim.cpp, extremum_run): ties,
     signed zeros and NaNs must resolve to the first occurrence, as numpy's, wherever the
-    blocks fall; max/min return the value at that index."""
+    blocks and the reread fall; max/min return the value at that index."""
     cases = {"random": rng.standard_normal((3, n)).astype(dtype)}
     ties = np.zeros((3, n), dtype)
     ties[:, [n // 3, n // 2, n - 1]] = 5  # equal extrema in different blocks
     ties[:, [n // 4, n - 2]] = -5
     cases["ties"] = ties
+    late = np.zeros((3, n), dtype)
+    late[:, [max(0, n - 15), max(0, n - 9), n - 1]] = 5  # ties where the last step rereads
+    late[:, [max(0, n - 12), n - 2]] = -5
+    cases["late ties"] = late
     zeros = np.full((3, n), -1, dtype)
     zeros[:, n // 2], zeros[:, n - 1] = -0.0, 0.0  # -0 first: it is the max, and kept as -0
     cases["zeros"] = zeros

@@ -360,7 +360,8 @@ SDK_DETAIL_DEFINE_OPERATOR(^, SDK_BITWISE_XOR)
 // ====================================================================================
 
 /*! \brief GELU with torch's approximate argument: "none" (the exact erf form, the op of the
- *  table) or "tanh" (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))). */
+ *  table) or "tanh" (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); Half and BFloat16
+ *  compute it in float and round once, as torch does). */
 inline Tensor gelu(const Tensor& self, std::string_view approximate) {
   if (approximate == "none") return gelu(self);
   if (approximate != "tanh") {
@@ -369,7 +370,11 @@ inline Tensor gelu(const Tensor& self, std::string_view approximate) {
                                                         std::string(approximate), "'"));
   }
   const double k = 0.7978845608028654;  // sqrt(2 / pi)
-  return 0.5 * self * (1.0 + ((self + 0.044715 * self * self * self) * k).tanh());
+  const ScalarType st = self.scalar_type();
+  const bool half = st == ScalarType::Half || st == ScalarType::BFloat16;
+  const Tensor x = half ? self.to(ScalarType::Float) : self;
+  const Tensor y = 0.5 * x * (1.0 + ((x + 0.044715 * x * x * x) * k).tanh());
+  return half ? y.to(st) : y;
 }
 /*! \brief (var, mean) over dim, as torch's var_mean. */
 inline std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim,
