@@ -38,8 +38,8 @@ def test_scans_follow_torchs_dtype_rule(rng, dtype, op):
 @pytest.mark.parametrize("shape", [(1, 1000), (1000,), (9, 70), (17, 3), (2, 9, 1)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
 def test_scans_along_the_last_dim_whatever_the_row_count(rng, shape, dtype):
-    """The last dim scans eight rows at a time, and a lone row (one row in all, or the last
-    of 9 or 17) takes its own loop: same values either way."""
+    """The last dim scans eight rows at a time (9 and 17 rows end in a block of one), and a
+    tensor of one row takes a loop of its own: same values either way."""
     a = small_values(rng, shape, dtype)
     t = make(a, dtype)
     x = arr(t).astype(np.float64 if dtype in FLOATS else np.int64)
