@@ -155,16 +155,19 @@ constexpr int64_t kScan = 1024;
 template <bool kMin, typename A, typename T>
 void extremum_run(const T* p, int64_t n, A& best, int64_t& at) {
   if constexpr (std::is_same_v<A, T> && std::is_floating_point_v<T>) {
+    int64_t first = 0;  // where the block search starts
 #if defined(__x86_64__)
+    // float32 on AVX2: the first block in one pass (all of a short row); later blocks are
+    // searched only when they beat it, which on long runs costs less than one pass
     if constexpr (std::is_same_v<T, float>) {
-      if (n >= 16 && n < (int64_t(1) << 31) && !has_avx512() && has_avx2() &&
-          argext_f32_avx2<kMin>(p, n, best, at)) {
-        return;
+      if (n >= 16 && !has_avx512() && has_avx2() &&
+          argext_f32_avx2<kMin>(p, std::min(kScan, n), best, at)) {
+        first = kScan;
       }
     }
 #endif
     if (n >= 16) {
-      for (int64_t b = 0; b < n; b += kScan) {
+      for (int64_t b = first; b < n; b += kScan) {
         const int64_t len = std::min(kScan, n - b);
         const A m = minmax_contig<kMin>(p + b, len);
         const bool nan = m != m;
