@@ -343,3 +343,21 @@ def test_float_amax_amin_at_every_offset(n, rng):
             a[k] = np.nan
             view.copy_(sdk.from_numpy(a))
             assert np.isnan(view.amax().item()) and np.isnan(view.amin().item()), (off, k)
+
+
+@pytest.mark.parametrize("n", [15, 16, 17, 31, 32, 33, 64])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_block_reductions_of_short_rows(n, dtype, rng):
+    """Rows of 16 or more go through reduce_block's 16 accumulators (reduce_kernels.h), shorter
+    ones one by one: products, half-precision sums and norms agree with numpy either way."""
+    a = (1 + rng.standard_normal((5, n)) * 0.05) if dtype != "int32" else rng.integers(1, 3, (5, n))
+    a = a.astype(dtype)
+    t = sdk.from_numpy(a)
+    wide = a.astype(np.float64)
+    rtol = {"float16": 2e-3, "float32": 1e-5}.get(dtype, 1e-12)
+    np.testing.assert_allclose(t.prod(1).numpy().astype(np.float64), wide.prod(1), rtol=rtol)
+    np.testing.assert_allclose(t.sum(1).numpy().astype(np.float64), wide.sum(1), rtol=rtol)
+    if dtype != "int32":
+        np.testing.assert_allclose(
+            t.norm(dim=1).numpy().astype(np.float64), np.sqrt((wide * wide).sum(1)), rtol=rtol
+        )
