@@ -584,6 +584,33 @@ SDK_K2_AVX2 void sum_rows_avx2(const A* p, int64_t rs, int64_t n, int64_t rows, 
 }
 #endif
 
+// Float products of rows of 16 <= n <= kBlock: reduce_block's order (16 accumulators, lane j
+// taking elements j, j + 16, ...; the rest into lane 0 one by one; folded in halves), so the
+// same bits as reduce_contig, without its call and dispatch per row (rows of 64 ran 1.15-1.6x
+// torch through them).
+SDK_K2_AVX2 inline void prod_rows_avx2(const float* p, int64_t rs, int64_t n, int64_t rows,
+                                       float* out, int64_t os) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* q = p + r * rs;
+    __m256 a0 = _mm256_set1_ps(1.0f), a1 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      a0 = _mm256_mul_ps(a0, _mm256_loadu_ps(q + i));
+      a1 = _mm256_mul_ps(a1, _mm256_loadu_ps(q + i + 8));
+    }
+    if (i < n) {
+      float l0 = _mm256_cvtss_f32(a0);
+      for (; i < n; ++i) l0 *= q[i];
+      a0 = _mm256_blend_ps(a0, _mm256_set1_ps(l0), 1);
+    }
+    a0 = _mm256_mul_ps(a0, a1);
+    __m128 h = _mm_mul_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
+    h = _mm_mul_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_mul_ss(h, _mm_shuffle_ps(h, h, 1));
+    out[r * os] = _mm_cvtss_f32(h);
+  }
+}
+
 // out[r * os] = the reduction of row r, the n contiguous elements at p + r * rs, for r < rows:
 // reduce_contig's value, in one loop. On short rows the call and dispatch per row cost more
 // than the row (a 1M x 64 float sum over its rows ran 1.3x torch).
@@ -596,6 +623,9 @@ void reduce_rows(const T* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_
     if (n <= kBlock && !has_avx512() && has_avx2()) {
       return sum_rows_avx2<A>(p, rs, n, rows, out, os, mean, count);
     }
+  }
+  if constexpr (std::is_same_v<Op, ProdOp<A>> && std::is_same_v<A, T> && std::is_same_v<A, float>) {
+    if (n >= 16 && n <= kBlock && has_avx2()) return prod_rows_avx2(p, rs, n, rows, out, os);
   }
 #endif
   for (int64_t r = 0; r < rows; ++r)
