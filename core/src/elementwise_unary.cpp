@@ -316,7 +316,7 @@ void unary_float(int op, const Launch& L, bool* done) {
       return L.unary<T, T>([](C x) { return sigmoid_c(x); });
     case SDK_GELU:
 #if defined(__x86_64__)  // AVX-512 CPUs keep the auto-vectorised 16-lane loop (no gelu512 yet)
-      if (!vs::has_avx512() && float_simd_unary<T>(L, nullptr, vs::gelu_avx2)) return;
+      if (float_simd_unary<T>(L, nullptr, vs::gelu_avx2)) return;
 #endif
       return float_or_libm<T, C>(
           L, [](float x) { return vm::gelu_f32(x); },

@@ -497,12 +497,21 @@ inline void combine_rows4(A* acc, const T* const* rows, int64_t m) {
   combine_rows4_base<Op>(acc, rows, m);
 }
 
+// The reductions of floats into their own type with kernels of their own in reduce_contig:
+// max/min (NaN-aware) and sums; every other block goes through reduce_block.
+template <typename Op, typename A, typename T>
+constexpr bool kFloatExtremum =
+    Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>;
+template <typename Op, typename A, typename T>
+constexpr bool kFloatSum =
+    std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> && std::is_floating_point_v<A>;
+
 // Reduce n contiguous elements: blocks of kBlock, halves combined pairwise
 // above that, which keeps float32 sums accurate (error grows with log n, as
 // in a pairwise sum). Float max/min use the NaN-aware SIMD kernel.
 template <typename Op, typename A, typename T>
 A reduce_contig(const T* p, int64_t n) {
-  if constexpr (Op::kMinMax != 0 && std::is_same_v<A, T> && std::is_floating_point_v<A>) {
+  if constexpr (kFloatExtremum<Op, A, T>) {
     if (n == 0) return Op::init();
 #if defined(__x86_64__)
     // float rows: a masked tail instead of minmax_contig's scalar remainder (up to 63 elements).
@@ -520,8 +529,7 @@ A reduce_contig(const T* p, int64_t n) {
     return Op::combine(lo, reduce_contig<Op, A>(p + h, n - h));
   }
 #if defined(__x86_64__)
-  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
-                std::is_floating_point_v<A>) {
+  if constexpr (kFloatSum<Op, A, T>) {
     if (has_avx512()) return sum_block_avx512<A>(p, n);
     if (has_avx2()) return sum_block_avx2<A>(p, n);
   }
@@ -584,32 +592,18 @@ SDK_K2_AVX2 void sum_rows_avx2(const A* p, int64_t rs, int64_t n, int64_t rows, 
 }
 #endif
 
-// Float products of rows of 16 <= n <= kBlock: reduce_block's order (16 accumulators, lane j
-// taking elements j, j + 16, ...; the rest into lane 0 one by one; folded in halves), so the
-// same bits as reduce_contig, without its call and dispatch per row (rows of 64 ran 1.15-1.6x
-// torch through them).
-SDK_K2_AVX2 inline void prod_rows_avx2(const float* p, int64_t rs, int64_t n, int64_t rows,
-                                       float* out, int64_t os) {
+#if defined(__x86_64__)
+// reduce_rows's loop for rows that reduce_contig takes through reduce_block_avx2 (n <= kBlock,
+// neither a float sum nor a float extremum): the same block, inlined, without the call and
+// dispatch per row (a product over rows of 64 ran 1.15-1.6x torch through them).
+template <typename Op, typename A, typename T>
+SDK_K2_AVX2 void reduce_rows_avx2(const T* p, int64_t rs, int64_t n, int64_t rows, A* out,
+                                  int64_t os, bool mean, int64_t count) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float* q = p + r * rs;
-    __m256 a0 = _mm256_set1_ps(1.0f), a1 = a0;
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      a0 = _mm256_mul_ps(a0, _mm256_loadu_ps(q + i));
-      a1 = _mm256_mul_ps(a1, _mm256_loadu_ps(q + i + 8));
-    }
-    if (i < n) {
-      float l0 = _mm256_cvtss_f32(a0);
-      for (; i < n; ++i) l0 *= q[i];
-      a0 = _mm256_blend_ps(a0, _mm256_set1_ps(l0), 1);
-    }
-    a0 = _mm256_mul_ps(a0, a1);
-    __m128 h = _mm_mul_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
-    h = _mm_mul_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_mul_ss(h, _mm_shuffle_ps(h, h, 1));
-    out[r * os] = _mm_cvtss_f32(h);
+    out[r * os] = finish(reduce_block<Op, A>(p + r * rs, n), mean, count);
   }
 }
+#endif
 
 // out[r * os] = the reduction of row r, the n contiguous elements at p + r * rs, for r < rows:
 // reduce_contig's value, in one loop. On short rows the call and dispatch per row cost more
@@ -618,14 +612,14 @@ template <typename Op, typename A, typename T>
 void reduce_rows(const T* p, int64_t rs, int64_t n, int64_t rows, A* out, int64_t os, bool mean,
                  int64_t count) {
 #if defined(__x86_64__)
-  if constexpr (std::is_same_v<Op, SumOp<A>> && std::is_same_v<A, T> &&
-                std::is_floating_point_v<A>) {
+  if constexpr (kFloatSum<Op, A, T>) {
     if (n <= kBlock && !has_avx512() && has_avx2()) {
       return sum_rows_avx2<A>(p, rs, n, rows, out, os, mean, count);
     }
   }
-  if constexpr (std::is_same_v<Op, ProdOp<A>> && std::is_same_v<A, T> && std::is_same_v<A, float>) {
-    if (n >= 16 && n <= kBlock && has_avx2()) return prod_rows_avx2(p, rs, n, rows, out, os);
+  if constexpr (!kFloatExtremum<Op, A, T> && !kFloatSum<Op, A, T>) {
+    if (n <= kBlock && has_avx2())
+      return reduce_rows_avx2<Op, A>(p, rs, n, rows, out, os, mean, count);
   }
 #endif
   for (int64_t r = 0; r < rows; ++r)

@@ -365,9 +365,9 @@ def test_block_reductions_of_short_rows(n, dtype, rng):
 
 @pytest.mark.parametrize("n", [16, 17, 31, 64, 77, 1000, 2048, 2049])
 def test_float_products_over_rows_are_each_rows_own_product(n, rng):
-    """Float32 rows of 16-2048 take their own loop on AVX2 (reduce_kernels.h, prod_rows_avx2)
-    in the order of the whole-tensor product: the same bits, NaN, inf and 0 included; columns
-    (another order) and a strided view agree within rounding."""
+    """Rows of up to 2048 take reduce_block in one loop on AVX2 (reduce_kernels.h,
+    reduce_rows_avx2), as the whole-tensor product does: the same bits, NaN, inf and 0
+    included; columns (another order) and a strided view agree within rounding."""
     a = (1 + rng.standard_normal((7, n)) * 0.05).astype(np.float32)
     a[3, n // 2], a[4, 1], a[5, -1] = np.nan, np.inf, 0.0
     t = sdk.from_numpy(a)
