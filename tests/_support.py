@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,62 @@ def run_folder(tmp_path_factory, name: str) -> Path:
     folder = base / "shared" / name
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
+
+
+def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
+    """A folder that outlives the run, for builds whose staleness a build tool judges (ninja's
+    command lines and header lists, a .gch's own checks): the porting corpus's builds, which a
+    warm run then loads instead of compiling again. `key` names what those tools cannot see
+    (the compiler and torch installed, the Python); a new key starts a new folder and drops
+    the folders of older keys. Under `$SDK_TEST_CACHE`, else build/test-cache in the checkout;
+    SDK_TEST_CACHE=off gives the run's own `run_folder` (every build cold)."""
+    import hashlib
+
+    where = os.environ.get("SDK_TEST_CACHE", "")
+    if where.lower() in ("0", "off", "no", "false"):
+        return run_folder(tmp_path_factory, name)
+    root = Path(where) if where else REPO / "build" / "test-cache"
+    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:12]
+    folder = root / f"{name}-{digest}"
+    if not folder.is_dir():
+        for old in root.glob(f"{name}-*"):
+            if re.fullmatch(re.escape(name) + "-[0-9a-f]{12}", old.name):
+                shutil.rmtree(old, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def toolchain_key() -> tuple[str, ...]:
+    """What a kept build depends on beyond its command lines: the compilers' versions and
+    the Python (its extension suffix)."""
+    key = [sysconfig.get_config_var("EXT_SUFFIX") or ""]
+    for tool in (os.environ.get("CXX", "c++"), "nvcc"):
+        try:
+            out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60)
+            key.append(f"{shutil.which(tool)} {out.stdout}")
+        except (OSError, subprocess.SubprocessError):
+            key.append(f"{tool}: none")
+    return tuple(key)
+
+
+def sync_tree(src: Path, dst: Path) -> None:
+    """Make `dst` a copy of `src` (files and folders only), writing only the files whose bytes
+    differ and removing what `src` lacks: an unchanged file keeps its time stamp, so a build
+    over `dst` redoes only what changed (a fresh copy would rebuild everything)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for path in sorted(dst.rglob("*"), reverse=True):  # children before their folders
+        twin = src / path.relative_to(dst)
+        if path.is_symlink() or path.is_dir() != twin.is_dir() or not twin.exists():
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    for path in sorted(src.rglob("*")):  # folders before their children
+        out = dst / path.relative_to(src)
+        if path.is_symlink() or not (path.is_dir() or path.is_file()):
+            raise ValueError(f"sync_tree copies files and folders only, not {path}")
+        if path.is_dir():
+            out.mkdir(exist_ok=True)
+        elif not out.exists() or out.read_bytes() != path.read_bytes():
+            shutil.copyfile(path, out)
+            shutil.copymode(path, out)
 
 
 def run_token(tmp_path_factory) -> str:

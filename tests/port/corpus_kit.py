@@ -4,6 +4,8 @@ ported sources, or torch's build of the originals), the build-cache fixture, and
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import os
 import pickle
 from collections.abc import Callable
@@ -17,7 +19,7 @@ import pytest
 import cpp_extension
 import sdk
 from cpp_extension.port import main as _port
-from tests._support import build_once, run_folder
+from tests._support import build_once, kept_folder, run_folder, sync_tree, toolchain_key
 
 
 @dataclass
@@ -33,15 +35,43 @@ class Framework:
 
 @pytest.fixture(scope="module")
 def build_cache(tmp_path_factory):
-    """JIT caches that every xdist worker of the run shares: a case whose tests run on both
-    workers (its parameters, its two frameworks' tests) is built once, by whichever asks
-    first, under load()'s cache lock (torch's build folder lock on its side)."""
+    """JIT caches that every xdist worker shares, and that later runs keep (`kept_folder`): a
+    case whose tests run on both workers (its parameters, its two frameworks' tests) is built
+    once, by whichever asks first, under load()'s cache lock (torch's build folder lock on its
+    side), and a later run builds only what changed (ninja's own test, over sources whose
+    time stamps `ported` keeps)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "corpus_cache")))
-    mp.setenv("TORCH_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "corpus_torch_cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "corpus-sdk", *_keys())))
+    mp.setenv(
+        "TORCH_EXTENSIONS_DIR",
+        str(kept_folder(tmp_path_factory, "corpus-torch", *torch_key())),
+    )
     mp.setenv("MAX_JOBS", "2")
     yield
     mp.undo()
+
+
+@functools.cache
+def _keys() -> tuple[str, ...]:
+    return toolchain_key()
+
+
+def torch_key() -> tuple[str, ...]:
+    """What a kept build of torch's depends on beyond its command lines: the toolchain and
+    the torch installed (its version and place)."""
+    return (*_keys(), *_torch_keys())
+
+
+@functools.cache
+def _torch_keys() -> tuple[str, ...]:
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    try:
+        return (importlib.metadata.version("torch"), str(spec and spec.origin))
+    except importlib.metadata.PackageNotFoundError:
+        return ("no torch",)
 
 
 def corpus_fixtures(corpus: Path, tag: str):
@@ -52,10 +82,17 @@ def corpus_fixtures(corpus: Path, tag: str):
 
     @pytest.fixture(scope="module")
     def ported(tmp_path_factory):
-        # ported once per run into a folder the workers share: their builds of one case then
-        # compile the same files, which the shared build cache needs to reuse a build
+        # ported once per run, then copied into a kept folder the workers share (only the files
+        # that changed: the others keep their time stamps): their builds of one case compile
+        # the same files, and a later run's builds find them unchanged
         folder = build_once(run_folder(tmp_path_factory, f"ported_{tag}"), _port_into(corpus))
-        return folder / "out", pickle.loads((folder / "report.pickle").read_bytes())
+        kept = kept_folder(tmp_path_factory, f"ported-{tag}")
+        with open(folder / ".lock") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (folder / ".synced").is_file():
+                sync_tree(folder / "out", kept / "out")
+                (folder / ".synced").touch()
+        return kept / "out", pickle.loads((folder / "report.pickle").read_bytes())
 
     @pytest.fixture(scope="module", params=["sdk", "torch"])
     def fw(request, ported, build_cache) -> Framework:
@@ -69,7 +106,7 @@ def corpus_fixtures(corpus: Path, tag: str):
     return ported, fw
 
 
-TORCH_PCH = "torch_pch"  # the run folder of the precompiled torch header
+TORCH_PCH = "torch-pch"  # the folder of the precompiled torch header
 
 
 def torch_pch_load(request) -> Callable[..., Any]:
@@ -81,7 +118,7 @@ def torch_pch_load(request) -> Callable[..., Any]:
     from torch.utils import cpp_extension as torch_ext
 
     factory = request.getfixturevalue("tmp_path_factory")
-    header = build_once(run_folder(factory, TORCH_PCH), _torch_pch)
+    header = build_once(kept_folder(factory, TORCH_PCH, *torch_key()), _torch_pch)
     include = ["-include", str(header)] if header.with_suffix(".h.gch").is_file() else []
 
     def load(name: str, sources: list[str], extra_cflags: list[str] | None = None, **kwargs):
@@ -93,7 +130,8 @@ def torch_pch_load(request) -> Callable[..., Any]:
 
 
 def remove_torch_pch(tmp_path_factory) -> None:
-    """Delete the run's precompiled header (about 800 MB) once every worker is done with it."""
+    """Delete the run's precompiled header (about 800 MB) once every worker is done with it
+    (made only with SDK_TEST_CACHE=off: a kept one stays for the next run)."""
     import shutil
 
     shutil.rmtree(run_folder(tmp_path_factory, TORCH_PCH), ignore_errors=True)

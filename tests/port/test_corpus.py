@@ -20,8 +20,14 @@ import pytest
 
 from cpp_extension.port import main as _port
 from cpp_extension.port import sdk_names as _port_names
-from tests._support import subprocess_env
-from tests.port.corpus_kit import Framework, build_cache, build_case, corpus_fixtures  # noqa: F401
+from tests._support import kept_folder, subprocess_env, sync_tree
+from tests.port.corpus_kit import (  # noqa: F401
+    Framework,
+    build_cache,
+    build_case,
+    corpus_fixtures,
+    torch_key,
+)
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 RNG = np.random.default_rng(7)
@@ -560,14 +566,18 @@ def test_load_inline_source_ported_with_cxx_in_strings(tmp_path, build_cache):  
 # ---- a setup.py project ----------------------------------------------------------------------
 
 
-def test_setup_py_project(fw, tmp_path):
-    project = tmp_path / "rowops"
-    shutil.copytree(fw.source_root / "setup_project", project)
+def test_setup_py_project(fw, tmp_path, tmp_path_factory):
+    build = [sys.executable, "setup.py", "build_ext", "--inplace"]
+    if fw.name == "sdk":
+        project = tmp_path / "rowops"
+        shutil.copytree(fw.source_root / "setup_project", project)
+    else:  # torch's ninja build of the originals, kept: a later run only links it again
+        kept = kept_folder(tmp_path_factory, "corpus-torch-setup", *torch_key())
+        project = kept / "rowops"
+        sync_tree(fw.source_root / "setup_project", project)
+        build += ["--build-temp", str(kept / "temp")]
     env = subprocess_env(SDK_EXTENSIONS_DIR=str(tmp_path / "cache"), MAX_JOBS="2")
-    proc = subprocess.run(
-        [sys.executable, "setup.py", "build_ext", "--inplace"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    proc = subprocess.run(build, cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     to_framework = "import torch\nx = torch.from_numpy(x)\n" if fw.name == "torch" else ""
     code = (

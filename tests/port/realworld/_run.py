@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tests._support import sync_tree
+
 from . import _fetch
 from ._spec import Build, Op, Package
 
@@ -59,12 +61,14 @@ def torch_python() -> str | None:
 
 def _port(pkg: Package, src: Path, work: Path) -> tuple[Path, Path, list]:
     """Port the package's roots and its glue into work/; returns (ported root, ported glue,
-    the porter's missing names)."""
+    the porter's missing names). Each run ports afresh into work/fresh, then copies only the
+    files that changed into the folders the builds read (`sync_tree`): a later run's JIT
+    builds then find their sources unchanged and rebuild nothing."""
     from cpp_extension.port import main as _port
 
-    ported, glue_src, glue_out = work / "ported", work / "glue-src", work / "glue"
-    for d in (ported, glue_src, glue_out):
-        shutil.rmtree(d, ignore_errors=True)
+    fresh = work / "fresh"
+    shutil.rmtree(fresh, ignore_errors=True)
+    ported, glue_src, glue_out = fresh / "ported", fresh / "glue-src", fresh / "glue"
     roots = [src / r for r in pkg.port_roots]
     missing = []
     base = Path(os.path.commonpath([str(r) for r in roots]))
@@ -87,7 +91,10 @@ def _port(pkg: Package, src: Path, work: Path) -> tuple[Path, Path, list]:
         missing += _port.port_paths([glue_src], glue_out).missing
     else:
         glue_out.mkdir(parents=True)
-    return ported, glue_out, missing
+    for d in (ported, glue_src, glue_out):
+        sync_tree(d, work / d.name)
+    shutil.rmtree(fresh, ignore_errors=True)
+    return work / ported.name, work / glue_out.name, missing
 
 
 def _apply_patch(build: Build, root: Path) -> tuple[int, str]:

@@ -1,0 +1,76 @@
+"""The folders that outlive a run (tests/_support.py's kept_folder, sync_tree): a warm run
+of the porting corpus rebuilds nothing only if an unchanged source keeps its time stamp, and
+it stays correct only if every change reaches the copy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests._support import kept_folder, run_folder, sync_tree
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(root).as_posix(): (None if p.is_dir() else p.read_bytes())
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_sync_tree_rewrites_only_what_changed(tmp_path):
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    (src / "a" / "b").mkdir(parents=True)
+    (src / "same.cpp").write_text("int same;\n")
+    (src / "a" / "edit.cpp").write_text("int v = 1;\n")
+    (src / "a" / "b" / "deep.h").write_text("#pragma once\n")
+    (src / "run.sh").write_text("echo\n")
+    (src / "run.sh").chmod(0o755)
+    sync_tree(src, dst)
+    assert _tree(dst) == _tree(src) and os.access(dst / "run.sh", os.X_OK)
+    old = 1_000_000_000
+    for p in dst.rglob("*.*"):
+        os.utime(p, (old, old))
+    (src / "a" / "edit.cpp").write_text("int v = 2;\n")
+    (src / "new").mkdir()
+    (src / "new" / "n.cpp").write_text("int n;\n")
+    (src / "a" / "b" / "deep.h").unlink()
+    (dst / "leftover.o").write_bytes(b"\0")  # what a build or a patch left in the copy
+    sync_tree(src, dst)
+    assert _tree(dst) == _tree(src)
+    assert (dst / "same.cpp").stat().st_mtime == old  # unchanged: ninja sees nothing to do
+    assert (dst / "a" / "edit.cpp").stat().st_mtime > old
+
+
+def test_sync_tree_replaces_links_in_the_copy_and_refuses_them_in_the_source(tmp_path):
+    src, dst, outside = tmp_path / "src", tmp_path / "dst", tmp_path / "outside.txt"
+    src.mkdir()
+    dst.mkdir()
+    outside.write_text("not yours\n")
+    (src / "f.cpp").write_text("int f;\n")
+    (src / "d").mkdir()
+    (dst / "f.cpp").symlink_to(outside)  # a link where a file goes: replaced, not written through
+    (dst / "d").symlink_to(tmp_path)  # a link where a folder goes
+    sync_tree(src, dst)
+    assert outside.read_text() == "not yours\n"
+    assert not (dst / "f.cpp").is_symlink() and (dst / "f.cpp").read_text() == "int f;\n"
+    assert (dst / "d").is_dir() and not (dst / "d").is_symlink()
+    (src / "link.h").symlink_to(outside)
+    with pytest.raises(ValueError, match="files and folders only"):
+        sync_tree(src, dst)
+
+
+def test_kept_folder_follows_its_key_and_can_be_turned_off(tmp_path, tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SDK_TEST_CACHE", str(tmp_path / "kept"))
+    first = kept_folder(tmp_path_factory, "thing", "gcc 12", "torch 2.13")
+    (first / "built.so").write_bytes(b"x")
+    assert kept_folder(tmp_path_factory, "thing", "gcc 12", "torch 2.13") == first
+    assert (first / "built.so").is_file()
+    other = kept_folder(tmp_path_factory, "thing-two", "gcc 12", "torch 2.13")
+    upgraded = kept_folder(tmp_path_factory, "thing", "gcc 13", "torch 2.13")
+    assert upgraded != first and not first.exists()  # an older key's builds are dropped
+    assert other.is_dir()  # another name's folder is not an older key of this one
+    assert oct(upgraded.stat().st_mode & 0o777) == "0o700"
+    monkeypatch.setenv("SDK_TEST_CACHE", "off")
+    assert kept_folder(tmp_path_factory, "thing", "gcc 13") == run_folder(tmp_path_factory, "thing")
