@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import functools
 import os
 import re
 import shutil
@@ -174,6 +175,7 @@ def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     return folder
 
 
+@functools.cache
 def toolchain_key() -> tuple[str, ...]:
     """What a kept build depends on beyond its command lines: the compilers' versions and
     the Python (its extension suffix)."""

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from tests._compile_cache import run_compiler
 from tests.core.test_cpp_api import INCLUDE, _cxx
 
 PROGRAM = r"""
@@ -64,7 +65,7 @@ def results(tmp_path_factory) -> dict:
         "-o",
         str(exe),
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    r = run_compiler(cmd, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
     return {line.split()[0]: line.split()[1:] for line in out.splitlines()}

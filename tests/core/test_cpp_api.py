@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._compile_cache import run_compiler
 from tests._support import (
     build_once,
     import_path,
@@ -87,9 +88,7 @@ def _require_core() -> None:
 
 
 def _run(cmd: list[str], cwd: Path | None = None, env: dict | None = None, timeout: int = 900):
-    proc = subprocess.run(
-        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    proc = run_compiler(cmd, cwd=cwd, env=env, timeout=timeout)
     if proc.returncode != 0:
         pytest.fail(
             f"command failed ({proc.returncode}): {' '.join(cmd)}\n"

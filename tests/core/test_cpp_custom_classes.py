@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._compile_cache import run_compiler
 from tests._support import include_dir, lib_dir
 
 CPP = Path(__file__).resolve().parent / "cpp"
@@ -21,7 +22,7 @@ def _compile(cxx: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
     cmd = [cxx, "-std=c++17", "-g", "-O1", "-Wall", "-Wextra", "-Werror", *extra,
            f"-I{include_dir()}", str(CPP / "test_custom_class_api.cpp"), "-o", str(out),
            f"-L{lib_dir()}", "-lsdk_core", f"-Wl,-rpath,{lib_dir()}"]  # fmt: skip
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return run_compiler(cmd, timeout=600)
 
 
 def test_custom_classes_from_cpp_keep_every_object_alive_exactly_as_long_as_needed(tmp_path):

@@ -14,14 +14,14 @@ import pytest
 
 import cpp_extension
 import sdk
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 
 SOURCE = Path(__file__).resolve().parent / "cpp" / "glue_module.cpp"
 
 
 @pytest.fixture(scope="module")
 def glue(tmp_path_factory):
-    root = run_folder(tmp_path_factory, "cpp_glue")  # one build for all workers
+    root = kept_folder(tmp_path_factory, "cpp_glue", *toolchain_key())  # one build for all workers
     mp = pytest.MonkeyPatch()
     mp.setenv("SDK_EXTENSIONS_DIR", str(root))
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests._compile_cache import run_compiler
 from tests._support import build_once, run_folder
 from tests.core.test_cpp_api import CPP, INCLUDE, LIBDIR, _cxx, _nvcc, _require_core, _run
 
@@ -50,8 +51,7 @@ STRICT = ["-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}"]
 def _syntax(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedProcess:
     src = tmp_path / "probe.cpp"
     src.write_text(source)
-    cmd = [_cxx(), *STRICT, "-fsyntax-only", *extra, str(src)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    return run_compiler([_cxx(), *STRICT, "-fsyntax-only", *extra, str(src)], timeout=300)
 
 
 def _program(tmp_path_factory, program: str) -> Path:

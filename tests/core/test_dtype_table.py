@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import subprocess
 import uuid
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 import sdk
 import sdk.library as L
 from sdk import _dtype
+from tests._compile_cache import run_compiler
 from tests.core.test_cpp_api import INCLUDE, _cxx
 
 ABI_1_0 = Path(__file__).resolve().parents[1] / "abi" / "abi_1_0" / "include" / "sdk" / "c_api.h"
@@ -131,7 +131,7 @@ def test_cpp_api_follows_the_table(tmp_path):
     src = tmp_path / "dtype_facts.cpp"
     src.write_text("#include <string_view>\n" + _cpp_checks())
     cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", f"-I{INCLUDE}"]
-    r = subprocess.run([*cmd, str(src)], capture_output=True, text=True, timeout=300)
+    r = run_compiler([*cmd, str(src)], timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
 
 

@@ -10,7 +10,7 @@ import pytest
 import sdk
 import sdk.nn.functional as F
 from cpp_extension import load_inline
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 
 SOURCE = r"""
 #include <sdk/extension.h>
@@ -90,7 +90,9 @@ Tensor outer_bmm(const Tensor& u, const Tensor& v, const Tensor& c, const Tensor
 @pytest.fixture(scope="module")
 def ext(tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cpp_layers")))
+    mp.setenv(
+        "SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "cpp_layers", *toolchain_key()))
+    )
     m = load_inline(
         "cpp_layers",
         cpp_sources=SOURCE,

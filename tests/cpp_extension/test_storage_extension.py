@@ -16,7 +16,7 @@ import sdk
 from cpp_extension import load_inline
 from cpp_extension.port import sdk_names
 from cpp_extension.port.cxx import port_cxx
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 from tests.cpp_extension.conftest import REPO
 
 TORCH_SOURCE = textwrap.dedent(
@@ -98,7 +98,9 @@ def ported() -> str:
 @pytest.fixture(scope="module")
 def ext(ported, tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "storage_ext")))
+    mp.setenv(
+        "SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "storage_ext", *toolchain_key()))
+    )
     try:
         yield load_inline("storage_ext", cpp_sources=ported, functions=FUNCTIONS)
     finally:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import sdk
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 from tests.cuda.conftest import TEST_ARCH, gpu_available, require_nvcc
 
 SOURCE = Path(__file__).resolve().parent / "cuda_helpers.cu"
@@ -27,7 +27,9 @@ def helpers(tmp_path_factory):
     import cpp_extension
 
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cuda_helpers")))
+    mp.setenv(
+        "SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "cuda_helpers", *toolchain_key()))
+    )
     mp.setenv("SDK_CUDA_ARCH_LIST", TEST_ARCH)
     mp.setenv("MAX_JOBS", "2")
     try:

@@ -14,7 +14,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 import sdk  # noqa: E402
 import sdk.library  # noqa: E402
-from tests._support import run_folder, run_python  # noqa: E402
+from tests._support import kept_folder, run_python, toolchain_key  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,7 +43,7 @@ FAKES = {
 def cache(tmp_path_factory):
     """A private extension cache for this module's builds (the handler, the test ops)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "jax")))
+        mp.setenv("SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "jax", *toolchain_key())))
         yield
 
 

@@ -12,7 +12,7 @@ import pytest
 import sdk
 import sdk.library
 from sdk._ops_meta import MetaTensor
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 from tests.interop import meta_ops
 
 NS = meta_ops.NS
@@ -23,7 +23,10 @@ needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="
 @pytest.fixture(scope="module")
 def ops(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "interop_meta")))
+        mp.setenv(
+            "SDK_EXTENSIONS_DIR",
+            str(kept_folder(tmp_path_factory, "interop_meta", *toolchain_key())),
+        )
         meta_ops.build()
         yield getattr(sdk.ops, NS)
 

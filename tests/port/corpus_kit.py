@@ -41,7 +41,9 @@ def build_cache(tmp_path_factory):
     side), and a later run builds only what changed (ninja's own test, over sources whose
     time stamps `ported` keeps)."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "corpus-sdk", *_keys())))
+    mp.setenv(
+        "SDK_EXTENSIONS_DIR", str(kept_folder(tmp_path_factory, "corpus-sdk", *toolchain_key()))
+    )
     mp.setenv(
         "TORCH_EXTENSIONS_DIR",
         str(kept_folder(tmp_path_factory, "corpus-torch", *torch_key())),
@@ -51,15 +53,10 @@ def build_cache(tmp_path_factory):
     mp.undo()
 
 
-@functools.cache
-def _keys() -> tuple[str, ...]:
-    return toolchain_key()
-
-
 def torch_key() -> tuple[str, ...]:
     """What a kept build of torch's depends on beyond its command lines: the toolchain and
     the torch installed (its version and place)."""
-    return (*_keys(), *_torch_keys())
+    return (*toolchain_key(), *_torch_keys())
 
 
 @functools.cache

@@ -5,6 +5,7 @@ it stays correct only if every change reaches the copy."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,49 @@ def test_kept_folder_follows_its_key_and_can_be_turned_off(tmp_path, tmp_path_fa
     assert oct(upgraded.stat().st_mode & 0o777) == "0o700"
     monkeypatch.setenv("SDK_TEST_CACHE", "off")
     assert kept_folder(tmp_path_factory, "thing", "gcc 13") == run_folder(tmp_path_factory, "thing")
+
+
+def test_a_kept_compile_is_reused_until_a_header_it_read_changes(tmp_path, monkeypatch):
+    import shutil
+
+    from tests._compile_cache import run_compiler
+
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("no g++ here")
+    monkeypatch.setenv("SDK_TEST_CACHE", str(tmp_path / "kept"))
+    log = tmp_path / "calls.log"
+    wrapper = tmp_path / "bin" / "logging-g++"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {gxx} "$@"\n')
+    wrapper.chmod(0o755)
+    (tmp_path / "inc").mkdir()
+    header = tmp_path / "inc" / "value.h"
+    header.write_text("#define VALUE 3\n")
+
+    def build(run: str, body: str = "int main() { return VALUE; }\n"):
+        src = tmp_path / run / "prog.cpp"  # a fresh folder each "run": matched by content
+        src.parent.mkdir(exist_ok=True)
+        src.write_text('#include "value.h"\n' + body)
+        exe = src.parent / "prog"
+        proc = run_compiler([str(wrapper), f"-I{tmp_path / 'inc'}", str(src), "-o", str(exe)])
+        return proc, exe
+
+    def calls() -> int:
+        return len(log.read_text().splitlines()) if log.exists() else 0
+
+    proc, exe = build("one")
+    assert proc.returncode == 0 and calls() == 2  # the build, then its -M list
+    proc, exe = build("two")
+    assert proc.returncode == 0 and calls() == 2  # kept: the compiler did not run
+    assert subprocess.run([str(exe)]).returncode == 3
+    header.write_text("#define VALUE 4\n")  # a header it read changed: built again
+    proc, exe = build("three")
+    assert calls() == 4 and subprocess.run([str(exe)]).returncode == 4
+    for run in ("four", "five"):  # a failure is never kept
+        proc, _ = build(run, "int main() { return undeclared; }\n")
+        assert proc.returncode != 0 and "undeclared" in proc.stderr
+    assert calls() == 6
+    monkeypatch.setenv("SDK_TEST_CACHE", "off")
+    build("six")
+    assert calls() == 7

@@ -1,0 +1,153 @@
+"""run_compiler(): a compiler command (gcc, g++, clang++, nvcc) whose successful result a
+later run reuses while nothing it read has changed: the C++ programs, header checks and nvcc
+compiles of tests/core, tests/cuda and tests/abi, which test the headers' contents and
+gain nothing from compiling unchanged inputs again.
+
+The test is the one ccache's direct mode makes. The key: the command, each file it names by
+its bytes (not its path, so a source written to a fresh temporary folder still matches),
+the libraries its -l flags find, the compiler found and the environment variables compilers
+read. Beside each kept result, the headers the compiler read (its own -M list, taken after
+the first build) with their hashes: a hit needs every one unchanged. Only successes are
+kept: a command that fails runs every time. The folder is a `kept_folder` (so
+SDK_TEST_CACHE=off turns this off), keyed on the compilers' versions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests._support import kept_folder, toolchain_key
+
+ENV_READ = (
+    "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
+    "COMPILER_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME",
+)  # fmt: skip
+COMPILER = re.compile(r"^(c\+\+|cc|nvcc)$|g\+\+|gcc|clang")  # what run_compiler keeps
+KEEP_ENTRIES = 600  # the least recently used beyond these are dropped
+
+
+def run_compiler(
+    cmd: list[str], *, cwd=None, env=None, timeout: float = 900
+) -> subprocess.CompletedProcess:
+    """subprocess.run(cmd, capture_output=True, text=True) with a kept result reused when
+    `cmd` and everything it read are unchanged (SDK_TEST_CACHE=off: never)."""
+    cmd = [str(c) for c in cmd]
+    folder = _folder()
+    key = None if folder is None else _key(cmd, Path(cwd or os.getcwd()), env)
+    out = _output(cmd, Path(cwd or os.getcwd()))
+    if key is not None:
+        hit = _reuse(folder / key, cmd, out)
+        if hit is not None:
+            return hit
+    proc = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if key is not None and proc.returncode == 0:
+        _keep(folder, key, cmd, out, proc, cwd, env, timeout)
+    return proc
+
+
+def _folder() -> Path | None:
+    if os.environ.get("SDK_TEST_CACHE", "").lower() in ("0", "off", "no", "false"):
+        return None
+    return kept_folder(None, "compiles", *toolchain_key())
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _output(cmd: list[str], cwd: Path) -> Path | None:
+    if "-o" not in cmd or cmd.index("-o") + 1 >= len(cmd):
+        return None
+    return cwd / cmd[cmd.index("-o") + 1]
+
+
+def _key(cmd: list[str], cwd: Path, env) -> str | None:
+    """The hash of what the command is, its files by content; None when it cannot be kept
+    (no compiler found, an output that is not one plain file)."""
+    exe = shutil.which(cmd[0], path=(env or os.environ).get("PATH"))
+    if exe is None or os.devnull in cmd or not COMPILER.search(Path(cmd[0]).name):
+        return None
+    parts = [os.path.realpath(exe)]
+    lib_dirs = [a[2:] for a in cmd if a.startswith("-L")]
+    after_o = False
+    for arg in cmd[1:]:
+        path = cwd / arg
+        if after_o:
+            parts.append(f"out:{Path(arg).name}")
+        elif arg != "-o" and not arg.startswith("-") and path.is_file():
+            parts.append(f"file:{_sha(path)}")
+        elif arg.startswith("-l"):
+            found = [Path(d) / f"lib{arg[2:]}{s}" for d in lib_dirs for s in (".so", ".a")]
+            parts.append(arg + "".join(f":{_sha(p)}" for p in found if p.is_file()))
+        else:
+            parts.append(arg)
+        after_o = arg == "-o"
+    source = env if env is not None else os.environ
+    parts += [f"{v}={source.get(v, '')}" for v in ENV_READ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _reuse(entry: Path, cmd: list[str], out: Path | None) -> subprocess.CompletedProcess | None:
+    try:
+        record = json.loads((entry / "record.json").read_text())
+        if any(not Path(p).is_file() or _sha(Path(p)) != h for p, h in record["read"].items()):
+            return None
+        if out is not None:
+            shutil.copyfile(entry / "output", out)
+            shutil.copymode(entry / "output", out)
+        os.utime(entry)
+    except (OSError, ValueError, KeyError):
+        return None
+    return subprocess.CompletedProcess(cmd, 0, record["stdout"], record["stderr"])
+
+
+def _headers_read(cmd: list[str], out: Path | None, cwd, env, timeout) -> list[str] | None:
+    """The files the compiler reads for `cmd`: its -M list (a make rule per source)."""
+    probe = list(cmd)
+    if out is not None:
+        i = probe.index("-o")
+        del probe[i : i + 2]
+    probe = [a for a in probe if a not in ("-c", "-fsyntax-only", "-MD", "-MMD")] + ["-M"]
+    proc = subprocess.run(probe, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        return None
+    words = proc.stdout.replace("\\\n", " ").split()
+    base = Path(cwd or os.getcwd())
+    return sorted({str(base / w) for w in words if not w.endswith(":") and (base / w).is_file()})
+
+
+def _keep(folder: Path, key: str, cmd, out: Path | None, proc, cwd, env, timeout) -> None:
+    read = _headers_read(cmd, out, cwd, env, timeout)
+    if read is None or (out is not None and not out.is_file()):
+        return
+    tmp = folder / f".{key}.{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    if out is not None:
+        shutil.copyfile(out, tmp / "output")
+        shutil.copymode(out, tmp / "output")
+    record = {"read": {p: _sha(Path(p)) for p in read}, "stdout": proc.stdout}
+    record["stderr"] = proc.stderr
+    (tmp / "record.json").write_text(json.dumps(record))
+    shutil.rmtree(folder / key, ignore_errors=True)
+    try:
+        tmp.rename(folder / key)
+    except OSError:  # another worker kept the same result first
+        shutil.rmtree(tmp, ignore_errors=True)
+    entries = sorted((p for p in folder.iterdir() if not p.name.startswith(".")), key=_mtime)
+    for old in entries[:-KEEP_ENTRIES]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
