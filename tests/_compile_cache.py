@@ -1,15 +1,15 @@
 """run_compiler(): a compiler command (gcc, g++, clang++, nvcc) whose successful result a
 later run reuses while nothing it read has changed: the C++ programs, header checks and nvcc
-compiles of tests/core, tests/cuda and tests/abi, which test the headers' contents and
-gain nothing from compiling unchanged inputs again.
+compiles of tests/core, which test the headers' contents and gain nothing from compiling
+unchanged inputs again.
 
 The test is the one ccache's direct mode makes. The key: the command, each file it names by
 its bytes (not its path, so a source written to a fresh temporary folder still matches),
-the libraries its -l flags find, the compiler found and the environment variables compilers
-read. Beside each kept result, the headers the compiler read (its own -M list, taken after
-the first build) with their hashes: a hit needs every one unchanged. Only successes are
-kept: a command that fails runs every time. The folder is a `kept_folder` (so
-SDK_TEST_CACHE=off turns this off), keyed on the compilers' versions."""
+the libraries its -l flags find, the compiler found (its path, size and time stamp) and the
+environment variables compilers read. Beside each kept result, the headers the compiler
+read (its own -M list, taken after the first build) with their hashes: a hit needs every
+one unchanged. Only successes are kept: a command that fails runs every time. The folder is
+a `kept_folder` (so SDK_TEST_CACHE=off turns this off)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests._support import kept_folder, toolchain_key
+from tests._support import kept_folder
 
 ENV_READ = (
     "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
@@ -55,7 +55,7 @@ def run_compiler(
 def _folder() -> Path | None:
     if os.environ.get("SDK_TEST_CACHE", "").lower() in ("0", "off", "no", "false"):
         return None
-    return kept_folder(None, "compiles", *toolchain_key())
+    return kept_folder(None, "compiles")
 
 
 def _sha(path: Path) -> str:
@@ -74,7 +74,8 @@ def _key(cmd: list[str], cwd: Path, env) -> str | None:
     exe = shutil.which(cmd[0], path=(env or os.environ).get("PATH"))
     if exe is None or os.devnull in cmd or not COMPILER.search(Path(cmd[0]).name):
         return None
-    parts = [os.path.realpath(exe)]
+    real = os.stat(os.path.realpath(exe))  # a compiler upgraded in place is another key
+    parts = [os.path.realpath(exe), f"{real.st_size}:{real.st_mtime_ns}"]
     lib_dirs = [a[2:] for a in cmd if a.startswith("-L")]
     after_o = False
     for arg in cmd[1:]:
@@ -120,7 +121,10 @@ def _headers_read(cmd: list[str], out: Path | None, cwd, env, timeout) -> list[s
         return None
     words = proc.stdout.replace("\\\n", " ").split()
     base = Path(cwd or os.getcwd())
-    return sorted({str(base / w) for w in words if not w.endswith(":") and (base / w).is_file()})
+    named = {os.path.realpath(base / a) for a in cmd[1:] if not a.startswith("-")}
+    read = {str(base / w) for w in words if not w.endswith(":") and (base / w).is_file()}
+    # the files the command names are in its key by content, wherever a run writes them
+    return sorted(p for p in read if os.path.realpath(p) not in named)
 
 
 def _keep(folder: Path, key: str, cmd, out: Path | None, proc, cwd, env, timeout) -> None:

@@ -12,6 +12,7 @@ importable while `sdk` and `cpp_extension` resolve to the installed package.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import functools
 import os
@@ -22,6 +23,7 @@ import sys
 import sysconfig
 import tempfile
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,7 +159,7 @@ def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     command lines and header lists, a .gch's own checks): the porting corpus's builds, which a
     warm run then loads instead of compiling again. `key` names what those tools cannot see
     (the compiler and torch installed, the Python); a new key starts a new folder and drops
-    the folders of older keys. Under `$SDK_TEST_CACHE`, else build/test-cache in the checkout;
+    the folders of other keys once unused for a day. Under `$SDK_TEST_CACHE`, else build/test-cache in the checkout;
     SDK_TEST_CACHE=off gives the run's own `run_folder` (every build cold)."""
     import hashlib
 
@@ -167,12 +169,17 @@ def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     root = Path(where) if where else REPO / "build" / "test-cache"
     digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:12]
     folder = root / f"{name}-{digest}"
-    if not folder.is_dir():
-        for old in root.glob(f"{name}-*"):
-            if re.fullmatch(re.escape(name) + "-[0-9a-f]{12}", old.name):
-                shutil.rmtree(old, ignore_errors=True)
+    for old in root.glob(f"{name}-*"):  # another key's, unused for a day
+        if old != folder and re.fullmatch(re.escape(name) + "-[0-9a-f]{12}", old.name):
+            with contextlib.suppress(OSError):  # another run may be removing it too
+                if time.time() - old.stat().st_mtime > 86400:
+                    shutil.rmtree(old, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.utime(folder)
     return folder
+
+
+_CXX_AT_START = os.environ.get("CXX", "c++")  # not a test's own CXX, set while it runs
 
 
 @functools.cache
@@ -180,7 +187,7 @@ def toolchain_key() -> tuple[str, ...]:
     """What a kept build depends on beyond its command lines: the compilers' versions and
     the Python (its extension suffix)."""
     key = [sysconfig.get_config_var("EXT_SUFFIX") or ""]
-    for tool in (os.environ.get("CXX", "c++"), "nvcc"):
+    for tool in (_CXX_AT_START, "nvcc"):
         try:
             out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60)
             key.append(f"{shutil.which(tool)} {out.stdout}")

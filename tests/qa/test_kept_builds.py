@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,12 @@ def test_kept_folder_follows_its_key_and_can_be_turned_off(tmp_path, tmp_path_fa
     assert (first / "built.so").is_file()
     other = kept_folder(tmp_path_factory, "thing-two", "gcc 12", "torch 2.13")
     upgraded = kept_folder(tmp_path_factory, "thing", "gcc 13", "torch 2.13")
-    assert upgraded != first and not first.exists()  # an older key's builds are dropped
+    assert upgraded != first and first.is_dir()  # another key's, in use until a day passes
+    two_days_ago = time.time() - 2 * 86400
+    for folder in (first, other):
+        os.utime(folder, (two_days_ago, two_days_ago))
+    assert kept_folder(tmp_path_factory, "thing", "gcc 13", "torch 2.13") == upgraded
+    assert not first.exists()  # an older key's builds, unused for a day, are dropped
     assert other.is_dir()  # another name's folder is not an older key of this one
     assert oct(upgraded.stat().st_mode & 0o777) == "0o700"
     monkeypatch.setenv("SDK_TEST_CACHE", "off")
@@ -108,6 +114,7 @@ def test_a_kept_compile_is_reused_until_a_header_it_read_changes(tmp_path, monke
 
     proc, exe = build("one")
     assert proc.returncode == 0 and calls() == 2  # the build, then its -M list
+    shutil.rmtree(tmp_path / "one")  # as a later run finds its temporary folders: wiped
     proc, exe = build("two")
     assert proc.returncode == 0 and calls() == 2  # kept: the compiler did not run
     assert subprocess.run([str(exe)]).returncode == 3
