@@ -14,6 +14,7 @@ import pytest
 from cpp_extension.port import census as _port_census
 from cpp_extension.port import sdk_names as _port_names
 from cpp_extension.port.cxx import port_cxx
+from tests._compile_cache import run_compiler
 from tests._support import REPO
 
 INCLUDE = str(REPO / "core" / "include")
@@ -326,7 +327,7 @@ def _nvcc_compile(tmp_path, source: str, name: str):
     src, obj = tmp_path / f"{name}.cu", tmp_path / f"{name}.o"
     src.write_text(source)
     cmd = [tk.nvcc, "-std=c++17", f"-I{INCLUDE}", "-c", str(src), "-o", str(obj)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False), obj
+    return run_compiler(cmd, timeout=600), obj
 
 
 @pytest.mark.parametrize(("source", "name"), [(KERNELS_CU, "kernels"), (BLAS_CU, "blas")])
@@ -407,7 +408,8 @@ def _thc_program(tmp_path) -> list[str]:
     src, exe = tmp_path / "thc_numerics.cpp", tmp_path / "thc_numerics"
     src.write_text("\n".join(lines) + "\n")
     cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(src)]
-    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, timeout=600)
+    built = run_compiler([*cmd, "-o", str(exe)], timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
     return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
 
 
@@ -516,7 +518,8 @@ def test_thc_numerics_limits_nan_and_bits(tmp_path):
         )
     )
     cmd = [_cxx(), "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(src)]
-    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, timeout=600)
+    built = run_compiler([*cmd, "-o", str(exe)], timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
     import numpy as np
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sdk
-from tests._support import run_folder
+from tests._support import kept_folder, toolchain_key
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -84,7 +84,8 @@ cholesky triangular_solve mode unique""".split()
 def ext(tmp_path_factory):
     from cpp_extension import load_inline
 
-    folder = run_folder(tmp_path_factory, "cpp_torch_parity")  # one build for all workers
+    # one build for all workers, kept for later runs
+    folder = kept_folder(tmp_path_factory, "cpp_torch_parity", *toolchain_key())
     return load_inline("cpp_torch_parity", SOURCE, functions=NAMES, build_directory=folder)
 
 

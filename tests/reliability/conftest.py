@@ -12,7 +12,7 @@ import traceback
 
 import pytest
 
-from tests._support import REPO, run_folder, subprocess_env  # noqa: F401
+from tests._support import REPO, kept_folder, run_folder, subprocess_env, toolchain_key  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def extensions(tmp_path_factory):
         pytest.skip("no C++ compiler to build the test extensions")
     from tests.reliability._extensions import build
 
-    return build(run_folder(tmp_path_factory, "reliability_ext_cache"))
+    return build(kept_folder(tmp_path_factory, "reliability_ext_cache", *toolchain_key()))
 
 
 def run_module(module: str, *args: str, timeout: float = 180, **env: str) -> dict:
