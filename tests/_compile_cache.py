@@ -90,9 +90,19 @@ def _key(cmd: list[str], cwd: Path, env) -> str | None:
         else:
             parts.append(arg)
         after_o = arg == "-o"
+    if any(_relative_include(a) for a in cmd):
+        parts.append(f"cwd:{cwd}")  # a relative include folder finds other headers elsewhere
     source = env if env is not None else os.environ
     parts += [f"{v}={source.get(v, '')}" for v in ENV_READ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _relative_include(arg: str) -> bool:
+    """-I<folder> (or -iquote, -isystem) not absolute; a bare flag, its folder next, counts."""
+    for flag in ("-isystem", "-iquote", "-I"):
+        if arg.startswith(flag):
+            return not arg[len(flag) :].startswith("/")
+    return False
 
 
 def _reuse(entry: Path, cmd: list[str], out: Path | None) -> subprocess.CompletedProcess | None:

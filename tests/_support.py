@@ -158,9 +158,10 @@ def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     """A folder that outlives the run, for builds whose staleness a build tool judges (ninja's
     command lines and header lists, a .gch's own checks): the porting corpus's builds, which a
     warm run then loads instead of compiling again. `key` names what those tools cannot see
-    (the compiler and torch installed, the Python); a new key starts a new folder and drops
-    the folders of other keys once unused for a day. Under `$SDK_TEST_CACHE`, else build/test-cache in the checkout;
-    SDK_TEST_CACHE=off gives the run's own `run_folder` (every build cold)."""
+    (the compiler and torch installed, the Python); a new key starts a new folder, and the
+    folders of other keys go once unused for a day. Under `$SDK_TEST_CACHE`, else
+    build/test-cache in the checkout; SDK_TEST_CACHE=off gives the run's own `run_folder`
+    (every build cold)."""
     import hashlib
 
     where = os.environ.get("SDK_TEST_CACHE", "")

@@ -128,3 +128,23 @@ def test_a_kept_compile_is_reused_until_a_header_it_read_changes(tmp_path, monke
     monkeypatch.setenv("SDK_TEST_CACHE", "off")
     build("six")
     assert calls() == 7
+
+
+def test_a_relative_include_folder_is_read_where_the_command_runs(tmp_path, monkeypatch):
+    import shutil
+
+    from tests._compile_cache import run_compiler
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ here")
+    monkeypatch.setenv("SDK_TEST_CACHE", str(tmp_path / "kept"))
+    results = []
+    for where, value in (("a", 5), ("b", 6), ("a", 5)):
+        cwd = tmp_path / where
+        (cwd / "inc").mkdir(parents=True, exist_ok=True)
+        (cwd / "inc" / "value.h").write_text(f"#define VALUE {value}\n")
+        (cwd / "prog.cpp").write_text('#include "value.h"\nint main() { return VALUE; }\n')
+        proc = run_compiler(["g++", "-Iinc", "prog.cpp", "-o", "prog"], cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        results.append(subprocess.run([str(cwd / "prog")]).returncode)
+    assert results == [5, 6, 5]
