@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests._support import kept_folder
+from tests._support import keeping, kept_folder
 
 ENV_READ = (
     "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
@@ -37,10 +37,11 @@ def run_compiler(
     """subprocess.run(cmd, capture_output=True, text=True) with a kept result reused when
     `cmd` and everything it read are unchanged (SDK_TEST_CACHE=off: never)."""
     cmd = [str(c) for c in cmd]
-    folder = _folder()
-    key = None if folder is None else _key(cmd, Path(cwd or os.getcwd()), env)
-    out = _output(cmd, Path(cwd or os.getcwd()))
+    base = Path(cwd or os.getcwd())
+    key = _key(cmd, base, env) if keeping() else None
+    out = _output(cmd, base)
     if key is not None:
+        folder = kept_folder(None, "compiles")
         hit = _reuse(folder / key, cmd, out)
         if hit is not None:
             return hit
@@ -48,14 +49,8 @@ def run_compiler(
         cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
     if key is not None and proc.returncode == 0:
-        _keep(folder, key, cmd, out, proc, cwd, env, timeout)
+        _keep(folder, key, cmd, out, proc, base, env, timeout)
     return proc
-
-
-def _folder() -> Path | None:
-    if os.environ.get("SDK_TEST_CACHE", "").lower() in ("0", "off", "no", "false"):
-        return None
-    return kept_folder(None, "compiles")
 
 
 def _sha(path: Path) -> str:
@@ -70,7 +65,7 @@ def _output(cmd: list[str], cwd: Path) -> Path | None:
 
 def _key(cmd: list[str], cwd: Path, env) -> str | None:
     """The hash of what the command is, its files by content; None when it cannot be kept
-    (no compiler found, an output that is not one plain file)."""
+    (not a compiler, none found, output to /dev/null)."""
     exe = shutil.which(cmd[0], path=(env or os.environ).get("PATH"))
     if exe is None or os.devnull in cmd or not COMPILER.search(Path(cmd[0]).name):
         return None
@@ -119,26 +114,25 @@ def _reuse(entry: Path, cmd: list[str], out: Path | None) -> subprocess.Complete
     return subprocess.CompletedProcess(cmd, 0, record["stdout"], record["stderr"])
 
 
-def _headers_read(cmd: list[str], out: Path | None, cwd, env, timeout) -> list[str] | None:
+def _headers_read(cmd: list[str], out: Path | None, base: Path, env, timeout) -> list[str] | None:
     """The files the compiler reads for `cmd`: its -M list (a make rule per source)."""
     probe = list(cmd)
     if out is not None:
         i = probe.index("-o")
         del probe[i : i + 2]
     probe = [a for a in probe if a not in ("-c", "-fsyntax-only", "-MD", "-MMD")] + ["-M"]
-    proc = subprocess.run(probe, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(probe, cwd=base, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         return None
     words = proc.stdout.replace("\\\n", " ").split()
-    base = Path(cwd or os.getcwd())
     named = {os.path.realpath(base / a) for a in cmd[1:] if not a.startswith("-")}
     read = {str(base / w) for w in words if not w.endswith(":") and (base / w).is_file()}
     # the files the command names are in its key by content, wherever a run writes them
     return sorted(p for p in read if os.path.realpath(p) not in named)
 
 
-def _keep(folder: Path, key: str, cmd, out: Path | None, proc, cwd, env, timeout) -> None:
-    read = _headers_read(cmd, out, cwd, env, timeout)
+def _keep(folder: Path, key: str, cmd, out: Path | None, proc, base: Path, env, timeout) -> None:
+    read = _headers_read(cmd, out, base, env, timeout)
     if read is None or (out is not None and not out.is_file()):
         return
     tmp = folder / f".{key}.{os.getpid()}"

@@ -154,6 +154,11 @@ def run_folder(tmp_path_factory, name: str) -> Path:
     return folder
 
 
+def keeping() -> bool:
+    """Whether builds outlive the run (`kept_folder`): unless SDK_TEST_CACHE=off."""
+    return os.environ.get("SDK_TEST_CACHE", "").lower() not in ("0", "off", "no", "false")
+
+
 def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     """A folder that outlives the run, for builds whose staleness a build tool judges (ninja's
     command lines and header lists, a .gch's own checks): the porting corpus's builds, which a
@@ -164,9 +169,9 @@ def kept_folder(tmp_path_factory, name: str, *key: str) -> Path:
     (every build cold)."""
     import hashlib
 
-    where = os.environ.get("SDK_TEST_CACHE", "")
-    if where.lower() in ("0", "off", "no", "false"):
+    if not keeping():
         return run_folder(tmp_path_factory, name)
+    where = os.environ.get("SDK_TEST_CACHE", "")
     root = Path(where) if where else REPO / "build" / "test-cache"
     digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:12]
     folder = root / f"{name}-{digest}"

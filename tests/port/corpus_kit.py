@@ -4,7 +4,6 @@ ported sources, or torch's build of the originals), the build-cache fixture, and
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import pickle
@@ -82,14 +81,10 @@ def corpus_fixtures(corpus: Path, tag: str):
         # ported once per run, then copied into a kept folder the workers share (only the files
         # that changed: the others keep their time stamps): their builds of one case compile
         # the same files, and a later run's builds find them unchanged
-        folder = build_once(run_folder(tmp_path_factory, f"ported_{tag}"), _port_into(corpus))
-        kept = kept_folder(tmp_path_factory, f"ported-{tag}")
-        with open(folder / ".lock") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (folder / ".synced").is_file():
-                sync_tree(folder / "out", kept / "out")
-                (folder / ".synced").touch()
-        return kept / "out", pickle.loads((folder / "report.pickle").read_bytes())
+        kept = kept_folder(tmp_path_factory, f"ported-{tag}") / "out"
+        step = _port_into(corpus, kept)
+        folder = build_once(run_folder(tmp_path_factory, f"ported_{tag}"), step)
+        return kept, pickle.loads((folder / "report.pickle").read_bytes())
 
     @pytest.fixture(scope="module", params=["sdk", "torch"])
     def fw(request, ported, build_cache) -> Framework:
@@ -166,12 +161,14 @@ def _torch_pch(folder: Path) -> Path:
     return header
 
 
-def _port_into(corpus: Path) -> Callable[[Path], Path]:
-    """build_once's step: port `corpus` into <folder>/out and keep the report beside it."""
+def _port_into(corpus: Path, kept: Path) -> Callable[[Path], Path]:
+    """build_once's step: port `corpus` into <folder>/out, keep the report beside it, and copy
+    what changed into `kept` (`sync_tree`)."""
 
     def port(folder: Path) -> Path:
         report = _port.port_paths([corpus], folder / "out")
         (folder / "report.pickle").write_bytes(pickle.dumps(report))
+        sync_tree(folder / "out", kept)
         return folder
 
     return port

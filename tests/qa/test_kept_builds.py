@@ -5,12 +5,14 @@ it stays correct only if every change reaches the copy."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from tests._compile_cache import run_compiler
 from tests._support import kept_folder, run_folder, sync_tree
 
 
@@ -84,9 +86,6 @@ def test_kept_folder_follows_its_key_and_can_be_turned_off(tmp_path, tmp_path_fa
 
 
 def test_a_kept_compile_is_reused_until_a_header_it_read_changes(tmp_path, monkeypatch):
-    import shutil
-
-    from tests._compile_cache import run_compiler
 
     gxx = shutil.which("g++")
     if gxx is None:
@@ -131,9 +130,6 @@ def test_a_kept_compile_is_reused_until_a_header_it_read_changes(tmp_path, monke
 
 
 def test_a_relative_include_folder_is_read_where_the_command_runs(tmp_path, monkeypatch):
-    import shutil
-
-    from tests._compile_cache import run_compiler
 
     if shutil.which("g++") is None:
         pytest.skip("no g++ here")
