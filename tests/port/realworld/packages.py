@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._spec import Build, Op, Package
 from .pkgs.attention import FAST_TRANSFORMERS
-from .pkgs.audio import FAST_RNNT
+from .pkgs.audio import FAST_RNNT, TORCHLPC
 from .pkgs.clustering import DBSCAN, HAMMING
 from .pkgs.coding import TORCHAC
 from .pkgs.cuda_kernels import AUTO_GPTQ, GSPLAT, MAMBA_SSM, NERFACC
@@ -25,7 +25,7 @@ from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
-from .pkgs.sequence import BEAMGRAD, FPSCAN, SRU
+from .pkgs.sequence import BEAMGRAD, DISCOUNTED_CUMSUM, FPSCAN, SRU
 from .pkgs.vision import TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
@@ -64,5 +64,7 @@ PACKAGES: dict[str, Package] = {
         BEAMGRAD,
         HAMMING,
         FPSCAN,
+        TORCHLPC,
+        DISCOUNTED_CUMSUM,
     )
 }

@@ -1,6 +1,7 @@
 """fast_rnnt (speech recognition): the mutual-information recursion behind its pruned RNN-T
 loss. Its CPU kernels live in .cu files that the package's CMake build compiles as C++ when
-CUDA is off; its module is named _fast_rnnt, so a small glue file binds the same function."""
+CUDA is off; its module is named _fast_rnnt, so a small glue file binds the same function.
+torchlpc (differentiable audio filters): its CPU scans and time-varying all-pole filter."""
 
 from __future__ import annotations
 
@@ -83,5 +84,85 @@ FAST_RNNT = Package(
             atol=1e-5,
         ),  # fmt: skip
         Op("mutual_information_backward", "mutual_information", _logits, _backward),
+    ),
+)
+
+
+# torchlpc: time-varying all-pole filtering, registered with TORCH_LIBRARY(torchlpc) in a
+# module whose Python init the sources write by hand (PyInit__C); the ops run through
+# torch.ops.torchlpc / sdk.ops.torchlpc. Its CPU build is that one file (the .cu files join
+# it only when CUDA is there).
+LPC_B, LPC_T, LPC_ORDER = 3, 16, 2
+
+
+def _scan_inputs(dtype):
+    def inputs(rng):
+        def draw(shape, scale=1.0):
+            a = rng.standard_normal(shape) * scale
+            if np.dtype(dtype).kind == "c":
+                a = a + 1j * rng.standard_normal(shape) * scale
+            return a.astype(dtype)
+
+        return {
+            "x": draw((LPC_B, LPC_T)),
+            "w": draw((LPC_B, LPC_T), 0.5),
+            "init": draw((LPC_B,)),
+        }
+
+    return inputs
+
+
+def _scan(ns, fw, i):
+    return ns.scan(fw.tensor(i["x"]), fw.tensor(i["w"]), fw.tensor(i["init"]))
+
+
+def _scan_ref(i):
+    """y[t] = w[t] * y[t-1] + x[t], with y[-1] the initial value of each row."""
+    x, w = i["x"], i["w"]
+    y = np.empty_like(x)
+    prev = i["init"].copy()
+    for t in range(x.shape[1]):
+        prev = w[:, t] * prev + x[:, t]
+        y[:, t] = prev
+    return y
+
+
+def _lpc_inputs(rng):
+    return {
+        "x": rng.standard_normal((LPC_B, LPC_T)),
+        "a": rng.uniform(-0.4, 0.4, (LPC_B, LPC_T, LPC_ORDER)),
+        "zi": rng.standard_normal((LPC_B, LPC_ORDER)),
+    }
+
+
+def _lpc(ns, fw, i):
+    return ns.lpc(fw.tensor(i["x"]), fw.tensor(i["a"]), fw.tensor(i["zi"]))
+
+
+def _lpc_ref(i):
+    """y[t] = x[t] - sum_k a[t, k] * y[t-k-1], with y[-k-1] = zi[k]."""
+    x, a = i["x"], i["a"]
+    y = np.concatenate([i["zi"][:, ::-1], np.zeros_like(x)], 1)
+    for t in range(LPC_T):
+        past = y[:, t : t + LPC_ORDER][:, ::-1]  # y[t-1], y[t-2], ...
+        y[:, LPC_ORDER + t] = x[:, t] - np.sum(a[:, t] * past, 1)
+    return y[:, LPC_ORDER:]
+
+
+TORCHLPC = Package(
+    name="torchlpc",
+    version="0.7.2",
+    filename="torchlpc-0.7.2.tar.gz",
+    sha256="260a765645cdf0112d3fcfcebc41d11855ac52264b3185f24068ad873b1b0be3",
+    port_roots=("torchlpc/csrc",),
+    why="differentiable time-varying LPC filtering: first-order scans and all-pole filters",
+    builds=(
+        Build("scan", ("torchlpc/csrc/scan_cpu.cpp",), namespace="torchlpc", cflags=("-fopenmp",)),
+    ),
+    ops=(
+        Op("scan", "scan", _scan_inputs(np.float32), _scan, _scan_ref, rtol=1e-5, atol=1e-5),
+        Op("scan (float64)", "scan", _scan_inputs(np.float64), _scan, _scan_ref),
+        Op("scan (complex64)", "scan", _scan_inputs(np.complex64), _scan, _scan_ref, atol=1e-5),
+        Op("lpc", "scan", _lpc_inputs, _lpc, _lpc_ref, rtol=1e-10, atol=1e-12),
     ),
 )

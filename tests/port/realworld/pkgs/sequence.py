@@ -243,3 +243,67 @@ FPSCAN = Package(
     ),
     ops=(Op("scan (compile only)", "cuda"),),
 )
+
+
+# torch-discounted-cumsum: discounted cumulative sums along rows (reinforcement learning's
+# returns), a pybind11 module its Python layer builds with load(); a per-row discount.
+DC_B, DC_T = 6, 9
+
+
+def _discount_inputs(dtype):
+    def inputs(rng):
+        return {
+            "x": rng.standard_normal((DC_B, DC_T)).astype(dtype),
+            "gamma": rng.uniform(0.5, 1.0, DC_B).astype(dtype),
+        }
+
+    return inputs
+
+
+def _discounted_ref(right):
+    """Left: y[t] = x[t] + gamma * y[t-1]; right: y[t] = x[t] + gamma * y[t+1]."""
+
+    def ref(i):
+        x = i["x"][:, ::-1] if right else i["x"]
+        y = x.copy()
+        for t in range(1, DC_T):
+            y[:, t] = x[:, t] + i["gamma"] * y[:, t - 1]
+        return y[:, ::-1] if right else y
+
+    return ref
+
+
+def _discounted(side):
+    return lambda ns, fw, i: getattr(ns, f"discounted_cumsum_{side}_cpu")(
+        fw.tensor(i["x"]), fw.tensor(i["gamma"])
+    )
+
+
+DISCOUNTED_CUMSUM = Package(
+    name="torch-discounted-cumsum",
+    version="1.1.0",
+    filename="torch_discounted_cumsum-1.1.0.tar.gz",
+    sha256="34e6a7e10f416a7aa84e5fb4e00d6a84a0cfbb0a68bcf22a3434488360f0ea37",
+    port_roots=("torch_discounted_cumsum",),
+    why="reinforcement learning: discounted cumulative sums (returns) along rows",
+    builds=(
+        Build("cpu", ("torch_discounted_cumsum/discounted_cumsum_cpu.cpp",)),
+        Build(
+            "cuda",
+            (
+                "torch_discounted_cumsum/discounted_cumsum_cuda.cpp",
+                "torch_discounted_cumsum/discounted_cumsum_cuda_kernel.cu",
+            ),
+            compile_only=True,
+        ),
+    ),
+    ops=(
+        Op("discounted_cumsum_left", "cpu", _discount_inputs(np.float32), _discounted("left"),
+           _discounted_ref(False), rtol=1e-5, atol=1e-5),
+        Op("discounted_cumsum_right", "cpu", _discount_inputs(np.float32), _discounted("right"),
+           _discounted_ref(True), rtol=1e-5, atol=1e-5),
+        Op("discounted_cumsum_right (float64)", "cpu", _discount_inputs(np.float64),
+           _discounted("right"), _discounted_ref(True)),
+        Op("discounted_cumsum_left, right (CUDA, compile only)", "cuda"),
+    ),
+)  # fmt: skip
