@@ -3,8 +3,8 @@ kernel registry filled by a token-pasting macro (`at::k##device`), DeviceTypeNam
 argument-dependent lookup, at::globalContext(), torch::multinomial, torch::tensor({1, 0}) and
 std::unique_ptr with no <memory>. Then: an older-style module (legacy_module/) whose ops
 header includes only torch/torch.h (pybind11 comes with it in an extension build), which makes
-its masks through the deprecated Tensor::type() and includes ATen/NativeFunctions.h; a
-neighbour list registered by schema string (pair_list/) with torch::frobenius_norm; and an
+its masks through the deprecated Tensor::type() and at::CPU(dtype) and includes
+ATen/NativeFunctions.h; a neighbour list registered by schema string (pair_list/) with torch::frobenius_norm; and an
 autograd Function op library whose one include is torch/script.h (script_autograd/). Each
 case is ported with `python -m cpp_extension port` (which must find every name), built, and
 checked against numpy; the originals are built with torch too when it is installed."""
@@ -119,6 +119,21 @@ def test_a_cast_to_another_tensors_type_and_dtype(fw, legacy):
     for a in legacy.as_type_of(fw.tensor(x), fw.tensor(np.zeros(2, np.float32))):
         assert a.numpy().dtype == np.float32
         np.testing.assert_array_equal(a.numpy(), x.astype(np.float32))
+
+
+def test_a_mask_made_with_the_deprecated_cpu_type_as_options(fw, legacy):
+    x = np.array([[-3.0, 0.5, 2.0], [7.5, -0.25, 1.0]], np.float32)
+    out, mask, count = (t.numpy() for t in legacy.clamp_with_mask(fw.tensor(x), -1.0, 1.5))
+    np.testing.assert_array_equal(out, np.clip(x, -1.0, 1.5))
+    assert mask.dtype == np.uint8 and count.dtype == np.int64
+    np.testing.assert_array_equal(mask, ((x < -1.0) | (x > 1.5)).astype(np.uint8))
+    assert count.tolist() == [3]
+
+
+@pytest.mark.parametrize(("dtype", "is_float"), [(np.float32, True), (np.float64, False)])
+def test_the_deprecated_types_of_a_dtype_on_each_device(fw, legacy, dtype, is_float):
+    got = legacy.deprecated_types_by_device(fw.tensor(np.zeros(2, dtype)))
+    assert got == [is_float, not is_float, True, False, True]
 
 
 def test_the_deprecated_type_check_refuses_other_dtypes(fw, legacy):

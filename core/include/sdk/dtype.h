@@ -208,6 +208,15 @@ class DeprecatedTypeProperties {
   bool cuda_;
 };
 
+/*! \brief The deprecated type of a dtype on the CPU (torch's at::CPU(ScalarType)), as old
+ *  code passes it for options: `zeros_like(a, at::CPU(kByte))` makes a uint8 tensor on the
+ *  CPU. A value, where torch returns a reference to a registry entry: compare it, convert it,
+ *  do not take its address. */
+constexpr DeprecatedTypeProperties CPU(ScalarType t) { return {t, false}; }
+/*! \brief The deprecated type of a dtype on CUDA (at::CUDA(ScalarType)): as options, the
+ *  current CUDA device. */
+constexpr DeprecatedTypeProperties CUDA(ScalarType t) { return {t, true}; }
+
 /*! \brief The ScalarType of a TypeMeta (c10::typeMetaToScalarType). */
 constexpr ScalarType typeMetaToScalarType(TypeMeta t) { return t.toScalarType(); }
 /*! \brief The TypeMeta of a ScalarType (c10::scalarTypeToTypeMeta). */

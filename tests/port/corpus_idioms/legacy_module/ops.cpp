@@ -38,3 +38,25 @@ bool mask_type_is_byte(const at::Tensor& scores) {
 std::vector<at::Tensor> as_type_of(const at::Tensor& x, const at::Tensor& y) {
   return {x.to(y.type()), x.to(y.dtype())};
 }
+
+std::vector<at::Tensor> clamp_with_mask(const at::Tensor& x, double lo, double hi) {
+  TORCH_CHECK(x.is_contiguous() && x.scalar_type() == at::kFloat, "x must be contiguous float32");
+  auto out = at::zeros_like(x);
+  auto mask = at::zeros_like(x, at::CPU(at::kByte));
+  auto count = torch::zeros({1}, torch::CPU(at::kLong));
+  const float* in = x.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  uint8_t* m = mask.data_ptr<uint8_t>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    m[i] = in[i] < lo || in[i] > hi;
+    o[i] = in[i] < lo ? lo : in[i] > hi ? hi : in[i];
+    count.data_ptr<int64_t>()[0] += m[i];
+  }
+  return {out, mask, count};
+}
+
+std::vector<bool> deprecated_types_by_device(const at::Tensor& x) {
+  return {at::CPU(at::kFloat) == x.type(), at::CPU(at::kDouble) == x.type(),
+          at::CUDA(at::kFloat).is_cuda(), at::CPU(at::kFloat).is_cuda(),
+          at::CUDA(at::kByte).scalarType() == at::kByte};
+}
