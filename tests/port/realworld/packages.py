@@ -25,6 +25,7 @@ from .pkgs.nlp import FAIRSEQ
 from .pkgs.optim import DEEPSPEED, TORCHOPT
 from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
+from .pkgs.quantization import QTORCH
 from .pkgs.sequence import BEAMGRAD, DISCOUNTED_CUMSUM, FPSCAN, SRU
 from .pkgs.vision import TORCH_ENCODING
 
@@ -66,5 +67,6 @@ PACKAGES: dict[str, Package] = {
         FPSCAN,
         TORCHLPC,
         DISCOUNTED_CUMSUM,
+        QTORCH,
     )
 }
