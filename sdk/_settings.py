@@ -4,14 +4,12 @@ torch's name and answers what the sdk actually does, refusing the settings it ca
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from sdk import _C
 from sdk._dtype import device
 
-_lock = threading.Lock()
-_state = {"interop_threads": 1, "matmul_precision": "highest", "warn_always": False}
+_state = {"matmul_precision": "highest", "warn_always": False}
 _PRECISIONS = ("highest", "high", "medium")
 
 
@@ -23,16 +21,16 @@ def _bool(value: Any, fn: str, arg: str) -> bool:
 
 def get_num_interop_threads() -> int:
     """Threads for running independent ops at once: the sdk runs ops one after another (its
-    parallelism is inside the kernels, see get_num_threads), so 1 unless set."""
-    return _state["interop_threads"]
+    parallelism is inside the kernels, see get_num_threads), so 1 unless set. The count is
+    the core's, which C++ extensions read and set too (sdk::get_num_interop_threads)."""
+    return _C._get_num_interop_threads()
 
 
 def set_num_interop_threads(num: int) -> None:
-    """Kept for get_num_interop_threads (no inter-op pool exists to resize)."""
+    """Record the count get_num_interop_threads returns (no inter-op pool exists to resize)."""
     if isinstance(num, bool) or not isinstance(num, int) or num < 1:
         raise RuntimeError(f"Expected positive number of threads, got {num!r}")
-    with _lock:
-        _state["interop_threads"] = num
+    _C._set_num_interop_threads(num)
 
 
 def is_anomaly_enabled() -> bool:

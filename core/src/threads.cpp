@@ -53,6 +53,9 @@ int64_t parallel_info(int32_t key) {
            " (expected an sdk_parallel_key, 0 to 7)");
 }
 
+// torch's inter-op thread count: recorded only (ops run one after another).
+std::atomic<int32_t> g_interop_threads{1};
+
 }  // namespace
 
 extern "C" {
@@ -65,6 +68,17 @@ SDK_API sdk_status sdk_set_num_threads(int32_t n) {
 }
 
 SDK_API int32_t sdk_get_num_threads(void) { return get_num_threads(); }
+
+SDK_API sdk_status sdk_set_num_interop_threads(int32_t n) {
+  SDK_SAFE_CALL_BEGIN;
+  SDK_VALUE_CHECK(n >= 1, "sdk_set_num_interop_threads: n must be >= 1, got ", n);
+  g_interop_threads.store(n, std::memory_order_relaxed);
+  SDK_SAFE_CALL_END;
+}
+
+SDK_API int32_t sdk_get_num_interop_threads(void) {
+  return g_interop_threads.load(std::memory_order_relaxed);
+}
 
 SDK_API sdk_status sdk_get_parallel_info(int32_t key, int64_t* out) {
   SDK_SAFE_CALL_BEGIN;

@@ -364,7 +364,8 @@ conv3d conv_transpose2d max_pool2d avg_pool2d adaptive_avg_pool2d
 interpolate upsample_bilinear2d grid_sampler cross_entropy nll_loss
 mse_loss binary_cross_entropy cosine_similarity pairwise_distance cdist
 meshgrid broadcast_tensors searchsorted bucketize histc bincount
-manual_seed set_num_threads get_num_threads get_thread_num parallel_for
+manual_seed set_num_threads get_num_threads set_num_interop_threads
+get_num_interop_threads get_thread_num parallel_for
 parallel_reduce irange ceil_div device_of globalContext getCurrentCUDAStream
 """.split()
 )

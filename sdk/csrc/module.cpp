@@ -209,6 +209,24 @@ PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
 
 PyObject* m_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(sdk_get_num_threads()); }
 
+// n, already a positive int (sdk.set_num_interop_threads raises torch's error otherwise).
+PyObject* m_set_num_interop_threads(PyObject*, PyObject* arg) {
+  int64_t n;
+  if (!int_arg(arg, "set_num_interop_threads", "num", &n)) return nullptr;
+  if (n > INT32_MAX) {
+    PyErr_Format(module_state.invalid_argument_error,
+                 "set_num_interop_threads(): argument 'num' must be below 2**31, got %lld",
+                 static_cast<long long>(n));
+    return nullptr;
+  }
+  if (sdk_set_num_interop_threads(static_cast<int32_t>(n)) != SDK_OK) return raise_last_error();
+  Py_RETURN_NONE;
+}
+
+PyObject* m_get_num_interop_threads(PyObject*, PyObject*) {
+  return PyLong_FromLong(sdk_get_num_interop_threads());
+}
+
 // (mode, warn_only), both already bools (sdk.use_deterministic_algorithms checks them).
 PyObject* m_set_deterministic(PyObject*, PyObject* args) {
   int mode, warn_only;
@@ -301,6 +319,8 @@ PyMethodDef module_methods[] = {
     {"version_string", m_version_string, METH_NOARGS, "Release version of the core."},
     {"set_num_threads", m_set_num_threads, METH_O, "Threads used by the core."},
     {"get_num_threads", m_get_num_threads, METH_NOARGS, "Threads used by the core."},
+    {"_set_num_interop_threads", m_set_num_interop_threads, METH_O, "The inter-op count."},
+    {"_get_num_interop_threads", m_get_num_interop_threads, METH_NOARGS, "The inter-op count."},
     {"_set_deterministic", m_set_deterministic, METH_VARARGS, "The deterministic switch."},
     {"_get_deterministic", m_get_deterministic, METH_NOARGS, "0 off, 1 on, 2 warn only."},
     {"parallel_info", m_parallel_info, METH_NOARGS, "Facts about the core's threading."},

@@ -107,6 +107,23 @@ def test_global_context_settings(fw):
     assert m.settings()[:2] == (False, False) and not lib.are_deterministic_algorithms_enabled()
 
 
+def test_interop_threads_are_one_count(fw):
+    """at::get_num_interop_threads in an extension and get_num_interop_threads in Python read
+    one process-wide count; on the SDK either side sets it (torch allows one set a process)."""
+    m = build(fw, "context_misc", "context_ops.cpp")
+    lib = sdk if fw.name == "sdk" else pytest.importorskip("torch")
+    assert m.interop_threads(0) == lib.get_num_interop_threads() >= 1
+    if fw.name != "sdk":
+        return
+    before = sdk.get_num_interop_threads()
+    try:
+        sdk.set_num_interop_threads(before + 3)
+        assert m.interop_threads(0) == before + 3
+        assert m.interop_threads(before + 5) == before + 5 == sdk.get_num_interop_threads()
+    finally:
+        sdk.set_num_interop_threads(before)
+
+
 def test_channels_last_kernels(fw):
     m = build(fw, "channels_last", "nhwc_ops.cpp")
     x = arr(2, 3, 4, 5, dtype=np.float32)

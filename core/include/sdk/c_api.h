@@ -60,7 +60,7 @@
 /*! \brief ABI major version: changes only for an incompatible ABI. */
 #define SDK_ABI_VERSION_MAJOR 1
 /*! \brief ABI minor version: bumped by every addition. */
-#define SDK_ABI_VERSION_MINOR 13
+#define SDK_ABI_VERSION_MINOR 14
 
 #if defined(_WIN32)
 #if defined(SDK_CORE_BUILDING)
@@ -1059,6 +1059,16 @@ SDK_API sdk_status sdk_set_num_threads(int32_t n);
 /*! \brief Current thread count: the last one set, else SDK_NUM_THREADS, else
  *  OMP_NUM_THREADS, else the physical cores the process may run on. */
 SDK_API int32_t sdk_get_num_threads(void);
+
+/*! \brief torch.set_num_interop_threads: how many independent ops may run at once. The SDK
+ *  runs ops one after another (its parallelism is inside the kernels, above), so the count is
+ *  only recorded, process-wide, for the extensions that size their own work by it
+ *  (at::get_num_interop_threads) and for Python's sdk.get_num_interop_threads. n >= 1, else
+ *  SDK_ERROR_VALUE and the count is unchanged. Since ABI 1.14. */
+SDK_API sdk_status sdk_set_num_interop_threads(int32_t n);
+/*! \brief The count above: the last one set, else 1 (no op runs beside another). Since ABI
+ *  1.14. */
+SDK_API int32_t sdk_get_num_interop_threads(void);
 
 /*! \brief torch.use_deterministic_algorithms(mode, warn_only=...): record, process-wide,
  *  that deterministic algorithms are asked for (warn_only: a kernel without one warns

@@ -544,6 +544,13 @@ inline void set_num_threads(int n) {
   detail::check_status(sdk_set_num_threads(n), "set_num_threads");
 }
 inline int get_num_threads() { return sdk_get_num_threads(); }
+/*! \brief The inter-op thread count (at::set_num_interop_threads): recorded, process-wide,
+ *  for the code that sizes its own work by it; the SDK runs ops one after another. */
+inline void set_num_interop_threads(int n) {
+  detail::check_status(sdk_set_num_interop_threads(n), "set_num_interop_threads");
+}
+/*! \brief The count above: the last one set (from C++ or Python), else 1. */
+inline int get_num_interop_threads() { return sdk_get_num_interop_threads(); }
 
 }  // namespace sdk
 

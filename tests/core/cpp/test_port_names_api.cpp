@@ -163,6 +163,14 @@ void global_context() {
   EXPECT(sdk_deterministic_algorithms() == 0 && !ctx.deterministicAlgorithmsWarnOnly());
   ctx.lazyInitCUDA();
   EXPECT(ctx.hasCUDA() == sdk::cuda::is_available());
+  // the inter-op count is recorded in the core (what Python's sdk.set_num_interop_threads
+  // sets too): 1 until set, a count below 1 refused and the count kept
+  EXPECT(sdk::get_num_interop_threads() == 1);
+  sdk::set_num_interop_threads(6);
+  EXPECT(sdk::get_num_interop_threads() == 6 && sdk_get_num_interop_threads() == 6);
+  EXPECT_ERROR(SDK_ERROR_VALUE, "n must be >= 1, got 0", sdk::set_num_interop_threads(0));
+  EXPECT(sdk::get_num_interop_threads() == 6);
+  sdk::set_num_interop_threads(1);
   EXPECT(!ctx.allowTF32CuBLAS() && !ctx.hasCuDNN());
 }
 

@@ -41,7 +41,15 @@ std::tuple<bool, bool, bool, bool> settings() {
                          ctx.allowTF32CuBLAS(), cuda);
 }
 
+// The inter-op thread count, set from C++ when n > 0 (torch allows one set per process,
+// before any inter-op work), then read.
+int interop_threads(int n) {
+  if (n > 0) at::set_num_interop_threads(n);
+  return at::get_num_interop_threads();
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("interop_threads", &interop_threads);
   m.def("row_cumsum", &row_cumsum);
   m.def("settings", &settings);
 }
