@@ -202,6 +202,24 @@ def toolchain_key() -> tuple[str, ...]:
     return tuple(key)
 
 
+def torch_key() -> tuple[str, ...]:
+    """What a kept build of torch's depends on beyond its command lines: the toolchain and
+    the torch installed (its version and place)."""
+    return (*toolchain_key(), *_torch_keys())
+
+
+@functools.cache
+def _torch_keys() -> tuple[str, ...]:
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    try:
+        return (importlib.metadata.version("torch"), str(spec and spec.origin))
+    except importlib.metadata.PackageNotFoundError:
+        return ("no torch",)
+
+
 def sync_tree(src: Path, dst: Path) -> None:
     """Make `dst` a copy of `src` (files and folders only), writing only the files whose bytes
     differ and removing what `src` lacks: an unchanged file keeps its time stamp, so a build
@@ -222,13 +240,18 @@ def sync_tree(src: Path, dst: Path) -> None:
             shutil.copymode(path, out)
 
 
-def run_token(tmp_path_factory) -> str:
-    """12 hex digits unique to this pytest run and the same in each of its workers: a name
-    (an op namespace, a module) that must not meet an earlier run's, yet lets the workers
-    share one build of it."""
-    import hashlib
-
-    return hashlib.sha256(str(run_folder(tmp_path_factory, "")).encode()).hexdigest()[:12]
+def kept_source(folder: Path, name: str, text: str) -> Path:
+    """`folder/name` holding `text`, rewritten only when its text changed (under a lock on
+    `folder`, atomically), so that a kept build of it finds it as old as before and rebuilds
+    nothing: a source the test writes from a string, built into a `kept_folder`."""
+    path = folder / name
+    with open(folder / ".source-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.is_file() or path.read_text() != text:
+            part = path.with_name(f".{name}.{os.getpid()}")
+            part.write_text(text)
+            os.replace(part, path)
+    return path
 
 
 def build_once(folder: Path, build: Callable[[Path], Path]) -> Path:

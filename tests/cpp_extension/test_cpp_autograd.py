@@ -13,7 +13,7 @@ import pytest
 
 import sdk
 from cpp_extension import load_inline
-from tests._support import run_folder, run_token
+from tests._support import kept_folder, toolchain_key
 
 SOURCE = r"""
 #include <sdk/extension.h>
@@ -156,9 +156,10 @@ FUNCS = [
 
 @pytest.fixture(scope="module")
 def ext(tmp_path_factory):
-    ns = "ag" + run_token(tmp_path_factory)[:8]  # one build for all workers of the run
+    ns = "agkept"  # stable: later runs load the kept build instead of compiling again
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "cpp_autograd")))
+    cache = kept_folder(tmp_path_factory, "cpp_autograd", *toolchain_key())
+    mp.setenv("SDK_EXTENSIONS_DIR", str(cache))
     m = load_inline(f"cpp_autograd_{ns}", cpp_sources=SOURCE.replace("{NS}", ns), functions=FUNCS)
     mp.undo()
     m.ns = ns

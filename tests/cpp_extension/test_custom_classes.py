@@ -20,6 +20,7 @@ import sdk
 from cpp_extension import load
 from cpp_extension.port import sdk_names as _port_names
 from cpp_extension.port.cxx import port_cxx
+from tests._support import kept_folder, kept_source, toolchain_key, torch_key
 from tests.cpp_extension.conftest import REPO
 
 # The library as a torch extension writes it (the idiom of pyg-lib's hash maps and torchtext's
@@ -229,6 +230,11 @@ def _ns() -> str:
     return "cls" + uuid.uuid4().hex[:10]
 
 
+# The namespace of the library built once and kept between runs (`lib`, and torch's build
+# of the same source): a stable name, so later runs load the kept builds.
+KEPT_NS = "clskept"
+
+
 def ported(source: str) -> str:
     """The torch source through the porter: includes, namespaces and macros become ours, and
     every name it uses has a counterpart."""
@@ -242,12 +248,12 @@ def ported(source: str) -> str:
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     """The ported library, built once; its namespace."""
-    ns = _ns()
+    ns = KEPT_NS
+    cache = kept_folder(tmp_path_factory, "custom_classes", *toolchain_key())
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(cache))
     mp.setenv("MAX_JOBS", "2")
-    src = tmp_path_factory.mktemp("classes") / "classes.cpp"
-    src.write_text(ported(TORCH_SOURCE.replace("{NS}", ns)))
+    src = kept_source(cache, "classes.cpp", ported(TORCH_SOURCE.replace("{NS}", ns)))
     load(f"classes_{ns}", [str(src)], is_python_module=False)
     mp.undo()
     return ns
@@ -414,11 +420,16 @@ SDK_LIBRARY({NS}, m) {
 """
 
 
-def test_an_object_whose_library_closed_is_refused_not_crashed(tmp_path, ext_dir):
-    ns = _ns()
-    src = tmp_path / "closing.cpp"
-    src.write_text(CLOSING.replace("{NS}", ns))
-    load(f"closing_{ns}", [str(src)], is_python_module=False)
+def _kept_load(tmp_path_factory, monkeypatch, name: str, text: str) -> None:
+    """load() of `text` as `name` in a kept cache folder of its own: one library a process."""
+    cache = kept_folder(tmp_path_factory, f"custom_classes_{name}", *toolchain_key())
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(cache))
+    load(name, [str(kept_source(cache, f"{name}.cpp", text))], is_python_module=False)
+
+
+def test_an_object_whose_library_closed_is_refused_not_crashed(tmp_path_factory, monkeypatch):
+    ns = "clsclosing"
+    _kept_load(tmp_path_factory, monkeypatch, f"closing_{ns}", CLOSING.replace("{NS}", ns))
     assert ops(ns).open_temp() is True
     old = classes(ns).Temp(5)
     assert (old.value(), ops(ns).temp_value(old)) == (5, 5)
@@ -438,14 +449,14 @@ def test_an_object_whose_library_closed_is_refused_not_crashed(tmp_path, ext_dir
     del old  # its memory is kept, not freed by a closed library's code: no crash
 
 
-def test_same_answers_as_torch(lib, tmp_path):
+def test_same_answers_as_torch(lib, tmp_path_factory):
     torch = pytest.importorskip("torch")
     from torch.utils import cpp_extension as tce
 
-    ns = _ns()
-    src = tmp_path / "torch_classes.cpp"
-    src.write_text(TORCH_SOURCE.replace("{NS}", ns))
-    tce.load(f"tclasses_{ns}", [str(src)], is_python_module=False, build_directory=str(tmp_path))
+    ns = KEPT_NS
+    kept = kept_folder(tmp_path_factory, "custom_classes_torch", *torch_key())
+    src = kept_source(kept, "torch_classes.cpp", TORCH_SOURCE.replace("{NS}", ns))
+    tce.load(f"tclasses_{ns}", [str(src)], is_python_module=False, build_directory=str(kept))
 
     def run(classes_ns, ops_ns, tensor):
         s = classes_ns.Stack([3, 1, 4])
@@ -530,9 +541,11 @@ SDK_LIBRARY({NS}, m) {
 """
 
 
-def test_torch_arg_entries_that_do_not_match_the_arguments_fail_the_load(tmp_path, ext_dir):
-    ns = _ns()
-    src = tmp_path / "wrong_args.cpp"
-    src.write_text(WRONG_ARGS.replace("{NS}", ns))
+def test_torch_arg_entries_that_do_not_match_the_arguments_fail_the_load(
+    tmp_path_factory, monkeypatch
+):
+    ns = "clswrongargs"
     with pytest.raises(ImportError, match=r"Box\.get: 2 torch::arg entries .* \(after self\)"):
-        load(f"wrong_args_{ns}", [str(src)], is_python_module=False)
+        _kept_load(
+            tmp_path_factory, monkeypatch, f"wrong_args_{ns}", WRONG_ARGS.replace("{NS}", ns)
+        )

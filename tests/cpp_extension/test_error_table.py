@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import re
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ import sdk
 import sdk.library as L
 from cpp_extension import _ctypes_bridge, load, load_inline
 from sdk import _C
-from tests._support import REPO, build_once, run_folder, run_token
+from tests._support import REPO, kept_folder, kept_source, toolchain_key
 
 
 def _header_rows() -> list[tuple[str, int, str, str]]:
@@ -119,18 +118,13 @@ sdk_status export_throw(const sdk_tensor* x, int64_t kind, sdk_tensor** out) {
 """
 
 
-def _write_exported(folder: Path) -> Path:
-    src = folder / "exported.cpp"
-    src.write_text(EXPORTED)
-    return src
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """(the pybind11 module, the ctypes module, the op namespace), built once."""
-    ns = "e" + run_token(tmp_path_factory)[:10]  # one build for all workers of the run
+    ns = "errtable"  # stable: later runs load the kept builds instead of compiling again
+    cache = kept_folder(tmp_path_factory, "error_table", *toolchain_key())
     mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(run_folder(tmp_path_factory, "error_table")))
+    mp.setenv("SDK_EXTENSIONS_DIR", str(cache))
     mp.setenv("MAX_JOBS", "2")
     try:
         pyb = load_inline(
@@ -138,7 +132,7 @@ def built(tmp_path_factory):
             cpp_sources=PYBIND.replace("{NS}", ns),
             functions=["throw_kind", "call_op", "backward_of"],
         )
-        src = build_once(run_folder(tmp_path_factory, "error_table_src"), _write_exported)
+        src = kept_source(cache, "exported.cpp", EXPORTED)
         exported = load(f"errs_c_{ns}", [str(src)], is_python_module=False)
     finally:
         mp.undo()

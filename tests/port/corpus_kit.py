@@ -4,7 +4,6 @@ ported sources, or torch's build of the originals), the build-cache fixture, and
 
 from __future__ import annotations
 
-import functools
 import os
 import pickle
 from collections.abc import Callable
@@ -18,7 +17,14 @@ import pytest
 import cpp_extension
 import sdk
 from cpp_extension.port import main as _port
-from tests._support import build_once, kept_folder, run_folder, sync_tree, toolchain_key
+from tests._support import (
+    build_once,
+    kept_folder,
+    run_folder,
+    sync_tree,
+    toolchain_key,
+    torch_key,
+)
 
 
 @dataclass
@@ -50,24 +56,6 @@ def build_cache(tmp_path_factory):
     mp.setenv("MAX_JOBS", "2")
     yield
     mp.undo()
-
-
-def torch_key() -> tuple[str, ...]:
-    """What a kept build of torch's depends on beyond its command lines: the toolchain and
-    the torch installed (its version and place)."""
-    return (*toolchain_key(), *_torch_keys())
-
-
-@functools.cache
-def _torch_keys() -> tuple[str, ...]:
-    import importlib.metadata
-    import importlib.util
-
-    spec = importlib.util.find_spec("torch")
-    try:
-        return (importlib.metadata.version("torch"), str(spec and spec.origin))
-    except importlib.metadata.PackageNotFoundError:
-        return ("no torch",)
 
 
 def corpus_fixtures(corpus: Path, tag: str):

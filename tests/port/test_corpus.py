@@ -20,13 +20,12 @@ import pytest
 
 from cpp_extension.port import main as _port
 from cpp_extension.port import sdk_names as _port_names
-from tests._support import kept_folder, subprocess_env, sync_tree
+from tests._support import kept_folder, subprocess_env, sync_tree, torch_key
 from tests.port.corpus_kit import (  # noqa: F401
     Framework,
     build_cache,
     build_case,
     corpus_fixtures,
-    torch_key,
 )
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
