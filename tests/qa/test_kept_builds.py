@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests._compile_cache import run_compiler
-from tests._support import kept_folder, run_folder, sync_tree
+from tests._support import kept_folder, kept_source, run_folder, sync_tree
 
 
 def _tree(root: Path) -> dict[str, bytes | None]:
@@ -63,6 +63,25 @@ def test_sync_tree_replaces_links_in_the_copy_and_refuses_them_in_the_source(tmp
     (src / "link.h").symlink_to(outside)
     with pytest.raises(ValueError, match="files and folders only"):
         sync_tree(src, dst)
+
+
+def test_kept_source_rewrites_a_source_only_when_its_text_changed(tmp_path):
+    path = kept_source(tmp_path, "op.cpp", "int v = 1;\n")
+    assert path == tmp_path / "op.cpp" and path.read_text() == "int v = 1;\n"
+    old = 1_000_000_000
+    os.utime(path, (old, old))
+    assert kept_source(tmp_path, "op.cpp", "int v = 1;\n").stat().st_mtime == old
+    link_target = tmp_path / "elsewhere.cpp"
+    link_target.write_text("outside\n")
+    kept_source(tmp_path, "op.cpp", "int v = 2;\n")
+    assert path.read_text() == "int v = 2;\n" and path.stat().st_mtime != old
+    # a link where the source goes is replaced, never written through
+    path.unlink()
+    path.symlink_to(link_target)
+    kept_source(tmp_path, "op.cpp", "int v = 3;\n")
+    assert not path.is_symlink() and path.read_text() == "int v = 3;\n"
+    assert link_target.read_text() == "outside\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".source-lock", "elsewhere.cpp", "op.cpp"]
 
 
 def test_kept_folder_follows_its_key_and_can_be_turned_off(tmp_path, tmp_path_factory, monkeypatch):
