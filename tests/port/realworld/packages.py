@@ -27,7 +27,7 @@ from .pkgs.pointcloud import CHAMFERDIST, POINTS_KERNELS, TORCHSORT
 from .pkgs.pyg import CLUSTER, SCATTER, SPARSE, SPLINE
 from .pkgs.quantization import QTORCH
 from .pkgs.sequence import BEAMGRAD, DISCOUNTED_CUMSUM, FPSCAN, SRU
-from .pkgs.vision import TORCH_ENCODING
+from .pkgs.vision import BILATERAL, TORCH_ENCODING
 
 __all__ = ["PACKAGES", "Build", "Op", "Package"]
 
@@ -68,5 +68,6 @@ PACKAGES: dict[str, Package] = {
         TORCHLPC,
         DISCOUNTED_CUMSUM,
         QTORCH,
+        BILATERAL,
     )
 }

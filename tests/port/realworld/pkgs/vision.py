@@ -2,7 +2,8 @@
 package builds it (all five sources, the ops declared in a header that includes only
 torch/torch.h), and its encoding-layer and batch-norm ops bound alone, which torch 2.13 still
 builds (its NMS and ROIAlign files no longer compile with torch: AT_ASSERT without a `;`, and
-AT_DISPATCH over the deprecated Tensor::type()), so the whole module is checked against numpy."""
+AT_DISPATCH over the deprecated Tensor::type()), so the whole module is checked against numpy.
+bilateralfilter-torch (medical imaging): its trainable 3-D bilateral filter, forward and back."""
 
 from __future__ import annotations
 
@@ -196,3 +197,75 @@ TORCH_ENCODING = Package(
         Op("batchnorm_forward", "encoding", _bn, _bn_call, _bn_ref),
     ),
 )
+
+
+# bilateralfilter-torch: a trainable 3-D bilateral filter (medical imaging), a pybind11 CPU
+# module of three sources built with -fopenmp; its CUDA module's sources compile.
+BF_SHAPE, BF_SIGMA, BF_COLOR = (1, 1, 6, 5, 4), (1.0, 1.2, 0.8), 0.4
+
+
+def _volume(rng):
+    return {"x": rng.uniform(0, 1, BF_SHAPE), "grad": rng.standard_normal(BF_SHAPE)}
+
+
+def _bf_forward(ns, fw, i):
+    out, weights, *_ = ns.forward_3d_cpu(fw.tensor(i["x"]), *BF_SIGMA, BF_COLOR)
+    return out, weights
+
+
+def _bf_forward_ref(i):
+    """Each voxel: the mean of the voxels in its window (per axis, the odd width
+    max(ceil(5 s) | 1, 5); none outside the volume), weighted by
+    exp(-d_x^2 / 2 s_x^2 - ...) * exp(-(v - v_home)^2 / 2 s_r^2), and the sum of those
+    weights. The kernel takes its sigmas as float32."""
+    x = i["x"][0, 0]
+    sig = [float(np.float32(s)) for s in BF_SIGMA]
+    half = [max(int(np.ceil(np.float32(5) * np.float32(s))) | 1, 5) // 2 for s in BF_SIGMA]
+    sr = float(np.float32(BF_COLOR))
+    out, weights = np.zeros_like(x), np.zeros_like(x)
+    for home_at, home in np.ndenumerate(x):
+        lo = [max(0, p - h) for p, h in zip(home_at, half)]
+        hi = [min(n, p + h + 1) for p, h, n in zip(home_at, half, x.shape)]
+        nb = x[lo[0] : hi[0], lo[1] : hi[1], lo[2] : hi[2]]
+        d = np.ogrid[tuple(slice(a - p, b - p) for a, b, p in zip(lo, hi, home_at))]
+        w = np.exp(sum(-(dk**2) / (2 * s**2) for dk, s in zip(d, sig)))
+        w = w * np.exp(-((nb - home) ** 2) / (2 * sr**2))
+        out[home_at], weights[home_at] = np.sum(w * nb) / np.sum(w), np.sum(w)
+    return out[None, None], weights[None, None]
+
+
+def _bf_backward(ns, fw, i):
+    x = fw.tensor(i["x"])
+    out, weights, d_dx, *_ = ns.forward_3d_cpu(x, *BF_SIGMA, BF_COLOR)
+    return ns.backward_3d_cpu(fw.tensor(i["grad"]), x, out, weights, d_dx, *BF_SIGMA, BF_COLOR)
+
+
+BILATERAL = Package(
+    name="bilateralfilter-torch",
+    version="1.1.0",
+    filename="bilateralfilter_torch-1.1.0.tar.gz",
+    sha256="0098740c00c6465325d620523211fb92cd33f64051e2ed483cc83a7da53acfe4",
+    port_roots=("csrc", "utils"),
+    why="trainable 3-D bilateral filter (medical image denoising)",
+    builds=(
+        Build(
+            "cpu",
+            ("csrc/bilateralfilter_cpu.cpp", "csrc/bf_layer_cpu_forward.cpp",
+             "csrc/bf_layer_cpu_backward.cpp"),
+            ("utils", "csrc"),
+            cflags=("-fopenmp",),  # the package's build
+        ),
+        Build(
+            "cuda",
+            ("csrc/bilateralfilter_gpu.cu", "csrc/bf_layer_gpu_forward.cu",
+             "csrc/bf_layer_gpu_backward.cu"),
+            ("utils", "csrc"),
+            compile_only=True,
+        ),
+    ),
+    ops=(
+        Op("forward_3d_cpu", "cpu", _volume, _bf_forward, _bf_forward_ref, rtol=1e-6, atol=1e-9),
+        Op("backward_3d_cpu", "cpu", _volume, _bf_backward, rtol=1e-6, atol=1e-9),
+        Op("forward, backward (CUDA, compile only)", "cuda"),
+    ),
+)  # fmt: skip
