@@ -359,7 +359,7 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
             edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
     for m in _MACRO.finditer(code):
         target = None if m.group(0) in own else _macro_target(m.group(0), sdk)
-        if target:
+        if target and target != m.group(0):
             edits.add(m.start(), m.end(), target, "macro")
     for m in _TEMPLATE_RENAME.finditer(code):
         new = port_map.TEMPLATE_METHOD_RENAMES[m.group(3)]
@@ -388,8 +388,8 @@ def find_missing(
             seen.add((line, name))
             found.append(Missing(path, line, name, kind, reason))
 
-    for m in _MACRO.finditer(code):
-        if m.group(0) not in own_macros:
+    for m in _MACRO.finditer(code):  # (a switch that stays unset is not reported)
+        if m.group(0) not in own_macros and m.group(0) not in port_map.UNSET_SWITCHES:
             report(m.start(), m.group(0), "macro", "no SDK spelling")
     params = macro_parameter_spans(code)
     for m in _QUALIFIED.finditer(code):

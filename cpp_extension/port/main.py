@@ -299,6 +299,8 @@ def port_table() -> str:
         rows.append((_code(f"{prefix}X"), f"`{ours}X` where the SDK defines it"))
     for torch_name, ours in port_map.MACROS.items():
         rows.append((_code(torch_name), _code(ours)))
+    for torch_name, path in port_map.UNSET_SWITCHES.items():
+        rows.append((_code(torch_name), f"left unset: {path}"))
     for torch_name, (ours, dropped) in port_map.THC_CALLS.items():
         args = ", ".join(["state"] * dropped + ["..."])
         rows.append((_code(f"{torch_name}({args})"), _code(f"{ours}(...)")))

@@ -55,6 +55,10 @@ INCLUDES: dict[str, str] = {
     "ATen/Dispatch.h": "sdk/dispatch.h",
     "ATen/Dispatch_v2.h": "sdk/dispatch.h",
     "ATen/Parallel.h": "sdk/parallel.h",
+    # the backend halves ATen/Parallel.h includes (one pool here: see SDK_PARALLEL_NATIVE)
+    "ATen/ParallelOpenMP.h": "sdk/parallel.h",
+    "ATen/ParallelNative.h": "sdk/parallel.h",
+    "ATen/ParallelNativeTBB.h": "sdk/parallel.h",
     "ATen/AccumulateType.h": "sdk/acc_type.h",
     "ATen/OpMathType.h": "sdk/acc_type.h",
     "ATen/ceil_div.h": "sdk/util.h",
@@ -289,6 +293,13 @@ MACROS.update(
 )
 # Macros defined by the build tooling rather than a header (they exist without a #define).
 BUILD_MACROS = ("SDK_EXTENSION_NAME",)
+# Switches torch's own build defines only when a feature is on, which extensions test with
+# #ifdef: nothing defines them for an SDK build (nor for an extension's build against torch),
+# so they stay as they are and the code takes the feature-off path. Name -> that path.
+UNSET_SWITCHES: dict[str, str] = {
+    "TORCH_USE_CUDA_DSA": "no device-side assertion log (CUDA_KERNEL_ASSERT2 asserts plainly)",
+    "AT_PER_OPERATOR_HEADERS": "ATen/Functions.h and friends, not one ATen/ops/*.h per op",
+}
 # THC's functions (torch 1.10 and before), rewritten to what torch's own code became when THC
 # was removed: name -> (today's spelling, how many leading arguments are dropped: the
 # THCState*). `THCudaMalloc(state, n)` becomes `...::raw_alloc(n)`.

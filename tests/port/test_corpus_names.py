@@ -124,6 +124,24 @@ def test_interop_threads_are_one_count(fw):
         sdk.set_num_interop_threads(before)
 
 
+def test_build_switches_and_size_guards(fw):
+    """ATen/Config.h's switches read as torch's build says (the parallel backend: OpenMP in
+    torch's wheels, the SDK's own pool here); switches torch defines only for its own build
+    are undefined on both sides; size guards are the condition itself."""
+    m = build(fw, "context_misc", "context_ops.cpp")
+    mkl_sequential, openmp, native, dsa, per_op, guard_false, guard_true = m.switches(5)
+    if fw.name == "sdk":
+        assert (openmp, native) == (0, 1)
+    else:
+        info = pytest.importorskip("torch").__config__.parallel_info()
+        assert openmp == int("parallel backend: OpenMP" in info)
+        assert native == int("parallel backend: native thread pool" in info)
+    assert openmp + native == 1
+    assert (mkl_sequential, dsa, per_op) == (0, False, False)
+    assert (guard_false, guard_true) == (True, False)
+    assert m.switches(1)[5:] == (False, False)
+
+
 def test_channels_last_kernels(fw):
     m = build(fw, "channels_last", "nhwc_ops.cpp")
     x = arr(2, 3, 4, 5, dtype=np.float32)

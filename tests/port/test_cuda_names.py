@@ -198,3 +198,42 @@ def test_cuda_utils_brings_the_cuda_context(tmp_path):
     cmd = [cxx, "-std=c++17", "-fsyntax-only", *(f"-I{p}" for p in paths), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+# c10/cuda/CUDAException.h's other checks, as cleanup code uses them: warn instead of throw,
+# clear the last error, mark an error the caller handles.
+CHECKS_CU = """
+#include <torch/extension.h>
+#include <c10/cuda/CUDAException.h>
+
+void release(void* p) {
+  C10_CUDA_CHECK_WARN(cudaFree(p));
+  C10_CUDA_CLEAR_ERROR();
+  const cudaError_t err = C10_CUDA_ERROR_HANDLED(cudaGetLastError());
+  TORCH_CHECK(err == cudaSuccess, "left over: ", cudaGetErrorString(err));
+}
+"""
+
+
+def test_the_warning_and_clearing_checks_map_and_compile(tmp_path):
+    import shutil
+    import subprocess
+    import sysconfig
+
+    import pybind11
+
+    headers = _port_names.sdk_headers(str(REPO / "core" / "include"))
+    result = port_cxx(textwrap.dedent(CHECKS_CU), "src/release.cpp", headers)
+    assert [m.name for m in result.missing] == []
+    for name in ("SDK_CUDA_CHECK_WARN(", "SDK_CUDA_CLEAR_ERROR()", "SDK_CUDA_ERROR_HANDLED("):
+        assert name in result.text, name
+    cxx = shutil.which("c++")
+    paths = [*cpp_extension.include_paths(cuda=True), pybind11.get_include()]
+    paths.append(sysconfig.get_paths()["include"])
+    if cxx is None or not any((Path(p) / "cuda_runtime.h").exists() for p in paths):
+        pytest.skip("no C++ compiler or CUDA toolkit headers here")
+    src = tmp_path / "release.cpp"
+    src.write_text(result.text)
+    cmd = [cxx, "-std=c++17", "-fsyntax-only", *(f"-I{p}" for p in paths), str(src)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -79,6 +79,23 @@ inline cudaDataType_t ScalarTypeToCudaDataType(ScalarType scalar_type) {
     }                                                                            \
   } while (0)
 
+/*! \brief C10_CUDA_CHECK_WARN: a failed CUDA runtime call warns (SDK_WARN, a UserWarning in
+ *  Python) instead of throwing, and its error is cleared; for cleanup paths (destructors). */
+#define SDK_CUDA_CHECK_WARN(expr)                                                                  \
+  do {                                                                                             \
+    cudaError_t sdk_cuda_err_ = (expr);                                                            \
+    if (SDK_UNLIKELY(sdk_cuda_err_ != cudaSuccess)) {                                              \
+      (void)cudaGetLastError();                                                                    \
+      SDK_WARN("CUDA warning: ", cudaGetErrorString(sdk_cuda_err_), " (", #expr, " at ", __FILE__, \
+               ":", __LINE__, ")");                                                                \
+    }                                                                                              \
+  } while (0)
+/*! \brief C10_CUDA_CLEAR_ERROR: reset the runtime's last error (cudaGetLastError). */
+#define SDK_CUDA_CLEAR_ERROR() ((void)cudaGetLastError())
+/*! \brief C10_CUDA_ERROR_HANDLED: marks a CUDA call whose error the caller handles itself;
+ *  the call's cudaError_t. */
+#define SDK_CUDA_ERROR_HANDLED(expr) (expr)
+
 /*! \brief After a <<<...>>> launch: report a bad configuration or missing kernel image. */
 #define SDK_CUDA_KERNEL_LAUNCH_CHECK() SDK_CUDA_CHECK(cudaGetLastError())
 

@@ -78,6 +78,19 @@
 #define SDK_MKLDNN_ENABLED() 0
 #define SDK_MKL_ENABLED() 0
 #define SDK_ROCM_ENABLED() 0
+#define SDK_MKL_SEQUENTIAL() 0
+/*! \brief ATen/Config.h's parallel backend: the SDK's own thread pool (sdk/parallel.h), not
+ *  OpenMP, so code under `#if AT_PARALLEL_OPENMP` (omp pragmas beside at::parallel_for) is
+ *  left out as in a torch built with the native backend. */
+#define SDK_PARALLEL_OPENMP 0
+#define SDK_PARALLEL_NATIVE 1
+#define SDK_PARALLEL_NATIVE_TBB 0
+
+/*! \brief c10's TORCH_GUARD_OR_FALSE / TORCH_GUARD_OR_TRUE: a condition on sizes, which a
+ *  symbolic size may leave undecided (then false / true). Sizes here are always known, so it
+ *  is the condition itself. */
+#define SDK_GUARD_OR_FALSE(cond) (static_cast<bool>(cond))
+#define SDK_GUARD_OR_TRUE(cond) (static_cast<bool>(cond))
 
 /*! \brief torch's RECORD_FUNCTION(name, inputs) profiler scope: the SDK has no profiler, so
  *  the statement does nothing (its arguments are not evaluated). */

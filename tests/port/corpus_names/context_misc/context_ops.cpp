@@ -48,7 +48,25 @@ int interop_threads(int n) {
   return at::get_num_interop_threads();
 }
 
+// ATen/Config.h's build switches and the size guards, as extensions test them: the MKL and
+// parallel-backend values, whether the feature-only switches are defined, and the guards.
+std::tuple<int, int, int, bool, bool, bool, bool> switches(int64_t n) {
+#ifdef TORCH_USE_CUDA_DSA
+  const bool dsa = true;
+#else
+  const bool dsa = false;
+#endif
+#ifdef AT_PER_OPERATOR_HEADERS
+  const bool per_op = true;
+#else
+  const bool per_op = false;
+#endif
+  return std::make_tuple(AT_MKL_SEQUENTIAL(), AT_PARALLEL_OPENMP, AT_PARALLEL_NATIVE, dsa, per_op,
+                         TORCH_GUARD_OR_FALSE(n > 2), TORCH_GUARD_OR_TRUE(n < 0));
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("switches", &switches);
   m.def("interop_threads", &interop_threads);
   m.def("row_cumsum", &row_cumsum);
   m.def("settings", &settings);
