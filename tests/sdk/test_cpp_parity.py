@@ -101,6 +101,8 @@ CPP_ONLY: dict[str, str] = {
     "is_non_overlapping_and_dense": "layout query used by C++ kernels",
     "DeviceTypeName": "C++ device printing; Python has str(device)",
     "typeMetaToScalarType": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
+    "CPU": "C++ deprecated type objects (at::CPU(kFloat)); Python names dtype= and device=",
+    "CUDA": "C++ deprecated type objects (at::CUDA(kFloat)); Python names dtype= and device=",
     "scalarTypeToTypeMeta": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
     "optTypeMetaToScalarType": "C++ caffe2::TypeMeta conversion (no TypeMeta in Python)",
     "empty_symint": "SymInt overload; Python sizes are ints (sdk.empty)",
