@@ -177,24 +177,34 @@ bool launch_checked(const at::Tensor& x) {
 
 
 def test_cuda_utils_brings_the_cuda_context(tmp_path):
+    result = _ported_cpp(UTILS_CU, "src/utils.cpp")
+    assert "#include <sdk/cuda.h>" in result.text
+    assert "#include <sdk/memory_format.h>" in result.text
+    _compiles_with_cuda_headers(tmp_path / "utils.cpp", result.text)
+
+
+def _ported_cpp(text: str, path: str):
+    """The porter's result for a C++ source; every name in it has a counterpart."""
+    headers = _port_names.sdk_headers(str(REPO / "core" / "include"))
+    result = port_cxx(textwrap.dedent(text), path, headers)
+    assert [m.name for m in result.missing] == []
+    return result
+
+
+def _compiles_with_cuda_headers(src: Path, text: str) -> None:
+    """`text` passes a C++ syntax check against the SDK's and the CUDA toolkit's headers."""
     import shutil
     import subprocess
     import sysconfig
 
     import pybind11
 
-    headers = _port_names.sdk_headers(str(REPO / "core" / "include"))
-    result = port_cxx(textwrap.dedent(UTILS_CU), "src/utils.cpp", headers)
-    assert [m.name for m in result.missing] == []
-    assert "#include <sdk/cuda.h>" in result.text
-    assert "#include <sdk/memory_format.h>" in result.text
     cxx = shutil.which("c++")
     paths = [*cpp_extension.include_paths(cuda=True), pybind11.get_include()]
     paths.append(sysconfig.get_paths()["include"])
     if cxx is None or not any((Path(p) / "cuda_runtime.h").exists() for p in paths):
         pytest.skip("no C++ compiler or CUDA toolkit headers here")
-    src = tmp_path / "utils.cpp"
-    src.write_text(result.text)
+    src.write_text(text)
     cmd = [cxx, "-std=c++17", "-fsyntax-only", *(f"-I{p}" for p in paths), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -216,24 +226,7 @@ void release(void* p) {
 
 
 def test_the_warning_and_clearing_checks_map_and_compile(tmp_path):
-    import shutil
-    import subprocess
-    import sysconfig
-
-    import pybind11
-
-    headers = _port_names.sdk_headers(str(REPO / "core" / "include"))
-    result = port_cxx(textwrap.dedent(CHECKS_CU), "src/release.cpp", headers)
-    assert [m.name for m in result.missing] == []
+    result = _ported_cpp(CHECKS_CU, "src/release.cpp")
     for name in ("SDK_CUDA_CHECK_WARN(", "SDK_CUDA_CLEAR_ERROR()", "SDK_CUDA_ERROR_HANDLED("):
         assert name in result.text, name
-    cxx = shutil.which("c++")
-    paths = [*cpp_extension.include_paths(cuda=True), pybind11.get_include()]
-    paths.append(sysconfig.get_paths()["include"])
-    if cxx is None or not any((Path(p) / "cuda_runtime.h").exists() for p in paths):
-        pytest.skip("no C++ compiler or CUDA toolkit headers here")
-    src = tmp_path / "release.cpp"
-    src.write_text(result.text)
-    cmd = [cxx, "-std=c++17", "-fsyntax-only", *(f"-I{p}" for p in paths), str(src)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    _compiles_with_cuda_headers(tmp_path / "release.cpp", result.text)
