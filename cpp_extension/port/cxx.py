@@ -359,7 +359,7 @@ def port_cxx(text: str, path: str, sdk: SdkHeaders, own_macros: set[str] | None 
             edits.add(m.start(2), m.end(2), port_map.NAMESPACES[m.group(2)], "namespace")
     for m in _MACRO.finditer(code):
         target = None if m.group(0) in own else _macro_target(m.group(0), sdk)
-        if target and target != m.group(0):
+        if target:
             edits.add(m.start(), m.end(), target, "macro")
     for m in _TEMPLATE_RENAME.finditer(code):
         new = port_map.TEMPLATE_METHOD_RENAMES[m.group(3)]

@@ -190,36 +190,38 @@ PyObject* m_version_string(PyObject*, PyObject*) {
   return PyUnicode_FromString(sdk_version_string());
 }
 
-PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
+// A thread count argument, as torch takes one: an int (not a bool) from 1 to 2**31 - 1.
+bool thread_count_arg(PyObject* arg, const char* fn, const char* name, int32_t* out) {
   int64_t n;
   if (PyBool_Check(arg)) {  // as torch: a bool is not a thread count
-    PyErr_SetString(PyExc_TypeError, "set_num_threads(): argument 'n' must be int, not bool");
-    return nullptr;
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not bool", fn, name);
+    return false;
   }
-  if (!int_arg(arg, "set_num_threads", "n", &n)) return nullptr;
+  if (!int_arg(arg, fn, name, &n)) return false;
   if (n < 1 || n > INT32_MAX) {
     PyErr_Format(module_state.invalid_argument_error,
-                 "set_num_threads(): argument 'n' must be a positive integer below 2**31, got %lld",
+                 "%s(): argument '%s' must be a positive integer below 2**31, got %lld", fn, name,
                  static_cast<long long>(n));
-    return nullptr;
+    return false;
   }
-  if (sdk_set_num_threads(static_cast<int32_t>(n)) != SDK_OK) return raise_last_error();
+  *out = static_cast<int32_t>(n);
+  return true;
+}
+
+PyObject* m_set_num_threads(PyObject*, PyObject* arg) {
+  int32_t n;
+  if (!thread_count_arg(arg, "set_num_threads", "n", &n)) return nullptr;
+  if (sdk_set_num_threads(n) != SDK_OK) return raise_last_error();
   Py_RETURN_NONE;
 }
 
 PyObject* m_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(sdk_get_num_threads()); }
 
-// n, already a positive int (sdk.set_num_interop_threads raises torch's error otherwise).
+// sdk.set_num_interop_threads raises torch's RuntimeError for a bool or a count below 1 first.
 PyObject* m_set_num_interop_threads(PyObject*, PyObject* arg) {
-  int64_t n;
-  if (!int_arg(arg, "set_num_interop_threads", "num", &n)) return nullptr;
-  if (n > INT32_MAX) {
-    PyErr_Format(module_state.invalid_argument_error,
-                 "set_num_interop_threads(): argument 'num' must be below 2**31, got %lld",
-                 static_cast<long long>(n));
-    return nullptr;
-  }
-  if (sdk_set_num_interop_threads(static_cast<int32_t>(n)) != SDK_OK) return raise_last_error();
+  int32_t n;
+  if (!thread_count_arg(arg, "set_num_interop_threads", "num", &n)) return nullptr;
+  if (sdk_set_num_interop_threads(n) != SDK_OK) return raise_last_error();
   Py_RETURN_NONE;
 }
 

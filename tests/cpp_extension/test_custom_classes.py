@@ -249,14 +249,17 @@ def ported(source: str) -> str:
 def lib(tmp_path_factory):
     """The ported library, built once; its namespace."""
     ns = KEPT_NS
-    cache = kept_folder(tmp_path_factory, "custom_classes", *toolchain_key())
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SDK_EXTENSIONS_DIR", str(cache))
-    mp.setenv("MAX_JOBS", "2")
-    src = kept_source(cache, "classes.cpp", ported(TORCH_SOURCE.replace("{NS}", ns)))
-    load(f"classes_{ns}", [str(src)], is_python_module=False)
-    mp.undo()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MAX_JOBS", "2")
+        _kept_load(tmp_path_factory, mp, f"classes_{ns}", ported(TORCH_SOURCE.replace("{NS}", ns)))
     return ns
+
+
+def _kept_load(tmp_path_factory, monkeypatch, name: str, text: str) -> None:
+    """load() of `text` as `name` in a kept cache folder of its own: one library a process."""
+    cache = kept_folder(tmp_path_factory, f"custom_classes_{name}", *toolchain_key())
+    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(cache))
+    load(name, [str(kept_source(cache, f"{name}.cpp", text))], is_python_module=False)
 
 
 def classes(ns):
@@ -418,13 +421,6 @@ SDK_LIBRARY({NS}, m) {
         [](const sdk::intrusive_ptr<Temp>& t) { return t->v; });
 }
 """
-
-
-def _kept_load(tmp_path_factory, monkeypatch, name: str, text: str) -> None:
-    """load() of `text` as `name` in a kept cache folder of its own: one library a process."""
-    cache = kept_folder(tmp_path_factory, f"custom_classes_{name}", *toolchain_key())
-    monkeypatch.setenv("SDK_EXTENSIONS_DIR", str(cache))
-    load(name, [str(kept_source(cache, f"{name}.cpp", text))], is_python_module=False)
 
 
 def test_an_object_whose_library_closed_is_refused_not_crashed(tmp_path_factory, monkeypatch):
