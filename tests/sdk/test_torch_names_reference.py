@@ -122,6 +122,7 @@ def test_frexp_reassembles_and_nextafter_steps_one_ulp():
         (lambda: sdk.set_anomaly_enabled(True), NotImplementedError, "anomaly"),
         (lambda: sdk.set_float32_matmul_precision("low"), RuntimeError, "highest"),
         (lambda: sdk.set_num_interop_threads(0), RuntimeError, "positive"),
+        (lambda: sdk.set_num_interop_threads(2**40), ValueError, r"'num' .* below 2\*\*31"),
         (lambda: sdk.set_deterministic_debug_mode("loud"), RuntimeError, "debug_mode"),
         (lambda: sdk.frombuffer(b"abc", dtype=sdk.int32), ValueError, "multiple"),
         (lambda: sdk.frombuffer(3, dtype=sdk.int32), TypeError, "buffer protocol"),
